@@ -1,0 +1,32 @@
+// Package graph is the computation-graph layer on top of gorgonia: it owns
+// the lifecycle that gorgonia leaves to its users.
+//
+//   - A Graph has a dtype and a seed. Inputs and parameters are created by
+//     name; a parameter's initial value comes from an Init (Normal,
+//     XavierUniform, KaimingNormal, UnitNormRows, ...) fed by a random stream
+//     derived from the seed and the parameter's name, so it is the same on
+//     any machine and does not change when other parameters are added.
+//   - Grad differentiates symbolically and can be applied to a gradient
+//     again (Hessian-vector products), unlike gorgonia.Grad.
+//   - Compile returns a Machine: Set binds inputs (checked for dtype, shape
+//     and NaN), Run computes loss and gradients, Loss/Grad/Value read them.
+//     Gradients never accumulate across runs, so nothing needs zeroing.
+//   - CheckGrad and CheckGradGrad compare analytic first and second
+//     derivatives of any graph with central finite differences.
+//
+// Nodes are plain *gorgonia.Node values, so every gorgonia op can be mixed
+// in. Gorgonia panics in many places; this package's API returns errors
+// naming the node, shapes and dtypes instead.
+//
+//	g, _ := graph.New(tensor.Float64, 42)
+//	x, _ := g.Input("x", 8, 4)
+//	w, _ := g.Param("fc.weight", graph.XavierUniform(1), 3, 4)
+//	wt, _ := gorgonia.Transpose(w)
+//	h, _ := gorgonia.Mul(x, wt)
+//	y, _ := ops.GELU.Apply(h)
+//	loss, _ := gorgonia.Mean(y)
+//	m, _ := g.Compile(loss)
+//	m.Set(x, batch)
+//	m.Run()
+//	dw, _ := m.Grad(w)
+package graph

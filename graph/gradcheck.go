@@ -1,0 +1,225 @@
+package graph
+
+// A gradient checker in the spirit of torch.autograd.gradcheck and
+// gradgradcheck: analytic derivatives from Grad against central finite
+// differences, in float64.
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/geluproject/gelu/graph/rng"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// BuildFunc builds the function under test on g from its input nodes and
+// returns its output node (any shape).
+type BuildFunc func(g *Graph, inputs []*G.Node) (*G.Node, error)
+
+// GradCheck holds the checker's settings. The zero value uses the defaults.
+type GradCheck struct {
+	// Step is the central-difference step h (default 1e-6).
+	Step float64
+	// RTol and ATol: an element passes if |analytic − numeric| ≤ ATol + RTol·|numeric|
+	// (defaults 1e-6 and 1e-9).
+	RTol, ATol float64
+	// Seed draws the random projection u (output → scalar Σ u·y) and, for
+	// CheckGradGrad, the direction v.
+	Seed uint64
+}
+
+// GradCheckResult reports the worst element found.
+type GradCheckResult struct {
+	OK bool
+	// WorstRelErr is |analytic − numeric| / max(|numeric|, ATol/RTol) at the
+	// worst element, i.e. the relative error with tiny values judged
+	// absolutely; the check passes when it is at most RTol.
+	WorstRelErr float64
+	// Input and Index locate the worst element: input number and flat index.
+	Input, Index      int
+	Analytic, Numeric float64
+	// Checked is the number of elements compared.
+	Checked int
+}
+
+func (r GradCheckResult) String() string {
+	verdict := "ok"
+	if !r.OK {
+		verdict = "FAILED"
+	}
+	return fmt.Sprintf("%s: worst relative error %.3g at input %d element %d (analytic %.12g, numeric %.12g), %d elements checked",
+		verdict, r.WorstRelErr, r.Input, r.Index, r.Analytic, r.Numeric, r.Checked)
+}
+
+func (c GradCheck) defaults() GradCheck {
+	if c.Step == 0 {
+		c.Step = 1e-6
+	}
+	if c.RTol == 0 {
+		c.RTol = 1e-6
+	}
+	if c.ATol == 0 {
+		c.ATol = 1e-9
+	}
+	return c
+}
+
+// CheckGrad compares the gradient of L(x) = Σ u ⊙ f(x) (u a fixed random
+// tensor; L = f(x) when f is a scalar) computed by Grad with central
+// differences (L(x+h·eᵢ) − L(x−h·eᵢ))/2h, for every element of every input.
+// Inputs must be float64; they are not modified.
+func CheckGrad(f BuildFunc, inputs []*tensor.Dense, c GradCheck) (GradCheckResult, error) {
+	return check(f, inputs, c.defaults(), false)
+}
+
+// CheckGradGrad checks double backward: the gradient of
+// s(x) = Σ v ⊙ ∇L(x) (v a fixed random direction), which is the
+// Hessian-vector product H·v, against central differences of s, where ∇L is
+// the analytic gradient (check it first with CheckGrad).
+func CheckGradGrad(f BuildFunc, inputs []*tensor.Dense, c GradCheck) (GradCheckResult, error) {
+	return check(f, inputs, c.defaults(), true)
+}
+
+func check(f BuildFunc, inputs []*tensor.Dense, c GradCheck, second bool) (GradCheckResult, error) {
+	g, err := New(tensor.Float64, c.Seed)
+	if err != nil {
+		return GradCheckResult{}, err
+	}
+	r := rng.New(c.Seed, "gradcheck")
+	xs := make([]*G.Node, len(inputs))
+	vals := make([]*tensor.Dense, len(inputs))
+	for i, in := range inputs {
+		if in == nil || in.Dtype() != tensor.Float64 {
+			return GradCheckResult{}, fmt.Errorf("graph.CheckGrad: input %d must be a float64 tensor", i)
+		}
+		if xs[i], err = g.Input(fmt.Sprintf("input%d", i), in.Shape()...); err != nil {
+			return GradCheckResult{}, err
+		}
+		vals[i] = in.Clone().(*tensor.Dense)
+	}
+	out, err := f(g, xs)
+	if err != nil {
+		return GradCheckResult{}, fmt.Errorf("graph.CheckGrad: building the function: %w", err)
+	}
+	if out == nil {
+		return GradCheckResult{}, fmt.Errorf("graph.CheckGrad: the function returned a nil node")
+	}
+	scalar, err := g.project(out, r, "u")
+	if err != nil {
+		return GradCheckResult{}, err
+	}
+	grads, err := g.Grad(scalar, xs...)
+	if err != nil {
+		return GradCheckResult{}, err
+	}
+	target, analytic := scalar, grads
+	if second {
+		var terms []*G.Node
+		for i, gr := range grads {
+			t, err := g.project(gr, r, fmt.Sprintf("v%d", i))
+			if err != nil {
+				return GradCheckResult{}, err
+			}
+			terms = append(terms, t)
+		}
+		if target, err = addAll(terms); err != nil {
+			return GradCheckResult{}, err
+		}
+		if analytic, err = g.Grad(target, xs...); err != nil {
+			return GradCheckResult{}, err
+		}
+	}
+	m, err := g.Compile(target, WithRespectTo(), Keep(analytic...), AllowNonFinite())
+	if err != nil {
+		return GradCheckResult{}, err
+	}
+	defer m.Close()
+	for i, x := range xs {
+		if err := m.Set(x, vals[i]); err != nil {
+			return GradCheckResult{}, err
+		}
+	}
+	if err := m.Run(); err != nil {
+		return GradCheckResult{}, err
+	}
+	want := make([][]float64, len(xs))
+	for i, a := range analytic {
+		v, err := m.Value(a)
+		if err != nil {
+			return GradCheckResult{}, err
+		}
+		d, ok := v.(*tensor.Dense)
+		if !ok {
+			return GradCheckResult{}, fmt.Errorf("graph.CheckGrad: gradient %d is a %T", i, v)
+		}
+		want[i] = append([]float64(nil), d.Float64s()...)
+	}
+	res := GradCheckResult{OK: true}
+	eval := func() (float64, error) {
+		if err := m.Run(); err != nil {
+			return 0, err
+		}
+		v, err := m.Value(target)
+		if err != nil {
+			return 0, err
+		}
+		return scalarOf(target, v)
+	}
+	for i := range xs {
+		data := vals[i].Float64s()
+		for j := range data {
+			x0 := data[j]
+			data[j] = x0 + c.Step
+			up, err := eval()
+			if err != nil {
+				return res, err
+			}
+			data[j] = x0 - c.Step
+			down, err := eval()
+			if err != nil {
+				return res, err
+			}
+			data[j] = x0
+			numeric := (up - down) / (2 * c.Step)
+			a := want[i][j]
+			rel := math.Abs(a-numeric) / math.Max(math.Abs(numeric), c.ATol/c.RTol)
+			if math.IsNaN(rel) {
+				rel = math.Inf(1)
+			}
+			if res.Checked == 0 || rel > res.WorstRelErr {
+				res.WorstRelErr, res.Input, res.Index, res.Analytic, res.Numeric = rel, i, j, a, numeric
+			}
+			if !(math.Abs(a-numeric) <= c.ATol+c.RTol*math.Abs(numeric)) {
+				res.OK = false
+			}
+			res.Checked++
+		}
+	}
+	return res, nil
+}
+
+// project returns Σ u ⊙ n for a fixed random u (n itself when it is a scalar).
+func (g *Graph) project(n *G.Node, r *rng.RNG, name string) (p *G.Node, err error) {
+	defer func() {
+		if e := recover(); e != nil {
+			p, err = nil, fmt.Errorf("graph.CheckGrad: projecting %q: %v", n.Name(), e)
+		}
+	}()
+	if n.IsScalar() {
+		return n, nil
+	}
+	if n.Dtype() != tensor.Float64 {
+		return nil, fmt.Errorf("graph.CheckGrad: %q has dtype %v, want float64", n.Name(), n.Dtype())
+	}
+	u := tensor.New(tensor.Of(tensor.Float64), tensor.WithShape(n.Shape()...))
+	for i := range u.Float64s() {
+		u.Float64s()[i] = r.Normal()
+	}
+	un := G.NewTensor(g.eg, tensor.Float64, n.Dims(), G.WithShape(n.Shape()...), G.WithName(fmt.Sprintf("gradcheck.%s.%d", name, n.ID())), G.WithValue(u))
+	prod, err := G.HadamardProd(n, un)
+	if err != nil {
+		return nil, err
+	}
+	return G.Sum(prod)
+}

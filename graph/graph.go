@@ -1,0 +1,154 @@
+package graph
+
+import (
+	"fmt"
+
+	"github.com/geluproject/gelu/graph/rng"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Graph is a gorgonia expression graph with a dtype, a seed and a registry
+// of named parameters. Nodes are plain *gorgonia.Node values, so every
+// gorgonia operation can be used on them.
+type Graph struct {
+	eg     *G.ExprGraph
+	dtype  tensor.Dtype
+	seed   uint64
+	params []*G.Node
+	inputs []*G.Node
+	names  map[string]*G.Node
+}
+
+// New returns an empty graph whose inputs and parameters have the given
+// dtype (tensor.Float32 or tensor.Float64). seed determines every
+// parameter's initial value.
+func New(dtype tensor.Dtype, seed uint64) (*Graph, error) {
+	if dtype != tensor.Float32 && dtype != tensor.Float64 {
+		return nil, fmt.Errorf("graph.New: dtype %v, want float32 or float64", dtype)
+	}
+	return &Graph{eg: G.NewGraph(), dtype: dtype, seed: seed, names: map[string]*G.Node{}}, nil
+}
+
+// ExprGraph returns the underlying gorgonia graph.
+func (g *Graph) ExprGraph() *G.ExprGraph { return g.eg }
+
+// Dtype returns the graph's dtype.
+func (g *Graph) Dtype() tensor.Dtype { return g.dtype }
+
+// Seed returns the graph's seed.
+func (g *Graph) Seed() uint64 { return g.seed }
+
+// RNG returns the random stream called name under the graph's seed (for
+// dropout masks and other randomness inside the model).
+func (g *Graph) RNG(name string) *rng.RNG { return rng.New(g.seed, name) }
+
+// Input adds a named input of the given shape; its value is bound per run
+// with Machine.Set.
+func (g *Graph) Input(name string, shape ...int) (*G.Node, error) {
+	if err := g.checkNew("Input", name, shape); err != nil {
+		return nil, err
+	}
+	n, err := newTensor(g.eg, g.dtype, name, shape, nil)
+	if err != nil {
+		return nil, err
+	}
+	g.inputs = append(g.inputs, n)
+	g.names[name] = n
+	return n, nil
+}
+
+// Param adds a trainable parameter named name (PyTorch state_dict style,
+// e.g. "blocks.0.fc1.weight") of the given shape, filled by init from the
+// random stream rng.New(seed, name). The same seed and name give the same
+// values on any machine, whatever else the graph contains.
+func (g *Graph) Param(name string, init Init, shape ...int) (*G.Node, error) {
+	if err := g.checkNew("Param", name, shape); err != nil {
+		return nil, err
+	}
+	if init == nil {
+		return nil, fmt.Errorf("graph.Param %q: init is nil", name)
+	}
+	vals := make([]float64, product(shape))
+	if err := init.Fill(vals, shape, rng.New(g.seed, name)); err != nil {
+		return nil, fmt.Errorf("graph.Param %q: %w", name, err)
+	}
+	v := tensor.New(tensor.Of(g.dtype), tensor.WithShape(shape...))
+	switch g.dtype {
+	case tensor.Float32:
+		d := v.Float32s()
+		for i, x := range vals {
+			d[i] = float32(x)
+		}
+	default:
+		copy(v.Float64s(), vals)
+	}
+	n, err := newTensor(g.eg, g.dtype, name, shape, v)
+	if err != nil {
+		return nil, err
+	}
+	g.params = append(g.params, n)
+	g.names[name] = n
+	return n, nil
+}
+
+// Params returns the parameters in the order they were created.
+func (g *Graph) Params() []*G.Node { return append([]*G.Node(nil), g.params...) }
+
+// Inputs returns the inputs in the order they were created.
+func (g *Graph) Inputs() []*G.Node { return append([]*G.Node(nil), g.inputs...) }
+
+// Lookup returns the input or parameter with the given name.
+func (g *Graph) Lookup(name string) (*G.Node, bool) {
+	n, ok := g.names[name]
+	return n, ok
+}
+
+// IsParam reports whether n is one of the graph's parameters.
+func (g *Graph) IsParam(n *G.Node) bool {
+	for _, p := range g.params {
+		if p == n {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *Graph) checkNew(what, name string, shape []int) error {
+	if name == "" {
+		return fmt.Errorf("graph.%s: empty name", what)
+	}
+	if _, dup := g.names[name]; dup {
+		return fmt.Errorf("graph.%s %q: name already used", what, name)
+	}
+	if len(shape) == 0 {
+		return fmt.Errorf("graph.%s %q: no shape given; scalars are not supported, use shape (1)", what, name)
+	}
+	for _, d := range shape {
+		if d <= 0 {
+			return fmt.Errorf("graph.%s %q: shape %v has a non-positive dimension", what, name, shape)
+		}
+	}
+	return nil
+}
+
+func newTensor(eg *G.ExprGraph, dt tensor.Dtype, name string, shape []int, v *tensor.Dense) (n *G.Node, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			n, err = nil, fmt.Errorf("graph: creating %q %v: %v", name, shape, r)
+		}
+	}()
+	opts := []G.NodeConsOpt{G.WithName(name), G.WithShape(shape...)}
+	if v != nil {
+		opts = append(opts, G.WithValue(v))
+	}
+	return G.NewTensor(eg, dt, len(shape), opts...), nil
+}
+
+func product(shape []int) int {
+	p := 1
+	for _, d := range shape {
+		p *= d
+	}
+	return p
+}

@@ -1,0 +1,313 @@
+package graph
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Machine runs a compiled graph: bind inputs with Set, call Run, read the
+// loss, gradients and kept values.
+//
+// Gradients are the values of gradient nodes computed by the last Run; they
+// never accumulate across runs, so there is nothing to zero between steps
+// (unlike gorgonia's BindDualValues, which adds every run's gradient into the
+// previous one). Values returned by Value and Grad are the machine's own
+// tensors and are overwritten by the next Run; copy them to keep them.
+type Machine struct {
+	g         *Graph
+	vm        G.VM
+	loss      *G.Node
+	params    []*G.Node
+	grads     []*G.Node
+	inputs    []*G.Node            // inputs the program reads
+	direct    map[*G.Node]bool     // values readable straight off the node
+	copies    map[*G.Node]*G.Value // values copied during the run (see Keep)
+	nonFinite bool
+}
+
+// Option configures Compile.
+type Option func(*compileConfig)
+
+type compileConfig struct {
+	wrt       []*G.Node
+	wrtSet    bool
+	keep      []*G.Node
+	nonFinite bool
+}
+
+// WithRespectTo sets the nodes whose gradients Run computes (default: every
+// parameter of the graph). Pass no nodes for a forward-only machine.
+func WithRespectTo(nodes ...*G.Node) Option {
+	return func(c *compileConfig) { c.wrt, c.wrtSet = nodes, true }
+}
+
+// Keep makes the values of intermediate nodes readable with Value after Run.
+// Gorgonia may reuse an intermediate's memory for a later op, so a kept node
+// that has consumers is copied when it is computed.
+func Keep(nodes ...*G.Node) Option {
+	return func(c *compileConfig) { c.keep = append(c.keep, nodes...) }
+}
+
+// AllowNonFinite lets Set accept inputs containing NaN or ±Inf (by default
+// they are rejected, naming the input and the position).
+func AllowNonFinite() Option { return func(c *compileConfig) { c.nonFinite = true } }
+
+// Compile builds the gradient nodes of loss and compiles the graph into a
+// machine. loss must be a scalar node; it may be nil for a machine that only
+// evaluates kept nodes. Build the whole graph before compiling: nodes added
+// later are not part of the machine.
+func (g *Graph) Compile(loss *G.Node, opts ...Option) (m *Machine, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			m, err = nil, fmt.Errorf("graph.Compile: %v", r)
+		}
+	}()
+	cfg := compileConfig{}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if !cfg.wrtSet {
+		cfg.wrt = g.params
+	}
+	m = &Machine{g: g, loss: loss, direct: map[*G.Node]bool{}, copies: map[*G.Node]*G.Value{}, nonFinite: cfg.nonFinite}
+	var roots G.Nodes
+	if loss != nil {
+		if err := g.checkCost(loss); err != nil {
+			return nil, fmt.Errorf("graph.Compile: %w", err)
+		}
+		cfg.keep = append(cfg.keep, loss)
+		if len(cfg.wrt) > 0 {
+			if m.grads, err = g.Grad(loss, cfg.wrt...); err != nil {
+				return nil, fmt.Errorf("graph.Compile: %w", err)
+			}
+			m.params = append([]*G.Node(nil), cfg.wrt...)
+			cfg.keep = append(cfg.keep, m.grads...)
+		}
+	}
+	if len(cfg.keep) == 0 {
+		return nil, fmt.Errorf("graph.Compile: nothing to compute: give a loss or Keep some nodes")
+	}
+	for _, n := range cfg.keep {
+		if n == nil || n.Graph() != g.eg {
+			return nil, fmt.Errorf("graph.Compile: kept node %v is not in this graph", n)
+		}
+		if m.direct[n] || m.copies[n] != nil {
+			continue
+		}
+		if n.Op() == nil || g.eg.To(n.ID()).Len() == 0 {
+			m.direct[n] = true // nothing can overwrite it
+		} else {
+			v := new(G.Value)
+			m.copies[n] = v
+			roots = append(roots, G.Read(n, v))
+		}
+		roots = append(roots, n)
+	}
+	sub := g.eg.SubgraphRoots(roots...)
+	for _, in := range g.inputs {
+		if sub.Has(in.ID()) {
+			m.inputs = append(m.inputs, in)
+		}
+	}
+	m.vm = G.NewTapeMachine(sub)
+	return m, nil
+}
+
+// Set binds v to the input node n for the next runs. v is used in place,
+// not copied. It must match n's dtype and shape, and contain no NaN or ±Inf
+// unless the machine was compiled with AllowNonFinite.
+func (m *Machine) Set(n *G.Node, v *tensor.Dense) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("graph: Set %q: %v", n.Name(), r)
+		}
+	}()
+	if n == nil || v == nil {
+		return fmt.Errorf("graph: Set: nil node or value")
+	}
+	if !m.isInput(n) {
+		return fmt.Errorf("graph: Set %q: not an input of this machine (parameters are updated in place through Value)", n.Name())
+	}
+	if v.Dtype() != n.Dtype() || !v.Shape().Eq(n.Shape()) {
+		return fmt.Errorf("graph: Set %q: got %v%v, want %v%v", n.Name(), v.Dtype(), v.Shape(), n.Dtype(), n.Shape())
+	}
+	if !m.nonFinite {
+		if i, x, bad := firstNonFinite(v); bad {
+			return fmt.Errorf("graph: Set %q: element %d is %v (compile with AllowNonFinite to accept it)", n.Name(), i, x)
+		}
+	}
+	return G.Let(n, v)
+}
+
+func (m *Machine) isInput(n *G.Node) bool {
+	for _, in := range m.g.inputs {
+		if in == n {
+			return true
+		}
+	}
+	return false
+}
+
+// Run computes the loss, the gradients and the kept values.
+func (m *Machine) Run() (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("graph: Run: %v", r)
+		}
+	}()
+	for _, in := range m.inputs {
+		if in.Value() == nil {
+			return fmt.Errorf("graph: Run: input %q %v has no value; call Machine.Set first", in.Name(), in.Shape())
+		}
+	}
+	m.vm.Reset()
+	if err := m.vm.RunAll(); err != nil {
+		return fmt.Errorf("graph: Run: %w", err)
+	}
+	return nil
+}
+
+// Loss returns the loss computed by the last Run.
+func (m *Machine) Loss() (float64, error) {
+	if m.loss == nil {
+		return 0, fmt.Errorf("graph: machine was compiled without a loss")
+	}
+	v, err := m.Value(m.loss)
+	if err != nil {
+		return 0, err
+	}
+	return scalarOf(m.loss, v)
+}
+
+// Value returns the value of a parameter, an input or a kept node.
+func (m *Machine) Value(n *G.Node) (G.Value, error) {
+	if n == nil {
+		return nil, fmt.Errorf("graph: Value of a nil node")
+	}
+	if p, ok := m.copies[n]; ok {
+		if *p == nil {
+			return nil, fmt.Errorf("graph: %q has no value yet; call Run first", n.Name())
+		}
+		return *p, nil
+	}
+	if !m.direct[n] && n.Op() != nil {
+		return nil, fmt.Errorf("graph: %q is neither a parameter, an input nor kept; pass it to graph.Keep when compiling", n.Name())
+	}
+	v := n.Value()
+	if v == nil {
+		return nil, fmt.Errorf("graph: %q has no value yet; call Run first", n.Name())
+	}
+	return v, nil
+}
+
+// Params returns the nodes whose gradients Run computes, in order.
+func (m *Machine) Params() []*G.Node { return append([]*G.Node(nil), m.params...) }
+
+// Grad returns the gradient of the loss with respect to p (one of Params).
+func (m *Machine) Grad(p *G.Node) (*tensor.Dense, error) {
+	for i, q := range m.params {
+		if q == p {
+			return m.gradAt(i)
+		}
+	}
+	return nil, fmt.Errorf("graph: no gradient for %q: not among the machine's parameters", p.Name())
+}
+
+// Grads returns the gradients of all Params, in order.
+func (m *Machine) Grads() ([]*tensor.Dense, error) {
+	out := make([]*tensor.Dense, len(m.params))
+	for i := range m.params {
+		var err error
+		if out[i], err = m.gradAt(i); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (m *Machine) gradAt(i int) (*tensor.Dense, error) {
+	v, err := m.Value(m.grads[i])
+	if err != nil {
+		return nil, fmt.Errorf("graph: gradient of %q: %w", m.params[i].Name(), err)
+	}
+	d, ok := v.(*tensor.Dense)
+	if !ok {
+		return nil, fmt.Errorf("graph: gradient of %q is a %T, want a tensor", m.params[i].Name(), v)
+	}
+	return d, nil
+}
+
+// ErrNonFinite is wrapped by CheckFinite's errors.
+var ErrNonFinite = errors.New("non-finite value")
+
+// CheckFinite reports the first NaN or ±Inf in the loss or a gradient,
+// naming the tensor and the position.
+func (m *Machine) CheckFinite() error {
+	if m.loss != nil {
+		l, err := m.Loss()
+		if err != nil {
+			return err
+		}
+		if math.IsNaN(l) || math.IsInf(l, 0) {
+			return fmt.Errorf("graph: loss %q is %v: %w", m.loss.Name(), l, ErrNonFinite)
+		}
+	}
+	for i, p := range m.params {
+		d, err := m.gradAt(i)
+		if err != nil {
+			return err
+		}
+		if j, x, bad := firstNonFinite(d); bad {
+			return fmt.Errorf("graph: gradient of %q %v has %v at element %d: %w", p.Name(), d.Shape(), x, j, ErrNonFinite)
+		}
+	}
+	return nil
+}
+
+// Close releases the machine.
+func (m *Machine) Close() error { return m.vm.Close() }
+
+func firstNonFinite(t *tensor.Dense) (int, float64, bool) {
+	switch d := t.Data().(type) {
+	case []float32:
+		for i, x := range d {
+			if x != x || x > math.MaxFloat32 || x < -math.MaxFloat32 {
+				return i, float64(x), true
+			}
+		}
+	case []float64:
+		for i, x := range d {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return i, x, true
+			}
+		}
+	}
+	return 0, 0, false
+}
+
+func scalarOf(n *G.Node, v G.Value) (float64, error) {
+	switch x := v.(type) {
+	case *G.F64:
+		return float64(*x), nil
+	case *G.F32:
+		return float64(*x), nil
+	case *tensor.Dense:
+		if x.Shape().TotalSize() == 1 {
+			switch d := x.Data().(type) {
+			case []float64:
+				return d[0], nil
+			case []float32:
+				return float64(d[0]), nil
+			case float64:
+				return d, nil
+			case float32:
+				return float64(d), nil
+			}
+		}
+	}
+	return 0, fmt.Errorf("graph: %q is a %T, want a scalar", n.Name(), v)
+}
