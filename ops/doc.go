@@ -5,7 +5,7 @@
 //
 // Every activation is a value of type Activation with
 //
-//   - a float64 scalar reference F, Deriv, Deriv2 (f, f', f'') that works
+//   - a float64 scalar reference F, Deriv, Deriv2 (f, f', f”) that works
 //     without a graph and is accurate to a few ulp everywhere, including the
 //     far negative tail, the subnormal range and ±Inf (see the accuracy test
 //     and its mpmath fixture in testdata/);
