@@ -92,6 +92,24 @@ func (g *Graph) Param(name string, init Init, shape ...int) (*G.Node, error) {
 	return n, nil
 }
 
+// NamedTensor is a tensor with a PyTorch state_dict-style name. It is the
+// currency of optimizers and checkpoints.
+type NamedTensor struct {
+	Name  string
+	Value *tensor.Dense
+}
+
+// ParamTensors returns every parameter's name and value tensor, in creation
+// order. The tensors are the parameters themselves: writing into them (an
+// optimizer step, loading a checkpoint) changes the model.
+func (g *Graph) ParamTensors() []NamedTensor {
+	out := make([]NamedTensor, len(g.params))
+	for i, p := range g.params {
+		out[i] = NamedTensor{Name: p.Name(), Value: p.Value().(*tensor.Dense)}
+	}
+	return out
+}
+
 // Params returns the parameters in the order they were created.
 func (g *Graph) Params() []*G.Node { return append([]*G.Node(nil), g.params...) }
 
