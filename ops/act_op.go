@@ -178,13 +178,7 @@ func (op *actOp) String() string {
 	return op.act.Name() + "''·g"
 }
 
-func (op *actOp) DiffWRT(n int) []bool {
-	d := make([]bool, n)
-	for i := range d {
-		d[i] = true
-	}
-	return d
-}
+func (op *actOp) DiffWRT(n int) []bool { return allTrue(n) }
 
 // SymDiff builds the gradient nodes for the tape machine.
 func (op *actOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
