@@ -238,6 +238,20 @@ func TestStandardizeAndApply(t *testing.T) {
 	wantErr(t, d.Apply(datasets.Stats{Mean: []float64{0}, Std: []float64{1}}), "1 means and 1 stds, want 2 features")
 	wantErr(t, d.Apply(datasets.Stats{Mean: []float64{0, 0}, Std: []float64{1, 0}}), "feature 1", "std 0")
 	wantErr(t, d.Apply(datasets.Stats{Mean: []float64{math.NaN(), 0}, Std: []float64{1, 1}}), "feature 0", "mean NaN")
+	// A NaN is not spread over its feature: d stays as it was.
+	for _, global := range []bool{false, true} {
+		bad := &datasets.Dataset{Name: "nan", Features: 2, X: []float32{1, 2, float32(math.NaN()), 4}}
+		var st datasets.Stats
+		if global {
+			st = bad.StandardizeGlobal()
+		} else {
+			st = bad.Standardize()
+		}
+		if bad.X[0] != 1 || bad.X[1] != 2 || bad.X[3] != 4 || !math.IsNaN(st.Mean[0]) {
+			t.Errorf("global=%v: Standardize with a NaN changed the data to %v (stats %v)", global, bad.X, st)
+		}
+		wantErr(t, seq(2, 2, 1).Apply(st), "feature 0", "mean NaN")
+	}
 	if st := (&datasets.Dataset{}).Standardize(); len(st.Mean) != 0 {
 		t.Error("Standardize of an empty dataset returned statistics")
 	}

@@ -22,6 +22,10 @@ type Stats struct {
 // deviation 0, like MNIST's border pixels) gets Std 1, so it becomes 0
 // instead of NaN.
 //
+// If d holds NaN or ±Inf, d is left unchanged and the Stats of the
+// affected features are not finite (Apply rejects them); Validate finds the
+// bad values.
+//
 // A feature that is almost constant (a pixel lit in a handful of images)
 // gets a tiny Std and large standardized values. For images prefer
 // StandardizeGlobal, the usual per-channel normalization.
@@ -56,13 +60,16 @@ func (d *Dataset) Standardize() Stats {
 			s.Std[j] = 1
 		}
 	}
-	d.apply(s)
+	if s.finite() {
+		d.apply(s)
+	}
 	return s
 }
 
 // StandardizeGlobal is Standardize with a single mean and standard deviation
 // over all values of X (torchvision's Normalize for one channel). The
 // returned Stats repeats them for every feature, so Apply works unchanged.
+// Non-finite values leave d unchanged, as with Standardize.
 func (d *Dataset) StandardizeGlobal() Stats {
 	n, f := d.Len(), max(d.Features, 0)
 	vals := d.X[:n*f]
@@ -87,8 +94,19 @@ func (d *Dataset) StandardizeGlobal() Stats {
 	for j := range f {
 		s.Mean[j], s.Std[j] = mean, std
 	}
-	d.apply(s)
+	if s.finite() {
+		d.apply(s)
+	}
 	return s
+}
+
+func (s Stats) finite() bool {
+	for j := range s.Mean {
+		if math.IsNaN(s.Mean[j]) || math.IsInf(s.Mean[j], 0) || math.IsNaN(s.Std[j]) || math.IsInf(s.Std[j], 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // Apply transforms d in place with statistics computed on another dataset
