@@ -1,0 +1,2 @@
+// Package optim updates parameters in place from their gradients.
+package optim
