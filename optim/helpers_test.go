@@ -125,3 +125,5 @@ func equalBits(a, b []float64) bool {
 	}
 	return true
 }
+
+func nanValue() float64 { return math.NaN() }

@@ -79,7 +79,7 @@ func (c *checker) check(who string, params []graph.NamedTensor, grads []*tensor.
 		if g == nil {
 			continue
 		}
-		if g.Dtype() != p.Value.Dtype() || !g.Shape().Eq(p.Value.Shape()) {
+		if g.Dtype() != p.Value.Dtype() || !sameShape(g.Shape(), p.Value.Shape()) {
 			return fmt.Errorf("%s: gradient of %q is %v%v, want %v%v like the parameter",
 				who, p.Name, g.Dtype(), g.Shape(), p.Value.Dtype(), p.Value.Shape())
 		}
@@ -199,4 +199,18 @@ func checkNonNeg(who, name string, v float64) error {
 		return fmt.Errorf("%s: %s %v, want a finite value ≥ 0", who, name, v)
 	}
 	return nil
+}
+
+// sameShape is strict equality of dimensions (tensor.Shape.Eq treats (1, n)
+// and (n) as equal).
+func sameShape(a, b tensor.Shape) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
