@@ -15,7 +15,7 @@ import (
 )
 
 type adamRef struct {
-	lr, b1, b2, eps, wd         float64
+	lr, b1, b2, eps, wd          float64
 	decoupled, amsgrad, maximize bool
 }
 

@@ -45,8 +45,8 @@ func (r sgdRef) run(p float64, grads []float64) (float64, float64) {
 
 var sgdSettings = []sgdRef{
 	{lr: 0.1},
-	{lr: 0.05, mu: 0.9},                    // heavy ball
-	{lr: 0.05, mu: 0.9, damp: 0.9},         // EMA
+	{lr: 0.05, mu: 0.9},            // heavy ball
+	{lr: 0.05, mu: 0.9, damp: 0.9}, // EMA
 	{lr: 0.05, mu: 0.8, nesterov: true, wd: 0.01},
 	{lr: 0.02, mu: 0.7, damp: 0.3, wd: 0.05, maximize: true},
 }

@@ -44,7 +44,7 @@ type torchFixture struct {
 		StepSize int     `json:"step_size"`
 		Gamma    float64
 		Total    int
-		MinLR    float64 `json:"min_lr"`
+		MinLR    float64   `json:"min_lr"`
 		LRs      []float64 `json:"lrs"`
 	}
 }
