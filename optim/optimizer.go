@@ -125,8 +125,11 @@ func (c *checker) checkParams(who string, params []graph.NamedTensor) error {
 }
 
 // checkContiguous rejects views and transposes, whose backing slice is not
-// the tensor's elements in order.
+// the tensor's elements in order, and 0-d tensors (as graph.Param does).
 func checkContiguous(t *tensor.Dense) error {
+	if t.IsScalar() {
+		return fmt.Errorf("scalar tensors are not supported; use shape (1)")
+	}
 	if t.RequiresIterator() || t.DataSize() != t.Shape().TotalSize() {
 		return fmt.Errorf("tensor %v is a view or not contiguous; pass a materialized tensor", t.Shape())
 	}

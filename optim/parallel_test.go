@@ -13,8 +13,8 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// bigN spans several chunks on any core count up to 6.
-const bigN = 200_003
+// bigN spans up to 6 chunks (chunks are at least 16384 elements).
+const bigN = 100_003
 
 var bigInputs = func() (in [4][]float64) {
 	for i := range in {
@@ -44,7 +44,7 @@ func TestResultsIndependentOfCores(t *testing.T) {
 	for _, dt := range dtypes {
 		for name, newOpt := range stateful {
 			one := bigRun(dt, newOpt, 1)
-			for _, procs := range []int{2, 3, 6} {
+			for _, procs := range []int{2, 3} {
 				if !equalBits(one, bigRun(dt, newOpt, procs)) {
 					t.Fatalf("%v %s: GOMAXPROCS %d gives a different result than 1", dt, name, procs)
 				}

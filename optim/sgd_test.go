@@ -137,10 +137,14 @@ func TestSGDConstantGradientClosedForms(t *testing.T) {
 // weights β^(t−1) and (1−β)β^(t−k) for k ≥ 2, so
 // Var = σ²·(β^(2(t−1)) + (1−β)²(1 − β^(2(t−1)))/(1 − β²)), which tends to
 // (1−β)/(1+β)·σ². Heavy ball: weights μ^(t−k), Var = σ²(1 − μ^(2t))/(1 − μ²).
-// The sample variance over 2^16 independent elements has a relative
-// standard error of √(2/n) ≈ 0.55%; the tolerance is 3%.
+// The sample variance over 2^15 independent elements has a relative
+// standard error of √(2/n) ≈ 0.8%; the tolerance is 3%.
 func TestSGDMomentumBufferVariance(t *testing.T) {
-	const n, beta, sigma = 1 << 16, 0.9, 0.5
+	const n, beta, sigma, steps = 1 << 15, 0.9, 0.5, 40
+	grads := make([][]float64, steps+1)
+	for s := 1; s <= steps; s++ {
+		grads[s] = randn(fmt.Sprint("var", s), n, sigma)
+	}
 	for _, dt := range dtypes {
 		for _, form := range []string{"ema", "heavy-ball"} {
 			o := &optim.SGD{LearningRate: 0, Momentum: beta}
@@ -149,12 +153,12 @@ func TestSGDMomentumBufferVariance(t *testing.T) {
 			}
 			params := []graph.NamedTensor{{Name: "w", Value: dense(dt, []int{n}, make([]float64, n))}}
 			grad := dense(dt, []int{n}, nil)
-			for s := 1; s <= 40; s++ {
-				set(grad, randn(fmt.Sprint("var", s), n, sigma))
+			for s := 1; s <= steps; s++ {
+				set(grad, grads[s])
 				if err := o.Step(params, []*tensor.Dense{grad}); err != nil {
 					t.Fatal(err)
 				}
-				if s != 1 && s != 5 && s != 40 {
+				if s != 1 && s != 5 && s != steps {
 					continue
 				}
 				b := values(o.MomentumBuffers()[0])
@@ -178,7 +182,7 @@ func TestSGDMomentumBufferVariance(t *testing.T) {
 				if math.Abs(got/want-1) > 0.03 {
 					t.Errorf("%v %s step %d: Var(buffer) %.5g, want %.5g", dt, form, s, got, want)
 				}
-				if form == "ema" && s == 40 {
+				if form == "ema" && s == steps {
 					stationary := (1 - beta) / (1 + beta) * sigma * sigma
 					if math.Abs(got/stationary-1) > 0.03 {
 						t.Errorf("%v EMA at step 40: Var %.5g, stationary (1−β)/(1+β)σ² = %.5g", dt, got, stationary)

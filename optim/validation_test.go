@@ -92,6 +92,7 @@ func TestStepArgumentValidation(t *testing.T) {
 		{"grad dtype", []graph.NamedTensor{w()}, []*tensor.Dense{dense(tensor.Float32, []int{2}, []float64{1, 1})}, []string{`"w"`, "float32(2)", "float64(2)"}},
 		{"grad shape", []graph.NamedTensor{w()}, []*tensor.Dense{f64([]int{1, 2}, 1, 1)}, []string{`"w"`, "(1, 2)"}},
 		{"view parameter", []graph.NamedTensor{{Name: "v", Value: view()}}, []*tensor.Dense{f64([]int{2}, 1, 1)}, []string{`"v"`, "not contiguous"}},
+		{"scalar parameter", []graph.NamedTensor{{Name: "s", Value: tensor.New(tensor.FromScalar(1.0))}}, []*tensor.Dense{tensor.New(tensor.FromScalar(1.0))}, []string{`"s"`, "scalar"}},
 		{"view gradient", []graph.NamedTensor{w()}, []*tensor.Dense{view()}, []string{`gradient of "w"`, "not contiguous"}},
 	}
 	for _, c := range cases {
