@@ -3,12 +3,13 @@ package optim
 // Fused elementwise update kernels: one pass per tensor reads the
 // parameter, its gradient and its state once and writes each once.
 //
-// Arithmetic is float64 for both dtypes; for float32 every stored value
-// (parameter, buffer, moment) is rounded once and the rounded value is what
-// the rest of the step reads, as PyTorch reads its state tensors back.
-// Products are wrapped in float64(...) because the Go spec lets a compiler
-// fuse x*y+z into one FMA unless an explicit conversion rounds x*y; without
-// the wrapping, results could depend on the build target.
+// Arithmetic is in the parameter's dtype, as in PyTorch's CPU kernels:
+// float32 parameters get float32 arithmetic, with hyperparameters and bias
+// corrections computed in float64 and rounded once per step (PyTorch casts
+// its Python-float scalars the same way). Products are wrapped in T(...)
+// because the Go spec lets a compiler fuse x*y+z into one FMA unless an
+// explicit conversion rounds x*y; without the wrapping, results could
+// depend on the build target.
 
 import (
 	"math"
@@ -46,32 +47,30 @@ func (k *sgdKernel[T]) run(lo, hi int) {
 		buf = k.buf[lo:hi]
 		buf = buf[:len(p)]
 	}
-	lr, mu, keep, wd := k.lr, k.momentum, 1-k.dampening, k.weightDecay
+	lr, mu, keep, wd := T(k.lr), T(k.momentum), T(1-k.dampening), T(k.weightDecay)
 	first, nesterov, maximize := k.first, k.nesterov, k.maximize
 	found := false
 	for i := range p {
-		w := float64(p[i])
-		d := float64(g[i])
+		w, d := p[i], g[i]
 		if maximize {
 			d = -d
 		}
 		if wd != 0 {
-			d += float64(wd * w)
+			d += T(wd * w)
 		}
 		if buf != nil {
 			b := d // PyTorch's first buffer is the gradient itself, undamped
 			if !first {
-				b = float64(mu*float64(buf[i])) + float64(keep*d)
+				b = T(mu*buf[i]) + T(keep*d)
 			}
-			buf[i] = T(b)
-			b = float64(buf[i])
+			buf[i] = b
 			if nesterov {
-				d += float64(mu * b)
+				d += T(mu * b)
 			} else {
 				d = b
 			}
 		}
-		v := T(w - float64(lr*d))
+		v := w - T(lr*d)
 		p[i] = v
 		if v-v != 0 && !found {
 			found = true
@@ -109,35 +108,34 @@ func (k *adamKernel[T]) run(lo, hi int) {
 	if k.vmax != nil {
 		vmax = k.vmax[lo:hi][:n]
 	}
-	b1, b2, c1, c2 := k.beta1, k.beta2, 1-k.beta1, 1-k.beta2
-	eps, wd, decay, stepSize, bc2sqrt := k.eps, k.weightDecay, k.decay, k.stepSize, k.bc2sqrt
+	b1, b2, c1, c2 := T(k.beta1), T(k.beta2), T(1-k.beta1), T(1-k.beta2)
+	eps, wd, decay, stepSize, bc2sqrt := T(k.eps), T(k.weightDecay), T(k.decay), T(k.stepSize), T(k.bc2sqrt)
 	decoupled, maximize := k.decoupled, k.maximize
 	found := false
 	for i := range p {
-		w := float64(p[i])
-		gr := float64(g[i])
+		w, gr := p[i], g[i]
 		if maximize {
 			gr = -gr
 		}
 		if decoupled {
 			if decay != 1 {
-				w = float64(w * decay)
+				w = T(w * decay)
 			}
 		} else if wd != 0 {
-			gr += float64(wd * w)
+			gr += T(wd * w)
 		}
-		m[i] = T(float64(b1*float64(m[i])) + float64(c1*gr))
-		v[i] = T(float64(b2*float64(v[i])) + float64(float64(c2*gr)*gr))
-		mi, vi := float64(m[i]), float64(v[i])
+		mi := T(b1*m[i]) + T(c1*gr)
+		vi := T(b2*v[i]) + T(T(c2*gr)*gr)
+		m[i], v[i] = mi, vi
 		if vmax != nil {
-			if old := float64(vmax[i]); old > vi {
+			if old := vmax[i]; old > vi {
 				vi = old
 			} else {
-				vmax[i] = T(vi)
+				vmax[i] = vi
 			}
 		}
-		denom := float64(math.Sqrt(vi)/bc2sqrt) + eps
-		nw := T(w - float64(stepSize*mi)/denom)
+		denom := T(T(math.Sqrt(float64(vi)))/bc2sqrt) + eps
+		nw := w - T(stepSize*mi)/denom
 		p[i] = nw
 		if nw-nw != 0 && !found {
 			found = true

@@ -8,6 +8,7 @@ package optim_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"testing"
@@ -22,6 +23,7 @@ type torchFixture struct {
 	Steps        int
 	Cases        []struct {
 		Name      string
+		Dtype     string
 		Optimizer string
 		Options   map[string]any
 		Shapes    map[string][]int
@@ -117,22 +119,29 @@ func torchOptimizer(t *testing.T, kind string, o map[string]any) optim.Optimizer
 	return nil
 }
 
+// PyTorch's float32 kernels round every operation to float32, as this
+// package's do; they differ in the order and fusion of a few operations, so
+// float32 agrees to a few float32 ulps.
 func TestMatchesPyTorch(t *testing.T) {
 	f := loadTorchFixture(t)
 	names := []string{"fc.weight", "fc.bias"}
-	worst := 0.0
+	worst := map[string]float64{}
 	for _, c := range f.Cases {
-		t.Run(c.Name, func(t *testing.T) {
+		dt, tl := tensor.Float64, tol{abs: 1e-15, rel: 1e-12}
+		if c.Dtype == "float32" {
+			dt, tl = tensor.Float32, tol{abs: 1e-6, rel: 1e-5}
+		}
+		t.Run(c.Name+"/"+c.Dtype, func(t *testing.T) {
 			o := torchOptimizer(t, c.Optimizer, c.Options)
 			params := make([]graph.NamedTensor, len(names))
 			for i, n := range names {
-				params[i] = graph.NamedTensor{Name: n, Value: dense(tensor.Float64, c.Shapes[n], flat(c.Params[n]))}
+				params[i] = graph.NamedTensor{Name: n, Value: dense(dt, c.Shapes[n], flat(c.Params[n]))}
 			}
 			for step := 0; step < f.Steps; step++ {
 				o.SetLR(c.LRs[step])
 				grads := make([]*tensor.Dense, len(names))
 				for i, n := range names {
-					grads[i] = dense(tensor.Float64, c.Shapes[n], flat(c.Grads[step][n]))
+					grads[i] = dense(dt, c.Shapes[n], flat(c.Grads[step][n]))
 				}
 				if err := o.Step(params, grads); err != nil {
 					t.Fatal(err)
@@ -140,8 +149,8 @@ func TestMatchesPyTorch(t *testing.T) {
 				for i, n := range names {
 					want := flat(c.After[step][n])
 					got := values(params[i].Value)
-					mustClose(t, n+" after step "+string(rune('0'+step)), got, want, tol{abs: 1e-15, rel: 1e-12})
-					worst = max(worst, maxRel(got, want))
+					mustClose(t, fmt.Sprintf("%s after step %d", n, step), got, want, tl)
+					worst[c.Dtype] = max(worst[c.Dtype], maxRel(got, want))
 				}
 			}
 			state := map[string][]float64{}
@@ -156,11 +165,12 @@ func TestMatchesPyTorch(t *testing.T) {
 				if !ok {
 					t.Fatalf("state lacks PyTorch's key %q (have %v)", k, keys(state))
 				}
-				mustClose(t, "state "+k, got, flat(v), tol{abs: 1e-15, rel: 1e-12})
+				mustClose(t, "state "+k, got, flat(v), tl)
 			}
 		})
 	}
-	t.Logf("PyTorch %s: largest relative difference of a parameter: %.3g", f.TorchVersion, worst)
+	t.Logf("PyTorch %s: largest relative difference of a parameter: float64 %.3g, float32 %.3g",
+		f.TorchVersion, worst["float64"], worst["float32"])
 }
 
 func TestClipGradNormMatchesPyTorch(t *testing.T) {

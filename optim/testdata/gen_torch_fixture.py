@@ -2,7 +2,7 @@
 """Writes torch_optim.json: PyTorch's trajectories for the optimizer tests.
 
 Runs torch.optim.SGD (several settings), Adam and AdamW for a few steps on
-fixed float64 parameters and gradients, plus clip_grad_norm_ and the
+fixed parameters and gradients, in float64 and in float32, plus clip_grad_norm_ and the
 StepLR/CosineAnnealingLR schedulers, and records every input and output so
 that optim's tests compare against PyTorch without running it.
 
@@ -21,13 +21,9 @@ STEPS = 6
 SHAPES = {"fc.weight": (3, 4), "fc.bias": (5,)}
 
 
-def values(gen, shape, scale):
-    return (torch.randn(shape, generator=gen) * scale).tolist()
-
-
-def make_inputs(seed):
+def make_inputs(seed, dtype):
     gen = torch.Generator().manual_seed(seed)
-    params = {n: values(gen, s, 1.0) for n, s in SHAPES.items()}
+    params = {n: torch.randn(s, generator=gen).to(dtype).tolist() for n, s in SHAPES.items()}
     grads = []
     for step in range(STEPS):
         g = {}
@@ -36,7 +32,7 @@ def make_inputs(seed):
             # corrections matter; an exact zero exercises 0/(0+eps).
             t = torch.randn(s, generator=gen) * 10.0 ** (step % 6 - 3)
             t.view(-1)[0] = 0.0
-            g[n] = t.tolist()
+            g[n] = t.to(dtype).tolist()
         grads.append(g)
     return params, grads
 
@@ -59,9 +55,9 @@ CASES = [
 LR_CHANGES = {3: 0.5, 5: 2.0}
 
 
-def run_case(seed, name, cls, kwargs):
-    params_in, grads = make_inputs(seed)
-    params = [torch.tensor(params_in[n]) for n in SHAPES]
+def run_case(seed, dtype, name, cls, kwargs):
+    params_in, grads = make_inputs(seed, dtype)
+    params = [torch.tensor(params_in[n], dtype=dtype) for n in SHAPES]
     opt = cls(params, **kwargs)
     lrs, after = [], []
     for step in range(STEPS):
@@ -70,7 +66,7 @@ def run_case(seed, name, cls, kwargs):
                 group["lr"] = kwargs["lr"] * LR_CHANGES[step]
         lrs.append(opt.param_groups[0]["lr"])
         for p, n in zip(params, SHAPES):
-            p.grad = torch.tensor(grads[step][n])
+            p.grad = torch.tensor(grads[step][n], dtype=dtype)
         opt.step()
         after.append({n: p.tolist() for p, n in zip(params, SHAPES)})
     state = {}
@@ -84,6 +80,7 @@ def run_case(seed, name, cls, kwargs):
         options["betas"] = list(options["betas"])
     return {
         "name": name,
+        "dtype": str(dtype).replace("torch.", ""),
         "optimizer": cls.__name__,
         "options": options,
         "shapes": {n: list(s) for n, s in SHAPES.items()},
@@ -139,7 +136,9 @@ def main():
     fixture = {
         "torch_version": torch.__version__,
         "steps": STEPS,
-        "cases": [run_case(100 + i, *c) for i, c in enumerate(CASES)],
+        "cases": [run_case(100 + i, dtype, *c)
+                  for dtype in (torch.float64, torch.float32)
+                  for i, c in enumerate(CASES)],
         "clip": clip_cases(),
         "schedules": schedule_cases(),
     }
