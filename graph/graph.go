@@ -181,6 +181,21 @@ func newTensor(eg *G.ExprGraph, dt tensor.Dtype, name string, shape []int, v *te
 	return G.NewTensor(eg, dt, len(shape), opts...), nil
 }
 
+// SameShape reports whether two shapes have the same dimensions in the same
+// order. Unlike tensor.Shape.Eq it does not treat (n), (1, n) and (n, 1) as
+// equal.
+func SameShape(a, b tensor.Shape) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
 func product(shape []int) int {
 	p := 1
 	for _, d := range shape {

@@ -132,7 +132,7 @@ func (m *Machine) Set(n *G.Node, v *tensor.Dense) (err error) {
 	if !m.isInput(n) {
 		return fmt.Errorf("graph: Set %q: not an input of this machine (parameters are updated in place through Value)", n.Name())
 	}
-	if v.Dtype() != n.Dtype() || !v.Shape().Eq(n.Shape()) {
+	if v.Dtype() != n.Dtype() || !SameShape(v.Shape(), n.Shape()) {
 		return fmt.Errorf("graph: Set %q: got %v%v, want %v%v", n.Name(), v.Dtype(), v.Shape(), n.Dtype(), n.Shape())
 	}
 	if !m.nonFinite {

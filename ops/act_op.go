@@ -90,7 +90,7 @@ func (op *actOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
 		if err != nil {
 			return nil, err
 		}
-		if !g.Eq(s) {
+		if !sameShape(g, s) {
 			return nil, fmt.Errorf("%v: gradient shape %v differs from input shape %v", op, g, s)
 		}
 	}

@@ -93,7 +93,7 @@ func accumulateGrad(op fmt.Stringer, n *G.Node, v G.Value) error {
 	switch dst := d.(type) {
 	case *tensor.Dense:
 		src, ok := v.(*tensor.Dense)
-		if !ok || !src.Shape().Eq(dst.Shape()) || src.Dtype() != dst.Dtype() {
+		if !ok || !sameShape(src.Shape(), dst.Shape()) || src.Dtype() != dst.Dtype() {
 			return fmt.Errorf("%v: gradient for %q is %v, want a %v%v tensor", op, n.Name(), v, dst.Dtype(), dst.Shape())
 		}
 		switch a := dst.Data().(type) {

@@ -3,7 +3,7 @@
 // evaluation, metrics files, checkpoints and a progress bar.
 //
 //	t, err := train.New(train.Model{Graph: g, Input: x, Target: y, Output: logits, Loss: loss},
-//		&optim.SGD{LR: 0.1, Momentum: 0.9}, trainLoader, valLoader,
+//		&optim.SGD{LearningRate: 0.1, Momentum: 0.9}, trainLoader, valLoader,
 //		train.Config{Epochs: 5, Dir: "out/run"})
 //	res, err := t.Run()
 //

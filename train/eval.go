@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/geluproject/gelu/graph"
+
 	"gorgonia.org/tensor"
 )
 
@@ -91,7 +93,7 @@ func scoreBatch(task Task, out, y *tensor.Dense, labels []int, n int) (sum float
 		return math.NaN()
 	}
 	if task == Regression {
-		if !out.Shape().Eq(y.Shape()) {
+		if !graph.SameShape(out.Shape(), y.Shape()) {
 			return 0, 0, fmt.Errorf("output shape %v differs from target shape %v", out.Shape(), y.Shape())
 		}
 		width := out.Shape().TotalSize() / out.Shape()[0]

@@ -111,7 +111,7 @@ func TestFeedForwardSGDMatchesPyTorch(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			opt := &optim.SGD{LR: c.LR, Momentum: c.Momentum, Dampening: c.Dampening, Nesterov: c.Nesterov, WeightDecay: c.WeightDecay}
+			opt := &optim.SGD{LearningRate: c.LR, Momentum: c.Momentum, Dampening: c.Dampening, Nesterov: c.Nesterov, WeightDecay: c.WeightDecay}
 			params := g.ParamTensors()
 			var goLosses []float64
 			for i := 0; i < c.Steps; i++ {

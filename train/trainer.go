@@ -152,10 +152,10 @@ func checkBatchFits(m Model, l *datasets.Loader, what string) error {
 	if err != nil {
 		return fmt.Errorf("train.New: %s data: %w", what, err)
 	}
-	if !b.X.Shape().Eq(m.Input.Shape()) || b.X.Dtype() != m.Input.Dtype() {
+	if !graph.SameShape(b.X.Shape(), m.Input.Shape()) || b.X.Dtype() != m.Input.Dtype() {
 		return fmt.Errorf("train.New: %s batches have X %v%v, input %q expects %v%v", what, b.X.Dtype(), b.X.Shape(), m.Input.Name(), m.Input.Dtype(), m.Input.Shape())
 	}
-	if !b.Y.Shape().Eq(m.Target.Shape()) || b.Y.Dtype() != m.Target.Dtype() {
+	if !graph.SameShape(b.Y.Shape(), m.Target.Shape()) || b.Y.Dtype() != m.Target.Dtype() {
 		return fmt.Errorf("train.New: %s batches have Y %v%v, target %q expects %v%v", what, b.Y.Dtype(), b.Y.Shape(), m.Target.Name(), m.Target.Dtype(), m.Target.Shape())
 	}
 	return nil

@@ -90,7 +90,7 @@ func regression(t *testing.T, dt tensor.Dtype, d *datasets.Dataset) setup {
 	return setup{
 		model:     train.Model{Graph: g, Input: x, Target: y, Output: out, Loss: loss, Task: train.Regression},
 		trainData: tl, valData: vl,
-		opt: &optim.SGD{LR: 0.05, Momentum: 0.9},
+		opt: &optim.SGD{LearningRate: 0.05, Momentum: 0.9},
 	}
 }
 
@@ -209,7 +209,7 @@ func TestNaNInDataStopsTraining(t *testing.T) {
 // optimizer writes Inf/NaN into the weights.
 func TestDivergenceStopsBeforeTheUpdate(t *testing.T) {
 	s := regression(t, tensor.Float32, regressionData(1))
-	s.opt = &optim.SGD{LR: 1e30}
+	s.opt = &optim.SGD{LearningRate: 1e30}
 	_, err := run(t, s, train.Config{Epochs: 5})
 	if !errors.Is(err, graph.ErrNonFinite) {
 		t.Fatalf("got %v, want graph.ErrNonFinite", err)

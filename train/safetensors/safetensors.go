@@ -285,7 +285,7 @@ func (f *File) CopyInto(dst []graph.NamedTensor, allowExtra ...string) error {
 		if !ok {
 			return fmt.Errorf("safetensors: %s has no tensor %q (model expects %v)", f.Path, d.Name, d.Value.Shape())
 		}
-		if !src.Shape().Eq(d.Value.Shape()) && !(src.Shape().TotalSize() == 1 && d.Value.Shape().TotalSize() == 1) {
+		if !graph.SameShape(src.Shape(), d.Value.Shape()) && !(src.Shape().TotalSize() == 1 && d.Value.Shape().TotalSize() == 1) {
 			return fmt.Errorf("safetensors: %s has %q with shape %v, model expects %v", f.Path, d.Name, src.Shape(), d.Value.Shape())
 		}
 		if i, v, bad := firstNonFinite(src); bad {
