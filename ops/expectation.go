@@ -269,7 +269,9 @@ type NormalSource interface {
 
 // NormalExpectationMC estimates E[f(X)] for X ~ N(0, 1) from n samples of
 // src, returning the sample mean and its standard error s/√n. The same
-// source state gives the same estimate.
+// source state gives the same estimate. If every sample gives the same
+// value (a rare event that was never hit, say) the standard error is 0:
+// the sample cannot tell how uncertain it is, and more samples are needed.
 func NormalExpectationMC(f func(float64) float64, n int, src NormalSource) (Estimate, error) {
 	m, err := momentsMC("ops.NormalExpectationMC", f, n, src)
 	if err != nil {
@@ -279,18 +281,21 @@ func NormalExpectationMC(f func(float64) float64, n int, src NormalSource) (Esti
 }
 
 // NormalVarianceMC estimates Var[f(X)] for X ~ N(0, 1) from n samples of
-// src: the unbiased sample variance s², with the standard error
-// √((m₄ − s⁴·(n−3)/(n−1))/n) from the sample fourth central moment m₄.
+// src: the unbiased sample variance s², with the standard error from
+// Var[s²] = (μ₄ − σ⁴·(n−3)/(n−1))/n, where the central moments μ₄ and σ²
+// are replaced by their plug-in estimates m₄ = Σ(y−ȳ)⁴/n and m₂ = Σ(y−ȳ)²/n.
+// Using m₂ rather than s² there matters when μ₄ ≈ σ⁴ (a fair 0/1 variable
+// such as ReLU'(X)): the two terms then nearly cancel and only consistent
+// estimates keep the remaining 2σ⁴/(n(n−1)).
 func NormalVarianceMC(f func(float64) float64, n int, src NormalSource) (Estimate, error) {
 	m, err := momentsMC("ops.NormalVarianceMC", f, n, src)
 	if err != nil {
 		return Estimate{}, err
 	}
 	fn := float64(n)
-	s2 := m.m2 / (fn - 1)
-	m4 := m.m4 / fn
-	v := (m4 - s2*s2*(fn-3)/(fn-1)) / fn
-	return Estimate{s2, math.Sqrt(math.Max(v, 0))}, nil
+	m2, m4 := m.m2/fn, m.m4/fn
+	v := (m4 - m2*m2*(fn-3)/(fn-1)) / fn
+	return Estimate{m.m2 / (fn - 1), math.Sqrt(math.Max(v, 0))}, nil
 }
 
 // moments holds the running mean and the central sums Σ(y−ȳ)^k, k = 2, 3, 4.

@@ -248,6 +248,28 @@ func TestNormalVarianceMCStandardError(t *testing.T) {
 	}
 }
 
+// For a fair 0/1 variable μ₄ = σ⁴ = 1/16 and s² = n/(n−1)·(1/4 − (p̂ − ½)²),
+// so Var[s²] = (n/(n−1))²·Var[(p̂ − ½)²] = (n/(n−1))²·2/(16n²): the standard
+// error is second order, √2/(4(n−1)). The plug-in estimate is then
+// (4m₂δ² + 2m₂²/(n−1))/n with δ = p̂ − ½ and m₂ = 1/4 − δ²: random, but never
+// much below the truth. (Mixing the unbiased s² into the formula instead
+// gave a standard error 16 times too small at n = 20000.)
+func TestNormalVarianceMCStandardErrorOfAFairCoin(t *testing.T) {
+	for _, n := range []int{1000, 20000} {
+		e, err := NormalVarianceMC(ReLU.Deriv, n, rng.New(11, "coin"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := math.Sqrt2 / (4 * float64(n-1))
+		if r := e.Err / want; r < 0.95 || r > 10 {
+			t.Errorf("n = %d: standard error of s² = %.4g, want between 0.95 and 10 times √2/(4(n−1)) = %.4g", n, e.Err, want)
+		}
+		if d := math.Abs(e.Value - 0.25); d > 5*want {
+			t.Errorf("n = %d: s² = %.8f, more than 5 standard errors from 1/4", n, e.Value)
+		}
+	}
+}
+
 // The one-pass moment update agrees with a two-pass computation, also when
 // the data sit far from 0.
 type replay struct {

@@ -12,6 +12,7 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -79,7 +80,7 @@ func RenderPNG(spec PlotSpec) (png []byte, notes []string, err error) {
 	p.Add(plotter.NewGrid())
 	if spec.LogY {
 		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.Y.Tick.Marker = logTicks{}
 	}
 	drawable := func(x, y float64) bool {
 		return finite(x) && finite(y) && (!spec.LogY || y > 0)
@@ -234,6 +235,20 @@ func renderPNG(p *plot.Plot, spec PlotSpec) (png []byte, err error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// logTicks labels the powers of ten of a log axis as "0.01", "1e-05", ...
+// (plot.LogTicks prints 0.009999999999999998).
+type logTicks struct{}
+
+func (logTicks) Ticks(min, max float64) []plot.Tick {
+	ticks := plot.LogTicks{Prec: -1}.Ticks(min, max)
+	for i, t := range ticks {
+		if t.Label != "" {
+			ticks[i].Label = strconv.FormatFloat(t.Value, 'g', 1, 64)
+		}
+	}
+	return ticks
 }
 
 // runs returns the maximal index ranges [lo, hi) of 0..n−1 where ok holds.

@@ -99,7 +99,6 @@ func TestRenderPNGIsDeterministicAndDrawsEverything(t *testing.T) {
 			t.Errorf("%s colour %v: %d pixels, want a visible amount", name, c, n)
 		}
 	}
-
 }
 
 func TestRenderPNGSkipsUndrawablePointsWithANote(t *testing.T) {
@@ -170,5 +169,17 @@ func TestWritePlot(t *testing.T) {
 	decode(t, b)
 	if _, err := WritePlot(filepath.Join(dir, "nope", "f.png"), sampleSpec()); err == nil {
 		t.Error("missing directory: no error")
+	}
+}
+
+func TestLogTickLabels(t *testing.T) {
+	var labels []string
+	for _, tk := range (logTicks{}).Ticks(3e-6, 0.02) {
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+		}
+	}
+	if got := strings.Join(labels, " "); got != "1e-05 0.0001 0.001 0.01 0.1" {
+		t.Errorf("log tick labels %q", got)
 	}
 }

@@ -5,9 +5,7 @@ package report
 // summary.json, claims.csv and report.md on Close.
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -273,45 +271,6 @@ func (r *Report) Describe(pattern, description string) error {
 	return nil
 }
 
-// Verdict is the outcome of checking a document's claim.
-type Verdict string
-
-// Verdicts: Confirmed when the measurement agrees with the claim at the
-// precision the claim states, NotConfirmed when it disagrees, Unclear when
-// the claim is too vague to test as stated (say why in Measured).
-const (
-	Confirmed    Verdict = "confirmed"
-	NotConfirmed Verdict = "NOT confirmed"
-	Unclear      Verdict = "unclear"
-)
-
-// Claim is a statement from a source document checked against a
-// measurement.
-type Claim struct {
-	Source   string  `json:"source"`   // which document, where
-	Claim    string  `json:"claim"`    // the document's statement, as a claim
-	Measured string  `json:"measured"` // what was measured, with numbers
-	Verdict  Verdict `json:"verdict"`
-}
-
-// Claim records a checked claim. Claims are shown as a table right after
-// the title of report.md, and written to claims.csv and summary.json.
-func (r *Report) Claim(c Claim) error {
-	if r.closed {
-		return r.fail(fmt.Errorf("report: Claim after Close"))
-	}
-	if c.Claim == "" || c.Measured == "" {
-		return r.fail(fmt.Errorf("report: Claim from %q needs the claim and the measurement", c.Source))
-	}
-	switch c.Verdict {
-	case Confirmed, NotConfirmed, Unclear:
-	default:
-		return r.fail(fmt.Errorf("report: Claim %q: verdict %q, want report.Confirmed, NotConfirmed or Unclear", c.Claim, c.Verdict))
-	}
-	r.claims = append(r.claims, c)
-	return nil
-}
-
 // Close finishes open CSV writers and writes claims.csv (if there are
 // claims), summary.json and report.md. It returns the first error of the
 // report's life, including a summary key that no Describe pattern covers.
@@ -353,67 +312,6 @@ func (r *Report) Close() error {
 		r.fail(err)
 	}
 	return r.Err()
-}
-
-func (r *Report) writeSummary(w io.Writer) error {
-	descriptions := map[string]string{}
-	for _, d := range r.docs {
-		descriptions[d.Pattern] = d.Description
-	}
-	files := sortedKeys(r.files)
-	files = slices.DeleteFunc(files, func(f string) bool { return f == "claims.csv" && len(r.claims) == 0 })
-	claims := r.claims
-	if claims == nil {
-		claims = []Claim{}
-	}
-	s := struct {
-		Title   string               `json:"title"`
-		Command string               `json:"command"`
-		Files   []string             `json:"files"`
-		Keys    map[string]string    `json:"keys"`
-		Values  map[string]any       `json:"values"`
-		Tables  map[string]tableJSON `json:"tables"`
-		Claims  []Claim              `json:"claims"`
-	}{r.title, r.command, files, descriptions, r.values, r.tables, claims}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(s)
-}
-
-func (r *Report) writeMarkdown(w io.Writer) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "```sh\n%s\n```\n\n# %s\n\n", r.command, r.title)
-	if len(r.claims) > 0 {
-		b.WriteString("## Claims from the source documents, checked\n\n| source | claim | measured | verdict |\n| --- | --- | --- | --- |\n")
-		for _, c := range r.claims {
-			v := string(c.Verdict)
-			if c.Verdict == Confirmed || c.Verdict == NotConfirmed {
-				v = "**" + v + "**"
-			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", mdEscape(c.Source), mdEscape(c.Claim), mdEscape(c.Measured), v)
-		}
-		b.WriteString("\nAlso in [claims.csv](claims.csv).\n\n")
-	}
-	for _, blk := range r.blocks {
-		b.WriteString(blk + "\n\n")
-	}
-	if len(r.docs) > 0 {
-		b.WriteString("## Summary values\n\n[summary.json](summary.json) holds the values of these keys at full precision under `values`, every table under `tables` and the claims under `claims`.\n\n| key | meaning |\n| --- | --- |\n")
-		for _, d := range r.docs {
-			fmt.Fprintf(&b, "| `%s` | %s |\n", d.Pattern, mdEscape(d.Description))
-		}
-		b.WriteString("\n")
-	}
-	if len(r.errs) > 0 {
-		b.WriteString("## Errors\n\nThis report is incomplete:\n\n")
-		for _, e := range r.errs {
-			b.WriteString("- " + mdEscape(e.Error()) + "\n")
-		}
-		b.WriteString("\n")
-	}
-	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
-	return err
 }
 
 func sortedKeys[V any](m map[string]V) []string {
