@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"testing"
 
-
 	"github.com/geluproject/gelu/graph/rng"
 )
 
@@ -55,4 +54,3 @@ func benchGEMM[T Float](b *testing.B, impl BLAS, m, n, k int) {
 	}
 	b.ReportMetric(2*float64(m)*float64(n)*float64(k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }
-
