@@ -1,14 +1,27 @@
 package ops
 
-// Matrix products for the fused ops. Every GEMM in this package goes
-// through gemm32/gemm64 so that a faster BLAS can be plugged in at one place
-// (see UseBLAS); the default is gonum's pure-Go implementation.
+// Matrix products for the fused ops. Every GEMM in this package goes through
+// gemm, so the BLAS is chosen in one place. At start-up the package loads
+// OpenBLAS if the system has it (at run time, without cgo: see
+// blas_openblas.go) and otherwise uses gonum's pure-Go BLAS; the
+// environment variable GELU_BLAS overrides the choice:
+//
+//	GELU_BLAS=gonum            pure Go, never load a C library
+//	GELU_BLAS=openblas         OpenBLAS from the usual library names (the default)
+//	GELU_BLAS=/path/to/lib.so  OpenBLAS from this file
+//
+// The same implementation is handed to gorgonia (gorgonia.Use), so its own
+// MatMul, MatVecMul and friends use it too.
 
 import (
+	"fmt"
+	"os"
+	"strings"
 	"sync"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
+	G "gorgonia.org/gorgonia"
 )
 
 // BLAS is the subset of a BLAS library the ops use.
@@ -23,22 +36,77 @@ type gonumBLAS struct{ gonum.Implementation }
 
 func (gonumBLAS) Name() string { return "gonum (pure Go)" }
 
+// blasEnv is the environment variable that selects the BLAS at start-up.
+const blasEnv = "GELU_BLAS"
+
 var (
 	blasMu   sync.RWMutex
 	blasImpl BLAS = gonumBLAS{}
+	// blasNote says why the default is not OpenBLAS, for BLASName.
+	blasNote string
 )
 
-// UseBLAS makes every matrix product in this package use impl.
-func UseBLAS(impl BLAS) {
-	blasMu.Lock()
-	defer blasMu.Unlock()
-	blasImpl = impl
+func init() {
+	impl, note := defaultBLAS(os.Getenv(blasEnv))
+	blasImpl, blasNote = impl, note
+	useInGorgonia(impl)
 }
 
-// BLASName reports which BLAS the ops use.
+// defaultBLAS picks the implementation for the value of GELU_BLAS and, when
+// it falls back to gonum, says why.
+func defaultBLAS(env string) (BLAS, string) {
+	env = strings.TrimSpace(env)
+	switch strings.ToLower(env) {
+	case "gonum", "go", "purego", "pure-go":
+		return gonumBLAS{}, ""
+	case "", "auto", "openblas":
+		ob, err := LoadOpenBLAS("")
+		if err != nil {
+			return gonumBLAS{}, err.Error()
+		}
+		return ob, ""
+	}
+	if !strings.ContainsRune(env, '/') {
+		return gonumBLAS{}, fmt.Sprintf("%s=%q not understood; want gonum, openblas or a library path", blasEnv, env)
+	}
+	ob, err := LoadOpenBLAS(env)
+	if err != nil {
+		return gonumBLAS{}, err.Error()
+	}
+	return ob, ""
+}
+
+// useInGorgonia makes gorgonia's own matrix ops use impl when it is a
+// complete BLAS (OpenBLAS and gonum are; a user's Level-3-only BLAS is not,
+// and gorgonia keeps what it had).
+func useInGorgonia(impl BLAS) {
+	if full, ok := impl.(G.BLAS); ok {
+		G.Use(full) // also sets tensor.Use
+	}
+}
+
+// UseBLAS makes every matrix product in this package use impl, and
+// gorgonia's too if impl implements all of gorgonia.BLAS. UseBLAS(nil)
+// restores gonum's pure-Go BLAS.
+func UseBLAS(impl BLAS) {
+	if impl == nil {
+		impl = gonumBLAS{}
+	}
+	blasMu.Lock()
+	defer blasMu.Unlock()
+	blasImpl, blasNote = impl, ""
+	useInGorgonia(impl)
+}
+
+// BLASName reports which BLAS the ops use, e.g.
+// "OpenBLAS 0.3.21 SkylakeX (libopenblas.so.0, 2 threads)", and, when the
+// pure-Go fallback was chosen at start-up, why OpenBLAS was not used.
 func BLASName() string {
 	blasMu.RLock()
 	defer blasMu.RUnlock()
+	if blasNote != "" {
+		return blasImpl.Name() + "; " + blasNote
+	}
 	return blasImpl.Name()
 }
 
