@@ -290,6 +290,16 @@ func firstNonFinite(t *tensor.Dense) (int, float64, bool) {
 }
 
 func scalarOf(n *G.Node, v G.Value) (float64, error) {
+	x, err := Scalar(v)
+	if err != nil {
+		return 0, fmt.Errorf("graph: %q: %w", n.Name(), err)
+	}
+	return x, nil
+}
+
+// Scalar reads a float32 or float64 scalar Value (or a one-element tensor)
+// as a float64.
+func Scalar(v G.Value) (float64, error) {
 	switch x := v.(type) {
 	case *G.F64:
 		return float64(*x), nil
@@ -309,5 +319,5 @@ func scalarOf(n *G.Node, v G.Value) (float64, error) {
 			}
 		}
 	}
-	return 0, fmt.Errorf("graph: %q is a %T, want a scalar", n.Name(), v)
+	return 0, fmt.Errorf("value is a %T, want a float scalar", v)
 }

@@ -58,6 +58,7 @@ func applyDeriv(a Activation, order int, x, g *G.Node) (*G.Node, error) {
 }
 
 type actOp struct {
+	opDefaults
 	act   Activation
 	order int
 	out   buffer
@@ -155,10 +156,6 @@ func (op *actOp) kernel(dst, x, g any, add bool) {
 		}
 	}
 }
-
-func (op *actOp) ReturnsPtr() bool     { return true }
-func (op *actOp) CallsExtern() bool    { return false }
-func (op *actOp) OverwritesInput() int { return -1 }
 
 // WriteHash includes every parameter, or gorgonia would merge, say, exact
 // and tanh GELU of the same input into one node.

@@ -28,6 +28,7 @@ func Add(a, b *G.Node) (*G.Node, error) {
 }
 
 type addOp struct {
+	opDefaults
 	dims int
 	out  buffer
 }
@@ -78,9 +79,6 @@ func addKernel[T Float](out, a, b []T) {
 func (op *addOp) WriteHash(h hash.Hash) { fmt.Fprint(h, "ops.add") }
 func (op *addOp) Hashcode() uint32      { return hashOf(op) }
 func (op *addOp) String() string        { return "add" }
-func (op *addOp) ReturnsPtr() bool      { return true }
-func (op *addOp) CallsExtern() bool     { return false }
-func (op *addOp) OverwritesInput() int  { return -1 }
 func (op *addOp) DiffWRT(n int) []bool  { return allTrue(n) }
 func (op *addOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 	return G.Nodes{grad, grad}, nil

@@ -9,9 +9,19 @@ import (
 	"sync"
 
 	"github.com/chewxy/hm"
+	"github.com/geluproject/gelu/graph"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
+
+// opDefaults gives the fused ops the Op methods they all share: they return
+// a tensor they own (a pointer that later in-place ops may reuse), call no
+// external library through gorgonia's batching, and never overwrite an input.
+type opDefaults struct{}
+
+func (opDefaults) ReturnsPtr() bool     { return true }
+func (opDefaults) CallsExtern() bool    { return false }
+func (opDefaults) OverwritesInput() int { return -1 }
 
 // allTrue is DiffWRT for ops differentiable in every input.
 func allTrue(n int) []bool {
@@ -40,26 +50,11 @@ func fnType(dims ...int) hm.Type {
 
 // scalarValue reads a float32/float64 scalar Value (or one-element tensor).
 func scalarValue(op fmt.Stringer, role string, v G.Value) (float64, error) {
-	switch x := v.(type) {
-	case *G.F64:
-		return float64(*x), nil
-	case *G.F32:
-		return float64(*x), nil
-	case *tensor.Dense:
-		if x.Shape().TotalSize() == 1 {
-			switch d := x.Data().(type) {
-			case []float64:
-				return d[0], nil
-			case []float32:
-				return float64(d[0]), nil
-			case float64:
-				return d, nil
-			case float32:
-				return float64(d), nil
-			}
-		}
+	x, err := graph.Scalar(v)
+	if err != nil {
+		return 0, fmt.Errorf("%v: %s: %w", op, role, err)
 	}
-	return 0, fmt.Errorf("%v: %s is a %T, want a float scalar", op, role, v)
+	return x, nil
 }
 
 // scalarBuffer is an op's scalar output, reused across runs.

@@ -43,6 +43,7 @@ func Dropout(x *G.Node, p float64, seed uint64, name string, mode Mode) (*G.Node
 }
 
 type dropoutOp struct {
+	opDefaults
 	p      float64
 	seed   uint64
 	name   string
@@ -111,9 +112,6 @@ func (op *dropoutOp) WriteHash(h hash.Hash) {
 }
 func (op *dropoutOp) Hashcode() uint32     { return hashOf(op) }
 func (op *dropoutOp) String() string       { return fmt.Sprintf("dropout(%g)", op.p) }
-func (op *dropoutOp) ReturnsPtr() bool     { return true }
-func (op *dropoutOp) CallsExtern() bool    { return false }
-func (op *dropoutOp) OverwritesInput() int { return -1 }
 func (op *dropoutOp) DiffWRT(n int) []bool { return allTrue(n) }
 
 func (op *dropoutOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
@@ -136,6 +134,7 @@ func (op *dropoutOp) DoDiff(ctx G.ExecutionContext, inputs G.Nodes, output *G.No
 // dropoutGradOp multiplies the gradient by the forward op's mask. x is an
 // input only so that it runs after the forward op.
 type dropoutGradOp struct {
+	opDefaults
 	fwd *dropoutOp
 	out buffer
 }
@@ -172,9 +171,6 @@ func (op *dropoutGradOp) Do(vs ...G.Value) (G.Value, error) {
 func (op *dropoutGradOp) WriteHash(h hash.Hash) { fmt.Fprintf(h, "ops.dropoutgrad(%p)", op.fwd) }
 func (op *dropoutGradOp) Hashcode() uint32      { return hashOf(op) }
 func (op *dropoutGradOp) String() string        { return "dropout.dx" }
-func (op *dropoutGradOp) ReturnsPtr() bool      { return true }
-func (op *dropoutGradOp) CallsExtern() bool     { return false }
-func (op *dropoutGradOp) OverwritesInput() int  { return -1 }
 
 // DiffWRT: the output does not depend on x (only the mask does).
 func (op *dropoutGradOp) DiffWRT(n int) []bool { return []bool{false, true} }

@@ -35,7 +35,10 @@ func Embedding(idx, table *G.Node) (*G.Node, error) {
 	return apply(&embeddingOp{}, idx, table)
 }
 
-type embeddingOp struct{ out buffer }
+type embeddingOp struct {
+	opDefaults
+	out buffer
+}
 
 func (op *embeddingOp) Arity() int    { return 2 }
 func (op *embeddingOp) Type() hm.Type { return fnType(2, 2, 2) }
@@ -100,9 +103,6 @@ func gather[T Float](out, idx, table []T, vocab, d int) error {
 func (op *embeddingOp) WriteHash(h hash.Hash) { fmt.Fprint(h, "ops.embedding") }
 func (op *embeddingOp) Hashcode() uint32      { return hashOf(op) }
 func (op *embeddingOp) String() string        { return "embedding" }
-func (op *embeddingOp) ReturnsPtr() bool      { return true }
-func (op *embeddingOp) CallsExtern() bool     { return false }
-func (op *embeddingOp) OverwritesInput() int  { return -1 }
 func (op *embeddingOp) DiffWRT(n int) []bool  { return []bool{false, true} }
 
 func (op *embeddingOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
@@ -124,6 +124,7 @@ func (op *embeddingOp) DoDiff(ctx G.ExecutionContext, inputs G.Nodes, output *G.
 
 // embeddingGradOp scatter-adds G (rows × k·d) into a (vocab × d) table.
 type embeddingGradOp struct {
+	opDefaults
 	vocab int
 	out   buffer
 }
@@ -189,9 +190,6 @@ func scatterAdd[T Float](out, idx, g []T, vocab, d int) error {
 func (op *embeddingGradOp) WriteHash(h hash.Hash) { fmt.Fprintf(h, "ops.embeddinggrad(%d)", op.vocab) }
 func (op *embeddingGradOp) Hashcode() uint32      { return hashOf(op) }
 func (op *embeddingGradOp) String() string        { return "embedding.dtable" }
-func (op *embeddingGradOp) ReturnsPtr() bool      { return true }
-func (op *embeddingGradOp) CallsExtern() bool     { return false }
-func (op *embeddingGradOp) OverwritesInput() int  { return -1 }
 func (op *embeddingGradOp) DiffWRT(n int) []bool  { return []bool{false, true} }
 func (op *embeddingGradOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 	d, err := apply(&embeddingOp{}, inputs[0], grad)

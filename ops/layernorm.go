@@ -51,6 +51,7 @@ func LayerNorm(x, gamma, beta *G.Node, eps float64) (*G.Node, error) {
 }
 
 type layerNormOp struct {
+	opDefaults
 	eps        float64
 	affine     bool
 	out        buffer
@@ -156,9 +157,6 @@ func (op *layerNormOp) WriteHash(h hash.Hash) {
 }
 func (op *layerNormOp) Hashcode() uint32     { return hashOf(op) }
 func (op *layerNormOp) String() string       { return fmt.Sprintf("layernorm(eps=%g)", op.eps) }
-func (op *layerNormOp) ReturnsPtr() bool     { return true }
-func (op *layerNormOp) CallsExtern() bool    { return false }
-func (op *layerNormOp) OverwritesInput() int { return -1 }
 func (op *layerNormOp) DiffWRT(n int) []bool { return allTrue(n) }
 
 func (op *layerNormOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
@@ -219,6 +217,7 @@ func (op *layerNormOp) DoDiff(ctx G.ExecutionContext, inputs G.Nodes, output *G.
 // layerNormGradOp computes dx from (x, g[, γ]), or dγ from (x, g) when
 // gamma is set, using the statistics saved by fwd.
 type layerNormGradOp struct {
+	opDefaults
 	fwd   *layerNormOp
 	gamma bool
 	out   buffer
@@ -354,9 +353,6 @@ func (op *layerNormGradOp) String() string {
 	}
 	return "layernorm.dx"
 }
-func (op *layerNormGradOp) ReturnsPtr() bool     { return true }
-func (op *layerNormGradOp) CallsExtern() bool    { return false }
-func (op *layerNormGradOp) OverwritesInput() int { return -1 }
 func (op *layerNormGradOp) DiffWRT(n int) []bool { return allTrue(n) }
 func (op *layerNormGradOp) SymDiff(G.Nodes, *G.Node, *G.Node) (G.Nodes, error) {
 	return nil, fmt.Errorf("%v: double backward through LayerNorm is not implemented", op)

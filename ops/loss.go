@@ -75,6 +75,7 @@ func newLoss(kind lossKind, pred, target *G.Node) (*G.Node, error) {
 }
 
 type lossOp struct {
+	opDefaults
 	kind                 lossKind
 	predDims, targetDims int
 	out                  scalarBuffer
@@ -174,9 +175,6 @@ func logSumExp[T Float](row []T) float64 {
 func (op *lossOp) WriteHash(h hash.Hash) { fmt.Fprintf(h, "ops.loss(%d)", op.kind) }
 func (op *lossOp) Hashcode() uint32      { return hashOf(op) }
 func (op *lossOp) String() string        { return op.kind.String() }
-func (op *lossOp) ReturnsPtr() bool      { return true }
-func (op *lossOp) CallsExtern() bool     { return false }
-func (op *lossOp) OverwritesInput() int  { return -1 }
 
 // DiffWRT: integer labels get no gradient.
 func (op *lossOp) DiffWRT(n int) []bool { return []bool{true, op.kind != lossCE} }
@@ -216,6 +214,7 @@ func (op *lossOp) DoDiff(ctx G.ExecutionContext, inputs G.Nodes, output *G.Node)
 // lossGradOp computes the gradient with respect to the prediction (or, with
 // target set, the target) from (prediction, target, G).
 type lossGradOp struct {
+	opDefaults
 	kind   lossKind
 	fwd    *lossOp
 	target bool
@@ -332,9 +331,6 @@ func (op *lossGradOp) String() string {
 	}
 	return op.kind.String() + ".dinput"
 }
-func (op *lossGradOp) ReturnsPtr() bool     { return true }
-func (op *lossGradOp) CallsExtern() bool    { return false }
-func (op *lossGradOp) OverwritesInput() int { return -1 }
 func (op *lossGradOp) DiffWRT(n int) []bool { return allTrue(n) }
 func (op *lossGradOp) SymDiff(G.Nodes, *G.Node, *G.Node) (G.Nodes, error) {
 	return nil, fmt.Errorf("%v: double backward through %s is not implemented; compose the loss from gorgonia ops for second derivatives", op, op.kind)

@@ -63,6 +63,7 @@ func MatMul(a, b *G.Node, transA, transB bool) (*G.Node, error) {
 }
 
 type matMulOp struct {
+	opDefaults
 	tA, tB bool
 	bias   bool
 	out    buffer
@@ -189,9 +190,6 @@ func (op *matMulOp) String() string {
 	}
 	return s
 }
-func (op *matMulOp) ReturnsPtr() bool     { return true }
-func (op *matMulOp) CallsExtern() bool    { return false }
-func (op *matMulOp) OverwritesInput() int { return -1 }
 func (op *matMulOp) DiffWRT(n int) []bool { return allTrue(n) }
 
 // gradOps returns the ops and argument order for dA and dB given G:
@@ -291,7 +289,10 @@ func BroadcastRows(v *G.Node, rows int) (*G.Node, error) {
 	return apply(&broadcastRowsOp{rows: rows}, v)
 }
 
-type sumRowsOp struct{ out buffer }
+type sumRowsOp struct {
+	opDefaults
+	out buffer
+}
 
 func (op *sumRowsOp) Arity() int    { return 1 }
 func (op *sumRowsOp) Type() hm.Type { return fnType(2, 1) }
@@ -340,9 +341,6 @@ func sumRows[T Float](out, x []T, n int) {
 func (op *sumRowsOp) WriteHash(h hash.Hash) { fmt.Fprint(h, "ops.sumrows") }
 func (op *sumRowsOp) Hashcode() uint32      { return hashOf(op) }
 func (op *sumRowsOp) String() string        { return "sumrows" }
-func (op *sumRowsOp) ReturnsPtr() bool      { return true }
-func (op *sumRowsOp) CallsExtern() bool     { return false }
-func (op *sumRowsOp) OverwritesInput() int  { return -1 }
 func (op *sumRowsOp) DiffWRT(n int) []bool  { return allTrue(n) }
 func (op *sumRowsOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 	d, err := BroadcastRows(grad, inputs[0].Shape()[0])
@@ -361,6 +359,7 @@ func (op *sumRowsOp) DoDiff(ctx G.ExecutionContext, inputs G.Nodes, output *G.No
 }
 
 type broadcastRowsOp struct {
+	opDefaults
 	rows int
 	out  buffer
 }
@@ -398,9 +397,6 @@ func (op *broadcastRowsOp) Do(vs ...G.Value) (G.Value, error) {
 func (op *broadcastRowsOp) WriteHash(h hash.Hash) { fmt.Fprintf(h, "ops.broadcastrows(%d)", op.rows) }
 func (op *broadcastRowsOp) Hashcode() uint32      { return hashOf(op) }
 func (op *broadcastRowsOp) String() string        { return fmt.Sprintf("broadcastrows(%d)", op.rows) }
-func (op *broadcastRowsOp) ReturnsPtr() bool      { return true }
-func (op *broadcastRowsOp) CallsExtern() bool     { return false }
-func (op *broadcastRowsOp) OverwritesInput() int  { return -1 }
 func (op *broadcastRowsOp) DiffWRT(n int) []bool  { return allTrue(n) }
 func (op *broadcastRowsOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 	d, err := SumRows(grad)
