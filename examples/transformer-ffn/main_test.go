@@ -15,6 +15,7 @@ import (
 	"github.com/geluproject/gelu/datasets"
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/optim"
 	"gorgonia.org/tensor"
 )
 
@@ -204,6 +205,32 @@ func TestBlockSE(t *testing.T) {
 	}
 }
 
+func TestMaxRise(t *testing.T) {
+	var v []float64
+	for i := range 40 {
+		v = append(v, 10-float64(i)/10) // falling: no rise
+	}
+	if rise, _ := maxRise(v); rise != 0 {
+		t.Errorf("falling loss: rise %v, want 0", rise)
+	}
+	// 20 steps at 2, 10 at 4, 20 at 1: the 10-step mean climbs from 2 to 4
+	// at step 30, then falls.
+	v = v[:0]
+	for i := range 50 {
+		switch {
+		case i < 20:
+			v = append(v, 2)
+		case i < 30:
+			v = append(v, 4)
+		default:
+			v = append(v, 1)
+		}
+	}
+	if rise, at := maxRise(v); math.Abs(rise-2) > 1e-12 || at != 30 {
+		t.Errorf("rise %v at step %d, want 2 at step 30", rise, at)
+	}
+}
+
 // Training twice with the same configuration writes the same metrics.
 func TestRunIsDeterministic(t *testing.T) {
 	text := tinyText(t, 12000)
@@ -355,5 +382,51 @@ func TestPyTorchWeights(t *testing.T) {
 			t.Errorf("%s: Go loss %.9g, PyTorch %.9g", filepath.Base(file), got, want[i])
 		}
 		t.Logf("%s: loss on %d windows: Go (float32) %.9g, PyTorch (float64) %.9g", filepath.Base(file), windows.Len(), got, want[i])
+	}
+}
+
+// BenchmarkTrainStep times one training step (forward, backward, SGD
+// update) of the default model on a batch of 512 windows:
+//
+//	go test ./examples/transformer-ffn -run '^$' -bench TrainStep -benchtime 10x
+func BenchmarkTrainStep(b *testing.B) {
+	for _, act := range []ops.Activation{ops.ReLU, ops.GELU} {
+		b.Run(act.Name(), func(b *testing.B) {
+			const rows = 512
+			s := shape{Vocab: 91, Context: 8, Embed: 32, Dim: 256, Hidden: 1024, Layers: 2}
+			m, err := buildModel(s, act, rows, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			mach, err := m.Graph.Compile(m.Loss)
+			if err != nil {
+				b.Fatal(err)
+			}
+			x, y := make([]float32, rows*s.Context), make([]float32, rows)
+			for i := range x {
+				x[i] = float32(i * 7 % s.Vocab)
+			}
+			for i := range y {
+				y[i] = float32(i * 13 % s.Vocab)
+			}
+			mach.Set(m.Input, tensor.New(tensor.WithShape(rows, s.Context), tensor.WithBacking(x)))
+			mach.Set(m.Target, tensor.New(tensor.WithShape(rows), tensor.WithBacking(y)))
+			opt := &optim.SGD{LearningRate: 0.01, Momentum: 0.9}
+			params := m.Graph.ParamTensors()
+			b.ResetTimer()
+			for range b.N {
+				if err := mach.Run(); err != nil {
+					b.Fatal(err)
+				}
+				grads, err := mach.Grads()
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := opt.Step(params, grads); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(rows*b.N)/b.Elapsed().Seconds(), "tokens/s")
+		})
 	}
 }

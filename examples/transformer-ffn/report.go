@@ -33,6 +33,10 @@ func writeReport(c config, res *results) error {
 	if c.Init != "" {
 		init = "loaded from " + c.Init
 	}
+	clip := "no gradient clipping"
+	if c.Clip > 0 {
+		clip = fmt.Sprintf("gradient norm clipped to %v", c.Clip)
+	}
 	r.Table("setup", []string{"setting", "value"}, [][]any{
 		{"text", fmt.Sprintf("%s: %d characters, %d distinct", d.Name, d.Chars, s.Vocab)},
 		{"split", fmt.Sprintf("chunks of %d characters, %.0f%% held out (seed %d); windows never cross a chunk", c.ChunkLen, 100*c.ValFraction, c.Seed)},
@@ -40,7 +44,7 @@ func writeReport(c config, res *results) error {
 		{"validation windows", fmt.Sprintf("%d held out, %d scored (a seeded sample)", d.ValLen, d.Eval.Len())},
 		{"model", fmt.Sprintf("K=%d, e=%d, d=%d, d_ff=%d, L=%d: %d parameters (float32)", s.Context, s.Embed, s.Dim, s.Hidden, s.Layers, s.params())},
 		{"initial weights", init},
-		{"optimizer", fmt.Sprintf("SGD, momentum %v, peak lr %v, %d warmup steps, cosine decay to 0; gradient norm clipped to %v (0: off)", c.Momentum, c.LR, c.Warmup, c.Clip)},
+		{"optimizer", fmt.Sprintf("SGD, momentum %v, peak lr %v, %d warmup steps, cosine decay to 0; %s", c.Momentum, c.LR, c.Warmup, clip)},
 		{"training", fmt.Sprintf("%d steps of %d windows (%d characters predicted, %.2f epochs)", c.Steps, c.Batch, c.Steps*c.Batch, float64(c.Steps*c.Batch)/float64(d.TrainLen))},
 		{"evaluation", fmt.Sprintf("every %d steps and at the end; train loss = mean minibatch loss since the previous evaluation", c.EvalEvery)},
 	})
@@ -49,7 +53,10 @@ func writeReport(c config, res *results) error {
 	for _, run := range res.Runs {
 		f := run.final()
 		k := key(run.Act)
-		rows = append(rows, []any{run.Act.Name(), run.Evals[0].ValLoss, f.TrainLoss, f.ValLoss, bits(f.ValLoss), f.ValAcc, run.Seconds, run.tokensPerSec()})
+		rise, at := maxRise(run.Steps)
+		rows = append(rows, []any{run.Act.Name(), run.Evals[0].ValLoss, f.TrainLoss, f.ValLoss, bits(f.ValLoss), f.ValAcc, rise, at, run.Seconds, run.tokensPerSec()})
+		r.Set(k+".train_loss_max_rise", rise)
+		r.Set(k+".train_loss_max_rise_step", at)
 		r.Set(k+".initial_val_loss", run.Evals[0].ValLoss)
 		r.Set(k+".final_train_loss", f.TrainLoss)
 		r.Set(k+".final_train_bpc", bits(f.TrainLoss))
@@ -59,9 +66,12 @@ func writeReport(c config, res *results) error {
 		r.Set(k+".train_seconds", run.Seconds)
 		r.Set(k+".tokens_per_s", run.tokensPerSec())
 	}
-	r.Table("results", []string{"activation", "initial val loss", "final train loss", "final val loss", "val bits/char", "val accuracy", "train time (s)", "tokens/s"}, rows)
-	r.Text("Losses are cross-entropies in nats per character; bits per character = nats / ln 2. In summary.json the keys of " +
-		"an activation start with its -acts name, ':' and '.' replaced by '_'.")
+	r.Table("results", []string{"activation", "initial val loss", "final train loss", "final val loss", "val bits/char", "val accuracy",
+		"largest rise of train loss", "at step", "train time (s)", "tokens/s"}, rows)
+	r.Text(fmt.Sprintf("Losses are cross-entropies in nats per character; bits per character = nats / ln 2. The largest rise is "+
+		"how far the training loss (mean of %d steps) climbed above its lowest value so far, at the step where that rise peaked: a "+
+		"sign of instability when it is large. In summary.json the keys of an activation start with its -acts name, ':' and '.' "+
+		"replaced by '_'.", smooth))
 	if err := curves(r, c, res); err != nil {
 		return err
 	}
@@ -127,6 +137,21 @@ func curves(r *report.Report, c config, res *results) error {
 		Series: late, DPI: c.DPI, Caption: "The same validation curves from step " + fmt.Sprint((c.Steps+1)/2) + " on, with the y axis zoomed in."})
 }
 
+// maxRise returns the largest rise of the trailing smooth-step mean of the
+// training loss above its running minimum, and the step where it peaked.
+func maxRise(steps []float64) (rise float64, at int) {
+	k := min(smooth, len(steps))
+	low := math.Inf(1)
+	for i := k - 1; i < len(steps); i++ {
+		m := mean(steps[i+1-k : i+1])
+		low = math.Min(low, m)
+		if m-low > rise {
+			rise, at = m-low, i+1
+		}
+	}
+	return rise, at
+}
+
 // blockSE is the batch-means standard error of the mean of v: the standard
 // deviation of the means of (up to) 32 contiguous blocks over √blocks.
 // Neighbouring windows share text, so their losses are correlated and the
@@ -178,17 +203,24 @@ func comparison(r *report.Report, c config, res *results) {
 			verdict = fmt.Sprintf("is %.1f standard errors from zero: this run's %s model predicts the held-out text better", math.Abs(z), better)
 		}
 		lines = append(lines, fmt.Sprintf("- %s − %s: %s nats (%s bits) per character, which %s.", run.Act.Name(), base.Act.Name(),
-			report.FormatPM(delta, se), report.Format(bits(delta)), verdict))
+			report.FormatPM(delta, se), report.FormatPM(bits(delta), bits(se)), verdict))
 	}
 	r.Table("comparison", []string{"difference", "Δ final val loss (nats)", "Δ bits/char", "standard error (nats)", "z"}, rows)
 	r.Text(fmt.Sprintf("Δ is the mean over the %d scored validation windows of the per-window loss difference (same windows for every "+
 		"model); the standard error is by batch means over 32 contiguous blocks of windows in text order, since neighbouring windows "+
 		"share characters.", len(base.ValRows)))
+	for _, run := range res.Runs {
+		if rise, at := maxRise(run.Steps); rise > 0.2 {
+			lines = append(lines, fmt.Sprintf("- %s's training loss rose by %s nats around step %d: an instability (see the plot) that "+
+				"costs it steps, so part of any gap can come from that event rather than from how the activation trains when stable; "+
+				"a lower -lr or a smaller -clip may avoid it.", run.Act.Name(), report.Format(rise), at))
+		}
+	}
 	r.Text(strings.Join(lines, "\n"))
 	r.Text(fmt.Sprintf("What this does and does not show. The standard error covers only the choice of validation text. Each "+
 		"activation was trained once (seed %d): the initial weights and batch order were shared, but how much the final loss moves "+
 		"with another seed is not measured here, and it can be as large as the differences above. The run is also short (%d steps, "+
-		"%.2f epochs) and the learning rate was not tuned per activation, so the ranking after this budget need not hold for longer "+
+		"%.2f epochs) and every activation used the same learning rate, not one tuned for it, so the ranking after this budget need not hold for longer "+
 		"training or other settings. A claim that one activation is better needs several seeds (rerun with -seed 2, 3, …) and the "+
 		"difference compared with the spread across seeds.", c.Seed, c.Steps, float64(c.Steps*c.Batch)/float64(res.Data.TrainLen)))
 }
@@ -217,6 +249,8 @@ func describe(r *report.Report) {
 		{"*.final_val_loss", "loss (nats/char) of the final model on the scored validation windows"},
 		{"*.final_val_bpc", "final_val_loss in bits per character"},
 		{"*.final_val_accuracy", "fraction of scored validation windows whose most likely next character is the true one"},
+		{"*.train_loss_max_rise", fmt.Sprintf("largest rise (nats) of the training loss, averaged over %d steps, above its lowest value so far", smooth)},
+		{"*.train_loss_max_rise_step", "the step where that rise peaked"},
 		{"*.train_seconds", "wall time of the training steps (forward, backward, update), evaluations excluded; varies between runs"},
 		{"*.tokens_per_s", "characters trained on per second of training steps; varies between runs"},
 		{"*.delta_val_loss", "final_val_loss minus that of the first activation, as the mean per-window difference (nats/char)"},

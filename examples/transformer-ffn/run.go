@@ -144,7 +144,7 @@ func trainOne(c config, d data, s shape, act ops.Activation) (runResult, error) 
 	var mark time.Time
 	var sinceEval []float64
 	cfg := train.Config{
-		Epochs: math.MaxInt32, MaxSteps: c.Steps, EvalEvery: c.EvalEvery, Schedule: sched, ClipNorm: c.Clip,
+		Epochs: (c.Steps + trainData.NumBatches() - 1) / trainData.NumBatches(), MaxSteps: c.Steps, EvalEvery: c.EvalEvery, Schedule: sched, ClipNorm: c.Clip,
 		Dir: filepath.Join(c.Out, key(act)), Quiet: c.Quiet, Progress: c.Progress,
 		OnStep: func(_ *train.Trainer, si train.StepInfo) error {
 			r.Seconds += time.Since(mark).Seconds()
@@ -155,6 +155,9 @@ func trainOne(c config, d data, s shape, act ops.Activation) (runResult, error) 
 			return nil
 		},
 		OnEval: func(t *train.Trainer, e train.EvalInfo) error {
+			if r.final().Step == e.Step { // an epoch that ends on an EvalEvery step is evaluated twice
+				return nil
+			}
 			r.Evals = append(r.Evals, evalPoint{Step: e.Step, TrainLoss: e.TrainLoss, ValLoss: e.ValLoss, ValAcc: e.ValAccuracy})
 			sinceEval = sinceEval[:0]
 			mark = time.Now()
