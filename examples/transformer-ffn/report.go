@@ -137,6 +137,27 @@ func curves(r *report.Report, c config, res *results) error {
 		Series: late, DPI: c.DPI, Caption: "The same validation curves from step " + fmt.Sprint((c.Steps+1)/2) + " on, with the y axis zoomed in."})
 }
 
+// alongTheWay compares the validation curves of run and base before the
+// end: a difference in speed of learning need not survive to the end.
+func alongTheWay(base, run runResult) string {
+	lower, n, gap, at := 0, 0, 0.0, 0
+	for i, e := range run.Evals {
+		if e.Step == 0 || i >= len(base.Evals) || base.Evals[i].Step != e.Step {
+			continue
+		}
+		d := e.ValLoss - base.Evals[i].ValLoss
+		n++
+		if d < 0 {
+			lower++
+		}
+		if math.Abs(d) > math.Abs(gap) {
+			gap, at = d, e.Step
+		}
+	}
+	return fmt.Sprintf("Along the way %s's validation loss was below %s's at %d of %d evaluations; the largest difference %s − %s was %s nats, at step %d.",
+		run.Act.Name(), base.Act.Name(), lower, n, run.Act.Name(), base.Act.Name(), report.Format(gap), at)
+}
+
 // maxRise returns the largest rise of the trailing smooth-step mean of the
 // training loss above its running minimum, and the step where it peaked.
 func maxRise(steps []float64) (rise float64, at int) {
@@ -202,8 +223,8 @@ func comparison(r *report.Report, c config, res *results) {
 			}
 			verdict = fmt.Sprintf("is %.1f standard errors from zero: this run's %s model predicts the held-out text better", math.Abs(z), better)
 		}
-		lines = append(lines, fmt.Sprintf("- %s − %s: %s nats (%s bits) per character, which %s.", run.Act.Name(), base.Act.Name(),
-			report.FormatPM(delta, se), report.FormatPM(bits(delta), bits(se)), verdict))
+		lines = append(lines, fmt.Sprintf("- %s − %s: %s nats (%s bits) per character, which %s. %s", run.Act.Name(), base.Act.Name(),
+			report.FormatPM(delta, se), report.FormatPM(bits(delta), bits(se)), verdict, alongTheWay(base, run)))
 	}
 	r.Table("comparison", []string{"difference", "Δ final val loss (nats)", "Δ bits/char", "standard error (nats)", "z"}, rows)
 	r.Text(fmt.Sprintf("Δ is the mean over the %d scored validation windows of the per-window loss difference (same windows for every "+
@@ -237,7 +258,9 @@ func speed(r *report.Report, res *results) {
 	r.Set("train_seconds", secs)
 	r.Text(fmt.Sprintf("Training ran at %s tokens (predicted characters) per second over all runs: %s s for %d tokens, "+
 		"counting forward, backward and optimizer steps, not evaluations. Measured with %s on %d CPUs (GOMAXPROCS %d); timings "+
-		"vary with the machine and its load, and are the only numbers that differ between two runs of the same command.",
+		"vary with the machine and its load, and are the only numbers that differ between two runs of the same command. "+
+		"Differences in tokens/s between the runs above mostly follow changes in that load; to compare the activations' speed, run "+
+		"them back to back with `go test ./examples/transformer-ffn -run '^$' -bench TrainStep -benchtime 10x`.",
 		report.Format(float64(tokens)/secs), report.Format(secs), tokens, ops.BLASName(), runtime.NumCPU(), runtime.GOMAXPROCS(0)))
 }
 
