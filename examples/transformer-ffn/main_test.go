@@ -1,0 +1,432 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/geluproject/gelu/datasets"
+	"github.com/geluproject/gelu/graph"
+	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/optim"
+	"gorgonia.org/tensor"
+)
+
+// tinyText writes the first n characters of the Opticks to a file.
+func tinyText(t *testing.T, n int) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "text.txt")
+	if err := os.WriteFile(p, []byte(string([]rune(datasets.Opticks())[:n])), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func tiny(t *testing.T, text string) config {
+	return config{Out: t.TempDir(), TextFile: text, Acts: []ops.Activation{ops.ReLU, ops.GELU},
+		Context: 4, Embed: 8, Dim: 16, Hidden: 32, Layers: 2, Batch: 64, Steps: 40, EvalEvery: 10, Warmup: 5,
+		ValWindows: 512, DPI: 30, LR: 0.1, Momentum: 0.9, Clip: 1, ValFraction: 0.2, ChunkLen: 1000, Seed: 1, Quiet: true,
+		Args: []string{"transformer-ffn", "-steps", "40"}}
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+func TestRunLearnsAndWritesTheReport(t *testing.T) {
+	c := tiny(t, tinyText(t, 20000))
+	res, err := run(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Runs) != 2 {
+		t.Fatalf("%d runs, want 2", len(res.Runs))
+	}
+	for _, r := range res.Runs {
+		name := r.Act.Name()
+		if len(r.Steps) != c.Steps || len(r.Evals) != 1+c.Steps/c.EvalEvery || r.Evals[0].Step != 0 || r.final().Step != c.Steps {
+			t.Fatalf("%s: %d steps and evaluations at %v", name, len(r.Steps), r.Evals)
+		}
+		for _, e := range r.Evals {
+			if !finite(e.ValLoss) || (e.Step > 0 && !finite(e.TrainLoss)) {
+				t.Errorf("%s: non-finite loss at step %d: %+v", name, e.Step, e)
+			}
+		}
+		// Learning: the loss falls well below the initial one, and below
+		// the entropy of a uniform guess over the vocabulary.
+		first, last := r.Evals[0].ValLoss, r.final().ValLoss
+		if !(last < first-0.5) || !(last < math.Log(float64(res.Shape.Vocab))) {
+			t.Errorf("%s: validation loss %.4f → %.4f, want a drop of more than 0.5 nats to below ln(vocab) = %.4f", name, first, last, math.Log(float64(res.Shape.Vocab)))
+		}
+		if r.final().TrainLoss >= r.Evals[1].TrainLoss || r.Steps[len(r.Steps)-1] >= r.Steps[0] {
+			t.Errorf("%s: training loss did not fall: intervals %.4f → %.4f, steps %.4f → %.4f", name, r.Evals[1].TrainLoss, r.final().TrainLoss, r.Steps[0], r.Steps[len(r.Steps)-1])
+		}
+		if len(r.ValRows) != res.Data.Eval.Len() || math.Abs(mean(r.ValRows)-last) > 1e-12 {
+			t.Errorf("%s: %d per-window losses with mean %v, final loss %v", name, len(r.ValRows), mean(r.ValRows), last)
+		}
+		checkAgainstTrainer(t, filepath.Join(c.Out, key(r.Act), "evals.csv"), r)
+	}
+	// Every activation starts from the same weights, and the parameter
+	// count in the report is the graph's.
+	g1, _ := buildModel(res.Shape, ops.ReLU, 8, c.Seed)
+	g2, _ := buildModel(res.Shape, ops.GELU, 8, c.Seed)
+	p1, p2 := g1.Graph.ParamTensors(), g2.Graph.ParamTensors()
+	n := 0
+	for i := range p1 {
+		if p1[i].Name != p2[i].Name || !equal(p1[i].Value.Float32s(), p2[i].Value.Float32s()) {
+			t.Errorf("parameter %s differs between the activations' initial models", p1[i].Name)
+		}
+		n += p1[i].Value.Shape().TotalSize()
+	}
+	if n != res.Shape.params() {
+		t.Errorf("the graph has %d parameters, shape.params() says %d", n, res.Shape.params())
+	}
+
+	for _, f := range []string{"report.md", "summary.json", "curves.csv", "setup.csv", "results.csv", "comparison.csv", "loss.png",
+		"loss_val_late.png", "relu/steps.csv", "relu/evals.csv", "relu/model.safetensors", "gelu/steps.csv", "gelu/model.safetensors"} {
+		if st, err := os.Stat(filepath.Join(c.Out, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(c.Out, "report.md"))
+	if !strings.HasPrefix(string(md), "```sh\ntransformer-ffn -steps 40\n```\n") || !strings.Contains(string(md), "![Loss vs step](loss.png)") {
+		t.Errorf("report.md does not start with the command or lacks the plot:\n%.300s", md)
+	}
+	checkSummary(t, c.Out, res)
+}
+
+// checkAgainstTrainer compares this program's evaluation (float64 softmax
+// over the logits) with the trainer's own (train.evaluate) at every step
+// both made.
+func checkAgainstTrainer(t *testing.T, evalsCSV string, r runResult) {
+	t.Helper()
+	raw, err := os.ReadFile(evalsCSV)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	if len(lines) != len(r.Evals) { // header + one row per evaluation after step 0
+		t.Fatalf("%s has %d lines, want %d", evalsCSV, len(lines), len(r.Evals))
+	}
+	for i, line := range lines[1:] {
+		f := strings.Split(line, ",")
+		step, _ := strconv.Atoi(f[0])
+		val, _ := strconv.ParseFloat(f[3], 64)
+		acc, _ := strconv.ParseFloat(f[4], 64)
+		e := r.Evals[i+1]
+		if step != e.Step || math.Abs(val-e.ValLoss) > 1e-9 || acc != e.ValAcc {
+			t.Errorf("%s row %d: trainer says step %d loss %v accuracy %v, this program %+v", evalsCSV, i+1, step, val, acc, e)
+		}
+	}
+}
+
+func checkSummary(t *testing.T, dir string, res *results) {
+	t.Helper()
+	var sum struct {
+		Keys   map[string]string
+		Values map[string]any
+	}
+	raw, _ := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err := json.Unmarshal(raw, &sum); err != nil {
+		t.Fatal(err)
+	}
+	for k := range sum.Values {
+		documented := false
+		for p := range sum.Keys {
+			if ok, _ := path.Match(p, k); ok {
+				documented = true
+			}
+		}
+		if !documented {
+			t.Errorf("summary key %s is not documented", k)
+		}
+	}
+	num := func(k string) float64 {
+		v, ok := sum.Values[k].(float64)
+		if !ok {
+			t.Errorf("summary.json: %s = %v, want a number", k, sum.Values[k])
+		}
+		return v
+	}
+	relu, gelu := res.Runs[0], res.Runs[1]
+	for k, want := range map[string]float64{
+		"gelu.final_val_loss": gelu.final().ValLoss, "relu.final_val_bpc": relu.final().ValLoss / math.Log(2),
+		"gelu.initial_val_loss": gelu.Evals[0].ValLoss, "gelu.final_train_loss": gelu.final().TrainLoss,
+		"gelu.delta_val_loss": gelu.final().ValLoss - relu.final().ValLoss, "data.vocab": float64(res.Shape.Vocab),
+		"data.eval_windows": float64(len(gelu.ValRows)),
+	} {
+		if got := num(k); math.Abs(got-want) > 1e-12 {
+			t.Errorf("%s = %.15g, want %.15g", k, got, want)
+		}
+	}
+	for _, k := range []string{"tokens_per_s", "relu.tokens_per_s", "gelu.delta_val_loss_se"} {
+		if v := num(k); !(v > 0) {
+			t.Errorf("%s = %v, want > 0", k, v)
+		}
+	}
+}
+
+func equal(a, b []float32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// The batch-means error of independent values is close to sd/√n, and it
+// grows when neighbours are correlated.
+func TestBlockSE(t *testing.T) {
+	v := make([]float64, 6400)
+	x := uint64(1)
+	for i := range v {
+		x = x*6364136223846793005 + 1442695040888963407
+		v[i] = float64(x>>11) / (1 << 53) // uniform: sd = 1/√12
+	}
+	want := 1 / math.Sqrt(12) / math.Sqrt(float64(len(v)))
+	if got := blockSE(v); math.Abs(got/want-1) > 0.5 {
+		t.Errorf("independent: blockSE = %.3g, want about %.3g", got, want)
+	}
+	for i := range v { // runs of 100 equal values: 64 independent values
+		v[i] = v[i/100*100]
+	}
+	want = 1 / math.Sqrt(12) / math.Sqrt(64)
+	if got := blockSE(v); math.Abs(got/want-1) > 0.5 {
+		t.Errorf("correlated: blockSE = %.3g, want about %.3g", got, want)
+	}
+}
+
+func TestMaxRise(t *testing.T) {
+	var v []float64
+	for i := range 40 {
+		v = append(v, 10-float64(i)/10) // falling: no rise
+	}
+	if rise, _ := maxRise(v); rise != 0 {
+		t.Errorf("falling loss: rise %v, want 0", rise)
+	}
+	// 20 steps at 2, 10 at 4, 20 at 1: the 10-step mean climbs from 2 to 4
+	// at step 30, then falls.
+	v = v[:0]
+	for i := range 50 {
+		switch {
+		case i < 20:
+			v = append(v, 2)
+		case i < 30:
+			v = append(v, 4)
+		default:
+			v = append(v, 1)
+		}
+	}
+	if rise, at := maxRise(v); math.Abs(rise-2) > 1e-12 || at != 30 {
+		t.Errorf("rise %v at step %d, want 2 at step 30", rise, at)
+	}
+}
+
+// Training twice with the same configuration writes the same metrics.
+func TestRunIsDeterministic(t *testing.T) {
+	text := tinyText(t, 12000)
+	c1, c2 := tiny(t, text), tiny(t, text)
+	c1.Steps, c2.Steps = 12, 12
+	for _, c := range []config{c1, c2} {
+		if _, err := run(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"curves.csv", "relu/steps.csv", "gelu/evals.csv", "gelu/model.safetensors"} {
+		a, _ := os.ReadFile(filepath.Join(c1.Out, f))
+		b, _ := os.ReadFile(filepath.Join(c2.Out, f))
+		if len(a) == 0 || !bytes.Equal(a, b) {
+			t.Errorf("%s differs between two runs of the same configuration", f)
+		}
+	}
+}
+
+// -init with this program's own model.safetensors starts exactly where the
+// run that wrote it ended; a file of other shapes is refused clearly.
+func TestInitRoundTrip(t *testing.T) {
+	text := tinyText(t, 12000)
+	a := tiny(t, text)
+	a.Steps, a.Acts = 20, []ops.Activation{ops.GELU}
+	ra, err := run(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := tiny(t, text)
+	b.Steps, b.Acts, b.Init = 10, []ops.Activation{ops.GELU}, filepath.Join(a.Out, "gelu", "model.safetensors")
+	rb, err := run(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// ValRows: this program's evaluation of the final model, computed as
+	// the initial one is (the trainer's sums in another order).
+	if got, want := rb.Runs[0].Evals[0].ValLoss, mean(ra.Runs[0].ValRows); got != want {
+		t.Errorf("initial loss from -init %v, want the loss the writing run ended with, %v", got, want)
+	}
+	if fresh := ra.Runs[0].Evals[0].ValLoss; rb.Runs[0].Evals[0].ValLoss == fresh {
+		t.Error("-init had no effect: the initial loss equals a fresh model's")
+	}
+
+	wrong := tiny(t, text)
+	wrong.Dim, wrong.Init = 24, b.Init
+	_, err = run(wrong)
+	if err == nil || !strings.Contains(err.Error(), "-init") || !strings.Contains(err.Error(), "proj.weight") || !strings.Contains(err.Error(), "(24, 32)") {
+		t.Errorf("mismatched -init file: error %v, want one naming -init, proj.weight and the expected shape (24, 32)", err)
+	}
+}
+
+// torchPython returns Debian's python3 when it has torch and numpy, or skips.
+func torchPython(t *testing.T) string {
+	t.Helper()
+	const py = "/usr/bin/python3"
+	if exec.Command(py, "-c", "import torch, numpy").Run() != nil {
+		t.Skip("PyTorch interoperability skipped: /usr/bin/python3 cannot import torch and numpy (apt-get install python3-torch)")
+	}
+	return py
+}
+
+// Weights made by torch_model.py load with -init, and PyTorch's module and
+// this program's model compute the same loss from them: PyTorch in float64
+// from the safetensors file, Go in float32 through the library's ops. The
+// other direction too: PyTorch loads a model.safetensors written here.
+func TestPyTorchWeights(t *testing.T) {
+	py := torchPython(t)
+	text := tinyText(t, 3000)
+	dir := t.TempDir()
+	s := shape{Context: 4, Embed: 8, Dim: 16, Hidden: 32, Layers: 2}
+	sizes := []string{"--text", text, "--context", "4", "--embed", "8", "--dim", "16", "--hidden", "32", "--layers", "2"}
+	torchInit := filepath.Join(dir, "torch.safetensors")
+	if out, err := exec.Command(py, append([]string{"torch_model.py", "--init", torchInit, "--seed", "3"}, sizes...)...).CombinedOutput(); err != nil {
+		t.Fatalf("torch_model.py --init: %v\n%s", err, out)
+	}
+	// torchLosses scores files with PyTorch's GELU model (one Python
+	// start: importing torch takes seconds).
+	torchLosses := func(files ...string) []float64 {
+		args := append(append([]string{"torch_model.py", "--act", "gelu", "--windows", "0"}, sizes...), "--check")
+		out, err := exec.Command(py, append(args, files...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("torch_model.py --check: %v\n%s", err, out)
+		}
+		var losses []float64
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			var res struct{ Loss float64 }
+			if err := json.Unmarshal([]byte(line), &res); err != nil {
+				t.Fatalf("torch_model.py --check output %q: %v", out, err)
+			}
+			losses = append(losses, res.Loss)
+		}
+		if len(losses) != len(files) {
+			t.Fatalf("torch_model.py --check: %d results for %d files:\n%s", len(losses), len(files), out)
+		}
+		return losses
+	}
+
+	// Every window of the text, as torch_model.py --check scores them.
+	raw, _ := os.ReadFile(text)
+	vocab, err := datasets.NewCharVocab(string(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	windows, err := vocab.Windows(string(raw), s.Context)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Vocab = vocab.Size()
+	goLoss := func(file string, act ops.Activation) float64 {
+		m, err := buildModel(s, act, windows.Len(), 99)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := loadInit(file, m, s); err != nil {
+			t.Fatal(err)
+		}
+		mach, err := m.Graph.Compile(m.Loss, graph.WithRespectTo())
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := tensor.New(tensor.WithShape(windows.Len(), s.Context), tensor.WithBacking(windows.X))
+		y := make([]float32, windows.Len())
+		for i, l := range windows.Labels {
+			y[i] = float32(l)
+		}
+		mach.Set(m.Input, x)
+		mach.Set(m.Target, tensor.New(tensor.WithShape(len(y)), tensor.WithBacking(y)))
+		if err := mach.Run(); err != nil {
+			t.Fatal(err)
+		}
+		l, err := mach.Loss()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	// Go → PyTorch: train briefly here, then both score the saved model.
+	c := tiny(t, text)
+	c.Steps, c.Acts, c.ChunkLen, c.ValWindows = 10, []ops.Activation{ops.GELU}, 500, 0
+	if _, err := run(c); err != nil {
+		t.Fatal(err)
+	}
+	trained := filepath.Join(c.Out, "gelu", "model.safetensors")
+	want := torchLosses(torchInit, trained)
+	for i, file := range []string{torchInit, trained} {
+		got := goLoss(file, ops.GELU)
+		if math.Abs(got-want[i]) > 1e-6*want[i] {
+			t.Errorf("%s: Go loss %.9g, PyTorch %.9g", filepath.Base(file), got, want[i])
+		}
+		t.Logf("%s: loss on %d windows: Go (float32) %.9g, PyTorch (float64) %.9g", filepath.Base(file), windows.Len(), got, want[i])
+	}
+}
+
+// BenchmarkTrainStep times one training step (forward, backward, SGD
+// update) of the default model on a batch of 512 windows:
+//
+//	go test ./examples/transformer-ffn -run '^$' -bench TrainStep -benchtime 10x
+func BenchmarkTrainStep(b *testing.B) {
+	for _, act := range []ops.Activation{ops.ReLU, ops.GELU} {
+		b.Run(act.Name(), func(b *testing.B) {
+			const rows = 512
+			s := shape{Vocab: 91, Context: 8, Embed: 32, Dim: 256, Hidden: 1024, Layers: 2}
+			m, err := buildModel(s, act, rows, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			mach, err := m.Graph.Compile(m.Loss)
+			if err != nil {
+				b.Fatal(err)
+			}
+			x, y := make([]float32, rows*s.Context), make([]float32, rows)
+			for i := range x {
+				x[i] = float32(i * 7 % s.Vocab)
+			}
+			for i := range y {
+				y[i] = float32(i * 13 % s.Vocab)
+			}
+			mach.Set(m.Input, tensor.New(tensor.WithShape(rows, s.Context), tensor.WithBacking(x)))
+			mach.Set(m.Target, tensor.New(tensor.WithShape(rows), tensor.WithBacking(y)))
+			opt := &optim.SGD{LearningRate: 0.01, Momentum: 0.9}
+			params := m.Graph.ParamTensors()
+			b.ResetTimer()
+			for range b.N {
+				if err := mach.Run(); err != nil {
+					b.Fatal(err)
+				}
+				grads, err := mach.Grads()
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := opt.Step(params, grads); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(rows*b.N)/b.Elapsed().Seconds(), "tokens/s")
+		})
+	}
+}
