@@ -16,7 +16,7 @@ type progress struct {
 	w       io.Writer
 	bar     *progressbar.ProgressBar
 	t       *Trainer
-	start   time.Time
+	busy    time.Duration // time spent in training steps (evaluation excluded)
 	samples int
 }
 
@@ -24,7 +24,7 @@ func newProgress(t *Trainer) *progress {
 	if t.Config.Quiet {
 		return nil
 	}
-	p := &progress{w: t.Config.Progress, t: t, start: time.Now()}
+	p := &progress{w: t.Config.Progress, t: t}
 	if p.w == nil {
 		p.w = os.Stderr
 	}
@@ -46,18 +46,20 @@ func newProgress(t *Trainer) *progress {
 	return p
 }
 
+// rate is the training throughput, evaluation time excluded.
 func (p *progress) rate() float64 {
-	if s := time.Since(p.start).Seconds(); s > 0 {
+	if s := p.busy.Seconds(); s > 0 {
 		return float64(p.samples) / s
 	}
 	return 0
 }
 
-func (p *progress) step(s StepInfo) {
+func (p *progress) step(s StepInfo, took time.Duration) {
 	if p == nil {
 		return
 	}
 	p.samples += p.t.TrainData.BatchSize()
+	p.busy += took
 	if p.bar != nil {
 		p.bar.Describe(fmt.Sprintf("epoch %d/%d loss %.4f %.0f samples/s", s.Epoch+1, p.t.Config.Epochs, s.Loss, p.rate()))
 		p.bar.Add(1)

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/geluproject/gelu/datasets"
 	"github.com/geluproject/gelu/graph"
@@ -40,12 +41,17 @@ type Model struct {
 // Config sets up a run. The zero value trains one epoch quietly with no
 // files.
 type Config struct {
-	Epochs   int            // passes over the training data (default 1)
+	// Epochs is the number of passes over the training data. 0 means 1,
+	// or, when MaxSteps is set, as many as MaxSteps needs.
+	Epochs   int
 	MaxSteps int            // stop after this many steps in total; 0: no limit
 	ClipNorm float64        // clip the global gradient norm to this (0: off)
 	Schedule optim.Schedule // learning rate per step; nil keeps the optimizer's
-	// EvalEvery evaluates every this many steps, besides each epoch end.
-	EvalEvery int
+	// EvalEvery evaluates every this many steps, besides each epoch end
+	// and the last step. EvalAtStart also evaluates the initial model (as
+	// step 0; not when resuming). A step is never evaluated twice.
+	EvalEvery   int
+	EvalAtStart bool
 	// Dir receives metrics and checkpoints; "" writes nothing.
 	Dir string
 	// CheckpointEvery writes a checkpoint every this many steps (0: at each
@@ -95,6 +101,7 @@ type Trainer struct {
 	Machine, EvalMachine *graph.Machine
 
 	params   []graph.NamedTensor
+	lastEval int // step of the last evaluation, −1 before any
 	step     int // steps done
 	epoch    int // current epoch
 	batch    int // next batch within the epoch
@@ -124,6 +131,9 @@ func New(model Model, opt optim.Optimizer, trainData, valData *datasets.Loader, 
 	}
 	if cfg.Epochs == 0 {
 		cfg.Epochs = 1
+		if cfg.MaxSteps > 0 {
+			cfg.Epochs = (cfg.MaxSteps + trainData.NumBatches() - 1) / trainData.NumBatches()
+		}
 	}
 	if err := checkBatchFits(model, trainData, "training"); err != nil {
 		return nil, err
@@ -134,12 +144,12 @@ func New(model Model, opt optim.Optimizer, trainData, valData *datasets.Loader, 
 		}
 	}
 	t := &Trainer{Model: model, Optimizer: opt, TrainData: trainData, ValData: valData, Config: cfg,
-		params: model.Graph.ParamTensors()}
+		params: model.Graph.ParamTensors(), lastEval: -1}
 	var err error
 	if t.Machine, err = model.Graph.Compile(model.Loss); err != nil {
 		return nil, fmt.Errorf("train.New: %w", err)
 	}
-	if valData != nil {
+	if model.Output != nil {
 		if t.EvalMachine, err = model.Graph.Compile(nil, graph.Keep(model.Output)); err != nil {
 			return nil, fmt.Errorf("train.New: %w", err)
 		}
@@ -187,6 +197,11 @@ func (t *Trainer) Run() (res Result, err error) {
 	}
 	t.progress = newProgress(t)
 	defer t.progress.finish()
+	if t.Config.EvalAtStart && t.step == 0 {
+		if err := t.evaluate(); err != nil {
+			return t.result, err
+		}
+	}
 	for ; t.epoch < t.Config.Epochs; t.epoch, t.batch = t.epoch+1, 0 {
 		for ; t.batch < t.TrainData.NumBatches(); t.batch++ {
 			if t.Config.MaxSteps > 0 && t.step >= t.Config.MaxSteps {
@@ -214,6 +229,9 @@ func (t *Trainer) Run() (res Result, err error) {
 
 func (t *Trainer) finish() (Result, error) {
 	t.result.Steps = t.step
+	if err := t.evaluate(); err != nil { // a no-op if this step was evaluated
+		return t.result, err
+	}
 	if t.Config.Dir != "" {
 		if err := saveModel(filepath.Join(t.Config.Dir, "model.safetensors"), t.params); err != nil {
 			return t.result, err
@@ -227,6 +245,7 @@ func (t *Trainer) trainStep() error {
 	where := func(err error) error {
 		return fmt.Errorf("train: step %d (epoch %d, batch %d): %w", t.step+1, t.epoch, t.batch, err)
 	}
+	start := time.Now()
 	b, err := t.TrainData.Batch(t.epoch, t.batch)
 	if err != nil {
 		return where(err)
@@ -271,7 +290,7 @@ func (t *Trainer) trainStep() error {
 			return where(err)
 		}
 	}
-	t.progress.step(info)
+	t.progress.step(info, time.Since(start))
 	if t.Config.OnStep != nil {
 		if err := t.Config.OnStep(t, info); err != nil {
 			return where(err)

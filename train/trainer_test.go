@@ -3,6 +3,7 @@ package train_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -48,10 +49,10 @@ func regressionData(seed uint64) *datasets.Dataset {
 }
 
 type setup struct {
-	model      train.Model
-	trainData  *datasets.Loader
-	valData    *datasets.Loader
-	opt        optim.Optimizer
+	model     train.Model
+	trainData *datasets.Loader
+	valData   *datasets.Loader
+	opt       optim.Optimizer
 }
 
 // regression builds a small MLP with dropout on the tanh data.
@@ -272,3 +273,67 @@ func TestNewAndResumeRejectBadSetups(t *testing.T) {
 }
 
 func second[T any](_ T, err error) error { return err }
+
+// EvalAtStart evaluates step 0; Epochs 0 with MaxSteps runs as many epochs
+// as needed; the last step is evaluated; no step is evaluated twice even
+// when an epoch ends on a multiple of EvalEvery.
+func TestEvaluationSchedule(t *testing.T) {
+	s := regression(t, tensor.Float64, regressionData(1)) // 6 batches per epoch
+	if n := s.trainData.NumBatches(); n != 6 {
+		t.Fatalf("%d batches per epoch, the test assumes 6", n)
+	}
+	res, err := run(t, s, train.Config{MaxSteps: 14, EvalEvery: 3, EvalAtStart: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var steps []int
+	for _, e := range res.Evals {
+		steps = append(steps, e.Step)
+	}
+	want := []int{0, 3, 6, 9, 12, 14}
+	if res.Steps != 14 || fmt.Sprint(steps) != fmt.Sprint(want) {
+		t.Errorf("ran %d steps, evaluated at %v; want 14 steps, evaluations at %v", res.Steps, steps, want)
+	}
+	if !math.IsNaN(res.Evals[0].TrainLoss) || math.IsNaN(res.Evals[1].TrainLoss) {
+		t.Errorf("train loss at step 0 should be NaN (no steps yet) and defined later: %+v", res.Evals[:2])
+	}
+}
+
+// Evaluate returns every example's loss; their mean is the reported loss
+// and matches an independent computation from the model's outputs.
+func TestEvaluateRows(t *testing.T) {
+	s := regression(t, tensor.Float64, regressionData(1))
+	tr, err := train.New(s.model, s.opt, s.trainData, s.valData, train.Config{Quiet: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := tr.Evaluate(s.valData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := s.valData.Dataset().Len()
+	if len(e.Rows) != n {
+		t.Fatalf("%d row losses for %d validation examples", len(e.Rows), n)
+	}
+	var sum float64
+	for _, l := range e.Rows {
+		sum += l
+	}
+	if math.Abs(sum/float64(n)-e.Loss) > 1e-12 {
+		t.Errorf("mean of rows %v, Loss %v", sum/float64(n), e.Loss)
+	}
+	// The first validation example by hand: MLP output from the graph's
+	// evaluation machine on a batch holding it, squared error per output.
+	b, _ := s.valData.Batch(0, 0)
+	tr.EvalMachine.Set(s.model.Input, b.X)
+	s.model.Graph.SetTraining(false)
+	if err := tr.EvalMachine.Run(); err != nil {
+		t.Fatal(err)
+	}
+	v, _ := tr.EvalMachine.Value(s.model.Output)
+	out, y := v.(*tensor.Dense).Float64s(), b.Y.Float64s()
+	want := ((out[0]-y[0])*(out[0]-y[0]) + (out[1]-y[1])*(out[1]-y[1])) / 2
+	if math.Abs(e.Rows[0]-want) > 1e-12 {
+		t.Errorf("row 0 loss %v, by hand %v", e.Rows[0], want)
+	}
+}

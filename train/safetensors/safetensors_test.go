@@ -14,7 +14,9 @@ import (
 	"gorgonia.org/tensor"
 )
 
-func named(name string, t *tensor.Dense) graph.NamedTensor { return graph.NamedTensor{Name: name, Value: t} }
+func named(name string, t *tensor.Dense) graph.NamedTensor {
+	return graph.NamedTensor{Name: name, Value: t}
+}
 
 func TestRoundTripIsBitExact(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "m.safetensors")
