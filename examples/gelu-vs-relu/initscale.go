@@ -91,7 +91,7 @@ func initScaleTable(r *report.Report, c config, d *data) error {
 	for i := range c.Layers {
 		header = append(header, fmt.Sprintf("layer %d", i+1))
 	}
-	header = append(header, "logits")
+	header = append(header, "logits", "factor per layer")
 	var rows [][]any
 	for i, a := range c.Acts {
 		row := []any{label(a)}
@@ -99,9 +99,16 @@ func initScaleTable(r *report.Report, c config, d *data) error {
 			row = append(row, v)
 			r.Set(fmt.Sprintf("init_rms.%s.%d", a.Name(), k+1), v)
 		}
+		// The geometric mean of the ratios between consecutive hidden layers.
+		f := math.NaN()
+		if c.Layers > 1 {
+			f = math.Pow(rms[i][c.Layers-1]/rms[i][0], 1/float64(c.Layers-1))
+		}
+		row = append(row, f)
+		r.Set("init_rms."+a.Name()+".factor", f)
 		rows = append(rows, row)
 	}
 	r.Text(fmt.Sprintf("Root mean square of each hidden layer's pre-activations (and of the logits) at initialization, seed %d, "+
-		"on the first training batch:", c.Seed))
+		"on the first training batch; the factor is the geometric mean of the ratios between consecutive hidden layers:", c.Seed))
 	return r.Table("init_rms", header, rows)
 }

@@ -26,7 +26,7 @@ func describe(r *report.Report, c config) {
 		{"compare.*.lower_seeds", "seeds (paired) in which the first activation's value is lower than the second's; compare.<opt>.<quantity>.<a>_vs_<b>"},
 		{"compare.*.pairs", "seeds in which both values are finite and differ (the sign test's n)"},
 		{"compare.*.p_value", "one-sided sign test: probability of at least lower_seeds of pairs by chance if neither activation were better"},
-		{"init_rms.*", "root mean square of the pre-activations of hidden layer k (k = layers+1: the logits) at initialization (first seed, first training batch); init_rms.<act>.<k>"},
+		{"init_rms.*", "root mean square of the pre-activations of hidden layer k (k = layers+1: the logits) at initialization (first seed, first training batch); init_rms.<act>.<k>; init_rms.<act>.factor: geometric mean of the ratios between consecutive hidden layers"},
 	} {
 		r.Describe(d[0], d[1])
 	}

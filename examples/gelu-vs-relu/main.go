@@ -69,7 +69,7 @@ func main() {
 	flag.StringVar(&acts, "acts", "relu,gelu,gelu_tanh,elu,silu", "comma-separated activations, as ops.ParseActivation names them")
 	flag.StringVar(&opts, "opts", "adam,sgd", "comma-separated optimizers: adam, sgd (SGD with momentum)")
 	flag.StringVar(&adamLR, "adam-lr", "1e-3", "Adam learning rate; a comma-separated list is tuned on the validation set")
-	flag.StringVar(&sgdLR, "sgd-lr", "0.1", "SGD learning rate; a comma-separated list is tuned on the validation set")
+	flag.StringVar(&sgdLR, "sgd-lr", "0.05", "SGD learning rate; a comma-separated list is tuned on the validation set")
 	flag.Float64Var(&c.Momentum, "momentum", 0.9, "SGD momentum (heavy ball, PyTorch's convention)")
 	flag.Float64Var(&c.Dropout, "dropout", 0, "dropout rate after every hidden activation (the paper: 0 and 0.5)")
 	flag.IntVar(&c.Val, "val", 5000, "training examples held out as a validation set, for the learning-rate choice (the paper: 5000)")

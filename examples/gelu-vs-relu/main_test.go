@@ -17,6 +17,13 @@ import (
 	"github.com/geluproject/gelu/train/safetensors"
 )
 
+// TestMain runs the tests on gonum's BLAS: OpenBLAS's idle threads spin,
+// which under the race detector triples the time of these small products.
+func TestMain(m *testing.M) {
+	ops.UseBLAS(nil)
+	os.Exit(m.Run())
+}
+
 // small is the experiment at a size that takes seconds: real MNIST
 // subsets, a 2×16 network, 2 activations × 2 optimizers × 2 seeds, 2 epochs.
 func small(dir string) config {
