@@ -201,6 +201,10 @@ func conclusions(c config) string {
 		s += fmt.Sprintf("After %d epoch(s) the networks are still far from the training losses of the paper's Figure 2 "+
 			"(about 50 epochs); which activation is ahead early need not be the one ahead at the end. ", c.Epochs)
 	}
+	if contains(c.Opts, "sgd") && len(c.SGDLR) == 1 {
+		s += "The SGD comparisons hold for one learning rate only, and no single rate suits every activation here (see the setup); " +
+			"they say more about that rate than about the activations. "
+	}
 	s += "Only the training-loss comparison with Adam is what the paper states; the documents' claims of faster or better " +
 		"convergence are general, and MNIST with this network is one test of them, not the settings they had in mind " +
 		"(Transformers, NLP)."

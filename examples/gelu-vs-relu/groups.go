@@ -77,7 +77,9 @@ func groupRuns(c config, runs []*runResult) ([]*group, error) {
 
 // selectLR marks, for each optimizer and activation, the learning rate
 // with the lowest median final validation error (ties: validation loss),
-// the paper's protocol; with one learning rate there is nothing to choose.
+// the paper's protocol, among those with the fewest diverged runs (a
+// median over the seeds that survived would flatter a rate that diverges);
+// with one learning rate there is nothing to choose.
 func selectLR(gs []*group) {
 	for _, g := range gs {
 		best := g
@@ -91,13 +93,18 @@ func selectLR(gs []*group) {
 }
 
 func better(h, g *group) bool {
-	key := func(x *group) [2]float64 {
+	key := func(x *group) [3]float64 {
 		e, _, _ := medianOf(x.final("val_error"))
 		l, _, _ := medianOf(x.final("val_loss"))
-		return [2]float64{nanInf(e), nanInf(l)}
+		return [3]float64{float64(x.diverged()), nanInf(e), nanInf(l)}
 	}
 	kh, kg := key(h), key(g)
-	return kh[0] < kg[0] || (kh[0] == kg[0] && kh[1] < kg[1])
+	for i := range kh {
+		if kh[i] != kg[i] {
+			return kh[i] < kg[i]
+		}
+	}
+	return false
 }
 
 func nanInf(v float64) float64 {

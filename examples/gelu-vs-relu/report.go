@@ -107,7 +107,7 @@ func setupTable(r *report.Report, c config, d *data) {
 	r.Section("Setup, and where it differs from the paper")
 	valNote := "none held out"
 	if d.val != nil {
-		valNote = fmt.Sprintf("%d held out for validation (seeded split)", d.val.Len())
+		valNote = fmt.Sprintf("%d more held out for validation, a seeded split", d.val.Len())
 	}
 	lr := func(o string) string {
 		s := strings.Trim(strings.Join(strings.Fields(fmt.Sprint(c.lrs(o))), ", "), "[]")
@@ -153,7 +153,7 @@ func setupTable(r *report.Report, c config, d *data) {
 	}
 	if contains(c.Opts, "sgd") {
 		r.Text("SGD's learning rate is this program's choice; the paper has no SGD run. No single rate suits all five activations " +
-			"here. In a pilot over {0.01, 0.03, 0.05, 0.1} (one epoch, seeds 1–2, defaults otherwise), ReLU trained at every rate " +
+			"here. In a pilot with this program (`-opts sgd -sgd-lr 0.01,0.03,0.05,0.1`, one epoch, seeds 1–2), ReLU trained at every rate " +
 			"and ELU at every rate up to 0.05 (at 0.1 it diverged for one seed), while the GELU and SiLU networks stayed near " +
 			"chance for at least the first third of the epoch at every rate up to 0.05 (at 0.01 for the whole epoch). The " +
 			"default, 0.05, is the largest rate at which nothing diverged; it handicaps GELU and SiLU at the start. " +

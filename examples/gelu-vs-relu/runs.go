@@ -200,12 +200,17 @@ func trainRun(c config, d *data, k runKey, dir string) (*runResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	extra := map[string]*datasets.Loader{}
-	for name, ds := range map[string]*datasets.Dataset{"val": d.val, "train": d.trainEval} {
-		if ds != nil {
-			if extra[name], err = datasets.NewLoader(ds, datasets.LoaderConfig{BatchSize: c.Batch}); err != nil {
-				return nil, err
-			}
+	// The validation split and, with dropout, a training subset seen
+	// without dropout: scored at every evaluation besides the test set.
+	var valL, trainEvalL *datasets.Loader
+	if d.val != nil {
+		if valL, err = datasets.NewLoader(d.val, datasets.LoaderConfig{BatchSize: c.Batch}); err != nil {
+			return nil, err
+		}
+	}
+	if d.trainEval != nil {
+		if trainEvalL, err = datasets.NewLoader(d.trainEval, datasets.LoaderConfig{BatchSize: c.Batch}); err != nil {
+			return nil, err
 		}
 	}
 	res := &runResult{Key: k}
@@ -217,13 +222,13 @@ func trainRun(c config, d *data, k runKey, dir string) (*runResult, error) {
 		p := point{Step: e.Step, Epoch: float64(e.Step) / float64(d.stepsPerEpoch), TrainLoss: e.TrainLoss,
 			TestLoss: e.ValLoss, TestErr: 1 - e.ValAccuracy, TrainLossNoDrop: math.NaN(), ValLoss: math.NaN(), ValErr: math.NaN()}
 		var err error
-		if l := extra["val"]; l != nil {
-			if p.ValLoss, p.ValErr, err = score(t, l); err != nil {
+		if valL != nil {
+			if p.ValLoss, p.ValErr, err = score(t, valL); err != nil {
 				return err
 			}
 		}
-		if l := extra["train"]; l != nil {
-			if p.TrainLossNoDrop, _, err = score(t, l); err != nil {
+		if trainEvalL != nil {
+			if p.TrainLossNoDrop, _, err = score(t, trainEvalL); err != nil {
 				return err
 			}
 		}
