@@ -198,8 +198,8 @@ func conclusions(c config) string {
 	}
 	s += ". "
 	if c.Epochs < paperEpochs {
-		s += fmt.Sprintf("After %d epoch(s) the networks are still far from the training losses of the paper's Figure 2 "+
-			"(about 50 epochs); which activation is ahead early need not be the one ahead at the end. ", c.Epochs)
+		s += fmt.Sprintf("After %d epoch(s) training has only begun; the paper's Figure 2 covers 50 epochs, and the activation "+
+			"that is ahead early need not be ahead at the end. ", c.Epochs)
 	}
 	if contains(c.Opts, "sgd") && len(c.SGDLR) == 1 {
 		s += "The SGD comparisons hold for one learning rate only, and no single rate suits every activation here (see the setup); " +

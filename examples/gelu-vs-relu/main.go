@@ -9,20 +9,29 @@
 //	summary.json      every reported number under a documented key
 //	curves.csv        per activation, optimizer and evaluation: median/min/max over seeds
 //	*.png             training loss and test error against epochs, one plot per optimizer
-//	runs/<opt>/<act>/seed<n>/   each run: the trainer's steps.csv and evals.csv, points.csv, model.safetensors
+//	runs/<opt>/lr<rate>/<act>/seed<n>/   each run: the trainer's steps.csv and evals.csv, points.csv, model.safetensors
 //	timing.csv        wall-clock time of each run (the one file that differs between reruns)
 //
 // Run it from the module root:
 //
-//	go run ./examples/gelu-vs-relu                  # default: 1 epoch × 2 seeds, about 5 min on 2 cores
-//	go run ./examples/gelu-vs-relu -full            # the paper's 50 epochs × 5 seeds (hours)
+//	go run ./examples/gelu-vs-relu                  # default: 1 epoch × 2 seeds, 20 runs
+//	go run ./examples/gelu-vs-relu -full -resume    # the paper's 50 epochs × 5 seeds, 50 runs
+//
+// On the project's 2-core machine, shared with other jobs (load average
+// 7–9), the default took 7 min 45 s (2026-11-21); -full is 125 times that
+// work, some 16 hours, and -resume lets it continue run by run after an
+// interruption. Exact GELU and its tanh form train about 5 times slower per
+// step than ReLU here (their activation kernels dominate the step);
+// timing.csv has each run's time, BenchmarkTrainStep the step alone.
+//
 //	go run ./examples/gelu-vs-relu -dropout 0.5     # the paper's second panel
 //	go run ./examples/gelu-vs-relu -opts adam -adam-lr 1e-3,1e-4,1e-5   # the paper's learning-rate tuning
 //
 // Seeds are paired: seed s gives every activation and optimizer the same
-// initial weights and the same order of batches. The code: runs.go trains
-// one run, eval.go scores extra data sets, results.go aggregates and writes
-// tables and plots, claims.go checks the paper's and the documents' claims,
+// initial weights and the same order of batches. The code: experiment.go
+// runs everything, runs.go trains one run, eval.go scores the validation
+// set, groups.go aggregates over seeds, report.go and initscale.go write
+// report.md, claims.go checks the paper's and the documents' claims, and
 // keys.go documents summary.json.
 package main
 

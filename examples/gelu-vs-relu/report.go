@@ -4,6 +4,7 @@ package main
 // and what a run of this length can show.
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -208,6 +209,7 @@ func resultTables(r *report.Report, c config, gs []*group) {
 		}
 		rows = append(rows, row)
 	}
+	r.Text(ranking(c, gs))
 	r.Text(fmt.Sprintf("Test error after %d epoch(s), over %d seed(s):", c.Epochs, c.Seeds))
 	r.Table("final_test_error", header, rows)
 
@@ -244,6 +246,53 @@ func resultTables(r *report.Report, c config, gs []*group) {
 		}
 	}
 	writeCurves(r, gs)
+}
+
+// ranking orders the activations of each optimizer by median final test
+// error and by median mean training loss.
+func ranking(c config, gs []*group) string {
+	var b strings.Builder
+	b.WriteString("In order, best first (medians over seeds):\n")
+	for _, o := range c.Opts {
+		for _, by := range []struct {
+			what  string
+			get   func(*group) []float64
+			scale float64
+		}{{"final test error (%)", func(g *group) []float64 { return g.final("test_error") }, 100},
+			{"mean training loss over the run", func(g *group) []float64 { return g.meanTrainLoss(c.trainKey()) }, 1}} {
+			type entry struct {
+				name string
+				v    float64
+			}
+			var es []entry
+			for _, a := range c.Acts {
+				m, _, _ := medianOf(by.get(find(gs, o, a)))
+				es = append(es, entry{label(a), by.scale * m})
+			}
+			slices.SortStableFunc(es, func(x, y entry) int { return cmpFloat(x.v, y.v) })
+			var parts []string
+			for _, e := range es {
+				parts = append(parts, e.name+" "+report.Format(e.v))
+			}
+			fmt.Fprintf(&b, "- %s, %s: %s\n", c.optLabel(o), by.what, strings.Join(parts, ", "))
+		}
+	}
+	return b.String()
+}
+
+// cmpFloat orders numbers ascending with NaN (all runs diverged) last.
+func cmpFloat(x, y float64) int {
+	if math.IsNaN(x) || math.IsNaN(y) {
+		return cmp.Compare(nanRank(x), nanRank(y))
+	}
+	return cmp.Compare(x, y)
+}
+
+func nanRank(v float64) int {
+	if math.IsNaN(v) {
+		return 1
+	}
+	return 0
 }
 
 // writeCurves writes curves.csv: every group (all learning rates) at every
@@ -312,8 +361,8 @@ func plots(r *report.Report, c config, gs []*group, opt string) {
 }
 
 // spansDecade says whether the plotted values span more than a factor of
-// 10, where a log axis helps; over less, its ticks (powers of ten only)
-// would leave the axis without labels.
+// 30, where a log axis helps; over less, its ticks (powers of ten only)
+// would leave the axis with one label or none.
 func spansDecade(series []report.Series) bool {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, s := range series {
@@ -323,7 +372,7 @@ func spansDecade(series []report.Series) bool {
 			}
 		}
 	}
-	return hi > 10*lo
+	return hi > 30*lo
 }
 
 // epochTables lists the medians at every evaluation (at most about 12 rows:
