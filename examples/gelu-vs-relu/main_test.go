@@ -1,0 +1,422 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"io/fs"
+	"math"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/geluproject/gelu/datasets"
+	"github.com/geluproject/gelu/graph"
+	"github.com/geluproject/gelu/graph/rng"
+	"github.com/geluproject/gelu/nn"
+	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/optim"
+	"github.com/geluproject/gelu/train/safetensors"
+	"gorgonia.org/tensor"
+)
+
+// TestMain runs the tests on gonum's BLAS: OpenBLAS's idle threads spin,
+// which under the race detector triples the time of these small products.
+// Benchmarks keep the program's BLAS.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if flag.Lookup("test.bench").Value.String() == "" {
+		ops.UseBLAS(nil)
+	}
+	os.Exit(m.Run())
+}
+
+// small is the experiment at a size that takes seconds: real MNIST
+// subsets, a 2×16 network, 2 activations × 2 optimizers × 2 seeds, 2 epochs.
+func small(dir string) config {
+	return config{Out: dir, Epochs: 2, Seeds: 2, Seed: 3, Acts: []ops.Activation{ops.ReLU, ops.GELU}, Opts: []string{"adam", "sgd"},
+		AdamLR: []float64{0.01}, SGDLR: []float64{0.1}, Momentum: 0.9, Val: 128, EvalsPerEpoch: 2, Layers: 2, Width: 16,
+		Batch: 64, NTrain: 640, NTest: 256, Quiet: true, DPI: 30, Args: []string{"gelu-vs-relu", "-epochs", "2"}}
+}
+
+func TestRunTrainsAndReports(t *testing.T) {
+	d1, d2 := t.TempDir(), t.TempDir()
+	c := small(d1)
+	res, err := run(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Runs) != 8 || len(res.Groups) != 4 {
+		t.Fatalf("%d runs in %d groups, want 8 in 4", len(res.Runs), len(res.Groups))
+	}
+	// 512 training images (640 − 128 for validation) make 8 batches of 64;
+	// 2 evaluations per epoch: steps 4, 8, 12, 16.
+	for _, r := range res.Runs {
+		var steps []int
+		for _, p := range r.Points {
+			steps = append(steps, p.Step)
+			if !finite(p.TrainLoss) || !finite(p.TestLoss) || !finite(p.ValLoss) || p.TestErr < 0 || p.TestErr > 1 {
+				t.Errorf("%s: point %+v has a non-finite loss or an error outside [0, 1]", r.Key.dir(), p)
+			}
+			if !math.IsNaN(p.TrainLossNoDrop) {
+				t.Errorf("%s: loss without dropout measured although dropout is off", r.Key.dir())
+			}
+		}
+		if !slices.Equal(steps, []int{4, 8, 12, 16}) || r.Steps != 16 || r.Diverged != "" {
+			t.Errorf("%s: evaluations at %v after %d steps (diverged %q), want [4 8 12 16] after 16", r.Key.dir(), steps, r.Steps, r.Diverged)
+		}
+		first, last := r.Points[0], r.Points[len(r.Points)-1]
+		if !(last.TrainLoss < first.TrainLoss) || !(last.TestLoss < math.Log(10)) {
+			t.Errorf("%s: training loss %v → %v, final test loss %v: did not learn", r.Key.dir(), first.TrainLoss, last.TrainLoss, last.TestLoss)
+		}
+	}
+	checkFiles(t, d1)
+	checkSummary(t, d1, res)
+	checkFinalModel(t, c, res)
+
+	// Same config, other folder: identical files except timing.csv.
+	c2 := small(d2)
+	if _, err := run(c2); err != nil {
+		t.Fatal(err)
+	}
+	compareTrees(t, d1, d2)
+
+	// -resume reuses every finished run and writes the same report.
+	c.Resume = true
+	res3, err := run(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res3.Runs {
+		if !r.Resumed {
+			t.Errorf("%s was trained again under -resume", r.Key.dir())
+		}
+	}
+	compareTrees(t, d1, d2)
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+func checkFiles(t *testing.T, dir string) {
+	t.Helper()
+	for _, f := range []string{"report.md", "summary.json", "claims.csv", "curves.csv", "final.csv", "final_test_error.csv", "setup.csv",
+		"init_rms.csv", "timing.csv", "train_loss_adam.png", "test_error_adam.png", "train_loss_sgd.png", "test_error_sgd.png",
+		"runs/adam/lr0.01/gelu/seed4/points.csv", "runs/sgd/lr0.1/relu/seed3/evals.csv", "runs/sgd/lr0.1/relu/seed3/steps.csv",
+		"runs/sgd/lr0.1/relu/seed3/model.safetensors", "runs/sgd/lr0.1/relu/seed3/run.json"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
+	if !strings.HasPrefix(string(md), "```sh\ngelu-vs-relu -epochs 2\n```\n") {
+		t.Errorf("report.md does not start with the command:\n%.200s", md)
+	}
+	for _, want := range []string{"a short run: 2 epoch(s) × 2 seed(s); the paper: 50 epochs × 5 seeds", "timing.csv", "![Training loss, Adam](train_loss_adam.png)"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	if strings.Contains(string(md), "## Errors") {
+		t.Errorf("report.md lists errors:\n%s", md[strings.Index(string(md), "## Errors"):])
+	}
+}
+
+func checkSummary(t *testing.T, dir string, res *results) {
+	t.Helper()
+	var sum struct {
+		Keys   map[string]string
+		Values map[string]any
+		Claims []struct{ Source, Claim, Measured, Verdict string }
+	}
+	raw, _ := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err := json.Unmarshal(raw, &sum); err != nil {
+		t.Fatal(err)
+	}
+	for k := range sum.Values {
+		documented := false
+		for p := range sum.Keys {
+			if ok, _ := path.Match(p, k); ok {
+				documented = true
+			}
+		}
+		if !documented {
+			t.Errorf("summary key %s is not documented", k)
+		}
+	}
+	// The medians, recomputed here from the runs: with 2 seeds, the mean
+	// of the two; min and max the smaller and larger.
+	for _, opt := range []string{"adam", "sgd"} {
+		for _, act := range []string{"relu", "gelu"} {
+			var v []float64
+			for _, r := range res.Runs {
+				if r.Key.Opt == opt && r.Key.Act.Name() == act {
+					v = append(v, r.Points[len(r.Points)-1].TestErr)
+				}
+			}
+			k := opt + "." + act + ".final.test_error."
+			for suffix, want := range map[string]float64{"median": (v[0] + v[1]) / 2, "min": math.Min(v[0], v[1]), "max": math.Max(v[0], v[1])} {
+				if got, ok := sum.Values[k+suffix].(float64); !ok || math.Abs(got-want) > 1e-15 {
+					t.Errorf("%s = %v, want %v from the runs %v", k+suffix, sum.Values[k+suffix], want, v)
+				}
+			}
+		}
+	}
+	if n := len(sum.Claims); n != 6 { // the paper: GELU vs ReLU; per optimizer: docs 001 and 004; SGD: doc 000
+		t.Errorf("%d claims, want 6", n)
+	}
+	for _, c := range sum.Claims {
+		if c.Verdict != "unclear" { // 2 seeds can never decide a sign test at 5%
+			t.Errorf("claim %q: verdict %q with 2 seeds", c.Claim, c.Verdict)
+		}
+	}
+}
+
+// checkFinalModel recomputes the last evaluation of one run from its saved
+// weights with a float64 forward pass written here.
+func checkFinalModel(t *testing.T, c config, res *results) {
+	t.Helper()
+	d, err := loadData(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Runs {
+		if r.Key.Seed != 4 || r.Key.Opt != "adam" {
+			continue
+		}
+		f, err := safetensors.Load(filepath.Join(c.Out, r.Key.dir(), "model.safetensors"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		act := func(x float64) float64 { return math.Max(x, 0) }
+		if r.Key.Act == ops.GELU {
+			act = func(x float64) float64 { return 0.5 * x * math.Erfc(-x/math.Sqrt2) }
+		}
+		for _, set := range []struct {
+			ds            *datasets.Dataset
+			loss, errRate float64
+			name          string
+		}{{d.test, r.Points[3].TestLoss, r.Points[3].TestErr, "test"}, {d.val, r.Points[3].ValLoss, r.Points[3].ValErr, "validation"}} {
+			loss, wrong := forward64(t, f, c.Layers, act, set.ds)
+			n := float64(set.ds.Len())
+			// float32 logits may flip a near tie: allow one example.
+			if math.Abs(loss-set.loss) > 1e-4 || math.Abs(float64(wrong)/n-set.errRate) > 1.5/n {
+				t.Errorf("%s %s: recomputed loss %.6f and error %.4f, reported %.6f and %.4f", r.Key.dir(), set.name, loss, float64(wrong)/n, set.loss, set.errRate)
+			}
+		}
+	}
+}
+
+func forward64(t *testing.T, f *safetensors.File, layers int, act func(float64) float64, ds *datasets.Dataset) (loss float64, wrong int) {
+	t.Helper()
+	get := func(name string) []float64 {
+		v, ok := f.Get(name)
+		if !ok {
+			t.Fatalf("model.safetensors has no %s", name)
+		}
+		var out []float64
+		for _, x := range v.Float32s() {
+			out = append(out, float64(x))
+		}
+		return out
+	}
+	for i := range ds.Len() {
+		h := make([]float64, ds.Features)
+		for j := range h {
+			h[j] = float64(ds.X[i*ds.Features+j])
+		}
+		for l := 0; l <= layers; l++ {
+			w, b := get(layerName(l, "weight")), get(layerName(l, "bias"))
+			out := make([]float64, len(b))
+			for o := range out {
+				s := b[o]
+				for j, x := range h {
+					s += w[o*len(h)+j] * x
+				}
+				if l < layers {
+					s = act(s)
+				}
+				out[o] = s
+			}
+			h = out
+		}
+		best, z := 0, 0.0
+		for k, v := range h {
+			if v > h[best] {
+				best = k
+			}
+			z += math.Exp(v)
+		}
+		loss += math.Log(z) - h[ds.Labels[i]]
+		if best != ds.Labels[i] {
+			wrong++
+		}
+	}
+	return loss / float64(ds.Len()), wrong
+}
+
+func layerName(l int, p string) string { return "mlp.layers." + string(rune('0'+l)) + "." + p }
+
+// compareTrees fails for every file that differs between the two output
+// folders, except timing.csv.
+func compareTrees(t *testing.T, a, b string) {
+	t.Helper()
+	n := 0
+	filepath.WalkDir(a, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() || e.Name() == "timing.csv" {
+			return err
+		}
+		rel, _ := filepath.Rel(a, p)
+		x, _ := os.ReadFile(p)
+		y, err := os.ReadFile(filepath.Join(b, rel))
+		if err != nil || !bytes.Equal(x, y) {
+			t.Errorf("%s differs between two runs of the same config (%v)", rel, err)
+		}
+		n++
+		return nil
+	})
+	if n < 50 {
+		t.Errorf("compared only %d files", n)
+	}
+}
+
+func TestSignTest(t *testing.T) {
+	// P(X ≥ k), X ~ Binomial(n, ½), by counting: C(n, k..n)/2ⁿ.
+	for _, c := range []struct {
+		k, n int
+		want float64
+	}{{0, 3, 1}, {2, 2, 0.25}, {1, 2, 0.75}, {5, 5, 1.0 / 32}, {4, 5, 6.0 / 32}, {9, 10, 11.0 / 1024}} {
+		if got := signTest(c.k, c.n); math.Abs(got-c.want) > 1e-14 {
+			t.Errorf("signTest(%d, %d) = %v, want %v", c.k, c.n, got, c.want)
+		}
+	}
+}
+
+func TestDropoutMeasuresTheLossWithoutDropout(t *testing.T) {
+	c := small(t.TempDir())
+	c.Dropout, c.Seeds, c.Epochs, c.Acts, c.Opts = 0.5, 1, 1, []ops.Activation{ops.GELUTanh}, []string{"adam"}
+	res, err := run(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range res.Runs[0].Points {
+		if !finite(p.TrainLossNoDrop) {
+			t.Errorf("step %d: loss without dropout %v", p.Step, p.TrainLossNoDrop)
+		}
+	}
+}
+
+func TestRunRejectsBadSettings(t *testing.T) {
+	for _, tc := range []struct {
+		change func(*config)
+		want   string
+	}{
+		{func(c *config) { c.Opts = []string{"adagrad"} }, `unknown optimizer "adagrad"`},
+		{func(c *config) { c.Val = 0; c.AdamLR = []float64{1e-3, 1e-4} }, "needs a validation set"},
+		{func(c *config) { c.Dropout = 1 }, "-dropout 1"},
+		{func(c *config) { c.Epochs = 0 }, "-epochs 0"},
+		{func(c *config) { c.Acts = []ops.Activation{ops.ReLU, ops.ReLU} }, "relu given twice"},
+		{func(c *config) { c.NTrain = 100 }, "-val 128 leaves fewer than one batch"},
+	} {
+		c := small(t.TempDir())
+		tc.change(&c)
+		if _, err := run(c); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("error %v, want one containing %q", err, tc.want)
+		}
+	}
+	if _, err := parseFloats("-adam-lr", "1e-3,-1"); err == nil {
+		t.Error("a negative learning rate was accepted")
+	}
+	if _, err := parseActs("relu,tanh"); err == nil {
+		t.Error("an unknown activation was accepted")
+	}
+}
+
+// BenchmarkTrainStep times one training step (forward, backward, Adam) of
+// the paper's network, 784 → 8 × 128 → 10 at batch 128 in float32, per
+// activation, on the BLAS the program uses (OpenBLAS when installed):
+//
+//	go test -run '^$' -bench TrainStep ./examples/gelu-vs-relu
+func BenchmarkTrainStep(b *testing.B) {
+	for _, a := range []ops.Activation{ops.ReLU, ops.GELU, ops.GELUTanh, ops.ELU, ops.SiLU} {
+		b.Run(a.Name(), func(b *testing.B) {
+			g, err := graph.New(tensor.Float32, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			mlp, err := nn.NewMLP(g, "mlp", nn.MLPConfig{In: 784, Hidden: slices.Repeat([]int{128}, 8), Out: 10, Activation: a,
+				WeightInit: graph.UnitNormRows(), BiasInit: graph.Zeros()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			x, _ := g.Input("x", 128, 784)
+			y, _ := g.Input("y", 128)
+			logits, err := mlp.Forward(x)
+			if err != nil {
+				b.Fatal(err)
+			}
+			loss, err := nn.CrossEntropyLoss(logits, y)
+			if err != nil {
+				b.Fatal(err)
+			}
+			m, err := g.Compile(loss)
+			if err != nil {
+				b.Fatal(err)
+			}
+			r := rng.New(1, "bench")
+			xs, ys := make([]float32, 128*784), make([]float32, 128)
+			for i := range xs {
+				xs[i] = float32(r.Float64())
+			}
+			for i := range ys {
+				ys[i] = float32(r.IntN(10))
+			}
+			m.Set(x, tensor.New(tensor.WithShape(128, 784), tensor.WithBacking(xs)))
+			m.Set(y, tensor.New(tensor.WithShape(128), tensor.WithBacking(ys)))
+			opt, params := optim.NewAdam(1e-3), g.ParamTensors()
+			b.ResetTimer()
+			for range b.N {
+				if err := m.Run(); err != nil {
+					b.Fatal(err)
+				}
+				grads, err := m.Grads()
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := opt.Step(params, grads); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
+		})
+	}
+}
+
+func TestLearningRateChoice(t *testing.T) {
+	nan := math.NaN()
+	// Final validation errors per seed for three rates of one activation:
+	// 0.1 has the lowest median among its surviving seeds but diverged once.
+	runs := map[float64][]float64{0.01: {0.08, 0.09}, 0.03: {0.06, 0.07}, 0.1: {0.05, nan}}
+	c := config{Opts: []string{"sgd"}, Acts: []ops.Activation{ops.ELU}, SGDLR: []float64{0.01, 0.03, 0.1}}
+	var rs []*runResult
+	for lr, errs := range runs {
+		for s, e := range errs {
+			r := &runResult{Key: runKey{"sgd", lr, ops.ELU, uint64(s)}, Points: []point{{Step: 1, ValErr: e, ValLoss: e}}}
+			if math.IsNaN(e) {
+				r.Diverged = "NaN loss"
+			}
+			rs = append(rs, r)
+		}
+	}
+	gs, err := groupRuns(c, rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range gs {
+		if want := g.LR == 0.03; g.Selected != want {
+			t.Errorf("lr %g: selected %v, want %v", g.LR, g.Selected, want)
+		}
+	}
+}
