@@ -107,12 +107,22 @@ func commandLine(args []string, pkg, mod string) string {
 		return "(unknown command)"
 	}
 	p := filepath.ToSlash(args[0])
-	if strings.Contains(p, "/go-build") && strings.Contains(p, "/exe/") && pkg != "" &&
-		(pkg == mod || strings.HasPrefix(pkg, mod+"/")) {
+	if isGoRunBinary(p) && pkg != "" && (pkg == mod || strings.HasPrefix(pkg, mod+"/")) {
 		dir := "." + strings.TrimPrefix(pkg, mod) // "." or "./examples/x"
 		return ShellQuote(append([]string{"go", "run", dir}, args[1:]...)...)
 	}
 	return ShellQuote(args...)
+}
+
+// goRunCached matches where Go 1.24 and later keep `go run` executables in
+// the build cache: $GOCACHE/<2 hex>/<64 hex>-d/<name>.
+var goRunCached = regexp.MustCompile(`/[0-9a-f]{2}/[0-9a-f]{64}-d/[^/]+$`)
+
+// isGoRunBinary reports whether an executable path is one `go run` made:
+// in a temporary .../go-build.../exe/ directory (older Go), or in the
+// build cache.
+func isGoRunBinary(p string) bool {
+	return (strings.Contains(p, "/go-build") && strings.Contains(p, "/exe/")) || goRunCached.MatchString(p)
 }
 
 // cell formats one table cell for markdown (rounded to digits) and for CSV

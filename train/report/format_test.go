@@ -88,6 +88,10 @@ func TestCommandLine(t *testing.T) {
 	}{
 		{[]string{"/tmp/go-build123/b001/exe/activations", "-seed", "2"}, mod + "/examples/activations", "go run ./examples/activations -seed 2"},
 		{[]string{"/tmp/go-build9/b001/exe/gelu"}, mod, "go run ."},
+		// Go ≥ 1.24 runs cached `go run` binaries from the build cache.
+		{[]string{"/root/.cache/go-build/b1/b1050434520b374d70f9a7c520679790cb2b7c6e7f54198a3c439d2ba3aebc63-d/gelu-vs-relu", "-epochs", "1"},
+			mod + "/examples/gelu-vs-relu", "go run ./examples/gelu-vs-relu -epochs 1"},
+		{[]string{"/home/u/bin/b1/notahash-d/tool"}, mod + "/examples/x", "/home/u/bin/b1/notahash-d/tool"},
 		{[]string{"./activations", "-out", "my dir"}, mod + "/examples/activations", "./activations -out 'my dir'"},
 		{nil, mod, "(unknown command)"},
 	} {
