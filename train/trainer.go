@@ -177,6 +177,10 @@ func (t *Trainer) Step() int { return t.step }
 // Run trains until the last epoch or MaxSteps, evaluating, logging and
 // checkpointing along the way, and finally writes Dir/model.safetensors.
 func (t *Trainer) Run() (res Result, err error) {
+	defer func() { // also on error: how far the run got
+		t.result.Steps = t.step
+		res = t.result
+	}()
 	if t.Config.Dir != "" {
 		if err := os.MkdirAll(t.Config.Dir, 0o755); err != nil {
 			return res, fmt.Errorf("train: %w", err)

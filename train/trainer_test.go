@@ -211,9 +211,12 @@ func TestNaNInDataStopsTraining(t *testing.T) {
 func TestDivergenceStopsBeforeTheUpdate(t *testing.T) {
 	s := regression(t, tensor.Float32, regressionData(1))
 	s.opt = &optim.SGD{LearningRate: 1e30}
-	_, err := run(t, s, train.Config{Epochs: 5})
+	res, err := run(t, s, train.Config{Epochs: 5})
 	if !errors.Is(err, graph.ErrNonFinite) {
 		t.Fatalf("got %v, want graph.ErrNonFinite", err)
+	}
+	if res.Steps != 1 {
+		t.Errorf("Result.Steps = %d after failing at step 2, want 1", res.Steps)
 	}
 	t.Log(err)
 	assertFinite(t, s.model.Graph)
