@@ -81,7 +81,7 @@ type asmID uint8
 // that closure.
 type chunkKernel[T Float] struct {
 	asm   asmID      // 0: the portable loops
-	p     [8]float64   // the assembly kernel's parameters
+	p     [8]float64 // the assembly kernel's parameters
 	a     Activation
 	order int
 }

@@ -136,7 +136,7 @@ func fixExceptions[T Float](f func(float64) float64, order int, dst, x, g []T, a
 }
 
 // maxGateCoef bounds the gate coefficients the float32 gated kernels
-// accept: beyond it, q'² in f'' could overflow.
+// accept: beyond it, q'² in f” could overflow.
 const maxGateCoef = 1e30
 
 // simd32 sets k.asm (and its parameters) when an assembly kernel covers

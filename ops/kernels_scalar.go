@@ -67,7 +67,7 @@ func scalarFunc(a Activation, order int) func(float64) float64 {
 
 // reluChunk is the ReLU kernel with the comparisons inline. The results
 // equal the reference's: f(x) = x for x > 0 or NaN, else +0; f' is 1, 0 or
-// NaN; f'' is 0 or NaN; then g·f rounded.
+// NaN; f” is 0 or NaN; then g·f rounded.
 func reluChunk[T Float](order int, dst, x, g []T, add bool) {
 	x = x[:len(dst)]
 	if order == 0 {
