@@ -524,15 +524,9 @@ geluFast32D0_loop:
 	VFNMADD231PD  kconst<>+4608(SB), Z13, Z7
 	VFNMADD231PD  kconst<>+4608(SB), Z14, Z8
 	VFNMADD231PD  kconst<>+4608(SB), Z15, Z9
-	VFNMADD231PD  kconst<>+4672(SB), Z13, Z7
-	VFNMADD231PD  kconst<>+4672(SB), Z14, Z8
-	VFNMADD231PD  kconst<>+4672(SB), Z15, Z9
-	VMOVUPD       kconst<>+448(SB), Z16
-	VMOVUPD       kconst<>+448(SB), Z17
-	VMOVUPD       kconst<>+448(SB), Z18
-	VFMADD213PD   kconst<>+512(SB), Z7, Z16
-	VFMADD213PD   kconst<>+512(SB), Z8, Z17
-	VFMADD213PD   kconst<>+512(SB), Z9, Z18
+	VMOVUPD       kconst<>+512(SB), Z16
+	VMOVUPD       kconst<>+512(SB), Z17
+	VMOVUPD       kconst<>+512(SB), Z18
 	VFMADD213PD   kconst<>+576(SB), Z7, Z16
 	VFMADD213PD   kconst<>+576(SB), Z8, Z17
 	VFMADD213PD   kconst<>+576(SB), Z9, Z18
@@ -548,12 +542,12 @@ geluFast32D0_loop:
 	VFMADD213PD   kconst<>+768(SB), Z7, Z16
 	VFMADD213PD   kconst<>+768(SB), Z8, Z17
 	VFMADD213PD   kconst<>+768(SB), Z9, Z18
-	VMOVUPD       kconst<>+4736(SB), Z7
-	VMOVUPD       kconst<>+4736(SB), Z8
-	VMOVUPD       kconst<>+4736(SB), Z9
-	VPERMT2PD     kconst<>+4800(SB), Z10, Z7
-	VPERMT2PD     kconst<>+4800(SB), Z11, Z8
-	VPERMT2PD     kconst<>+4800(SB), Z12, Z9
+	VMOVUPD       kconst<>+4672(SB), Z7
+	VMOVUPD       kconst<>+4672(SB), Z8
+	VMOVUPD       kconst<>+4672(SB), Z9
+	VPERMT2PD     kconst<>+4736(SB), Z10, Z7
+	VPERMT2PD     kconst<>+4736(SB), Z11, Z8
+	VPERMT2PD     kconst<>+4736(SB), Z12, Z9
 	VMULPD        Z7, Z16, Z7
 	VMULPD        Z8, Z17, Z8
 	VMULPD        Z9, Z18, Z9
@@ -563,14 +557,14 @@ geluFast32D0_loop:
 	VSCALEFPD     Z10, Z7, Z7
 	VSCALEFPD     Z11, Z8, Z8
 	VSCALEFPD     Z12, Z9, Z9
-	VMOVUPD       kconst<>+4864(SB), Z10
+	VMOVUPD       kconst<>+4800(SB), Z10
 	VMINPD        Z4, Z10, Z4
 	VMINPD        Z5, Z10, Z5
 	VMINPD        Z6, Z10, Z6
 	VADDPD.RD_SAE Z0, Z4, Z10
 	VADDPD.RD_SAE Z0, Z5, Z11
 	VADDPD.RD_SAE Z0, Z6, Z12
-	VMOVUPD       kconst<>+4928(SB), Z13
+	VMOVUPD       kconst<>+4864(SB), Z13
 	VMINPD        Z10, Z13, Z10
 	VMINPD        Z11, Z13, Z11
 	VMINPD        Z12, Z13, Z12
@@ -710,48 +704,37 @@ geluFast32D0_loop:
 	VBLENDMPD     Z4, Z8, K5, Z8
 	VBLENDMPD     Z5, Z9, K6, Z9
 	VBLENDMPD     Z6, Z7, K7, Z7
-	VMOVUPD       kconst<>+4992(SB), Z4
+	VMOVUPD       kconst<>+4928(SB), Z4
 	VMAXPD        Z1, Z4, Z1
 	VMAXPD        Z2, Z4, Z2
 	VMAXPD        Z3, Z4, Z3
 	VMULPD        Z8, Z1, Z1
 	VMULPD        Z9, Z2, Z2
 	VMULPD        Z7, Z3, Z3
-	VANDPD        kconst<>+896(SB), Z1, Z4
-	VANDPD        kconst<>+896(SB), Z2, Z5
-	VANDPD        kconst<>+896(SB), Z3, Z6
-	VCVTPD2PS     Z1, Y7
-	VCVTPD2PS     Z2, Y8
-	VCVTPD2PS     Z3, Y9
-	VCVTPS2PD     Y7, Z10
-	VGETEXPPD     Z1, Z13
-	VCVTPS2PD     Y8, Z11
-	VGETEXPPD     Z2, Z14
-	VCVTPS2PD     Y9, Z12
-	VGETEXPPD     Z3, Z15
-	VMOVUPD       kconst<>+5120(SB), Z16
-	VMAXPD        Z13, Z16, Z13
-	VMAXPD        Z14, Z16, Z14
-	VMAXPD        Z15, Z16, Z15
-	VMOVUPD       kconst<>+5056(SB), Z16
-	VSCALEFPD     Z13, Z16, Z13
-	VSCALEFPD     Z14, Z16, Z14
-	VSCALEFPD     Z15, Z16, Z15
-	VSUBPD        Z10, Z1, Z1
-	VSUBPD        Z11, Z2, Z2
-	VSUBPD        Z12, Z3, Z3
-	VANDPD        kconst<>+896(SB), Z1, Z1
-	VANDPD        kconst<>+896(SB), Z2, Z2
-	VANDPD        kconst<>+896(SB), Z3, Z3
-	VMULPD        kconst<>+5184(SB), Z4, Z4
-	VMULPD        kconst<>+5184(SB), Z5, Z5
-	VMULPD        kconst<>+5184(SB), Z6, Z6
-	VADDPD        Z4, Z1, Z1
-	VADDPD        Z5, Z2, Z2
-	VADDPD        Z6, Z3, Z3
-	VCMPPD        $0x15, Z13, Z1, K5
-	VCMPPD        $0x15, Z14, Z2, K6
-	VCMPPD        $0x15, Z15, Z3, K7
+	VCVTPD2PS     Z1, Y4
+	VCVTPD2PS     Z2, Y5
+	VCVTPD2PS     Z3, Y6
+	VMOVAPD       Z1, Z7
+	VMOVAPD       Z2, Z8
+	VMOVAPD       Z3, Z9
+	VFNMADD231PD  kconst<>+4992(SB), Z1, Z7
+	VFNMADD231PD  kconst<>+4992(SB), Z2, Z8
+	VFNMADD231PD  kconst<>+4992(SB), Z3, Z9
+	VMOVAPD       Z1, Z10
+	VMOVAPD       Z2, Z11
+	VMOVAPD       Z3, Z12
+	VFMADD231PD   kconst<>+4992(SB), Z1, Z10
+	VFMADD231PD   kconst<>+4992(SB), Z2, Z11
+	VFMADD231PD   kconst<>+4992(SB), Z3, Z12
+	VCVTPD2PS     Z7, Y1
+	VCVTPD2PS     Z10, Y2
+	VCMPPS        $0x04, Y2, Y1, K5
+	VCVTPD2PS     Z8, Y1
+	VCVTPD2PS     Z11, Y2
+	VCMPPS        $0x04, Y2, Y1, K6
+	VCVTPD2PS     Z9, Y1
+	VCVTPD2PS     Z12, Y2
+	VCMPPS        $0x04, Y2, Y1, K7
 	KANDB         K2, K5, K5
 	KORB          K5, K1, K1
 	KMOVB         K5, (SI)
@@ -767,20 +750,20 @@ geluFast32D0_loop:
 	CMPB          BL, $0x00
 	JE            geluFast32D0_plain
 	VMOVUPS.Z     (AX), K2, Y1
-	VADDPS        Y7, Y1, Y1
+	VADDPS        Y4, Y1, Y1
 	VMOVUPS       Y1, K2, (AX)
 	VMOVUPS.Z     32(AX), K3, Y1
-	VADDPS        Y8, Y1, Y1
+	VADDPS        Y5, Y1, Y1
 	VMOVUPS       Y1, K3, 32(AX)
 	VMOVUPS.Z     64(AX), K4, Y1
-	VADDPS        Y9, Y1, Y1
+	VADDPS        Y6, Y1, Y1
 	VMOVUPS       Y1, K4, 64(AX)
 	JMP           geluFast32D0_next
 
 geluFast32D0_plain:
-	VMOVUPS Y7, K2, (AX)
-	VMOVUPS Y8, K3, 32(AX)
-	VMOVUPS Y9, K4, 64(AX)
+	VMOVUPS Y4, K2, (AX)
+	VMOVUPS Y5, K3, 32(AX)
+	VMOVUPS Y6, K4, 64(AX)
 
 geluFast32D0_next:
 	ADDQ    $0x00000060, AX
@@ -838,11 +821,11 @@ gatedFast32D0_loop:
 	VCVTPS2PD.Z  (CX), K2, Z2
 	VCVTPS2PD.Z  32(CX), K3, Z3
 	VCVTPS2PD.Z  64(CX), K4, Z4
-	VMOVUPD      kconst<>+4992(SB), Z5
+	VMOVUPD      kconst<>+4928(SB), Z5
 	VMAXPD       Z2, Z5, Z2
 	VMAXPD       Z3, Z5, Z3
 	VMAXPD       Z4, Z5, Z4
-	VMOVUPD      kconst<>+5248(SB), Z5
+	VMOVUPD      kconst<>+5056(SB), Z5
 	VMINPD       Z2, Z5, Z6
 	VMINPD       Z3, Z5, Z7
 	VMINPD       Z4, Z5, Z5
@@ -880,15 +863,9 @@ gatedFast32D0_loop:
 	VFNMADD231PD kconst<>+4608(SB), Z14, Z8
 	VFNMADD231PD kconst<>+4608(SB), Z15, Z9
 	VFNMADD231PD kconst<>+4608(SB), Z16, Z10
-	VFNMADD231PD kconst<>+4672(SB), Z14, Z8
-	VFNMADD231PD kconst<>+4672(SB), Z15, Z9
-	VFNMADD231PD kconst<>+4672(SB), Z16, Z10
-	VMOVUPD      kconst<>+448(SB), Z17
-	VMOVUPD      kconst<>+448(SB), Z18
-	VMOVUPD      kconst<>+448(SB), Z19
-	VFMADD213PD  kconst<>+512(SB), Z8, Z17
-	VFMADD213PD  kconst<>+512(SB), Z9, Z18
-	VFMADD213PD  kconst<>+512(SB), Z10, Z19
+	VMOVUPD      kconst<>+512(SB), Z17
+	VMOVUPD      kconst<>+512(SB), Z18
+	VMOVUPD      kconst<>+512(SB), Z19
 	VFMADD213PD  kconst<>+576(SB), Z8, Z17
 	VFMADD213PD  kconst<>+576(SB), Z9, Z18
 	VFMADD213PD  kconst<>+576(SB), Z10, Z19
@@ -904,12 +881,12 @@ gatedFast32D0_loop:
 	VFMADD213PD  kconst<>+768(SB), Z8, Z17
 	VFMADD213PD  kconst<>+768(SB), Z9, Z18
 	VFMADD213PD  kconst<>+768(SB), Z10, Z19
-	VMOVUPD      kconst<>+4736(SB), Z8
-	VMOVUPD      kconst<>+4736(SB), Z9
-	VMOVUPD      kconst<>+4736(SB), Z10
-	VPERMT2PD    kconst<>+4800(SB), Z11, Z8
-	VPERMT2PD    kconst<>+4800(SB), Z12, Z9
-	VPERMT2PD    kconst<>+4800(SB), Z13, Z10
+	VMOVUPD      kconst<>+4672(SB), Z8
+	VMOVUPD      kconst<>+4672(SB), Z9
+	VMOVUPD      kconst<>+4672(SB), Z10
+	VPERMT2PD    kconst<>+4736(SB), Z11, Z8
+	VPERMT2PD    kconst<>+4736(SB), Z12, Z9
+	VPERMT2PD    kconst<>+4736(SB), Z13, Z10
 	VMULPD       Z8, Z17, Z8
 	VMULPD       Z9, Z18, Z9
 	VMULPD       Z10, Z19, Z10
@@ -961,41 +938,30 @@ gatedFast32D0_loop:
 	VMULPD       Z5, Z2, Z2
 	VMULPD       Z6, Z3, Z3
 	VMULPD       Z7, Z4, Z4
-	VANDPD       kconst<>+896(SB), Z2, Z5
-	VANDPD       kconst<>+896(SB), Z3, Z6
-	VANDPD       kconst<>+896(SB), Z4, Z7
-	VCVTPD2PS    Z2, Y8
-	VCVTPD2PS    Z3, Y9
-	VCVTPD2PS    Z4, Y10
-	VCVTPS2PD    Y8, Z11
-	VGETEXPPD    Z2, Z14
-	VCVTPS2PD    Y9, Z12
-	VGETEXPPD    Z3, Z15
-	VCVTPS2PD    Y10, Z13
-	VGETEXPPD    Z4, Z16
-	VMOVUPD      kconst<>+5120(SB), Z17
-	VMAXPD       Z14, Z17, Z14
-	VMAXPD       Z15, Z17, Z15
-	VMAXPD       Z16, Z17, Z16
-	VMOVUPD      kconst<>+5056(SB), Z17
-	VSCALEFPD    Z14, Z17, Z14
-	VSCALEFPD    Z15, Z17, Z15
-	VSCALEFPD    Z16, Z17, Z16
-	VSUBPD       Z11, Z2, Z2
-	VSUBPD       Z12, Z3, Z3
-	VSUBPD       Z13, Z4, Z4
-	VANDPD       kconst<>+896(SB), Z2, Z2
-	VANDPD       kconst<>+896(SB), Z3, Z3
-	VANDPD       kconst<>+896(SB), Z4, Z4
-	VMULPD       kconst<>+5184(SB), Z5, Z5
-	VMULPD       kconst<>+5184(SB), Z6, Z6
-	VMULPD       kconst<>+5184(SB), Z7, Z7
-	VADDPD       Z5, Z2, Z2
-	VADDPD       Z6, Z3, Z3
-	VADDPD       Z7, Z4, Z4
-	VCMPPD       $0x15, Z14, Z2, K5
-	VCMPPD       $0x15, Z15, Z3, K6
-	VCMPPD       $0x15, Z16, Z4, K7
+	VCVTPD2PS    Z2, Y5
+	VCVTPD2PS    Z3, Y6
+	VCVTPD2PS    Z4, Y7
+	VMOVAPD      Z2, Z8
+	VMOVAPD      Z3, Z9
+	VMOVAPD      Z4, Z10
+	VFNMADD231PD kconst<>+4992(SB), Z2, Z8
+	VFNMADD231PD kconst<>+4992(SB), Z3, Z9
+	VFNMADD231PD kconst<>+4992(SB), Z4, Z10
+	VMOVAPD      Z2, Z11
+	VMOVAPD      Z3, Z12
+	VMOVAPD      Z4, Z13
+	VFMADD231PD  kconst<>+4992(SB), Z2, Z11
+	VFMADD231PD  kconst<>+4992(SB), Z3, Z12
+	VFMADD231PD  kconst<>+4992(SB), Z4, Z13
+	VCVTPD2PS    Z8, Y2
+	VCVTPD2PS    Z11, Y3
+	VCMPPS       $0x04, Y3, Y2, K5
+	VCVTPD2PS    Z9, Y2
+	VCVTPD2PS    Z12, Y3
+	VCMPPS       $0x04, Y3, Y2, K6
+	VCVTPD2PS    Z10, Y2
+	VCVTPD2PS    Z13, Y3
+	VCMPPS       $0x04, Y3, Y2, K7
 	KANDB        K2, K5, K5
 	KORB         K5, K1, K1
 	KMOVB        K5, (DI)
@@ -1011,20 +977,20 @@ gatedFast32D0_loop:
 	CMPB         BL, $0x00
 	JE           gatedFast32D0_plain
 	VMOVUPS.Z    (AX), K2, Y2
-	VADDPS       Y8, Y2, Y2
+	VADDPS       Y5, Y2, Y2
 	VMOVUPS      Y2, K2, (AX)
 	VMOVUPS.Z    32(AX), K3, Y2
-	VADDPS       Y9, Y2, Y2
+	VADDPS       Y6, Y2, Y2
 	VMOVUPS      Y2, K3, 32(AX)
 	VMOVUPS.Z    64(AX), K4, Y2
-	VADDPS       Y10, Y2, Y2
+	VADDPS       Y7, Y2, Y2
 	VMOVUPS      Y2, K4, 64(AX)
 	JMP          gatedFast32D0_next
 
 gatedFast32D0_plain:
-	VMOVUPS Y8, K2, (AX)
-	VMOVUPS Y9, K3, 32(AX)
-	VMOVUPS Y10, K4, 64(AX)
+	VMOVUPS Y5, K2, (AX)
+	VMOVUPS Y6, K3, 32(AX)
+	VMOVUPS Y7, K4, 64(AX)
 
 gatedFast32D0_next:
 	ADDQ    $0x00000060, AX
@@ -1192,8 +1158,26 @@ geluExact64D1_loop:
 	VMOVAPD      Z20, Z18
 	VBLENDMPD    Z15, Z17, K4, Z17
 	VBLENDMPD    Z16, Z18, K5, Z18
-	VPERMPD      kconst<>+5312(SB), Z13, Z15
-	VPERMPD      kconst<>+5312(SB), Z14, Z16
+	VPERMPD      kconst<>+5120(SB), Z13, Z15
+	VPERMPD      kconst<>+5120(SB), Z14, Z16
+	VPERMPD      kconst<>+5184(SB), Z13, Z19
+	VPERMPD      kconst<>+5184(SB), Z14, Z20
+	VMULPD       Z15, Z17, Z15
+	VMULPD       Z16, Z18, Z16
+	VADDPD       Z15, Z19, Z15
+	VADDPD       Z16, Z20, Z16
+	VPERMPD      kconst<>+5248(SB), Z13, Z19
+	VPERMPD      kconst<>+5248(SB), Z14, Z20
+	VMULPD       Z15, Z17, Z15
+	VMULPD       Z16, Z18, Z16
+	VADDPD       Z15, Z19, Z15
+	VADDPD       Z16, Z20, Z16
+	VPERMPD      kconst<>+5312(SB), Z13, Z19
+	VPERMPD      kconst<>+5312(SB), Z14, Z20
+	VMULPD       Z15, Z17, Z15
+	VMULPD       Z16, Z18, Z16
+	VADDPD       Z15, Z19, Z15
+	VADDPD       Z16, Z20, Z16
 	VPERMPD      kconst<>+5376(SB), Z13, Z19
 	VPERMPD      kconst<>+5376(SB), Z14, Z20
 	VMULPD       Z15, Z17, Z15
@@ -1220,24 +1204,24 @@ geluExact64D1_loop:
 	VADDPD       Z16, Z20, Z16
 	VPERMPD      kconst<>+5632(SB), Z13, Z19
 	VPERMPD      kconst<>+5632(SB), Z14, Z20
-	VMULPD       Z15, Z17, Z15
-	VMULPD       Z16, Z18, Z16
-	VADDPD       Z15, Z19, Z15
-	VADDPD       Z16, Z20, Z16
-	VPERMPD      kconst<>+5696(SB), Z13, Z19
-	VPERMPD      kconst<>+5696(SB), Z14, Z20
-	VMULPD       Z15, Z17, Z15
-	VMULPD       Z16, Z18, Z16
-	VADDPD       Z15, Z19, Z15
-	VADDPD       Z16, Z20, Z16
-	VPERMPD      kconst<>+5760(SB), Z13, Z19
-	VPERMPD      kconst<>+5760(SB), Z14, Z20
-	VMULPD       Z15, Z17, Z15
-	VMULPD       Z16, Z18, Z16
-	VADDPD       Z15, Z19, Z15
-	VADDPD       Z16, Z20, Z16
-	VPERMPD      kconst<>+5824(SB), Z13, Z19
-	VPERMPD      kconst<>+5824(SB), Z14, Z20
+	VPERMPD      kconst<>+5696(SB), Z13, Z21
+	VPERMPD      kconst<>+5696(SB), Z14, Z22
+	VMULPD       Z19, Z17, Z19
+	VMULPD       Z20, Z18, Z20
+	VADDPD       Z19, Z21, Z19
+	VADDPD       Z20, Z22, Z20
+	VPERMPD      kconst<>+5760(SB), Z13, Z21
+	VPERMPD      kconst<>+5760(SB), Z14, Z22
+	VMULPD       Z19, Z17, Z19
+	VMULPD       Z20, Z18, Z20
+	VADDPD       Z19, Z21, Z19
+	VADDPD       Z20, Z22, Z20
+	VPERMPD      kconst<>+5824(SB), Z13, Z21
+	VPERMPD      kconst<>+5824(SB), Z14, Z22
+	VMULPD       Z19, Z17, Z19
+	VMULPD       Z20, Z18, Z20
+	VADDPD       Z19, Z21, Z19
+	VADDPD       Z20, Z22, Z20
 	VPERMPD      kconst<>+5888(SB), Z13, Z21
 	VPERMPD      kconst<>+5888(SB), Z14, Z22
 	VMULPD       Z19, Z17, Z19
@@ -1256,26 +1240,8 @@ geluExact64D1_loop:
 	VMULPD       Z20, Z18, Z20
 	VADDPD       Z19, Z21, Z19
 	VADDPD       Z20, Z22, Z20
-	VPERMPD      kconst<>+6080(SB), Z13, Z21
-	VPERMPD      kconst<>+6080(SB), Z14, Z22
-	VMULPD       Z19, Z17, Z19
-	VMULPD       Z20, Z18, Z20
-	VADDPD       Z19, Z21, Z19
-	VADDPD       Z20, Z22, Z20
-	VPERMPD      kconst<>+6144(SB), Z13, Z21
-	VPERMPD      kconst<>+6144(SB), Z14, Z22
-	VMULPD       Z19, Z17, Z19
-	VMULPD       Z20, Z18, Z20
-	VADDPD       Z19, Z21, Z19
-	VADDPD       Z20, Z22, Z20
-	VPERMPD      kconst<>+6208(SB), Z13, Z21
-	VPERMPD      kconst<>+6208(SB), Z14, Z22
-	VMULPD       Z19, Z17, Z19
-	VMULPD       Z20, Z18, Z20
-	VADDPD       Z19, Z21, Z19
-	VADDPD       Z20, Z22, Z20
-	VPERMPD      kconst<>+6272(SB), Z13, Z13
-	VPERMPD      kconst<>+6272(SB), Z14, Z14
+	VPERMPD      kconst<>+6080(SB), Z13, Z13
+	VPERMPD      kconst<>+6080(SB), Z14, Z14
 	VMULPD       Z19, Z17, Z19
 	VMULPD       Z20, Z18, Z20
 	VADDPD       Z19, Z13, Z13
@@ -1635,15 +1601,9 @@ geluFast32D1_loop:
 	VFNMADD231PD  kconst<>+4608(SB), Z13, Z7
 	VFNMADD231PD  kconst<>+4608(SB), Z14, Z8
 	VFNMADD231PD  kconst<>+4608(SB), Z15, Z9
-	VFNMADD231PD  kconst<>+4672(SB), Z13, Z7
-	VFNMADD231PD  kconst<>+4672(SB), Z14, Z8
-	VFNMADD231PD  kconst<>+4672(SB), Z15, Z9
-	VMOVUPD       kconst<>+448(SB), Z16
-	VMOVUPD       kconst<>+448(SB), Z17
-	VMOVUPD       kconst<>+448(SB), Z18
-	VFMADD213PD   kconst<>+512(SB), Z7, Z16
-	VFMADD213PD   kconst<>+512(SB), Z8, Z17
-	VFMADD213PD   kconst<>+512(SB), Z9, Z18
+	VMOVUPD       kconst<>+512(SB), Z16
+	VMOVUPD       kconst<>+512(SB), Z17
+	VMOVUPD       kconst<>+512(SB), Z18
 	VFMADD213PD   kconst<>+576(SB), Z7, Z16
 	VFMADD213PD   kconst<>+576(SB), Z8, Z17
 	VFMADD213PD   kconst<>+576(SB), Z9, Z18
@@ -1659,12 +1619,12 @@ geluFast32D1_loop:
 	VFMADD213PD   kconst<>+768(SB), Z7, Z16
 	VFMADD213PD   kconst<>+768(SB), Z8, Z17
 	VFMADD213PD   kconst<>+768(SB), Z9, Z18
-	VMOVUPD       kconst<>+4736(SB), Z7
-	VMOVUPD       kconst<>+4736(SB), Z8
-	VMOVUPD       kconst<>+4736(SB), Z9
-	VPERMT2PD     kconst<>+4800(SB), Z10, Z7
-	VPERMT2PD     kconst<>+4800(SB), Z11, Z8
-	VPERMT2PD     kconst<>+4800(SB), Z12, Z9
+	VMOVUPD       kconst<>+4672(SB), Z7
+	VMOVUPD       kconst<>+4672(SB), Z8
+	VMOVUPD       kconst<>+4672(SB), Z9
+	VPERMT2PD     kconst<>+4736(SB), Z10, Z7
+	VPERMT2PD     kconst<>+4736(SB), Z11, Z8
+	VPERMT2PD     kconst<>+4736(SB), Z12, Z9
 	VMULPD        Z7, Z16, Z7
 	VMULPD        Z8, Z17, Z8
 	VMULPD        Z9, Z18, Z9
@@ -1674,14 +1634,14 @@ geluFast32D1_loop:
 	VSCALEFPD     Z10, Z7, Z7
 	VSCALEFPD     Z11, Z8, Z8
 	VSCALEFPD     Z12, Z9, Z9
-	VMOVUPD       kconst<>+4864(SB), Z10
+	VMOVUPD       kconst<>+4800(SB), Z10
 	VMINPD        Z4, Z10, Z4
 	VMINPD        Z5, Z10, Z5
 	VMINPD        Z6, Z10, Z6
 	VADDPD.RD_SAE Z0, Z4, Z10
 	VADDPD.RD_SAE Z0, Z5, Z11
 	VADDPD.RD_SAE Z0, Z6, Z12
-	VMOVUPD       kconst<>+4928(SB), Z13
+	VMOVUPD       kconst<>+4864(SB), Z13
 	VMINPD        Z10, Z13, Z10
 	VMINPD        Z11, Z13, Z11
 	VMINPD        Z12, Z13, Z12
@@ -1821,20 +1781,20 @@ geluFast32D1_loop:
 	VBLENDMPD     Z4, Z11, K5, Z11
 	VBLENDMPD     Z5, Z12, K6, Z12
 	VBLENDMPD     Z6, Z10, K7, Z10
-	VMOVUPD       kconst<>+4992(SB), Z4
+	VMOVUPD       kconst<>+4928(SB), Z4
 	VMAXPD        Z1, Z4, Z1
 	VMAXPD        Z2, Z4, Z2
 	VMAXPD        Z3, Z4, Z3
-	VMOVUPD       kconst<>+5248(SB), Z4
+	VMOVUPD       kconst<>+5056(SB), Z4
 	VMINPD        Z1, Z4, Z1
 	VMINPD        Z2, Z4, Z2
 	VMINPD        Z3, Z4, Z3
 	VMULPD        Z7, Z1, Z1
 	VMULPD        Z8, Z2, Z2
 	VMULPD        Z9, Z3, Z3
-	VMULPD        kconst<>+6336(SB), Z1, Z1
-	VMULPD        kconst<>+6336(SB), Z2, Z2
-	VMULPD        kconst<>+6336(SB), Z3, Z3
+	VMULPD        kconst<>+6144(SB), Z1, Z1
+	VMULPD        kconst<>+6144(SB), Z2, Z2
+	VMULPD        kconst<>+6144(SB), Z3, Z3
 	VADDPD        Z1, Z11, Z4
 	VADDPD        Z2, Z12, Z5
 	VADDPD        Z3, Z10, Z6
@@ -1850,44 +1810,30 @@ geluFast32D1_loop:
 	VMULPD        Z4, Z7, Z4
 	VMULPD        Z5, Z8, Z5
 	VMULPD        Z6, Z9, Z6
-	VANDPD        kconst<>+896(SB), Z7, Z7
-	VANDPD        kconst<>+896(SB), Z8, Z8
-	VANDPD        kconst<>+896(SB), Z9, Z9
 	VMULPD        Z1, Z7, Z1
 	VMULPD        Z2, Z8, Z2
 	VMULPD        Z3, Z9, Z3
 	VCVTPD2PS     Z4, Y7
 	VCVTPD2PS     Z5, Y8
 	VCVTPD2PS     Z6, Y9
-	VCVTPS2PD     Y7, Z10
-	VGETEXPPD     Z4, Z13
-	VCVTPS2PD     Y8, Z11
-	VGETEXPPD     Z5, Z14
-	VCVTPS2PD     Y9, Z12
-	VGETEXPPD     Z6, Z15
-	VMOVUPD       kconst<>+5120(SB), Z16
-	VMAXPD        Z13, Z16, Z13
-	VMAXPD        Z14, Z16, Z14
-	VMAXPD        Z15, Z16, Z15
-	VMOVUPD       kconst<>+5056(SB), Z16
-	VSCALEFPD     Z13, Z16, Z13
-	VSCALEFPD     Z14, Z16, Z14
-	VSCALEFPD     Z15, Z16, Z15
-	VSUBPD        Z10, Z4, Z4
-	VSUBPD        Z11, Z5, Z5
-	VSUBPD        Z12, Z6, Z6
-	VANDPD        kconst<>+896(SB), Z4, Z4
-	VANDPD        kconst<>+896(SB), Z5, Z5
-	VANDPD        kconst<>+896(SB), Z6, Z6
-	VMULPD        kconst<>+5184(SB), Z1, Z1
-	VMULPD        kconst<>+5184(SB), Z2, Z2
-	VMULPD        kconst<>+5184(SB), Z3, Z3
-	VADDPD        Z1, Z4, Z1
-	VADDPD        Z2, Z5, Z2
-	VADDPD        Z3, Z6, Z3
-	VCMPPD        $0x15, Z13, Z1, K5
-	VCMPPD        $0x15, Z14, Z2, K6
-	VCMPPD        $0x15, Z15, Z3, K7
+	VMOVAPD       Z4, Z10
+	VMOVAPD       Z5, Z11
+	VMOVAPD       Z6, Z12
+	VFNMADD231PD  kconst<>+4992(SB), Z1, Z10
+	VFNMADD231PD  kconst<>+4992(SB), Z2, Z11
+	VFNMADD231PD  kconst<>+4992(SB), Z3, Z12
+	VFMADD231PD   kconst<>+4992(SB), Z1, Z4
+	VFMADD231PD   kconst<>+4992(SB), Z2, Z5
+	VFMADD231PD   kconst<>+4992(SB), Z3, Z6
+	VCVTPD2PS     Z10, Y1
+	VCVTPD2PS     Z4, Y2
+	VCMPPS        $0x04, Y2, Y1, K5
+	VCVTPD2PS     Z11, Y1
+	VCVTPD2PS     Z5, Y2
+	VCMPPS        $0x04, Y2, Y1, K6
+	VCVTPD2PS     Z12, Y1
+	VCVTPD2PS     Z6, Y2
+	VCMPPS        $0x04, Y2, Y1, K7
 	KANDB         K2, K5, K5
 	KORB          K5, K1, K1
 	KMOVB         K5, (DI)
@@ -1976,11 +1922,11 @@ gatedFast32D1_loop:
 	VCVTPS2PD.Z  (CX), K2, Z2
 	VCVTPS2PD.Z  32(CX), K3, Z3
 	VCVTPS2PD.Z  64(CX), K4, Z4
-	VMOVUPD      kconst<>+4992(SB), Z5
+	VMOVUPD      kconst<>+4928(SB), Z5
 	VMAXPD       Z2, Z5, Z2
 	VMAXPD       Z3, Z5, Z3
 	VMAXPD       Z4, Z5, Z4
-	VMOVUPD      kconst<>+5248(SB), Z5
+	VMOVUPD      kconst<>+5056(SB), Z5
 	VMINPD       Z2, Z5, Z2
 	VMINPD       Z3, Z5, Z3
 	VMINPD       Z4, Z5, Z4
@@ -2018,15 +1964,9 @@ gatedFast32D1_loop:
 	VFNMADD231PD kconst<>+4608(SB), Z17, Z11
 	VFNMADD231PD kconst<>+4608(SB), Z18, Z12
 	VFNMADD231PD kconst<>+4608(SB), Z19, Z13
-	VFNMADD231PD kconst<>+4672(SB), Z17, Z11
-	VFNMADD231PD kconst<>+4672(SB), Z18, Z12
-	VFNMADD231PD kconst<>+4672(SB), Z19, Z13
-	VMOVUPD      kconst<>+448(SB), Z20
-	VMOVUPD      kconst<>+448(SB), Z21
-	VMOVUPD      kconst<>+448(SB), Z22
-	VFMADD213PD  kconst<>+512(SB), Z11, Z20
-	VFMADD213PD  kconst<>+512(SB), Z12, Z21
-	VFMADD213PD  kconst<>+512(SB), Z13, Z22
+	VMOVUPD      kconst<>+512(SB), Z20
+	VMOVUPD      kconst<>+512(SB), Z21
+	VMOVUPD      kconst<>+512(SB), Z22
 	VFMADD213PD  kconst<>+576(SB), Z11, Z20
 	VFMADD213PD  kconst<>+576(SB), Z12, Z21
 	VFMADD213PD  kconst<>+576(SB), Z13, Z22
@@ -2042,12 +1982,12 @@ gatedFast32D1_loop:
 	VFMADD213PD  kconst<>+768(SB), Z11, Z20
 	VFMADD213PD  kconst<>+768(SB), Z12, Z21
 	VFMADD213PD  kconst<>+768(SB), Z13, Z22
-	VMOVUPD      kconst<>+4736(SB), Z11
-	VMOVUPD      kconst<>+4736(SB), Z12
-	VMOVUPD      kconst<>+4736(SB), Z13
-	VPERMT2PD    kconst<>+4800(SB), Z14, Z11
-	VPERMT2PD    kconst<>+4800(SB), Z15, Z12
-	VPERMT2PD    kconst<>+4800(SB), Z16, Z13
+	VMOVUPD      kconst<>+4672(SB), Z11
+	VMOVUPD      kconst<>+4672(SB), Z12
+	VMOVUPD      kconst<>+4672(SB), Z13
+	VPERMT2PD    kconst<>+4736(SB), Z14, Z11
+	VPERMT2PD    kconst<>+4736(SB), Z15, Z12
+	VPERMT2PD    kconst<>+4736(SB), Z16, Z13
 	VMULPD       Z11, Z20, Z11
 	VMULPD       Z12, Z21, Z12
 	VMULPD       Z13, Z22, Z13
@@ -2099,9 +2039,9 @@ gatedFast32D1_loop:
 	VMULPD       Z17, Z11, Z11
 	VMULPD       Z18, Z12, Z12
 	VMULPD       Z19, Z13, Z13
-	VMULPD       kconst<>+6400(SB), Z1, Z14
-	VMULPD       kconst<>+6400(SB), Z1, Z15
-	VMULPD       kconst<>+6400(SB), Z1, Z16
+	VMULPD       kconst<>+6208(SB), Z1, Z14
+	VMULPD       kconst<>+6208(SB), Z1, Z15
+	VMULPD       kconst<>+6208(SB), Z1, Z16
 	VMOVAPD      Z0, Z17
 	VMOVAPD      Z0, Z18
 	VMOVAPD      Z0, Z19
@@ -2129,44 +2069,30 @@ gatedFast32D1_loop:
 	VMULPD       Z5, Z8, Z5
 	VMULPD       Z6, Z9, Z6
 	VMULPD       Z7, Z10, Z7
-	VANDPD       kconst<>+896(SB), Z8, Z8
-	VANDPD       kconst<>+896(SB), Z9, Z9
-	VANDPD       kconst<>+896(SB), Z10, Z10
 	VMULPD       Z2, Z8, Z2
 	VMULPD       Z3, Z9, Z3
 	VMULPD       Z4, Z10, Z4
 	VCVTPD2PS    Z5, Y8
 	VCVTPD2PS    Z6, Y9
 	VCVTPD2PS    Z7, Y10
-	VCVTPS2PD    Y8, Z11
-	VGETEXPPD    Z5, Z14
-	VCVTPS2PD    Y9, Z12
-	VGETEXPPD    Z6, Z15
-	VCVTPS2PD    Y10, Z13
-	VGETEXPPD    Z7, Z16
-	VMOVUPD      kconst<>+5120(SB), Z17
-	VMAXPD       Z14, Z17, Z14
-	VMAXPD       Z15, Z17, Z15
-	VMAXPD       Z16, Z17, Z16
-	VMOVUPD      kconst<>+5056(SB), Z17
-	VSCALEFPD    Z14, Z17, Z14
-	VSCALEFPD    Z15, Z17, Z15
-	VSCALEFPD    Z16, Z17, Z16
-	VSUBPD       Z11, Z5, Z5
-	VSUBPD       Z12, Z6, Z6
-	VSUBPD       Z13, Z7, Z7
-	VANDPD       kconst<>+896(SB), Z5, Z5
-	VANDPD       kconst<>+896(SB), Z6, Z6
-	VANDPD       kconst<>+896(SB), Z7, Z7
-	VMULPD       kconst<>+5184(SB), Z2, Z2
-	VMULPD       kconst<>+5184(SB), Z3, Z3
-	VMULPD       kconst<>+5184(SB), Z4, Z4
-	VADDPD       Z2, Z5, Z2
-	VADDPD       Z3, Z6, Z3
-	VADDPD       Z4, Z7, Z4
-	VCMPPD       $0x15, Z14, Z2, K5
-	VCMPPD       $0x15, Z15, Z3, K6
-	VCMPPD       $0x15, Z16, Z4, K7
+	VMOVAPD      Z5, Z11
+	VMOVAPD      Z6, Z12
+	VMOVAPD      Z7, Z13
+	VFNMADD231PD kconst<>+4992(SB), Z2, Z11
+	VFNMADD231PD kconst<>+4992(SB), Z3, Z12
+	VFNMADD231PD kconst<>+4992(SB), Z4, Z13
+	VFMADD231PD  kconst<>+4992(SB), Z2, Z5
+	VFMADD231PD  kconst<>+4992(SB), Z3, Z6
+	VFMADD231PD  kconst<>+4992(SB), Z4, Z7
+	VCVTPD2PS    Z11, Y2
+	VCVTPD2PS    Z5, Y3
+	VCMPPS       $0x04, Y3, Y2, K5
+	VCVTPD2PS    Z12, Y2
+	VCVTPD2PS    Z6, Y3
+	VCMPPS       $0x04, Y3, Y2, K6
+	VCVTPD2PS    Z13, Y2
+	VCVTPD2PS    Z7, Y3
+	VCMPPS       $0x04, Y3, Y2, K7
 	KANDB        K2, K5, K5
 	KORB         K5, K1, K1
 	KMOVB        K5, (R8)
@@ -2431,15 +2357,9 @@ geluFast32D2_loop:
 	VFNMADD231PD  kconst<>+4608(SB), Z13, Z7
 	VFNMADD231PD  kconst<>+4608(SB), Z14, Z8
 	VFNMADD231PD  kconst<>+4608(SB), Z15, Z9
-	VFNMADD231PD  kconst<>+4672(SB), Z13, Z7
-	VFNMADD231PD  kconst<>+4672(SB), Z14, Z8
-	VFNMADD231PD  kconst<>+4672(SB), Z15, Z9
-	VMOVUPD       kconst<>+448(SB), Z16
-	VMOVUPD       kconst<>+448(SB), Z17
-	VMOVUPD       kconst<>+448(SB), Z18
-	VFMADD213PD   kconst<>+512(SB), Z7, Z16
-	VFMADD213PD   kconst<>+512(SB), Z8, Z17
-	VFMADD213PD   kconst<>+512(SB), Z9, Z18
+	VMOVUPD       kconst<>+512(SB), Z16
+	VMOVUPD       kconst<>+512(SB), Z17
+	VMOVUPD       kconst<>+512(SB), Z18
 	VFMADD213PD   kconst<>+576(SB), Z7, Z16
 	VFMADD213PD   kconst<>+576(SB), Z8, Z17
 	VFMADD213PD   kconst<>+576(SB), Z9, Z18
@@ -2455,12 +2375,12 @@ geluFast32D2_loop:
 	VFMADD213PD   kconst<>+768(SB), Z7, Z16
 	VFMADD213PD   kconst<>+768(SB), Z8, Z17
 	VFMADD213PD   kconst<>+768(SB), Z9, Z18
-	VMOVUPD       kconst<>+4736(SB), Z7
-	VMOVUPD       kconst<>+4736(SB), Z8
-	VMOVUPD       kconst<>+4736(SB), Z9
-	VPERMT2PD     kconst<>+4800(SB), Z10, Z7
-	VPERMT2PD     kconst<>+4800(SB), Z11, Z8
-	VPERMT2PD     kconst<>+4800(SB), Z12, Z9
+	VMOVUPD       kconst<>+4672(SB), Z7
+	VMOVUPD       kconst<>+4672(SB), Z8
+	VMOVUPD       kconst<>+4672(SB), Z9
+	VPERMT2PD     kconst<>+4736(SB), Z10, Z7
+	VPERMT2PD     kconst<>+4736(SB), Z11, Z8
+	VPERMT2PD     kconst<>+4736(SB), Z12, Z9
 	VMULPD        Z7, Z16, Z7
 	VMULPD        Z8, Z17, Z8
 	VMULPD        Z9, Z18, Z9
@@ -2470,14 +2390,14 @@ geluFast32D2_loop:
 	VSCALEFPD     Z10, Z7, Z7
 	VSCALEFPD     Z11, Z8, Z8
 	VSCALEFPD     Z12, Z9, Z9
-	VMOVUPD       kconst<>+4864(SB), Z10
+	VMOVUPD       kconst<>+4800(SB), Z10
 	VMINPD        Z4, Z10, Z4
 	VMINPD        Z5, Z10, Z5
 	VMINPD        Z6, Z10, Z6
 	VADDPD.RD_SAE Z0, Z4, Z10
 	VADDPD.RD_SAE Z0, Z5, Z11
 	VADDPD.RD_SAE Z0, Z6, Z12
-	VMOVUPD       kconst<>+4928(SB), Z13
+	VMOVUPD       kconst<>+4864(SB), Z13
 	VMINPD        Z10, Z13, Z10
 	VMINPD        Z11, Z13, Z11
 	VMINPD        Z12, Z13, Z12
@@ -2617,11 +2537,11 @@ geluFast32D2_loop:
 	VBLENDMPD     Z4, Z11, K5, Z11
 	VBLENDMPD     Z5, Z12, K6, Z12
 	VBLENDMPD     Z6, Z10, K7, Z10
-	VMOVUPD       kconst<>+4992(SB), Z4
+	VMOVUPD       kconst<>+4928(SB), Z4
 	VMAXPD        Z1, Z4, Z1
 	VMAXPD        Z2, Z4, Z2
 	VMAXPD        Z3, Z4, Z3
-	VMOVUPD       kconst<>+5248(SB), Z4
+	VMOVUPD       kconst<>+5056(SB), Z4
 	VMINPD        Z1, Z4, Z1
 	VMINPD        Z2, Z4, Z2
 	VMINPD        Z3, Z4, Z3
@@ -2631,59 +2551,42 @@ geluFast32D2_loop:
 	VFNMADD213PD  kconst<>+832(SB), Z1, Z4
 	VFNMADD213PD  kconst<>+832(SB), Z2, Z5
 	VFNMADD213PD  kconst<>+832(SB), Z3, Z6
-	VMULPD        kconst<>+6336(SB), Z7, Z1
-	VMULPD        kconst<>+6336(SB), Z8, Z2
-	VMULPD        kconst<>+6336(SB), Z9, Z3
+	VMULPD        kconst<>+6144(SB), Z7, Z1
+	VMULPD        kconst<>+6144(SB), Z8, Z2
+	VMULPD        kconst<>+6144(SB), Z9, Z3
 	VMULPD        Z1, Z4, Z1
 	VMULPD        Z2, Z5, Z2
 	VMULPD        Z3, Z6, Z3
-	VANDPD        kconst<>+896(SB), Z1, Z4
-	VANDPD        kconst<>+896(SB), Z2, Z5
-	VANDPD        kconst<>+896(SB), Z3, Z6
-	VCVTPS2PD.Z   (DX), K2, Z7
-	VCVTPS2PD.Z   32(DX), K3, Z8
-	VCVTPS2PD.Z   64(DX), K4, Z9
-	VMULPD        Z1, Z7, Z1
-	VMULPD        Z2, Z8, Z2
-	VMULPD        Z3, Z9, Z3
-	VANDPD        kconst<>+896(SB), Z7, Z7
-	VANDPD        kconst<>+896(SB), Z8, Z8
-	VANDPD        kconst<>+896(SB), Z9, Z9
-	VMULPD        Z4, Z7, Z4
-	VMULPD        Z5, Z8, Z5
-	VMULPD        Z6, Z9, Z6
-	VCVTPD2PS     Z1, Y7
-	VCVTPD2PS     Z2, Y8
-	VCVTPD2PS     Z3, Y9
-	VCVTPS2PD     Y7, Z10
-	VGETEXPPD     Z1, Z13
-	VCVTPS2PD     Y8, Z11
-	VGETEXPPD     Z2, Z14
-	VCVTPS2PD     Y9, Z12
-	VGETEXPPD     Z3, Z15
-	VMOVUPD       kconst<>+5120(SB), Z16
-	VMAXPD        Z13, Z16, Z13
-	VMAXPD        Z14, Z16, Z14
-	VMAXPD        Z15, Z16, Z15
-	VMOVUPD       kconst<>+5056(SB), Z16
-	VSCALEFPD     Z13, Z16, Z13
-	VSCALEFPD     Z14, Z16, Z14
-	VSCALEFPD     Z15, Z16, Z15
-	VSUBPD        Z10, Z1, Z1
-	VSUBPD        Z11, Z2, Z2
-	VSUBPD        Z12, Z3, Z3
-	VANDPD        kconst<>+896(SB), Z1, Z1
-	VANDPD        kconst<>+896(SB), Z2, Z2
-	VANDPD        kconst<>+896(SB), Z3, Z3
-	VMULPD        kconst<>+5184(SB), Z4, Z4
-	VMULPD        kconst<>+5184(SB), Z5, Z5
-	VMULPD        kconst<>+5184(SB), Z6, Z6
-	VADDPD        Z4, Z1, Z1
-	VADDPD        Z5, Z2, Z2
-	VADDPD        Z6, Z3, Z3
-	VCMPPD        $0x15, Z13, Z1, K5
-	VCMPPD        $0x15, Z14, Z2, K6
-	VCMPPD        $0x15, Z15, Z3, K7
+	VCVTPS2PD.Z   (DX), K2, Z4
+	VCVTPS2PD.Z   32(DX), K3, Z5
+	VCVTPS2PD.Z   64(DX), K4, Z6
+	VMULPD        Z1, Z4, Z7
+	VMULPD        Z2, Z5, Z8
+	VMULPD        Z3, Z6, Z9
+	VMULPD        Z1, Z4, Z1
+	VMULPD        Z2, Z5, Z2
+	VMULPD        Z3, Z6, Z3
+	VCVTPD2PS     Z7, Y4
+	VCVTPD2PS     Z8, Y5
+	VCVTPD2PS     Z9, Y6
+	VMOVAPD       Z7, Z10
+	VMOVAPD       Z8, Z11
+	VMOVAPD       Z9, Z12
+	VFNMADD231PD  kconst<>+4992(SB), Z1, Z10
+	VFNMADD231PD  kconst<>+4992(SB), Z2, Z11
+	VFNMADD231PD  kconst<>+4992(SB), Z3, Z12
+	VFMADD231PD   kconst<>+4992(SB), Z1, Z7
+	VFMADD231PD   kconst<>+4992(SB), Z2, Z8
+	VFMADD231PD   kconst<>+4992(SB), Z3, Z9
+	VCVTPD2PS     Z10, Y1
+	VCVTPD2PS     Z7, Y2
+	VCMPPS        $0x04, Y2, Y1, K5
+	VCVTPD2PS     Z11, Y1
+	VCVTPD2PS     Z8, Y2
+	VCMPPS        $0x04, Y2, Y1, K6
+	VCVTPD2PS     Z12, Y1
+	VCVTPD2PS     Z9, Y2
+	VCMPPS        $0x04, Y2, Y1, K7
 	KANDB         K2, K5, K5
 	KORB          K5, K1, K1
 	KMOVB         K5, (DI)
@@ -2699,20 +2602,20 @@ geluFast32D2_loop:
 	CMPB          SI, $0x00
 	JE            geluFast32D2_plain
 	VMOVUPS.Z     (AX), K2, Y1
-	VADDPS        Y7, Y1, Y1
+	VADDPS        Y4, Y1, Y1
 	VMOVUPS       Y1, K2, (AX)
 	VMOVUPS.Z     32(AX), K3, Y1
-	VADDPS        Y8, Y1, Y1
+	VADDPS        Y5, Y1, Y1
 	VMOVUPS       Y1, K3, 32(AX)
 	VMOVUPS.Z     64(AX), K4, Y1
-	VADDPS        Y9, Y1, Y1
+	VADDPS        Y6, Y1, Y1
 	VMOVUPS       Y1, K4, 64(AX)
 	JMP           geluFast32D2_next
 
 geluFast32D2_plain:
-	VMOVUPS Y7, K2, (AX)
-	VMOVUPS Y8, K3, 32(AX)
-	VMOVUPS Y9, K4, 64(AX)
+	VMOVUPS Y4, K2, (AX)
+	VMOVUPS Y5, K3, 32(AX)
+	VMOVUPS Y6, K4, 64(AX)
 
 geluFast32D2_next:
 	ADDQ    $0x00000060, AX
@@ -2772,11 +2675,11 @@ gatedFast32D2_loop:
 	VCVTPS2PD.Z  (CX), K2, Z2
 	VCVTPS2PD.Z  32(CX), K3, Z3
 	VCVTPS2PD.Z  64(CX), K4, Z4
-	VMOVUPD      kconst<>+4992(SB), Z5
+	VMOVUPD      kconst<>+4928(SB), Z5
 	VMAXPD       Z2, Z5, Z2
 	VMAXPD       Z3, Z5, Z3
 	VMAXPD       Z4, Z5, Z4
-	VMOVUPD      kconst<>+5248(SB), Z5
+	VMOVUPD      kconst<>+5056(SB), Z5
 	VMINPD       Z2, Z5, Z2
 	VMINPD       Z3, Z5, Z3
 	VMINPD       Z4, Z5, Z4
@@ -2814,15 +2717,9 @@ gatedFast32D2_loop:
 	VFNMADD231PD kconst<>+4608(SB), Z17, Z11
 	VFNMADD231PD kconst<>+4608(SB), Z18, Z12
 	VFNMADD231PD kconst<>+4608(SB), Z19, Z13
-	VFNMADD231PD kconst<>+4672(SB), Z17, Z11
-	VFNMADD231PD kconst<>+4672(SB), Z18, Z12
-	VFNMADD231PD kconst<>+4672(SB), Z19, Z13
-	VMOVUPD      kconst<>+448(SB), Z20
-	VMOVUPD      kconst<>+448(SB), Z21
-	VMOVUPD      kconst<>+448(SB), Z22
-	VFMADD213PD  kconst<>+512(SB), Z11, Z20
-	VFMADD213PD  kconst<>+512(SB), Z12, Z21
-	VFMADD213PD  kconst<>+512(SB), Z13, Z22
+	VMOVUPD      kconst<>+512(SB), Z20
+	VMOVUPD      kconst<>+512(SB), Z21
+	VMOVUPD      kconst<>+512(SB), Z22
 	VFMADD213PD  kconst<>+576(SB), Z11, Z20
 	VFMADD213PD  kconst<>+576(SB), Z12, Z21
 	VFMADD213PD  kconst<>+576(SB), Z13, Z22
@@ -2838,12 +2735,12 @@ gatedFast32D2_loop:
 	VFMADD213PD  kconst<>+768(SB), Z11, Z20
 	VFMADD213PD  kconst<>+768(SB), Z12, Z21
 	VFMADD213PD  kconst<>+768(SB), Z13, Z22
-	VMOVUPD      kconst<>+4736(SB), Z11
-	VMOVUPD      kconst<>+4736(SB), Z12
-	VMOVUPD      kconst<>+4736(SB), Z13
-	VPERMT2PD    kconst<>+4800(SB), Z14, Z11
-	VPERMT2PD    kconst<>+4800(SB), Z15, Z12
-	VPERMT2PD    kconst<>+4800(SB), Z16, Z13
+	VMOVUPD      kconst<>+4672(SB), Z11
+	VMOVUPD      kconst<>+4672(SB), Z12
+	VMOVUPD      kconst<>+4672(SB), Z13
+	VPERMT2PD    kconst<>+4736(SB), Z14, Z11
+	VPERMT2PD    kconst<>+4736(SB), Z15, Z12
+	VPERMT2PD    kconst<>+4736(SB), Z16, Z13
 	VMULPD       Z11, Z20, Z11
 	VMULPD       Z12, Z21, Z12
 	VMULPD       Z13, Z22, Z13
@@ -2895,9 +2792,9 @@ gatedFast32D2_loop:
 	VMULPD       Z17, Z11, Z14
 	VMULPD       Z18, Z12, Z15
 	VMULPD       Z19, Z13, Z16
-	VMULPD       kconst<>+6400(SB), Z1, Z20
-	VMULPD       kconst<>+6400(SB), Z1, Z21
-	VMULPD       kconst<>+6400(SB), Z1, Z22
+	VMULPD       kconst<>+6208(SB), Z1, Z20
+	VMULPD       kconst<>+6208(SB), Z1, Z21
+	VMULPD       kconst<>+6208(SB), Z1, Z22
 	VMOVAPD      Z0, Z23
 	VMOVAPD      Z0, Z24
 	VMOVAPD      Z0, Z25
@@ -2967,44 +2864,30 @@ gatedFast32D2_loop:
 	VMULPD       Z5, Z8, Z5
 	VMULPD       Z6, Z9, Z6
 	VMULPD       Z7, Z10, Z7
-	VANDPD       kconst<>+896(SB), Z8, Z8
-	VANDPD       kconst<>+896(SB), Z9, Z9
-	VANDPD       kconst<>+896(SB), Z10, Z10
 	VMULPD       Z2, Z8, Z2
 	VMULPD       Z3, Z9, Z3
 	VMULPD       Z4, Z10, Z4
 	VCVTPD2PS    Z5, Y8
 	VCVTPD2PS    Z6, Y9
 	VCVTPD2PS    Z7, Y10
-	VCVTPS2PD    Y8, Z11
-	VGETEXPPD    Z5, Z14
-	VCVTPS2PD    Y9, Z12
-	VGETEXPPD    Z6, Z15
-	VCVTPS2PD    Y10, Z13
-	VGETEXPPD    Z7, Z16
-	VMOVUPD      kconst<>+5120(SB), Z17
-	VMAXPD       Z14, Z17, Z14
-	VMAXPD       Z15, Z17, Z15
-	VMAXPD       Z16, Z17, Z16
-	VMOVUPD      kconst<>+5056(SB), Z17
-	VSCALEFPD    Z14, Z17, Z14
-	VSCALEFPD    Z15, Z17, Z15
-	VSCALEFPD    Z16, Z17, Z16
-	VSUBPD       Z11, Z5, Z5
-	VSUBPD       Z12, Z6, Z6
-	VSUBPD       Z13, Z7, Z7
-	VANDPD       kconst<>+896(SB), Z5, Z5
-	VANDPD       kconst<>+896(SB), Z6, Z6
-	VANDPD       kconst<>+896(SB), Z7, Z7
-	VMULPD       kconst<>+5184(SB), Z2, Z2
-	VMULPD       kconst<>+5184(SB), Z3, Z3
-	VMULPD       kconst<>+5184(SB), Z4, Z4
-	VADDPD       Z2, Z5, Z2
-	VADDPD       Z3, Z6, Z3
-	VADDPD       Z4, Z7, Z4
-	VCMPPD       $0x15, Z14, Z2, K5
-	VCMPPD       $0x15, Z15, Z3, K6
-	VCMPPD       $0x15, Z16, Z4, K7
+	VMOVAPD      Z5, Z11
+	VMOVAPD      Z6, Z12
+	VMOVAPD      Z7, Z13
+	VFNMADD231PD kconst<>+4992(SB), Z2, Z11
+	VFNMADD231PD kconst<>+4992(SB), Z3, Z12
+	VFNMADD231PD kconst<>+4992(SB), Z4, Z13
+	VFMADD231PD  kconst<>+4992(SB), Z2, Z5
+	VFMADD231PD  kconst<>+4992(SB), Z3, Z6
+	VFMADD231PD  kconst<>+4992(SB), Z4, Z7
+	VCVTPD2PS    Z11, Y2
+	VCVTPD2PS    Z5, Y3
+	VCMPPS       $0x04, Y3, Y2, K5
+	VCVTPD2PS    Z12, Y2
+	VCVTPD2PS    Z6, Y3
+	VCMPPS       $0x04, Y3, Y2, K6
+	VCVTPD2PS    Z13, Y2
+	VCVTPD2PS    Z7, Y3
+	VCMPPS       $0x04, Y3, Y2, K7
 	KANDB        K2, K5, K5
 	KORB         K5, K1, K1
 	KMOVB        K5, (R8)
@@ -4496,228 +4379,204 @@ DATA kconst<>+4640(SB)/8, $0x3fa62e42fefa39ef
 DATA kconst<>+4648(SB)/8, $0x3fa62e42fefa39ef
 DATA kconst<>+4656(SB)/8, $0x3fa62e42fefa39ef
 DATA kconst<>+4664(SB)/8, $0x3fa62e42fefa39ef
-DATA kconst<>+4672(SB)/8, $0x3c3abc9e3b39803f
-DATA kconst<>+4680(SB)/8, $0x3c3abc9e3b39803f
-DATA kconst<>+4688(SB)/8, $0x3c3abc9e3b39803f
-DATA kconst<>+4696(SB)/8, $0x3c3abc9e3b39803f
-DATA kconst<>+4704(SB)/8, $0x3c3abc9e3b39803f
-DATA kconst<>+4712(SB)/8, $0x3c3abc9e3b39803f
-DATA kconst<>+4720(SB)/8, $0x3c3abc9e3b39803f
-DATA kconst<>+4728(SB)/8, $0x3c3abc9e3b39803f
-DATA kconst<>+4736(SB)/8, $0x3ff0000000000000
-DATA kconst<>+4744(SB)/8, $0x3ff0b5586cf9890f
-DATA kconst<>+4752(SB)/8, $0x3ff172b83c7d517b
-DATA kconst<>+4760(SB)/8, $0x3ff2387a6e756238
-DATA kconst<>+4768(SB)/8, $0x3ff306fe0a31b715
-DATA kconst<>+4776(SB)/8, $0x3ff3dea64c123422
-DATA kconst<>+4784(SB)/8, $0x3ff4bfdad5362a27
-DATA kconst<>+4792(SB)/8, $0x3ff5ab07dd485429
-DATA kconst<>+4800(SB)/8, $0x3ff6a09e667f3bcd
-DATA kconst<>+4808(SB)/8, $0x3ff7a11473eb0187
-DATA kconst<>+4816(SB)/8, $0x3ff8ace5422aa0db
-DATA kconst<>+4824(SB)/8, $0x3ff9c49182a3f090
-DATA kconst<>+4832(SB)/8, $0x3ffae89f995ad3ad
-DATA kconst<>+4840(SB)/8, $0x3ffc199bdd85529c
-DATA kconst<>+4848(SB)/8, $0x3ffd5818dcfba487
-DATA kconst<>+4856(SB)/8, $0x3ffea4afa2a490da
-DATA kconst<>+4864(SB)/8, $0x4035000000000000
-DATA kconst<>+4872(SB)/8, $0x4035000000000000
-DATA kconst<>+4880(SB)/8, $0x4035000000000000
-DATA kconst<>+4888(SB)/8, $0x4035000000000000
-DATA kconst<>+4896(SB)/8, $0x4035000000000000
-DATA kconst<>+4904(SB)/8, $0x4035000000000000
-DATA kconst<>+4912(SB)/8, $0x4035000000000000
-DATA kconst<>+4920(SB)/8, $0x4035000000000000
-DATA kconst<>+4928(SB)/8, $0x433800000000000f
-DATA kconst<>+4936(SB)/8, $0x433800000000000f
-DATA kconst<>+4944(SB)/8, $0x433800000000000f
-DATA kconst<>+4952(SB)/8, $0x433800000000000f
-DATA kconst<>+4960(SB)/8, $0x433800000000000f
-DATA kconst<>+4968(SB)/8, $0x433800000000000f
-DATA kconst<>+4976(SB)/8, $0x433800000000000f
-DATA kconst<>+4984(SB)/8, $0x433800000000000f
-DATA kconst<>+4992(SB)/8, $0xc7efffffe0000000
-DATA kconst<>+5000(SB)/8, $0xc7efffffe0000000
-DATA kconst<>+5008(SB)/8, $0xc7efffffe0000000
-DATA kconst<>+5016(SB)/8, $0xc7efffffe0000000
-DATA kconst<>+5024(SB)/8, $0xc7efffffe0000000
-DATA kconst<>+5032(SB)/8, $0xc7efffffe0000000
-DATA kconst<>+5040(SB)/8, $0xc7efffffe0000000
-DATA kconst<>+5048(SB)/8, $0xc7efffffe0000000
-DATA kconst<>+5056(SB)/8, $0x3e70000000000000
-DATA kconst<>+5064(SB)/8, $0x3e70000000000000
-DATA kconst<>+5072(SB)/8, $0x3e70000000000000
-DATA kconst<>+5080(SB)/8, $0x3e70000000000000
-DATA kconst<>+5088(SB)/8, $0x3e70000000000000
-DATA kconst<>+5096(SB)/8, $0x3e70000000000000
-DATA kconst<>+5104(SB)/8, $0x3e70000000000000
-DATA kconst<>+5112(SB)/8, $0x3e70000000000000
-DATA kconst<>+5120(SB)/8, $0xc05f800000000000
-DATA kconst<>+5128(SB)/8, $0xc05f800000000000
-DATA kconst<>+5136(SB)/8, $0xc05f800000000000
-DATA kconst<>+5144(SB)/8, $0xc05f800000000000
-DATA kconst<>+5152(SB)/8, $0xc05f800000000000
-DATA kconst<>+5160(SB)/8, $0xc05f800000000000
-DATA kconst<>+5168(SB)/8, $0xc05f800000000000
-DATA kconst<>+5176(SB)/8, $0xc05f800000000000
-DATA kconst<>+5184(SB)/8, $0x3db0000000000000
-DATA kconst<>+5192(SB)/8, $0x3db0000000000000
-DATA kconst<>+5200(SB)/8, $0x3db0000000000000
-DATA kconst<>+5208(SB)/8, $0x3db0000000000000
-DATA kconst<>+5216(SB)/8, $0x3db0000000000000
-DATA kconst<>+5224(SB)/8, $0x3db0000000000000
-DATA kconst<>+5232(SB)/8, $0x3db0000000000000
-DATA kconst<>+5240(SB)/8, $0x3db0000000000000
-DATA kconst<>+5248(SB)/8, $0x47efffffe0000000
-DATA kconst<>+5256(SB)/8, $0x47efffffe0000000
-DATA kconst<>+5264(SB)/8, $0x47efffffe0000000
-DATA kconst<>+5272(SB)/8, $0x47efffffe0000000
-DATA kconst<>+5280(SB)/8, $0x47efffffe0000000
-DATA kconst<>+5288(SB)/8, $0x47efffffe0000000
-DATA kconst<>+5296(SB)/8, $0x47efffffe0000000
-DATA kconst<>+5304(SB)/8, $0x47efffffe0000000
-DATA kconst<>+5312(SB)/8, $0x0000000000000000
-DATA kconst<>+5320(SB)/8, $0x0000000000000000
-DATA kconst<>+5328(SB)/8, $0xc023a0efc69ac25c
-DATA kconst<>+5336(SB)/8, $0x0000000000000000
+DATA kconst<>+4672(SB)/8, $0x3ff0000000000000
+DATA kconst<>+4680(SB)/8, $0x3ff0b5586cf9890f
+DATA kconst<>+4688(SB)/8, $0x3ff172b83c7d517b
+DATA kconst<>+4696(SB)/8, $0x3ff2387a6e756238
+DATA kconst<>+4704(SB)/8, $0x3ff306fe0a31b715
+DATA kconst<>+4712(SB)/8, $0x3ff3dea64c123422
+DATA kconst<>+4720(SB)/8, $0x3ff4bfdad5362a27
+DATA kconst<>+4728(SB)/8, $0x3ff5ab07dd485429
+DATA kconst<>+4736(SB)/8, $0x3ff6a09e667f3bcd
+DATA kconst<>+4744(SB)/8, $0x3ff7a11473eb0187
+DATA kconst<>+4752(SB)/8, $0x3ff8ace5422aa0db
+DATA kconst<>+4760(SB)/8, $0x3ff9c49182a3f090
+DATA kconst<>+4768(SB)/8, $0x3ffae89f995ad3ad
+DATA kconst<>+4776(SB)/8, $0x3ffc199bdd85529c
+DATA kconst<>+4784(SB)/8, $0x3ffd5818dcfba487
+DATA kconst<>+4792(SB)/8, $0x3ffea4afa2a490da
+DATA kconst<>+4800(SB)/8, $0x4035000000000000
+DATA kconst<>+4808(SB)/8, $0x4035000000000000
+DATA kconst<>+4816(SB)/8, $0x4035000000000000
+DATA kconst<>+4824(SB)/8, $0x4035000000000000
+DATA kconst<>+4832(SB)/8, $0x4035000000000000
+DATA kconst<>+4840(SB)/8, $0x4035000000000000
+DATA kconst<>+4848(SB)/8, $0x4035000000000000
+DATA kconst<>+4856(SB)/8, $0x4035000000000000
+DATA kconst<>+4864(SB)/8, $0x433800000000000f
+DATA kconst<>+4872(SB)/8, $0x433800000000000f
+DATA kconst<>+4880(SB)/8, $0x433800000000000f
+DATA kconst<>+4888(SB)/8, $0x433800000000000f
+DATA kconst<>+4896(SB)/8, $0x433800000000000f
+DATA kconst<>+4904(SB)/8, $0x433800000000000f
+DATA kconst<>+4912(SB)/8, $0x433800000000000f
+DATA kconst<>+4920(SB)/8, $0x433800000000000f
+DATA kconst<>+4928(SB)/8, $0xc7efffffe0000000
+DATA kconst<>+4936(SB)/8, $0xc7efffffe0000000
+DATA kconst<>+4944(SB)/8, $0xc7efffffe0000000
+DATA kconst<>+4952(SB)/8, $0xc7efffffe0000000
+DATA kconst<>+4960(SB)/8, $0xc7efffffe0000000
+DATA kconst<>+4968(SB)/8, $0xc7efffffe0000000
+DATA kconst<>+4976(SB)/8, $0xc7efffffe0000000
+DATA kconst<>+4984(SB)/8, $0xc7efffffe0000000
+DATA kconst<>+4992(SB)/8, $0x3db0000000000000
+DATA kconst<>+5000(SB)/8, $0x3db0000000000000
+DATA kconst<>+5008(SB)/8, $0x3db0000000000000
+DATA kconst<>+5016(SB)/8, $0x3db0000000000000
+DATA kconst<>+5024(SB)/8, $0x3db0000000000000
+DATA kconst<>+5032(SB)/8, $0x3db0000000000000
+DATA kconst<>+5040(SB)/8, $0x3db0000000000000
+DATA kconst<>+5048(SB)/8, $0x3db0000000000000
+DATA kconst<>+5056(SB)/8, $0x47efffffe0000000
+DATA kconst<>+5064(SB)/8, $0x47efffffe0000000
+DATA kconst<>+5072(SB)/8, $0x47efffffe0000000
+DATA kconst<>+5080(SB)/8, $0x47efffffe0000000
+DATA kconst<>+5088(SB)/8, $0x47efffffe0000000
+DATA kconst<>+5096(SB)/8, $0x47efffffe0000000
+DATA kconst<>+5104(SB)/8, $0x47efffffe0000000
+DATA kconst<>+5112(SB)/8, $0x47efffffe0000000
+DATA kconst<>+5120(SB)/8, $0x0000000000000000
+DATA kconst<>+5128(SB)/8, $0x0000000000000000
+DATA kconst<>+5136(SB)/8, $0xc023a0efc69ac25c
+DATA kconst<>+5144(SB)/8, $0x0000000000000000
+DATA kconst<>+5152(SB)/8, $0x0000000000000000
+DATA kconst<>+5160(SB)/8, $0x0000000000000000
+DATA kconst<>+5168(SB)/8, $0x0000000000000000
+DATA kconst<>+5176(SB)/8, $0x0000000000000000
+DATA kconst<>+5184(SB)/8, $0x0000000000000000
+DATA kconst<>+5192(SB)/8, $0xbf61bf380a96073f
+DATA kconst<>+5200(SB)/8, $0xc054526557e4d2f2
+DATA kconst<>+5208(SB)/8, $0xc07e384e9bdc383f
+DATA kconst<>+5216(SB)/8, $0x0000000000000000
+DATA kconst<>+5224(SB)/8, $0x0000000000000000
+DATA kconst<>+5232(SB)/8, $0x0000000000000000
+DATA kconst<>+5240(SB)/8, $0x0000000000000000
+DATA kconst<>+5248(SB)/8, $0x0000000000000000
+DATA kconst<>+5256(SB)/8, $0x3fa22a36599795eb
+DATA kconst<>+5264(SB)/8, $0xc067135cebccabb2
+DATA kconst<>+5272(SB)/8, $0xc09004616a2e5992
+DATA kconst<>+5280(SB)/8, $0x0000000000000000
+DATA kconst<>+5288(SB)/8, $0x0000000000000000
+DATA kconst<>+5296(SB)/8, $0x0000000000000000
+DATA kconst<>+5304(SB)/8, $0x0000000000000000
+DATA kconst<>+5312(SB)/8, $0xbef8ead6120016ac
+DATA kconst<>+5320(SB)/8, $0xbfbc63983d3e28ec
+DATA kconst<>+5328(SB)/8, $0xc0644cb184282266
+DATA kconst<>+5336(SB)/8, $0xc083ec881375f228
 DATA kconst<>+5344(SB)/8, $0x0000000000000000
 DATA kconst<>+5352(SB)/8, $0x0000000000000000
 DATA kconst<>+5360(SB)/8, $0x0000000000000000
 DATA kconst<>+5368(SB)/8, $0x0000000000000000
-DATA kconst<>+5376(SB)/8, $0x0000000000000000
-DATA kconst<>+5384(SB)/8, $0xbf61bf380a96073f
-DATA kconst<>+5392(SB)/8, $0xc054526557e4d2f2
-DATA kconst<>+5400(SB)/8, $0xc07e384e9bdc383f
+DATA kconst<>+5376(SB)/8, $0xbf77a291236668e4
+DATA kconst<>+5384(SB)/8, $0x3fd45fca805120e4
+DATA kconst<>+5392(SB)/8, $0xc04f300ae4cba38d
+DATA kconst<>+5400(SB)/8, $0xc064145d43c5ed98
 DATA kconst<>+5408(SB)/8, $0x0000000000000000
 DATA kconst<>+5416(SB)/8, $0x0000000000000000
 DATA kconst<>+5424(SB)/8, $0x0000000000000000
 DATA kconst<>+5432(SB)/8, $0x0000000000000000
-DATA kconst<>+5440(SB)/8, $0x0000000000000000
-DATA kconst<>+5448(SB)/8, $0x3fa22a36599795eb
-DATA kconst<>+5456(SB)/8, $0xc067135cebccabb2
-DATA kconst<>+5464(SB)/8, $0xc09004616a2e5992
+DATA kconst<>+5440(SB)/8, $0xbf9d2a51dbd7194f
+DATA kconst<>+5448(SB)/8, $0xbfd7d240fbb8c3f1
+DATA kconst<>+5456(SB)/8, $0xc0251e0441b0e726
+DATA kconst<>+5464(SB)/8, $0xc031c209555f995a
 DATA kconst<>+5472(SB)/8, $0x0000000000000000
 DATA kconst<>+5480(SB)/8, $0x0000000000000000
 DATA kconst<>+5488(SB)/8, $0x0000000000000000
 DATA kconst<>+5496(SB)/8, $0x0000000000000000
-DATA kconst<>+5504(SB)/8, $0xbef8ead6120016ac
-DATA kconst<>+5512(SB)/8, $0xbfbc63983d3e28ec
-DATA kconst<>+5520(SB)/8, $0xc0644cb184282266
-DATA kconst<>+5528(SB)/8, $0xc083ec881375f228
+DATA kconst<>+5504(SB)/8, $0xbfd4cd7d691cb913
+DATA kconst<>+5512(SB)/8, $0x3fda8d00ad92b34d
+DATA kconst<>+5520(SB)/8, $0xbfe63416e4ba7360
+DATA kconst<>+5528(SB)/8, $0xbfe993ba70c285de
 DATA kconst<>+5536(SB)/8, $0x0000000000000000
 DATA kconst<>+5544(SB)/8, $0x0000000000000000
 DATA kconst<>+5552(SB)/8, $0x0000000000000000
 DATA kconst<>+5560(SB)/8, $0x0000000000000000
-DATA kconst<>+5568(SB)/8, $0xbf77a291236668e4
-DATA kconst<>+5576(SB)/8, $0x3fd45fca805120e4
-DATA kconst<>+5584(SB)/8, $0xc04f300ae4cba38d
-DATA kconst<>+5592(SB)/8, $0xc064145d43c5ed98
+DATA kconst<>+5568(SB)/8, $0x3fc06eba8214db68
+DATA kconst<>+5576(SB)/8, $0xbf6359b8bef77538
+DATA kconst<>+5584(SB)/8, $0xbf843412600d6435
+DATA kconst<>+5592(SB)/8, $0xbf84341239e86f4a
 DATA kconst<>+5600(SB)/8, $0x0000000000000000
 DATA kconst<>+5608(SB)/8, $0x0000000000000000
 DATA kconst<>+5616(SB)/8, $0x0000000000000000
 DATA kconst<>+5624(SB)/8, $0x0000000000000000
-DATA kconst<>+5632(SB)/8, $0xbf9d2a51dbd7194f
-DATA kconst<>+5640(SB)/8, $0xbfd7d240fbb8c3f1
-DATA kconst<>+5648(SB)/8, $0xc0251e0441b0e726
-DATA kconst<>+5656(SB)/8, $0xc031c209555f995a
+DATA kconst<>+5632(SB)/8, $0x0000000000000000
+DATA kconst<>+5640(SB)/8, $0x0000000000000000
+DATA kconst<>+5648(SB)/8, $0xbfaeeff2ee749a62
+DATA kconst<>+5656(SB)/8, $0x0000000000000000
 DATA kconst<>+5664(SB)/8, $0x0000000000000000
 DATA kconst<>+5672(SB)/8, $0x0000000000000000
 DATA kconst<>+5680(SB)/8, $0x0000000000000000
 DATA kconst<>+5688(SB)/8, $0x0000000000000000
-DATA kconst<>+5696(SB)/8, $0xbfd4cd7d691cb913
-DATA kconst<>+5704(SB)/8, $0x3fda8d00ad92b34d
-DATA kconst<>+5712(SB)/8, $0xbfe63416e4ba7360
-DATA kconst<>+5720(SB)/8, $0xbfe993ba70c285de
+DATA kconst<>+5696(SB)/8, $0x0000000000000000
+DATA kconst<>+5704(SB)/8, $0x0000000000000000
+DATA kconst<>+5712(SB)/8, $0x401a47ef8e484a93
+DATA kconst<>+5720(SB)/8, $0xc03670e242712d62
 DATA kconst<>+5728(SB)/8, $0x0000000000000000
 DATA kconst<>+5736(SB)/8, $0x0000000000000000
 DATA kconst<>+5744(SB)/8, $0x0000000000000000
 DATA kconst<>+5752(SB)/8, $0x0000000000000000
-DATA kconst<>+5760(SB)/8, $0x3fc06eba8214db68
-DATA kconst<>+5768(SB)/8, $0xbf6359b8bef77538
-DATA kconst<>+5776(SB)/8, $0xbf843412600d6435
-DATA kconst<>+5784(SB)/8, $0xbf84341239e86f4a
+DATA kconst<>+5760(SB)/8, $0x0000000000000000
+DATA kconst<>+5768(SB)/8, $0x3f888b545735151d
+DATA kconst<>+5776(SB)/8, $0x405b28a3ee48ae2c
+DATA kconst<>+5784(SB)/8, $0x407da874e79fe763
 DATA kconst<>+5792(SB)/8, $0x0000000000000000
 DATA kconst<>+5800(SB)/8, $0x0000000000000000
 DATA kconst<>+5808(SB)/8, $0x0000000000000000
 DATA kconst<>+5816(SB)/8, $0x0000000000000000
-DATA kconst<>+5824(SB)/8, $0x0000000000000000
-DATA kconst<>+5832(SB)/8, $0x0000000000000000
-DATA kconst<>+5840(SB)/8, $0xbfaeeff2ee749a62
-DATA kconst<>+5848(SB)/8, $0x0000000000000000
+DATA kconst<>+5824(SB)/8, $0xbed09c4342a26120
+DATA kconst<>+5832(SB)/8, $0x3f8bedc26b51dd1c
+DATA kconst<>+5840(SB)/8, $0x407ad02157700314
+DATA kconst<>+5848(SB)/8, $0x40a3f219cedf3be6
 DATA kconst<>+5856(SB)/8, $0x0000000000000000
 DATA kconst<>+5864(SB)/8, $0x0000000000000000
 DATA kconst<>+5872(SB)/8, $0x0000000000000000
 DATA kconst<>+5880(SB)/8, $0x0000000000000000
-DATA kconst<>+5888(SB)/8, $0x0000000000000000
-DATA kconst<>+5896(SB)/8, $0x0000000000000000
-DATA kconst<>+5904(SB)/8, $0x401a47ef8e484a93
-DATA kconst<>+5912(SB)/8, $0xc03670e242712d62
+DATA kconst<>+5888(SB)/8, $0x3f215dc9221c1a10
+DATA kconst<>+5896(SB)/8, $0x3fc02660e763351f
+DATA kconst<>+5904(SB)/8, $0x40842b1921ec2868
+DATA kconst<>+5912(SB)/8, $0x40a8ffb7688c246a
 DATA kconst<>+5920(SB)/8, $0x0000000000000000
 DATA kconst<>+5928(SB)/8, $0x0000000000000000
 DATA kconst<>+5936(SB)/8, $0x0000000000000000
 DATA kconst<>+5944(SB)/8, $0x0000000000000000
-DATA kconst<>+5952(SB)/8, $0x0000000000000000
-DATA kconst<>+5960(SB)/8, $0x3f888b545735151d
-DATA kconst<>+5968(SB)/8, $0x405b28a3ee48ae2c
-DATA kconst<>+5976(SB)/8, $0x407da874e79fe763
+DATA kconst<>+5952(SB)/8, $0x3f74d022c4d36b0f
+DATA kconst<>+5960(SB)/8, $0x3fb2635cd99fe9a7
+DATA kconst<>+5968(SB)/8, $0x407b290dd58a1a71
+DATA kconst<>+5976(SB)/8, $0x409802eb189d5118
 DATA kconst<>+5984(SB)/8, $0x0000000000000000
 DATA kconst<>+5992(SB)/8, $0x0000000000000000
 DATA kconst<>+6000(SB)/8, $0x0000000000000000
 DATA kconst<>+6008(SB)/8, $0x0000000000000000
-DATA kconst<>+6016(SB)/8, $0xbed09c4342a26120
-DATA kconst<>+6024(SB)/8, $0x3f8bedc26b51dd1c
-DATA kconst<>+6032(SB)/8, $0x407ad02157700314
-DATA kconst<>+6040(SB)/8, $0x40a3f219cedf3be6
+DATA kconst<>+6016(SB)/8, $0x3fb0a54c5536ceba
+DATA kconst<>+6024(SB)/8, $0x3fe14af092eb6f33
+DATA kconst<>+6032(SB)/8, $0x4061350c526ae721
+DATA kconst<>+6040(SB)/8, $0x40745cae221b9f0a
 DATA kconst<>+6048(SB)/8, $0x0000000000000000
 DATA kconst<>+6056(SB)/8, $0x0000000000000000
 DATA kconst<>+6064(SB)/8, $0x0000000000000000
 DATA kconst<>+6072(SB)/8, $0x0000000000000000
-DATA kconst<>+6080(SB)/8, $0x3f215dc9221c1a10
-DATA kconst<>+6088(SB)/8, $0x3fc02660e763351f
-DATA kconst<>+6096(SB)/8, $0x40842b1921ec2868
-DATA kconst<>+6104(SB)/8, $0x40a8ffb7688c246a
+DATA kconst<>+6080(SB)/8, $0x3fd97779cddadc09
+DATA kconst<>+6088(SB)/8, $0x3fbb3e6618eee323
+DATA kconst<>+6096(SB)/8, $0x4033a6b9bd707687
+DATA kconst<>+6104(SB)/8, $0x403e568b261d5190
 DATA kconst<>+6112(SB)/8, $0x0000000000000000
 DATA kconst<>+6120(SB)/8, $0x0000000000000000
 DATA kconst<>+6128(SB)/8, $0x0000000000000000
 DATA kconst<>+6136(SB)/8, $0x0000000000000000
-DATA kconst<>+6144(SB)/8, $0x3f74d022c4d36b0f
-DATA kconst<>+6152(SB)/8, $0x3fb2635cd99fe9a7
-DATA kconst<>+6160(SB)/8, $0x407b290dd58a1a71
-DATA kconst<>+6168(SB)/8, $0x409802eb189d5118
-DATA kconst<>+6176(SB)/8, $0x0000000000000000
-DATA kconst<>+6184(SB)/8, $0x0000000000000000
-DATA kconst<>+6192(SB)/8, $0x0000000000000000
-DATA kconst<>+6200(SB)/8, $0x0000000000000000
-DATA kconst<>+6208(SB)/8, $0x3fb0a54c5536ceba
-DATA kconst<>+6216(SB)/8, $0x3fe14af092eb6f33
-DATA kconst<>+6224(SB)/8, $0x4061350c526ae721
-DATA kconst<>+6232(SB)/8, $0x40745cae221b9f0a
-DATA kconst<>+6240(SB)/8, $0x0000000000000000
-DATA kconst<>+6248(SB)/8, $0x0000000000000000
-DATA kconst<>+6256(SB)/8, $0x0000000000000000
-DATA kconst<>+6264(SB)/8, $0x0000000000000000
-DATA kconst<>+6272(SB)/8, $0x3fd97779cddadc09
-DATA kconst<>+6280(SB)/8, $0x3fbb3e6618eee323
-DATA kconst<>+6288(SB)/8, $0x4033a6b9bd707687
-DATA kconst<>+6296(SB)/8, $0x403e568b261d5190
-DATA kconst<>+6304(SB)/8, $0x0000000000000000
-DATA kconst<>+6312(SB)/8, $0x0000000000000000
-DATA kconst<>+6320(SB)/8, $0x0000000000000000
-DATA kconst<>+6328(SB)/8, $0x0000000000000000
-DATA kconst<>+6336(SB)/8, $0x3fd9884533d43651
-DATA kconst<>+6344(SB)/8, $0x3fd9884533d43651
-DATA kconst<>+6352(SB)/8, $0x3fd9884533d43651
-DATA kconst<>+6360(SB)/8, $0x3fd9884533d43651
-DATA kconst<>+6368(SB)/8, $0x3fd9884533d43651
-DATA kconst<>+6376(SB)/8, $0x3fd9884533d43651
-DATA kconst<>+6384(SB)/8, $0x3fd9884533d43651
-DATA kconst<>+6392(SB)/8, $0x3fd9884533d43651
-DATA kconst<>+6400(SB)/8, $0x4008000000000000
-DATA kconst<>+6408(SB)/8, $0x4008000000000000
-DATA kconst<>+6416(SB)/8, $0x4008000000000000
-DATA kconst<>+6424(SB)/8, $0x4008000000000000
-DATA kconst<>+6432(SB)/8, $0x4008000000000000
-DATA kconst<>+6440(SB)/8, $0x4008000000000000
-DATA kconst<>+6448(SB)/8, $0x4008000000000000
-DATA kconst<>+6456(SB)/8, $0x4008000000000000
-GLOBL kconst<>(SB), RODATA|NOPTR, $6464
+DATA kconst<>+6144(SB)/8, $0x3fd9884533d43651
+DATA kconst<>+6152(SB)/8, $0x3fd9884533d43651
+DATA kconst<>+6160(SB)/8, $0x3fd9884533d43651
+DATA kconst<>+6168(SB)/8, $0x3fd9884533d43651
+DATA kconst<>+6176(SB)/8, $0x3fd9884533d43651
+DATA kconst<>+6184(SB)/8, $0x3fd9884533d43651
+DATA kconst<>+6192(SB)/8, $0x3fd9884533d43651
+DATA kconst<>+6200(SB)/8, $0x3fd9884533d43651
+DATA kconst<>+6208(SB)/8, $0x4008000000000000
+DATA kconst<>+6216(SB)/8, $0x4008000000000000
+DATA kconst<>+6224(SB)/8, $0x4008000000000000
+DATA kconst<>+6232(SB)/8, $0x4008000000000000
+DATA kconst<>+6240(SB)/8, $0x4008000000000000
+DATA kconst<>+6248(SB)/8, $0x4008000000000000
+DATA kconst<>+6256(SB)/8, $0x4008000000000000
+DATA kconst<>+6264(SB)/8, $0x4008000000000000
+GLOBL kconst<>(SB), RODATA|NOPTR, $6272

@@ -127,7 +127,7 @@ func gatedFast32(order int) kernel {
 				s := blend(pos, er, rd)
 				if order == 0 {
 					f := mul(xl, s)
-					return f, absV(f), nil
+					return f, f, nil
 				}
 				sm := mul(er, rd) // s(1−s)
 				q1 := fma(mul(c3, c(3)), x2, c1)

@@ -106,7 +106,7 @@ func geluFast32(order int) kernel {
 				xl := maxV(c(-0x1.fffffep127), x)
 				if order == 0 {
 					f := mul(xl, cdf)
-					return f, absV(f), nil
+					return f, f, nil
 				}
 				xc := minV(c(0x1.fffffep127), xl)
 				if order == 1 {
@@ -116,7 +116,7 @@ func geluFast32(order int) kernel {
 				}
 				// 2 − x² is exact for float32 x: no cancellation error.
 				f := mul(fnma(xc, xc, c(2)), mul(e, c(1/math.Sqrt(2*math.Pi))))
-				return f, absV(f), nil
+				return f, f, nil
 			}
 		},
 	}

@@ -105,7 +105,7 @@ func (k kernel) generate() {
 		g := load(gp)
 		res = mul(g, res)
 		if scale != nil {
-			scale = mul(absV(g), scale)
+			scale = mul(g, scale)
 		}
 	}
 	var r32 []VecVirtual
@@ -117,7 +117,7 @@ func (k kernel) generate() {
 		}
 	}
 	if scale != nil {
-		exc = certain(res, r32, scale)
+		exc = certain(res, scale)
 	}
 	// In place, to stay within the 7 usable opmask registers: exc &= active,
 	// then active &^= exc is the store mask.
@@ -181,19 +181,19 @@ func (k kernel) generate() {
 	RET()
 }
 
-// certain returns the lanes whose float32 rounding r32 of v is not certain
-// to be the rounding of the reference: those within fastEps·scale of a
-// rounding boundary, and non-finite ones. The boundary on v's side of r32
-// is 2^(e−24) from r32, e the exponent of v (at least −126: float32's
-// subnormal spacing is 2^−149); when v is just below a power of two that
-// r32 rounds up to, e is one less, which is the smaller gap below it.
-func certain(v V, r32 []VecVirtual, scale V) K_ {
-	back, e := newV(), newV()
-	for i := range back {
-		VCVTPS2PD(r32[i], back[i])
-		VGETEXPPD(v[i], e[i])
+// certain returns the lanes whose float32 rounding of v is not certain to
+// be the rounding of the reference: those where v − fastEps·scale and
+// v + fastEps·scale round differently (then a rounding boundary lies within
+// the error bound; rounding is monotonic), and NaN lanes. scale may have
+// either sign.
+func certain(v, scale V) K_ {
+	lo, hi := fnma(scale, c(fastEps), v), fma(scale, c(fastEps), v)
+	k := newK()
+	for i := range k {
+		a, b := YMM(), YMM()
+		VCVTPD2PS(lo[i], a)
+		VCVTPD2PS(hi[i], b)
+		VCMPPS(U8(cmpNEQ), b, a, k[i])
 	}
-	half := scalef(c(0x1p-24), maxV(c(-126), e))
-	d := add(absV(sub(v, back)), mul(scale, c(fastEps)))
-	return cmp(cmpNLT, d, half)
+	return k
 }

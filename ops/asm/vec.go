@@ -76,6 +76,7 @@ const (
 	cmpNGE = 0x19 // !(a >= b): a < b or unordered
 	cmpNLE = 0x16 // !(a <= b): a > b or unordered
 	cmpNLT = 0x15 // !(a < b): a >= b or unordered
+	cmpNEQ = 0x04 // a != b or unordered
 	cmpGE  = 0x1D
 	cmpGT  = 0x1E
 )
