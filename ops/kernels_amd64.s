@@ -524,9 +524,15 @@ geluFast32D0_loop:
 	VFNMADD231PD  kconst<>+4608(SB), Z13, Z7
 	VFNMADD231PD  kconst<>+4608(SB), Z14, Z8
 	VFNMADD231PD  kconst<>+4608(SB), Z15, Z9
-	VMOVUPD       kconst<>+512(SB), Z16
-	VMOVUPD       kconst<>+512(SB), Z17
-	VMOVUPD       kconst<>+512(SB), Z18
+	VFNMADD231PD  kconst<>+4672(SB), Z13, Z7
+	VFNMADD231PD  kconst<>+4672(SB), Z14, Z8
+	VFNMADD231PD  kconst<>+4672(SB), Z15, Z9
+	VMOVUPD       kconst<>+448(SB), Z16
+	VMOVUPD       kconst<>+448(SB), Z17
+	VMOVUPD       kconst<>+448(SB), Z18
+	VFMADD213PD   kconst<>+512(SB), Z7, Z16
+	VFMADD213PD   kconst<>+512(SB), Z8, Z17
+	VFMADD213PD   kconst<>+512(SB), Z9, Z18
 	VFMADD213PD   kconst<>+576(SB), Z7, Z16
 	VFMADD213PD   kconst<>+576(SB), Z8, Z17
 	VFMADD213PD   kconst<>+576(SB), Z9, Z18
@@ -542,12 +548,12 @@ geluFast32D0_loop:
 	VFMADD213PD   kconst<>+768(SB), Z7, Z16
 	VFMADD213PD   kconst<>+768(SB), Z8, Z17
 	VFMADD213PD   kconst<>+768(SB), Z9, Z18
-	VMOVUPD       kconst<>+4672(SB), Z7
-	VMOVUPD       kconst<>+4672(SB), Z8
-	VMOVUPD       kconst<>+4672(SB), Z9
-	VPERMT2PD     kconst<>+4736(SB), Z10, Z7
-	VPERMT2PD     kconst<>+4736(SB), Z11, Z8
-	VPERMT2PD     kconst<>+4736(SB), Z12, Z9
+	VMOVUPD       kconst<>+4736(SB), Z7
+	VMOVUPD       kconst<>+4736(SB), Z8
+	VMOVUPD       kconst<>+4736(SB), Z9
+	VPERMT2PD     kconst<>+4800(SB), Z10, Z7
+	VPERMT2PD     kconst<>+4800(SB), Z11, Z8
+	VPERMT2PD     kconst<>+4800(SB), Z12, Z9
 	VMULPD        Z7, Z16, Z7
 	VMULPD        Z8, Z17, Z8
 	VMULPD        Z9, Z18, Z9
@@ -557,14 +563,14 @@ geluFast32D0_loop:
 	VSCALEFPD     Z10, Z7, Z7
 	VSCALEFPD     Z11, Z8, Z8
 	VSCALEFPD     Z12, Z9, Z9
-	VMOVUPD       kconst<>+4800(SB), Z10
+	VMOVUPD       kconst<>+4864(SB), Z10
 	VMINPD        Z4, Z10, Z4
 	VMINPD        Z5, Z10, Z5
 	VMINPD        Z6, Z10, Z6
 	VADDPD.RD_SAE Z0, Z4, Z10
 	VADDPD.RD_SAE Z0, Z5, Z11
 	VADDPD.RD_SAE Z0, Z6, Z12
-	VMOVUPD       kconst<>+4864(SB), Z13
+	VMOVUPD       kconst<>+4928(SB), Z13
 	VMINPD        Z10, Z13, Z10
 	VMINPD        Z11, Z13, Z11
 	VMINPD        Z12, Z13, Z12
@@ -704,7 +710,7 @@ geluFast32D0_loop:
 	VBLENDMPD     Z4, Z8, K5, Z8
 	VBLENDMPD     Z5, Z9, K6, Z9
 	VBLENDMPD     Z6, Z7, K7, Z7
-	VMOVUPD       kconst<>+4928(SB), Z4
+	VMOVUPD       kconst<>+4992(SB), Z4
 	VMAXPD        Z1, Z4, Z1
 	VMAXPD        Z2, Z4, Z2
 	VMAXPD        Z3, Z4, Z3
@@ -717,15 +723,15 @@ geluFast32D0_loop:
 	VMOVAPD       Z1, Z7
 	VMOVAPD       Z2, Z8
 	VMOVAPD       Z3, Z9
-	VFNMADD231PD  kconst<>+4992(SB), Z1, Z7
-	VFNMADD231PD  kconst<>+4992(SB), Z2, Z8
-	VFNMADD231PD  kconst<>+4992(SB), Z3, Z9
+	VFNMADD231PD  kconst<>+5056(SB), Z1, Z7
+	VFNMADD231PD  kconst<>+5056(SB), Z2, Z8
+	VFNMADD231PD  kconst<>+5056(SB), Z3, Z9
 	VMOVAPD       Z1, Z10
 	VMOVAPD       Z2, Z11
 	VMOVAPD       Z3, Z12
-	VFMADD231PD   kconst<>+4992(SB), Z1, Z10
-	VFMADD231PD   kconst<>+4992(SB), Z2, Z11
-	VFMADD231PD   kconst<>+4992(SB), Z3, Z12
+	VFMADD231PD   kconst<>+5056(SB), Z1, Z10
+	VFMADD231PD   kconst<>+5056(SB), Z2, Z11
+	VFMADD231PD   kconst<>+5056(SB), Z3, Z12
 	VCVTPD2PS     Z7, Y1
 	VCVTPD2PS     Z10, Y2
 	VCMPPS        $0x04, Y2, Y1, K5
@@ -783,6 +789,114 @@ geluFast32D0_done:
 	MOVB  AL, ret+112(FP)
 	RET
 
+// func geluFast32D0Probe(v []float64, t []float64, x []float32, p *[8]float64)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, CMOV
+TEXT ·geluFast32D0Probe(SB), NOSPLIT, $0-80
+	MOVQ    v_base+0(FP), AX
+	MOVQ    t_base+24(FP), CX
+	MOVQ    x_base+48(FP), DX
+	MOVQ    x_len+56(FP), BX
+	MOVQ    p+72(FP), SI
+	VMOVUPD kconst<>+4352(SB), Z0
+	MOVL    $0x000000ff, SI
+
+geluFast32D0Probe_loop:
+	TESTQ         BX, BX
+	JZ            geluFast32D0Probe_done
+	MOVQ          $0x00000008, DI
+	CMPQ          BX, DI
+	CMOVQLT       BX, DI
+	BZHIL         DI, SI, R8
+	KMOVB         R8, K1
+	VCVTPS2PD.Z   (DX), K1, Z1
+	VANDPD        kconst<>+896(SB), Z1, Z2
+	VMULPD        Z2, Z2, Z3
+	VMULPD        kconst<>+4480(SB), Z3, Z3
+	VMOVUPD       kconst<>+4416(SB), Z4
+	VMAXPD        Z3, Z4, Z3
+	VMOVUPD       kconst<>+4544(SB), Z4
+	VFMADD213PD   kconst<>+4352(SB), Z3, Z4
+	VSUBPD        kconst<>+4352(SB), Z4, Z5
+	VFNMADD231PD  kconst<>+4608(SB), Z5, Z3
+	VFNMADD231PD  kconst<>+4672(SB), Z5, Z3
+	VMOVUPD       kconst<>+448(SB), Z6
+	VFMADD213PD   kconst<>+512(SB), Z3, Z6
+	VFMADD213PD   kconst<>+576(SB), Z3, Z6
+	VFMADD213PD   kconst<>+640(SB), Z3, Z6
+	VFMADD213PD   kconst<>+704(SB), Z3, Z6
+	VFMADD213PD   kconst<>+768(SB), Z3, Z6
+	VFMADD213PD   kconst<>+768(SB), Z3, Z6
+	VMOVUPD       kconst<>+4736(SB), Z3
+	VPERMT2PD     kconst<>+4800(SB), Z4, Z3
+	VMULPD        Z3, Z6, Z3
+	VMULPD        kconst<>+256(SB), Z5, Z4
+	VSCALEFPD     Z4, Z3, Z3
+	VMOVUPD       kconst<>+4864(SB), Z4
+	VMINPD        Z2, Z4, Z2
+	VADDPD.RD_SAE Z0, Z2, Z4
+	VMOVUPD       kconst<>+4928(SB), Z5
+	VMINPD        Z4, Z5, Z4
+	VSUBPD        Z0, Z4, Z5
+	VSUBPD        Z5, Z2, Z2
+	VMOVUPD       kconst<>+4224(SB), Z5
+	VPERMT2PD     kconst<>+4288(SB), Z4, Z5
+	VMOVUPD       kconst<>+4096(SB), Z6
+	VPERMT2PD     kconst<>+4160(SB), Z4, Z6
+	VFMADD231PD   Z2, Z5, Z6
+	VMOVUPD       kconst<>+3968(SB), Z5
+	VPERMT2PD     kconst<>+4032(SB), Z4, Z5
+	VFMADD231PD   Z2, Z6, Z5
+	VMOVUPD       kconst<>+3840(SB), Z6
+	VPERMT2PD     kconst<>+3904(SB), Z4, Z6
+	VFMADD231PD   Z2, Z5, Z6
+	VMOVUPD       kconst<>+3712(SB), Z5
+	VPERMT2PD     kconst<>+3776(SB), Z4, Z5
+	VFMADD231PD   Z2, Z6, Z5
+	VMOVUPD       kconst<>+3584(SB), Z6
+	VPERMT2PD     kconst<>+3648(SB), Z4, Z6
+	VFMADD231PD   Z2, Z5, Z6
+	VMOVUPD       kconst<>+3456(SB), Z5
+	VPERMT2PD     kconst<>+3520(SB), Z4, Z5
+	VFMADD231PD   Z2, Z6, Z5
+	VMOVUPD       kconst<>+3328(SB), Z6
+	VPERMT2PD     kconst<>+3392(SB), Z4, Z6
+	VFMADD231PD   Z2, Z5, Z6
+	VMOVUPD       kconst<>+3200(SB), Z5
+	VPERMT2PD     kconst<>+3264(SB), Z4, Z5
+	VFMADD231PD   Z2, Z6, Z5
+	VMOVUPD       kconst<>+3072(SB), Z6
+	VPERMT2PD     kconst<>+3136(SB), Z4, Z6
+	VFMADD231PD   Z2, Z5, Z6
+	VMOVUPD       kconst<>+2944(SB), Z5
+	VPERMT2PD     kconst<>+3008(SB), Z4, Z5
+	VFMADD231PD   Z2, Z6, Z5
+	VMOVUPD       kconst<>+2816(SB), Z6
+	VPERMT2PD     kconst<>+2880(SB), Z4, Z6
+	VFMADD231PD   Z2, Z5, Z6
+	VMOVUPD       kconst<>+2688(SB), Z5
+	VPERMT2PD     kconst<>+2752(SB), Z4, Z5
+	VMOVAPD       Z5, Z4
+	VFMADD231PD   Z2, Z6, Z4
+	VMULPD        Z4, Z3, Z2
+	VPMOVQ2M      Z1, K2
+	VMOVUPD       kconst<>+768(SB), Z3
+	VSUBPD        Z2, Z3, Z3
+	VBLENDMPD     Z2, Z3, K2, Z3
+	VMOVUPD       kconst<>+4992(SB), Z2
+	VMAXPD        Z1, Z2, Z1
+	VMULPD        Z3, Z1, Z1
+	VMOVUPD       Z1, K1, (AX)
+	VMOVUPD       Z1, K1, (CX)
+	ADDQ          $0x00000040, AX
+	ADDQ          $0x00000040, CX
+	ADDQ          $0x00000020, DX
+	SUBQ          DI, BX
+	JMP           geluFast32D0Probe_loop
+
+geluFast32D0Probe_done:
+	VZEROUPPER
+	RET
+
 // func gatedFast32D0(dst []float32, x []float32, g []float32, add bool, p *[8]float64, exc []uint8) bool
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2, CMOV
 TEXT ·gatedFast32D0(SB), NOSPLIT, $0-113
@@ -821,11 +935,11 @@ gatedFast32D0_loop:
 	VCVTPS2PD.Z  (CX), K2, Z2
 	VCVTPS2PD.Z  32(CX), K3, Z3
 	VCVTPS2PD.Z  64(CX), K4, Z4
-	VMOVUPD      kconst<>+4928(SB), Z5
+	VMOVUPD      kconst<>+4992(SB), Z5
 	VMAXPD       Z2, Z5, Z2
 	VMAXPD       Z3, Z5, Z3
 	VMAXPD       Z4, Z5, Z4
-	VMOVUPD      kconst<>+5056(SB), Z5
+	VMOVUPD      kconst<>+5120(SB), Z5
 	VMINPD       Z2, Z5, Z6
 	VMINPD       Z3, Z5, Z7
 	VMINPD       Z4, Z5, Z5
@@ -841,12 +955,9 @@ gatedFast32D0_loop:
 	VMULPD       Z11, Z6, Z6
 	VMULPD       Z12, Z7, Z7
 	VMULPD       Z13, Z5, Z5
-	VANDPD       kconst<>+896(SB), Z6, Z8
-	VANDPD       kconst<>+896(SB), Z7, Z9
-	VANDPD       kconst<>+896(SB), Z5, Z10
-	VXORPD       kconst<>+0(SB), Z8, Z8
-	VXORPD       kconst<>+0(SB), Z9, Z9
-	VXORPD       kconst<>+0(SB), Z10, Z10
+	VORPD        kconst<>+0(SB), Z6, Z8
+	VORPD        kconst<>+0(SB), Z7, Z9
+	VORPD        kconst<>+0(SB), Z5, Z10
 	VMOVUPD      kconst<>+4416(SB), Z11
 	VMAXPD       Z8, Z11, Z8
 	VMAXPD       Z9, Z11, Z9
@@ -863,9 +974,15 @@ gatedFast32D0_loop:
 	VFNMADD231PD kconst<>+4608(SB), Z14, Z8
 	VFNMADD231PD kconst<>+4608(SB), Z15, Z9
 	VFNMADD231PD kconst<>+4608(SB), Z16, Z10
-	VMOVUPD      kconst<>+512(SB), Z17
-	VMOVUPD      kconst<>+512(SB), Z18
-	VMOVUPD      kconst<>+512(SB), Z19
+	VFNMADD231PD kconst<>+4672(SB), Z14, Z8
+	VFNMADD231PD kconst<>+4672(SB), Z15, Z9
+	VFNMADD231PD kconst<>+4672(SB), Z16, Z10
+	VMOVUPD      kconst<>+448(SB), Z17
+	VMOVUPD      kconst<>+448(SB), Z18
+	VMOVUPD      kconst<>+448(SB), Z19
+	VFMADD213PD  kconst<>+512(SB), Z8, Z17
+	VFMADD213PD  kconst<>+512(SB), Z9, Z18
+	VFMADD213PD  kconst<>+512(SB), Z10, Z19
 	VFMADD213PD  kconst<>+576(SB), Z8, Z17
 	VFMADD213PD  kconst<>+576(SB), Z9, Z18
 	VFMADD213PD  kconst<>+576(SB), Z10, Z19
@@ -881,12 +998,12 @@ gatedFast32D0_loop:
 	VFMADD213PD  kconst<>+768(SB), Z8, Z17
 	VFMADD213PD  kconst<>+768(SB), Z9, Z18
 	VFMADD213PD  kconst<>+768(SB), Z10, Z19
-	VMOVUPD      kconst<>+4672(SB), Z8
-	VMOVUPD      kconst<>+4672(SB), Z9
-	VMOVUPD      kconst<>+4672(SB), Z10
-	VPERMT2PD    kconst<>+4736(SB), Z11, Z8
-	VPERMT2PD    kconst<>+4736(SB), Z12, Z9
-	VPERMT2PD    kconst<>+4736(SB), Z13, Z10
+	VMOVUPD      kconst<>+4736(SB), Z8
+	VMOVUPD      kconst<>+4736(SB), Z9
+	VMOVUPD      kconst<>+4736(SB), Z10
+	VPERMT2PD    kconst<>+4800(SB), Z11, Z8
+	VPERMT2PD    kconst<>+4800(SB), Z12, Z9
+	VPERMT2PD    kconst<>+4800(SB), Z13, Z10
 	VMULPD       Z8, Z17, Z8
 	VMULPD       Z9, Z18, Z9
 	VMULPD       Z10, Z19, Z10
@@ -944,15 +1061,15 @@ gatedFast32D0_loop:
 	VMOVAPD      Z2, Z8
 	VMOVAPD      Z3, Z9
 	VMOVAPD      Z4, Z10
-	VFNMADD231PD kconst<>+4992(SB), Z2, Z8
-	VFNMADD231PD kconst<>+4992(SB), Z3, Z9
-	VFNMADD231PD kconst<>+4992(SB), Z4, Z10
+	VFNMADD231PD kconst<>+5056(SB), Z2, Z8
+	VFNMADD231PD kconst<>+5056(SB), Z3, Z9
+	VFNMADD231PD kconst<>+5056(SB), Z4, Z10
 	VMOVAPD      Z2, Z11
 	VMOVAPD      Z3, Z12
 	VMOVAPD      Z4, Z13
-	VFMADD231PD  kconst<>+4992(SB), Z2, Z11
-	VFMADD231PD  kconst<>+4992(SB), Z3, Z12
-	VFMADD231PD  kconst<>+4992(SB), Z4, Z13
+	VFMADD231PD  kconst<>+5056(SB), Z2, Z11
+	VFMADD231PD  kconst<>+5056(SB), Z3, Z12
+	VFMADD231PD  kconst<>+5056(SB), Z4, Z13
 	VCVTPD2PS    Z8, Y2
 	VCVTPD2PS    Z11, Y3
 	VCMPPS       $0x04, Y3, Y2, K5
@@ -1008,6 +1125,81 @@ gatedFast32D0_done:
 	TESTL AX, AX
 	SETNE AL
 	MOVB  AL, ret+112(FP)
+	RET
+
+// func gatedFast32D0Probe(v []float64, t []float64, x []float32, p *[8]float64)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, CMOV
+TEXT ·gatedFast32D0Probe(SB), NOSPLIT, $0-80
+	MOVQ         v_base+0(FP), AX
+	MOVQ         t_base+24(FP), CX
+	MOVQ         x_base+48(FP), DX
+	MOVQ         x_len+56(FP), BX
+	MOVQ         p+72(FP), SI
+	VBROADCASTSD (SI), Z0
+	VBROADCASTSD 8(SI), Z1
+	MOVL         $0x000000ff, SI
+
+gatedFast32D0Probe_loop:
+	TESTQ        BX, BX
+	JZ           gatedFast32D0Probe_done
+	MOVQ         $0x00000008, DI
+	CMPQ         BX, DI
+	CMOVQLT      BX, DI
+	BZHIL        DI, SI, R8
+	KMOVB        R8, K1
+	VCVTPS2PD.Z  (DX), K1, Z2
+	VMOVUPD      kconst<>+4992(SB), Z3
+	VMAXPD       Z2, Z3, Z2
+	VMOVUPD      kconst<>+5120(SB), Z3
+	VMINPD       Z2, Z3, Z3
+	VMULPD       Z3, Z3, Z4
+	VMOVAPD      Z0, Z5
+	VFMADD231PD  Z4, Z1, Z5
+	VMULPD       Z5, Z3, Z3
+	VORPD        kconst<>+0(SB), Z3, Z4
+	VMOVUPD      kconst<>+4416(SB), Z5
+	VMAXPD       Z4, Z5, Z4
+	VMOVUPD      kconst<>+4544(SB), Z5
+	VFMADD213PD  kconst<>+4352(SB), Z4, Z5
+	VSUBPD       kconst<>+4352(SB), Z5, Z6
+	VFNMADD231PD kconst<>+4608(SB), Z6, Z4
+	VFNMADD231PD kconst<>+4672(SB), Z6, Z4
+	VMOVUPD      kconst<>+448(SB), Z7
+	VFMADD213PD  kconst<>+512(SB), Z4, Z7
+	VFMADD213PD  kconst<>+576(SB), Z4, Z7
+	VFMADD213PD  kconst<>+640(SB), Z4, Z7
+	VFMADD213PD  kconst<>+704(SB), Z4, Z7
+	VFMADD213PD  kconst<>+768(SB), Z4, Z7
+	VFMADD213PD  kconst<>+768(SB), Z4, Z7
+	VMOVUPD      kconst<>+4736(SB), Z4
+	VPERMT2PD    kconst<>+4800(SB), Z5, Z4
+	VMULPD       Z4, Z7, Z4
+	VMULPD       kconst<>+256(SB), Z6, Z5
+	VSCALEFPD    Z5, Z4, Z4
+	VADDPD       kconst<>+768(SB), Z4, Z5
+	VRCP14PD     Z5, Z6
+	VMOVAPD      Z5, Z7
+	VFNMADD213PD kconst<>+768(SB), Z6, Z7
+	VMOVAPD      Z6, Z8
+	VFMADD231PD  Z7, Z6, Z8
+	VFNMADD213PD kconst<>+768(SB), Z8, Z5
+	VMOVAPD      Z8, Z6
+	VFMADD231PD  Z5, Z8, Z6
+	VMULPD       Z6, Z4, Z4
+	VCMPPD       $0x1d, kconst<>+960(SB), Z3, K2
+	VMOVAPD      Z4, Z3
+	VBLENDMPD    Z6, Z3, K2, Z3
+	VMULPD       Z3, Z2, Z2
+	VMOVUPD      Z2, K1, (AX)
+	VMOVUPD      Z2, K1, (CX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000040, CX
+	ADDQ         $0x00000020, DX
+	SUBQ         DI, BX
+	JMP          gatedFast32D0Probe_loop
+
+gatedFast32D0Probe_done:
+	VZEROUPPER
 	RET
 
 // func geluExact64D1(dst []float64, x []float64, g []float64, add bool, p *[8]float64, exc []uint8) bool
@@ -1158,14 +1350,8 @@ geluExact64D1_loop:
 	VMOVAPD      Z20, Z18
 	VBLENDMPD    Z15, Z17, K4, Z17
 	VBLENDMPD    Z16, Z18, K5, Z18
-	VPERMPD      kconst<>+5120(SB), Z13, Z15
-	VPERMPD      kconst<>+5120(SB), Z14, Z16
-	VPERMPD      kconst<>+5184(SB), Z13, Z19
-	VPERMPD      kconst<>+5184(SB), Z14, Z20
-	VMULPD       Z15, Z17, Z15
-	VMULPD       Z16, Z18, Z16
-	VADDPD       Z15, Z19, Z15
-	VADDPD       Z16, Z20, Z16
+	VPERMPD      kconst<>+5184(SB), Z13, Z15
+	VPERMPD      kconst<>+5184(SB), Z14, Z16
 	VPERMPD      kconst<>+5248(SB), Z13, Z19
 	VPERMPD      kconst<>+5248(SB), Z14, Z20
 	VMULPD       Z15, Z17, Z15
@@ -1204,12 +1390,12 @@ geluExact64D1_loop:
 	VADDPD       Z16, Z20, Z16
 	VPERMPD      kconst<>+5632(SB), Z13, Z19
 	VPERMPD      kconst<>+5632(SB), Z14, Z20
-	VPERMPD      kconst<>+5696(SB), Z13, Z21
-	VPERMPD      kconst<>+5696(SB), Z14, Z22
-	VMULPD       Z19, Z17, Z19
-	VMULPD       Z20, Z18, Z20
-	VADDPD       Z19, Z21, Z19
-	VADDPD       Z20, Z22, Z20
+	VMULPD       Z15, Z17, Z15
+	VMULPD       Z16, Z18, Z16
+	VADDPD       Z15, Z19, Z15
+	VADDPD       Z16, Z20, Z16
+	VPERMPD      kconst<>+5696(SB), Z13, Z19
+	VPERMPD      kconst<>+5696(SB), Z14, Z20
 	VPERMPD      kconst<>+5760(SB), Z13, Z21
 	VPERMPD      kconst<>+5760(SB), Z14, Z22
 	VMULPD       Z19, Z17, Z19
@@ -1240,8 +1426,14 @@ geluExact64D1_loop:
 	VMULPD       Z20, Z18, Z20
 	VADDPD       Z19, Z21, Z19
 	VADDPD       Z20, Z22, Z20
-	VPERMPD      kconst<>+6080(SB), Z13, Z13
-	VPERMPD      kconst<>+6080(SB), Z14, Z14
+	VPERMPD      kconst<>+6080(SB), Z13, Z21
+	VPERMPD      kconst<>+6080(SB), Z14, Z22
+	VMULPD       Z19, Z17, Z19
+	VMULPD       Z20, Z18, Z20
+	VADDPD       Z19, Z21, Z19
+	VADDPD       Z20, Z22, Z20
+	VPERMPD      kconst<>+6144(SB), Z13, Z13
+	VPERMPD      kconst<>+6144(SB), Z14, Z14
 	VMULPD       Z19, Z17, Z19
 	VMULPD       Z20, Z18, Z20
 	VADDPD       Z19, Z13, Z13
@@ -1601,9 +1793,15 @@ geluFast32D1_loop:
 	VFNMADD231PD  kconst<>+4608(SB), Z13, Z7
 	VFNMADD231PD  kconst<>+4608(SB), Z14, Z8
 	VFNMADD231PD  kconst<>+4608(SB), Z15, Z9
-	VMOVUPD       kconst<>+512(SB), Z16
-	VMOVUPD       kconst<>+512(SB), Z17
-	VMOVUPD       kconst<>+512(SB), Z18
+	VFNMADD231PD  kconst<>+4672(SB), Z13, Z7
+	VFNMADD231PD  kconst<>+4672(SB), Z14, Z8
+	VFNMADD231PD  kconst<>+4672(SB), Z15, Z9
+	VMOVUPD       kconst<>+448(SB), Z16
+	VMOVUPD       kconst<>+448(SB), Z17
+	VMOVUPD       kconst<>+448(SB), Z18
+	VFMADD213PD   kconst<>+512(SB), Z7, Z16
+	VFMADD213PD   kconst<>+512(SB), Z8, Z17
+	VFMADD213PD   kconst<>+512(SB), Z9, Z18
 	VFMADD213PD   kconst<>+576(SB), Z7, Z16
 	VFMADD213PD   kconst<>+576(SB), Z8, Z17
 	VFMADD213PD   kconst<>+576(SB), Z9, Z18
@@ -1619,12 +1817,12 @@ geluFast32D1_loop:
 	VFMADD213PD   kconst<>+768(SB), Z7, Z16
 	VFMADD213PD   kconst<>+768(SB), Z8, Z17
 	VFMADD213PD   kconst<>+768(SB), Z9, Z18
-	VMOVUPD       kconst<>+4672(SB), Z7
-	VMOVUPD       kconst<>+4672(SB), Z8
-	VMOVUPD       kconst<>+4672(SB), Z9
-	VPERMT2PD     kconst<>+4736(SB), Z10, Z7
-	VPERMT2PD     kconst<>+4736(SB), Z11, Z8
-	VPERMT2PD     kconst<>+4736(SB), Z12, Z9
+	VMOVUPD       kconst<>+4736(SB), Z7
+	VMOVUPD       kconst<>+4736(SB), Z8
+	VMOVUPD       kconst<>+4736(SB), Z9
+	VPERMT2PD     kconst<>+4800(SB), Z10, Z7
+	VPERMT2PD     kconst<>+4800(SB), Z11, Z8
+	VPERMT2PD     kconst<>+4800(SB), Z12, Z9
 	VMULPD        Z7, Z16, Z7
 	VMULPD        Z8, Z17, Z8
 	VMULPD        Z9, Z18, Z9
@@ -1634,14 +1832,14 @@ geluFast32D1_loop:
 	VSCALEFPD     Z10, Z7, Z7
 	VSCALEFPD     Z11, Z8, Z8
 	VSCALEFPD     Z12, Z9, Z9
-	VMOVUPD       kconst<>+4800(SB), Z10
+	VMOVUPD       kconst<>+4864(SB), Z10
 	VMINPD        Z4, Z10, Z4
 	VMINPD        Z5, Z10, Z5
 	VMINPD        Z6, Z10, Z6
 	VADDPD.RD_SAE Z0, Z4, Z10
 	VADDPD.RD_SAE Z0, Z5, Z11
 	VADDPD.RD_SAE Z0, Z6, Z12
-	VMOVUPD       kconst<>+4864(SB), Z13
+	VMOVUPD       kconst<>+4928(SB), Z13
 	VMINPD        Z10, Z13, Z10
 	VMINPD        Z11, Z13, Z11
 	VMINPD        Z12, Z13, Z12
@@ -1781,20 +1979,20 @@ geluFast32D1_loop:
 	VBLENDMPD     Z4, Z11, K5, Z11
 	VBLENDMPD     Z5, Z12, K6, Z12
 	VBLENDMPD     Z6, Z10, K7, Z10
-	VMOVUPD       kconst<>+4928(SB), Z4
+	VMOVUPD       kconst<>+4992(SB), Z4
 	VMAXPD        Z1, Z4, Z1
 	VMAXPD        Z2, Z4, Z2
 	VMAXPD        Z3, Z4, Z3
-	VMOVUPD       kconst<>+5056(SB), Z4
+	VMOVUPD       kconst<>+5120(SB), Z4
 	VMINPD        Z1, Z4, Z1
 	VMINPD        Z2, Z4, Z2
 	VMINPD        Z3, Z4, Z3
 	VMULPD        Z7, Z1, Z1
 	VMULPD        Z8, Z2, Z2
 	VMULPD        Z9, Z3, Z3
-	VMULPD        kconst<>+6144(SB), Z1, Z1
-	VMULPD        kconst<>+6144(SB), Z2, Z2
-	VMULPD        kconst<>+6144(SB), Z3, Z3
+	VMULPD        kconst<>+6208(SB), Z1, Z1
+	VMULPD        kconst<>+6208(SB), Z2, Z2
+	VMULPD        kconst<>+6208(SB), Z3, Z3
 	VADDPD        Z1, Z11, Z4
 	VADDPD        Z2, Z12, Z5
 	VADDPD        Z3, Z10, Z6
@@ -1819,12 +2017,12 @@ geluFast32D1_loop:
 	VMOVAPD       Z4, Z10
 	VMOVAPD       Z5, Z11
 	VMOVAPD       Z6, Z12
-	VFNMADD231PD  kconst<>+4992(SB), Z1, Z10
-	VFNMADD231PD  kconst<>+4992(SB), Z2, Z11
-	VFNMADD231PD  kconst<>+4992(SB), Z3, Z12
-	VFMADD231PD   kconst<>+4992(SB), Z1, Z4
-	VFMADD231PD   kconst<>+4992(SB), Z2, Z5
-	VFMADD231PD   kconst<>+4992(SB), Z3, Z6
+	VFNMADD231PD  kconst<>+5056(SB), Z1, Z10
+	VFNMADD231PD  kconst<>+5056(SB), Z2, Z11
+	VFNMADD231PD  kconst<>+5056(SB), Z3, Z12
+	VFMADD231PD   kconst<>+5056(SB), Z1, Z4
+	VFMADD231PD   kconst<>+5056(SB), Z2, Z5
+	VFMADD231PD   kconst<>+5056(SB), Z3, Z6
 	VCVTPD2PS     Z10, Y1
 	VCVTPD2PS     Z4, Y2
 	VCMPPS        $0x04, Y2, Y1, K5
@@ -1883,6 +2081,120 @@ geluFast32D1_done:
 	MOVB  AL, ret+112(FP)
 	RET
 
+// func geluFast32D1Probe(v []float64, t []float64, x []float32, p *[8]float64)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, CMOV
+TEXT ·geluFast32D1Probe(SB), NOSPLIT, $0-80
+	MOVQ    v_base+0(FP), AX
+	MOVQ    t_base+24(FP), CX
+	MOVQ    x_base+48(FP), DX
+	MOVQ    x_len+56(FP), BX
+	MOVQ    p+72(FP), SI
+	VMOVUPD kconst<>+4352(SB), Z0
+	MOVL    $0x000000ff, SI
+
+geluFast32D1Probe_loop:
+	TESTQ         BX, BX
+	JZ            geluFast32D1Probe_done
+	MOVQ          $0x00000008, DI
+	CMPQ          BX, DI
+	CMOVQLT       BX, DI
+	BZHIL         DI, SI, R8
+	KMOVB         R8, K1
+	VCVTPS2PD.Z   (DX), K1, Z1
+	VANDPD        kconst<>+896(SB), Z1, Z2
+	VMULPD        Z2, Z2, Z3
+	VMULPD        kconst<>+4480(SB), Z3, Z3
+	VMOVUPD       kconst<>+4416(SB), Z4
+	VMAXPD        Z3, Z4, Z3
+	VMOVUPD       kconst<>+4544(SB), Z4
+	VFMADD213PD   kconst<>+4352(SB), Z3, Z4
+	VSUBPD        kconst<>+4352(SB), Z4, Z5
+	VFNMADD231PD  kconst<>+4608(SB), Z5, Z3
+	VFNMADD231PD  kconst<>+4672(SB), Z5, Z3
+	VMOVUPD       kconst<>+448(SB), Z6
+	VFMADD213PD   kconst<>+512(SB), Z3, Z6
+	VFMADD213PD   kconst<>+576(SB), Z3, Z6
+	VFMADD213PD   kconst<>+640(SB), Z3, Z6
+	VFMADD213PD   kconst<>+704(SB), Z3, Z6
+	VFMADD213PD   kconst<>+768(SB), Z3, Z6
+	VFMADD213PD   kconst<>+768(SB), Z3, Z6
+	VMOVUPD       kconst<>+4736(SB), Z3
+	VPERMT2PD     kconst<>+4800(SB), Z4, Z3
+	VMULPD        Z3, Z6, Z3
+	VMULPD        kconst<>+256(SB), Z5, Z4
+	VSCALEFPD     Z4, Z3, Z3
+	VMOVUPD       kconst<>+4864(SB), Z4
+	VMINPD        Z2, Z4, Z2
+	VADDPD.RD_SAE Z0, Z2, Z4
+	VMOVUPD       kconst<>+4928(SB), Z5
+	VMINPD        Z4, Z5, Z4
+	VSUBPD        Z0, Z4, Z5
+	VSUBPD        Z5, Z2, Z2
+	VMOVUPD       kconst<>+4224(SB), Z5
+	VPERMT2PD     kconst<>+4288(SB), Z4, Z5
+	VMOVUPD       kconst<>+4096(SB), Z6
+	VPERMT2PD     kconst<>+4160(SB), Z4, Z6
+	VFMADD231PD   Z2, Z5, Z6
+	VMOVUPD       kconst<>+3968(SB), Z5
+	VPERMT2PD     kconst<>+4032(SB), Z4, Z5
+	VFMADD231PD   Z2, Z6, Z5
+	VMOVUPD       kconst<>+3840(SB), Z6
+	VPERMT2PD     kconst<>+3904(SB), Z4, Z6
+	VFMADD231PD   Z2, Z5, Z6
+	VMOVUPD       kconst<>+3712(SB), Z5
+	VPERMT2PD     kconst<>+3776(SB), Z4, Z5
+	VFMADD231PD   Z2, Z6, Z5
+	VMOVUPD       kconst<>+3584(SB), Z6
+	VPERMT2PD     kconst<>+3648(SB), Z4, Z6
+	VFMADD231PD   Z2, Z5, Z6
+	VMOVUPD       kconst<>+3456(SB), Z5
+	VPERMT2PD     kconst<>+3520(SB), Z4, Z5
+	VFMADD231PD   Z2, Z6, Z5
+	VMOVUPD       kconst<>+3328(SB), Z6
+	VPERMT2PD     kconst<>+3392(SB), Z4, Z6
+	VFMADD231PD   Z2, Z5, Z6
+	VMOVUPD       kconst<>+3200(SB), Z5
+	VPERMT2PD     kconst<>+3264(SB), Z4, Z5
+	VFMADD231PD   Z2, Z6, Z5
+	VMOVUPD       kconst<>+3072(SB), Z6
+	VPERMT2PD     kconst<>+3136(SB), Z4, Z6
+	VFMADD231PD   Z2, Z5, Z6
+	VMOVUPD       kconst<>+2944(SB), Z5
+	VPERMT2PD     kconst<>+3008(SB), Z4, Z5
+	VFMADD231PD   Z2, Z6, Z5
+	VMOVUPD       kconst<>+2816(SB), Z6
+	VPERMT2PD     kconst<>+2880(SB), Z4, Z6
+	VFMADD231PD   Z2, Z5, Z6
+	VMOVUPD       kconst<>+2688(SB), Z5
+	VPERMT2PD     kconst<>+2752(SB), Z4, Z5
+	VMOVAPD       Z5, Z4
+	VFMADD231PD   Z2, Z6, Z4
+	VMULPD        Z4, Z3, Z2
+	VPMOVQ2M      Z1, K2
+	VMOVUPD       kconst<>+768(SB), Z4
+	VSUBPD        Z2, Z4, Z4
+	VBLENDMPD     Z2, Z4, K2, Z4
+	VMOVUPD       kconst<>+4992(SB), Z2
+	VMAXPD        Z1, Z2, Z1
+	VMOVUPD       kconst<>+5120(SB), Z2
+	VMINPD        Z1, Z2, Z1
+	VMULPD        Z3, Z1, Z1
+	VMULPD        kconst<>+6208(SB), Z1, Z1
+	VADDPD        Z1, Z4, Z2
+	VANDPD        kconst<>+896(SB), Z1, Z1
+	VADDPD        Z1, Z4, Z1
+	VMOVUPD       Z2, K1, (AX)
+	VMOVUPD       Z1, K1, (CX)
+	ADDQ          $0x00000040, AX
+	ADDQ          $0x00000040, CX
+	ADDQ          $0x00000020, DX
+	SUBQ          DI, BX
+	JMP           geluFast32D1Probe_loop
+
+geluFast32D1Probe_done:
+	VZEROUPPER
+	RET
+
 // func gatedFast32D1(dst []float32, x []float32, g []float32, add bool, p *[8]float64, exc []uint8) bool
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2, CMOV
 TEXT ·gatedFast32D1(SB), NOSPLIT, $0-113
@@ -1895,6 +2207,9 @@ TEXT ·gatedFast32D1(SB), NOSPLIT, $0-113
 	MOVQ         exc_base+88(FP), R8
 	VBROADCASTSD (DI), Z0
 	VBROADCASTSD 8(DI), Z1
+	VMULPD       kconst<>+6272(SB), Z1, Z2
+	VMULPD       kconst<>+6272(SB), Z1, Z3
+	VMULPD       kconst<>+6272(SB), Z1, Z4
 	KXORB        K1, K1, K1
 	MOVL         $0x000000ff, DI
 
@@ -1919,180 +2234,180 @@ gatedFast32D1_loop:
 	CMOVQLT      R9, R10
 	BZHIL        R10, DI, R9
 	KMOVB        R9, K4
-	VCVTPS2PD.Z  (CX), K2, Z2
-	VCVTPS2PD.Z  32(CX), K3, Z3
-	VCVTPS2PD.Z  64(CX), K4, Z4
-	VMOVUPD      kconst<>+4928(SB), Z5
-	VMAXPD       Z2, Z5, Z2
-	VMAXPD       Z3, Z5, Z3
-	VMAXPD       Z4, Z5, Z4
-	VMOVUPD      kconst<>+5056(SB), Z5
-	VMINPD       Z2, Z5, Z2
-	VMINPD       Z3, Z5, Z3
-	VMINPD       Z4, Z5, Z4
-	VMULPD       Z2, Z2, Z5
-	VMULPD       Z3, Z3, Z6
-	VMULPD       Z4, Z4, Z7
-	VMOVAPD      Z0, Z8
-	VMOVAPD      Z0, Z9
-	VMOVAPD      Z0, Z10
-	VFMADD231PD  Z5, Z1, Z8
-	VFMADD231PD  Z6, Z1, Z9
-	VFMADD231PD  Z7, Z1, Z10
-	VMULPD       Z8, Z2, Z8
-	VMULPD       Z9, Z3, Z9
-	VMULPD       Z10, Z4, Z10
-	VANDPD       kconst<>+896(SB), Z8, Z11
-	VANDPD       kconst<>+896(SB), Z9, Z12
-	VANDPD       kconst<>+896(SB), Z10, Z13
-	VXORPD       kconst<>+0(SB), Z11, Z11
-	VXORPD       kconst<>+0(SB), Z12, Z12
-	VXORPD       kconst<>+0(SB), Z13, Z13
-	VMOVUPD      kconst<>+4416(SB), Z14
-	VMAXPD       Z11, Z14, Z11
-	VMAXPD       Z12, Z14, Z12
-	VMAXPD       Z13, Z14, Z13
-	VMOVUPD      kconst<>+4544(SB), Z14
-	VMOVUPD      kconst<>+4544(SB), Z15
-	VMOVUPD      kconst<>+4544(SB), Z16
-	VFMADD213PD  kconst<>+4352(SB), Z11, Z14
-	VFMADD213PD  kconst<>+4352(SB), Z12, Z15
-	VFMADD213PD  kconst<>+4352(SB), Z13, Z16
-	VSUBPD       kconst<>+4352(SB), Z14, Z17
-	VSUBPD       kconst<>+4352(SB), Z15, Z18
-	VSUBPD       kconst<>+4352(SB), Z16, Z19
-	VFNMADD231PD kconst<>+4608(SB), Z17, Z11
-	VFNMADD231PD kconst<>+4608(SB), Z18, Z12
-	VFNMADD231PD kconst<>+4608(SB), Z19, Z13
-	VMOVUPD      kconst<>+512(SB), Z20
-	VMOVUPD      kconst<>+512(SB), Z21
-	VMOVUPD      kconst<>+512(SB), Z22
-	VFMADD213PD  kconst<>+576(SB), Z11, Z20
-	VFMADD213PD  kconst<>+576(SB), Z12, Z21
-	VFMADD213PD  kconst<>+576(SB), Z13, Z22
-	VFMADD213PD  kconst<>+640(SB), Z11, Z20
-	VFMADD213PD  kconst<>+640(SB), Z12, Z21
-	VFMADD213PD  kconst<>+640(SB), Z13, Z22
-	VFMADD213PD  kconst<>+704(SB), Z11, Z20
-	VFMADD213PD  kconst<>+704(SB), Z12, Z21
-	VFMADD213PD  kconst<>+704(SB), Z13, Z22
-	VFMADD213PD  kconst<>+768(SB), Z11, Z20
-	VFMADD213PD  kconst<>+768(SB), Z12, Z21
-	VFMADD213PD  kconst<>+768(SB), Z13, Z22
-	VFMADD213PD  kconst<>+768(SB), Z11, Z20
-	VFMADD213PD  kconst<>+768(SB), Z12, Z21
-	VFMADD213PD  kconst<>+768(SB), Z13, Z22
-	VMOVUPD      kconst<>+4672(SB), Z11
-	VMOVUPD      kconst<>+4672(SB), Z12
-	VMOVUPD      kconst<>+4672(SB), Z13
-	VPERMT2PD    kconst<>+4736(SB), Z14, Z11
-	VPERMT2PD    kconst<>+4736(SB), Z15, Z12
-	VPERMT2PD    kconst<>+4736(SB), Z16, Z13
-	VMULPD       Z11, Z20, Z11
-	VMULPD       Z12, Z21, Z12
-	VMULPD       Z13, Z22, Z13
-	VMULPD       kconst<>+256(SB), Z17, Z14
-	VMULPD       kconst<>+256(SB), Z18, Z15
-	VMULPD       kconst<>+256(SB), Z19, Z16
-	VSCALEFPD    Z14, Z11, Z11
-	VSCALEFPD    Z15, Z12, Z12
-	VSCALEFPD    Z16, Z13, Z13
-	VADDPD       kconst<>+768(SB), Z11, Z14
-	VADDPD       kconst<>+768(SB), Z12, Z15
-	VADDPD       kconst<>+768(SB), Z13, Z16
-	VRCP14PD     Z14, Z17
-	VRCP14PD     Z15, Z18
-	VRCP14PD     Z16, Z19
-	VMOVAPD      Z14, Z20
-	VMOVAPD      Z15, Z21
-	VMOVAPD      Z16, Z22
-	VFNMADD213PD kconst<>+768(SB), Z17, Z20
-	VFNMADD213PD kconst<>+768(SB), Z18, Z21
-	VFNMADD213PD kconst<>+768(SB), Z19, Z22
+	VCVTPS2PD.Z  (CX), K2, Z5
+	VCVTPS2PD.Z  32(CX), K3, Z6
+	VCVTPS2PD.Z  64(CX), K4, Z7
+	VMOVUPD      kconst<>+4992(SB), Z8
+	VMAXPD       Z5, Z8, Z5
+	VMAXPD       Z6, Z8, Z6
+	VMAXPD       Z7, Z8, Z7
+	VMOVUPD      kconst<>+5120(SB), Z8
+	VMINPD       Z5, Z8, Z5
+	VMINPD       Z6, Z8, Z6
+	VMINPD       Z7, Z8, Z7
+	VMULPD       Z5, Z5, Z8
+	VMULPD       Z6, Z6, Z9
+	VMULPD       Z7, Z7, Z10
+	VMOVAPD      Z0, Z11
+	VMOVAPD      Z0, Z12
+	VMOVAPD      Z0, Z13
+	VFMADD231PD  Z8, Z1, Z11
+	VFMADD231PD  Z9, Z1, Z12
+	VFMADD231PD  Z10, Z1, Z13
+	VMULPD       Z11, Z5, Z11
+	VMULPD       Z12, Z6, Z12
+	VMULPD       Z13, Z7, Z13
+	VORPD        kconst<>+0(SB), Z11, Z14
+	VORPD        kconst<>+0(SB), Z12, Z15
+	VORPD        kconst<>+0(SB), Z13, Z16
+	VMOVUPD      kconst<>+4416(SB), Z17
+	VMAXPD       Z14, Z17, Z14
+	VMAXPD       Z15, Z17, Z15
+	VMAXPD       Z16, Z17, Z16
+	VMOVUPD      kconst<>+4544(SB), Z17
+	VMOVUPD      kconst<>+4544(SB), Z18
+	VMOVUPD      kconst<>+4544(SB), Z19
+	VFMADD213PD  kconst<>+4352(SB), Z14, Z17
+	VFMADD213PD  kconst<>+4352(SB), Z15, Z18
+	VFMADD213PD  kconst<>+4352(SB), Z16, Z19
+	VSUBPD       kconst<>+4352(SB), Z17, Z20
+	VSUBPD       kconst<>+4352(SB), Z18, Z21
+	VSUBPD       kconst<>+4352(SB), Z19, Z22
+	VFNMADD231PD kconst<>+4608(SB), Z20, Z14
+	VFNMADD231PD kconst<>+4608(SB), Z21, Z15
+	VFNMADD231PD kconst<>+4608(SB), Z22, Z16
+	VFNMADD231PD kconst<>+4672(SB), Z20, Z14
+	VFNMADD231PD kconst<>+4672(SB), Z21, Z15
+	VFNMADD231PD kconst<>+4672(SB), Z22, Z16
+	VMOVUPD      kconst<>+448(SB), Z23
+	VMOVUPD      kconst<>+448(SB), Z24
+	VMOVUPD      kconst<>+448(SB), Z25
+	VFMADD213PD  kconst<>+512(SB), Z14, Z23
+	VFMADD213PD  kconst<>+512(SB), Z15, Z24
+	VFMADD213PD  kconst<>+512(SB), Z16, Z25
+	VFMADD213PD  kconst<>+576(SB), Z14, Z23
+	VFMADD213PD  kconst<>+576(SB), Z15, Z24
+	VFMADD213PD  kconst<>+576(SB), Z16, Z25
+	VFMADD213PD  kconst<>+640(SB), Z14, Z23
+	VFMADD213PD  kconst<>+640(SB), Z15, Z24
+	VFMADD213PD  kconst<>+640(SB), Z16, Z25
+	VFMADD213PD  kconst<>+704(SB), Z14, Z23
+	VFMADD213PD  kconst<>+704(SB), Z15, Z24
+	VFMADD213PD  kconst<>+704(SB), Z16, Z25
+	VFMADD213PD  kconst<>+768(SB), Z14, Z23
+	VFMADD213PD  kconst<>+768(SB), Z15, Z24
+	VFMADD213PD  kconst<>+768(SB), Z16, Z25
+	VFMADD213PD  kconst<>+768(SB), Z14, Z23
+	VFMADD213PD  kconst<>+768(SB), Z15, Z24
+	VFMADD213PD  kconst<>+768(SB), Z16, Z25
+	VMOVUPD      kconst<>+4736(SB), Z14
+	VMOVUPD      kconst<>+4736(SB), Z15
+	VMOVUPD      kconst<>+4736(SB), Z16
+	VPERMT2PD    kconst<>+4800(SB), Z17, Z14
+	VPERMT2PD    kconst<>+4800(SB), Z18, Z15
+	VPERMT2PD    kconst<>+4800(SB), Z19, Z16
+	VMULPD       Z14, Z23, Z14
+	VMULPD       Z15, Z24, Z15
+	VMULPD       Z16, Z25, Z16
+	VMULPD       kconst<>+256(SB), Z20, Z17
+	VMULPD       kconst<>+256(SB), Z21, Z18
+	VMULPD       kconst<>+256(SB), Z22, Z19
+	VSCALEFPD    Z17, Z14, Z14
+	VSCALEFPD    Z18, Z15, Z15
+	VSCALEFPD    Z19, Z16, Z16
+	VADDPD       kconst<>+768(SB), Z14, Z17
+	VADDPD       kconst<>+768(SB), Z15, Z18
+	VADDPD       kconst<>+768(SB), Z16, Z19
+	VRCP14PD     Z17, Z20
+	VRCP14PD     Z18, Z21
+	VRCP14PD     Z19, Z22
 	VMOVAPD      Z17, Z23
 	VMOVAPD      Z18, Z24
 	VMOVAPD      Z19, Z25
-	VFMADD231PD  Z20, Z17, Z23
-	VFMADD231PD  Z21, Z18, Z24
-	VFMADD231PD  Z22, Z19, Z25
-	VFNMADD213PD kconst<>+768(SB), Z23, Z14
-	VFNMADD213PD kconst<>+768(SB), Z24, Z15
-	VFNMADD213PD kconst<>+768(SB), Z25, Z16
-	VMOVAPD      Z23, Z17
-	VMOVAPD      Z24, Z18
-	VMOVAPD      Z25, Z19
-	VFMADD231PD  Z14, Z23, Z17
-	VFMADD231PD  Z15, Z24, Z18
-	VFMADD231PD  Z16, Z25, Z19
-	VMULPD       Z17, Z11, Z11
-	VMULPD       Z18, Z12, Z12
-	VMULPD       Z19, Z13, Z13
-	VCMPPD       $0x1d, kconst<>+960(SB), Z8, K5
-	VCMPPD       $0x1d, kconst<>+960(SB), Z9, K6
-	VCMPPD       $0x1d, kconst<>+960(SB), Z10, K7
-	VMOVAPD      Z11, Z8
-	VMOVAPD      Z12, Z9
-	VMOVAPD      Z13, Z10
-	VBLENDMPD    Z17, Z8, K5, Z8
-	VBLENDMPD    Z18, Z9, K6, Z9
-	VBLENDMPD    Z19, Z10, K7, Z10
-	VMULPD       Z17, Z11, Z11
-	VMULPD       Z18, Z12, Z12
-	VMULPD       Z19, Z13, Z13
-	VMULPD       kconst<>+6208(SB), Z1, Z14
-	VMULPD       kconst<>+6208(SB), Z1, Z15
-	VMULPD       kconst<>+6208(SB), Z1, Z16
+	VFNMADD213PD kconst<>+768(SB), Z20, Z23
+	VFNMADD213PD kconst<>+768(SB), Z21, Z24
+	VFNMADD213PD kconst<>+768(SB), Z22, Z25
+	VMOVAPD      Z20, Z26
+	VMOVAPD      Z21, Z27
+	VMOVAPD      Z22, Z28
+	VFMADD231PD  Z23, Z20, Z26
+	VFMADD231PD  Z24, Z21, Z27
+	VFMADD231PD  Z25, Z22, Z28
+	VFNMADD213PD kconst<>+768(SB), Z26, Z17
+	VFNMADD213PD kconst<>+768(SB), Z27, Z18
+	VFNMADD213PD kconst<>+768(SB), Z28, Z19
+	VMOVAPD      Z26, Z20
+	VMOVAPD      Z27, Z21
+	VMOVAPD      Z28, Z22
+	VFMADD231PD  Z17, Z26, Z20
+	VFMADD231PD  Z18, Z27, Z21
+	VFMADD231PD  Z19, Z28, Z22
+	VMULPD       Z20, Z14, Z14
+	VMULPD       Z21, Z15, Z15
+	VMULPD       Z22, Z16, Z16
+	VCMPPD       $0x1d, kconst<>+960(SB), Z11, K5
+	VCMPPD       $0x1d, kconst<>+960(SB), Z12, K6
+	VCMPPD       $0x1d, kconst<>+960(SB), Z13, K7
+	VMOVAPD      Z14, Z11
+	VMOVAPD      Z15, Z12
+	VMOVAPD      Z16, Z13
+	VBLENDMPD    Z20, Z11, K5, Z11
+	VBLENDMPD    Z21, Z12, K6, Z12
+	VBLENDMPD    Z22, Z13, K7, Z13
+	VMULPD       Z20, Z14, Z14
+	VMULPD       Z21, Z15, Z15
+	VMULPD       Z22, Z16, Z16
 	VMOVAPD      Z0, Z17
 	VMOVAPD      Z0, Z18
 	VMOVAPD      Z0, Z19
-	VFMADD231PD  Z5, Z14, Z17
-	VFMADD231PD  Z6, Z15, Z18
-	VFMADD231PD  Z7, Z16, Z19
-	VMULPD       Z11, Z2, Z2
-	VMULPD       Z12, Z3, Z3
-	VMULPD       Z13, Z4, Z4
-	VMULPD       Z17, Z2, Z2
-	VMULPD       Z18, Z3, Z3
-	VMULPD       Z19, Z4, Z4
-	VADDPD       Z2, Z8, Z5
-	VADDPD       Z3, Z9, Z6
-	VADDPD       Z4, Z10, Z7
-	VANDPD       kconst<>+896(SB), Z2, Z2
-	VANDPD       kconst<>+896(SB), Z3, Z3
-	VANDPD       kconst<>+896(SB), Z4, Z4
-	VADDPD       Z2, Z8, Z2
-	VADDPD       Z3, Z9, Z3
-	VADDPD       Z4, Z10, Z4
-	VCVTPS2PD.Z  (DX), K2, Z8
-	VCVTPS2PD.Z  32(DX), K3, Z9
-	VCVTPS2PD.Z  64(DX), K4, Z10
-	VMULPD       Z5, Z8, Z5
-	VMULPD       Z6, Z9, Z6
-	VMULPD       Z7, Z10, Z7
-	VMULPD       Z2, Z8, Z2
-	VMULPD       Z3, Z9, Z3
-	VMULPD       Z4, Z10, Z4
-	VCVTPD2PS    Z5, Y8
-	VCVTPD2PS    Z6, Y9
-	VCVTPD2PS    Z7, Y10
-	VMOVAPD      Z5, Z11
-	VMOVAPD      Z6, Z12
-	VMOVAPD      Z7, Z13
-	VFNMADD231PD kconst<>+4992(SB), Z2, Z11
-	VFNMADD231PD kconst<>+4992(SB), Z3, Z12
-	VFNMADD231PD kconst<>+4992(SB), Z4, Z13
-	VFMADD231PD  kconst<>+4992(SB), Z2, Z5
-	VFMADD231PD  kconst<>+4992(SB), Z3, Z6
-	VFMADD231PD  kconst<>+4992(SB), Z4, Z7
-	VCVTPD2PS    Z11, Y2
-	VCVTPD2PS    Z5, Y3
-	VCMPPS       $0x04, Y3, Y2, K5
-	VCVTPD2PS    Z12, Y2
-	VCVTPD2PS    Z6, Y3
-	VCMPPS       $0x04, Y3, Y2, K6
-	VCVTPD2PS    Z13, Y2
-	VCVTPD2PS    Z7, Y3
-	VCMPPS       $0x04, Y3, Y2, K7
+	VFMADD231PD  Z8, Z2, Z17
+	VFMADD231PD  Z9, Z3, Z18
+	VFMADD231PD  Z10, Z4, Z19
+	VMULPD       Z14, Z5, Z5
+	VMULPD       Z15, Z6, Z6
+	VMULPD       Z16, Z7, Z7
+	VMULPD       Z17, Z5, Z5
+	VMULPD       Z18, Z6, Z6
+	VMULPD       Z19, Z7, Z7
+	VADDPD       Z5, Z11, Z8
+	VADDPD       Z6, Z12, Z9
+	VADDPD       Z7, Z13, Z10
+	VANDPD       kconst<>+896(SB), Z5, Z5
+	VANDPD       kconst<>+896(SB), Z6, Z6
+	VANDPD       kconst<>+896(SB), Z7, Z7
+	VADDPD       Z5, Z11, Z5
+	VADDPD       Z6, Z12, Z6
+	VADDPD       Z7, Z13, Z7
+	VCVTPS2PD.Z  (DX), K2, Z11
+	VCVTPS2PD.Z  32(DX), K3, Z12
+	VCVTPS2PD.Z  64(DX), K4, Z13
+	VMULPD       Z8, Z11, Z8
+	VMULPD       Z9, Z12, Z9
+	VMULPD       Z10, Z13, Z10
+	VMULPD       Z5, Z11, Z5
+	VMULPD       Z6, Z12, Z6
+	VMULPD       Z7, Z13, Z7
+	VCVTPD2PS    Z8, Y11
+	VCVTPD2PS    Z9, Y12
+	VCVTPD2PS    Z10, Y13
+	VMOVAPD      Z8, Z14
+	VMOVAPD      Z9, Z15
+	VMOVAPD      Z10, Z16
+	VFNMADD231PD kconst<>+5056(SB), Z5, Z14
+	VFNMADD231PD kconst<>+5056(SB), Z6, Z15
+	VFNMADD231PD kconst<>+5056(SB), Z7, Z16
+	VFMADD231PD  kconst<>+5056(SB), Z5, Z8
+	VFMADD231PD  kconst<>+5056(SB), Z6, Z9
+	VFMADD231PD  kconst<>+5056(SB), Z7, Z10
+	VCVTPD2PS    Z14, Y5
+	VCVTPD2PS    Z8, Y6
+	VCMPPS       $0x04, Y6, Y5, K5
+	VCVTPD2PS    Z15, Y5
+	VCVTPD2PS    Z9, Y6
+	VCMPPS       $0x04, Y6, Y5, K6
+	VCVTPD2PS    Z16, Y5
+	VCVTPD2PS    Z10, Y6
+	VCMPPS       $0x04, Y6, Y5, K7
 	KANDB        K2, K5, K5
 	KORB         K5, K1, K1
 	KMOVB        K5, (R8)
@@ -2107,21 +2422,21 @@ gatedFast32D1_loop:
 	KANDNB       K4, K7, K4
 	CMPB         SI, $0x00
 	JE           gatedFast32D1_plain
-	VMOVUPS.Z    (AX), K2, Y2
-	VADDPS       Y8, Y2, Y2
-	VMOVUPS      Y2, K2, (AX)
-	VMOVUPS.Z    32(AX), K3, Y2
-	VADDPS       Y9, Y2, Y2
-	VMOVUPS      Y2, K3, 32(AX)
-	VMOVUPS.Z    64(AX), K4, Y2
-	VADDPS       Y10, Y2, Y2
-	VMOVUPS      Y2, K4, 64(AX)
+	VMOVUPS.Z    (AX), K2, Y5
+	VADDPS       Y11, Y5, Y5
+	VMOVUPS      Y5, K2, (AX)
+	VMOVUPS.Z    32(AX), K3, Y5
+	VADDPS       Y12, Y5, Y5
+	VMOVUPS      Y5, K3, 32(AX)
+	VMOVUPS.Z    64(AX), K4, Y5
+	VADDPS       Y13, Y5, Y5
+	VMOVUPS      Y5, K4, 64(AX)
 	JMP          gatedFast32D1_next
 
 gatedFast32D1_plain:
-	VMOVUPS Y8, K2, (AX)
-	VMOVUPS Y9, K3, 32(AX)
-	VMOVUPS Y10, K4, 64(AX)
+	VMOVUPS Y11, K2, (AX)
+	VMOVUPS Y12, K3, 32(AX)
+	VMOVUPS Y13, K4, 64(AX)
 
 gatedFast32D1_next:
 	ADDQ    $0x00000060, AX
@@ -2140,6 +2455,89 @@ gatedFast32D1_done:
 	TESTL AX, AX
 	SETNE AL
 	MOVB  AL, ret+112(FP)
+	RET
+
+// func gatedFast32D1Probe(v []float64, t []float64, x []float32, p *[8]float64)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, CMOV
+TEXT ·gatedFast32D1Probe(SB), NOSPLIT, $0-80
+	MOVQ         v_base+0(FP), AX
+	MOVQ         t_base+24(FP), CX
+	MOVQ         x_base+48(FP), DX
+	MOVQ         x_len+56(FP), BX
+	MOVQ         p+72(FP), SI
+	VBROADCASTSD (SI), Z0
+	VBROADCASTSD 8(SI), Z1
+	VMULPD       kconst<>+6272(SB), Z1, Z2
+	MOVL         $0x000000ff, SI
+
+gatedFast32D1Probe_loop:
+	TESTQ        BX, BX
+	JZ           gatedFast32D1Probe_done
+	MOVQ         $0x00000008, DI
+	CMPQ         BX, DI
+	CMOVQLT      BX, DI
+	BZHIL        DI, SI, R8
+	KMOVB        R8, K1
+	VCVTPS2PD.Z  (DX), K1, Z3
+	VMOVUPD      kconst<>+4992(SB), Z4
+	VMAXPD       Z3, Z4, Z3
+	VMOVUPD      kconst<>+5120(SB), Z4
+	VMINPD       Z3, Z4, Z3
+	VMULPD       Z3, Z3, Z4
+	VMOVAPD      Z0, Z5
+	VFMADD231PD  Z4, Z1, Z5
+	VMULPD       Z5, Z3, Z5
+	VORPD        kconst<>+0(SB), Z5, Z6
+	VMOVUPD      kconst<>+4416(SB), Z7
+	VMAXPD       Z6, Z7, Z6
+	VMOVUPD      kconst<>+4544(SB), Z7
+	VFMADD213PD  kconst<>+4352(SB), Z6, Z7
+	VSUBPD       kconst<>+4352(SB), Z7, Z8
+	VFNMADD231PD kconst<>+4608(SB), Z8, Z6
+	VFNMADD231PD kconst<>+4672(SB), Z8, Z6
+	VMOVUPD      kconst<>+448(SB), Z9
+	VFMADD213PD  kconst<>+512(SB), Z6, Z9
+	VFMADD213PD  kconst<>+576(SB), Z6, Z9
+	VFMADD213PD  kconst<>+640(SB), Z6, Z9
+	VFMADD213PD  kconst<>+704(SB), Z6, Z9
+	VFMADD213PD  kconst<>+768(SB), Z6, Z9
+	VFMADD213PD  kconst<>+768(SB), Z6, Z9
+	VMOVUPD      kconst<>+4736(SB), Z6
+	VPERMT2PD    kconst<>+4800(SB), Z7, Z6
+	VMULPD       Z6, Z9, Z6
+	VMULPD       kconst<>+256(SB), Z8, Z7
+	VSCALEFPD    Z7, Z6, Z6
+	VADDPD       kconst<>+768(SB), Z6, Z7
+	VRCP14PD     Z7, Z8
+	VMOVAPD      Z7, Z9
+	VFNMADD213PD kconst<>+768(SB), Z8, Z9
+	VMOVAPD      Z8, Z10
+	VFMADD231PD  Z9, Z8, Z10
+	VFNMADD213PD kconst<>+768(SB), Z10, Z7
+	VMOVAPD      Z10, Z8
+	VFMADD231PD  Z7, Z10, Z8
+	VMULPD       Z8, Z6, Z6
+	VCMPPD       $0x1d, kconst<>+960(SB), Z5, K2
+	VMOVAPD      Z6, Z5
+	VBLENDMPD    Z8, Z5, K2, Z5
+	VMULPD       Z8, Z6, Z6
+	VMOVAPD      Z0, Z7
+	VFMADD231PD  Z4, Z2, Z7
+	VMULPD       Z6, Z3, Z3
+	VMULPD       Z7, Z3, Z3
+	VADDPD       Z3, Z5, Z4
+	VANDPD       kconst<>+896(SB), Z3, Z3
+	VADDPD       Z3, Z5, Z3
+	VMOVUPD      Z4, K1, (AX)
+	VMOVUPD      Z3, K1, (CX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000040, CX
+	ADDQ         $0x00000020, DX
+	SUBQ         DI, BX
+	JMP          gatedFast32D1Probe_loop
+
+gatedFast32D1Probe_done:
+	VZEROUPPER
 	RET
 
 // func geluExact64D2(dst []float64, x []float64, g []float64, add bool, p *[8]float64, exc []uint8) bool
@@ -2357,9 +2755,15 @@ geluFast32D2_loop:
 	VFNMADD231PD  kconst<>+4608(SB), Z13, Z7
 	VFNMADD231PD  kconst<>+4608(SB), Z14, Z8
 	VFNMADD231PD  kconst<>+4608(SB), Z15, Z9
-	VMOVUPD       kconst<>+512(SB), Z16
-	VMOVUPD       kconst<>+512(SB), Z17
-	VMOVUPD       kconst<>+512(SB), Z18
+	VFNMADD231PD  kconst<>+4672(SB), Z13, Z7
+	VFNMADD231PD  kconst<>+4672(SB), Z14, Z8
+	VFNMADD231PD  kconst<>+4672(SB), Z15, Z9
+	VMOVUPD       kconst<>+448(SB), Z16
+	VMOVUPD       kconst<>+448(SB), Z17
+	VMOVUPD       kconst<>+448(SB), Z18
+	VFMADD213PD   kconst<>+512(SB), Z7, Z16
+	VFMADD213PD   kconst<>+512(SB), Z8, Z17
+	VFMADD213PD   kconst<>+512(SB), Z9, Z18
 	VFMADD213PD   kconst<>+576(SB), Z7, Z16
 	VFMADD213PD   kconst<>+576(SB), Z8, Z17
 	VFMADD213PD   kconst<>+576(SB), Z9, Z18
@@ -2375,12 +2779,12 @@ geluFast32D2_loop:
 	VFMADD213PD   kconst<>+768(SB), Z7, Z16
 	VFMADD213PD   kconst<>+768(SB), Z8, Z17
 	VFMADD213PD   kconst<>+768(SB), Z9, Z18
-	VMOVUPD       kconst<>+4672(SB), Z7
-	VMOVUPD       kconst<>+4672(SB), Z8
-	VMOVUPD       kconst<>+4672(SB), Z9
-	VPERMT2PD     kconst<>+4736(SB), Z10, Z7
-	VPERMT2PD     kconst<>+4736(SB), Z11, Z8
-	VPERMT2PD     kconst<>+4736(SB), Z12, Z9
+	VMOVUPD       kconst<>+4736(SB), Z7
+	VMOVUPD       kconst<>+4736(SB), Z8
+	VMOVUPD       kconst<>+4736(SB), Z9
+	VPERMT2PD     kconst<>+4800(SB), Z10, Z7
+	VPERMT2PD     kconst<>+4800(SB), Z11, Z8
+	VPERMT2PD     kconst<>+4800(SB), Z12, Z9
 	VMULPD        Z7, Z16, Z7
 	VMULPD        Z8, Z17, Z8
 	VMULPD        Z9, Z18, Z9
@@ -2390,14 +2794,14 @@ geluFast32D2_loop:
 	VSCALEFPD     Z10, Z7, Z7
 	VSCALEFPD     Z11, Z8, Z8
 	VSCALEFPD     Z12, Z9, Z9
-	VMOVUPD       kconst<>+4800(SB), Z10
+	VMOVUPD       kconst<>+4864(SB), Z10
 	VMINPD        Z4, Z10, Z4
 	VMINPD        Z5, Z10, Z5
 	VMINPD        Z6, Z10, Z6
 	VADDPD.RD_SAE Z0, Z4, Z10
 	VADDPD.RD_SAE Z0, Z5, Z11
 	VADDPD.RD_SAE Z0, Z6, Z12
-	VMOVUPD       kconst<>+4864(SB), Z13
+	VMOVUPD       kconst<>+4928(SB), Z13
 	VMINPD        Z10, Z13, Z10
 	VMINPD        Z11, Z13, Z11
 	VMINPD        Z12, Z13, Z12
@@ -2537,11 +2941,11 @@ geluFast32D2_loop:
 	VBLENDMPD     Z4, Z11, K5, Z11
 	VBLENDMPD     Z5, Z12, K6, Z12
 	VBLENDMPD     Z6, Z10, K7, Z10
-	VMOVUPD       kconst<>+4928(SB), Z4
+	VMOVUPD       kconst<>+4992(SB), Z4
 	VMAXPD        Z1, Z4, Z1
 	VMAXPD        Z2, Z4, Z2
 	VMAXPD        Z3, Z4, Z3
-	VMOVUPD       kconst<>+5056(SB), Z4
+	VMOVUPD       kconst<>+5120(SB), Z4
 	VMINPD        Z1, Z4, Z1
 	VMINPD        Z2, Z4, Z2
 	VMINPD        Z3, Z4, Z3
@@ -2551,9 +2955,9 @@ geluFast32D2_loop:
 	VFNMADD213PD  kconst<>+832(SB), Z1, Z4
 	VFNMADD213PD  kconst<>+832(SB), Z2, Z5
 	VFNMADD213PD  kconst<>+832(SB), Z3, Z6
-	VMULPD        kconst<>+6144(SB), Z7, Z1
-	VMULPD        kconst<>+6144(SB), Z8, Z2
-	VMULPD        kconst<>+6144(SB), Z9, Z3
+	VMULPD        kconst<>+6208(SB), Z7, Z1
+	VMULPD        kconst<>+6208(SB), Z8, Z2
+	VMULPD        kconst<>+6208(SB), Z9, Z3
 	VMULPD        Z1, Z4, Z1
 	VMULPD        Z2, Z5, Z2
 	VMULPD        Z3, Z6, Z3
@@ -2572,12 +2976,12 @@ geluFast32D2_loop:
 	VMOVAPD       Z7, Z10
 	VMOVAPD       Z8, Z11
 	VMOVAPD       Z9, Z12
-	VFNMADD231PD  kconst<>+4992(SB), Z1, Z10
-	VFNMADD231PD  kconst<>+4992(SB), Z2, Z11
-	VFNMADD231PD  kconst<>+4992(SB), Z3, Z12
-	VFMADD231PD   kconst<>+4992(SB), Z1, Z7
-	VFMADD231PD   kconst<>+4992(SB), Z2, Z8
-	VFMADD231PD   kconst<>+4992(SB), Z3, Z9
+	VFNMADD231PD  kconst<>+5056(SB), Z1, Z10
+	VFNMADD231PD  kconst<>+5056(SB), Z2, Z11
+	VFNMADD231PD  kconst<>+5056(SB), Z3, Z12
+	VFMADD231PD   kconst<>+5056(SB), Z1, Z7
+	VFMADD231PD   kconst<>+5056(SB), Z2, Z8
+	VFMADD231PD   kconst<>+5056(SB), Z3, Z9
 	VCVTPD2PS     Z10, Y1
 	VCVTPD2PS     Z7, Y2
 	VCMPPS        $0x04, Y2, Y1, K5
@@ -2636,6 +3040,119 @@ geluFast32D2_done:
 	MOVB  AL, ret+112(FP)
 	RET
 
+// func geluFast32D2Probe(v []float64, t []float64, x []float32, p *[8]float64)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, CMOV
+TEXT ·geluFast32D2Probe(SB), NOSPLIT, $0-80
+	MOVQ    v_base+0(FP), AX
+	MOVQ    t_base+24(FP), CX
+	MOVQ    x_base+48(FP), DX
+	MOVQ    x_len+56(FP), BX
+	MOVQ    p+72(FP), SI
+	VMOVUPD kconst<>+4352(SB), Z0
+	MOVL    $0x000000ff, SI
+
+geluFast32D2Probe_loop:
+	TESTQ         BX, BX
+	JZ            geluFast32D2Probe_done
+	MOVQ          $0x00000008, DI
+	CMPQ          BX, DI
+	CMOVQLT       BX, DI
+	BZHIL         DI, SI, R8
+	KMOVB         R8, K1
+	VCVTPS2PD.Z   (DX), K1, Z1
+	VANDPD        kconst<>+896(SB), Z1, Z2
+	VMULPD        Z2, Z2, Z3
+	VMULPD        kconst<>+4480(SB), Z3, Z3
+	VMOVUPD       kconst<>+4416(SB), Z4
+	VMAXPD        Z3, Z4, Z3
+	VMOVUPD       kconst<>+4544(SB), Z4
+	VFMADD213PD   kconst<>+4352(SB), Z3, Z4
+	VSUBPD        kconst<>+4352(SB), Z4, Z5
+	VFNMADD231PD  kconst<>+4608(SB), Z5, Z3
+	VFNMADD231PD  kconst<>+4672(SB), Z5, Z3
+	VMOVUPD       kconst<>+448(SB), Z6
+	VFMADD213PD   kconst<>+512(SB), Z3, Z6
+	VFMADD213PD   kconst<>+576(SB), Z3, Z6
+	VFMADD213PD   kconst<>+640(SB), Z3, Z6
+	VFMADD213PD   kconst<>+704(SB), Z3, Z6
+	VFMADD213PD   kconst<>+768(SB), Z3, Z6
+	VFMADD213PD   kconst<>+768(SB), Z3, Z6
+	VMOVUPD       kconst<>+4736(SB), Z3
+	VPERMT2PD     kconst<>+4800(SB), Z4, Z3
+	VMULPD        Z3, Z6, Z3
+	VMULPD        kconst<>+256(SB), Z5, Z4
+	VSCALEFPD     Z4, Z3, Z3
+	VMOVUPD       kconst<>+4864(SB), Z4
+	VMINPD        Z2, Z4, Z2
+	VADDPD.RD_SAE Z0, Z2, Z4
+	VMOVUPD       kconst<>+4928(SB), Z5
+	VMINPD        Z4, Z5, Z4
+	VSUBPD        Z0, Z4, Z5
+	VSUBPD        Z5, Z2, Z2
+	VMOVUPD       kconst<>+4224(SB), Z5
+	VPERMT2PD     kconst<>+4288(SB), Z4, Z5
+	VMOVUPD       kconst<>+4096(SB), Z6
+	VPERMT2PD     kconst<>+4160(SB), Z4, Z6
+	VFMADD231PD   Z2, Z5, Z6
+	VMOVUPD       kconst<>+3968(SB), Z5
+	VPERMT2PD     kconst<>+4032(SB), Z4, Z5
+	VFMADD231PD   Z2, Z6, Z5
+	VMOVUPD       kconst<>+3840(SB), Z6
+	VPERMT2PD     kconst<>+3904(SB), Z4, Z6
+	VFMADD231PD   Z2, Z5, Z6
+	VMOVUPD       kconst<>+3712(SB), Z5
+	VPERMT2PD     kconst<>+3776(SB), Z4, Z5
+	VFMADD231PD   Z2, Z6, Z5
+	VMOVUPD       kconst<>+3584(SB), Z6
+	VPERMT2PD     kconst<>+3648(SB), Z4, Z6
+	VFMADD231PD   Z2, Z5, Z6
+	VMOVUPD       kconst<>+3456(SB), Z5
+	VPERMT2PD     kconst<>+3520(SB), Z4, Z5
+	VFMADD231PD   Z2, Z6, Z5
+	VMOVUPD       kconst<>+3328(SB), Z6
+	VPERMT2PD     kconst<>+3392(SB), Z4, Z6
+	VFMADD231PD   Z2, Z5, Z6
+	VMOVUPD       kconst<>+3200(SB), Z5
+	VPERMT2PD     kconst<>+3264(SB), Z4, Z5
+	VFMADD231PD   Z2, Z6, Z5
+	VMOVUPD       kconst<>+3072(SB), Z6
+	VPERMT2PD     kconst<>+3136(SB), Z4, Z6
+	VFMADD231PD   Z2, Z5, Z6
+	VMOVUPD       kconst<>+2944(SB), Z5
+	VPERMT2PD     kconst<>+3008(SB), Z4, Z5
+	VFMADD231PD   Z2, Z6, Z5
+	VMOVUPD       kconst<>+2816(SB), Z6
+	VPERMT2PD     kconst<>+2880(SB), Z4, Z6
+	VFMADD231PD   Z2, Z5, Z6
+	VMOVUPD       kconst<>+2688(SB), Z5
+	VPERMT2PD     kconst<>+2752(SB), Z4, Z5
+	VMOVAPD       Z5, Z4
+	VFMADD231PD   Z2, Z6, Z4
+	VMULPD        Z4, Z3, Z2
+	VPMOVQ2M      Z1, K2
+	VMOVUPD       kconst<>+768(SB), Z4
+	VSUBPD        Z2, Z4, Z4
+	VBLENDMPD     Z2, Z4, K2, Z4
+	VMOVUPD       kconst<>+4992(SB), Z2
+	VMAXPD        Z1, Z2, Z1
+	VMOVUPD       kconst<>+5120(SB), Z2
+	VMINPD        Z1, Z2, Z1
+	VMOVAPD       Z1, Z2
+	VFNMADD213PD  kconst<>+832(SB), Z1, Z2
+	VMULPD        kconst<>+6208(SB), Z3, Z1
+	VMULPD        Z1, Z2, Z1
+	VMOVUPD       Z1, K1, (AX)
+	VMOVUPD       Z1, K1, (CX)
+	ADDQ          $0x00000040, AX
+	ADDQ          $0x00000040, CX
+	ADDQ          $0x00000020, DX
+	SUBQ          DI, BX
+	JMP           geluFast32D2Probe_loop
+
+geluFast32D2Probe_done:
+	VZEROUPPER
+	RET
+
 // func gatedFast32D2(dst []float32, x []float32, g []float32, add bool, p *[8]float64, exc []uint8) bool
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2, CMOV
 TEXT ·gatedFast32D2(SB), NOSPLIT, $0-113
@@ -2648,6 +3165,12 @@ TEXT ·gatedFast32D2(SB), NOSPLIT, $0-113
 	MOVQ         exc_base+88(FP), R8
 	VBROADCASTSD (DI), Z0
 	VBROADCASTSD 8(DI), Z1
+	VMULPD       kconst<>+6272(SB), Z1, Z2
+	VMULPD       kconst<>+6272(SB), Z1, Z3
+	VMULPD       kconst<>+6272(SB), Z1, Z4
+	VMULPD       kconst<>+2624(SB), Z1, Z5
+	VMULPD       kconst<>+2624(SB), Z1, Z6
+	VMULPD       kconst<>+2624(SB), Z1, Z7
 	KXORB        K1, K1, K1
 	MOVL         $0x000000ff, DI
 
@@ -2672,222 +3195,219 @@ gatedFast32D2_loop:
 	CMOVQLT      R9, R10
 	BZHIL        R10, DI, R9
 	KMOVB        R9, K4
-	VCVTPS2PD.Z  (CX), K2, Z2
-	VCVTPS2PD.Z  32(CX), K3, Z3
-	VCVTPS2PD.Z  64(CX), K4, Z4
-	VMOVUPD      kconst<>+4928(SB), Z5
-	VMAXPD       Z2, Z5, Z2
-	VMAXPD       Z3, Z5, Z3
-	VMAXPD       Z4, Z5, Z4
-	VMOVUPD      kconst<>+5056(SB), Z5
-	VMINPD       Z2, Z5, Z2
-	VMINPD       Z3, Z5, Z3
-	VMINPD       Z4, Z5, Z4
-	VMULPD       Z2, Z2, Z5
-	VMULPD       Z3, Z3, Z6
-	VMULPD       Z4, Z4, Z7
-	VMOVAPD      Z0, Z8
-	VMOVAPD      Z0, Z9
-	VMOVAPD      Z0, Z10
-	VFMADD231PD  Z5, Z1, Z8
-	VFMADD231PD  Z6, Z1, Z9
-	VFMADD231PD  Z7, Z1, Z10
-	VMULPD       Z8, Z2, Z8
-	VMULPD       Z9, Z3, Z9
-	VMULPD       Z10, Z4, Z10
-	VANDPD       kconst<>+896(SB), Z8, Z11
-	VANDPD       kconst<>+896(SB), Z9, Z12
-	VANDPD       kconst<>+896(SB), Z10, Z13
-	VXORPD       kconst<>+0(SB), Z11, Z11
-	VXORPD       kconst<>+0(SB), Z12, Z12
-	VXORPD       kconst<>+0(SB), Z13, Z13
-	VMOVUPD      kconst<>+4416(SB), Z14
-	VMAXPD       Z11, Z14, Z11
-	VMAXPD       Z12, Z14, Z12
-	VMAXPD       Z13, Z14, Z13
-	VMOVUPD      kconst<>+4544(SB), Z14
-	VMOVUPD      kconst<>+4544(SB), Z15
-	VMOVUPD      kconst<>+4544(SB), Z16
-	VFMADD213PD  kconst<>+4352(SB), Z11, Z14
-	VFMADD213PD  kconst<>+4352(SB), Z12, Z15
-	VFMADD213PD  kconst<>+4352(SB), Z13, Z16
-	VSUBPD       kconst<>+4352(SB), Z14, Z17
-	VSUBPD       kconst<>+4352(SB), Z15, Z18
-	VSUBPD       kconst<>+4352(SB), Z16, Z19
-	VFNMADD231PD kconst<>+4608(SB), Z17, Z11
-	VFNMADD231PD kconst<>+4608(SB), Z18, Z12
-	VFNMADD231PD kconst<>+4608(SB), Z19, Z13
-	VMOVUPD      kconst<>+512(SB), Z20
-	VMOVUPD      kconst<>+512(SB), Z21
-	VMOVUPD      kconst<>+512(SB), Z22
-	VFMADD213PD  kconst<>+576(SB), Z11, Z20
-	VFMADD213PD  kconst<>+576(SB), Z12, Z21
-	VFMADD213PD  kconst<>+576(SB), Z13, Z22
-	VFMADD213PD  kconst<>+640(SB), Z11, Z20
-	VFMADD213PD  kconst<>+640(SB), Z12, Z21
-	VFMADD213PD  kconst<>+640(SB), Z13, Z22
-	VFMADD213PD  kconst<>+704(SB), Z11, Z20
-	VFMADD213PD  kconst<>+704(SB), Z12, Z21
-	VFMADD213PD  kconst<>+704(SB), Z13, Z22
-	VFMADD213PD  kconst<>+768(SB), Z11, Z20
-	VFMADD213PD  kconst<>+768(SB), Z12, Z21
-	VFMADD213PD  kconst<>+768(SB), Z13, Z22
-	VFMADD213PD  kconst<>+768(SB), Z11, Z20
-	VFMADD213PD  kconst<>+768(SB), Z12, Z21
-	VFMADD213PD  kconst<>+768(SB), Z13, Z22
-	VMOVUPD      kconst<>+4672(SB), Z11
-	VMOVUPD      kconst<>+4672(SB), Z12
-	VMOVUPD      kconst<>+4672(SB), Z13
-	VPERMT2PD    kconst<>+4736(SB), Z14, Z11
-	VPERMT2PD    kconst<>+4736(SB), Z15, Z12
-	VPERMT2PD    kconst<>+4736(SB), Z16, Z13
-	VMULPD       Z11, Z20, Z11
-	VMULPD       Z12, Z21, Z12
-	VMULPD       Z13, Z22, Z13
-	VMULPD       kconst<>+256(SB), Z17, Z14
-	VMULPD       kconst<>+256(SB), Z18, Z15
-	VMULPD       kconst<>+256(SB), Z19, Z16
-	VSCALEFPD    Z14, Z11, Z11
-	VSCALEFPD    Z15, Z12, Z12
-	VSCALEFPD    Z16, Z13, Z13
-	VADDPD       kconst<>+768(SB), Z11, Z14
-	VADDPD       kconst<>+768(SB), Z12, Z15
-	VADDPD       kconst<>+768(SB), Z13, Z16
-	VRCP14PD     Z14, Z17
-	VRCP14PD     Z15, Z18
-	VRCP14PD     Z16, Z19
-	VMOVAPD      Z14, Z20
-	VMOVAPD      Z15, Z21
-	VMOVAPD      Z16, Z22
-	VFNMADD213PD kconst<>+768(SB), Z17, Z20
-	VFNMADD213PD kconst<>+768(SB), Z18, Z21
-	VFNMADD213PD kconst<>+768(SB), Z19, Z22
-	VMOVAPD      Z17, Z23
-	VMOVAPD      Z18, Z24
-	VMOVAPD      Z19, Z25
-	VFMADD231PD  Z20, Z17, Z23
-	VFMADD231PD  Z21, Z18, Z24
-	VFMADD231PD  Z22, Z19, Z25
-	VFNMADD213PD kconst<>+768(SB), Z23, Z14
-	VFNMADD213PD kconst<>+768(SB), Z24, Z15
-	VFNMADD213PD kconst<>+768(SB), Z25, Z16
-	VMOVAPD      Z23, Z17
-	VMOVAPD      Z24, Z18
-	VMOVAPD      Z25, Z19
-	VFMADD231PD  Z14, Z23, Z17
-	VFMADD231PD  Z15, Z24, Z18
-	VFMADD231PD  Z16, Z25, Z19
-	VMULPD       Z17, Z11, Z11
-	VMULPD       Z18, Z12, Z12
-	VMULPD       Z19, Z13, Z13
-	VCMPPD       $0x1d, kconst<>+960(SB), Z8, K5
-	VCMPPD       $0x1d, kconst<>+960(SB), Z9, K6
-	VCMPPD       $0x1d, kconst<>+960(SB), Z10, K7
-	VMOVAPD      Z11, Z8
-	VMOVAPD      Z12, Z9
-	VMOVAPD      Z13, Z10
-	VBLENDMPD    Z17, Z8, K5, Z8
-	VBLENDMPD    Z18, Z9, K6, Z9
-	VBLENDMPD    Z19, Z10, K7, Z10
-	VMULPD       Z17, Z11, Z14
-	VMULPD       Z18, Z12, Z15
-	VMULPD       Z19, Z13, Z16
-	VMULPD       kconst<>+6208(SB), Z1, Z20
-	VMULPD       kconst<>+6208(SB), Z1, Z21
-	VMULPD       kconst<>+6208(SB), Z1, Z22
-	VMOVAPD      Z0, Z23
-	VMOVAPD      Z0, Z24
-	VMOVAPD      Z0, Z25
-	VFMADD231PD  Z5, Z20, Z23
-	VFMADD231PD  Z6, Z21, Z24
-	VFMADD231PD  Z7, Z22, Z25
-	VMOVAPD      Z17, Z5
-	VMOVAPD      Z18, Z6
-	VMOVAPD      Z19, Z7
-	VBLENDMPD    Z11, Z5, K5, Z5
-	VBLENDMPD    Z12, Z6, K6, Z6
-	VBLENDMPD    Z13, Z7, K7, Z7
-	VSUBPD       Z8, Z5, Z5
-	VSUBPD       Z9, Z6, Z6
-	VSUBPD       Z10, Z7, Z7
-	VMULPD       kconst<>+2624(SB), Z1, Z8
-	VMULPD       kconst<>+2624(SB), Z1, Z9
-	VMULPD       kconst<>+2624(SB), Z1, Z10
-	VMULPD       Z2, Z8, Z8
-	VMULPD       Z3, Z9, Z9
-	VMULPD       Z4, Z10, Z10
-	VMULPD       kconst<>+832(SB), Z23, Z11
-	VMULPD       kconst<>+832(SB), Z24, Z12
-	VMULPD       kconst<>+832(SB), Z25, Z13
-	VMULPD       Z5, Z2, Z5
-	VMULPD       Z6, Z3, Z6
-	VMULPD       Z7, Z4, Z7
-	VMULPD       Z23, Z23, Z17
-	VMULPD       Z24, Z24, Z18
-	VMULPD       Z25, Z25, Z19
-	VMULPD       Z17, Z5, Z5
-	VMULPD       Z18, Z6, Z6
-	VMULPD       Z19, Z7, Z7
-	VMULPD       Z8, Z2, Z2
-	VMULPD       Z9, Z3, Z3
-	VMULPD       Z10, Z4, Z4
-	VADDPD       Z5, Z11, Z8
-	VADDPD       Z6, Z12, Z9
-	VADDPD       Z7, Z13, Z10
-	VADDPD       Z2, Z8, Z8
-	VADDPD       Z3, Z9, Z9
-	VADDPD       Z4, Z10, Z10
+	VCVTPS2PD.Z  (CX), K2, Z8
+	VCVTPS2PD.Z  32(CX), K3, Z9
+	VCVTPS2PD.Z  64(CX), K4, Z10
+	VMOVUPD      kconst<>+4992(SB), Z11
+	VMAXPD       Z8, Z11, Z8
+	VMAXPD       Z9, Z11, Z9
+	VMAXPD       Z10, Z11, Z10
+	VMOVUPD      kconst<>+5120(SB), Z11
+	VMINPD       Z8, Z11, Z8
+	VMINPD       Z9, Z11, Z9
+	VMINPD       Z10, Z11, Z10
+	VMULPD       Z8, Z8, Z11
+	VMULPD       Z9, Z9, Z12
+	VMULPD       Z10, Z10, Z13
+	VMOVAPD      Z0, Z14
+	VMOVAPD      Z0, Z15
+	VMOVAPD      Z0, Z16
+	VFMADD231PD  Z11, Z1, Z14
+	VFMADD231PD  Z12, Z1, Z15
+	VFMADD231PD  Z13, Z1, Z16
+	VMULPD       Z14, Z8, Z14
+	VMULPD       Z15, Z9, Z15
+	VMULPD       Z16, Z10, Z16
+	VORPD        kconst<>+0(SB), Z14, Z17
+	VORPD        kconst<>+0(SB), Z15, Z18
+	VORPD        kconst<>+0(SB), Z16, Z19
+	VMOVUPD      kconst<>+4416(SB), Z20
+	VMAXPD       Z17, Z20, Z17
+	VMAXPD       Z18, Z20, Z18
+	VMAXPD       Z19, Z20, Z19
+	VMOVUPD      kconst<>+4544(SB), Z20
+	VMOVUPD      kconst<>+4544(SB), Z21
+	VMOVUPD      kconst<>+4544(SB), Z22
+	VFMADD213PD  kconst<>+4352(SB), Z17, Z20
+	VFMADD213PD  kconst<>+4352(SB), Z18, Z21
+	VFMADD213PD  kconst<>+4352(SB), Z19, Z22
+	VSUBPD       kconst<>+4352(SB), Z20, Z23
+	VSUBPD       kconst<>+4352(SB), Z21, Z24
+	VSUBPD       kconst<>+4352(SB), Z22, Z25
+	VFNMADD231PD kconst<>+4608(SB), Z23, Z17
+	VFNMADD231PD kconst<>+4608(SB), Z24, Z18
+	VFNMADD231PD kconst<>+4608(SB), Z25, Z19
+	VFNMADD231PD kconst<>+4672(SB), Z23, Z17
+	VFNMADD231PD kconst<>+4672(SB), Z24, Z18
+	VFNMADD231PD kconst<>+4672(SB), Z25, Z19
+	VMOVUPD      kconst<>+448(SB), Z26
+	VMOVUPD      kconst<>+448(SB), Z27
+	VMOVUPD      kconst<>+448(SB), Z28
+	VFMADD213PD  kconst<>+512(SB), Z17, Z26
+	VFMADD213PD  kconst<>+512(SB), Z18, Z27
+	VFMADD213PD  kconst<>+512(SB), Z19, Z28
+	VFMADD213PD  kconst<>+576(SB), Z17, Z26
+	VFMADD213PD  kconst<>+576(SB), Z18, Z27
+	VFMADD213PD  kconst<>+576(SB), Z19, Z28
+	VFMADD213PD  kconst<>+640(SB), Z17, Z26
+	VFMADD213PD  kconst<>+640(SB), Z18, Z27
+	VFMADD213PD  kconst<>+640(SB), Z19, Z28
+	VFMADD213PD  kconst<>+704(SB), Z17, Z26
+	VFMADD213PD  kconst<>+704(SB), Z18, Z27
+	VFMADD213PD  kconst<>+704(SB), Z19, Z28
+	VFMADD213PD  kconst<>+768(SB), Z17, Z26
+	VFMADD213PD  kconst<>+768(SB), Z18, Z27
+	VFMADD213PD  kconst<>+768(SB), Z19, Z28
+	VFMADD213PD  kconst<>+768(SB), Z17, Z26
+	VFMADD213PD  kconst<>+768(SB), Z18, Z27
+	VFMADD213PD  kconst<>+768(SB), Z19, Z28
+	VMOVUPD      kconst<>+4736(SB), Z17
+	VMOVUPD      kconst<>+4736(SB), Z18
+	VMOVUPD      kconst<>+4736(SB), Z19
+	VPERMT2PD    kconst<>+4800(SB), Z20, Z17
+	VPERMT2PD    kconst<>+4800(SB), Z21, Z18
+	VPERMT2PD    kconst<>+4800(SB), Z22, Z19
+	VMULPD       Z17, Z26, Z17
+	VMULPD       Z18, Z27, Z18
+	VMULPD       Z19, Z28, Z19
+	VMULPD       kconst<>+256(SB), Z23, Z20
+	VMULPD       kconst<>+256(SB), Z24, Z21
+	VMULPD       kconst<>+256(SB), Z25, Z22
+	VSCALEFPD    Z20, Z17, Z17
+	VSCALEFPD    Z21, Z18, Z18
+	VSCALEFPD    Z22, Z19, Z19
+	VADDPD       kconst<>+768(SB), Z17, Z20
+	VADDPD       kconst<>+768(SB), Z18, Z21
+	VADDPD       kconst<>+768(SB), Z19, Z22
+	VRCP14PD     Z20, Z23
+	VRCP14PD     Z21, Z24
+	VRCP14PD     Z22, Z25
+	VMOVAPD      Z20, Z26
+	VMOVAPD      Z21, Z27
+	VMOVAPD      Z22, Z28
+	VFNMADD213PD kconst<>+768(SB), Z23, Z26
+	VFNMADD213PD kconst<>+768(SB), Z24, Z27
+	VFNMADD213PD kconst<>+768(SB), Z25, Z28
+	VMOVAPD      Z23, Z29
+	VMOVAPD      Z24, Z30
+	VMOVAPD      Z25, Z31
+	VFMADD231PD  Z26, Z23, Z29
+	VFMADD231PD  Z27, Z24, Z30
+	VFMADD231PD  Z28, Z25, Z31
+	VFNMADD213PD kconst<>+768(SB), Z29, Z20
+	VFNMADD213PD kconst<>+768(SB), Z30, Z21
+	VFNMADD213PD kconst<>+768(SB), Z31, Z22
+	VMOVAPD      Z29, Z23
+	VMOVAPD      Z30, Z24
+	VMOVAPD      Z31, Z25
+	VFMADD231PD  Z20, Z29, Z23
+	VFMADD231PD  Z21, Z30, Z24
+	VFMADD231PD  Z22, Z31, Z25
+	VMULPD       Z23, Z17, Z17
+	VMULPD       Z24, Z18, Z18
+	VMULPD       Z25, Z19, Z19
+	VCMPPD       $0x1d, kconst<>+960(SB), Z14, K5
+	VCMPPD       $0x1d, kconst<>+960(SB), Z15, K6
+	VCMPPD       $0x1d, kconst<>+960(SB), Z16, K7
+	VMOVAPD      Z17, Z14
+	VMOVAPD      Z18, Z15
+	VMOVAPD      Z19, Z16
+	VBLENDMPD    Z23, Z14, K5, Z14
+	VBLENDMPD    Z24, Z15, K6, Z15
+	VBLENDMPD    Z25, Z16, K7, Z16
+	VMULPD       Z23, Z17, Z20
+	VMULPD       Z24, Z18, Z21
+	VMULPD       Z25, Z19, Z22
+	VMOVAPD      Z0, Z26
+	VMOVAPD      Z0, Z27
+	VMOVAPD      Z0, Z28
+	VFMADD231PD  Z11, Z2, Z26
+	VFMADD231PD  Z12, Z3, Z27
+	VFMADD231PD  Z13, Z4, Z28
+	VMOVAPD      Z23, Z11
+	VMOVAPD      Z24, Z12
+	VMOVAPD      Z25, Z13
+	VBLENDMPD    Z17, Z11, K5, Z11
+	VBLENDMPD    Z18, Z12, K6, Z12
+	VBLENDMPD    Z19, Z13, K7, Z13
+	VSUBPD       Z14, Z11, Z11
+	VSUBPD       Z15, Z12, Z12
+	VSUBPD       Z16, Z13, Z13
+	VMULPD       Z8, Z5, Z14
+	VMULPD       Z9, Z6, Z15
+	VMULPD       Z10, Z7, Z16
+	VMULPD       kconst<>+832(SB), Z26, Z17
+	VMULPD       kconst<>+832(SB), Z27, Z18
+	VMULPD       kconst<>+832(SB), Z28, Z19
+	VMULPD       Z11, Z8, Z11
+	VMULPD       Z12, Z9, Z12
+	VMULPD       Z13, Z10, Z13
+	VMULPD       Z26, Z26, Z23
+	VMULPD       Z27, Z27, Z24
+	VMULPD       Z28, Z28, Z25
+	VMULPD       Z23, Z11, Z11
+	VMULPD       Z24, Z12, Z12
+	VMULPD       Z25, Z13, Z13
+	VMULPD       Z14, Z8, Z8
+	VMULPD       Z15, Z9, Z9
+	VMULPD       Z16, Z10, Z10
+	VADDPD       Z11, Z17, Z14
+	VADDPD       Z12, Z18, Z15
+	VADDPD       Z13, Z19, Z16
+	VADDPD       Z8, Z14, Z14
+	VADDPD       Z9, Z15, Z15
+	VADDPD       Z10, Z16, Z16
+	VANDPD       kconst<>+896(SB), Z17, Z17
+	VANDPD       kconst<>+896(SB), Z18, Z18
+	VANDPD       kconst<>+896(SB), Z19, Z19
 	VANDPD       kconst<>+896(SB), Z11, Z11
 	VANDPD       kconst<>+896(SB), Z12, Z12
 	VANDPD       kconst<>+896(SB), Z13, Z13
-	VANDPD       kconst<>+896(SB), Z5, Z5
-	VANDPD       kconst<>+896(SB), Z6, Z6
-	VANDPD       kconst<>+896(SB), Z7, Z7
-	VADDPD       Z5, Z11, Z5
-	VADDPD       Z6, Z12, Z6
-	VADDPD       Z7, Z13, Z7
-	VANDPD       kconst<>+896(SB), Z2, Z2
-	VANDPD       kconst<>+896(SB), Z3, Z3
-	VANDPD       kconst<>+896(SB), Z4, Z4
-	VADDPD       Z2, Z5, Z2
-	VADDPD       Z3, Z6, Z3
-	VADDPD       Z4, Z7, Z4
-	VMULPD       Z8, Z14, Z5
-	VMULPD       Z9, Z15, Z6
-	VMULPD       Z10, Z16, Z7
-	VMULPD       Z2, Z14, Z2
-	VMULPD       Z3, Z15, Z3
-	VMULPD       Z4, Z16, Z4
-	VCVTPS2PD.Z  (DX), K2, Z8
-	VCVTPS2PD.Z  32(DX), K3, Z9
-	VCVTPS2PD.Z  64(DX), K4, Z10
-	VMULPD       Z5, Z8, Z5
-	VMULPD       Z6, Z9, Z6
-	VMULPD       Z7, Z10, Z7
-	VMULPD       Z2, Z8, Z2
-	VMULPD       Z3, Z9, Z3
-	VMULPD       Z4, Z10, Z4
-	VCVTPD2PS    Z5, Y8
-	VCVTPD2PS    Z6, Y9
-	VCVTPD2PS    Z7, Y10
-	VMOVAPD      Z5, Z11
-	VMOVAPD      Z6, Z12
-	VMOVAPD      Z7, Z13
-	VFNMADD231PD kconst<>+4992(SB), Z2, Z11
-	VFNMADD231PD kconst<>+4992(SB), Z3, Z12
-	VFNMADD231PD kconst<>+4992(SB), Z4, Z13
-	VFMADD231PD  kconst<>+4992(SB), Z2, Z5
-	VFMADD231PD  kconst<>+4992(SB), Z3, Z6
-	VFMADD231PD  kconst<>+4992(SB), Z4, Z7
-	VCVTPD2PS    Z11, Y2
-	VCVTPD2PS    Z5, Y3
-	VCMPPS       $0x04, Y3, Y2, K5
-	VCVTPD2PS    Z12, Y2
-	VCVTPD2PS    Z6, Y3
-	VCMPPS       $0x04, Y3, Y2, K6
-	VCVTPD2PS    Z13, Y2
-	VCVTPD2PS    Z7, Y3
-	VCMPPS       $0x04, Y3, Y2, K7
+	VADDPD       Z11, Z17, Z11
+	VADDPD       Z12, Z18, Z12
+	VADDPD       Z13, Z19, Z13
+	VANDPD       kconst<>+896(SB), Z8, Z8
+	VANDPD       kconst<>+896(SB), Z9, Z9
+	VANDPD       kconst<>+896(SB), Z10, Z10
+	VADDPD       Z8, Z11, Z8
+	VADDPD       Z9, Z12, Z9
+	VADDPD       Z10, Z13, Z10
+	VMULPD       Z14, Z20, Z11
+	VMULPD       Z15, Z21, Z12
+	VMULPD       Z16, Z22, Z13
+	VMULPD       Z8, Z20, Z8
+	VMULPD       Z9, Z21, Z9
+	VMULPD       Z10, Z22, Z10
+	VCVTPS2PD.Z  (DX), K2, Z14
+	VCVTPS2PD.Z  32(DX), K3, Z15
+	VCVTPS2PD.Z  64(DX), K4, Z16
+	VMULPD       Z11, Z14, Z11
+	VMULPD       Z12, Z15, Z12
+	VMULPD       Z13, Z16, Z13
+	VMULPD       Z8, Z14, Z8
+	VMULPD       Z9, Z15, Z9
+	VMULPD       Z10, Z16, Z10
+	VCVTPD2PS    Z11, Y14
+	VCVTPD2PS    Z12, Y15
+	VCVTPD2PS    Z13, Y16
+	VMOVAPD      Z11, Z17
+	VMOVAPD      Z12, Z18
+	VMOVAPD      Z13, Z19
+	VFNMADD231PD kconst<>+5056(SB), Z8, Z17
+	VFNMADD231PD kconst<>+5056(SB), Z9, Z18
+	VFNMADD231PD kconst<>+5056(SB), Z10, Z19
+	VFMADD231PD  kconst<>+5056(SB), Z8, Z11
+	VFMADD231PD  kconst<>+5056(SB), Z9, Z12
+	VFMADD231PD  kconst<>+5056(SB), Z10, Z13
+	VCVTPD2PS    Z17, Y8
+	VCVTPD2PS    Z11, Y9
+	VCMPPS       $0x04, Y9, Y8, K5
+	VCVTPD2PS    Z18, Y8
+	VCVTPD2PS    Z12, Y9
+	VCMPPS       $0x04, Y9, Y8, K6
+	VCVTPD2PS    Z19, Y8
+	VCVTPD2PS    Z13, Y9
+	VCMPPS       $0x04, Y9, Y8, K7
 	KANDB        K2, K5, K5
 	KORB         K5, K1, K1
 	KMOVB        K5, (R8)
@@ -2902,21 +3422,21 @@ gatedFast32D2_loop:
 	KANDNB       K4, K7, K4
 	CMPB         SI, $0x00
 	JE           gatedFast32D2_plain
-	VMOVUPS.Z    (AX), K2, Y2
-	VADDPS       Y8, Y2, Y2
-	VMOVUPS      Y2, K2, (AX)
-	VMOVUPS.Z    32(AX), K3, Y2
-	VADDPS       Y9, Y2, Y2
-	VMOVUPS      Y2, K3, 32(AX)
-	VMOVUPS.Z    64(AX), K4, Y2
-	VADDPS       Y10, Y2, Y2
-	VMOVUPS      Y2, K4, 64(AX)
+	VMOVUPS.Z    (AX), K2, Y8
+	VADDPS       Y14, Y8, Y8
+	VMOVUPS      Y8, K2, (AX)
+	VMOVUPS.Z    32(AX), K3, Y8
+	VADDPS       Y15, Y8, Y8
+	VMOVUPS      Y8, K3, 32(AX)
+	VMOVUPS.Z    64(AX), K4, Y8
+	VADDPS       Y16, Y8, Y8
+	VMOVUPS      Y8, K4, 64(AX)
 	JMP          gatedFast32D2_next
 
 gatedFast32D2_plain:
-	VMOVUPS Y8, K2, (AX)
-	VMOVUPS Y9, K3, 32(AX)
-	VMOVUPS Y10, K4, 64(AX)
+	VMOVUPS Y14, K2, (AX)
+	VMOVUPS Y15, K3, 32(AX)
+	VMOVUPS Y16, K4, 64(AX)
 
 gatedFast32D2_next:
 	ADDQ    $0x00000060, AX
@@ -2935,6 +3455,103 @@ gatedFast32D2_done:
 	TESTL AX, AX
 	SETNE AL
 	MOVB  AL, ret+112(FP)
+	RET
+
+// func gatedFast32D2Probe(v []float64, t []float64, x []float32, p *[8]float64)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, CMOV
+TEXT ·gatedFast32D2Probe(SB), NOSPLIT, $0-80
+	MOVQ         v_base+0(FP), AX
+	MOVQ         t_base+24(FP), CX
+	MOVQ         x_base+48(FP), DX
+	MOVQ         x_len+56(FP), BX
+	MOVQ         p+72(FP), SI
+	VBROADCASTSD (SI), Z0
+	VBROADCASTSD 8(SI), Z1
+	VMULPD       kconst<>+6272(SB), Z1, Z2
+	VMULPD       kconst<>+2624(SB), Z1, Z3
+	MOVL         $0x000000ff, SI
+
+gatedFast32D2Probe_loop:
+	TESTQ        BX, BX
+	JZ           gatedFast32D2Probe_done
+	MOVQ         $0x00000008, DI
+	CMPQ         BX, DI
+	CMOVQLT      BX, DI
+	BZHIL        DI, SI, R8
+	KMOVB        R8, K1
+	VCVTPS2PD.Z  (DX), K1, Z4
+	VMOVUPD      kconst<>+4992(SB), Z5
+	VMAXPD       Z4, Z5, Z4
+	VMOVUPD      kconst<>+5120(SB), Z5
+	VMINPD       Z4, Z5, Z4
+	VMULPD       Z4, Z4, Z5
+	VMOVAPD      Z0, Z6
+	VFMADD231PD  Z5, Z1, Z6
+	VMULPD       Z6, Z4, Z6
+	VORPD        kconst<>+0(SB), Z6, Z7
+	VMOVUPD      kconst<>+4416(SB), Z8
+	VMAXPD       Z7, Z8, Z7
+	VMOVUPD      kconst<>+4544(SB), Z8
+	VFMADD213PD  kconst<>+4352(SB), Z7, Z8
+	VSUBPD       kconst<>+4352(SB), Z8, Z9
+	VFNMADD231PD kconst<>+4608(SB), Z9, Z7
+	VFNMADD231PD kconst<>+4672(SB), Z9, Z7
+	VMOVUPD      kconst<>+448(SB), Z10
+	VFMADD213PD  kconst<>+512(SB), Z7, Z10
+	VFMADD213PD  kconst<>+576(SB), Z7, Z10
+	VFMADD213PD  kconst<>+640(SB), Z7, Z10
+	VFMADD213PD  kconst<>+704(SB), Z7, Z10
+	VFMADD213PD  kconst<>+768(SB), Z7, Z10
+	VFMADD213PD  kconst<>+768(SB), Z7, Z10
+	VMOVUPD      kconst<>+4736(SB), Z7
+	VPERMT2PD    kconst<>+4800(SB), Z8, Z7
+	VMULPD       Z7, Z10, Z7
+	VMULPD       kconst<>+256(SB), Z9, Z8
+	VSCALEFPD    Z8, Z7, Z7
+	VADDPD       kconst<>+768(SB), Z7, Z8
+	VRCP14PD     Z8, Z9
+	VMOVAPD      Z8, Z10
+	VFNMADD213PD kconst<>+768(SB), Z9, Z10
+	VMOVAPD      Z9, Z11
+	VFMADD231PD  Z10, Z9, Z11
+	VFNMADD213PD kconst<>+768(SB), Z11, Z8
+	VMOVAPD      Z11, Z9
+	VFMADD231PD  Z8, Z11, Z9
+	VMULPD       Z9, Z7, Z7
+	VCMPPD       $0x1d, kconst<>+960(SB), Z6, K2
+	VMOVAPD      Z7, Z6
+	VBLENDMPD    Z9, Z6, K2, Z6
+	VMULPD       Z9, Z7, Z8
+	VMOVAPD      Z0, Z10
+	VFMADD231PD  Z5, Z2, Z10
+	VMOVAPD      Z9, Z5
+	VBLENDMPD    Z7, Z5, K2, Z5
+	VSUBPD       Z6, Z5, Z5
+	VMULPD       Z4, Z3, Z6
+	VMULPD       kconst<>+832(SB), Z10, Z7
+	VMULPD       Z5, Z4, Z5
+	VMULPD       Z10, Z10, Z9
+	VMULPD       Z9, Z5, Z5
+	VMULPD       Z6, Z4, Z4
+	VADDPD       Z5, Z7, Z6
+	VADDPD       Z4, Z6, Z6
+	VANDPD       kconst<>+896(SB), Z7, Z7
+	VANDPD       kconst<>+896(SB), Z5, Z5
+	VADDPD       Z5, Z7, Z5
+	VANDPD       kconst<>+896(SB), Z4, Z4
+	VADDPD       Z4, Z5, Z4
+	VMULPD       Z6, Z8, Z5
+	VMULPD       Z4, Z8, Z4
+	VMOVUPD      Z5, K1, (AX)
+	VMOVUPD      Z4, K1, (CX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000040, CX
+	ADDQ         $0x00000020, DX
+	SUBQ         DI, BX
+	JMP          gatedFast32D2Probe_loop
+
+gatedFast32D2Probe_done:
+	VZEROUPPER
 	RET
 
 // func tanhGated64D0(dst []float64, x []float64, g []float64, add bool, p *[8]float64, exc []uint8) bool
@@ -4379,204 +4996,212 @@ DATA kconst<>+4640(SB)/8, $0x3fa62e42fefa39ef
 DATA kconst<>+4648(SB)/8, $0x3fa62e42fefa39ef
 DATA kconst<>+4656(SB)/8, $0x3fa62e42fefa39ef
 DATA kconst<>+4664(SB)/8, $0x3fa62e42fefa39ef
-DATA kconst<>+4672(SB)/8, $0x3ff0000000000000
-DATA kconst<>+4680(SB)/8, $0x3ff0b5586cf9890f
-DATA kconst<>+4688(SB)/8, $0x3ff172b83c7d517b
-DATA kconst<>+4696(SB)/8, $0x3ff2387a6e756238
-DATA kconst<>+4704(SB)/8, $0x3ff306fe0a31b715
-DATA kconst<>+4712(SB)/8, $0x3ff3dea64c123422
-DATA kconst<>+4720(SB)/8, $0x3ff4bfdad5362a27
-DATA kconst<>+4728(SB)/8, $0x3ff5ab07dd485429
-DATA kconst<>+4736(SB)/8, $0x3ff6a09e667f3bcd
-DATA kconst<>+4744(SB)/8, $0x3ff7a11473eb0187
-DATA kconst<>+4752(SB)/8, $0x3ff8ace5422aa0db
-DATA kconst<>+4760(SB)/8, $0x3ff9c49182a3f090
-DATA kconst<>+4768(SB)/8, $0x3ffae89f995ad3ad
-DATA kconst<>+4776(SB)/8, $0x3ffc199bdd85529c
-DATA kconst<>+4784(SB)/8, $0x3ffd5818dcfba487
-DATA kconst<>+4792(SB)/8, $0x3ffea4afa2a490da
-DATA kconst<>+4800(SB)/8, $0x4035000000000000
-DATA kconst<>+4808(SB)/8, $0x4035000000000000
-DATA kconst<>+4816(SB)/8, $0x4035000000000000
-DATA kconst<>+4824(SB)/8, $0x4035000000000000
-DATA kconst<>+4832(SB)/8, $0x4035000000000000
-DATA kconst<>+4840(SB)/8, $0x4035000000000000
-DATA kconst<>+4848(SB)/8, $0x4035000000000000
-DATA kconst<>+4856(SB)/8, $0x4035000000000000
-DATA kconst<>+4864(SB)/8, $0x433800000000000f
-DATA kconst<>+4872(SB)/8, $0x433800000000000f
-DATA kconst<>+4880(SB)/8, $0x433800000000000f
-DATA kconst<>+4888(SB)/8, $0x433800000000000f
-DATA kconst<>+4896(SB)/8, $0x433800000000000f
-DATA kconst<>+4904(SB)/8, $0x433800000000000f
-DATA kconst<>+4912(SB)/8, $0x433800000000000f
-DATA kconst<>+4920(SB)/8, $0x433800000000000f
-DATA kconst<>+4928(SB)/8, $0xc7efffffe0000000
-DATA kconst<>+4936(SB)/8, $0xc7efffffe0000000
-DATA kconst<>+4944(SB)/8, $0xc7efffffe0000000
-DATA kconst<>+4952(SB)/8, $0xc7efffffe0000000
-DATA kconst<>+4960(SB)/8, $0xc7efffffe0000000
-DATA kconst<>+4968(SB)/8, $0xc7efffffe0000000
-DATA kconst<>+4976(SB)/8, $0xc7efffffe0000000
-DATA kconst<>+4984(SB)/8, $0xc7efffffe0000000
-DATA kconst<>+4992(SB)/8, $0x3db0000000000000
-DATA kconst<>+5000(SB)/8, $0x3db0000000000000
-DATA kconst<>+5008(SB)/8, $0x3db0000000000000
-DATA kconst<>+5016(SB)/8, $0x3db0000000000000
-DATA kconst<>+5024(SB)/8, $0x3db0000000000000
-DATA kconst<>+5032(SB)/8, $0x3db0000000000000
-DATA kconst<>+5040(SB)/8, $0x3db0000000000000
-DATA kconst<>+5048(SB)/8, $0x3db0000000000000
-DATA kconst<>+5056(SB)/8, $0x47efffffe0000000
-DATA kconst<>+5064(SB)/8, $0x47efffffe0000000
-DATA kconst<>+5072(SB)/8, $0x47efffffe0000000
-DATA kconst<>+5080(SB)/8, $0x47efffffe0000000
-DATA kconst<>+5088(SB)/8, $0x47efffffe0000000
-DATA kconst<>+5096(SB)/8, $0x47efffffe0000000
-DATA kconst<>+5104(SB)/8, $0x47efffffe0000000
-DATA kconst<>+5112(SB)/8, $0x47efffffe0000000
-DATA kconst<>+5120(SB)/8, $0x0000000000000000
-DATA kconst<>+5128(SB)/8, $0x0000000000000000
-DATA kconst<>+5136(SB)/8, $0xc023a0efc69ac25c
-DATA kconst<>+5144(SB)/8, $0x0000000000000000
-DATA kconst<>+5152(SB)/8, $0x0000000000000000
-DATA kconst<>+5160(SB)/8, $0x0000000000000000
-DATA kconst<>+5168(SB)/8, $0x0000000000000000
-DATA kconst<>+5176(SB)/8, $0x0000000000000000
+DATA kconst<>+4672(SB)/8, $0x3c3abc9e3b39803f
+DATA kconst<>+4680(SB)/8, $0x3c3abc9e3b39803f
+DATA kconst<>+4688(SB)/8, $0x3c3abc9e3b39803f
+DATA kconst<>+4696(SB)/8, $0x3c3abc9e3b39803f
+DATA kconst<>+4704(SB)/8, $0x3c3abc9e3b39803f
+DATA kconst<>+4712(SB)/8, $0x3c3abc9e3b39803f
+DATA kconst<>+4720(SB)/8, $0x3c3abc9e3b39803f
+DATA kconst<>+4728(SB)/8, $0x3c3abc9e3b39803f
+DATA kconst<>+4736(SB)/8, $0x3ff0000000000000
+DATA kconst<>+4744(SB)/8, $0x3ff0b5586cf9890f
+DATA kconst<>+4752(SB)/8, $0x3ff172b83c7d517b
+DATA kconst<>+4760(SB)/8, $0x3ff2387a6e756238
+DATA kconst<>+4768(SB)/8, $0x3ff306fe0a31b715
+DATA kconst<>+4776(SB)/8, $0x3ff3dea64c123422
+DATA kconst<>+4784(SB)/8, $0x3ff4bfdad5362a27
+DATA kconst<>+4792(SB)/8, $0x3ff5ab07dd485429
+DATA kconst<>+4800(SB)/8, $0x3ff6a09e667f3bcd
+DATA kconst<>+4808(SB)/8, $0x3ff7a11473eb0187
+DATA kconst<>+4816(SB)/8, $0x3ff8ace5422aa0db
+DATA kconst<>+4824(SB)/8, $0x3ff9c49182a3f090
+DATA kconst<>+4832(SB)/8, $0x3ffae89f995ad3ad
+DATA kconst<>+4840(SB)/8, $0x3ffc199bdd85529c
+DATA kconst<>+4848(SB)/8, $0x3ffd5818dcfba487
+DATA kconst<>+4856(SB)/8, $0x3ffea4afa2a490da
+DATA kconst<>+4864(SB)/8, $0x4035000000000000
+DATA kconst<>+4872(SB)/8, $0x4035000000000000
+DATA kconst<>+4880(SB)/8, $0x4035000000000000
+DATA kconst<>+4888(SB)/8, $0x4035000000000000
+DATA kconst<>+4896(SB)/8, $0x4035000000000000
+DATA kconst<>+4904(SB)/8, $0x4035000000000000
+DATA kconst<>+4912(SB)/8, $0x4035000000000000
+DATA kconst<>+4920(SB)/8, $0x4035000000000000
+DATA kconst<>+4928(SB)/8, $0x433800000000000f
+DATA kconst<>+4936(SB)/8, $0x433800000000000f
+DATA kconst<>+4944(SB)/8, $0x433800000000000f
+DATA kconst<>+4952(SB)/8, $0x433800000000000f
+DATA kconst<>+4960(SB)/8, $0x433800000000000f
+DATA kconst<>+4968(SB)/8, $0x433800000000000f
+DATA kconst<>+4976(SB)/8, $0x433800000000000f
+DATA kconst<>+4984(SB)/8, $0x433800000000000f
+DATA kconst<>+4992(SB)/8, $0xc7efffffe0000000
+DATA kconst<>+5000(SB)/8, $0xc7efffffe0000000
+DATA kconst<>+5008(SB)/8, $0xc7efffffe0000000
+DATA kconst<>+5016(SB)/8, $0xc7efffffe0000000
+DATA kconst<>+5024(SB)/8, $0xc7efffffe0000000
+DATA kconst<>+5032(SB)/8, $0xc7efffffe0000000
+DATA kconst<>+5040(SB)/8, $0xc7efffffe0000000
+DATA kconst<>+5048(SB)/8, $0xc7efffffe0000000
+DATA kconst<>+5056(SB)/8, $0x3d70000000000000
+DATA kconst<>+5064(SB)/8, $0x3d70000000000000
+DATA kconst<>+5072(SB)/8, $0x3d70000000000000
+DATA kconst<>+5080(SB)/8, $0x3d70000000000000
+DATA kconst<>+5088(SB)/8, $0x3d70000000000000
+DATA kconst<>+5096(SB)/8, $0x3d70000000000000
+DATA kconst<>+5104(SB)/8, $0x3d70000000000000
+DATA kconst<>+5112(SB)/8, $0x3d70000000000000
+DATA kconst<>+5120(SB)/8, $0x47efffffe0000000
+DATA kconst<>+5128(SB)/8, $0x47efffffe0000000
+DATA kconst<>+5136(SB)/8, $0x47efffffe0000000
+DATA kconst<>+5144(SB)/8, $0x47efffffe0000000
+DATA kconst<>+5152(SB)/8, $0x47efffffe0000000
+DATA kconst<>+5160(SB)/8, $0x47efffffe0000000
+DATA kconst<>+5168(SB)/8, $0x47efffffe0000000
+DATA kconst<>+5176(SB)/8, $0x47efffffe0000000
 DATA kconst<>+5184(SB)/8, $0x0000000000000000
-DATA kconst<>+5192(SB)/8, $0xbf61bf380a96073f
-DATA kconst<>+5200(SB)/8, $0xc054526557e4d2f2
-DATA kconst<>+5208(SB)/8, $0xc07e384e9bdc383f
+DATA kconst<>+5192(SB)/8, $0x0000000000000000
+DATA kconst<>+5200(SB)/8, $0xc023a0efc69ac25c
+DATA kconst<>+5208(SB)/8, $0x0000000000000000
 DATA kconst<>+5216(SB)/8, $0x0000000000000000
 DATA kconst<>+5224(SB)/8, $0x0000000000000000
 DATA kconst<>+5232(SB)/8, $0x0000000000000000
 DATA kconst<>+5240(SB)/8, $0x0000000000000000
 DATA kconst<>+5248(SB)/8, $0x0000000000000000
-DATA kconst<>+5256(SB)/8, $0x3fa22a36599795eb
-DATA kconst<>+5264(SB)/8, $0xc067135cebccabb2
-DATA kconst<>+5272(SB)/8, $0xc09004616a2e5992
+DATA kconst<>+5256(SB)/8, $0xbf61bf380a96073f
+DATA kconst<>+5264(SB)/8, $0xc054526557e4d2f2
+DATA kconst<>+5272(SB)/8, $0xc07e384e9bdc383f
 DATA kconst<>+5280(SB)/8, $0x0000000000000000
 DATA kconst<>+5288(SB)/8, $0x0000000000000000
 DATA kconst<>+5296(SB)/8, $0x0000000000000000
 DATA kconst<>+5304(SB)/8, $0x0000000000000000
-DATA kconst<>+5312(SB)/8, $0xbef8ead6120016ac
-DATA kconst<>+5320(SB)/8, $0xbfbc63983d3e28ec
-DATA kconst<>+5328(SB)/8, $0xc0644cb184282266
-DATA kconst<>+5336(SB)/8, $0xc083ec881375f228
+DATA kconst<>+5312(SB)/8, $0x0000000000000000
+DATA kconst<>+5320(SB)/8, $0x3fa22a36599795eb
+DATA kconst<>+5328(SB)/8, $0xc067135cebccabb2
+DATA kconst<>+5336(SB)/8, $0xc09004616a2e5992
 DATA kconst<>+5344(SB)/8, $0x0000000000000000
 DATA kconst<>+5352(SB)/8, $0x0000000000000000
 DATA kconst<>+5360(SB)/8, $0x0000000000000000
 DATA kconst<>+5368(SB)/8, $0x0000000000000000
-DATA kconst<>+5376(SB)/8, $0xbf77a291236668e4
-DATA kconst<>+5384(SB)/8, $0x3fd45fca805120e4
-DATA kconst<>+5392(SB)/8, $0xc04f300ae4cba38d
-DATA kconst<>+5400(SB)/8, $0xc064145d43c5ed98
+DATA kconst<>+5376(SB)/8, $0xbef8ead6120016ac
+DATA kconst<>+5384(SB)/8, $0xbfbc63983d3e28ec
+DATA kconst<>+5392(SB)/8, $0xc0644cb184282266
+DATA kconst<>+5400(SB)/8, $0xc083ec881375f228
 DATA kconst<>+5408(SB)/8, $0x0000000000000000
 DATA kconst<>+5416(SB)/8, $0x0000000000000000
 DATA kconst<>+5424(SB)/8, $0x0000000000000000
 DATA kconst<>+5432(SB)/8, $0x0000000000000000
-DATA kconst<>+5440(SB)/8, $0xbf9d2a51dbd7194f
-DATA kconst<>+5448(SB)/8, $0xbfd7d240fbb8c3f1
-DATA kconst<>+5456(SB)/8, $0xc0251e0441b0e726
-DATA kconst<>+5464(SB)/8, $0xc031c209555f995a
+DATA kconst<>+5440(SB)/8, $0xbf77a291236668e4
+DATA kconst<>+5448(SB)/8, $0x3fd45fca805120e4
+DATA kconst<>+5456(SB)/8, $0xc04f300ae4cba38d
+DATA kconst<>+5464(SB)/8, $0xc064145d43c5ed98
 DATA kconst<>+5472(SB)/8, $0x0000000000000000
 DATA kconst<>+5480(SB)/8, $0x0000000000000000
 DATA kconst<>+5488(SB)/8, $0x0000000000000000
 DATA kconst<>+5496(SB)/8, $0x0000000000000000
-DATA kconst<>+5504(SB)/8, $0xbfd4cd7d691cb913
-DATA kconst<>+5512(SB)/8, $0x3fda8d00ad92b34d
-DATA kconst<>+5520(SB)/8, $0xbfe63416e4ba7360
-DATA kconst<>+5528(SB)/8, $0xbfe993ba70c285de
+DATA kconst<>+5504(SB)/8, $0xbf9d2a51dbd7194f
+DATA kconst<>+5512(SB)/8, $0xbfd7d240fbb8c3f1
+DATA kconst<>+5520(SB)/8, $0xc0251e0441b0e726
+DATA kconst<>+5528(SB)/8, $0xc031c209555f995a
 DATA kconst<>+5536(SB)/8, $0x0000000000000000
 DATA kconst<>+5544(SB)/8, $0x0000000000000000
 DATA kconst<>+5552(SB)/8, $0x0000000000000000
 DATA kconst<>+5560(SB)/8, $0x0000000000000000
-DATA kconst<>+5568(SB)/8, $0x3fc06eba8214db68
-DATA kconst<>+5576(SB)/8, $0xbf6359b8bef77538
-DATA kconst<>+5584(SB)/8, $0xbf843412600d6435
-DATA kconst<>+5592(SB)/8, $0xbf84341239e86f4a
+DATA kconst<>+5568(SB)/8, $0xbfd4cd7d691cb913
+DATA kconst<>+5576(SB)/8, $0x3fda8d00ad92b34d
+DATA kconst<>+5584(SB)/8, $0xbfe63416e4ba7360
+DATA kconst<>+5592(SB)/8, $0xbfe993ba70c285de
 DATA kconst<>+5600(SB)/8, $0x0000000000000000
 DATA kconst<>+5608(SB)/8, $0x0000000000000000
 DATA kconst<>+5616(SB)/8, $0x0000000000000000
 DATA kconst<>+5624(SB)/8, $0x0000000000000000
-DATA kconst<>+5632(SB)/8, $0x0000000000000000
-DATA kconst<>+5640(SB)/8, $0x0000000000000000
-DATA kconst<>+5648(SB)/8, $0xbfaeeff2ee749a62
-DATA kconst<>+5656(SB)/8, $0x0000000000000000
+DATA kconst<>+5632(SB)/8, $0x3fc06eba8214db68
+DATA kconst<>+5640(SB)/8, $0xbf6359b8bef77538
+DATA kconst<>+5648(SB)/8, $0xbf843412600d6435
+DATA kconst<>+5656(SB)/8, $0xbf84341239e86f4a
 DATA kconst<>+5664(SB)/8, $0x0000000000000000
 DATA kconst<>+5672(SB)/8, $0x0000000000000000
 DATA kconst<>+5680(SB)/8, $0x0000000000000000
 DATA kconst<>+5688(SB)/8, $0x0000000000000000
 DATA kconst<>+5696(SB)/8, $0x0000000000000000
 DATA kconst<>+5704(SB)/8, $0x0000000000000000
-DATA kconst<>+5712(SB)/8, $0x401a47ef8e484a93
-DATA kconst<>+5720(SB)/8, $0xc03670e242712d62
+DATA kconst<>+5712(SB)/8, $0xbfaeeff2ee749a62
+DATA kconst<>+5720(SB)/8, $0x0000000000000000
 DATA kconst<>+5728(SB)/8, $0x0000000000000000
 DATA kconst<>+5736(SB)/8, $0x0000000000000000
 DATA kconst<>+5744(SB)/8, $0x0000000000000000
 DATA kconst<>+5752(SB)/8, $0x0000000000000000
 DATA kconst<>+5760(SB)/8, $0x0000000000000000
-DATA kconst<>+5768(SB)/8, $0x3f888b545735151d
-DATA kconst<>+5776(SB)/8, $0x405b28a3ee48ae2c
-DATA kconst<>+5784(SB)/8, $0x407da874e79fe763
+DATA kconst<>+5768(SB)/8, $0x0000000000000000
+DATA kconst<>+5776(SB)/8, $0x401a47ef8e484a93
+DATA kconst<>+5784(SB)/8, $0xc03670e242712d62
 DATA kconst<>+5792(SB)/8, $0x0000000000000000
 DATA kconst<>+5800(SB)/8, $0x0000000000000000
 DATA kconst<>+5808(SB)/8, $0x0000000000000000
 DATA kconst<>+5816(SB)/8, $0x0000000000000000
-DATA kconst<>+5824(SB)/8, $0xbed09c4342a26120
-DATA kconst<>+5832(SB)/8, $0x3f8bedc26b51dd1c
-DATA kconst<>+5840(SB)/8, $0x407ad02157700314
-DATA kconst<>+5848(SB)/8, $0x40a3f219cedf3be6
+DATA kconst<>+5824(SB)/8, $0x0000000000000000
+DATA kconst<>+5832(SB)/8, $0x3f888b545735151d
+DATA kconst<>+5840(SB)/8, $0x405b28a3ee48ae2c
+DATA kconst<>+5848(SB)/8, $0x407da874e79fe763
 DATA kconst<>+5856(SB)/8, $0x0000000000000000
 DATA kconst<>+5864(SB)/8, $0x0000000000000000
 DATA kconst<>+5872(SB)/8, $0x0000000000000000
 DATA kconst<>+5880(SB)/8, $0x0000000000000000
-DATA kconst<>+5888(SB)/8, $0x3f215dc9221c1a10
-DATA kconst<>+5896(SB)/8, $0x3fc02660e763351f
-DATA kconst<>+5904(SB)/8, $0x40842b1921ec2868
-DATA kconst<>+5912(SB)/8, $0x40a8ffb7688c246a
+DATA kconst<>+5888(SB)/8, $0xbed09c4342a26120
+DATA kconst<>+5896(SB)/8, $0x3f8bedc26b51dd1c
+DATA kconst<>+5904(SB)/8, $0x407ad02157700314
+DATA kconst<>+5912(SB)/8, $0x40a3f219cedf3be6
 DATA kconst<>+5920(SB)/8, $0x0000000000000000
 DATA kconst<>+5928(SB)/8, $0x0000000000000000
 DATA kconst<>+5936(SB)/8, $0x0000000000000000
 DATA kconst<>+5944(SB)/8, $0x0000000000000000
-DATA kconst<>+5952(SB)/8, $0x3f74d022c4d36b0f
-DATA kconst<>+5960(SB)/8, $0x3fb2635cd99fe9a7
-DATA kconst<>+5968(SB)/8, $0x407b290dd58a1a71
-DATA kconst<>+5976(SB)/8, $0x409802eb189d5118
+DATA kconst<>+5952(SB)/8, $0x3f215dc9221c1a10
+DATA kconst<>+5960(SB)/8, $0x3fc02660e763351f
+DATA kconst<>+5968(SB)/8, $0x40842b1921ec2868
+DATA kconst<>+5976(SB)/8, $0x40a8ffb7688c246a
 DATA kconst<>+5984(SB)/8, $0x0000000000000000
 DATA kconst<>+5992(SB)/8, $0x0000000000000000
 DATA kconst<>+6000(SB)/8, $0x0000000000000000
 DATA kconst<>+6008(SB)/8, $0x0000000000000000
-DATA kconst<>+6016(SB)/8, $0x3fb0a54c5536ceba
-DATA kconst<>+6024(SB)/8, $0x3fe14af092eb6f33
-DATA kconst<>+6032(SB)/8, $0x4061350c526ae721
-DATA kconst<>+6040(SB)/8, $0x40745cae221b9f0a
+DATA kconst<>+6016(SB)/8, $0x3f74d022c4d36b0f
+DATA kconst<>+6024(SB)/8, $0x3fb2635cd99fe9a7
+DATA kconst<>+6032(SB)/8, $0x407b290dd58a1a71
+DATA kconst<>+6040(SB)/8, $0x409802eb189d5118
 DATA kconst<>+6048(SB)/8, $0x0000000000000000
 DATA kconst<>+6056(SB)/8, $0x0000000000000000
 DATA kconst<>+6064(SB)/8, $0x0000000000000000
 DATA kconst<>+6072(SB)/8, $0x0000000000000000
-DATA kconst<>+6080(SB)/8, $0x3fd97779cddadc09
-DATA kconst<>+6088(SB)/8, $0x3fbb3e6618eee323
-DATA kconst<>+6096(SB)/8, $0x4033a6b9bd707687
-DATA kconst<>+6104(SB)/8, $0x403e568b261d5190
+DATA kconst<>+6080(SB)/8, $0x3fb0a54c5536ceba
+DATA kconst<>+6088(SB)/8, $0x3fe14af092eb6f33
+DATA kconst<>+6096(SB)/8, $0x4061350c526ae721
+DATA kconst<>+6104(SB)/8, $0x40745cae221b9f0a
 DATA kconst<>+6112(SB)/8, $0x0000000000000000
 DATA kconst<>+6120(SB)/8, $0x0000000000000000
 DATA kconst<>+6128(SB)/8, $0x0000000000000000
 DATA kconst<>+6136(SB)/8, $0x0000000000000000
-DATA kconst<>+6144(SB)/8, $0x3fd9884533d43651
-DATA kconst<>+6152(SB)/8, $0x3fd9884533d43651
-DATA kconst<>+6160(SB)/8, $0x3fd9884533d43651
-DATA kconst<>+6168(SB)/8, $0x3fd9884533d43651
-DATA kconst<>+6176(SB)/8, $0x3fd9884533d43651
-DATA kconst<>+6184(SB)/8, $0x3fd9884533d43651
-DATA kconst<>+6192(SB)/8, $0x3fd9884533d43651
-DATA kconst<>+6200(SB)/8, $0x3fd9884533d43651
-DATA kconst<>+6208(SB)/8, $0x4008000000000000
-DATA kconst<>+6216(SB)/8, $0x4008000000000000
-DATA kconst<>+6224(SB)/8, $0x4008000000000000
-DATA kconst<>+6232(SB)/8, $0x4008000000000000
-DATA kconst<>+6240(SB)/8, $0x4008000000000000
-DATA kconst<>+6248(SB)/8, $0x4008000000000000
-DATA kconst<>+6256(SB)/8, $0x4008000000000000
-DATA kconst<>+6264(SB)/8, $0x4008000000000000
-GLOBL kconst<>(SB), RODATA|NOPTR, $6272
+DATA kconst<>+6144(SB)/8, $0x3fd97779cddadc09
+DATA kconst<>+6152(SB)/8, $0x3fbb3e6618eee323
+DATA kconst<>+6160(SB)/8, $0x4033a6b9bd707687
+DATA kconst<>+6168(SB)/8, $0x403e568b261d5190
+DATA kconst<>+6176(SB)/8, $0x0000000000000000
+DATA kconst<>+6184(SB)/8, $0x0000000000000000
+DATA kconst<>+6192(SB)/8, $0x0000000000000000
+DATA kconst<>+6200(SB)/8, $0x0000000000000000
+DATA kconst<>+6208(SB)/8, $0x3fd9884533d43651
+DATA kconst<>+6216(SB)/8, $0x3fd9884533d43651
+DATA kconst<>+6224(SB)/8, $0x3fd9884533d43651
+DATA kconst<>+6232(SB)/8, $0x3fd9884533d43651
+DATA kconst<>+6240(SB)/8, $0x3fd9884533d43651
+DATA kconst<>+6248(SB)/8, $0x3fd9884533d43651
+DATA kconst<>+6256(SB)/8, $0x3fd9884533d43651
+DATA kconst<>+6264(SB)/8, $0x3fd9884533d43651
+DATA kconst<>+6272(SB)/8, $0x4008000000000000
+DATA kconst<>+6280(SB)/8, $0x4008000000000000
+DATA kconst<>+6288(SB)/8, $0x4008000000000000
+DATA kconst<>+6296(SB)/8, $0x4008000000000000
+DATA kconst<>+6304(SB)/8, $0x4008000000000000
+DATA kconst<>+6312(SB)/8, $0x4008000000000000
+DATA kconst<>+6320(SB)/8, $0x4008000000000000
+DATA kconst<>+6328(SB)/8, $0x4008000000000000
+GLOBL kconst<>(SB), RODATA|NOPTR, $6336

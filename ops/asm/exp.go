@@ -2,6 +2,7 @@ package main
 
 import (
 	"math"
+	"math/big"
 
 	. "github.com/mmcloughlin/avo/operand"
 )
@@ -43,18 +44,21 @@ func goExp(x V) V {
 }
 
 // fastExp returns e^a for a ≤ 0 (a ≥ −746, below which e^a is 0 in float64)
-// with a relative error below 2^−42: a = (16m + j)·ln2/16 + r with
-// |r| ≤ ln2/32, e^a = 2^m · 2^(j/16) · p(r), the 16 powers 2^(j/16) from
-// a table and p the degree-5 Taylor polynomial (error < r^6/6! < 2^−42.6).
-// r uses one rounded ln2/16, off by at most 2^−58 per unit of k, so by
-// 2^−44 for |a| ≤ 746. VSCALEFPD applies 2^m with correct rounding into the
+// with a relative error below 2^−49: a = (16m + j)·ln2/16 + r with
+// |r| ≤ ln2/32 (ln2/16 split in two doubles, so r is exact to ~2^−100),
+// e^a = 2^m · 2^(j/16) · p(r), the 16 powers 2^(j/16) from a table and p
+// the degree-6 Taylor polynomial (error < r^7/7! < 2^−51), plus a few
+// roundings. VSCALEFPD applies 2^m with correct rounding into the
 // subnormal range.
 func fastExp(a V) V {
 	const magic = 0x1.8p52 // adding it rounds to an integer, kept in the low bits
 	t := fma(a, c(16/math.Ln2), c(magic))
 	kd := sub(t, c(magic)) // k = 16m + j
-	r := fnma(kd, c(math.Ln2/16), a)
-	p := fma(c(1.0/120), r, c(1.0/24))
+	l1, l2 := ln2Over16()
+	r := fnma(kd, c(l1), a)
+	r = fnma(kd, c(l2), r)
+	p := fma(c(1.0/720), r, c(1.0/120))
+	p = fma(p, r, c(1.0/24))
 	p = fma(p, r, c(1.0/6))
 	p = fma(p, r, c(0.5))
 	p = fma(p, r, c(1))
@@ -78,4 +82,16 @@ func exp2Table() Mem {
 		exp2Mem = &m
 	}
 	return *exp2Mem
+}
+
+// ln2Over16 returns ln2/16 as hi + lo, from ln 2 to 36 digits.
+func ln2Over16() (hi, lo float64) {
+	v, _, err := big.ParseFloat("0.693147180559945309417232121458176568", 10, prec, big.ToNearestEven)
+	if err != nil {
+		panic(err)
+	}
+	v.Quo(v, bf(16))
+	hi, _ = v.Float64()
+	lo, _ = v.Sub(v, bf(hi)).Float64()
+	return hi, lo
 }

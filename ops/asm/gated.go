@@ -113,12 +113,19 @@ func gatedFast32(order int) kernel {
 			"in float32, equal to the float64 reference rounded, except in lanes it leaves alone and reports."},
 		setup: func(p GPVirtual) body {
 			c1, c3 := param(p, fpC1), param(p, fpC3)
+			var c3x3, c3x6 V
+			if order > 0 {
+				c3x3 = mul(c3, c(3))
+			}
+			if order > 1 {
+				c3x6 = mul(c3, c(6))
+			}
 			return func(x V) (V, V, K_) {
 				xl := maxV(c(-0x1.fffffep127), x)
 				xc := minV(c(0x1.fffffep127), xl)
 				x2 := mul(xc, xc)
 				q := mul(xc, fma(c3, x2, c1))
-				aq := maxV(c(-746), xorV(absV(q), ci(1<<63)))
+				aq := maxV(c(-746), orV(q, ci(1<<63))) // −|q|
 				e := fastExp(aq)
 				d := add(e, c(1))
 				rd := recip(d)
@@ -130,13 +137,13 @@ func gatedFast32(order int) kernel {
 					return f, f, nil
 				}
 				sm := mul(er, rd) // s(1−s)
-				q1 := fma(mul(c3, c(3)), x2, c1)
+				q1 := fma(c3x3, x2, c1)
 				if order == 1 {
 					t := mul(mul(xc, sm), q1)
 					return add(s, t), add(s, absV(t)), nil
 				}
 				om := sub(blend(pos, rd, er), s) // 1 − 2s
-				q2 := mul(mul(c3, c(6)), xc)
+				q2 := mul(c3x6, xc)
 				t1, t2, t3 := mul(q1, c(2)), mul(mul(xc, om), mul(q1, q1)), mul(xc, q2)
 				b := add(add(t1, t2), t3)
 				scale := add(add(absV(t1), absV(t2)), absV(t3))

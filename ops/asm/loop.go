@@ -23,10 +23,12 @@ type body func(x V) (f, scale V, exc K_)
 
 // fastEps bounds the error of the fast kernels relative to the term scale,
 // together with the reference's own few float64 ulp (the fast evaluations
-// are good to about 2^−43). A float32 result is stored only when the value
-// is farther than that from every float32 rounding boundary, so that it
-// rounds exactly as the float64 reference does; other lanes are exceptions.
-const fastEps = 0x1p-36
+// are good to about 2^−43; the gated ones to |q|·2^−52 ≤ 2^−44 wherever a
+// float32 result can be nonzero). A float32 result is stored only when the
+// value is farther than that from every float32 rounding boundary, so that
+// it rounds exactly as the float64 reference does; other lanes (about 2 in
+// 10^4, from 2·fastEps·T/|f|/2^−24) are exceptions.
+const fastEps = 0x1p-40
 
 type kernel struct {
 	name   string
@@ -196,4 +198,50 @@ func certain(v, scale V) K_ {
 		VCMPPS(U8(cmpNEQ), b, a, k[i])
 	}
 	return k
+}
+
+// generateProbe emits, for a fast float32 kernel, a test hook that stores
+// the float64 value f^(k)(x) and the term scale T of every lane before any
+// rounding, so that tests can measure the error the certainty check relies
+// on: func(v, t []float64, x []float32, p *[8]float64).
+func (k kernel) generateProbe() {
+	U = 1
+	name := k.name + "Probe"
+	TEXT(name, NOSPLIT, "func(v, t []float64, x []float32, p *[8]float64)")
+	Pragma("noescape")
+	Doc(name+" stores the unrounded float64 value and term scale of "+k.name+" (g = 1), for tests.",
+		"len(v) and len(t) must be at least len(x).")
+	vp, tp, xp, n, pp := GP64(), GP64(), GP64(), GP64(), GP64()
+	Load(Param("v").Base(), vp)
+	Load(Param("t").Base(), tp)
+	Load(Param("x").Base(), xp)
+	Load(Param("x").Len(), n)
+	Load(Param("p"), pp)
+	f := k.setup(pp)
+	full := GP32()
+	MOVL(U32(0xFF), full)
+	loop, done := name+"_loop", name+"_done"
+	Label(loop)
+	TESTQ(n, n)
+	JZ(LabelRef(done))
+	cnt, bits := GP64(), GP32()
+	MOVQ(U32(8), cnt)
+	CMPQ(n, cnt)
+	CMOVQLT(n, cnt)
+	BZHIL(cnt.As32(), full, bits)
+	active := K()
+	KMOVB(bits, active)
+	x := newV()
+	VCVTPS2PD_Z(Mem{Base: xp}, active, x[0])
+	res, scale, _ := f(x)
+	VMOVUPD(res[0], active, Mem{Base: vp})
+	VMOVUPD(scale[0], active, Mem{Base: tp})
+	ADDQ(U32(64), vp)
+	ADDQ(U32(64), tp)
+	ADDQ(U32(32), xp)
+	SUBQ(cnt, n)
+	JMP(LabelRef(loop))
+	Label(done)
+	VZEROUPPER()
+	RET()
 }

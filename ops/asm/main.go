@@ -42,6 +42,9 @@ func main() {
 			k.unroll = *unrollFast
 		}
 		k.generate()
+		if k.f32 {
+			k.generateProbe()
+		}
 	}
 	consts.emit()
 	Generate()

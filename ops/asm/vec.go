@@ -168,6 +168,7 @@ func minV(a, b arg) V { return op3(VMINPD, a, b) }
 
 func andV(a, b arg) V { a, b = commute(a, b); return op3(VANDPD, a, b) }
 func xorV(a, b arg) V { a, b = commute(a, b); return op3(VXORPD, a, b) }
+func orV(a, b arg) V  { a, b = commute(a, b); return op3(VORPD, a, b) }
 func absV(a arg) V    { return andV(a, ci(1<<63-1)) }
 func negV(a arg) V    { return xorV(a, ci(1<<63)) }
 
