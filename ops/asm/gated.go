@@ -97,8 +97,11 @@ const (
 	fpC3
 )
 
-// gatedFast32 evaluates in float64 lanes with s = σ(q) from e = exp(−|q|)
-// and a reciprocal refined twice by Newton's method (error ~2^−56):
+// gatedFast32 evaluates in float64 lanes, with s = σ(q) from e = exp(−|q|)
+// (s = 1/(1+e) for q ≥ 0, e/(1+e) below), and stores the float32 rounding
+// only where it is certain to equal the rounding of the float64 reference
+// (see certain); the Go caller computes the other lanes. With T the sum of
+// the terms' magnitudes, to which the error (about |q|·2^−52) is relative:
 //
 //	f = x·s,  f' = s + x·q'·s(1−s),  f'' = s(1−s)·(2q' + x(1−2s)q'² + x·q'').
 //
@@ -128,7 +131,7 @@ func gatedFast32(order int) kernel {
 				aq := maxV(c(-746), orV(q, ci(1<<63))) // −|q|
 				e := fastExp(aq)
 				d := add(e, c(1))
-				rd := recip(d)
+				rd := div(c(1), d)
 				er := mul(e, rd)
 				pos := cmp(cmpGE, q, c(0))
 				s := blend(pos, er, rd)
@@ -151,17 +154,4 @@ func gatedFast32(order int) kernel {
 			}
 		},
 	}
-}
-
-// recip returns 1/d for 1 ≤ d ≤ 2: a 14-bit estimate refined twice.
-func recip(d V) V {
-	y := newV()
-	for i := range y {
-		VRCP14PD(d[i], y[i])
-	}
-	for i := 0; i < 2; i++ {
-		e := fnma(d, y, c(1)) // 1 − d·y
-		y = fma(y, e, y)
-	}
-	return y
 }
