@@ -14,7 +14,8 @@ import (
 )
 
 // BuildFunc builds the function under test on g from its input nodes and
-// returns its output node (any shape).
+// returns its output node (any shape). Parameters it creates with g.Param
+// (e.g. by building an nn layer) are checked too.
 type BuildFunc func(g *Graph, inputs []*G.Node) (*G.Node, error)
 
 // GradCheck holds the checker's settings. The zero value uses the defaults.
@@ -36,8 +37,11 @@ type GradCheckResult struct {
 	// worst element, i.e. the relative error with tiny values judged
 	// absolutely; the check passes when it is at most RTol.
 	WorstRelErr float64
-	// Input and Index locate the worst element: input number and flat index.
+	// Input, Name and Index locate the worst element: the input number (the
+	// parameters follow the inputs, in creation order), the node's name and
+	// the flat index.
 	Input, Index      int
+	Name              string
 	Analytic, Numeric float64
 	// Checked is the number of elements compared.
 	Checked int
@@ -48,8 +52,8 @@ func (r GradCheckResult) String() string {
 	if !r.OK {
 		verdict = "FAILED"
 	}
-	return fmt.Sprintf("%s: worst relative error %.3g at input %d element %d (analytic %.12g, numeric %.12g), %d elements checked",
-		verdict, r.WorstRelErr, r.Input, r.Index, r.Analytic, r.Numeric, r.Checked)
+	return fmt.Sprintf("%s: worst relative error %.3g at %q element %d (analytic %.12g, numeric %.12g), %d elements checked",
+		verdict, r.WorstRelErr, r.Name, r.Index, r.Analytic, r.Numeric, r.Checked)
 }
 
 func (c GradCheck) defaults() GradCheck {
@@ -67,8 +71,9 @@ func (c GradCheck) defaults() GradCheck {
 
 // CheckGrad compares the gradient of L(x) = Σ u ⊙ f(x) (u a fixed random
 // tensor; L = f(x) when f is a scalar) computed by Grad with central
-// differences (L(x+h·eᵢ) − L(x−h·eᵢ))/2h, for every element of every input.
-// Inputs must be float64; they are not modified.
+// differences (L(x+h·eᵢ) − L(x−h·eᵢ))/2h, for every element of every input
+// and of every parameter the build function created. Inputs must be
+// float64; they are not modified.
 func CheckGrad(f BuildFunc, inputs []*tensor.Dense, c GradCheck) (GradCheckResult, error) {
 	return check(f, inputs, c.defaults(), false)
 }
@@ -109,6 +114,11 @@ func check(f BuildFunc, inputs []*tensor.Dense, c GradCheck, second bool) (GradC
 	if err != nil {
 		return GradCheckResult{}, err
 	}
+	// Parameters are checked like inputs: perturbed in place, then restored.
+	for _, p := range g.params {
+		xs = append(xs, p)
+		vals = append(vals, p.Value().(*tensor.Dense))
+	}
 	grads, err := g.Grad(scalar, xs...)
 	if err != nil {
 		return GradCheckResult{}, err
@@ -135,8 +145,8 @@ func check(f BuildFunc, inputs []*tensor.Dense, c GradCheck, second bool) (GradC
 		return GradCheckResult{}, err
 	}
 	defer m.Close()
-	for i, x := range xs {
-		if err := m.Set(x, vals[i]); err != nil {
+	for i := range inputs {
+		if err := m.Set(xs[i], vals[i]); err != nil {
 			return GradCheckResult{}, err
 		}
 	}
@@ -189,6 +199,7 @@ func check(f BuildFunc, inputs []*tensor.Dense, c GradCheck, second bool) (GradC
 			}
 			if res.Checked == 0 || rel > res.WorstRelErr {
 				res.WorstRelErr, res.Input, res.Index, res.Analytic, res.Numeric = rel, i, j, a, numeric
+				res.Name = xs[i].Name()
 			}
 			if !(math.Abs(a-numeric) <= c.ATol+c.RTol*math.Abs(numeric)) {
 				res.OK = false

@@ -18,6 +18,9 @@ type Graph struct {
 	params []*G.Node
 	inputs []*G.Node
 	names  map[string]*G.Node
+
+	training bool
+	step     int
 }
 
 // New returns an empty graph whose inputs and parameters have the given
@@ -27,7 +30,7 @@ func New(dtype tensor.Dtype, seed uint64) (*Graph, error) {
 	if dtype != tensor.Float32 && dtype != tensor.Float64 {
 		return nil, fmt.Errorf("graph.New: dtype %v, want float32 or float64", dtype)
 	}
-	return &Graph{eg: G.NewGraph(), dtype: dtype, seed: seed, names: map[string]*G.Node{}}, nil
+	return &Graph{eg: G.NewGraph(), dtype: dtype, seed: seed, names: map[string]*G.Node{}, training: true}, nil
 }
 
 // ExprGraph returns the underlying gorgonia graph.
@@ -42,6 +45,21 @@ func (g *Graph) Seed() uint64 { return g.seed }
 // RNG returns the random stream called name under the graph's seed (for
 // dropout masks and other randomness inside the model).
 func (g *Graph) RNG(name string) *rng.RNG { return rng.New(g.seed, name) }
+
+// Training reports whether stochastic ops (dropout) are active. A new graph
+// is in training mode.
+func (g *Graph) Training() bool { return g.training }
+
+// SetTraining switches stochastic ops on (training) or off (evaluation), like
+// PyTorch's model.train() / model.eval(). It takes effect at the next Run.
+func (g *Graph) SetTraining(on bool) { g.training = on }
+
+// Step returns the optimization step the next Run computes.
+func (g *Graph) Step() int { return g.step }
+
+// SetStep sets the step that seeds per-run randomness (dropout masks), so a
+// run resumed at step s draws the same masks as an uninterrupted one.
+func (g *Graph) SetStep(s int) { g.step = s }
 
 // Input adds a named input of the given shape; its value is bound per run
 // with Machine.Set.
@@ -161,6 +179,21 @@ func newTensor(eg *G.ExprGraph, dt tensor.Dtype, name string, shape []int, v *te
 		opts = append(opts, G.WithValue(v))
 	}
 	return G.NewTensor(eg, dt, len(shape), opts...), nil
+}
+
+// SameShape reports whether two shapes have the same dimensions in the same
+// order. Unlike tensor.Shape.Eq it does not treat (n), (1, n) and (n, 1) as
+// equal.
+func SameShape(a, b tensor.Shape) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func product(shape []int) int {

@@ -374,3 +374,17 @@ func TestCheckFiniteNamesTheTensor(t *testing.T) {
 		t.Errorf("finite run reported %v", err)
 	}
 }
+
+// (n), (1, n) and (n, 1) are different shapes for Set, although
+// tensor.Shape.Eq says otherwise.
+func TestSetRejectsTransposedVector(t *testing.T) {
+	g, _ := graph.New(tensor.Float64, 1)
+	x, _ := g.Input("x", 1, 3)
+	s, _ := G.Sum(x)
+	m, err := g.Compile(s, graph.WithRespectTo())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantErr(t, m.Set(x, tensor.New(tensor.WithShape(3), tensor.WithBacking([]float64{1, 2, 3}))), "want float64(1, 3)")
+	wantErr(t, m.Set(x, tensor.New(tensor.WithShape(3, 1), tensor.WithBacking([]float64{1, 2, 3}))), "want float64(1, 3)")
+}

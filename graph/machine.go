@@ -132,7 +132,7 @@ func (m *Machine) Set(n *G.Node, v *tensor.Dense) (err error) {
 	if !m.isInput(n) {
 		return fmt.Errorf("graph: Set %q: not an input of this machine (parameters are updated in place through Value)", n.Name())
 	}
-	if v.Dtype() != n.Dtype() || !v.Shape().Eq(n.Shape()) {
+	if v.Dtype() != n.Dtype() || !SameShape(v.Shape(), n.Shape()) {
 		return fmt.Errorf("graph: Set %q: got %v%v, want %v%v", n.Name(), v.Dtype(), v.Shape(), n.Dtype(), n.Shape())
 	}
 	if !m.nonFinite {
@@ -290,6 +290,16 @@ func firstNonFinite(t *tensor.Dense) (int, float64, bool) {
 }
 
 func scalarOf(n *G.Node, v G.Value) (float64, error) {
+	x, err := Scalar(v)
+	if err != nil {
+		return 0, fmt.Errorf("graph: %q: %w", n.Name(), err)
+	}
+	return x, nil
+}
+
+// Scalar reads a float32 or float64 scalar Value (or a one-element tensor)
+// as a float64.
+func Scalar(v G.Value) (float64, error) {
 	switch x := v.(type) {
 	case *G.F64:
 		return float64(*x), nil
@@ -309,5 +319,5 @@ func scalarOf(n *G.Node, v G.Value) (float64, error) {
 			}
 		}
 	}
-	return 0, fmt.Errorf("graph: %q is a %T, want a scalar", n.Name(), v)
+	return 0, fmt.Errorf("value is a %T, want a float scalar", v)
 }

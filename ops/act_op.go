@@ -58,6 +58,7 @@ func applyDeriv(a Activation, order int, x, g *G.Node) (*G.Node, error) {
 }
 
 type actOp struct {
+	opDefaults
 	act   Activation
 	order int
 	out   buffer
@@ -90,7 +91,7 @@ func (op *actOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
 		if err != nil {
 			return nil, err
 		}
-		if !g.Eq(s) {
+		if !sameShape(g, s) {
 			return nil, fmt.Errorf("%v: gradient shape %v differs from input shape %v", op, g, s)
 		}
 	}
@@ -156,10 +157,6 @@ func (op *actOp) kernel(dst, x, g any, add bool) {
 	}
 }
 
-func (op *actOp) ReturnsPtr() bool     { return true }
-func (op *actOp) CallsExtern() bool    { return false }
-func (op *actOp) OverwritesInput() int { return -1 }
-
 // WriteHash includes every parameter, or gorgonia would merge, say, exact
 // and tanh GELU of the same input into one node.
 func (op *actOp) WriteHash(h hash.Hash) {
@@ -178,13 +175,7 @@ func (op *actOp) String() string {
 	return op.act.Name() + "''·g"
 }
 
-func (op *actOp) DiffWRT(n int) []bool {
-	d := make([]bool, n)
-	for i := range d {
-		d[i] = true
-	}
-	return d
-}
+func (op *actOp) DiffWRT(n int) []bool { return allTrue(n) }
 
 // SymDiff builds the gradient nodes for the tape machine.
 func (op *actOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {

@@ -9,11 +9,12 @@ import (
 	"math"
 )
 
-// Roots returns the zeros of f^(order) (order 0, 1 or 2) in [lo, hi], in
-// increasing order, each to within a few ulp. It finds every sign change on
-// a grid of step (hi−lo)/20000 and refines it by bisection, so zeros closer
-// together than the grid step or where f^(order) touches zero without
-// changing sign are not reported.
+// Roots returns the zeros of f^(order) (order 0, 1 or 2) in [lo, hi] at
+// which it changes sign, in increasing order, each to within a few ulp. It
+// scans a grid of step (hi−lo)/20000 and refines every sign change by
+// bisection, so zeros closer together than the grid step, zeros where
+// f^(order) touches 0 without changing sign, and intervals where it is
+// identically 0 (f” of ReLU) are not reported.
 func (a Activation) Roots(order int, lo, hi float64) ([]float64, error) {
 	if err := a.Validate(); err != nil {
 		return nil, err
@@ -26,30 +27,29 @@ func (a Activation) Roots(order int, lo, hi float64) ([]float64, error) {
 	}
 	f := a.derivative(order)
 	const steps = 20000
+	grid := func(i int) float64 { return lo + (hi-lo)*float64(i)/steps }
 	var roots []float64
-	x0, y0 := lo, f(lo)
-	for i := 1; i <= steps; i++ {
-		x1 := lo + (hi-lo)*float64(i)/steps
-		y1 := f(x1)
-		switch {
-		case y0 == 0:
-			roots = appendRoot(roots, x0)
-		case y0*y1 < 0:
-			roots = appendRoot(roots, bisect(f, x0, x1, y0))
+	// last is the last grid index where f was nonzero (-1: none yet);
+	// zeros counts the exact zeros seen since then.
+	last, ylast, zeros := -1, 0.0, 0
+	for i := 0; i <= steps; i++ {
+		y := f(grid(i))
+		if y == 0 {
+			zeros++
+			continue
 		}
-		x0, y0 = x1, y1
-	}
-	if y0 == 0 {
-		roots = appendRoot(roots, x0)
+		if last >= 0 && (y < 0) != (ylast < 0) {
+			switch zeros {
+			case 0:
+				roots = append(roots, bisect(f, grid(last), grid(i), ylast))
+			case 1:
+				roots = append(roots, grid(last+1)) // an isolated exact zero
+			}
+			// more zeros in a row: f vanishes on an interval, not at a root
+		}
+		last, ylast, zeros = i, y, 0
 	}
 	return roots, nil
-}
-
-func appendRoot(roots []float64, x float64) []float64 {
-	if n := len(roots); n > 0 && roots[n-1] == x {
-		return roots
-	}
-	return append(roots, x)
 }
 
 // bisect narrows a sign change of f in [a, b] (f(a) = fa) down to adjacent

@@ -19,10 +19,24 @@ import (
 type buffer struct{ t *tensor.Dense }
 
 func (b *buffer) get(dt tensor.Dtype, shape tensor.Shape) *tensor.Dense {
-	if b.t == nil || b.t.Dtype() != dt || !b.t.Shape().Eq(shape) {
+	if b.t == nil || b.t.Dtype() != dt || !sameShape(b.t.Shape(), shape) {
 		b.t = tensor.New(tensor.Of(dt), tensor.WithShape(shape.Clone()...))
 	}
 	return b.t
+}
+
+// sameShape is strict shape equality: tensor.Shape.Eq treats (n), (1, n)
+// and (n, 1) as equal, which would let mis-shaped vectors through.
+func sameShape(a, b tensor.Shape) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // hashOf implements Op.Hashcode from Op.WriteHash.
@@ -54,7 +68,7 @@ func checkSameType(op string, a, b *G.Node) error {
 	if a.Dtype() != b.Dtype() {
 		return fmt.Errorf("%s: %q has dtype %v but %q has %v", op, a.Name(), a.Dtype(), b.Name(), b.Dtype())
 	}
-	if !a.Shape().Eq(b.Shape()) {
+	if !sameShape(a.Shape(), b.Shape()) {
 		return fmt.Errorf("%s: %q has shape %v but %q has %v", op, a.Name(), a.Shape(), b.Name(), b.Shape())
 	}
 	return nil
@@ -88,7 +102,7 @@ func dense(op fmt.Stringer, role string, v G.Value) (*tensor.Dense, error) {
 
 // sameLayout checks that tensors agree in dtype and shape at run time.
 func sameLayout(op fmt.Stringer, want *tensor.Dense, role string, got *tensor.Dense) error {
-	if got.Dtype() != want.Dtype() || !got.Shape().Eq(want.Shape()) {
+	if got.Dtype() != want.Dtype() || !sameShape(got.Shape(), want.Shape()) {
 		return fmt.Errorf("%v: %s is %v%v, want %v%v", op, role, got.Dtype(), got.Shape(), want.Dtype(), want.Shape())
 	}
 	return nil

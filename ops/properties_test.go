@@ -147,3 +147,23 @@ func TestPropertiesApproximationErrors(t *testing.T) {
 		t.Logf("max |GELU − %s| = %.4g at x = %.4f", c.approx, d, x)
 	}
 }
+
+// Intervals where a derivative vanishes identically are not roots.
+func TestRootsIgnoreIdenticallyZeroIntervals(t *testing.T) {
+	for _, c := range []struct {
+		a     ops.Activation
+		order int
+		want  int
+	}{
+		{ops.ReLU, 2, 0}, // f'' ≡ 0
+		{ops.ReLU, 1, 0}, // f' jumps from 0 to 1: no sign change
+		{ops.ELU, 2, 0},  // f'' = e^x > 0 on the left, ≡ 0 on the right
+		{ops.ReLU, 0, 0}, // f ≡ 0 on the left, > 0 on the right
+		{ops.GELU, 0, 1}, // the single zero of x·Φ(x), at a grid point
+	} {
+		roots, err := c.a.Roots(c.order, -10, 10)
+		if err != nil || len(roots) != c.want {
+			t.Errorf("%s Roots(%d) = %v, %v; want %d roots", c.a, c.order, roots, err, c.want)
+		}
+	}
+}

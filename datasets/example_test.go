@@ -1,0 +1,83 @@
+package datasets_test
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/geluproject/gelu/datasets"
+	"gorgonia.org/tensor"
+)
+
+// Split a synthetic set, standardize with the training statistics and
+// iterate over fixed-size batches.
+func ExampleNewLoader() {
+	d, _ := datasets.Spirals(datasets.SpiralsConfig{PerClass: 100, Noise: 0.05, Seed: 1})
+	train, val, _ := d.Split(0.2, 1)
+	stats := train.Standardize()
+	_ = val.Apply(stats)
+
+	l, err := datasets.NewLoader(train, datasets.LoaderConfig{BatchSize: 48, Shuffle: true, Seed: 1, Dtype: tensor.Float64})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%d training, %d validation examples; %d batches per epoch\n", train.Len(), val.Len(), l.NumBatches())
+	for epoch := range 2 {
+		for i := range l.NumBatches() {
+			b, _ := l.Batch(epoch, i) // valid until the next call
+			if i == l.NumBatches()-1 {
+				fmt.Printf("epoch %d last batch: X %v, Y %v, %d real rows\n", epoch, b.X.Shape(), b.Y.Shape(), b.Size)
+			}
+		}
+	}
+	// Output:
+	// 160 training, 40 validation examples; 4 batches per epoch
+	// epoch 0 last batch: X (48, 2), Y (48), 16 real rows
+	// epoch 1 last batch: X (48, 2), Y (48), 16 real rows
+}
+
+// Next-character prediction on Newton's Opticks with 16 characters of
+// context.
+func ExampleCharTask() {
+	train, val, vocab, err := datasets.CharTask(datasets.Opticks(), datasets.CharTaskConfig{Context: 16, ValFraction: 0.1, Seed: 1})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%d characters, %d training and %d validation windows\n", vocab.Size(), train.Len(), val.Len())
+
+	ids := make([]int, 16)
+	for i, x := range train.X[:16] {
+		ids[i] = int(x)
+	}
+	ctx, _ := vocab.Decode(ids)
+	fmt.Printf("%q → %q\n", ctx, train.ClassNames[train.Labels[0]])
+	// Output:
+	// 91 characters, 507694 training and 57120 validation windows
+	// "Produced by Suza" → "n"
+}
+
+// A teacher network with the exact GELU (pass ops.GELU.F in practice).
+func ExampleNewTeacher() {
+	gelu := func(x float64) float64 { return 0.5 * x * math.Erfc(-x/math.Sqrt2) }
+	teacher, _ := datasets.NewTeacher(datasets.TeacherConfig{Sizes: []int{8, 32, 1}, Act: gelu, Seed: 1})
+	train, _ := teacher.Sample(1000, 0.01, 1)
+	test, _ := teacher.Sample(200, 0, 2)
+	fmt.Println(train.Len(), train.Features, train.TargetDim, test.Len())
+	// Output: 1000 8 1 200
+}
+
+// Load MNIST from the module cache (about half a second).
+func ExampleMNIST() {
+	train, test, err := datasets.MNIST("")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	stats := train.StandardizeGlobal()
+	if err := test.Apply(stats); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(train.Len(), test.Len(), train.Features)
+}

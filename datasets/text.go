@@ -1,0 +1,201 @@
+package datasets
+
+// Character-level language modelling: a vocabulary of characters and
+// datasets of (previous K characters → next character).
+
+import (
+	_ "embed"
+	"fmt"
+	"os"
+	"slices"
+	"unicode/utf8"
+)
+
+//go:embed text/opticks.txt
+var opticks string
+
+// Opticks returns the full text of Newton's Opticks (4th edition, 1730;
+// public domain), about 567000 characters of English prose with 91 distinct
+// characters. See text/README.md for its origin.
+func Opticks() string { return opticks }
+
+// LoadText reads a UTF-8 text file for CharTask.
+func LoadText(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("datasets.LoadText: %w", err)
+	}
+	if err := checkText(string(b)); err != nil {
+		return "", fmt.Errorf("datasets.LoadText: %s: %w", path, err)
+	}
+	return string(b), nil
+}
+
+func checkText(s string) error {
+	if s == "" {
+		return fmt.Errorf("empty text")
+	}
+	if !utf8.ValidString(s) {
+		for i := 0; i < len(s); {
+			r, w := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && w == 1 {
+				return fmt.Errorf("invalid UTF-8 at byte %d, want UTF-8 text", i)
+			}
+			i += w
+		}
+	}
+	return nil
+}
+
+// CharVocab maps characters (Unicode code points) to indices 0..Size()-1,
+// in increasing code point order.
+type CharVocab struct {
+	runes []rune
+	index map[rune]int
+}
+
+// NewCharVocab returns the vocabulary of the distinct characters of text.
+func NewCharVocab(text string) (*CharVocab, error) {
+	if err := checkText(text); err != nil {
+		return nil, fmt.Errorf("datasets.NewCharVocab: %w", err)
+	}
+	index := map[rune]int{}
+	for _, r := range text {
+		index[r] = 0
+	}
+	v := &CharVocab{runes: make([]rune, 0, len(index)), index: index}
+	for r := range index {
+		v.runes = append(v.runes, r)
+	}
+	slices.Sort(v.runes)
+	for i, r := range v.runes {
+		index[r] = i
+	}
+	return v, nil
+}
+
+// Size returns the number of characters.
+func (v *CharVocab) Size() int { return len(v.runes) }
+
+// Runes returns the characters in index order.
+func (v *CharVocab) Runes() []rune { return slices.Clone(v.runes) }
+
+// Encode returns the index of every character of s.
+func (v *CharVocab) Encode(s string) ([]int, error) {
+	ids := make([]int, 0, len(s))
+	for at, r := range s {
+		i, ok := v.index[r]
+		if !ok {
+			if r == utf8.RuneError {
+				return nil, fmt.Errorf("datasets.CharVocab.Encode: invalid UTF-8 at byte %d", at)
+			}
+			return nil, fmt.Errorf("datasets.CharVocab.Encode: character %q (U+%04X) at byte %d is not in the vocabulary", r, r, at)
+		}
+		ids = append(ids, i)
+	}
+	return ids, nil
+}
+
+// Decode returns the text of the indices ids.
+func (v *CharVocab) Decode(ids []int) (string, error) {
+	out := make([]rune, len(ids))
+	for k, i := range ids {
+		if i < 0 || i >= len(v.runes) {
+			return "", fmt.Errorf("datasets.CharVocab.Decode: ids[%d] = %d, want 0 ≤ id < %d", k, i, len(v.runes))
+		}
+		out[k] = v.runes[i]
+	}
+	return string(out), nil
+}
+
+// Windows returns the dataset of every position of text that has k
+// characters before it: the k previous character indices as features (in
+// reading order, as float32, for an embedding layer), the character's index
+// as the label. It holds len(text)−k examples of k float32 each.
+func (v *CharVocab) Windows(text string, k int) (*Dataset, error) {
+	if k <= 0 {
+		return nil, fmt.Errorf("datasets.CharVocab.Windows: context %d, want > 0", k)
+	}
+	ids, err := v.Encode(text)
+	if err != nil {
+		return nil, err
+	}
+	if len(ids) <= k {
+		return nil, fmt.Errorf("datasets.CharVocab.Windows: %d characters, want more than the context %d", len(ids), k)
+	}
+	d := v.newWindows("chars", k)
+	d.addWindows(ids, k)
+	return d, nil
+}
+
+func (v *CharVocab) newWindows(name string, k int) *Dataset {
+	names := make([]string, len(v.runes))
+	for i, r := range v.runes {
+		names[i] = string(r)
+	}
+	return &Dataset{Name: name, Features: k, Labels: []int{}, Classes: len(v.runes), ClassNames: names}
+}
+
+// addWindows appends the windows whose context and target lie in ids.
+func (d *Dataset) addWindows(ids []int, k int) {
+	for t := k; t < len(ids); t++ {
+		for _, c := range ids[t-k : t] {
+			d.X = append(d.X, float32(c))
+		}
+		d.Labels = append(d.Labels, ids[t])
+	}
+}
+
+// CharTaskConfig configures CharTask.
+type CharTaskConfig struct {
+	Context     int     // K, the number of previous characters per example
+	ValFraction float64 // fraction of chunks held out for validation, in (0, 1)
+	Seed        uint64  // chooses the validation chunks
+	ChunkLen    int     // characters per chunk; 0 means 4096
+}
+
+// CharTask builds a next-character prediction task from text: a vocabulary
+// of all its characters and training and validation datasets of windows
+// (see CharVocab.Windows).
+//
+// Neighbouring windows share all but one character, so a split of windows
+// at random would put nearly every validation window's text in the training
+// set. Instead the text is cut into chunks of ChunkLen characters, a seeded
+// choice of round(ValFraction·chunks) chunks (SplitIndices) is held out, and
+// windows never cross a chunk boundary. No validation context or target is
+// then seen in training; the cost is the first K positions of each chunk.
+func CharTask(text string, cfg CharTaskConfig) (train, val *Dataset, vocab *CharVocab, err error) {
+	if cfg.ChunkLen == 0 {
+		cfg.ChunkLen = 4096
+	}
+	if cfg.Context <= 0 || cfg.ChunkLen <= cfg.Context {
+		return nil, nil, nil, fmt.Errorf("datasets.CharTask: context %d and chunk length %d, want 0 < context < chunk length",
+			cfg.Context, cfg.ChunkLen)
+	}
+	if vocab, err = NewCharVocab(text); err != nil {
+		return nil, nil, nil, fmt.Errorf("datasets.CharTask: %w", err)
+	}
+	ids, err := vocab.Encode(text)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("datasets.CharTask: %w", err)
+	}
+	chunks := (len(ids) + cfg.ChunkLen - 1) / cfg.ChunkLen
+	_, valChunks, err := SplitIndices(chunks, cfg.ValFraction, cfg.Seed)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("datasets.CharTask: %d characters in %d chunks of %d: %w", len(ids), chunks, cfg.ChunkLen, err)
+	}
+	train = vocab.newWindows("chars (train)", cfg.Context)
+	val = vocab.newWindows("chars (validation)", cfg.Context)
+	for c := range chunks {
+		d := train
+		if _, held := slices.BinarySearch(valChunks, c); held {
+			d = val
+		}
+		d.addWindows(ids[c*cfg.ChunkLen:min((c+1)*cfg.ChunkLen, len(ids))], cfg.Context)
+	}
+	if train.Len() == 0 || val.Len() == 0 {
+		return nil, nil, nil, fmt.Errorf("datasets.CharTask: %d training and %d validation windows, want both > 0 (text of %d characters, context %d, chunk length %d)",
+			train.Len(), val.Len(), len(ids), cfg.Context, cfg.ChunkLen)
+	}
+	return train, val, vocab, nil
+}

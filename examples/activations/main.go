@@ -1,0 +1,121 @@
+// Activations measures every activation in ops.All() (ReLU, GELU and its
+// tanh and sigmoid approximations, Softplus, SiLU, ELU and x·σ(βx) with
+// β = √(8/π)) and checks the source documents' claims against the
+// measurements. It writes to -out:
+//
+//	report.md        the command, the claims with verdicts, every table, the plots
+//	summary.json     every reported number under a documented key, and the tables
+//	*.csv            the tables at full precision
+//	*.png            f, f', f'' of every activation; the approximation error of GELU's forms
+//
+// Run it from the module root:
+//
+//	go run ./examples/activations                      # about 5 s
+//	go run ./examples/activations -mc 10000000 -seed 2 # tighter Monte Carlo, other samples
+//
+// Sections, in the order of report.md (the code is in sections.go, the
+// document claims in claims.go):
+//
+//  1. Shape: minimum, f'(0), f”(0), inflection points, where f” > 0, E[f(X)].
+//  2. Tails: f(−10), f(−5), 5 − f(5), 10 − f(10) and the decay rate f'/f at −10.
+//  3. Plots of f, f', f”.
+//  4. GELU's tanh and sigmoid forms: the largest error, and the documents'
+//     statistic (largest error over 1000 N(0,1) samples), repeated -trials times.
+//  5. E[f'(X)], E[f'(X)²], Var[f'(X)] for X ~ N(0,1): adaptive quadrature with
+//     an error estimate and Monte Carlo with a standard error, and the z-score
+//     of their difference; they must agree.
+//  6. E[ReLU(x+ε)], ε ~ N(0, σ²), by Monte Carlo against xΦ(x/σ) + σφ(x/σ).
+//  7. The documents' claims, each with the measurement and a computed verdict.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/train/report"
+)
+
+// config is everything a run depends on; the same config gives
+// byte-identical output.
+type config struct {
+	Out    string   // output folder
+	Seed   uint64   // seeds every random stream
+	MC     int      // Monte Carlo samples per expectation
+	Trials int      // repetitions of the documents' 1000-sample statistic
+	DPI    int      // plot resolution
+	Args   []string // the command line shown in report.md
+}
+
+func main() {
+	var c config
+	flag.StringVar(&c.Out, "out", "out/activations", "output folder; created if needed, the files this program writes are replaced")
+	flag.Uint64Var(&c.Seed, "seed", 1, "seed of every random stream (Monte Carlo samples, the 1000-sample statistic)")
+	flag.IntVar(&c.MC, "mc", 1000000, "Monte Carlo samples per expectation; standard errors shrink as 1/√mc")
+	flag.IntVar(&c.Trials, "trials", 1000, "how often the documents' max over 1000 N(0,1) samples is redrawn, to show its spread")
+	flag.IntVar(&c.DPI, "dpi", 144, "resolution of the PNG plots in dots per inch")
+	flag.Parse()
+	c.Args = os.Args
+	if _, err := run(c); err != nil {
+		fmt.Fprintln(os.Stderr, "activations:", err)
+		os.Exit(1)
+	}
+	fmt.Println("wrote", c.Out+"/report.md")
+}
+
+// quantity is one number measured two ways.
+type quantity struct {
+	Act, What string
+	Quad, MC  ops.Estimate // for the ReLU-noise rows Quad is the closed form (Err 0)
+}
+
+// results is what the tests check besides the files.
+type results struct {
+	Quantities []quantity // section 5
+	Noise      []quantity // section 6
+	Files      []string
+}
+
+// measured collects the numbers the claims refer to, by summary key.
+type measured map[string]float64
+
+func run(c config) (*results, error) {
+	if c.MC < 4 || c.Trials < 1 || c.DPI < 0 {
+		return nil, fmt.Errorf("-mc %d -trials %d -dpi %d: want mc ≥ 4, trials ≥ 1 and dpi ≥ 0", c.MC, c.Trials, c.DPI)
+	}
+	r, err := report.New(c.Out, "Activation properties", report.WithCommand(c.Args...))
+	if err != nil {
+		return nil, err
+	}
+	r.Text(fmt.Sprintf("Every number below is measured by this program (seed %d, %d Monte Carlo samples per expectation). "+
+		"The activations are the float64 references `ops.Activation.F`, `Deriv`, `Deriv2`; roots, minima and maximal differences "+
+		"are searched on [−10, 10] (`Roots`, `Minimum`, `ops.MaxAbsDiff`); expectations over X ~ N(0, 1) use `ops.NormalExpectation` "+
+		"(adaptive Gauss–Kronrod; ± its error estimate) and `ops.NormalExpectationMC` (± the standard error).", c.Seed, c.MC))
+	res, m := &results{}, measured{}
+	steps := []func() error{
+		func() error { return shape(r, m) },                 // 1, 2
+		func() error { return curves(r, c) },                // 3
+		func() error { return approximations(r, c, m) },     // 4
+		func() error { return gradientStats(r, c, m, res) }, // 5
+		func() error { return reluNoise(r, c, m, res) },     // 6
+		func() error { return claims(r, c, m) },             // 7
+	}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return nil, err
+		}
+	}
+	describe(r)
+	if err := r.Close(); err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(c.Out)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		res.Files = append(res.Files, e.Name())
+	}
+	return res, nil
+}

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func small(dir string) config {
+	return config{Out: dir, Seed: 1, MC: 20000, Trials: 20, DPI: 40, Args: []string{"activations", "-mc", "20000"}}
+}
+
+func TestRunAgreesAndWritesTheReport(t *testing.T) {
+	dir := t.TempDir()
+	res, err := run(small(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Quadrature and Monte Carlo agree within their stated errors.
+	if len(res.Quantities) != 24 {
+		t.Fatalf("%d quantities, want 8 activations × 3", len(res.Quantities))
+	}
+	for _, q := range res.Quantities {
+		z := (q.Quad.Value - q.MC.Value) / math.Hypot(q.Quad.Err, q.MC.Err)
+		if math.Abs(z) > 4.5 || !(q.MC.Err > 0) || q.Quad.Err > 1e-10 {
+			t.Errorf("%s %s: quadrature %v, Monte Carlo %v, z = %.2f", q.Act, q.What, q.Quad, q.MC, z)
+		}
+	}
+	// The ReLU-noise identity holds within Monte Carlo error.
+	if len(res.Noise) != 15 {
+		t.Fatalf("%d noise rows, want 15", len(res.Noise))
+	}
+	for _, q := range res.Noise {
+		if z := (q.MC.Value - q.Quad.Value) / q.MC.Err; math.Abs(z) > 4.5 {
+			t.Errorf("E[ReLU(x+ε)] at %s: closed form %.6f, Monte Carlo %v, z = %.2f", q.What, q.Quad.Value, q.MC, z)
+		}
+	}
+	for _, f := range []string{"report.md", "summary.json", "claims.csv", "properties.csv", "tails.csv", "approximations.csv",
+		"expectations.csv", "relu_noise.csv", "f.png", "d1.png", "d2.png", "approx_error.png"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
+	if !strings.HasPrefix(string(md), "```sh\nactivations -mc 20000\n```\n") {
+		t.Errorf("report.md does not start with the command:\n%.200s", md)
+	}
+
+	var sum struct {
+		Keys   map[string]string
+		Values map[string]any
+	}
+	raw, _ := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err := json.Unmarshal(raw, &sum); err != nil {
+		t.Fatal(err)
+	}
+	for k := range sum.Values {
+		documented := false
+		for p := range sum.Keys {
+			if ok, _ := path.Match(p, k); ok {
+				documented = true
+			}
+		}
+		if !documented {
+			t.Errorf("summary key %s is not documented", k)
+		}
+	}
+	num := func(k string) float64 {
+		v, ok := sum.Values[k].(float64)
+		if !ok {
+			t.Errorf("summary.json: %s = %v, want a number", k, sum.Values[k])
+		}
+		return v
+	}
+	// A few values against closed forms derived independently (see
+	// ops/expectation_test.go): E[GELU'(X)²] = 1/3 + 2/(3√3π), Var[ReLU'(X)] = 1/4,
+	// E[GELU(X)] = 1/(2√π), GELU''(0) = √(2/π).
+	for k, want := range map[string]float64{
+		"gelu.E_d1sq.quad": 1.0/3 + 2/(3*math.Sqrt(3)*math.Pi), "relu.Var_d1.quad": 0.25, "gelu.E_f": 1 / (2 * math.Sqrt(math.Pi)),
+		"gelu.d2_0": math.Sqrt(2 / math.Pi), "claims.gelu_at_m1": -0.5 * math.Erfc(1/math.Sqrt2),
+	} {
+		if got := num(k); math.Abs(got-want) > 1e-12 {
+			t.Errorf("%s = %.15g, want %.15g", k, got, want)
+		}
+	}
+	// The tails table relies on x − f(x) = −f(−x) for the gated units.
+	for _, a := range []string{"gelu", "gelu_tanh", "silu", "softplus", "sigmoid_gated"} {
+		if gap, left := num(a+".tail.gap_p5"), num(a+".tail.f_m5"); math.Abs(gap+left) > 1e-12 {
+			t.Errorf("%s: 5 − f(5) = %g but −f(−5) = %g", a, gap, -left)
+		}
+	}
+	for _, k := range []string{"gelu.min_x", "approx.gelu_tanh.max_abs_diff", "approx.gelu_tanh.sample1000.median", "relu_noise.max_abs_z",
+		"sigmoid_gated.Var_d1.z", "claims.tanh_share_above_2e-4"} {
+		num(k)
+	}
+	if _, ok := sum.Values["relu.min_x"]; ok {
+		t.Error("relu has no minimum, but relu.min_x is set")
+	}
+}
+
+func TestRunIsDeterministic(t *testing.T) {
+	d1, d2 := t.TempDir(), t.TempDir()
+	for _, d := range []string{d1, d2} {
+		if _, err := run(small(d)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	es, _ := os.ReadDir(d1)
+	for _, e := range es {
+		a, _ := os.ReadFile(filepath.Join(d1, e.Name()))
+		b, _ := os.ReadFile(filepath.Join(d2, e.Name()))
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s differs between two runs with the same seed", e.Name())
+		}
+	}
+}
+
+func TestRunRejectsBadConfig(t *testing.T) {
+	c := small(t.TempDir())
+	c.MC = 2
+	if _, err := run(c); err == nil || !strings.Contains(err.Error(), "-mc 2") {
+		t.Errorf("mc = 2: error %v", err)
+	}
+}

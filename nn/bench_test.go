@@ -1,0 +1,172 @@
+package nn_test
+
+// Benchmarks of the layers and of a full training step of the pre-LN
+// Transformer feed-forward block (LayerNorm → Linear → GELU → Linear +
+// residual, MSE loss, SGD with momentum), at the two shapes the project is
+// measured on against PyTorch:
+//
+//	go test ./nn -run '^$' -bench . -benchmem
+//
+// "act-MB" is the size of the step's activations (inputs, intermediates and
+// their gradients); B/op should stay a small fraction of it.
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/geluproject/gelu/graph"
+	"github.com/geluproject/gelu/graph/rng"
+	"github.com/geluproject/gelu/nn"
+	"github.com/geluproject/gelu/optim"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+type ffnShape struct{ tokens, d, dff int }
+
+var benchShapes = []ffnShape{{512, 256, 1024}, {256, 768, 3072}}
+
+func randTensor(dt tensor.Dtype, seed uint64, shape ...int) *tensor.Dense {
+	r := rng.New(seed, "bench")
+	t := tensor.New(tensor.Of(dt), tensor.WithShape(shape...))
+	switch d := t.Data().(type) {
+	case []float32:
+		for i := range d {
+			d[i] = float32(r.Normal())
+		}
+	case []float64:
+		for i := range d {
+			d[i] = r.Normal()
+		}
+	}
+	return t
+}
+
+// FFNStep is one training step of the block: forward, backward, SGD.
+type FFNStep struct {
+	m      *graph.Machine
+	opt    *optim.SGD
+	params []graph.NamedTensor
+}
+
+// NewFFNStep builds the benchmark's model with fixed random data.
+func NewFFNStep(dt tensor.Dtype, s ffnShape) (*FFNStep, error) {
+	g, err := graph.New(dt, 1)
+	if err != nil {
+		return nil, err
+	}
+	f, err := nn.NewFeedForward(g, "ffn", nn.FeedForwardConfig{Dim: s.d, Hidden: s.dff})
+	if err != nil {
+		return nil, err
+	}
+	x, _ := g.Input("x", s.tokens, s.d)
+	y, _ := g.Input("y", s.tokens, s.d)
+	out, err := f.Forward(x)
+	if err != nil {
+		return nil, err
+	}
+	loss, err := nn.MSELoss(out, y)
+	if err != nil {
+		return nil, err
+	}
+	m, err := g.Compile(loss)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.Set(x, randTensor(dt, 1, s.tokens, s.d)); err != nil {
+		return nil, err
+	}
+	if err := m.Set(y, randTensor(dt, 2, s.tokens, s.d)); err != nil {
+		return nil, err
+	}
+	return &FFNStep{m: m, opt: &optim.SGD{LearningRate: 1e-3, Momentum: 0.9}, params: g.ParamTensors()}, nil
+}
+
+// Step runs one training step.
+func (s *FFNStep) Step() error {
+	if err := s.m.Run(); err != nil {
+		return err
+	}
+	grads, err := s.m.Grads()
+	if err != nil {
+		return err
+	}
+	return s.opt.Step(s.params, grads)
+}
+
+// activationBytes counts x, y, LN, FC1, GELU, FC2, residual and the
+// gradients of the five intermediates: 2·(5·tokens·d + 2·tokens·dff)
+// elements, roughly.
+func activationBytes(dt tensor.Dtype, s ffnShape) float64 {
+	return float64(2*(5*s.tokens*s.d+2*s.tokens*s.dff)) * float64(dt.Size())
+}
+
+func BenchmarkFeedForwardStep(b *testing.B) {
+	for _, s := range benchShapes {
+		for _, dt := range []tensor.Dtype{tensor.Float32, tensor.Float64} {
+			b.Run(fmt.Sprintf("d=%d/dff=%d/tokens=%d/%v", s.d, s.dff, s.tokens, dt), func(b *testing.B) {
+				step, err := NewFFNStep(dt, s)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := step.Step(); err != nil { // allocate state and buffers
+					b.Fatal(err)
+				}
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if err := step.Step(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(activationBytes(dt, s)/1e6, "act-MB")
+			})
+		}
+	}
+}
+
+// BenchmarkLayers times each layer's forward and backward alone.
+func BenchmarkLayers(b *testing.B) {
+	s := benchShapes[0]
+	for _, dt := range []tensor.Dtype{tensor.Float32, tensor.Float64} {
+		layers := map[string]func(g *graph.Graph, x *G.Node) (*G.Node, error){
+			"Linear": func(g *graph.Graph, x *G.Node) (*G.Node, error) {
+				l, err := nn.NewLinear(g, "fc", s.d, s.dff)
+				if err != nil {
+					return nil, err
+				}
+				return l.Forward(x)
+			},
+			"LayerNorm": func(g *graph.Graph, x *G.Node) (*G.Node, error) {
+				l, err := nn.NewLayerNorm(g, "ln", s.d)
+				if err != nil {
+					return nil, err
+				}
+				return l.Forward(x)
+			},
+		}
+		for _, name := range []string{"Linear", "LayerNorm"} {
+			b.Run(fmt.Sprintf("%s/%v", name, dt), func(b *testing.B) {
+				g, _ := graph.New(dt, 1)
+				x, _ := g.Input("x", s.tokens, s.d)
+				y, err := layers[name](g, x)
+				if err != nil {
+					b.Fatal(err)
+				}
+				loss, _ := G.Sum(y)
+				m, err := g.Compile(loss, graph.WithRespectTo(append(g.Params(), x)...))
+				if err != nil {
+					b.Fatal(err)
+				}
+				m.Set(x, randTensor(dt, 1, s.tokens, s.d))
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if err := m.Run(); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

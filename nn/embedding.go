@@ -1,0 +1,38 @@
+package nn
+
+import (
+	"fmt"
+
+	"github.com/geluproject/gelu/graph"
+	"github.com/geluproject/gelu/ops"
+	G "gorgonia.org/gorgonia"
+)
+
+// Embedding is a lookup table of Num vectors of size Dim
+// (torch.nn.Embedding); Weight is (Num, Dim), initialized from N(0, 1).
+type Embedding struct {
+	Name     string
+	Num, Dim int
+	Weight   *G.Node
+}
+
+// NewEmbedding adds "<name>.weight" (num×dim) to g.
+func NewEmbedding(g *graph.Graph, name string, num, dim int) (*Embedding, error) {
+	if num <= 0 || dim <= 0 {
+		return nil, fmt.Errorf("nn.Embedding %q: num = %d, dim = %d, want both > 0", name, num, dim)
+	}
+	w, err := g.Param(join(name, "weight"), graph.Normal(0, 1), num, dim)
+	if err != nil {
+		return nil, fmt.Errorf("nn.Embedding: %w", err)
+	}
+	return &Embedding{Name: name, Num: num, Dim: dim, Weight: w}, nil
+}
+
+// Forward looks up idx (rows × k integer indices stored as floats) and
+// returns the k vectors of each row concatenated: (rows × k·Dim).
+func (e *Embedding) Forward(idx *G.Node) (*G.Node, error) {
+	if idx == nil || idx.Dims() != 2 {
+		return nil, fmt.Errorf("nn.Embedding %q: indices have shape %v, want (rows, k)", e.Name, shapeOf(idx))
+	}
+	return ops.Embedding(idx, e.Weight)
+}

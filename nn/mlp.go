@@ -1,0 +1,96 @@
+package nn
+
+import (
+	"fmt"
+
+	"github.com/geluproject/gelu/graph"
+	"github.com/geluproject/gelu/ops"
+	G "gorgonia.org/gorgonia"
+)
+
+// MLPConfig describes a multilayer perceptron.
+type MLPConfig struct {
+	In     int   // input features
+	Hidden []int // widths of the hidden layers (the GELU paper's MNIST net: eight of 128)
+	Out    int   // outputs (logits)
+	// Activation after every hidden layer; the zero value is exact GELU.
+	Activation ops.Activation
+	// Dropout after every hidden activation; 0 disables it.
+	Dropout float64
+	// WeightInit and BiasInit replace PyTorch's Linear defaults, e.g.
+	// graph.UnitNormRows() and graph.Zeros() for the GELU paper's setup.
+	WeightInit, BiasInit graph.Init
+}
+
+// MLP is Linear → act → dropout repeated over the hidden layers, then a
+// final Linear: parameters "<name>.layers.<i>.weight" and ".bias".
+type MLP struct {
+	Config MLPConfig
+	Layers []*Linear
+	Drops  []*Dropout
+	// Pre holds the last Forward's hidden pre-activation nodes, one per
+	// hidden layer (rows × width), for probes (see graph.Keep).
+	Pre []*G.Node
+}
+
+// NewMLP adds the network's parameters to g under name.
+func NewMLP(g *graph.Graph, name string, cfg MLPConfig) (*MLP, error) {
+	if cfg.In <= 0 || cfg.Out <= 0 {
+		return nil, fmt.Errorf("nn.MLP %q: In = %d, Out = %d, want both > 0", name, cfg.In, cfg.Out)
+	}
+	cfg.Activation = orDefault(cfg.Activation)
+	if err := cfg.Activation.Validate(); err != nil {
+		return nil, fmt.Errorf("nn.MLP %q: %w", name, err)
+	}
+	var opts []LinearOption
+	if cfg.WeightInit != nil {
+		opts = append(opts, WeightInit(cfg.WeightInit))
+	}
+	if cfg.BiasInit != nil {
+		opts = append(opts, BiasInit(cfg.BiasInit))
+	}
+	m := &MLP{Config: cfg}
+	widths := append(append([]int{cfg.In}, cfg.Hidden...), cfg.Out)
+	for i := 0; i+1 < len(widths); i++ {
+		if widths[i+1] <= 0 {
+			return nil, fmt.Errorf("nn.MLP %q: layer %d has width %d, want > 0", name, i, widths[i+1])
+		}
+		l, err := NewLinear(g, fmt.Sprintf("%s.%d", join(name, "layers"), i), widths[i], widths[i+1], opts...)
+		if err != nil {
+			return nil, err
+		}
+		m.Layers = append(m.Layers, l)
+		if i+2 < len(widths) {
+			d, err := NewDropout(g, fmt.Sprintf("%s.%d", join(name, "dropout"), i), cfg.Dropout)
+			if err != nil {
+				return nil, err
+			}
+			m.Drops = append(m.Drops, d)
+		}
+	}
+	return m, nil
+}
+
+// Forward maps x (rows × In) to logits (rows × Out) and records the hidden
+// pre-activations in m.Pre.
+func (m *MLP) Forward(x *G.Node) (*G.Node, error) {
+	m.Pre = m.Pre[:0]
+	h := x
+	for i, l := range m.Layers {
+		z, err := l.Forward(h)
+		if err != nil {
+			return nil, err
+		}
+		if i == len(m.Layers)-1 {
+			return z, nil
+		}
+		m.Pre = append(m.Pre, z)
+		if h, err = m.Config.Activation.Apply(z); err != nil {
+			return nil, err
+		}
+		if h, err = m.Drops[i].Forward(h); err != nil {
+			return nil, err
+		}
+	}
+	return h, nil
+}

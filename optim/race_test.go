@@ -1,0 +1,5 @@
+//go:build race
+
+package optim_test
+
+const raceEnabled = true

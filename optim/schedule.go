@@ -1,0 +1,175 @@
+package optim
+
+// Learning-rate schedules: pure functions of the step number, so a resumed
+// run gets the same rates without saving scheduler state.
+
+import (
+	"fmt"
+	"math"
+)
+
+// Schedule gives the learning rate of each step. Steps count from 0 (the
+// first optimizer step); a negative step is treated as 0. Use it as
+//
+//	for step := 0; step < n; step++ {
+//		opt.SetLR(sched.LR(step))
+//		... opt.Step(params, grads) ...
+//	}
+//
+// Schedules are closed forms (PyTorch's _get_closed_form_lr), not PyTorch's
+// recursive per-step updates, which accumulate rounding differently.
+type Schedule interface {
+	LR(step int) float64
+}
+
+func checkScheduleLR(who string, lr float64) error {
+	if !finite(lr) || lr < 0 {
+		return fmt.Errorf("optim.%s: learning rate %v, want a finite value ≥ 0", who, lr)
+	}
+	return nil
+}
+
+type constant struct{ lr float64 }
+
+// Constant returns the schedule lr at every step.
+func Constant(lr float64) (Schedule, error) {
+	if err := checkScheduleLR("Constant", lr); err != nil {
+		return nil, err
+	}
+	return constant{lr}, nil
+}
+
+func (c constant) LR(int) float64 { return c.lr }
+func (c constant) String() string { return fmt.Sprintf("Constant(%v)", c.lr) }
+
+type stepLR struct {
+	lr       float64
+	stepSize int
+	gamma    float64
+}
+
+// StepLR returns lr·gamma^⌊step/stepSize⌋, as torch.optim.lr_scheduler.StepLR
+// stepped once per optimizer step: the rate is multiplied by gamma every
+// stepSize steps. stepSize ≥ 1, gamma finite and > 0.
+func StepLR(lr float64, stepSize int, gamma float64) (Schedule, error) {
+	if err := checkScheduleLR("StepLR", lr); err != nil {
+		return nil, err
+	}
+	if stepSize < 1 {
+		return nil, fmt.Errorf("optim.StepLR: step size %d, want ≥ 1", stepSize)
+	}
+	if !finite(gamma) || gamma <= 0 {
+		return nil, fmt.Errorf("optim.StepLR: gamma %v, want a finite value > 0", gamma)
+	}
+	return stepLR{lr, stepSize, gamma}, nil
+}
+
+func (s stepLR) LR(step int) float64 {
+	return s.lr * math.Pow(s.gamma, float64(max(step, 0)/s.stepSize))
+}
+
+func (s stepLR) String() string {
+	return fmt.Sprintf("StepLR(lr=%v, step_size=%d, gamma=%v)", s.lr, s.stepSize, s.gamma)
+}
+
+type warmup struct {
+	s     Schedule
+	steps int
+}
+
+// Warmup scales the schedule s linearly over its first steps steps: the
+// rate at step t is s.LR(t)·(t+1)/steps for t < steps and s.LR(t) after.
+// The first step therefore uses s.LR(0)/steps, and step steps−1 is the
+// first at the full rate. s is not delayed: Warmup(Cosine(lr, T, 0), W)
+// decays over the same T steps, the first W of them ramped.
+//
+// PyTorch's LinearLR(start_factor=1/steps, total_iters=steps) differs: its
+// factor 1/steps + (1 − 1/steps)·t/steps reaches 1 at t = steps, one step
+// later. steps = 0 returns s unchanged.
+func Warmup(s Schedule, steps int) (Schedule, error) {
+	if s == nil {
+		return nil, fmt.Errorf("optim.Warmup: nil schedule")
+	}
+	if steps < 0 {
+		return nil, fmt.Errorf("optim.Warmup: %d steps, want ≥ 0", steps)
+	}
+	if steps == 0 {
+		return s, nil
+	}
+	return warmup{s, steps}, nil
+}
+
+func (w warmup) LR(step int) float64 {
+	step = max(step, 0)
+	lr := w.s.LR(step)
+	if step < w.steps {
+		return lr * float64(step+1) / float64(w.steps)
+	}
+	return lr
+}
+
+func (w warmup) String() string { return fmt.Sprintf("Warmup(%v, steps=%d)", w.s, w.steps) }
+
+type cosine struct {
+	lr, minLR float64
+	total     int
+}
+
+// Cosine returns CosineAnnealingLR's closed form
+//
+//	minLR + (lr − minLR)·(1 + cos(π·t/totalSteps))/2
+//
+// for steps t ≤ totalSteps, and minLR after. (PyTorch's scheduler does not
+// stop at T_max: its rate climbs back towards lr over the next T_max
+// steps.) totalSteps ≥ 1, 0 ≤ minLR ≤ lr.
+func Cosine(lr float64, totalSteps int, minLR float64) (Schedule, error) {
+	if err := checkDecay("Cosine", lr, totalSteps, minLR); err != nil {
+		return nil, err
+	}
+	return cosine{lr, minLR, totalSteps}, nil
+}
+
+func (c cosine) LR(step int) float64 {
+	t := min(max(step, 0), c.total)
+	return c.minLR + (c.lr-c.minLR)*(1+math.Cos(math.Pi*float64(t)/float64(c.total)))/2
+}
+
+func (c cosine) String() string {
+	return fmt.Sprintf("Cosine(lr=%v, total=%d, min=%v)", c.lr, c.total, c.minLR)
+}
+
+type linearDecay struct {
+	lr, endLR float64
+	total     int
+}
+
+// LinearDecay returns lr + (endLR − lr)·t/totalSteps for steps t ≤
+// totalSteps, and endLR after. totalSteps ≥ 1, 0 ≤ endLR ≤ lr.
+func LinearDecay(lr float64, totalSteps int, endLR float64) (Schedule, error) {
+	if err := checkDecay("LinearDecay", lr, totalSteps, endLR); err != nil {
+		return nil, err
+	}
+	return linearDecay{lr, endLR, totalSteps}, nil
+}
+
+func (l linearDecay) LR(step int) float64 {
+	t := min(max(step, 0), l.total)
+	return l.lr + (l.endLR-l.lr)*float64(t)/float64(l.total)
+}
+
+func (l linearDecay) String() string {
+	return fmt.Sprintf("LinearDecay(lr=%v, total=%d, end=%v)", l.lr, l.total, l.endLR)
+}
+
+func checkDecay(who string, lr float64, total int, end float64) error {
+	if err := checkScheduleLR(who, lr); err != nil {
+		return err
+	}
+	if total < 1 {
+		return fmt.Errorf("optim.%s: total steps %d, want ≥ 1", who, total)
+	}
+	if !finite(end) || end < 0 || end > lr {
+		return fmt.Errorf("optim.%s: final learning rate %v, want a finite value in [0, lr=%v]", who, end, lr)
+	}
+	return nil
+}

@@ -1,0 +1,159 @@
+package train
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// metricsFiles appends per-step and per-evaluation rows to CSV and JSON
+// Lines files. Numbers use Go's shortest exact formatting and no wall-clock
+// time is recorded, so reruns write identical bytes.
+type metricsFiles struct {
+	files []*os.File
+	bufs  []*bufio.Writer
+}
+
+var (
+	stepCols = []string{"step", "epoch", "batch", "loss", "lr", "grad_norm"}
+	evalCols = []string{"step", "epoch", "train_loss", "val_loss", "val_accuracy"}
+)
+
+// openMetrics starts the four files, or, when resuming at step > 0, keeps
+// the rows up to that step (a crash may have left later ones) and appends.
+func openMetrics(dir string, resumeStep int) (*metricsFiles, error) {
+	m := &metricsFiles{}
+	for _, spec := range []struct {
+		name string
+		cols []string
+	}{{"steps.csv", stepCols}, {"steps.jsonl", stepCols}, {"evals.csv", evalCols}, {"evals.jsonl", evalCols}} {
+		path := filepath.Join(dir, spec.name)
+		var keep []byte
+		if strings.HasSuffix(spec.name, ".csv") {
+			keep = []byte(strings.Join(spec.cols, ",") + "\n")
+		}
+		if resumeStep > 0 {
+			var err error
+			if keep, err = rowsUpTo(path, resumeStep, keep); err != nil {
+				m.close()
+				return nil, err
+			}
+		}
+		f, err := os.Create(path)
+		if err != nil {
+			m.close()
+			return nil, fmt.Errorf("train: metrics: %w", err)
+		}
+		w := bufio.NewWriter(f)
+		w.Write(keep)
+		m.files, m.bufs = append(m.files, f), append(m.bufs, w)
+	}
+	return m, nil
+}
+
+// rowsUpTo returns the header (if any) and the rows of an existing metrics
+// file whose step is at most step.
+func rowsUpTo(path string, step int, header []byte) ([]byte, error) {
+	raw, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return header, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("train: metrics: %w", err)
+	}
+	out := append([]byte(nil), header...)
+	for _, line := range bytes.SplitAfter(raw, []byte("\n")) {
+		s := strings.TrimSpace(string(line))
+		if s == "" || (len(header) > 0 && s+"\n" == string(header)) {
+			continue
+		}
+		var v int
+		if strings.HasPrefix(s, "{") {
+			_, err = fmt.Sscanf(s, `{"step":%d`, &v)
+		} else {
+			v, err = strconv.Atoi(s[:strings.IndexByte(s+",", ',')])
+		}
+		if err != nil {
+			return nil, fmt.Errorf("train: metrics file %s: unreadable row %q", path, s)
+		}
+		if v <= step && bytes.HasSuffix(line, []byte("\n")) {
+			out = append(out, line...)
+		}
+	}
+	return out, nil
+}
+
+func num(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "NaN"
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+func jsonNum(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "null"
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+func (m *metricsFiles) write(csvIdx int, cols []string, vals []float64) error {
+	var c, j strings.Builder
+	j.WriteByte('{')
+	for i, v := range vals {
+		if i > 0 {
+			c.WriteByte(',')
+			j.WriteByte(',')
+		}
+		c.WriteString(num(v))
+		fmt.Fprintf(&j, "%q:%s", cols[i], jsonNum(v))
+	}
+	c.WriteByte('\n')
+	j.WriteString("}\n")
+	if _, err := m.bufs[csvIdx].WriteString(c.String()); err != nil {
+		return err
+	}
+	_, err := m.bufs[csvIdx+1].WriteString(j.String())
+	return err
+}
+
+func (m *metricsFiles) step(s StepInfo) error {
+	return m.write(0, stepCols, []float64{float64(s.Step), float64(s.Epoch), float64(s.Batch), s.Loss, s.LR, s.GradNorm})
+}
+
+func (m *metricsFiles) eval(e EvalInfo) error {
+	if err := m.write(2, evalCols, []float64{float64(e.Step), float64(e.Epoch), e.TrainLoss, e.ValLoss, e.ValAccuracy}); err != nil {
+		return err
+	}
+	return m.flush()
+}
+
+func (m *metricsFiles) flush() error {
+	for i, b := range m.bufs {
+		if err := b.Flush(); err != nil {
+			return fmt.Errorf("train: metrics: %w", err)
+		}
+		if err := m.files[i].Sync(); err != nil {
+			return fmt.Errorf("train: metrics: %w", err)
+		}
+	}
+	return nil
+}
+
+func (m *metricsFiles) close() error {
+	if m == nil {
+		return nil
+	}
+	err := m.flush()
+	for _, f := range m.files {
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = cerr
+		}
+	}
+	return err
+}

@@ -1,0 +1,45 @@
+package report
+
+// Claims from source documents, checked against measurements: the part of a
+// report that says plainly what was confirmed and what was not.
+
+import "fmt"
+
+// Verdict is the outcome of checking a document's claim.
+type Verdict string
+
+// Verdicts: Confirmed when the measurement agrees with the claim at the
+// precision the claim states, NotConfirmed when it disagrees, Unclear when
+// the claim is too vague to test as stated (say why in Measured).
+const (
+	Confirmed    Verdict = "confirmed"
+	NotConfirmed Verdict = "NOT confirmed"
+	Unclear      Verdict = "unclear"
+)
+
+// Claim is a statement from a source document checked against a
+// measurement.
+type Claim struct {
+	Source   string  `json:"source"`   // which document, where
+	Claim    string  `json:"claim"`    // the document's statement, as a claim
+	Measured string  `json:"measured"` // what was measured, with numbers
+	Verdict  Verdict `json:"verdict"`
+}
+
+// Claim records a checked claim. Claims are shown as a table right after
+// the title of report.md, and written to claims.csv and summary.json.
+func (r *Report) Claim(c Claim) error {
+	if r.closed {
+		return r.fail(fmt.Errorf("report: Claim after Close"))
+	}
+	if c.Claim == "" || c.Measured == "" {
+		return r.fail(fmt.Errorf("report: Claim from %q needs the claim and the measurement", c.Source))
+	}
+	switch c.Verdict {
+	case Confirmed, NotConfirmed, Unclear:
+	default:
+		return r.fail(fmt.Errorf("report: Claim %q: verdict %q, want report.Confirmed, NotConfirmed or Unclear", c.Claim, c.Verdict))
+	}
+	r.claims = append(r.claims, c)
+	return nil
+}

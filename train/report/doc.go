@@ -1,0 +1,26 @@
+// Package report writes the output folder of an experiment program: tables
+// as CSV, every reported number in summary.json under documented keys, PNG
+// plots, the document claims that were checked with their verdicts, and a
+// report.md that starts with the exact command that produced the folder.
+//
+//	r, err := report.New(outDir, "Activation properties") // command from os.Args
+//	r.Text("Measured on a grid of 20 001 points.")
+//	r.Table("properties", []string{"activation", "min x", "min f"}, rows) // properties.csv + markdown
+//	r.Plot("f", report.PlotSpec{Title: "f(x)", XLabel: "x", YLabel: "f(x)",
+//		Series: []report.Series{{Name: "GELU", X: xs, Y: ys}}}) // f.png + link
+//	r.Describe("*.min_x", "where f attains its minimum")
+//	r.Set("gelu.min_x", -0.7518)
+//	r.Claim(report.Claim{Source: "doc 004", Claim: "minimum ≈ −0.17", Measured: "−0.16997", Verdict: report.Confirmed})
+//	err = r.Close() // writes summary.json, claims.csv and report.md
+//
+// Everything is deterministic: the same calls give byte-identical files (no
+// timestamps, sorted keys, fixed number formats, PNGs rendered in pure Go;
+// the PNG bytes may differ between CPU architectures where the compiler
+// fuses multiply-adds differently, but not between runs on one machine).
+// Every file is written atomically (WriteFileAtomic, CreateAtomic): a
+// reader sees the old file or the complete new one, never a partial one.
+//
+// The same pieces work without a Report: WriteFileAtomic for checkpoints,
+// CreateCSV for per-step training metrics, WritePlot for a single figure,
+// Quantiles for a band across seeds.
+package report
