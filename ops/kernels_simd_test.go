@@ -31,6 +31,20 @@ func specials64() []float64 {
 	for _, e := range []float64{14.9, 15, 15.1, 16, 20, 21, 37, 37.5, 38, 40, 54, 60, 700, 746, 800, 1490, 1500} {
 		s = append(s, e, -e, math.Nextafter(e, 0), -math.Nextafter(e, 0), math.Nextafter(e, 100), -math.Nextafter(e, 100))
 	}
+	// x whose t = −x/√2 falls on either side of math.Erfc's range limits,
+	// where the float64 GELU kernels switch formulas.
+	for _, t := range []float64{0x1p-56, 0.25, 0.84375, 1.25, 1 / 0.35, 6} {
+		for _, sign := range []float64{1, -1} {
+			x := -sign * t * math.Sqrt2
+			for i := 0; i < 20; i++ {
+				x = math.Nextafter(x, 0)
+			}
+			for i := 0; i < 40; i++ {
+				s = append(s, x)
+				x = math.Nextafter(x, math.Inf(int(-sign)))
+			}
+		}
+	}
 	return s
 }
 
