@@ -3,13 +3,16 @@ package ops
 // Slice kernels: the activation applied elementwise to whole tensors, split
 // across cores (parallel.go).
 //
-// On amd64 CPUs with AVX-512 the GELU family runs in generated assembly
-// (kernels_amd64.s, made by ops/asm): float64 results are bit-identical to
-// the scalar reference F, Deriv, Deriv2; float32 results are computed in
-// float64 lanes and rounded once, within 1 ulp of the exact value, like the
-// portable path, which evaluates the float64 reference and rounds. Every
-// other case runs a portable loop per activation (kernels_scalar.go). The
-// environment variable GELU_KERNELS=generic forces the portable loops.
+// Every kernel computes what the portable loops (kernels_scalar.go)
+// compute: the float64 scalar reference F, Deriv, Deriv2, times g, rounded
+// once to the element type. On amd64 CPUs with AVX-512 the GELU family
+// (exact, tanh, sigmoid, SiLU, sigmoid-gated) runs in generated assembly
+// (kernels_amd64.s, made by ops/asm) that gives the same results: float64
+// repeats the reference's operations bit for bit, float32 evaluates in
+// float64 lanes and keeps a lane only when its rounding is certain to be
+// the reference's (a zero may differ in sign), handing the rest back to
+// the reference. The environment variable GELU_KERNELS=generic forces the
+// portable loops; KernelsName reports which run.
 
 import (
 	"fmt"
