@@ -9,6 +9,8 @@ package ops
 import (
 	"fmt"
 	"math"
+	"runtime"
+	"sync/atomic"
 	"testing"
 
 	"github.com/geluproject/gelu/graph/rng"
@@ -422,6 +424,28 @@ func TestKernelsFloat32MatchPortable(t *testing.T) {
 			}
 			if bad > 3 {
 				t.Errorf("%s f^(%d): %d of %d differ", a, k, bad, n)
+			}
+		}
+	}
+}
+
+// parallelFor runs body on chunks that cover [0, n) exactly once, for
+// lengths around its thresholds and several GOMAXPROCS.
+func TestParallelForCoversOnce(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, procs := range []int{1, 2, 3, 8} {
+		runtime.GOMAXPROCS(procs)
+		for _, n := range []int{0, 1, minParallel - 1, minParallel, minParallel + 1, 3*minParallel + 7, 1 << 20} {
+			hits := make([]int32, n)
+			parallelFor(n, func(lo, hi int) {
+				for i := lo; i < hi; i++ {
+					atomic.AddInt32(&hits[i], 1)
+				}
+			})
+			for i, h := range hits {
+				if h != 1 {
+					t.Fatalf("GOMAXPROCS=%d n=%d: element %d covered %d times", procs, n, i, h)
+				}
 			}
 		}
 	}
