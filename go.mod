@@ -8,6 +8,7 @@ require (
 	github.com/chewxy/hm v1.0.0
 	github.com/ebitengine/purego v0.11.0
 	github.com/schollz/progressbar/v3 v3.18.0
+	golang.org/x/sys v0.44.0
 	golang.org/x/term v0.28.0
 	gonum.org/v1/gonum v0.11.0
 	gonum.org/v1/plot v0.11.0
@@ -36,7 +37,6 @@ require (
 	github.com/xtgo/set v1.0.0 // indirect
 	go4.org/unsafe/assume-no-moving-gc v0.0.0-20231121144256-b99613f794b6 // indirect
 	golang.org/x/image v0.0.0-20220302094943-723b81ca9867 // indirect
-	golang.org/x/sys v0.44.0 // indirect
 	golang.org/x/text v0.3.7 // indirect
 	golang.org/x/xerrors v0.0.0-20200804184101-5ec99f83aff1 // indirect
 	google.golang.org/protobuf v1.28.0 // indirect

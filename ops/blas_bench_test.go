@@ -54,3 +54,29 @@ func benchGEMM[T Float](b *testing.B, impl BLAS, m, n, k int) {
 	}
 	b.ReportMetric(2*float64(m)*float64(n)*float64(k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }
+
+// BenchmarkGEMMThenGELU alternates a GEMM with the activation of its
+// output, as a layer does: OpenBLAS's worker threads keep spinning for a
+// while after each call (OPENBLAS_THREAD_TIMEOUT) and can slow the Go
+// kernels that follow. Compare, in separate processes:
+//
+//	go test ./ops -run '^$' -bench GEMMThenGELU -count 5
+//	OPENBLAS_THREAD_TIMEOUT=4 go test ./ops -run '^$' -bench GEMMThenGELU -count 5
+func BenchmarkGEMMThenGELU(b *testing.B) {
+	const m, k, n = 256, 768, 3072
+	r := rng.New(4, "bench-gemm-gelu")
+	x, w, y := make([]float32, m*k), make([]float32, k*n), make([]float32, m*n)
+	for i := range x {
+		x[i] = float32(r.Normal())
+	}
+	for i := range w {
+		w[i] = float32(r.Normal() / 30)
+	}
+	b.Logf("BLAS: %s", BLASName())
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		gemm(false, false, m, n, k, 1, x, k, w, n, 0, y, n)
+		forward(GELU, y, y)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "layers/s")
+}

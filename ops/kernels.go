@@ -1,10 +1,23 @@
 package ops
 
-// Slice kernels: the activation applied elementwise to whole tensors. float32
-// inputs are evaluated through the float64 reference and rounded once, so
-// they are within 1 ulp of the exact result (the accuracy test measures it).
+// Slice kernels: the activation applied elementwise to whole tensors, split
+// across cores (parallel.go).
+//
+// Every kernel computes what the portable loops (kernels_scalar.go)
+// compute: the float64 scalar reference F, Deriv, Deriv2, times g, rounded
+// once to the element type. On amd64 CPUs with AVX-512 the GELU family
+// (exact, tanh, sigmoid, SiLU, sigmoid-gated) runs in generated assembly
+// (kernels_amd64.s, made by ops/asm) that gives the same results: float64
+// repeats the reference's operations bit for bit, float32 evaluates in
+// float64 lanes and keeps a lane only when its rounding is certain to be
+// the reference's (a zero may differ in sign), handing the rest back to
+// the reference. The environment variable GELU_KERNELS=generic forces the
+// portable loops; KernelsName reports which run.
 
-import "fmt"
+import (
+	"fmt"
+	"unsafe"
+)
 
 // Float is the set of element types the kernels support.
 type Float interface{ ~float32 | ~float64 }
@@ -50,27 +63,68 @@ func checkKernel(a Activation, kernel string, dst, x, g int) error {
 
 // forward is Forward without checks.
 func forward[T Float](a Activation, dst, x []T) {
-	f := a.derivative(0)
-	parallelFor(len(x), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			dst[i] = T(f(float64(x[i])))
-		}
-	})
+	run(a, 0, dst, x, nil, false)
 }
 
 // derivative sets (or, with add, accumulates into) dst[i] the product
 // g[i]·f^(order)(x[i]), without checks.
 func derivative[T Float](a Activation, order int, dst, x, g []T, add bool) {
-	f := a.derivative(order)
+	run(a, order, dst, x, g, add)
+}
+
+// asmID names an assembly kernel (kernels_amd64.go); 0 is none. A number
+// rather than a func value, so that the call is direct and its arguments
+// stay on the stack.
+type asmID uint8
+
+// chunkKernel computes one contiguous chunk: dst = f(x) for order 0, else
+// dst = g·f^(order)(x) or, with add, dst += g·f^(order)(x). In each product
+// g·f is rounded once to the element type, as T(float64(g)·f(float64(x))).
+// It is a value, copied into the per-core closure, so a call allocates only
+// that closure.
+type chunkKernel[T Float] struct {
+	asm   asmID      // 0: the portable loops
+	p     [8]float64 // the assembly kernel's parameters
+	a     Activation
+	order int
+}
+
+func (k chunkKernel[T]) run(dst, x, g []T, add bool) {
+	if k.asm != 0 {
+		k.runAsm(dst, x, g, add)
+		return
+	}
+	scalarChunk(k.a, k.order, dst, x, g, add)
+}
+
+// run picks the kernel for a and order and runs it on every core. Types
+// defined over float32 or float64 share their memory layout, so they are
+// viewed as the basic type.
+func run[T Float](a Activation, order int, dst, x, g []T, add bool) {
+	if unsafe.Sizeof(T(0)) == 4 {
+		k := chunkKernel[float32]{a: a, order: order}
+		simd32(&k)
+		runOn(k, as[float32](dst), as[float32](x), as[float32](g), add)
+		return
+	}
+	k := chunkKernel[float64]{a: a, order: order}
+	simd64(&k)
+	runOn(k, as[float64](dst), as[float64](x), as[float64](g), add)
+}
+
+func as[E, T Float](s []T) []E {
+	if s == nil {
+		return nil
+	}
+	return unsafe.Slice((*E)(unsafe.Pointer(unsafe.SliceData(s))), len(s))
+}
+
+func runOn[T Float](k chunkKernel[T], dst, x, g []T, add bool) {
 	parallelFor(len(x), func(lo, hi int) {
-		if add {
-			for i := lo; i < hi; i++ {
-				dst[i] += T(float64(g[i]) * f(float64(x[i])))
-			}
-			return
+		var gc []T
+		if g != nil {
+			gc = g[lo:hi]
 		}
-		for i := lo; i < hi; i++ {
-			dst[i] = T(float64(g[i]) * f(float64(x[i])))
-		}
+		k.run(dst[lo:hi], x[lo:hi], gc, add)
 	})
 }
