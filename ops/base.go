@@ -5,8 +5,6 @@ package ops
 
 import (
 	"fmt"
-	"runtime"
-	"sync"
 
 	"github.com/chewxy/hm"
 	"github.com/geluproject/gelu/graph"
@@ -164,27 +162,4 @@ func checkVector(op, role string, n *G.Node, d int, dt tensor.Dtype) error {
 		return fmt.Errorf("%s: %s %q has dtype %v, want %v", op, role, n.Name(), n.Dtype(), dt)
 	}
 	return nil
-}
-
-// parallelRows runs body over row ranges of [0, rows), split across CPUs
-// when rows·cols elements are enough work to pay for more goroutines. Each
-// row is handled by exactly one call, so results do not depend on the split.
-func parallelRows(rows, cols int, body func(lo, hi int)) {
-	workers := runtime.GOMAXPROCS(0)
-	if rows*cols < minParallel || rows < 2 || workers < 2 {
-		body(0, rows)
-		return
-	}
-	workers = min(workers, rows)
-	chunk := (rows + workers - 1) / workers
-	var wg sync.WaitGroup
-	for lo := chunk; lo < rows; lo += chunk {
-		wg.Add(1)
-		go func(lo, hi int) {
-			defer wg.Done()
-			body(lo, hi)
-		}(lo, min(lo+chunk, rows))
-	}
-	body(0, min(chunk, rows))
-	wg.Wait()
 }

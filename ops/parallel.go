@@ -20,16 +20,24 @@ const chunksPerWorker = 8
 // on up to GOMAXPROCS goroutines. Chunk boundaries depend only on n and
 // GOMAXPROCS and each element is written by exactly one chunk, so results
 // do not depend on which goroutine ran which chunk.
-func parallelFor(n int, body func(lo, hi int)) {
+func parallelFor(n int, body func(lo, hi int)) { parallelWork(n, n, body) }
+
+// parallelRows is parallelFor over rows of cols elements each: the amount
+// of work (rows·cols), not the number of rows, decides how many goroutines
+// pay off, and a chunk is always whole rows.
+func parallelRows(rows, cols int, body func(lo, hi int)) { parallelWork(rows, rows*cols, body) }
+
+// parallelWork runs body over chunks of [0, n), where the whole range is
+// cost elements of work.
+func parallelWork(n, cost int, body func(lo, hi int)) {
 	workers := runtime.GOMAXPROCS(0)
-	if n < minParallel || workers < 2 {
+	if cost < minParallel || workers < 2 || n < 2 {
 		body(0, n)
 		return
 	}
-	if max := n / (minParallel / 2); workers > max {
-		workers = max
-	}
-	chunks := min(workers*chunksPerWorker, n/(minParallel/2))
+	grains := cost / (minParallel / 2) // pieces of work worth a goroutine
+	workers = min(workers, grains, n)
+	chunks := min(workers*chunksPerWorker, grains, n)
 	size := (n + chunks - 1) / chunks
 	var next atomic.Int64
 	work := func() {
