@@ -1,0 +1,185 @@
+// Dying-neurons checks the documents' dying-ReLU argument (shared/seeds/000)
+// in two parts and writes to -out:
+//
+//	report.md        the command, the documents' claims with verdicts, tables, plots
+//	summary.json     every reported number under a documented key
+//	*.csv            the tables; dead.csv has every probe of every run
+//	*.png            z during gradient descent on one neuron; dead fraction over steps, one plot per (lr, bias init)
+//
+// (a) The single neuron L = ½(a(w·x + b) − t)² at z = −1: ∂L/∂w through the
+// graph against (a(z) − t)·a'(z)·x for every activation, then gradient
+// descent from z = −3, −1, −0.5.
+//
+// (b) An MLP on MNIST (784 → -hidden → 10, float32) trained with SGD and
+// heavy-ball momentum for every activation × learning rate × bias
+// initialization. Every -probe-every steps the hidden pre-activations of a
+// fixed validation subset (-probe-n examples held out of the training
+// images) are kept (graph.Keep on mlp.Pre) and a unit counts as dead when
+// |f'(z)| ≤ -tol on every one of them (package train/probe explains the
+// tolerance). All runs start from the same weights (same seed and
+// parameter names); only the biases differ between bias settings.
+//
+//	go run ./examples/dying-neurons                 # the defaults, about 3 minutes on 2 cores
+//	go run ./examples/dying-neurons -acts relu,gelu -lrs 0.1 -bias default,-3 -steps 2000
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/train/report"
+)
+
+// config is everything a run depends on; the same config gives identical
+// files.
+type config struct {
+	Out, MNIST         string
+	Seed               uint64
+	Acts               []ops.Activation
+	LRs                []float64
+	Biases             []string
+	Hidden             []int
+	Batch, Steps       int
+	NeuronSteps        int // gradient-descent steps on the single neuron
+	ProbeEvery, ProbeN int
+	TestN              int // test examples for the final accuracy (0: all 10 000)
+	TrainN             int // MNIST training images used, before the validation split (0: all 60 000)
+	Momentum, Tol      float64
+	Workers, DPI       int
+	Quiet              bool     // no progress output
+	Args               []string // the command line shown in report.md
+}
+
+func main() {
+	var c config
+	var acts, lrs, biases, hidden string
+	flag.StringVar(&c.Out, "out", "out/dying-neurons", "output folder; created if needed, the files this program writes are replaced")
+	flag.Uint64Var(&c.Seed, "seed", 1, "seed of the weights, the train/validation split and the batch order")
+	flag.StringVar(&c.MNIST, "mnist", "", "directory with the MNIST IDX files (default: the GoMNIST module copy)")
+	flag.StringVar(&acts, "acts", "relu,gelu,silu,elu,softplus", "activations, comma-separated (names as ops.ParseActivation takes them)")
+	flag.StringVar(&lrs, "lrs", "0.1,0.3,0.5", "learning rates, comma-separated")
+	flag.StringVar(&biases, "bias", "default,-1,-3", "bias initializations, comma-separated: default (PyTorch's U(±1/√in)) or a constant")
+	flag.StringVar(&hidden, "hidden", "128,128", "hidden layer widths, comma-separated")
+	flag.IntVar(&c.NeuronSteps, "neuron-steps", 500, "gradient-descent steps on the single neuron of part (a)")
+	flag.IntVar(&c.Batch, "batch", 64, "mini-batch size")
+	flag.IntVar(&c.Steps, "steps", 600, "optimizer steps per run")
+	flag.IntVar(&c.ProbeEvery, "probe-every", 25, "count dead units every this many steps")
+	flag.IntVar(&c.ProbeN, "probe-n", 1000, "validation examples the dead units are counted on")
+	flag.IntVar(&c.TestN, "test-n", 0, "test examples for the final accuracy (0: all 10 000)")
+	flag.IntVar(&c.TrainN, "train-n", 0, "use the first this many MNIST training images, before the 1/12 validation split (0: all 60 000)")
+	flag.Float64Var(&c.Momentum, "momentum", 0.9, "SGD heavy-ball momentum (PyTorch's convention, dampening 0)")
+	flag.Float64Var(&c.Tol, "tol", 1e-3, "a unit is dead when |f'(z)| ≤ tol on every probe example")
+	flag.IntVar(&c.Workers, "workers", runtime.NumCPU(), "runs trained in parallel (results do not depend on it)")
+	flag.IntVar(&c.DPI, "dpi", 144, "resolution of the PNG plots")
+	flag.Parse()
+	c.Args = os.Args
+	err := parseLists(&c, acts, lrs, biases, hidden)
+	if err == nil {
+		_, err = run(c)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "dying-neurons:", err)
+		os.Exit(1)
+	}
+	fmt.Println("wrote", c.Out+"/report.md")
+}
+
+func parseLists(c *config, acts, lrs, biases, hidden string) error {
+	for _, s := range split(acts) {
+		a, err := ops.ParseActivation(s)
+		if err != nil {
+			return fmt.Errorf("-acts: %w", err)
+		}
+		c.Acts = append(c.Acts, a)
+	}
+	for _, s := range split(lrs) {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || !(v > 0) {
+			return fmt.Errorf("-lrs: %q is not a positive number", s)
+		}
+		c.LRs = append(c.LRs, v)
+	}
+	for _, s := range split(hidden) {
+		v, err := strconv.Atoi(s)
+		if err != nil || v <= 0 {
+			return fmt.Errorf("-hidden: %q is not a positive width", s)
+		}
+		c.Hidden = append(c.Hidden, v)
+	}
+	c.Biases = split(biases)
+	return nil
+}
+
+func split(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// results is what the tests check besides the files.
+type results struct {
+	Runs []*runResult
+}
+
+// measured collects the numbers the claims refer to, by summary key.
+type measured map[string]float64
+
+func run(c config) (*results, error) {
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	r, err := report.New(c.Out, "Dying neurons: ReLU, GELU and the others", report.WithCommand(c.Args...))
+	if err != nil {
+		return nil, err
+	}
+	m := measured{}
+	if err := neuronGradients(r, m); err != nil {
+		return nil, err
+	}
+	if err := neuronDescent(r, c, m); err != nil {
+		return nil, err
+	}
+	d, err := loadData(c)
+	if err != nil {
+		return nil, err
+	}
+	runs, err := sweep(c, d)
+	if err != nil {
+		return nil, err
+	}
+	if err := sweepReport(r, c, runs, m); err != nil {
+		return nil, err
+	}
+	if err := claims(r, c, m, runs); err != nil {
+		return nil, err
+	}
+	describe(r)
+	return &results{Runs: runs}, r.Close()
+}
+
+func (c config) validate() error {
+	switch {
+	case len(c.Acts) == 0 || len(c.LRs) == 0 || len(c.Biases) == 0 || len(c.Hidden) == 0:
+		return fmt.Errorf("need at least one activation, learning rate, bias init and hidden layer")
+	case c.Batch < 1 || c.Steps < 1 || c.NeuronSteps < 1 || c.ProbeEvery < 1 || c.ProbeN < 1 || c.TestN < 0 || c.TrainN < 0 || c.Workers < 1:
+		return fmt.Errorf("-batch %d -steps %d -neuron-steps %d -probe-every %d -probe-n %d -test-n %d -train-n %d -workers %d: want positive values (test-n, train-n ≥ 0)",
+			c.Batch, c.Steps, c.NeuronSteps, c.ProbeEvery, c.ProbeN, c.TestN, c.TrainN, c.Workers)
+	case !(c.Momentum >= 0 && c.Momentum < 1) || !(c.Tol >= 0 && c.Tol < 1):
+		return fmt.Errorf("-momentum %v -tol %v: want both in [0, 1)", c.Momentum, c.Tol)
+	}
+	for _, b := range c.Biases {
+		if _, err := strconv.ParseFloat(b, 64); err != nil && b != "default" {
+			return fmt.Errorf("-bias: %q, want default or a number", b)
+		}
+	}
+	return nil
+}

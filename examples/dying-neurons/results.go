@@ -1,0 +1,189 @@
+package main
+
+// Running the sweep in parallel and reporting it: dead.csv, the runs
+// table, one plot per bias initialization.
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/train/report"
+)
+
+// sweep trains every setting on c.Workers goroutines. Each run has its own
+// graph, loaders and optimizer, so the results do not depend on the order
+// or the number of workers.
+func sweep(c config, d *data) ([]*runResult, error) {
+	var settings []setting
+	for _, b := range c.Biases {
+		for _, lr := range c.LRs {
+			for _, a := range c.Acts {
+				settings = append(settings, setting{Act: a, LR: lr, Bias: b})
+			}
+		}
+	}
+	runs := make([]*runResult, len(settings))
+	errs := make([]error, len(settings))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	done, start := 0, time.Now()
+	for w := 0; w < c.Workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				t0 := time.Now()
+				runs[i], errs[i] = trainOne(c, d, settings[i])
+				mu.Lock()
+				done++
+				if !c.Quiet && errs[i] == nil {
+					res := runs[i]
+					fmt.Fprintf(os.Stderr, "[%d/%d %.0fs] %-32v dead %5.1f%% → %5.1f%%, test accuracy %s (%.1fs)\n", done, len(settings),
+						time.Since(start).Seconds(), settings[i], 100*res.Dead[0], 100*res.Dead[len(res.Dead)-1], accText(res), time.Since(t0).Seconds())
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := range settings {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("%v: %w", settings[i], err)
+		}
+	}
+	return runs, nil
+}
+
+func accText(r *runResult) string {
+	if r.Diverged > 0 {
+		return fmt.Sprintf("diverged at step %d", r.Diverged)
+	}
+	return fmt.Sprintf("%.2f%%", 100*r.Accuracy)
+}
+
+// sweepReport writes dead.csv, the runs table and the plots, and records
+// the summary values.
+func sweepReport(r *report.Report, c config, runs []*runResult, m measured) error {
+	r.Section("(b) Dead units in an MLP on MNIST")
+	r.Text(fmt.Sprintf("MLP 784 → %s → 10 (float32), SGD with heavy-ball momentum %g, batch %d, %d steps per run, PyTorch's default "+
+		"weight init (the same initial weights in every run). Biases: `default` is PyTorch's U(±1/√fan_in), a number sets every bias "+
+		"to it (the output layer's too, which does not change the softmax). Dead units are counted every %d steps on %d held-out "+
+		"training images: dead at tol means |f'(z)| ≤ %g on every one of them, exactly dead means f'(z) = 0 on every one "+
+		"(f' evaluated in float64). Accuracy is on the first %s MNIST test images after the last step.",
+		strings.Trim(strings.Join(strings.Fields(fmt.Sprint(c.Hidden)), " → "), "[]"), c.Momentum, c.Batch, c.Steps, c.ProbeEvery, c.ProbeN, c.Tol, testN(c)))
+	w, err := r.CSV("dead", "activation", "lr", "bias", "step", "train_loss", "dead_fraction", "dead_fraction_exact", "dead_per_layer")
+	if err != nil {
+		return err
+	}
+	var rows [][]any
+	for _, res := range runs {
+		for i, step := range res.Steps {
+			var layers []string
+			for _, n := range res.Layers[i] {
+				layers = append(layers, fmt.Sprint(n))
+			}
+			if err := w.Write(res.Act.Name(), res.LR, res.Bias, step, res.Loss[i], res.Dead[i], res.DeadExact[i], strings.Join(layers, " ")); err != nil {
+				return err
+			}
+		}
+		last := len(res.Dead) - 1
+		k := runKey(res.setting)
+		for name, v := range map[string]float64{"dead_start": res.Dead[0], "dead_end": res.Dead[last], "dead_max": maxOf(res.Dead),
+			"dead_exact_end": res.DeadExact[last], "accuracy": res.Accuracy, "diverged_step": float64(res.Diverged),
+			"dead_max_z_median": res.DeadMaxZ, "mean_sq_deriv": res.MeanSqD, "median_max_abs_deriv": res.MedianMaxD,
+			"ever_dead": float64(res.EverDead), "revived": float64(res.Revived)} {
+			set(r, m, k+"."+name, v)
+		}
+		div := any("no")
+		if res.Diverged > 0 {
+			div = res.Diverged
+		}
+		rows = append(rows, []any{label(res.Act), res.LR, res.Bias, res.Dead[0], maxOf(res.Dead), res.Dead[last], res.DeadExact[last],
+			res.EverDead, res.Revived, res.DeadMaxZ, res.MedianMaxD, res.MeanSqD, res.Accuracy, div})
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	if err := r.Table("runs", []string{"activation", "lr", "bias", "dead at start", "dead max", "dead at end", "exactly dead at end",
+		"units ever dead", "of them alive at end",
+		"median max z of dead units", "median max |f'| at end", "E[f'(z)²] at end", "test accuracy", "diverged at step"}, rows); err != nil {
+		return err
+	}
+	for _, b := range c.Biases {
+		for _, lr := range c.LRs {
+			var series []report.Series
+			for _, res := range runs {
+				if res.Bias != b || res.LR != lr {
+					continue
+				}
+				s := report.Series{Name: label(res.Act)}
+				for i, step := range res.Steps {
+					s.X, s.Y = append(s.X, float64(step)), append(s.Y, res.Dead[i])
+				}
+				series = append(series, s)
+			}
+			if err := r.Plot(fmt.Sprintf("dead_lr%g_bias%s", lr, b), report.PlotSpec{
+				Title:  fmt.Sprintf("Dead hidden units, lr %g, bias init %s", lr, b),
+				XLabel: "step", YLabel: fmt.Sprintf("fraction with |f'| ≤ %g on all", c.Tol), Series: series, HLines: []float64{0, 1},
+				Width: 5, Height: 3.2, DPI: c.DPI, LegendBottom: true}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func testN(c config) string {
+	if c.TestN == 0 {
+		return "10000"
+	}
+	return fmt.Sprint(c.TestN)
+}
+
+// runKey names a run in summary keys: "run.gelu.lr_0.1.bias_-3".
+func runKey(s setting) string {
+	return fmt.Sprintf("run.%s.lr_%g.bias_%s", key(s.Act), s.LR, s.Bias)
+}
+
+func maxOf(xs []float64) float64 {
+	m := math.Inf(-1)
+	for _, x := range xs {
+		m = math.Max(m, x)
+	}
+	return m
+}
+
+// set records a summary value and keeps it for the claims.
+func set(r *report.Report, m measured, k string, v float64) {
+	r.Set(k, v)
+	m[k] = v
+}
+
+// key is the activation's name in summary keys ("sigmoid_gated" without β).
+func key(a ops.Activation) string { return strings.SplitN(a.Name(), ":", 2)[0] }
+
+// label is the activation's name in tables and legends.
+func label(a ops.Activation) string {
+	if key(a) == "sigmoid_gated" {
+		return "x·σ(βx), β=√(8/π)"
+	}
+	return a.Name()
+}
+
+func fmtList(xs []float64) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = report.Format(x)
+	}
+	return strings.Join(s, ", ")
+}
