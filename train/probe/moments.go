@@ -29,11 +29,16 @@ type Moments struct {
 	offs     []int // tensor i owns elements offs[i]..offs[i+1]
 	blockLen int
 	n        int
-	shift    []float64 // first value of each element
-	s1, s2   []float64 // Σ y, Σ y² with y = x − shift
-	lag      []float64 // Σ_{t≥2} y(t)·y(t−1)
-	prev     []float64 // y(n)
+	el       []elemSums
 	blocks   []momentBlock
+}
+
+// elemSums are one element's running sums, kept together for locality.
+type elemSums struct {
+	shift  float64 // the element's first value
+	s1, s2 float64 // Σ y, Σ y² with y = x − shift
+	lag    float64 // Σ_{t≥2} y(t)·y(t−1)
+	prev   float64 // y(n)
 }
 
 type momentBlock struct {
@@ -60,8 +65,7 @@ func NewMoments(params []graph.NamedTensor, blockLen int) (*Moments, error) {
 		m.names = append(m.names, p.Name)
 		m.offs = append(m.offs, m.offs[len(m.offs)-1]+p.Value.Shape().TotalSize())
 	}
-	n := m.offs[len(m.offs)-1]
-	m.shift, m.s1, m.s2, m.lag, m.prev = make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	m.el = make([]elemSums, m.offs[len(m.offs)-1])
 	return m, nil
 }
 
@@ -104,7 +108,7 @@ func (m *Moments) Add(ts []*tensor.Dense) error {
 		}
 	}
 	if m.blockLen > 0 && (len(m.blocks) == 0 || m.blocks[len(m.blocks)-1].n == m.blockLen) {
-		m.blocks = append(m.blocks, momentBlock{s1: make([]float64, len(m.shift)), q: make([]float64, len(m.names))})
+		m.blocks = append(m.blocks, momentBlock{s1: make([]float64, len(m.el)), q: make([]float64, len(m.names))})
 	}
 	var blk *momentBlock
 	if len(m.blocks) > 0 {
@@ -143,7 +147,7 @@ func (m *Moments) Mean(i int) []float64 {
 	}
 	out := make([]float64, hi-lo)
 	for j := range out {
-		out[j] = m.shift[lo+j] + m.s1[lo+j]/float64(m.n)
+		out[j] = m.el[lo+j].shift + m.el[lo+j].s1/float64(m.n)
 	}
 	return out
 }
@@ -158,8 +162,8 @@ func (m *Moments) Var(i int) []float64 {
 	out := make([]float64, hi-lo)
 	n := float64(m.n)
 	for j := range out {
-		k := lo + j
-		out[j] = math.Max(m.s2[k]-m.s1[k]*m.s1[k]/n, 0) / (n - 1)
+		e := m.el[lo+j]
+		out[j] = math.Max(e.s2-e.s1*e.s1/n, 0) / (n - 1)
 	}
 	return out
 }
@@ -181,7 +185,7 @@ type Totals struct {
 // Total returns the sums over the elements of tensor i; i = −1 sums over
 // all tensors.
 func (m *Moments) Total(i int) (Totals, error) {
-	lo, hi := 0, len(m.shift)
+	lo, hi := 0, len(m.el)
 	tensors := []int{}
 	if i != -1 {
 		var ok bool
@@ -202,12 +206,13 @@ func (m *Moments) Total(i int) (Totals, error) {
 	var cross = make([]float64, len(m.blocks)) // Σ_j ȳ_j·(block Σ y_j)
 	var sumYbar2 float64
 	for k := lo; k < hi; k++ {
-		ybar := m.s1[k] / n
-		t.Var += math.Max(m.s2[k]-m.s1[k]*ybar, 0) / (n - 1)
-		mean := m.shift[k] + ybar
+		e := m.el[k]
+		ybar := e.s1 / n
+		t.Var += math.Max(e.s2-e.s1*ybar, 0) / (n - 1)
+		mean := e.shift + ybar
 		t.MeanSq += mean * mean
 		// Σ_{t≥2} (y_t − ȳ)(y_{t−1} − ȳ) with y_1 = 0 by the shift.
-		t.Lag1 += (m.lag[k] - ybar*(m.s1[k]+m.s1[k]-m.prev[k]) + (n-1)*ybar*ybar) / (n - 1)
+		t.Lag1 += (e.lag - ybar*(e.s1+e.s1-e.prev) + (n-1)*ybar*ybar) / (n - 1)
 		sumYbar2 += ybar * ybar
 		for b := range m.blocks {
 			cross[b] += ybar * m.blocks[b].s1[k]
@@ -228,34 +233,45 @@ func (m *Moments) add32(d []float32, off int, blk *momentBlock) float64 { return
 func (m *Moments) add64(d []float64, off int, blk *momentBlock) float64 { return addTo(m, d, off, blk) }
 
 // addTo adds one tensor's values (elements off, off+1, ...) and returns
-// their Σ y² for the block.
+// their Σ y² for the block. At the first observation the shift is set to
+// the value itself, so y = 0 and every sum stays 0.
 func addTo[T float32 | float64](m *Moments, d []T, off int, blk *momentBlock) float64 {
-	first := m.n == 0
+	el := m.el[off : off+len(d)]
+	if m.n == 0 {
+		for j, v := range d {
+			el[j].shift = float64(v)
+		}
+		return 0
+	}
 	var q float64
+	if blk == nil {
+		for j, v := range d {
+			e := &el[j]
+			y := float64(v) - e.shift
+			e.s1 += y
+			e.s2 += y * y
+			e.lag += y * e.prev
+			e.prev = y
+		}
+		return 0
+	}
+	bs := blk.s1[off : off+len(d)]
 	for j, v := range d {
-		k := off + j
-		x := float64(v)
-		if first {
-			m.shift[k] = x
-		}
-		y := x - m.shift[k]
-		m.s1[k] += y
-		m.s2[k] += y * y
-		if !first {
-			m.lag[k] += y * m.prev[k]
-		}
-		m.prev[k] = y
-		if blk != nil {
-			blk.s1[k] += y
-			q += y * y
-		}
+		e := &el[j]
+		y := float64(v) - e.shift
+		e.s1 += y
+		e.s2 += y * y
+		e.lag += y * e.prev
+		e.prev = y
+		bs[j] += y
+		q += y * y
 	}
 	return q
 }
 
 func firstNonFinite[T float32 | float64](d []T) int {
 	for j, v := range d {
-		if x := float64(v); math.IsNaN(x) || math.IsInf(x, 0) {
+		if v-v != 0 { // NaN and ±Inf only
 			return j
 		}
 	}

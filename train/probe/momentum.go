@@ -197,9 +197,9 @@ func Compare(g, m *Moments, i int, f Form, beta float64) (Comparison, error) {
 	if g == nil || m == nil {
 		return Comparison{}, fmt.Errorf("probe.Compare: nil moments")
 	}
-	if g.N() != m.N() || len(g.shift) != len(m.shift) || g.Blocks() != m.Blocks() {
+	if g.N() != m.N() || len(g.el) != len(m.el) || g.Blocks() != m.Blocks() {
 		return Comparison{}, fmt.Errorf("probe.Compare: gradients have %d observations of %d elements in %d blocks, the buffer %d of %d in %d",
-			g.N(), len(g.shift), g.Blocks(), m.N(), len(m.shift), m.Blocks())
+			g.N(), len(g.el), g.Blocks(), m.N(), len(m.el), m.Blocks())
 	}
 	tg, err := g.Total(i)
 	if err != nil {
