@@ -120,36 +120,23 @@ func (md *model) observeUnits() error {
 	return nil
 }
 
-// recorder feeds gradients to shadow buffers and, after burn steps, to
-// the moments; for the first unitRuns measured steps it also calls
-// observe (which records the network's f'(z) into units).
+// recorder is a probe.Watch over the model's gradients that also records
+// the network's f'(z) on the first unitRuns recorded steps.
 type recorder struct {
-	params   []graph.NamedTensor
-	combos   []combo
-	burn, n  int
-	grads    *probe.Moments
-	shadows  []*probe.Shadow
-	bufs     []*probe.Moments
+	*probe.Watch
+	nparams  int
 	units    *probe.Units
 	observe  func() error
 	unitRuns int
 }
 
 func newRecorder(params []graph.NamedTensor, blockLen, burn int, combos []combo) (*recorder, error) {
-	r := &recorder{params: params, combos: combos, burn: burn}
-	var err error
-	if r.grads, err = probe.NewMoments(params, blockLen); err != nil {
-		return nil, err
-	}
+	var bufs []probe.Buffer
 	for _, cb := range combos {
-		s, err := probe.NewShadow(cb.Form, cb.Beta, params)
-		if err != nil {
-			return nil, err
-		}
-		b, _ := probe.NewMoments(params, blockLen)
-		r.shadows, r.bufs = append(r.shadows, s), append(r.bufs, b)
+		bufs = append(bufs, probe.Buffer{Form: cb.Form, Beta: cb.Beta})
 	}
-	return r, nil
+	w, err := probe.NewWatch(params, blockLen, burn, bufs...)
+	return &recorder{Watch: w, nparams: len(params)}, err
 }
 
 // recordUnits makes the recorder observe md's pre-activations.
@@ -159,58 +146,38 @@ func (r *recorder) recordUnits(md *model, batches int) {
 }
 
 func (r *recorder) add(gs []*tensor.Dense) error {
-	for _, s := range r.shadows {
-		if err := s.Step(gs); err != nil {
-			return err
-		}
+	rec, err := r.Add(gs)
+	if err != nil || !rec || r.observe == nil || r.Grads().N() > r.unitRuns {
+		return err
 	}
-	if r.n >= r.burn {
-		if err := r.grads.Add(gs); err != nil {
-			return err
-		}
-		for i, s := range r.shadows {
-			if err := r.bufs[i].Add(s.Buffers()); err != nil {
-				return err
-			}
-		}
-		if r.observe != nil && r.n-r.burn < r.unitRuns {
-			if err := r.observe(); err != nil {
-				return err
-			}
-		}
-	}
-	r.n++
-	return nil
+	return r.observe()
 }
 
 func (r *recorder) summarize(name string) (phase, error) {
-	p := phase{Name: name}
-	for i := 0; i <= len(r.params); i++ {
+	p := phase{Name: name, MeanD: math.NaN(), MeanSqD: math.NaN()}
+	for i := 0; i <= r.nparams; i++ {
 		k := i
-		if i == len(r.params) {
+		if i == r.nparams {
 			k = -1 // all tensors together, last
 		}
-		t, err := r.grads.Total(k)
+		t, err := r.Grads().Total(k)
 		if err != nil {
 			return p, err
 		}
 		p.Grad = append(p.Grad, t)
 	}
-	tg, _ := r.grads.Total(-1)
-	for k, cb := range r.combos {
-		cmp, err := probe.Compare(r.grads, r.bufs[k], -1, cb.Form, cb.Beta)
+	for k := range r.Buffers() {
+		cmp, err := r.Compare(k, -1)
 		if err != nil {
 			return p, err
 		}
 		p.Comps = append(p.Comps, cmp)
-		tm, _ := r.bufs[k].Total(-1)
 		var bl []float64
-		for b := range tm.Blocks {
-			bl = append(bl, tm.Blocks[b]/tg.Blocks[b]/cmp.Predicted)
+		for _, b := range cmp.Blocks {
+			bl = append(bl, b/cmp.Predicted)
 		}
 		p.Blocks = append(p.Blocks, bl)
 	}
-	p.MeanD, p.MeanSqD = math.NaN(), math.NaN()
 	if r.units != nil {
 		p.MeanD, p.MeanSqD = r.units.DerivMoments()
 	}

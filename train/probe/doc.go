@@ -10,7 +10,7 @@
 //     autocovariance of any sequence of tensor lists (the gradients of
 //     every parameter, a momentum buffer), with batch-means blocks for
 //     standard errors.
-//   - Shadow, Compare, VarFactor, MeanFactor, WindowFactor, BurnIn:
+//   - Shadow, Watch, Compare, VarFactor, MeanFactor, WindowFactor, BurnIn:
 //     momentum buffers fed the training gradients without moving the
 //     model, and their measured moments against the stationary
 //     predictions for independent gradients.
@@ -56,17 +56,13 @@
 //
 // Minimal use, with a compiled training machine m and optimizer opt:
 //
-//	grads, _ := probe.NewMoments(g.ParamTensors(), 500)
-//	ema, _ := probe.NewShadow(probe.EMA, 0.9, g.ParamTensors())
-//	bufs, _ := probe.NewMoments(g.ParamTensors(), 500)
+//	w, _ := probe.NewWatch(g.ParamTensors(), 500, probe.BurnIn(0.9, 1e-4),
+//		probe.Buffer{Form: probe.EMA, Beta: 0.9}, probe.Buffer{Form: probe.HeavyBall, Beta: 0.9})
 //	for step := 0; step < steps; step++ {
-//		// ... m.Set, m.Run, gs, _ := m.Grads(), opt.Step(...)
-//		ema.Step(gs)
-//		if step >= probe.BurnIn(0.9, 1e-4) {
-//			grads.Add(gs)
-//			bufs.Add(ema.Buffers())
-//		}
+//		// ... m.Set, m.Run, gs, _ := m.Grads()
+//		w.Add(gs)
+//		opt.Step(g.ParamTensors(), gs)
 //	}
-//	c, _ := probe.Compare(grads, bufs, -1, probe.EMA, 0.9)
+//	c, _ := w.Compare(0, -1) // the EMA buffer over all parameters
 //	fmt.Println(c.Ratio, "±", c.RatioSE, "expected", c.Expected)
 package probe

@@ -171,6 +171,10 @@ type Comparison struct {
 	// (the spread of the per-block ratios over √blocks; NaN with fewer
 	// than 2 blocks).
 	Ratio, RatioSE float64
+	// Blocks holds the ratio within each block (both variances around the
+	// whole-window means): its spread gives RatioSE, its course over the
+	// window shows drift.
+	Blocks []float64
 	// Predicted is VarFactor(Form, Beta), the stationary Var(m)/σ² for
 	// independent gradients; Expected is Predicted·WindowFactor(Beta, N),
 	// what a window of N steps is expected to measure under the same
@@ -214,10 +218,12 @@ func Compare(g, m *Moments, i int, f Form, beta float64) (Comparison, error) {
 		GradLag1: tg.Lag1 / tg.Var, BufLag1: tm.Lag1 / tm.Var}
 	c.Expected = c.Predicted * WindowFactor(beta, c.N)
 	c.SecondMomentRatio = tm.Var / ((1 - beta) / (1 + beta) * (tg.Var + tg.MeanSq))
-	if k := len(tg.Blocks); k >= 2 {
+	for b := range tg.Blocks {
+		c.Blocks = append(c.Blocks, tm.Blocks[b]/tg.Blocks[b])
+	}
+	if k := len(c.Blocks); k >= 2 {
 		var s, s2 float64
-		for b := range tg.Blocks {
-			r := tm.Blocks[b] / tg.Blocks[b]
+		for _, r := range c.Blocks {
 			s += r
 			s2 += r * r
 		}

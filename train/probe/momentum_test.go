@@ -233,3 +233,53 @@ func TestCompareAndShadowRejectBadInput(t *testing.T) {
 		t.Errorf("NaN gradient: %v", err)
 	}
 }
+
+// TestWatchSkipsTheBurnIn checks Watch against Shadow and Moments driven
+// by hand on the same stream.
+func TestWatchSkipsTheBurnIn(t *testing.T) {
+	const burn, steps = 7, 40
+	for _, dt := range dtypes {
+		ps := []graph.NamedTensor{{Name: "a", Value: dense(dt, []int{3}, nil)}, {Name: "b", Value: dense(dt, []int{2, 2}, nil)}}
+		w, err := probe.NewWatch(ps, 10, burn, probe.Buffer{Form: probe.EMA, Beta: 0.8}, probe.Buffer{Form: probe.HeavyBall, Beta: 0.5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sh, _ := probe.NewShadow(probe.HeavyBall, 0.5, ps)
+		gm, _ := probe.NewMoments(ps, 10)
+		bm, _ := probe.NewMoments(ps, 10)
+		r := rng.New(5, "watch")
+		for s := 0; s < steps; s++ {
+			gs := []*tensor.Dense{dense(dt, []int{3}, []float64{r.Normal(), r.Normal(), 1 + r.Normal()}),
+				dense(dt, []int{2, 2}, []float64{r.Normal(), 2, r.Normal(), -r.Normal()})}
+			rec, err := w.Add(gs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rec != (s >= burn) {
+				t.Fatalf("%v step %d: recorded = %v with burn-in %d", dt, s, rec, burn)
+			}
+			sh.Step(gs)
+			if s >= burn {
+				gm.Add(gs)
+				bm.Add(sh.Buffers())
+			}
+		}
+		if w.Steps() != steps || w.Grads().N() != steps-burn || w.BufferMoments(1).N() != steps-burn {
+			t.Errorf("%v: %d steps, %d and %d recorded", dt, w.Steps(), w.Grads().N(), w.BufferMoments(1).N())
+		}
+		got, err := w.Compare(1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := probe.Compare(gm, bm, 0, probe.HeavyBall, 0.5)
+		if got.Ratio != want.Ratio || got.MeanSlope != want.MeanSlope || len(got.Blocks) != 4 || got.Blocks[3] != want.Blocks[3] {
+			t.Errorf("%v: watch %+v, by hand %+v", dt, got, want)
+		}
+		if _, err := w.Compare(2, -1); err == nil {
+			t.Errorf("buffer 2 of 2 accepted")
+		}
+	}
+	if _, err := probe.NewWatch(nil, 0, 0); err == nil {
+		t.Error("no parameters accepted")
+	}
+}
