@@ -209,8 +209,8 @@ func TestRunTinyWritesTheReport(t *testing.T) {
 	if v := sum.Values["neuron.relu.float32.dL_dw"]; v != 0.0 {
 		t.Errorf("summary: ReLU ∂L/∂w = %v, want 0", v)
 	}
-	if len(sum.Claims) < 6 {
-		t.Errorf("%d claims, want the 4 single-neuron claims and 2 from the sweep", len(sum.Claims))
+	if len(sum.Claims) != 7 {
+		t.Errorf("%d claims, want the 4 single-neuron claims and 3 from the sweep", len(sum.Claims))
 	}
 	for _, c := range sum.Claims {
 		if strings.Contains(c.Claim, "non-zero for any finite z") && c.Verdict != "NOT confirmed" {

@@ -153,7 +153,7 @@ func neuronDescent(r *report.Report, c config, m measured) error {
 				return err
 			}
 			opt := &optim.SGD{LearningRate: neuronLR}
-			s := report.Series{Name: label(a), Dashed: a.Name() != "relu" && a.Name() != "gelu"}
+			s := report.Series{Name: fmt.Sprintf("%s from %g", label(a), z0), Dashed: a != ops.GELU && a != ops.ReLU}
 			var loss, loss0 float64
 			for step := 0; step <= c.NeuronSteps; step++ {
 				s.X, s.Y = append(s.X, float64(step)), append(s.Y, n.z())
@@ -177,7 +177,9 @@ func neuronDescent(r *report.Report, c config, m measured) error {
 			set(r, m, k+"loss_end", loss)
 			set(r, m, k+"d1_end", a.Deriv(zEnd))
 			rows = append(rows, []any{label(a), z0, a.Deriv(z0), loss0, zEnd, a.Deriv(zEnd), loss})
-			if z0 == -1 {
+			// The plot shows GELU from every start and the other activations
+			// (without GELU's approximations) from −1.
+			if a == ops.GELU || (z0 == -1 && (a == ops.ReLU || a == ops.SiLU || a == ops.ELU || a == ops.Softplus)) {
 				series = append(series, s)
 			}
 		}
@@ -192,9 +194,19 @@ func neuronDescent(r *report.Report, c config, m measured) error {
 	if err := r.Table("neuron_descent", []string{"activation", "start z", "a'(start)", "loss at start", "z after descent", "a'(end)", "loss after descent"}, rows); err != nil {
 		return err
 	}
-	return r.Plot("neuron_descent", report.PlotSpec{Title: "Single neuron from z = −1: z during gradient descent", XLabel: "step", YLabel: "z = w·x + b",
-		Series: series, HLines: []float64{0, -1}, LegendBottom: true, LegendLeft: true, DPI: c.DPI,
-		Caption: "ReLU stays at z = −1 (its gradient is exactly 0). GELU and the other units with a'(−1) < 0 drift left."})
+	return r.Plot("neuron_descent", report.PlotSpec{Title: "Single neuron: z = w·x + b during gradient descent", XLabel: "step", YLabel: "z",
+		Series: series, HLines: []float64{0, rootOf(ops.GELU)}, LegendLeft: true, Width: 6.5, Height: 5, DPI: c.DPI,
+		Caption: "ReLU stays at z = −1 (its gradient is exactly 0). GELU moves away from the grey line at its minimum, z = −0.7518: " +
+			"up from −0.5, down from −1 and −3. SiLU, ELU and Softplus (dashed) recover from −1; GELU's approximations follow GELU (table)."})
+}
+
+// rootOf returns the zero of a' in [−5, 0], or 0 if it has none.
+func rootOf(a ops.Activation) float64 {
+	r, err := a.Roots(1, -5, 0)
+	if err != nil || len(r) == 0 {
+		return 0
+	}
+	return r[0]
 }
 
 func relErr(got, want float64) float64 {

@@ -119,6 +119,9 @@ func sweepReport(r *report.Report, c config, runs []*runResult, m measured) erro
 		"median max z of dead units", "median max |f'| at end", "E[f'(z)²] at end", "test accuracy", "diverged at step"}, rows); err != nil {
 		return err
 	}
+	if err := bestAccuracy(r, c, runs); err != nil {
+		return err
+	}
 	for _, b := range c.Biases {
 		for _, lr := range c.LRs {
 			var series []report.Series
@@ -141,6 +144,31 @@ func sweepReport(r *report.Report, c config, runs []*runResult, m measured) erro
 		}
 	}
 	return nil
+}
+
+// bestAccuracy tabulates, per activation and bias init, the best test
+// accuracy over the learning rates.
+func bestAccuracy(r *report.Report, c config, runs []*runResult) error {
+	header := []string{"activation"}
+	for _, b := range c.Biases {
+		header = append(header, "bias "+b)
+	}
+	var rows [][]any
+	for _, a := range c.Acts {
+		row := []any{label(a)}
+		for _, b := range c.Biases {
+			best, at := math.NaN(), 0.0
+			for _, res := range runs {
+				if res.Act == a && res.Bias == b && (math.IsNaN(best) || res.Accuracy > best) {
+					best, at = res.Accuracy, res.LR
+				}
+			}
+			row = append(row, fmt.Sprintf("%s (lr %g)", report.Format(best), at))
+		}
+		rows = append(rows, row)
+	}
+	r.Text("Best test accuracy over the learning rates, per activation and bias init (a diverged run counts as NaN):")
+	return r.Table("best_accuracy", header, rows)
 }
 
 func testN(c config) string {
