@@ -81,6 +81,15 @@ func sweepReport(r *report.Report, c config, runs []*runResult, m measured) erro
 		"training images: dead at tol means |f'(z)| ≤ %g on every one of them, exactly dead means f'(z) = 0 on every one "+
 		"(f' evaluated in float64). Accuracy is on the first %s MNIST test images after the last step.",
 		strings.Trim(strings.Join(strings.Fields(fmt.Sprint(c.Hidden)), " → "), "[]"), c.Momentum, c.Batch, c.Steps, c.ProbeEvery, c.ProbeN, c.Tol, testN(c)))
+	var depth []string
+	for _, a := range c.Acts {
+		depth = append(depth, fmt.Sprintf("%s %s", label(a), report.Format(deadBelow(a, c.Tol))))
+	}
+	r.Text(fmt.Sprintf("Why a tolerance: ReLU'(z) is exactly 0 for z ≤ 0, but the smooth activations' derivatives only tend to 0 in the "+
+		"left tail (GELU' vanishes exactly only at its minimum z = −0.7518, which no set of examples hits, and underflows to 0 in float64 "+
+		"only below z ≈ −38.5), so with tol = 0 they are essentially never dead. |f'(z)| ≤ %g holds for every z below: %s. "+
+		"GELU reaches it soonest because its derivative decays like |z|·φ(z), the others like e^z. The column \"median max |f'|\" "+
+		"shows how much gradient a typical unit can still pass, dead or not.", c.Tol, strings.Join(depth, ", ")))
 	w, err := r.CSV("dead", "activation", "lr", "bias", "step", "train_loss", "dead_fraction", "dead_fraction_exact", "dead_per_layer")
 	if err != nil {
 		return err
@@ -169,6 +178,18 @@ func bestAccuracy(r *report.Report, c config, runs []*runResult) error {
 	}
 	r.Text("Best test accuracy over the learning rates, per activation and bias init (a diverged run counts as NaN):")
 	return r.Table("best_accuracy", header, rows)
+}
+
+// deadBelow returns the z below which |a'(z)| ≤ tol everywhere, to 0.001:
+// the grid point before the first z, scanning up from −60, where |a'(z)|
+// exceeds tol.
+func deadBelow(a ops.Activation, tol float64) float64 {
+	for i := 1; i <= 61000; i++ {
+		if z := -60 + float64(i)/1000; math.Abs(a.Deriv(z)) > tol {
+			return z - 0.001
+		}
+	}
+	return math.NaN()
 }
 
 func testN(c config) string {
