@@ -7,6 +7,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/ops"
@@ -185,19 +186,25 @@ func neuronDescent(r *report.Report, c config, m measured) error {
 		}
 	}
 	r.Section("Gradient descent on the neuron")
+	starts := make([]string, len(neuronStarts))
+	for i, z := range neuronStarts {
+		starts[i] = fmt.Sprint(z)
+	}
 	r.Text(fmt.Sprintf("Plain gradient descent on (w, b), learning rate %g, %d steps, from z = %s with the same x and t. "+
-		"For GELU, ∂L/∂z = (a(z) − t)·a'(z) is positive left of GELU's minimum at z = −0.7518 (a'(z) < 0 there and a(z) < t), "+
+		"For GELU, ∂L/∂z = (a(z) − t)·a'(z) is positive left of GELU's minimum at z = %s (a'(z) < 0 there and a(z) < t), "+
 		"so descent moves z further left, into the tail where a'(z) → 0 and the loss tends to ½t², the loss of a dead unit: "+
 		"the loss does fall (GELU: from %s at z = −1), but onto that plateau. Right of the minimum descent moves z up towards the target. "+
-		"The same holds for the other non-monotone units (SiLU's minimum is at −1.278, so z = −1 is on its good side).",
-		neuronLR, c.NeuronSteps, fmtList(neuronStarts), report.Format(0.5*math.Pow(ops.GELU.F(-1)-neuronT, 2))))
+		"The same holds for the other non-monotone units (SiLU's minimum is at %s, so z = −1 is on its good side).",
+		neuronLR, c.NeuronSteps, strings.Join(starts, ", "), report.FormatDigits(rootOf(ops.GELU), 6),
+		report.Format(0.5*math.Pow(ops.GELU.F(-1)-neuronT, 2)), report.FormatDigits(rootOf(ops.SiLU), 6)))
 	if err := r.Table("neuron_descent", []string{"activation", "start z", "a'(start)", "loss at start", "z after descent", "a'(end)", "loss after descent"}, rows); err != nil {
 		return err
 	}
 	return r.Plot("neuron_descent", report.PlotSpec{Title: "Single neuron: z = w·x + b during gradient descent", XLabel: "step", YLabel: "z",
 		Series: series, HLines: []float64{0, rootOf(ops.GELU)}, LegendLeft: true, Width: 6.5, Height: 5, DPI: c.DPI,
-		Caption: "ReLU stays at z = −1 (its gradient is exactly 0). GELU moves away from the grey line at its minimum, z = −0.7518: " +
-			"up from −0.5, down from −1 and −3. SiLU, ELU and Softplus (dashed) recover from −1; GELU's approximations follow GELU (table)."})
+		Caption: fmt.Sprintf("ReLU stays at z = −1 (its gradient is exactly 0). GELU moves away from the grey line at its minimum, z = %s: "+
+			"up from −0.5, down from −1 and −3. SiLU, ELU and Softplus (dashed) recover from −1; GELU's approximations follow GELU (table).",
+			report.FormatDigits(rootOf(ops.GELU), 6))})
 }
 
 // rootOf returns the zero of a' in [−5, 0], or 0 if it has none.

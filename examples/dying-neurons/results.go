@@ -86,10 +86,11 @@ func sweepReport(r *report.Report, c config, runs []*runResult, m measured) erro
 		depth = append(depth, fmt.Sprintf("%s %s", label(a), report.Format(deadBelow(a, c.Tol))))
 	}
 	r.Text(fmt.Sprintf("Why a tolerance: ReLU'(z) is exactly 0 for z ≤ 0, but the smooth activations' derivatives only tend to 0 in the "+
-		"left tail (GELU' vanishes exactly only at its minimum z = −0.7518, which no set of examples hits, and underflows to 0 in float64 "+
-		"only below z ≈ −38.5), so with tol = 0 they are essentially never dead. |f'(z)| ≤ %g holds for every z below: %s. "+
+		"left tail (GELU' vanishes exactly only at its minimum z = %s, which no set of examples hits, and underflows to 0 in float64 "+
+		"only below z ≈ %s), so with tol = 0 they are essentially never dead. |f'(z)| ≤ %g holds for every z below: %s. "+
 		"GELU reaches it soonest because its derivative decays like |z|·φ(z), the others like e^z. The column \"median max |f'|\" "+
-		"shows how much gradient a typical unit can still pass, dead or not.", c.Tol, strings.Join(depth, ", ")))
+		"shows how much gradient a typical unit can still pass, dead or not.", report.FormatDigits(rootOf(ops.GELU), 6),
+		report.Format(deadBelow(ops.GELU, 0)), c.Tol, strings.Join(depth, ", ")))
 	w, err := r.CSV("dead", "activation", "lr", "bias", "step", "train_loss", "dead_fraction", "dead_fraction_exact", "dead_per_layer")
 	if err != nil {
 		return err

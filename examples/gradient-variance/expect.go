@@ -41,6 +41,11 @@ func derivStats(r *report.Report, c config, m measured) error {
 	if err := r.Table("normal_derivative", []string{"activation", "E[f'(X)]", "E[f'(X)²]", "Var[f'(X)]"}, rows); err != nil {
 		return err
 	}
+	roots, err := ops.GELU.Roots(1, -5, 0)
+	if err != nil || len(roots) != 1 {
+		return fmt.Errorf("GELU' has roots %v in [−5, 0] (%v), want one", roots, err)
+	}
+	root := roots[0]
 	var series []report.Series
 	for _, a := range ops.All() {
 		s := report.Series{Name: label(a), Dashed: a != ops.ReLU && a != ops.GELU}
@@ -53,8 +58,9 @@ func derivStats(r *report.Report, c config, m measured) error {
 	}
 	return r.Plot("integrand", report.PlotSpec{Title: "f'(x)²·φ(x): the integrand of E[f'(X)²]", XLabel: "x", YLabel: "f'(x)²·φ(x)",
 		Series: series, VLines: []float64{0}, LegendLeft: true, DPI: c.DPI,
-		Caption: "The area under each curve is E[f'(X)²]. Against ReLU (f'² = 1 for x > 0, 0 below), GELU adds area for x < 0 and for x > 0.7518 " +
-			"(where GELU' > 1) and loses more on 0 < x < 0.7518."})
+		Caption: fmt.Sprintf("The area under each curve is E[f'(X)²]. Against ReLU (f'² = 1 for x > 0, 0 below), GELU adds area for x < 0 "+
+			"and for x > %s (where GELU' > 1; by GELU'(x) + GELU'(−x) = 1 this is minus GELU's minimum) and loses more on 0 < x < %[1]s.",
+			report.FormatDigits(-root, 6))})
 }
 
 // key is the activation's name in summary keys ("sigmoid_gated" without β).
