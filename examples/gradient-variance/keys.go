@@ -9,7 +9,7 @@ func describe(r *report.Report) {
 		{"normal.*.E_d1", "E[f'(X)], X ~ N(0, 1), by quadrature (key: normal.<activation>.E_d1)"},
 		{"normal.*.E_d1sq", "E[f'(X)²], X ~ N(0, 1)"},
 		{"normal.*.Var_d1", "Var[f'(X)], X ~ N(0, 1)"},
-		{"momentum.*.ratio", "Var(m)/Var(g) summed over all parameters (key: momentum.<activation>.<phase>.<form>.b<β>.ratio)"},
+		{"momentum.*.ratio", "Var(m)/Var(g) summed over all parameters (key: momentum.<activation>.<phase>.<form>.b<β>.ratio; phases: window_lr<learning rate>, frozen)"},
 		{"momentum.*.ratio_se", "its batch-means standard error over the blocks"},
 		{"momentum.*.predicted", "the stationary prediction: (1−β)/(1+β) for ema, 1/(1−β²) for heavy_ball"},
 		{"momentum.*.expected", "predicted × probe.WindowFactor(β, window): what the window's sample variance should show for i.i.d. gradients"},
@@ -24,7 +24,7 @@ func describe(r *report.Report) {
 		{"grad.*.mean_sq", "Σ_j mean(g_j)² over the same elements"},
 		{"net.*.E_d1", "mean of f'(z) over the hidden units and the first unit-batches batches of the phase (key: net.<activation>.<phase>.E_d1)"},
 		{"net.*.E_d1sq", "mean of f'(z)² over the same"},
-		{"accuracy.*", "test accuracy after the window"},
+		{"accuracy.*", "test accuracy after the last window"},
 		{"train.*.var", "Σ_j Var(g_j) over consecutive blocks of var-block training steps (array)"},
 		{"train.*.loss", "mean training loss over the same blocks (array)"},
 	} {

@@ -15,10 +15,11 @@
 //	         activation), -init-samples batches drawn with replacement:
 //	         per-parameter gradient mean and variance
 //	train    -train-steps steps at -lr: Σ_j Var(g_j) in blocks of -var-block steps
-//	window   burn-in + -window steps at -window-lr: gradients and four
-//	         shadow momentum buffers (EMA and heavy ball, β = 0.9 and 0.99)
-//	         fed the same gradients (package train/probe)
-//	frozen   weights frozen after the window, burn-in + -window batches
+//	window   burn-in + -window steps at each of -window-lrs in turn:
+//	         gradients and four shadow momentum buffers (EMA and heavy
+//	         ball, β = 0.9 and 0.99) fed the same gradients (package
+//	         train/probe)
+//	frozen   weights frozen after the windows, burn-in + -window batches
 //	         drawn with replacement: independent gradients, same buffers
 //
 // The frozen phases satisfy the assumptions of the stationary formulas
@@ -48,7 +49,8 @@ type config struct {
 	Acts                     []ops.Activation
 	Hidden                   []int
 	Batch                    int
-	LR, WindowLR, Momentum   float64
+	LR, Momentum             float64
+	WindowLRs                []float64
 	InitSamples, TrainSteps  int
 	Window, Blocks, VarBlock int
 	UnitBatches              int // batches per phase whose pre-activations give the network's E[f'(z)²]
@@ -62,7 +64,7 @@ type config struct {
 
 func main() {
 	var c config
-	var acts, hidden string
+	var acts, hidden, windowLRs string
 	flag.StringVar(&c.Out, "out", "out/gradient-variance", "output folder; created if needed, the files this program writes are replaced")
 	flag.Uint64Var(&c.Seed, "seed", 1, "seed of the weights, the batch order and the batches drawn with replacement")
 	flag.StringVar(&c.MNIST, "mnist", "", "directory with the MNIST IDX files (default: the GoMNIST module copy)")
@@ -70,7 +72,7 @@ func main() {
 	flag.StringVar(&hidden, "hidden", "128,128", "hidden layer widths, comma-separated")
 	flag.IntVar(&c.Batch, "batch", 64, "mini-batch size")
 	flag.Float64Var(&c.LR, "lr", 0.05, "learning rate of the training phase")
-	flag.Float64Var(&c.WindowLR, "window-lr", 0.005, "learning rate of the late window")
+	flag.StringVar(&windowLRs, "window-lrs", "0.005,0.0005", "learning rates of the late windows, measured one after the other, comma-separated")
 	flag.Float64Var(&c.Momentum, "momentum", 0.9, "momentum of the optimizer that trains (heavy ball, PyTorch's default)")
 	flag.IntVar(&c.InitSamples, "init-samples", 1000, "gradient samples at the frozen initial weights")
 	flag.IntVar(&c.TrainSteps, "train-steps", 1500, "training steps before the window")
@@ -85,7 +87,7 @@ func main() {
 	flag.IntVar(&c.DPI, "dpi", 144, "resolution of the PNG plots")
 	flag.Parse()
 	c.Args = os.Args
-	err := parseLists(&c, acts, hidden)
+	err := parseLists(&c, acts, hidden, windowLRs)
 	if err == nil {
 		_, err = run(c)
 	}

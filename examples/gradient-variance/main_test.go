@@ -82,10 +82,10 @@ func TestMomentumVarianceOnSyntheticIID(t *testing.T) {
 }
 
 func tiny(dir string) config {
-	c := config{Out: dir, Seed: 2, Batch: 16, LR: 0.05, WindowLR: 0.005, Momentum: 0.9, InitSamples: 30, TrainSteps: 40,
+	c := config{Out: dir, Seed: 2, Batch: 16, LR: 0.05, Momentum: 0.9, InitSamples: 30, TrainSteps: 40,
 		Window: 60, Blocks: 3, VarBlock: 20, UnitBatches: 5, BurnEps: 0.3, TrainN: 500, TestN: 100, Workers: 2, DPI: 30, Quiet: true,
 		Args: []string{"gradient-variance", "-window", "60"}}
-	if err := parseLists(&c, "relu,gelu", "8"); err != nil {
+	if err := parseLists(&c, "relu,gelu", "8", "0.005,0.0005"); err != nil {
 		panic(err)
 	}
 	return c
@@ -127,7 +127,7 @@ func TestRunTinyWritesTheReport(t *testing.T) {
 				t.Errorf("%v %s: network E[f'²] = %v", a.Act, p.Name, p.MeanSqD)
 			}
 		}
-		if strings.Join(names, ",") != "init,window,frozen" {
+		if strings.Join(names, ",") != "init,window_lr0.005,window_lr0.0005,frozen" {
 			t.Errorf("%v: phases %v", a.Act, names)
 		}
 		if len(a.TrainVar) != 2 || !(a.Accuracy >= 0 && a.Accuracy <= 1) {
@@ -190,7 +190,7 @@ func TestBadConfig(t *testing.T) {
 		t.Errorf("blocks not dividing the window: %v", err)
 	}
 	var c2 config
-	if err := parseLists(&c2, "gelu,swish2", "8"); err == nil || !strings.Contains(err.Error(), "swish2") {
+	if err := parseLists(&c2, "gelu,swish2", "8", "0.1"); err == nil || !strings.Contains(err.Error(), "swish2") {
 		t.Errorf("bad activation: %v", err)
 	}
 }

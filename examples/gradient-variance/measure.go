@@ -237,7 +237,8 @@ func measureAct(c config, d *data, a ops.Activation, combos []combo) (*actResult
 }
 
 // trainAndWindow trains for c.TrainSteps at c.LR, then for burn + c.Window
-// steps at c.WindowLR with the buffers watched, then scores the test set.
+// steps at each of c.WindowLRs in turn with the buffers watched, then
+// scores the test set.
 func trainAndWindow(c config, d *data, md *model, res *actResult, burn int, combos []combo) error {
 	l, err := datasets.NewLoader(d.train, datasets.LoaderConfig{BatchSize: c.Batch, Shuffle: true, Seed: c.Seed, DropLast: true})
 	if err != nil {
@@ -279,32 +280,37 @@ func trainAndWindow(c config, d *data, md *model, res *actResult, burn int, comb
 			lossSum = 0
 		}
 	}
-	opt.SetLR(c.WindowLR)
-	rec, err := newRecorder(md.params, c.Window/c.Blocks, burn, combos)
-	if err != nil {
-		return err
-	}
-	rec.recordUnits(md, c.UnitBatches)
-	for i := 0; i < burn+c.Window; i, step = i+1, step+1 {
-		gs, _, err := next()
+	for _, lr := range c.WindowLRs {
+		opt.SetLR(lr)
+		rec, err := newRecorder(md.params, c.Window/c.Blocks, burn, combos)
 		if err != nil {
 			return err
 		}
-		if err := rec.add(gs); err != nil {
+		rec.recordUnits(md, c.UnitBatches)
+		for i := 0; i < burn+c.Window; i, step = i+1, step+1 {
+			gs, _, err := next()
+			if err != nil {
+				return err
+			}
+			if err := rec.add(gs); err != nil {
+				return err
+			}
+			if err := opt.Step(md.params, gs); err != nil {
+				return err
+			}
+		}
+		ph, err := rec.summarize(windowName(lr))
+		if err != nil {
 			return err
 		}
-		if err := opt.Step(md.params, gs); err != nil {
-			return err
-		}
+		res.Phases = append(res.Phases, ph)
 	}
-	ph, err := rec.summarize("window")
-	if err != nil {
-		return err
-	}
-	res.Phases = append(res.Phases, ph)
 	res.Accuracy, err = accuracy(c, d, md)
 	return err
 }
+
+// windowName names the phase of a training window at learning rate lr.
+func windowName(lr float64) string { return fmt.Sprintf("window_lr%g", lr) }
 
 // accuracy scores the test set with the training machine (its loss and
 // gradients are computed too, and ignored).

@@ -106,10 +106,11 @@ func momentumReport(r *report.Report, c config, acts []*actResult, m measured) e
 		"(lag-1 correlation β), so the sample variance over a window of n steps is expected to be the stationary value times "+
 		"`probe.WindowFactor(β, n)` (%s for β = 0.99, n = %d); the table gives both. ± is the batch-means standard error over the blocks.\n\n"+
 		"Two settings: **frozen** keeps the trained weights fixed and draws every batch independently with replacement, so the gradients "+
-		"are exactly i.i.d. and the formulas must hold; **window** continues training at learning rate %g after %d steps at %g, where the "+
-		"weights move and consecutive gradients are not independent (their measured lag-1 autocorrelation is in the table).",
+		"are exactly i.i.d. and the formulas must hold; **window_lr…** continues training after %d steps at learning rate %g, at the "+
+		"learning rates %s one after the other (burn-in + %d steps each), where the weights move and consecutive gradients need not be "+
+		"independent (their measured lag-1 autocorrelation is in the table). The frozen phase uses the weights after the last window.",
 		burn, c.BurnEps, c.Window, c.Blocks, fmt.Sprint(paramCount(acts)), report.Format(probe.WindowFactor(0.99, c.Window)), c.Window,
-		c.WindowLR, c.TrainSteps, c.LR))
+		c.TrainSteps, c.LR, fmtFloats(c.WindowLRs), c.Window))
 	var rows [][]any
 	for _, a := range acts {
 		for _, p := range a.Phases {
@@ -132,15 +133,15 @@ func momentumReport(r *report.Report, c config, acts []*actResult, m measured) e
 		"lag-1 corr. of g", "lag-1 corr. of m"}, rows); err != nil {
 		return err
 	}
-	r.Text(momentumSummary(acts))
+	r.Text(momentumSummary(c, acts))
 	for _, a := range acts {
 		var series []report.Series
 		for _, p := range a.Phases {
 			for k, cb := range combos {
-				if len(p.Comps) == 0 {
+				if len(p.Comps) == 0 || cb.Form != probe.EMA {
 					continue
 				}
-				s := report.Series{Name: fmt.Sprintf("%s %s β=%g", p.Name, cb.Form, cb.Beta), Dashed: p.Name == "window"}
+				s := report.Series{Name: fmt.Sprintf("%s β=%g", p.Name, cb.Beta), Dashed: p.Name != "frozen"}
 				for b, y := range p.Blocks[k] {
 					s.X, s.Y = append(s.X, (float64(b)+0.5)*float64(c.Window/c.Blocks)), append(s.Y, y)
 				}
@@ -151,9 +152,9 @@ func momentumReport(r *report.Report, c config, acts []*actResult, m measured) e
 			Title:  fmt.Sprintf("%s: measured Var(m)/Var(g) ÷ stationary prediction, per block", label(a.Act)),
 			XLabel: "step after burn-in (block centre)", YLabel: "measured / predicted", Series: series,
 			HLines: []float64{1, probe.WindowFactor(0.99, c.Window)}, Width: 6.5, Height: 4.5, DPI: c.DPI, LegendBottom: true,
-			Caption: fmt.Sprintf("Solid: frozen weights, i.i.d. batches; dashed: the late training window. Grey lines at 1 and at %s, "+
-				"the value expected for β = 0.99 over a window of %d steps (β = 0.9: %s). EMA and heavy ball coincide: after burn-in the "+
-				"heavy-ball buffer is the EMA buffer divided by 1 − β. The documents' formula is off by the factors in the table "+
+			Caption: fmt.Sprintf("EMA buffers; heavy ball gives the same curves (after burn-in its buffer is the EMA buffer divided by 1 − β). "+
+				"Solid: frozen weights, i.i.d. batches; dashed: the training windows. Grey lines at 1 and at %s, the value expected for "+
+				"β = 0.99 over a window of %d steps (β = 0.9: %s). The documents' formula is off by the factors in the table "+
 				"(up to ×10⁴ for heavy ball), beyond this scale.", report.Format(probe.WindowFactor(0.99, c.Window)), c.Window,
 				report.Format(probe.WindowFactor(0.9, c.Window)))}); err != nil {
 			return err
@@ -162,51 +163,89 @@ func momentumReport(r *report.Report, c config, acts []*actResult, m measured) e
 	return nil
 }
 
+func fmtFloats(xs []float64) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, ", ")
+}
+
 // momentumSummary says in numbers where the formulas held: the largest
-// |z| at frozen weights, and measured/expected in the window per β.
-func momentumSummary(acts []*actResult) string {
+// |z| at frozen weights, and measured/expected in each window per β.
+func momentumSummary(c config, acts []*actResult) string {
 	frozenZ := 0.0
-	window := map[float64][2]float64{} // β → min, max of measured/expected
-	var lag []float64
+	type key struct {
+		lr, beta float64
+	}
+	window := map[key][2]float64{} // min, max over activations of measured/expected (EMA)
+	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, a := range acts {
 		for _, p := range a.Phases {
 			for _, cmp := range p.Comps {
-				z := math.Abs((cmp.Ratio - cmp.Expected) / cmp.RatioSE)
-				switch p.Name {
-				case "frozen":
-					frozenZ = math.Max(frozenZ, z)
-				case "window":
-					q := cmp.Ratio / cmp.Expected
-					mm, ok := window[cmp.Beta]
+				if p.Name == "frozen" {
+					frozenZ = math.Max(frozenZ, math.Abs((cmp.Ratio-cmp.Expected)/cmp.RatioSE))
+					continue
+				}
+				for _, lr := range c.WindowLRs {
+					if p.Name != windowName(lr) || cmp.Form != probe.EMA {
+						continue
+					}
+					q, k := cmp.Ratio/cmp.Expected, key{lr, cmp.Beta}
+					mm, ok := window[k]
 					if !ok {
 						mm = [2]float64{q, q}
 					}
-					window[cmp.Beta] = [2]float64{math.Min(mm[0], q), math.Max(mm[1], q)}
-					lag = append(lag, cmp.GradLag1)
+					window[k] = [2]float64{math.Min(mm[0], q), math.Max(mm[1], q)}
+					lo, hi = math.Min(lo, cmp.GradLag1), math.Max(hi, cmp.GradLag1)
 				}
 			}
 		}
 	}
 	var parts []string
-	for _, cb := range combos {
-		if mm, ok := window[cb.Beta]; ok && cb.Form == probe.EMA {
-			parts = append(parts, fmt.Sprintf("β = %g: %s–%s", cb.Beta, report.Format(mm[0]), report.Format(mm[1])))
+	var deficit []float64 // 1 − measured/expected for β = 0.99, per window, in c.WindowLRs order
+	for _, lr := range c.WindowLRs {
+		var ps []string
+		for _, beta := range []float64{0.9, 0.99} {
+			if mm, ok := window[key{lr, beta}]; ok {
+				ps = append(ps, fmt.Sprintf("β = %g: %s", beta, rangeText(mm)))
+				if beta == 0.99 {
+					deficit = append(deficit, 1-mm[1])
+				}
+			}
+		}
+		parts = append(parts, fmt.Sprintf("learning rate %g: %s", lr, strings.Join(ps, ", ")))
+	}
+	verdict := "with i.i.d. gradients the measurements agree with the stationary formula of each form within sampling error"
+	if frozenZ > 4 {
+		verdict = "more than sampling error explains; a longer burn-in or window may be needed"
+	}
+	text := fmt.Sprintf("At frozen weights the largest |z| over all activations and buffers is %s: %s. In the training windows "+
+		"measured/expected (over the activations) is %s; the gradients' lag-1 autocorrelation there is %s to %s. ",
+		report.FormatDigits(frozenZ, 2), verdict, strings.Join(parts, "; "), report.Format(lo), report.Format(hi))
+	if len(deficit) > 0 && deficit[0] > 0.1 {
+		text += "The β = 0.99 buffers vary less than independent gradients would make them. Lag-1 correlations this small cannot explain " +
+			"it, but a β = 0.99 buffer averages over about 100 steps and also feels correlations at longer lags: with the weights moving, each " +
+			"noisy step changes the gradients that follow, and where later gradients partly undo what the noise did, the correlations summed " +
+			"over those lags are negative. At frozen weights there is no such feedback"
+		shrinks := len(deficit) > 1
+		for i := 1; i < len(deficit); i++ {
+			shrinks = shrinks && c.WindowLRs[i] < c.WindowLRs[i-1] && deficit[i] < deficit[i-1]
+		}
+		if shrinks {
+			text += ", and the deficit shrinks as the learning rate does, as that explanation predicts. "
+		} else {
+			text += "; this run does not show the deficit shrinking with the learning rate, so the explanation is not confirmed here. "
 		}
 	}
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, l := range lag {
-		lo, hi = math.Min(lo, l), math.Max(hi, l)
-	}
-	text := fmt.Sprintf("At frozen weights the largest |z| over all activations and buffers is %s: with i.i.d. gradients the measurements "+
-		"agree with the stationary formula of each form. In the training window measured/expected is %s; the gradients' lag-1 "+
-		"autocorrelation there is %s to %s. ", report.FormatDigits(frozenZ, 2), strings.Join(parts, ", "), report.Format(lo), report.Format(hi))
-	if mm, ok := window[0.99]; ok && mm[1] < 0.9 {
-		text += "The β = 0.99 buffers vary clearly less than independent gradients would make them. Lag-1 correlations this small cannot " +
-			"explain it, but a β = 0.99 buffer averages over about 100 steps and also feels correlations at longer lags. A likely cause " +
-			"(not tested here): with the weights moving, each noisy step changes the gradients that follow, and where later gradients partly " +
-			"undo what the noise did, the correlations summed over those lags are negative. At frozen weights there is no such feedback. "
-	}
 	return text + "EMA and heavy ball give the same ratios: once the start is forgotten, the heavy-ball buffer is the EMA buffer divided by 1 − β."
+}
+
+func rangeText(mm [2]float64) string {
+	if report.Format(mm[0]) == report.Format(mm[1]) {
+		return report.Format(mm[0])
+	}
+	return report.Format(mm[0]) + "–" + report.Format(mm[1])
 }
 
 func paramCount(acts []*actResult) int {
@@ -258,7 +297,7 @@ func gradientReport(r *report.Report, c config, acts []*actResult, m measured) e
 	for _, a := range acts {
 		acc = append(acc, fmt.Sprintf("%s %s", label(a.Act), report.Format(a.Accuracy)))
 	}
-	r.Text(fmt.Sprintf("Test accuracy after the window (%s test images): %s.", testN(c), strings.Join(acc, ", ")))
+	r.Text(fmt.Sprintf("Test accuracy after the last window (%s test images): %s.", testN(c), strings.Join(acc, ", ")))
 	var series []report.Series
 	for _, a := range acts {
 		s := report.Series{Name: label(a.Act)}
