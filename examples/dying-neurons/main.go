@@ -30,6 +30,7 @@ import (
 	"runtime"
 
 	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/train/probe"
 	"github.com/geluproject/gelu/train/report"
 )
 
@@ -71,7 +72,7 @@ func main() {
 	flag.IntVar(&c.TestN, "test-n", 0, "test examples for the final accuracy (0: all 10 000)")
 	flag.IntVar(&c.TrainN, "train-n", 0, "use the first this many MNIST training images, before the 1/12 validation split (0: all 60 000)")
 	flag.Float64Var(&c.Momentum, "momentum", 0.9, "SGD heavy-ball momentum (PyTorch's convention, dampening 0)")
-	flag.Float64Var(&c.Tol, "tol", 1e-3, "a unit is dead when |f'(z)| ≤ tol on every probe example")
+	flag.Float64Var(&c.Tol, "tol", probe.DefaultDeadTol, "a unit is dead when |f'(z)| ≤ tol on every probe example")
 	flag.IntVar(&c.Workers, "workers", runtime.NumCPU(), "runs trained in parallel (results do not depend on it)")
 	flag.IntVar(&c.DPI, "dpi", 144, "resolution of the PNG plots")
 	flag.Parse()

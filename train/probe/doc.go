@@ -25,11 +25,13 @@
 // GELU'(z) = Φ(z) + z·φ(z) vanishes only at the single point z ≈ −0.7518
 // (GELU's minimum), which no set of examples hits exactly, and tends to 0
 // like −|z|·φ(z) in the left tail without reaching it; in float64 it
-// underflows to 0 only below z ≈ −38.5 (in float32 below z ≈ −14, which
+// underflows to 0 only below z ≈ −38.7 (in float32 below z ≈ −14.5, which
 // matters for the gradient a float32 network actually receives, not for
 // this probe, which evaluates f' in float64). With tol = 0 a GELU, SiLU,
-// ELU or Softplus unit is therefore essentially never dead, and a
-// tolerance is needed to ask whether it is practically dead. Units keeps
+// ELU or Softplus unit is therefore dead only where f' underflows (for
+// ELU, SiLU and Softplus, whose f' decays like e^z, below about −740),
+// which takes a network whose pre-activations have blown up; a tolerance
+// is needed to ask whether a unit is practically dead. Units keeps
 // max |f'(z)| per unit, so any tolerance can be applied afterwards;
 // DefaultDeadTol = 1e-3 is about a thousandth of the slope of a unit in its
 // linear regime, reached by GELU for z < −3.81, by ELU and Softplus for
