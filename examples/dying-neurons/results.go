@@ -87,7 +87,8 @@ func sweepReport(r *report.Report, c config, runs []*runResult, m measured) erro
 	}
 	r.Text(fmt.Sprintf("Why a tolerance: ReLU'(z) is exactly 0 for z ≤ 0, but the smooth activations' derivatives only tend to 0 in the "+
 		"left tail (GELU' vanishes exactly only at its minimum z = %s, which no set of examples hits, and underflows to 0 in float64 "+
-		"only below z ≈ %s), so with tol = 0 they are essentially never dead. |f'(z)| ≤ %g holds for every z below: %s. "+
+		"only below z ≈ %s; ELU', SiLU' and Softplus' only below about −740), so with tol = 0 a smooth unit counts as dead only "+
+		"when its pre-activations have blown up far below zero (the column \"exactly dead\" shows when). |f'(z)| ≤ %g holds for every z below: %s. "+
 		"GELU reaches it soonest because its derivative decays like |z|·φ(z), the others like e^z. The column \"median max |f'|\" "+
 		"shows how much gradient a typical unit can still pass, dead or not.", report.FormatDigits(rootOf(ops.GELU), 6),
 		report.Format(deadBelow(ops.GELU, 0)), c.Tol, strings.Join(depth, ", ")))
@@ -186,7 +187,7 @@ func bestAccuracy(r *report.Report, c config, runs []*runResult) error {
 // exceeds tol.
 func deadBelow(a ops.Activation, tol float64) float64 {
 	for i := 1; i <= 61000; i++ {
-		if z := -60 + float64(i)/1000; math.Abs(a.Deriv(z)) > tol {
+		if z := float64(i-60000) / 1000; math.Abs(a.Deriv(z)) > tol {
 			return z - 0.001
 		}
 	}
