@@ -149,7 +149,8 @@ func sweepReport(r *report.Report, c config, runs []*runResult, m measured) erro
 			if err := r.Plot(fmt.Sprintf("dead_lr%g_bias%s", lr, b), report.PlotSpec{
 				Title:  fmt.Sprintf("Dead hidden units, lr %g, bias init %s", lr, b),
 				XLabel: "step", YLabel: fmt.Sprintf("fraction with |f'| ≤ %g on all", c.Tol), Series: series, HLines: []float64{0, 1},
-				Width: 5, Height: 3.2, DPI: c.DPI, LegendBottom: true}); err != nil {
+				Width: 5, Height: 3.2, DPI: c.DPI, LegendBottom: true,
+				Caption: "A line that ends early is a run that diverged (NaN or ±Inf) there; see the runs table."}); err != nil {
 				return err
 			}
 		}
