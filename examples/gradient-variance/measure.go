@@ -8,7 +8,9 @@ package main
 import (
 	"fmt"
 	"math"
+	"os"
 	"slices"
+	"time"
 
 	"github.com/geluproject/gelu/datasets"
 	"github.com/geluproject/gelu/graph"
@@ -47,7 +49,8 @@ type actResult struct {
 	// training loss over the block.
 	TrainStep           []int
 	TrainVar, TrainLoss []float64
-	Accuracy            float64 // test accuracy after the window
+	Accuracy            float64 // test accuracy after the last window
+	start               time.Time
 }
 
 // model is the MLP with its training machine.
@@ -190,7 +193,7 @@ func measureAct(c config, d *data, a ops.Activation, combos []combo) (*actResult
 	if err != nil {
 		return nil, err
 	}
-	res := &actResult{Act: a}
+	res := &actResult{Act: a, start: time.Now()}
 	for _, p := range md.params {
 		res.Tensors = append(res.Tensors, p.Name)
 	}
@@ -222,6 +225,7 @@ func measureAct(c config, d *data, a ops.Activation, combos []combo) (*actResult
 		}
 		ph, err := rec.summarize(name)
 		res.Phases = append(res.Phases, ph)
+		res.note(c, name)
 		return err
 	}
 	if err := frozen("init", c.InitSamples, 0, nil); err != nil {
@@ -245,6 +249,7 @@ func trainAndWindow(c config, d *data, md *model, res *actResult, burn int, comb
 		return err
 	}
 	opt := &optim.SGD{LearningRate: c.LR, Momentum: c.Momentum}
+	defer func() { res.note(c, "test accuracy") }()
 	step := 0
 	next := func() ([]*tensor.Dense, float64, error) {
 		b, err := l.Batch(step/l.NumBatches(), step%l.NumBatches())
@@ -280,6 +285,7 @@ func trainAndWindow(c config, d *data, md *model, res *actResult, burn int, comb
 			lossSum = 0
 		}
 	}
+	res.note(c, "train")
 	for _, lr := range c.WindowLRs {
 		opt.SetLR(lr)
 		rec, err := newRecorder(md.params, c.Window/c.Blocks, burn, combos)
@@ -304,9 +310,17 @@ func trainAndWindow(c config, d *data, md *model, res *actResult, burn int, comb
 			return err
 		}
 		res.Phases = append(res.Phases, ph)
+		res.note(c, ph.Name)
 	}
 	res.Accuracy, err = accuracy(c, d, md)
 	return err
+}
+
+// note reports progress on stderr (never in the output files).
+func (res *actResult) note(c config, what string) {
+	if !c.Quiet {
+		fmt.Fprintf(os.Stderr, "%-10s %-16s done at %4.0fs\n", res.Act, what, time.Since(res.start).Seconds())
+	}
 }
 
 // windowName names the phase of a training window at learning rate lr.
