@@ -4,7 +4,7 @@
 //	report.md        the command, the documents' claims with verdicts, tables, plots
 //	summary.json     every reported number under a documented key
 //	*.csv            the tables; dead.csv has every probe of every run
-//	*.png            z during gradient descent on one neuron; dead fraction over steps, one plot per (lr, bias init)
+//	*.png            z during gradient descent on one neuron; per (lr, bias init): dead fraction and median max |f'| over steps
 //
 // (a) The single neuron L = ½(a(w·x + b) − t)² at z = −1: ∂L/∂w through the
 // graph against (a(z) − t)·a'(z)·x for every activation, then gradient

@@ -193,7 +193,7 @@ func TestRunTinyWritesTheReport(t *testing.T) {
 		}
 	}
 	for _, f := range []string{"report.md", "summary.json", "claims.csv", "dead.csv", "runs.csv", "neuron_gradient.csv", "neuron_descent.csv",
-		"neuron_descent.png", "dead_lr0.1_biasdefault.png", "dead_lr0.1_bias-100.png"} {
+		"neuron_descent.png", "dead_lr0.1_biasdefault.png", "dead_lr0.1_bias-100.png", "slope_lr0.1_biasdefault.png"} {
 		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s: %v", f, err)
 		}

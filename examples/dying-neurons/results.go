@@ -92,7 +92,7 @@ func sweepReport(r *report.Report, c config, runs []*runResult, m measured) erro
 		"GELU reaches it soonest because its derivative decays like |z|·φ(z), the others like e^z. The column \"median max |f'|\" "+
 		"shows how much gradient a typical unit can still pass, dead or not.", report.FormatDigits(rootOf(ops.GELU), 6),
 		report.Format(deadBelow(ops.GELU, 0)), c.Tol, strings.Join(depth, ", ")))
-	w, err := r.CSV("dead", "activation", "lr", "bias", "step", "train_loss", "dead_fraction", "dead_fraction_exact", "dead_per_layer")
+	w, err := r.CSV("dead", "activation", "lr", "bias", "step", "train_loss", "dead_fraction", "dead_fraction_exact", "median_max_abs_deriv", "dead_per_layer")
 	if err != nil {
 		return err
 	}
@@ -103,7 +103,7 @@ func sweepReport(r *report.Report, c config, runs []*runResult, m measured) erro
 			for _, n := range res.Layers[i] {
 				layers = append(layers, fmt.Sprint(n))
 			}
-			if err := w.Write(res.Act.Name(), res.LR, res.Bias, step, res.Loss[i], res.Dead[i], res.DeadExact[i], strings.Join(layers, " ")); err != nil {
+			if err := w.Write(res.Act.Name(), res.LR, res.Bias, step, res.Loss[i], res.Dead[i], res.DeadExact[i], res.Slope[i], strings.Join(layers, " ")); err != nil {
 				return err
 			}
 		}
@@ -135,27 +135,54 @@ func sweepReport(r *report.Report, c config, runs []*runResult, m measured) erro
 	}
 	for _, b := range c.Biases {
 		for _, lr := range c.LRs {
-			var series []report.Series
+			var dead, slope []report.Series
 			for _, res := range runs {
 				if res.Bias != b || res.LR != lr {
 					continue
 				}
-				s := report.Series{Name: label(res.Act)}
+				d, s := report.Series{Name: label(res.Act)}, report.Series{Name: label(res.Act)}
 				for i, step := range res.Steps {
-					s.X, s.Y = append(s.X, float64(step)), append(s.Y, res.Dead[i])
+					d.X, d.Y = append(d.X, float64(step)), append(d.Y, res.Dead[i])
+					s.X, s.Y = append(s.X, float64(step)), append(s.Y, res.Slope[i])
 				}
-				series = append(series, s)
+				dead, slope = append(dead, d), append(slope, s)
 			}
-			if err := r.Plot(fmt.Sprintf("dead_lr%g_bias%s", lr, b), report.PlotSpec{
+			name := fmt.Sprintf("lr%g_bias%s", lr, b)
+			if err := r.Plot("dead_"+name, report.PlotSpec{
 				Title:  fmt.Sprintf("Dead hidden units, lr %g, bias init %s", lr, b),
-				XLabel: "step", YLabel: fmt.Sprintf("fraction with |f'| ≤ %g on all", c.Tol), Series: series, HLines: []float64{0, 1},
+				XLabel: "step", YLabel: fmt.Sprintf("fraction with |f'| ≤ %g on all", c.Tol), Series: dead, HLines: []float64{0, 1},
 				Width: 5, Height: 3.2, DPI: c.DPI, LegendBottom: true,
 				Caption: "A line that ends early is a run that diverged (NaN or ±Inf) there; see the runs table."}); err != nil {
+				return err
+			}
+			if !anyPositive(slope) {
+				r.Text(fmt.Sprintf("lr %g, bias init %s: the median unit passes no gradient at any probe in any run (max |f'| = 0), "+
+					"so there is no log-scale plot of it.", lr, b))
+				continue
+			}
+			if err := r.Plot("slope_"+name, report.PlotSpec{
+				Title:  fmt.Sprintf("Gradient a typical unit can pass, lr %g, bias init %s", lr, b),
+				XLabel: "step", YLabel: "median over units of max |f'|", Series: slope, LogY: true, HLines: []float64{c.Tol},
+				Width: 5, Height: 3.2, DPI: c.DPI, LegendBottom: true,
+				Caption: fmt.Sprintf("For every unit the largest |f'(z)| over the probe images, then the median over units; the grey line is "+
+					"the tolerance %g. It is 0 (not drawn on the log axis) when more than half the units are exactly dead, as for ReLU "+
+					"with negative biases.", c.Tol)}); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+func anyPositive(ss []report.Series) bool {
+	for _, s := range ss {
+		for _, y := range s.Y {
+			if y > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // bestAccuracy tabulates, per activation and bias init, the best test

@@ -38,6 +38,7 @@ type runResult struct {
 	Loss      []float64 // mean training loss since the previous probe (NaN at step 0)
 	Dead      []float64 // dead fraction of all hidden units at config.Tol
 	DeadExact []float64 // dead fraction at tolerance 0 (f' exactly 0 on every probe example)
+	Slope     []float64 // median over hidden units of max |f'(z)| on the probe set
 	Layers    [][]int   // dead units per hidden layer at config.Tol
 	Accuracy  float64   // test accuracy after training; NaN if the run diverged
 	Diverged  int       // the step at which the loss, a gradient or a weight became NaN/Inf; 0 if none
@@ -176,6 +177,11 @@ func trainOne(c config, d *data, s setting) (*runResult, error) {
 		lossSum, lossN = 0, 0
 		res.Dead = append(res.Dead, units.DeadFraction(c.Tol))
 		res.DeadExact = append(res.DeadExact, units.DeadFraction(0))
+		var ds []float64
+		for l := range c.Hidden {
+			ds = append(ds, units.MaxAbsDeriv(l)...)
+		}
+		res.Slope = append(res.Slope, median(ds))
 		var layers []int
 		for l := range c.Hidden {
 			layers = append(layers, units.DeadCount(l, c.Tol))
