@@ -155,18 +155,32 @@ func sweepReport(r *report.Report, c config, runs []*runResult, m measured) erro
 				Caption: "A line that ends early is a run that diverged (NaN or ±Inf) there; see the runs table."}); err != nil {
 				return err
 			}
-			if !anyPositive(slope) {
+			// A run whose median unit never passes any gradient has nothing
+			// to show on a log axis: name it in the caption instead.
+			var shown []report.Series
+			var zero []string
+			for _, s := range slope {
+				if anyPositive([]report.Series{s}) {
+					shown = append(shown, s)
+				} else {
+					zero = append(zero, s.Name)
+				}
+			}
+			if len(shown) == 0 {
 				r.Text(fmt.Sprintf("lr %g, bias init %s: the median unit passes no gradient at any probe in any run (max |f'| = 0), "+
 					"so there is no log-scale plot of it.", lr, b))
 				continue
 			}
+			note := ""
+			if len(zero) > 0 {
+				note = fmt.Sprintf(" Not shown, because the value is 0 at every probe (more than half the units exactly dead): %s.", strings.Join(zero, ", "))
+			}
 			if err := r.Plot("slope_"+name, report.PlotSpec{
 				Title:  fmt.Sprintf("Gradient a typical unit can pass, lr %g, bias init %s", lr, b),
-				XLabel: "step", YLabel: "median over units of max |f'|", Series: slope, LogY: true, HLines: []float64{c.Tol},
+				XLabel: "step", YLabel: "median over units of max |f'|", Series: shown, LogY: true, HLines: []float64{c.Tol},
 				Width: 5, Height: 3.2, DPI: c.DPI, LegendBottom: true,
 				Caption: fmt.Sprintf("For every unit the largest |f'(z)| over the probe images, then the median over units; the grey line is "+
-					"the tolerance %g. It is 0 (not drawn on the log axis) when more than half the units are exactly dead, as for ReLU "+
-					"with negative biases.", c.Tol)}); err != nil {
+					"the tolerance %g. Where it is 0 (more than half the units exactly dead) the log axis cannot show it.%s", c.Tol, note)}); err != nil {
 				return err
 			}
 		}
