@@ -1,0 +1,70 @@
+// Package probe measures what happens inside a network while it trains,
+// for experiments about activations and optimizers:
+//
+//   - Units: dead units, from pre-activation tensors kept with graph.Keep
+//     (nn.MLP.Pre). A unit is dead at tolerance tol when |f'(z)| ≤ tol for
+//     every probe example: then almost no gradient reaches its incoming
+//     weights, whatever the loss. Units also gives max z per unit and the
+//     network's own E[f'(z)] and E[f'(z)²].
+//   - Moments: running per-element mean, variance and lag-1
+//     autocovariance of any sequence of tensor lists (the gradients of
+//     every parameter, a momentum buffer), with batch-means blocks for
+//     standard errors.
+//   - Shadow, Watch, Compare, VarFactor, MeanFactor, WindowFactor, BurnIn:
+//     momentum buffers fed the training gradients without moving the
+//     model, and their measured moments against the stationary
+//     predictions for independent gradients.
+//   - Sampler: mini-batches drawn with replacement, whose gradients at
+//     frozen parameters are independent and identically distributed.
+//
+// # Dead units and the tolerance
+//
+// ReLU'(z) is exactly 0 for z ≤ 0 (PyTorch's convention at 0), so a ReLU
+// unit is dead at any tolerance in [0, 1) when no probe example gives it a
+// positive pre-activation. The smooth activations have no such region:
+// GELU'(z) = Φ(z) + z·φ(z) vanishes only at the single point z ≈ −0.7518
+// (GELU's minimum), which no set of examples hits exactly, and tends to 0
+// like −|z|·φ(z) in the left tail without reaching it; in float64 it
+// underflows to 0 only below z ≈ −38.7 (in float32 below z ≈ −14.5, which
+// matters for the gradient a float32 network actually receives, not for
+// this probe, which evaluates f' in float64). With tol = 0 a GELU, SiLU,
+// ELU or Softplus unit is therefore dead only where f' underflows (for
+// ELU, SiLU and Softplus, whose f' decays like e^z, below about −740),
+// which takes a network whose pre-activations have blown up; a tolerance
+// is needed to ask whether a unit is practically dead. Units keeps
+// max |f'(z)| per unit, so any tolerance can be applied afterwards;
+// DefaultDeadTol = 1e-3 is about a thousandth of the slope of a unit in its
+// linear regime, reached by GELU for z < −3.81, by ELU and Softplus for
+// z < −6.91 and by SiLU for z < −8.99 (their tails decay like |z|·φ(z)
+// and e^z respectively). Near GELU's minimum |f'| is below 1e-3 too, for
+// z within about ±0.0023 of −0.7518, but a unit whose every example falls
+// there is not a concern in practice.
+//
+// # Momentum conventions
+//
+// For gradients g_t that are independent with mean μ and variance σ²
+// (per element), a buffer fed them is an AR(1) process with coefficient β
+// and, once the start is forgotten (BurnIn),
+//
+//	EMA        m ← β·m + (1 − β)·g    E[m] = μ           Var(m) = (1 − β)/(1 + β)·σ²
+//	HeavyBall  m ← β·m + g            E[m] = μ/(1 − β)   Var(m) = σ²/(1 − β²)
+//
+// Compare measures both sides on a window of steps. Real training breaks
+// the assumption twice: the parameters move, so μ and σ² drift, and
+// consecutive gradients are correlated through the trajectory. Measuring
+// at frozen parameters with a Sampler isolates the formula; measuring in a
+// window of real training at a small learning rate shows how far it
+// carries over.
+//
+// Minimal use, with a compiled training machine m and optimizer opt:
+//
+//	w, _ := probe.NewWatch(g.ParamTensors(), 500, probe.BurnIn(0.9, 1e-4),
+//		probe.Buffer{Form: probe.EMA, Beta: 0.9}, probe.Buffer{Form: probe.HeavyBall, Beta: 0.9})
+//	for step := 0; step < steps; step++ {
+//		// ... m.Set, m.Run, gs, _ := m.Grads()
+//		w.Add(gs)
+//		opt.Step(g.ParamTensors(), gs)
+//	}
+//	c, _ := w.Compare(0, -1) // the EMA buffer over all parameters
+//	fmt.Println(c.Ratio, "±", c.RatioSE, "expected", c.Expected)
+package probe
