@@ -74,7 +74,8 @@ func NewMLP(g *graph.Graph, name string, cfg MLPConfig) (*MLP, error) {
 // Forward maps x (rows × In) to logits (rows × Out) and records the hidden
 // pre-activations in m.Pre.
 func (m *MLP) Forward(x *G.Node) (*G.Node, error) {
-	m.Pre = m.Pre[:0]
+	// A fresh slice: a caller may still hold the previous Forward's nodes.
+	m.Pre = make([]*G.Node, 0, len(m.Layers)-1)
 	h := x
 	for i, l := range m.Layers {
 		z, err := l.Forward(h)

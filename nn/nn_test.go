@@ -380,6 +380,15 @@ func TestMLPNamesPreActivationsAndGradients(t *testing.T) {
 	if len(mlp.Pre) != 2 || !mlp.Pre[0].Shape().Eq(tensor.Shape{7, 5}) || !out.Shape().Eq(tensor.Shape{7, 2}) {
 		t.Errorf("pre-activations %v, output %v", mlp.Pre, out.Shape())
 	}
+	// A second Forward (e.g. on a test input) must not overwrite the first's nodes.
+	first := mlp.Pre
+	x2, _ := g.Input("x2", 3, 4)
+	if _, err := mlp.Forward(x2); err != nil {
+		t.Fatal(err)
+	}
+	if first[0].Shape()[0] != 7 || mlp.Pre[0].Shape()[0] != 3 {
+		t.Errorf("second Forward changed the first's pre-activations: %v, %v", first[0].Shape(), mlp.Pre[0].Shape())
+	}
 	check(t, "MLP", func(g *graph.Graph, in []*G.Node) (*G.Node, error) {
 		m, err := nn.NewMLP(g, "mlp", nn.MLPConfig{In: 3, Hidden: []int{4, 4}, Out: 2, Activation: ops.SiLU})
 		if err != nil {

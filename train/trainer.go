@@ -64,6 +64,9 @@ type Config struct {
 	// one line per evaluation is printed.
 	Quiet    bool
 	Progress io.Writer
+	// Keep lists nodes whose values hooks read from Machine after each
+	// step (pre-activations for dead-unit counts, say); see graph.Keep.
+	Keep []*G.Node
 	// OnStep runs after every optimizer step; OnEval after every
 	// evaluation. An error stops training.
 	OnStep func(t *Trainer, s StepInfo) error
@@ -146,7 +149,7 @@ func New(model Model, opt optim.Optimizer, trainData, valData *datasets.Loader, 
 	t := &Trainer{Model: model, Optimizer: opt, TrainData: trainData, ValData: valData, Config: cfg,
 		params: model.Graph.ParamTensors(), lastEval: -1}
 	var err error
-	if t.Machine, err = model.Graph.Compile(model.Loss); err != nil {
+	if t.Machine, err = model.Graph.Compile(model.Loss, graph.Keep(cfg.Keep...)); err != nil {
 		return nil, fmt.Errorf("train.New: %w", err)
 	}
 	if model.Output != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/geluproject/gelu/optim"
 	"github.com/geluproject/gelu/train"
 	"github.com/geluproject/gelu/train/safetensors"
+	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
 
@@ -338,5 +339,39 @@ func TestEvaluateRows(t *testing.T) {
 	want := ((out[0]-y[0])*(out[0]-y[0]) + (out[1]-y[1])*(out[1]-y[1])) / 2
 	if math.Abs(e.Rows[0]-want) > 1e-12 {
 		t.Errorf("row 0 loss %v, by hand %v", e.Rows[0], want)
+	}
+}
+
+// Config.Keep makes intermediate nodes readable from the training machine
+// in OnStep.
+func TestKeepForHooks(t *testing.T) {
+	d := regressionData(1)
+	g, _ := graph.New(tensor.Float64, 11)
+	mlp, _ := nn.NewMLP(g, "mlp", nn.MLPConfig{In: 4, Hidden: []int{16}, Out: 2})
+	x, _ := g.Input("x", batch, 4)
+	y, _ := g.Input("y", batch, 2)
+	out, _ := mlp.Forward(x)
+	loss, _ := nn.MSELoss(out, y)
+	tl, _ := datasets.NewLoader(d, datasets.LoaderConfig{BatchSize: batch, DropLast: true, Dtype: tensor.Float64})
+	pre := mlp.Pre[0]
+	var seen int
+	tr, err := train.New(train.Model{Graph: g, Input: x, Target: y, Output: out, Loss: loss, Task: train.Regression},
+		&optim.SGD{LearningRate: 0.01}, tl, nil, train.Config{MaxSteps: 3, Quiet: true, Keep: []*G.Node{pre},
+			OnStep: func(tr *train.Trainer, s train.StepInfo) error {
+				v, err := tr.Machine.Value(pre)
+				if err != nil {
+					return err
+				}
+				if got := v.(*tensor.Dense).Shape(); !graph.SameShape(got, tensor.Shape{batch, 16}) {
+					return fmt.Errorf("pre-activation shape %v", got)
+				}
+				seen++
+				return nil
+			}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.Run(); err != nil || seen != 3 {
+		t.Errorf("run: %v; hook read the kept node %d times, want 3", err, seen)
 	}
 }
