@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"unsafe"
 
 	"github.com/geluproject/gelu/graph"
 	"gorgonia.org/tensor"
@@ -159,12 +160,40 @@ func (k *finiteKernel[T]) first(x []T) int {
 }
 
 func (k *finiteKernel[T]) run(lo, hi int) {
+	if allFinite(k.x[lo:hi]) { // the common case, without a branch per element
+		return
+	}
 	for i, v := range k.x[lo:hi] {
 		if v-v != 0 { // NaN and ±Inf only
 			k.bad.record(lo + i)
 			return
 		}
 	}
+}
+
+// allFinite reports whether x holds no NaN or ±Inf. It looks only at the
+// exponent bits: (e & mask) + one sets the bit above the exponent exactly
+// when all exponent bits are ones, so OR-ing that over the slice tests every
+// element without a branch.
+func allFinite[T float](x []T) bool {
+	if len(x) == 0 {
+		return true
+	}
+	switch v := any(x).(type) {
+	case []float32:
+		var acc uint32
+		for _, b := range unsafe.Slice((*uint32)(unsafe.Pointer(&v[0])), len(v)) {
+			acc |= (b & 0x7f800000) + 0x00800000
+		}
+		return acc&0x80000000 == 0
+	case []float64:
+		var acc uint64
+		for _, b := range unsafe.Slice((*uint64)(unsafe.Pointer(&v[0])), len(v)) {
+			acc |= (b & 0x7ff0000000000000) + 0x0010000000000000
+		}
+		return acc&0x8000000000000000 == 0
+	}
+	return false
 }
 
 // at returns element j of a float tensor as float64.
