@@ -301,3 +301,27 @@ func TestParseActivationRoundTrip(t *testing.T) {
 		t.Errorf("swish should parse as silu, got %v", a)
 	}
 }
+
+func TestTitleKeyAndParseActivations(t *testing.T) {
+	want := map[string]string{"relu": "ReLU", "gelu": "GELU", "gelu_tanh": "GELU (tanh)", "gelu_sigmoid": "GELU (sigmoid)",
+		"softplus": "Softplus", "silu": "SiLU", "elu": "ELU", "elu:0.5": "ELU (α=0.5)",
+		"sigmoid_gated": "x·σ(βx), β=√(8/π)", "sigmoid_gated:1.5": "x·σ(βx), β=1.5"}
+	for name, title := range want {
+		a, err := ops.ParseActivation(name)
+		if err != nil || a.Title() != title {
+			t.Errorf("%s: Title %q (%v), want %q", name, a.Title(), err, title)
+		}
+		if k, _, _ := strings.Cut(name, ":"); a.Key() != k {
+			t.Errorf("%s: Key %q, want %q", name, a.Key(), k)
+		}
+	}
+	as, err := ops.ParseActivations("relu, gelu,gelu_tanh")
+	if err != nil || len(as) != 3 || as[1] != ops.GELU {
+		t.Errorf("ParseActivations: %v, %v", as, err)
+	}
+	for _, bad := range []string{"", "relu,", "relu,relu", "relu,tanh"} {
+		if _, err := ops.ParseActivations(bad); err == nil {
+			t.Errorf("ParseActivations(%q) accepted", bad)
+		}
+	}
+}

@@ -121,6 +121,44 @@ func (a Activation) Name() string {
 	return "none"
 }
 
+// Title returns a label for tables and plot legends: "ReLU", "GELU",
+// "GELU (tanh)", "GELU (sigmoid)", "Softplus", "SiLU", "ELU", "ELU (α=0.5)",
+// "x·σ(βx), β=√(8/π)" or "x·σ(βx), β=1.5".
+func (a Activation) Title() string {
+	switch a.kind {
+	case kindReLU:
+		return "ReLU"
+	case kindGELU:
+		return "GELU"
+	case kindGELUTanh:
+		return "GELU (tanh)"
+	case kindGELUSigmoid:
+		return "GELU (sigmoid)"
+	case kindSoftplus:
+		return "Softplus"
+	case kindSiLU:
+		return "SiLU"
+	case kindELU:
+		if a.param.hi == 1 {
+			return "ELU"
+		}
+		return "ELU (α=" + strconv.FormatFloat(a.param.hi, 'g', -1, 64) + ")"
+	case kindSigmoidGated:
+		if a.param.hi == math.Sqrt(8/math.Pi) {
+			return "x·σ(βx), β=√(8/π)"
+		}
+		return "x·σ(βx), β=" + strconv.FormatFloat(a.param.hi, 'g', 4, 64)
+	}
+	return "none"
+}
+
+// Key returns Name without its parameter ("elu:0.5" → "elu"), for summary
+// keys and file names.
+func (a Activation) Key() string {
+	k, _, _ := strings.Cut(a.Name(), ":")
+	return k
+}
+
 // String returns Name.
 func (a Activation) String() string { return a.Name() }
 
@@ -161,6 +199,26 @@ func ParseActivation(name string) (Activation, error) {
 		a.param = dd{hi: v}
 	}
 	return a, a.Validate()
+}
+
+// ParseActivations parses a comma-separated list of names (see
+// ParseActivation), such as a -acts flag: "relu,gelu,gelu_tanh". The list
+// must be non-empty and name each activation once.
+func ParseActivations(list string) ([]Activation, error) {
+	var out []Activation
+	for _, name := range strings.Split(list, ",") {
+		a, err := ParseActivation(name)
+		if err != nil {
+			return nil, err
+		}
+		for _, b := range out {
+			if b == a {
+				return nil, fmt.Errorf("ops: activation %q listed twice in %q", a.Name(), list)
+			}
+		}
+		out = append(out, a)
+	}
+	return out, nil
 }
 
 // F returns f(x) in float64.

@@ -6,11 +6,13 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -233,6 +235,24 @@ func (r *Report) Set(key string, value any) error {
 	}
 	r.values[key] = v
 	return nil
+}
+
+// Float returns a number set earlier with Set, so that later sections (the
+// claims, say) can use what earlier ones measured without a second map.
+func (r *Report) Float(key string) (float64, bool) {
+	switch v := r.values[key].(type) {
+	case float64:
+		return v, true
+	case int:
+		return float64(v), true
+	case int64:
+		return float64(v), true
+	case string: // how NaN and ±Inf are stored (JSON has no number for them)
+		if f, err := strconv.ParseFloat(v, 64); err == nil && (math.IsNaN(f) || math.IsInf(f, 0)) {
+			return f, true
+		}
+	}
+	return math.NaN(), false
 }
 
 func jsonValue(value any) (any, error) {

@@ -221,3 +221,29 @@ func TestNewRejectsUnusableDirectory(t *testing.T) {
 		t.Errorf("command from os.Args = %q", r.Command())
 	}
 }
+
+func TestFloatReadsBackSetValues(t *testing.T) {
+	r, err := New(t.TempDir(), "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Set("a", 1.5)
+	r.Set("n", 3)
+	r.Set("nan", math.NaN())
+	r.Set("s", "text")
+	if v, ok := r.Float("a"); !ok || v != 1.5 {
+		t.Errorf("Float(a) = %v, %v", v, ok)
+	}
+	if v, ok := r.Float("n"); !ok || v != 3 {
+		t.Errorf("Float(n) = %v, %v", v, ok)
+	}
+	if v, ok := r.Float("nan"); !ok || !math.IsNaN(v) {
+		t.Errorf("Float(nan) = %v, %v", v, ok)
+	}
+	if _, ok := r.Float("s"); ok {
+		t.Error("a string read back as a number")
+	}
+	if _, ok := r.Float("missing"); ok {
+		t.Error("a missing key read back")
+	}
+}
