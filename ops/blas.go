@@ -110,6 +110,17 @@ func BLASName() string {
 	return blasImpl.Name()
 }
 
+// SetBLASThreads sets how many threads the BLAS in use runs matrix products
+// on. OpenBLAS honours it; the pure-Go BLAS reports an error. Small products
+// (below roughly 128×128×512 multiply-adds here) run faster on one thread,
+// and so does a program that already trains several models in parallel.
+func SetBLASThreads(n int) error {
+	if t, ok := currentBLAS().(interface{ SetThreads(int) error }); ok {
+		return t.SetThreads(n)
+	}
+	return fmt.Errorf("ops: %s has no thread setting", BLASName())
+}
+
 func currentBLAS() BLAS {
 	blasMu.RLock()
 	defer blasMu.RUnlock()

@@ -329,3 +329,22 @@ func TestOpenBLASThreads(t *testing.T) {
 		t.Errorf("Name() = %q", ob.Name())
 	}
 }
+
+func TestSetBLASThreads(t *testing.T) {
+	ob, err := LoadOpenBLAS("")
+	if err != nil {
+		t.Skip("OpenBLAS not installed:", err)
+	}
+	prev := currentBLAS()
+	defer UseBLAS(prev)
+	UseBLAS(ob)
+	before := ob.Threads()
+	defer ob.SetThreads(before)
+	if err := SetBLASThreads(1); err != nil || ob.Threads() != 1 {
+		t.Errorf("SetBLASThreads(1): %v, threads now %d", err, ob.Threads())
+	}
+	UseBLAS(nil)
+	if err := SetBLASThreads(1); err == nil {
+		t.Error("the pure-Go BLAS accepted a thread count")
+	}
+}
