@@ -94,13 +94,13 @@ func run(c config) error {
 				return err
 			}
 			best(ours, w, res)
+			fmt.Fprintf(os.Stderr, "round %d  %-30s %10.4g %s\n", round, w, value(w, res.Seconds), unit(w))
 			if c.fallback {
 				if res, err = measure(w, c.reps, "gonum"); err != nil {
 					return err
 				}
 				best(fallback, w, res)
 			}
-			fmt.Fprintf(os.Stderr, "round %d  %-30s %10.4g %s\n", round, w, value(w, res.Seconds), unit(w))
 		}
 		times, version, err := pytorch(c)
 		if err != nil {
