@@ -80,7 +80,7 @@ func multiple(k int64, mant float64, e int) float64 {
 }
 
 // logTicks labels a log axis: powers of ten, every second, fifth, ...
-// one when there are more than 7 of them, and also 2 and 5 times each
+// one when there are more than 7 of them (with unlabelled ticks between), and also 2 and 5 times each
 // power (or every digit) when the axis spans less than two decades.
 // Labels are the shortest exact decimal: "0.01", "2e-05", "1e+06".
 type logTicks struct{}
@@ -118,8 +118,14 @@ func (logTicks) Ticks(min, max float64) []plot.Tick {
 			digits = map[int]bool{2: true, 3: true, 4: true, 5: true, 6: true, 7: true, 8: true, 9: true}
 		}
 	}
+	minor := 1 // unlabelled ticks at every minor-th power: no more than about 40
+	if hi-lo > 40 {
+		minor = every / 5 // every is then at least 10
+	}
 	for k := lo - 1; k <= hi; k++ {
-		add(at(1, k), mod(k, every) == 0)
+		if labelled := mod(k, every) == 0; labelled || mod(k, minor) == 0 {
+			add(at(1, k), labelled)
+		}
 		if hi-lo <= 12 {
 			for m := 2; m <= 9; m++ {
 				add(at(m, k), digits[m])

@@ -82,7 +82,12 @@ func TestLogTickLabels(t *testing.T) {
 			t.Errorf("[%v, %v]: %d ticks", c.min, c.max, len(ticks))
 		}
 	}
-	if n := len(logTicks{}.Ticks(1e-300, 1)); n != 301 {
-		t.Errorf("%d ticks on 301 decades, want one per power of ten", n)
+	// On 301 decades, unlabelled ticks every 10th power between the labels.
+	if n := len(logTicks{}.Ticks(1e-300, 1)); n != 31 {
+		t.Errorf("%d ticks on 301 decades, want 31", n)
+	}
+	// 11 powers 1e-12 … 0.01, 8 digits in each decade from 1e-12 to 1e-3, and 0.02 … 0.05.
+	if n := len(logTicks{}.Ticks(1e-12, 0.05)); n != 11+10*8+4 {
+		t.Errorf("%d ticks on 11 decades, want 95", n)
 	}
 }
