@@ -32,7 +32,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -61,65 +60,51 @@ type config struct {
 	BurnEps                  float64
 	TrainN, TestN            int // MNIST images used (0: all 60 000 and 10 000)
 	Workers, DPI             int
-	Quiet                    bool
-	Args                     []string
+	Quiet                    bool     // no progress lines on stderr
+	Args                     []string // the command line shown in report.md
 }
 
 func main() {
-	c, err := parseFlags(os.Args)
-	if errors.Is(err, flag.ErrHelp) {
-		return
-	}
-	if err == nil {
-		// Each worker trains a 128-wide MLP, whose matrix products are
-		// faster on one BLAS thread; the workers keep the cores busy. (The
-		// pure-Go BLAS has no thread setting; that error is not worth stopping for.)
-		_ = ops.SetBLASThreads(1)
-		_, err = run(c)
-	}
-	if err != nil {
+	c := config{Hidden: []int{128, 128}, WindowLRs: []float64{0.005, 0.0005}, Args: os.Args}
+	c.Acts, _ = ops.ParseActivations("relu,gelu")
+	flag.StringVar(&c.Out, "out", "out/gradient-variance", "output folder; created if needed, the files this program writes are replaced")
+	flag.Uint64Var(&c.Seed, "seed", 1, "seed of the weights, the batch order and the batches drawn with replacement")
+	flag.StringVar(&c.MNIST, "mnist", "", "directory with the MNIST IDX files (default: the GoMNIST module copy)")
+	flag.Func("acts", "activations, comma-separated, as ops.ParseActivations takes them (default relu,gelu)",
+		func(s string) (err error) { c.Acts, err = ops.ParseActivations(s); return err })
+	flag.Func("hidden", "hidden layer widths, comma-separated (default 128,128)", func(s string) (err error) { c.Hidden, err = list(s, strconv.Atoi); return err })
+	flag.IntVar(&c.Batch, "batch", 64, "mini-batch size")
+	flag.Float64Var(&c.LR, "lr", 0.05, "learning rate of the training phase")
+	flag.Func("window-lrs", "learning rates of the late windows, measured one after the other, comma-separated (default 0.005,0.0005)",
+		func(s string) (err error) { c.WindowLRs, err = list(s, parseFloat); return err })
+	flag.Float64Var(&c.Momentum, "momentum", 0.9, "momentum of the optimizer that trains (heavy ball, PyTorch's default)")
+	flag.IntVar(&c.InitSamples, "init-samples", 1000, "gradient samples at the frozen initial weights")
+	flag.IntVar(&c.TrainSteps, "train-steps", 1500, "training steps before the window")
+	flag.IntVar(&c.Window, "window", 3000, "measured steps of the window and of the frozen phase (after burn-in)")
+	flag.IntVar(&c.Blocks, "blocks", 6, "blocks the window is cut into for standard errors; must divide -window")
+	flag.IntVar(&c.VarBlock, "var-block", 100, "training steps per gradient-variance point during training")
+	flag.IntVar(&c.UnitBatches, "unit-batches", 50, "batches per phase over which the network's E[f'(z)²] is averaged")
+	flag.Float64Var(&c.BurnEps, "burn-eps", 1e-4, "burn-in: skip the first t steps of each buffer, with β^t ≤ burn-eps")
+	flag.IntVar(&c.TrainN, "train-n", 0, "use the first this many MNIST training images (0: all 60 000)")
+	flag.IntVar(&c.TestN, "test-n", 0, "test images for the accuracy (0: all 10 000)")
+	flag.IntVar(&c.Workers, "workers", runtime.NumCPU(), "activations measured in parallel (results do not depend on it)")
+	flag.IntVar(&c.DPI, "dpi", 144, "resolution of the PNG plots")
+	flag.Parse()
+	// Each worker trains a 128-wide MLP, whose matrix products are faster
+	// on one BLAS thread; the workers keep the cores busy. (The pure-Go
+	// BLAS has no thread setting; that error is not worth stopping for.)
+	_ = ops.SetBLASThreads(1)
+	if _, err := run(c); err != nil {
 		fmt.Fprintln(os.Stderr, "gradient-variance:", err)
 		os.Exit(1)
 	}
 	fmt.Println("wrote", c.Out+"/report.md")
 }
 
-// parseFlags reads the command line (argv as os.Args holds it).
-func parseFlags(argv []string) (config, error) {
-	c := config{Hidden: []int{128, 128}, WindowLRs: []float64{0.005, 0.0005}, Args: argv}
-	c.Acts, _ = ops.ParseActivations("relu,gelu")
-	fs := flag.NewFlagSet(argv[0], flag.ContinueOnError)
-	fs.StringVar(&c.Out, "out", "out/gradient-variance", "output folder; created if needed, the files this program writes are replaced")
-	fs.Uint64Var(&c.Seed, "seed", 1, "seed of the weights, the batch order and the batches drawn with replacement")
-	fs.StringVar(&c.MNIST, "mnist", "", "directory with the MNIST IDX files (default: the GoMNIST module copy)")
-	fs.Func("acts", "activations, comma-separated, as ops.ParseActivations takes them (default relu,gelu)",
-		func(s string) (err error) { c.Acts, err = ops.ParseActivations(s); return err })
-	fs.Func("hidden", "hidden layer widths, comma-separated (default 128,128)", func(s string) (err error) { c.Hidden, err = list(s, strconv.Atoi); return err })
-	fs.IntVar(&c.Batch, "batch", 64, "mini-batch size")
-	fs.Float64Var(&c.LR, "lr", 0.05, "learning rate of the training phase")
-	fs.Func("window-lrs", "learning rates of the late windows, measured one after the other, comma-separated (default 0.005,0.0005)",
-		func(s string) (err error) {
-			c.WindowLRs, err = list(s, func(v string) (float64, error) { return strconv.ParseFloat(v, 64) })
-			return err
-		})
-	fs.Float64Var(&c.Momentum, "momentum", 0.9, "momentum of the optimizer that trains (heavy ball, PyTorch's default)")
-	fs.IntVar(&c.InitSamples, "init-samples", 1000, "gradient samples at the frozen initial weights")
-	fs.IntVar(&c.TrainSteps, "train-steps", 1500, "training steps before the window")
-	fs.IntVar(&c.Window, "window", 3000, "measured steps of the window and of the frozen phase (after burn-in)")
-	fs.IntVar(&c.Blocks, "blocks", 6, "blocks the window is cut into for standard errors; must divide -window")
-	fs.IntVar(&c.VarBlock, "var-block", 100, "training steps per gradient-variance point during training")
-	fs.IntVar(&c.UnitBatches, "unit-batches", 50, "batches per phase over which the network's E[f'(z)²] is averaged")
-	fs.Float64Var(&c.BurnEps, "burn-eps", 1e-4, "burn-in: skip the first t steps of each buffer, with β^t ≤ burn-eps")
-	fs.IntVar(&c.TrainN, "train-n", 0, "use the first this many MNIST training images (0: all 60 000)")
-	fs.IntVar(&c.TestN, "test-n", 0, "test images for the accuracy (0: all 10 000)")
-	fs.IntVar(&c.Workers, "workers", runtime.NumCPU(), "activations measured in parallel (results do not depend on it)")
-	fs.IntVar(&c.DPI, "dpi", 144, "resolution of the PNG plots")
-	return c, fs.Parse(argv[1:])
-}
+func parseFloat(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
 
 // list parses a comma-separated list.
-func list[T any](s string, parse func(string) (T, error)) ([]T, error) {
-	var out []T
+func list[T any](s string, parse func(string) (T, error)) (out []T, err error) {
 	for _, f := range strings.Split(s, ",") {
 		v, err := parse(strings.TrimSpace(f))
 		if err != nil {
@@ -131,21 +116,20 @@ func list[T any](s string, parse func(string) (T, error)) ([]T, error) {
 }
 
 func (c config) validate() error {
-	switch {
-	case len(c.Acts) == 0 || len(c.Hidden) == 0 || len(c.WindowLRs) == 0 || c.Batch < 1 || c.InitSamples < 2 || c.TrainSteps < 0 ||
-		c.Window < 2 || c.Blocks < 2 || c.Window%c.Blocks != 0 || c.VarBlock < 2 || c.UnitBatches < 1 || c.Workers < 1 || c.TrainN < 0 || c.TestN < 0:
-		return fmt.Errorf("-acts %v -hidden %v -window-lrs %v -batch %d -init-samples %d -train-steps %d -window %d -blocks %d -var-block %d "+
-			"-unit-batches %d -workers %d -train-n %d -test-n %d: want non-empty lists, positive sizes, at least 2 blocks dividing the window, "+
-			"at least 2 samples and steps per block", c.Acts, c.Hidden, c.WindowLRs, c.Batch, c.InitSamples, c.TrainSteps, c.Window, c.Blocks,
-			c.VarBlock, c.UnitBatches, c.Workers, c.TrainN, c.TestN)
-	case !(c.LR >= 0) || !(c.Momentum >= 0 && c.Momentum < 1) || !(c.BurnEps > 0 && c.BurnEps < 1) || slices.Min(c.Hidden) <= 0 || !(slices.Min(c.WindowLRs) >= 0):
-		return fmt.Errorf("-lr %v -momentum %v -burn-eps %v -hidden %v -window-lrs %v: want learning rates ≥ 0, momentum in [0, 1), "+
-			"burn-eps in (0, 1), positive widths", c.LR, c.Momentum, c.BurnEps, c.Hidden, c.WindowLRs)
+	if len(c.Acts) == 0 || len(c.Hidden) == 0 || len(c.WindowLRs) == 0 || slices.Min(c.Hidden) <= 0 || !(slices.Min(c.WindowLRs) >= 0) ||
+		c.Batch < 1 || !(c.LR >= 0) || !(c.Momentum >= 0 && c.Momentum < 1) || c.InitSamples < 2 || c.TrainSteps < 0 || c.Window < 2 ||
+		c.Blocks < 2 || c.Window%c.Blocks != 0 || c.VarBlock < 2 || c.UnitBatches < 1 || !(c.BurnEps > 0 && c.BurnEps < 1) ||
+		c.TrainN < 0 || c.TestN < 0 || c.Workers < 1 {
+		return fmt.Errorf("-acts %v -hidden %v -window-lrs %v -batch %d -lr %v -momentum %v -init-samples %d -train-steps %d -window %d "+
+			"-blocks %d -var-block %d -unit-batches %d -burn-eps %v -train-n %d -test-n %d -workers %d: want non-empty lists, positive widths "+
+			"and sizes, learning rates ≥ 0, momentum in [0, 1), at least 2 samples per phase and block, blocks dividing the window, burn-eps in (0, 1)",
+			c.Acts, c.Hidden, c.WindowLRs, c.Batch, c.LR, c.Momentum, c.InitSamples, c.TrainSteps, c.Window, c.Blocks, c.VarBlock, c.UnitBatches,
+			c.BurnEps, c.TrainN, c.TestN, c.Workers)
 	}
 	return nil
 }
 
-func run(c config) ([]*actResult, error) {
+func run(c config) (acts []*actResult, err error) {
 	if err := c.validate(); err != nil {
 		return nil, err
 	}
@@ -153,22 +137,16 @@ func run(c config) ([]*actResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := derivStats(r, c); err != nil {
-		return nil, err
+	for _, step := range []func() error{
+		func() error { return derivStats(r, c) },                        // 1
+		func() (err error) { acts, err = measureAll(c); return err },    // 2 and 3
+		func() error { return momentumReport(r, c, acts) },              // 2
+		func() error { return gradientReport(r, c, acts) },              // 3
+		func() error { claims(r, acts); describe(r); return r.Close() }, // claims at the top of report.md
+	} {
+		if err := step(); err != nil {
+			return nil, err
+		}
 	}
-	acts, err := measureAll(c)
-	if err == nil {
-		err = momentumReport(r, c, acts)
-	}
-	if err == nil {
-		err = gradientReport(r, c, acts)
-	}
-	if err != nil {
-		return nil, err
-	}
-	for _, cl := range claims(r, acts) {
-		r.Claim(cl)
-	}
-	describe(r)
-	return acts, r.Close()
+	return acts, nil
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -119,14 +120,18 @@ func TestBadConfig(t *testing.T) {
 	if _, err := run(c); err == nil || !strings.Contains(err.Error(), "-blocks 7") {
 		t.Errorf("blocks not dividing the window: %v", err)
 	}
-	if _, err := parseFlags([]string{"gradient-variance", "-acts", "gelu,swish2"}); err == nil || !strings.Contains(err.Error(), "swish2") {
+	if _, err := ops.ParseActivations("gelu,swish2"); err == nil || !strings.Contains(err.Error(), "swish2") {
 		t.Errorf("bad activation: %v", err)
 	}
-	if _, err := parseFlags([]string{"gradient-variance", "-hidden", "8,x"}); err == nil {
-		t.Error("bad width accepted")
+	if v, err := list("8, 16", strconv.Atoi); err != nil || len(v) != 2 || v[1] != 16 {
+		t.Errorf("list of widths: %v, %v", v, err)
 	}
-	c, err := parseFlags([]string{"gradient-variance", "-acts", "gelu", "-window-lrs", "0.1,0.01"})
-	if err != nil || len(c.Acts) != 1 || c.WindowLRs[1] != 0.01 || c.Hidden[0] != 128 || c.Window != 3000 {
-		t.Errorf("parsed %+v, %v", c, err)
+	if _, err := list("0.1,x", parseFloat); err == nil || !strings.Contains(err.Error(), `"x"`) {
+		t.Errorf("bad learning rate: %v", err)
+	}
+	c = tiny(t.TempDir())
+	c.Hidden = []int{8, 0}
+	if _, err := run(c); err == nil || !strings.Contains(err.Error(), "-hidden [8 0]") {
+		t.Errorf("width 0: %v", err)
 	}
 }

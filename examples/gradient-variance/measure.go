@@ -136,7 +136,7 @@ func measureAct(c config, train, test *datasets.Dataset, a ops.Activation) (*act
 		if err != nil {
 			return nil, err
 		}
-		res.TrainStep, res.TrainVar, res.TrainLoss = append(res.TrainStep, step), append(res.TrainVar, s.Grad[len(s.Grad)-1].Var), append(res.TrainLoss, loss)
+		res.TrainStep, res.TrainVar, res.TrainLoss = append(res.TrainStep, step), append(res.TrainVar, s.All().Var), append(res.TrainLoss, loss)
 	}
 	if _, err := net.Run(next, c.TrainSteps%c.VarBlock, nil, opt); err != nil {
 		return nil, fmt.Errorf("training: %w", err)

@@ -65,7 +65,7 @@ func momentumReport(r *report.Report, c config, acts []*actResult) error {
 		"are exactly i.i.d. and the formulas must hold; **window_lr…** continues training after %d steps at learning rate %g, at the "+
 		"learning rates %s one after the other (burn-in + %d steps each), where the weights move and consecutive gradients need not be "+
 		"independent (their measured lag-1 autocorrelation is in the table). The frozen phase uses the weights after the last window.",
-		burn, c.BurnEps, c.Window, c.Blocks, acts[0].Phases[0].Grad[len(acts[0].Phases[0].Grad)-1].Elements, wf(0.99), c.Window,
+		burn, c.BurnEps, c.Window, c.Blocks, acts[0].Phases[0].All().Elements, wf(0.99), c.Window,
 		c.TrainSteps, c.LR, strings.ReplaceAll(strings.Trim(fmt.Sprint(c.WindowLRs), "[]"), " ", ", "), c.Window))
 	var rows [][]any
 	for _, a := range acts {

@@ -131,6 +131,14 @@ type Summary struct {
 	UnitMean, UnitMeanSq float64
 }
 
+// All returns the gradient totals over all tensors (the last of Grad).
+func (s Summary) All() Totals {
+	if len(s.Grad) == 0 {
+		return Totals{}
+	}
+	return s.Grad[len(s.Grad)-1]
+}
+
 // Summary returns the totals, comparisons and unit statistics so far; it
 // needs at least 2 recorded steps.
 func (w *Watch) Summary() (Summary, error) {

@@ -79,7 +79,7 @@ func TestSummaryOnSyntheticIID(t *testing.T) {
 			}
 			wantVar += sumSq / (window - 1)
 		}
-		if got := s.Grad[1].Var; math.Abs(got-wantVar) > 1e-9*wantVar || s.Grad[0].Var != got || s.Grad[1].Elements != elems {
+		if got := s.All().Var; math.Abs(got-wantVar) > 1e-9*wantVar || s.Grad[0].Var != got || s.Grad[1].Elements != elems || s.All().Elements != elems {
 			t.Errorf("%v: Σ Var = %v (tensor) and %v (all), want %v", dt, s.Grad[0].Var, got, wantVar)
 		}
 		for _, c := range s.Buffers {
