@@ -16,10 +16,14 @@ import (
 func derivStats(r *report.Report, c config) error {
 	var rows [][]any
 	var series []report.Series
+	var gelu ops.Profile
 	for _, a := range ops.All() {
 		p, err := a.Profile()
 		if err != nil {
 			return err
+		}
+		if a == ops.GELU {
+			gelu = p
 		}
 		d := p.Deriv
 		r.SetAll("normal."+a.Key()+".", map[string]float64{"E_d1": d.Mean.Value, "E_d1sq": d.MeanSq.Value, "Var_d1": d.Var.Value})
@@ -35,10 +39,6 @@ func derivStats(r *report.Report, c config) error {
 		"%s in E[f'²] and %s in Var[f'].", report.Format(r.Get("normal.relu.E_d1sq")-r.Get("normal.gelu.E_d1sq")),
 		report.Format(r.Get("normal.relu.Var_d1")-r.Get("normal.gelu.Var_d1"))))
 	if err := r.Table("normal_derivative", []string{"activation", "E[f'(X)]", "E[f'(X)²]", "Var[f'(X)]"}, rows); err != nil {
-		return err
-	}
-	gelu, err := ops.GELU.Profile()
-	if err != nil {
 		return err
 	}
 	return r.Plot("integrand", report.PlotSpec{Title: "f'(x)²·φ(x): the integrand of E[f'(X)²]", XLabel: "x", YLabel: "f'(x)²·φ(x)",

@@ -21,6 +21,7 @@ const (
 	// LegendAuto: the first of top right, top left, bottom right and
 	// bottom left that covers no drawn line, else LegendBelow.
 	LegendAuto LegendPos = iota
+	// The four corners inside the axes.
 	LegendTopRight
 	LegendTopLeft
 	LegendBottomRight
