@@ -21,8 +21,10 @@
 //	y, err := ops.GELU.Apply(x) // or ops.GELUTanh, ops.ReLU, ops.SigmoidGated(1.5), ...
 //
 // Choose an activation by name with ParseActivation("gelu_tanh"); analyse
-// one with Minimum, Roots and MaxAbsDiff, and take expectations under
-// N(0, 1) with NormalExpectation (quadrature) or NormalExpectationMC.
+// one with Minimum, Roots and MaxAbsDiff, or all at once with Profile
+// (minimum, f'(0), f”(0), inflection points, convexity, E[f'(X)²], ...),
+// and take expectations under N(0, 1) with NormalExpectation (quadrature)
+// or NormalExpectationMC.
 //
 // The fused layer ops (Linear, MatMul, LayerNorm, MSELoss, CrossEntropy,
 // BCEWithLogits, Add, Dropout, Embedding) own their output buffers, so a

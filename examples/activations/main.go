@@ -16,7 +16,8 @@
 // Sections, in the order of report.md (the code is in sections.go, the
 // document claims in claims.go):
 //
-//  1. Shape: minimum, f'(0), f”(0), inflection points, where f” > 0, E[f(X)].
+//  1. Shape (ops.Activation.Profile): minimum, f'(0), f”(0), inflection
+//     points, where f” > 0, E[f(X)].
 //  2. Tails: f(−10), f(−5), 5 − f(5), 10 − f(10) and the decay rate f'/f at −10.
 //  3. Plots of f, f', f”.
 //  4. GELU's tanh and sigmoid forms: the largest error, and the documents'
@@ -74,11 +75,7 @@ type quantity struct {
 type results struct {
 	Quantities []quantity // section 5
 	Noise      []quantity // section 6
-	Files      []string
 }
-
-// measured collects the numbers the claims refer to, by summary key.
-type measured map[string]float64
 
 func run(c config) (*results, error) {
 	if c.MC < 4 || c.Trials < 1 || c.DPI < 0 {
@@ -90,32 +87,21 @@ func run(c config) (*results, error) {
 	}
 	r.Text(fmt.Sprintf("Every number below is measured by this program (seed %d, %d Monte Carlo samples per expectation). "+
 		"The activations are the float64 references `ops.Activation.F`, `Deriv`, `Deriv2`; roots, minima and maximal differences "+
-		"are searched on [−10, 10] (`Roots`, `Minimum`, `ops.MaxAbsDiff`); expectations over X ~ N(0, 1) use `ops.NormalExpectation` "+
+		"are searched on [−10, 10] (`ops.Activation.Profile`, `ops.MaxAbsDiff`); expectations over X ~ N(0, 1) use `ops.NormalExpectation` "+
 		"(adaptive Gauss–Kronrod; ± its error estimate) and `ops.NormalExpectationMC` (± the standard error).", c.Seed, c.MC))
-	res, m := &results{}, measured{}
-	steps := []func() error{
-		func() error { return shape(r, m) },                 // 1, 2
-		func() error { return curves(r, c) },                // 3
-		func() error { return approximations(r, c, m) },     // 4
-		func() error { return gradientStats(r, c, m, res) }, // 5
-		func() error { return reluNoise(r, c, m, res) },     // 6
-		func() error { return claims(r, c, m) },             // 7
-	}
-	for _, step := range steps {
+	res := &results{}
+	for _, step := range []func() error{
+		func() error { return shape(r) },                 // 1, 2
+		func() error { return curves(r, c) },             // 3
+		func() error { return approximations(r, c) },     // 4
+		func() error { return gradientStats(r, c, res) }, // 5
+		func() error { return reluNoise(r, c, res) },     // 6
+		func() error { return claims(r, c.Trials) },      // 7
+	} {
 		if err := step(); err != nil {
 			return nil, err
 		}
 	}
 	describe(r)
-	if err := r.Close(); err != nil {
-		return nil, err
-	}
-	entries, err := os.ReadDir(c.Out)
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range entries {
-		res.Files = append(res.Files, e.Name())
-	}
-	return res, nil
+	return res, r.Close()
 }

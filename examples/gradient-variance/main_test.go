@@ -7,87 +7,18 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/geluproject/gelu/graph"
-	"github.com/geluproject/gelu/graph/rng"
-	"github.com/geluproject/gelu/train/probe"
-	"gorgonia.org/tensor"
+	"github.com/geluproject/gelu/ops"
 )
-
-// windowExpected is E[sample variance]/variance over n steps of a series
-// with autocorrelation β^k: (n − S/n)/(n − 1) with S = Σ_{s,t} β^|s−t| in
-// closed form, S = n(1+β)/(1−β) − 2β(1−βⁿ)/(1−β)² (a geometric series
-// summed twice; probe.WindowFactor sums it term by term).
-func windowExpected(beta float64, n int) float64 {
-	fn := float64(n)
-	all := fn*(1+beta)/(1-beta) - 2*beta*(1-math.Pow(beta, fn))/((1-beta)*(1-beta))
-	return (fn - all/fn) / (fn - 1)
-}
-
-// TestMomentumVarianceOnSyntheticIID runs the example's recorder on
-// synthetic i.i.d. gradients (per-element means and spreads differ) in
-// both dtypes and checks Var(m)/Var(g) against (1−β)/(1+β) and 1/(1−β²),
-// corrected for the window, within 4 standard errors, and E[m] against
-// μ and μ/(1−β).
-func TestMomentumVarianceOnSyntheticIID(t *testing.T) {
-	const elems, window, blocks = 200, 2000, 5
-	for _, dt := range []tensor.Dtype{tensor.Float32, tensor.Float64} {
-		ps := []graph.NamedTensor{{Name: "w", Value: tensor.New(tensor.Of(dt), tensor.WithShape(4, elems/4))}}
-		burn := probe.BurnIn(0.99, 1e-4)
-		rec, err := newRecorder(ps, window/blocks, burn, combos)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := rng.New(11, "synthetic")
-		g := tensor.New(tensor.Of(dt), tensor.WithShape(4, elems/4))
-		for step := 0; step < burn+window; step++ {
-			for j := 0; j < elems; j++ {
-				v := 0.3*math.Cos(float64(j)) + (0.5+float64(j%7)/7)*r.Normal()
-				if dt == tensor.Float32 {
-					g.Float32s()[j] = float32(v)
-				} else {
-					g.Float64s()[j] = v
-				}
-			}
-			if err := rec.add([]*tensor.Dense{g}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		ph, err := rec.summarize("synthetic")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(ph.Comps) != 4 || len(ph.Blocks[0]) != blocks {
-			t.Fatalf("%d comparisons with %d blocks, want 4 with %d", len(ph.Comps), len(ph.Blocks[0]), blocks)
-		}
-		for _, c := range ph.Comps {
-			stationary, slope := (1-c.Beta)/(1+c.Beta), 1.0
-			if c.Form == probe.HeavyBall {
-				stationary, slope = 1/(1-c.Beta*c.Beta), 1/(1-c.Beta)
-			}
-			want := stationary * windowExpected(c.Beta, window)
-			if z := (c.Ratio - want) / c.RatioSE; math.Abs(z) > 4 || c.RatioSE > 0.05*want {
-				t.Errorf("%v %v β=%v: Var(m)/Var(g) = %.5g ± %.2g, want %.5g: z = %.1f", dt, c.Form, c.Beta, c.Ratio, c.RatioSE, want, z)
-			}
-			if math.Abs(c.MeanSlope/slope-1) > 0.03 {
-				t.Errorf("%v %v β=%v: E[m] slope %v, want %v", dt, c.Form, c.Beta, c.MeanSlope, slope)
-			}
-		}
-		if !math.IsNaN(ph.MeanSqD) {
-			t.Errorf("no units were recorded, but E[f'²] = %v", ph.MeanSqD)
-		}
-	}
-}
 
 func tiny(dir string) config {
 	c := config{Out: dir, Seed: 2, Batch: 16, LR: 0.05, Momentum: 0.9, InitSamples: 30, TrainSteps: 40,
 		Window: 60, Blocks: 3, VarBlock: 20, UnitBatches: 5, BurnEps: 0.3, TrainN: 500, TestN: 100, Workers: 2, DPI: 30, Quiet: true,
-		Args: []string{"gradient-variance", "-window", "60"}}
-	if err := parseLists(&c, "relu,gelu", "8", "0.005,0.0005"); err != nil {
-		panic(err)
-	}
+		Args: []string{"gradient-variance", "-window", "60"}, Hidden: []int{8}, WindowLRs: []float64{0.005, 0.0005}}
+	c.Acts, _ = ops.ParseActivations("relu,gelu")
 	return c
 }
 
@@ -113,18 +44,18 @@ func TestRunTinyWritesTheReport(t *testing.T) {
 			t.Errorf("%s differs between two runs with the same seed (1 and 2 workers)", e.Name())
 		}
 	}
-	if len(res.Acts) != 2 {
-		t.Fatalf("%d activations, want 2", len(res.Acts))
+	if len(res) != 2 {
+		t.Fatalf("%d activations, want 2", len(res))
 	}
-	for _, a := range res.Acts {
+	for _, a := range res {
 		var names []string
 		for _, p := range a.Phases {
 			names = append(names, p.Name)
 			if all := p.Grad[len(p.Grad)-1]; !(all.Var > 0) || all.Elements != 784*8+8+8*10+10 {
 				t.Errorf("%v %s: gradient totals %+v", a.Act, p.Name, all)
 			}
-			if !(p.MeanSqD > 0 && p.MeanSqD < 2) {
-				t.Errorf("%v %s: network E[f'²] = %v", a.Act, p.Name, p.MeanSqD)
+			if !(p.UnitMeanSq > 0 && p.UnitMeanSq < 2) {
+				t.Errorf("%v %s: network E[f'²] = %v", a.Act, p.Name, p.UnitMeanSq)
 			}
 		}
 		if strings.Join(names, ",") != "init,window_lr0.005,window_lr0.0005,frozen" {
@@ -189,8 +120,18 @@ func TestBadConfig(t *testing.T) {
 	if _, err := run(c); err == nil || !strings.Contains(err.Error(), "-blocks 7") {
 		t.Errorf("blocks not dividing the window: %v", err)
 	}
-	var c2 config
-	if err := parseLists(&c2, "gelu,swish2", "8", "0.1"); err == nil || !strings.Contains(err.Error(), "swish2") {
+	if _, err := ops.ParseActivations("gelu,swish2"); err == nil || !strings.Contains(err.Error(), "swish2") {
 		t.Errorf("bad activation: %v", err)
+	}
+	if v, err := list("8, 16", strconv.Atoi); err != nil || len(v) != 2 || v[1] != 16 {
+		t.Errorf("list of widths: %v, %v", v, err)
+	}
+	if _, err := list("0.1,x", parseFloat); err == nil || !strings.Contains(err.Error(), `"x"`) {
+		t.Errorf("bad learning rate: %v", err)
+	}
+	c = tiny(t.TempDir())
+	c.Hidden = []int{8, 0}
+	if _, err := run(c); err == nil || !strings.Contains(err.Error(), "-hidden [8 0]") {
+		t.Errorf("width 0: %v", err)
 	}
 }

@@ -13,9 +13,14 @@
 //   - Shadow, Watch, Compare, VarFactor, MeanFactor, WindowFactor, BurnIn:
 //     momentum buffers fed the training gradients without moving the
 //     model, and their measured moments against the stationary
-//     predictions for independent gradients.
+//     predictions for independent gradients. Watch.Summary gives a
+//     window's gradient totals per tensor, the buffer comparisons and
+//     (with WatchUnits) the network's own E[f'(z)] and E[f'(z)²].
 //   - Sampler: mini-batches drawn with replacement, whose gradients at
 //     frozen parameters are independent and identically distributed.
+//   - Net, Stream, LoaderStream: a compiled training graph driven batch
+//     by batch (Net.Run feeds a Watch and steps an optimizer, or keeps the
+//     weights frozen), and its test accuracy.
 //
 // # Dead units and the tolerance
 //
@@ -56,15 +61,14 @@
 // window of real training at a small learning rate shows how far it
 // carries over.
 //
-// Minimal use, with a compiled training machine m and optimizer opt:
+// Minimal use, with a training graph compiled with its loss into machine
+// m, a loader l and an optimizer opt:
 //
-//	w, _ := probe.NewWatch(g.ParamTensors(), 500, probe.BurnIn(0.9, 1e-4),
+//	net := &probe.Net{M: m, Input: x, Target: y, Params: g.ParamTensors()}
+//	w, _ := probe.NewWatch(net.Params, 500, probe.BurnIn(0.9, 1e-4),
 //		probe.Buffer{Form: probe.EMA, Beta: 0.9}, probe.Buffer{Form: probe.HeavyBall, Beta: 0.9})
-//	for step := 0; step < steps; step++ {
-//		// ... m.Set, m.Run, gs, _ := m.Grads()
-//		w.Add(gs)
-//		opt.Step(g.ParamTensors(), gs)
-//	}
-//	c, _ := w.Compare(0, -1) // the EMA buffer over all parameters
-//	fmt.Println(c.Ratio, "±", c.RatioSE, "expected", c.Expected)
+//	net.Run(probe.LoaderStream(l), probe.BurnIn(0.9, 1e-4)+3000, w, opt)
+//	s, _ := w.Summary()
+//	c := s.Buffers[0] // the EMA buffer over all parameters
+//	fmt.Println(c.Ratio, "±", c.RatioSE, "expected", c.Expected, "z", c.Z())
 package probe

@@ -192,6 +192,10 @@ type Comparison struct {
 	GradLag1, BufLag1 float64
 }
 
+// Z is (Ratio − Expected)/RatioSE: how many standard errors the measured
+// ratio is from what independent gradients would give.
+func (c Comparison) Z() float64 { return (c.Ratio - c.Expected) / c.RatioSE }
+
 // Compare compares the buffer moments m with the gradient moments g over
 // tensor i (−1: all tensors). g and m must have seen the same steps.
 func Compare(g, m *Moments, i int, f Form, beta float64) (Comparison, error) {

@@ -1,12 +1,16 @@
 package probe
 
 // Watch: shadow momentum buffers and moments for a whole stream of
-// gradients, with a burn-in before anything is recorded.
+// gradients, with a burn-in before anything is recorded, and optionally
+// the network's own f'(z) statistics; Summary gives everything measured
+// over the window.
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/geluproject/gelu/graph"
+	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
 
@@ -25,6 +29,11 @@ type Watch struct {
 	grads   *Moments
 	shadows []*Shadow
 	bufs    []*Moments
+
+	units     *Units // see WatchUnits
+	m         *graph.Machine
+	pre       []*G.Node
+	unitSteps int
 }
 
 // NewWatch starts a watch over parameters shaped like params, with moments
@@ -71,7 +80,91 @@ func (w *Watch) Add(grads []*tensor.Dense) (recorded bool, err error) {
 			return false, err
 		}
 	}
+	if w.units != nil && w.grads.N() <= w.unitSteps {
+		for l, n := range w.pre {
+			v, err := w.m.Value(n)
+			if err != nil {
+				return true, fmt.Errorf("probe.Watch.Add: %w", err)
+			}
+			d, ok := v.(*tensor.Dense)
+			if !ok {
+				return true, fmt.Errorf("probe.Watch.Add: %q is a %T, want a tensor", n.Name(), v)
+			}
+			if err := w.units.Observe(l, d, d.Shape()[0]); err != nil {
+				return true, err
+			}
+		}
+	}
 	return true, nil
+}
+
+// WatchUnits makes the watch also record the network's f'(z) on its first
+// steps recorded steps: Add then reads the hidden pre-activations pre
+// (kept with graph.Keep, e.g. nn.MLP.Pre) from m's last run into u, after
+// u.Reset(). Call Add right after running m on the batch whose gradients
+// it is given. Summary reports the averages as UnitMean and UnitMeanSq:
+// the network's counterparts of E[f'(X)] and E[f'(X)²], X ~ N(0, 1).
+func (w *Watch) WatchUnits(u *Units, m *graph.Machine, pre []*G.Node, steps int) error {
+	if u == nil || m == nil {
+		return fmt.Errorf("probe.Watch.WatchUnits: nil units or machine")
+	}
+	if len(pre) != u.Layers() {
+		return fmt.Errorf("probe.Watch.WatchUnits: %d pre-activation nodes for %d layers", len(pre), u.Layers())
+	}
+	u.Reset()
+	w.units, w.m, w.pre, w.unitSteps = u, m, append([]*G.Node(nil), pre...), steps
+	return nil
+}
+
+// Summary is what a Watch measured over its recorded steps.
+type Summary struct {
+	Steps   int      // recorded steps (after the burn-in)
+	Tensors []string // the parameters' names
+	// Grad holds the gradient totals of each parameter tensor, in order,
+	// then of all tensors together (last).
+	Grad []Totals
+	// Buffers compares each watched buffer, in order, with the gradients
+	// over all tensors.
+	Buffers []Comparison
+	// UnitMean and UnitMeanSq are the mean of f'(z) and of f'(z)² over the
+	// hidden units and the steps WatchUnits observed (NaN without it).
+	UnitMean, UnitMeanSq float64
+}
+
+// All returns the gradient totals over all tensors (the last of Grad).
+func (s Summary) All() Totals {
+	if len(s.Grad) == 0 {
+		return Totals{}
+	}
+	return s.Grad[len(s.Grad)-1]
+}
+
+// Summary returns the totals, comparisons and unit statistics so far; it
+// needs at least 2 recorded steps.
+func (w *Watch) Summary() (Summary, error) {
+	s := Summary{Steps: w.grads.N(), Tensors: w.grads.Names(), UnitMean: math.NaN(), UnitMeanSq: math.NaN()}
+	for i := 0; i <= len(s.Tensors); i++ {
+		k := i
+		if i == len(s.Tensors) {
+			k = -1
+		}
+		t, err := w.grads.Total(k)
+		if err != nil {
+			return s, fmt.Errorf("probe.Watch.Summary: %w", err)
+		}
+		s.Grad = append(s.Grad, t)
+	}
+	for i := range w.bufs {
+		c, err := w.Compare(i, -1)
+		if err != nil {
+			return s, err
+		}
+		s.Buffers = append(s.Buffers, c)
+	}
+	if w.units != nil {
+		s.UnitMean, s.UnitMeanSq = w.units.DerivMoments()
+	}
+	return s, nil
 }
 
 // Steps returns the number of steps fed so far, burn-in included.

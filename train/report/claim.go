@@ -3,7 +3,10 @@ package report
 // Claims from source documents, checked against measurements: the part of a
 // report that says plainly what was confirmed and what was not.
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Verdict is the outcome of checking a document's claim.
 type Verdict string
@@ -16,6 +19,22 @@ const (
 	NotConfirmed Verdict = "NOT confirmed"
 	Unclear      Verdict = "unclear"
 )
+
+// VerdictOf is Confirmed if ok holds and NotConfirmed otherwise.
+func VerdictOf(ok bool) Verdict {
+	if ok {
+		return Confirmed
+	}
+	return NotConfirmed
+}
+
+// Near is Confirmed when measured is within tol of claimed: for a claim
+// stated to a few digits, tol is half a unit of its last digit ("≈ 0.42":
+// 0.005), so a measurement is confirmed exactly when it rounds to the
+// claim. NaN is never confirmed.
+func Near(measured, claimed, tol float64) Verdict {
+	return VerdictOf(math.Abs(measured-claimed) <= tol)
+}
 
 // Claim is a statement from a source document checked against a
 // measurement.

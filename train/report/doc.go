@@ -13,6 +13,12 @@
 //	r.Claim(report.Claim{Source: "doc 004", Claim: "minimum ≈ −0.17", Measured: "−0.16997", Verdict: report.Confirmed})
 //	err = r.Close() // writes summary.json, claims.csv and report.md
 //
+// Later sections read measurements back by key with r.Get (a key never set
+// is an error that Close reports, so a typo cannot pass a check), and
+// verdicts are computed with report.Near or report.VerdictOf. Plots put
+// their legend where no line is (PlotSpec.Legend), take axis limits
+// (XLim, YLim), and label ticks at round numbers, exactly.
+//
 // Everything is deterministic: the same calls give byte-identical files (no
 // timestamps, sorted keys, fixed number formats, PNGs rendered in pure Go;
 // the PNG bytes may differ between CPU architectures where the compiler

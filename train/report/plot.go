@@ -12,7 +12,6 @@ import (
 	"image/color"
 	"io"
 	"math"
-	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -37,13 +36,33 @@ type PlotSpec struct {
 	Series                []Series
 	LogY                  bool      // logarithmic y axis; values ≤ 0 are not drawn
 	HLines, VLines        []float64 // thin grey reference lines, e.g. y = 0
+	// XLim and YLim fix the axis ranges (matplotlib's xlim, ylim); the
+	// zero value, or NaN at either end, leaves that end to the data.
+	// Lines leaving the range are clipped.
+	XLim, YLim [2]float64
 	// Width and Height in inches (default 6 × 4) and resolution in dots per
 	// inch (default 144).
 	Width, Height float64
 	DPI           int
-	LegendLeft    bool // put the legend on the left (default right)
-	LegendBottom  bool // put the legend at the bottom (default top)
-	Caption       string
+	// Legend places the legend; the default, LegendAuto, takes the inside
+	// corner that covers no line, or the space below the axes if every
+	// corner would. LegendLeft and LegendBottom are the older way to pick
+	// a corner, still honoured when Legend is LegendAuto.
+	Legend       LegendPos
+	LegendLeft   bool // put the legend on the left (default right)
+	LegendBottom bool // put the legend at the bottom (default top)
+	Caption      string
+}
+
+// FuncSeries samples f at n+1 evenly spaced points lo + (hi−lo)·i/n,
+// i = 0..n, for a Series: FuncSeries("GELU", ops.GELU.F, -4, 4, 800).
+func FuncSeries(name string, f func(float64) float64, lo, hi float64, n int) Series {
+	s := Series{Name: name, X: make([]float64, n+1), Y: make([]float64, n+1)}
+	for i := range s.X {
+		s.X[i] = lo + (hi-lo)*float64(i)/float64(n)
+		s.Y[i] = f(s.X[i])
+	}
+	return s
 }
 
 // palette is matplotlib's tab10, which stays distinguishable for the
@@ -68,6 +87,16 @@ func WritePlot(path string, spec PlotSpec) (notes []string, err error) {
 
 // RenderPNG renders spec to PNG bytes; see WritePlot.
 func RenderPNG(spec PlotSpec) (png []byte, notes []string, err error) {
+	fig, notes, err := newFigure(spec)
+	if err != nil {
+		return nil, notes, err
+	}
+	png, err = fig.render(spec)
+	return png, notes, err
+}
+
+// newFigure builds the plot of spec.
+func newFigure(spec PlotSpec) (fig *figure, notes []string, err error) {
 	if err := checkSpec(spec); err != nil {
 		return nil, nil, err
 	}
@@ -75,13 +104,13 @@ func RenderPNG(spec PlotSpec) (png []byte, notes []string, err error) {
 	p.Title.Text = spec.Title
 	p.X.Label.Text = spec.XLabel
 	p.Y.Label.Text = spec.YLabel
-	p.Legend.Top = !spec.LegendBottom
-	p.Legend.Left = spec.LegendLeft
 	p.Add(plotter.NewGrid())
+	p.X.Tick.Marker, p.Y.Tick.Marker = linTicks{}, linTicks{}
 	if spec.LogY {
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = logTicks{}
 	}
+	fig = &figure{p: p}
 	drawable := func(x, y float64) bool {
 		return finite(x) && finite(y) && (!spec.LogY || y > 0)
 	}
@@ -108,6 +137,7 @@ func RenderPNG(spec PlotSpec) (png []byte, notes []string, err error) {
 				}
 				pg.Color, pg.LineStyle.Width = band, 0
 				p.Add(pg)
+				fig.lines = append(fig.lines, poly)
 			}
 			if n := countNot(len(s.X), func(j int) bool { return drawable(s.X[j], s.Lo[j]) && drawable(s.X[j], s.Hi[j]) }); n > 0 {
 				notes = append(notes, fmt.Sprintf("series %q: band not drawn at %d of %d points (%s)", s.Name, n, len(s.X), why(spec.LogY)))
@@ -130,6 +160,7 @@ func RenderPNG(spec PlotSpec) (png []byte, notes []string, err error) {
 				p.Add(sc)
 			}
 			p.Add(l)
+			fig.lines = append(fig.lines, xy)
 			if thumb == nil {
 				thumb = l
 			}
@@ -144,12 +175,14 @@ func RenderPNG(spec PlotSpec) (png []byte, notes []string, err error) {
 				s.Name, n, len(s.X), why(spec.LogY), Format(s.X[first])))
 		}
 		if thumb != nil && s.Name != "" {
-			p.Legend.Add(s.Name, thumb)
+			fig.legend = append(fig.legend, legendEntry{s.Name, thumb})
 		}
 	}
 	if drawn == 0 {
 		return nil, notes, fmt.Errorf("no drawable points (%s)", why(spec.LogY))
 	}
+	setLimits(&p.X, spec.XLim)
+	setLimits(&p.Y, spec.YLim)
 	for _, y := range spec.HLines {
 		if err := refLine(p, spec.LogY, p.X.Min, y, p.X.Max, y); err != nil {
 			return nil, notes, err
@@ -160,8 +193,7 @@ func RenderPNG(spec PlotSpec) (png []byte, notes []string, err error) {
 			return nil, notes, err
 		}
 	}
-	png, err = renderPNG(p, spec)
-	return png, notes, err
+	return fig, notes, nil
 }
 
 func checkSpec(spec PlotSpec) error {
@@ -189,6 +221,15 @@ func checkSpec(spec PlotSpec) error {
 			return fmt.Errorf("reference line at %v, want a finite value", v)
 		}
 	}
+	for i, lim := range [][2]float64{spec.XLim, spec.YLim} {
+		lo, hi, logAxis := lim[0], lim[1], i == 1 && spec.LogY
+		if lim != [2]float64{} && (math.IsInf(lo, 0) || math.IsInf(hi, 0) || lo >= hi || (logAxis && (lo <= 0 || hi <= 0))) {
+			return fmt.Errorf("%s %v, want finite ends with lo < hi (NaN: from the data), above 0 on a log axis", []string{"XLim", "YLim"}[i], lim)
+		}
+	}
+	if spec.Legend < LegendAuto || spec.Legend > LegendNone {
+		return fmt.Errorf("legend position %d, want one of the Legend constants", spec.Legend)
+	}
 	if spec.Width < 0 || spec.Height < 0 || spec.DPI < 0 || spec.DPI > 1200 {
 		return fmt.Errorf("size %v × %v in at %d dpi, want positive values (0 for the default) and at most 1200 dpi", spec.Width, spec.Height, spec.DPI)
 	}
@@ -209,9 +250,23 @@ func refLine(p *plot.Plot, logY bool, x0, y0, x1, y1 float64) error {
 	return nil
 }
 
-// renderPNG draws p; gonum/plot panics on some degenerate input (a log
-// axis over an empty range, for one), which becomes an error here.
-func renderPNG(p *plot.Plot, spec PlotSpec) (png []byte, err error) {
+// setLimits fixes the ends of an axis's range that lim gives (NaN: keep
+// the data's).
+func setLimits(a *plot.Axis, lim [2]float64) {
+	if lim == [2]float64{} {
+		return
+	}
+	if !math.IsNaN(lim[0]) {
+		a.Min = lim[0]
+	}
+	if !math.IsNaN(lim[1]) {
+		a.Max = lim[1]
+	}
+}
+
+// render draws the figure; gonum/plot panics on some degenerate input (a
+// log axis over an empty range, for one), which becomes an error here.
+func (f *figure) render(spec PlotSpec) (png []byte, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			png, err = nil, fmt.Errorf("drawing failed: %v", r)
@@ -229,26 +284,12 @@ func renderPNG(p *plot.Plot, spec PlotSpec) (png []byte, err error) {
 	}
 	c := vgimg.NewWith(vgimg.UseWH(vg.Length(w)*vg.Inch, vg.Length(h)*vg.Inch), vgimg.UseDPI(dpi))
 	// A small margin keeps the last tick label from touching the edge.
-	p.Draw(draw.Crop(draw.New(c), vg.Points(4), -vg.Points(12), vg.Points(4), -vg.Points(6)))
+	f.draw(draw.Crop(draw.New(c), vg.Points(4), -vg.Points(12), vg.Points(4), -vg.Points(6)), spec)
 	var buf bytes.Buffer
 	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&buf); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
-}
-
-// logTicks labels the powers of ten of a log axis as "0.01", "1e-05", ...
-// (plot.LogTicks prints 0.009999999999999998).
-type logTicks struct{}
-
-func (logTicks) Ticks(min, max float64) []plot.Tick {
-	ticks := plot.LogTicks{Prec: -1}.Ticks(min, max)
-	for i, t := range ticks {
-		if t.Label != "" {
-			ticks[i].Label = strconv.FormatFloat(t.Value, 'g', 1, 64)
-		}
-	}
-	return ticks
 }
 
 // runs returns the maximal index ranges [lo, hi) of 0..n−1 where ok holds.

@@ -171,15 +171,3 @@ func TestWritePlot(t *testing.T) {
 		t.Error("missing directory: no error")
 	}
 }
-
-func TestLogTickLabels(t *testing.T) {
-	var labels []string
-	for _, tk := range (logTicks{}).Ticks(3e-6, 0.02) {
-		if tk.Label != "" {
-			labels = append(labels, tk.Label)
-		}
-	}
-	if got := strings.Join(labels, " "); got != "1e-05 0.0001 0.001 0.01 0.1" {
-		t.Errorf("log tick labels %q", got)
-	}
-}

@@ -255,6 +255,31 @@ func (r *Report) Float(key string) (float64, bool) {
 	return math.NaN(), false
 }
 
+// Get returns the number set under key, like Float, for code that reads
+// many measurements back (the claims section, say): a key that was never
+// set, or holds no number, gives NaN and is recorded as an error that
+// Close returns, so that a typo in a key cannot read as 0 and pass a check
+// unnoticed.
+func (r *Report) Get(key string) float64 {
+	v, ok := r.Float(key)
+	if !ok {
+		r.fail(fmt.Errorf("report: Get %q: no number was set under this key", key))
+	}
+	return v
+}
+
+// SetAll sets prefix+name to value for every entry of values, in sorted
+// order of the names (see Set), and returns the first error.
+func (r *Report) SetAll(prefix string, values map[string]float64) error {
+	var first error
+	for _, k := range sortedKeys(values) {
+		if err := r.Set(prefix+k, values[k]); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
 func jsonValue(value any) (any, error) {
 	switch x := value.(type) {
 	case []float64:

@@ -247,3 +247,46 @@ func TestFloatReadsBackSetValues(t *testing.T) {
 		t.Error("a missing key read back")
 	}
 }
+
+func TestGetAndSetAll(t *testing.T) {
+	r, err := New(t.TempDir(), "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SetAll("gelu.", map[string]float64{"b": 2, "a": 1}); err != nil {
+		t.Fatal(err)
+	}
+	r.Describe("gelu.*", "values")
+	if r.Get("gelu.a") != 1 || r.Get("gelu.b") != 2 {
+		t.Errorf("Get: %v, %v", r.Get("gelu.a"), r.Get("gelu.b"))
+	}
+	if err := r.Close(); err != nil {
+		t.Fatalf("Close after good Gets: %v", err)
+	}
+	r, _ = New(t.TempDir(), "t")
+	if err := r.SetAll("x.", map[string]float64{"a": 1, "a ": 2}); err == nil || !strings.Contains(err.Error(), `"x.a "`) {
+		t.Errorf("bad key: %v", err)
+	}
+	r, _ = New(t.TempDir(), "t")
+	r.Describe("x.*", "values")
+	if v := r.Get("x.typo"); !math.IsNaN(v) {
+		t.Errorf("Get of a missing key = %v, want NaN", v)
+	}
+	if err := r.Close(); err == nil || !strings.Contains(err.Error(), `"x.typo"`) {
+		t.Errorf("Close after a bad Get: %v", err)
+	}
+}
+
+func TestVerdicts(t *testing.T) {
+	for _, c := range []struct {
+		got, want Verdict
+	}{
+		{VerdictOf(true), Confirmed}, {VerdictOf(false), NotConfirmed},
+		{Near(0.4559, 0.42, 0.005), NotConfirmed}, {Near(0.4249, 0.42, 0.005), Confirmed},
+		{Near(0.41, 0.42, 0.005), NotConfirmed}, {Near(math.NaN(), 0.42, 0.005), NotConfirmed},
+	} {
+		if c.got != c.want {
+			t.Errorf("%q, want %q", c.got, c.want)
+		}
+	}
+}
