@@ -19,7 +19,7 @@
 // tolerance). All runs start from the same weights (same seed and
 // parameter names); only the biases differ between bias settings.
 //
-//	go run ./examples/dying-neurons                 # defaults: 230 s of CPU time measured, ≈ 2 min on 2 free cores
+//	go run ./examples/dying-neurons                 # defaults: 45 runs, DEFAULT_TIME
 //	go run ./examples/dying-neurons -acts relu,gelu -lrs 0.1 -bias default,-3 -steps 2000
 package main
 
@@ -28,8 +28,10 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strconv"
 
 	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/train/experiment"
 	"github.com/geluproject/gelu/train/probe"
 	"github.com/geluproject/gelu/train/report"
 )
@@ -39,10 +41,10 @@ import (
 type config struct {
 	Out, MNIST         string
 	Seed               uint64
-	Acts               []ops.Activation
-	LRs                []float64
-	Biases             []string
-	Hidden             []int
+	Acts               experiment.Activations
+	LRs                experiment.Floats
+	Biases             experiment.Strings // "default" (PyTorch's U(±1/√in)) or a constant
+	Hidden             experiment.Ints
 	Batch, Steps       int
 	NeuronSteps        int // gradient-descent steps on the single neuron
 	ProbeEvery, ProbeN int
@@ -55,15 +57,15 @@ type config struct {
 }
 
 func main() {
-	var c config
-	var acts, lrs, biases, hidden string
+	c := config{Args: os.Args, Acts: experiment.Activations{ops.ReLU, ops.GELU, ops.SiLU, ops.ELU, ops.Softplus},
+		LRs: experiment.Floats{0.1, 0.3, 0.5}, Biases: experiment.Strings{"default", "-1", "-3"}, Hidden: experiment.Ints{128, 128}}
 	flag.StringVar(&c.Out, "out", "out/dying-neurons", "output folder; created if needed, the files this program writes are replaced")
 	flag.Uint64Var(&c.Seed, "seed", 1, "seed of the weights, the train/validation split and the batch order")
 	flag.StringVar(&c.MNIST, "mnist", "", "directory with the MNIST IDX files (default: the GoMNIST module copy)")
-	flag.StringVar(&acts, "acts", "relu,gelu,silu,elu,softplus", "activations, comma-separated (names as ops.ParseActivation takes them)")
-	flag.StringVar(&lrs, "lrs", "0.1,0.3,0.5", "learning rates, comma-separated")
-	flag.StringVar(&biases, "bias", "default,-1,-3", "bias initializations, comma-separated: default (PyTorch's U(±1/√in)) or a constant")
-	flag.StringVar(&hidden, "hidden", "128,128", "hidden layer widths, comma-separated")
+	flag.Var(&c.Acts, "acts", "activations, comma-separated (names as ops.ParseActivation takes them)")
+	flag.Var(&c.LRs, "lrs", "learning rates, comma-separated")
+	flag.Var(&c.Biases, "bias", "bias initializations, comma-separated: default (PyTorch's U(±1/√in)) or a constant")
+	flag.Var(&c.Hidden, "hidden", "hidden layer widths, comma-separated")
 	flag.IntVar(&c.NeuronSteps, "neuron-steps", 500, "gradient-descent steps on the single neuron of part (a)")
 	flag.IntVar(&c.Batch, "batch", 64, "mini-batch size")
 	flag.IntVar(&c.Steps, "steps", 600, "optimizer steps per run")
@@ -73,30 +75,48 @@ func main() {
 	flag.IntVar(&c.TrainN, "train-n", 0, "use the first this many MNIST training images, before the 1/12 validation split (0: all 60 000)")
 	flag.Float64Var(&c.Momentum, "momentum", 0.9, "SGD heavy-ball momentum (PyTorch's convention, dampening 0)")
 	flag.Float64Var(&c.Tol, "tol", probe.DefaultDeadTol, "a unit is dead when |f'(z)| ≤ tol on every probe example")
-	flag.IntVar(&c.Workers, "workers", runtime.NumCPU(), "runs trained in parallel (results do not depend on it)")
+	flag.IntVar(&c.Workers, "workers", runtime.NumCPU(), "runs trained at once (results do not depend on it)")
 	flag.IntVar(&c.DPI, "dpi", 144, "resolution of the PNG plots")
 	flag.Parse()
-	c.Args = os.Args
-	err := parseLists(&c, acts, lrs, biases, hidden)
-	if err == nil {
-		_, err = run(c)
-	}
-	if err != nil {
+	// One BLAS thread per run: the products here are small, and two runs on
+	// two threads each spent most of their time spinning in the kernel.
+	ops.SetBLASThreads(1)
+	if _, err := run(c); err != nil {
 		fmt.Fprintln(os.Stderr, "dying-neurons:", err)
 		os.Exit(1)
 	}
 	fmt.Println("wrote", c.Out+"/report.md")
 }
 
-// results is what the tests check besides the files.
-type results struct {
-	Runs []*runResult
+func (c config) validate() error {
+	switch {
+	case len(c.Acts) == 0 || len(c.LRs) == 0 || len(c.Biases) == 0 || len(c.Hidden) == 0:
+		return fmt.Errorf("need at least one activation, learning rate, bias init and hidden layer")
+	case c.Batch < 1 || c.Steps < 1 || c.NeuronSteps < 1 || c.ProbeEvery < 1 || c.ProbeN < 1 || c.TestN < 0 || c.TrainN < 0 || c.Workers < 1:
+		return fmt.Errorf("-batch %d -steps %d -neuron-steps %d -probe-every %d -probe-n %d -test-n %d -train-n %d -workers %d: want positive values (test-n, train-n ≥ 0)",
+			c.Batch, c.Steps, c.NeuronSteps, c.ProbeEvery, c.ProbeN, c.TestN, c.TrainN, c.Workers)
+	case !(c.Momentum >= 0 && c.Momentum < 1) || !(c.Tol >= 0 && c.Tol < 1):
+		return fmt.Errorf("-momentum %v -tol %v: want both in [0, 1)", c.Momentum, c.Tol)
+	}
+	for _, lr := range c.LRs {
+		if !(lr > 0) {
+			return fmt.Errorf("-lrs: %v is not a positive number", lr)
+		}
+	}
+	for _, w := range c.Hidden {
+		if w <= 0 {
+			return fmt.Errorf("-hidden: %d is not a positive width", w)
+		}
+	}
+	for _, b := range c.Biases {
+		if _, err := strconv.ParseFloat(b, 64); err != nil && b != "default" {
+			return fmt.Errorf("-bias: %q, want default or a number", b)
+		}
+	}
+	return nil
 }
 
-// measured collects the numbers the claims refer to, by summary key.
-type measured map[string]float64
-
-func run(c config) (*results, error) {
+func run(c config) ([]*runResult, error) {
 	if err := c.validate(); err != nil {
 		return nil, err
 	}
@@ -104,27 +124,22 @@ func run(c config) (*results, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := measured{}
-	if err := neuronGradients(r, m); err != nil {
+	if err := neuronGradients(r); err != nil {
 		return nil, err
 	}
-	if err := neuronDescent(r, c, m); err != nil {
+	if err := neuronDescent(r, c); err != nil {
 		return nil, err
 	}
-	d, err := loadData(c)
+	runs, err := sweep(c)
 	if err != nil {
 		return nil, err
 	}
-	runs, err := sweep(c, d)
-	if err != nil {
+	if err := sweepReport(r, c, runs); err != nil {
 		return nil, err
 	}
-	if err := sweepReport(r, c, runs, m); err != nil {
-		return nil, err
-	}
-	if err := claims(r, c, m, runs); err != nil {
+	if err := claims(r, c, runs); err != nil {
 		return nil, err
 	}
 	describe(r)
-	return &results{Runs: runs}, r.Close()
+	return runs, r.Close()
 }

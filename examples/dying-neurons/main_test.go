@@ -14,6 +14,7 @@ import (
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/nn"
 	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/train/experiment"
 	"github.com/geluproject/gelu/train/probe"
 	"gorgonia.org/tensor"
 )
@@ -142,13 +143,10 @@ func fill(t *tensor.Dense, v []float64) {
 }
 
 func tiny(dir string) config {
-	c := config{Out: dir, Seed: 3, Hidden: []int{8}, Batch: 16, Steps: 20, NeuronSteps: 40, ProbeEvery: 10, ProbeN: 50, TestN: 100, TrainN: 1200,
-		Momentum: 0.9, Tol: 1e-3, Workers: 2, DPI: 30, Quiet: true,
+	return config{Out: dir, Seed: 3, Acts: experiment.Activations{ops.ReLU, ops.GELU}, LRs: experiment.Floats{0.1},
+		Biases: experiment.Strings{"default", "-100"}, Hidden: experiment.Ints{8}, Batch: 16, Steps: 20, NeuronSteps: 40,
+		ProbeEvery: 10, ProbeN: 50, TestN: 100, TrainN: 1200, Momentum: 0.9, Tol: 1e-3, Workers: 2, DPI: 30, Quiet: true,
 		Args: []string{"dying-neurons", "-steps", "20"}}
-	if err := parseLists(&c, "relu,gelu", "0.1", "default,-100", "8"); err != nil {
-		panic(err)
-	}
-	return c
 }
 
 // TestRunTinyWritesTheReport runs the whole program at a tiny size twice,
@@ -158,7 +156,7 @@ func TestRunTinyWritesTheReport(t *testing.T) {
 	dir, dir2 := t.TempDir(), t.TempDir()
 	c := tiny(dir)
 	c.Workers = 1
-	res, err := run(c)
+	runs, err := run(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,23 +171,24 @@ func TestRunTinyWritesTheReport(t *testing.T) {
 			t.Errorf("%s differs between two runs with the same seed (1 and 2 workers)", e.Name())
 		}
 	}
-	if len(res.Runs) != 4 {
-		t.Fatalf("%d runs, want 2 activations × 1 lr × 2 bias inits", len(res.Runs))
+	if len(runs) != 4 {
+		t.Fatalf("%d runs, want 2 activations × 1 lr × 2 bias inits", len(runs))
 	}
-	for _, r := range res.Runs {
-		if len(r.Steps) != 3 || r.Steps[2] != 20 {
-			t.Errorf("%v: probes at %v, want 0, 10, 20", r.setting, r.Steps)
+	for _, r := range runs {
+		if steps := r.Curve.Steps; len(steps) != 3 || steps[2] != 20 {
+			t.Errorf("%v: probes at %v, want 0, 10, 20", r.Name, steps)
 		}
 		// Bias −100: every pre-activation is below −100 + 28 (|w| ≤ 1/28,
 		// pixels in [0, 1]), where ReLU' and GELU' are exactly 0 in float64.
-		if r.Bias == "-100" && (r.DeadExact[0] != 1 || r.Dead[0] != 1) {
-			t.Errorf("%v: dead at start %v (exactly %v), want 1", r.setting, r.Dead[0], r.DeadExact[0])
+		dead, exact := r.Curve.Metric("dead_fraction")[0], r.Curve.Metric("dead_fraction_exact")[0]
+		if r.Setting.Bias == "-100" && (exact != 1 || dead != 1) {
+			t.Errorf("%v: dead at start %v (exactly %v), want 1", r.Name, dead, exact)
 		}
-		if r.Bias == "default" && r.Act == ops.GELU && r.DeadExact[0] != 0 {
-			t.Errorf("%v: %v of GELU units exactly dead at the start", r.setting, r.DeadExact[0])
+		if r.Setting.Bias == "default" && r.Setting.Act == ops.GELU && exact != 0 {
+			t.Errorf("%v: %v of GELU units exactly dead at the start", r.Name, exact)
 		}
-		if !(r.Accuracy >= 0 && r.Accuracy <= 1) {
-			t.Errorf("%v: accuracy %v", r.setting, r.Accuracy)
+		if acc := r.Values[accuracy]; !(acc >= 0 && acc <= 1) {
+			t.Errorf("%v: accuracy %v", r.Name, acc)
 		}
 	}
 	for _, f := range []string{"report.md", "summary.json", "claims.csv", "dead.csv", "runs.csv", "neuron_gradient.csv", "neuron_descent.csv",
@@ -236,23 +235,23 @@ func TestRunTinyWritesTheReport(t *testing.T) {
 }
 
 func TestBadFlags(t *testing.T) {
-	c := tiny(t.TempDir())
-	for _, tc := range []struct {
-		acts, lrs, bias, hidden, want string
-	}{
-		{"relu,tanh", "0.1", "default", "8", "unknown activation"},
-		{"relu", "0.1,-1", "default", "8", `"-1" is not a positive number`},
-		{"relu", "0.1", "default", "8,0", `"0" is not a positive width`},
-	} {
-		c2 := c
-		c2.Acts, c2.LRs, c2.Hidden = nil, nil, nil
-		if err := parseLists(&c2, tc.acts, tc.lrs, tc.bias, tc.hidden); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%+v: %v, want an error mentioning %s", tc, err, tc.want)
-		}
+	var acts experiment.Activations
+	if err := acts.Set("relu,tanh"); err == nil || !strings.Contains(err.Error(), "unknown activation") {
+		t.Errorf("-acts relu,tanh: %v, want an error naming the unknown activation", err)
 	}
-	c.Biases = []string{"minus one"}
-	if _, err := run(c); err == nil || !strings.Contains(err.Error(), `"minus one"`) {
-		t.Errorf("bad bias: %v", err)
+	for _, tc := range []struct {
+		change func(*config)
+		want   string
+	}{
+		{func(c *config) { c.LRs = experiment.Floats{0.1, -1} }, "-1 is not a positive number"},
+		{func(c *config) { c.Hidden = experiment.Ints{8, 0} }, "0 is not a positive width"},
+		{func(c *config) { c.Biases = experiment.Strings{"minus one"} }, `"minus one"`},
+	} {
+		c := tiny(t.TempDir())
+		tc.change(&c)
+		if _, err := run(c); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v, want an error mentioning %s", err, tc.want)
+		}
 	}
 }
 

@@ -111,11 +111,11 @@ func (n *neuron) z() float64 {
 
 // neuronGradients compares the graph's ∂L/∂w at z = −1 with the analytic
 // (a(z) − t)·a'(z)·x, in float64 and float32, for every activation.
-func neuronGradients(r *report.Report, m measured) error {
+func neuronGradients(r *report.Report) error {
 	var rows [][]any
 	for _, a := range ops.All() {
 		want := (a.F(-1) - neuronT) * a.Deriv(-1) * neuronX
-		row := []any{label(a), a.F(-1), a.Deriv(-1), want}
+		row := []any{a.Title(), a.F(-1), a.Deriv(-1), want}
 		for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
 			n, err := newNeuron(a, dt, -1)
 			if err != nil {
@@ -125,13 +125,13 @@ func neuronGradients(r *report.Report, m measured) error {
 			if err != nil {
 				return fmt.Errorf("%s %v: %w", a, dt, err)
 			}
-			k := fmt.Sprintf("neuron.%s.%s.", key(a), dt)
-			set(r, m, k+"dL_dw", dw)
-			set(r, m, k+"dL_dw_analytic", want)
-			set(r, m, k+"dL_db", db)
+			k := fmt.Sprintf("neuron.%s.%s.", a.Key(), dt)
+			r.Set(k+"dL_dw", dw)
+			r.Set(k+"dL_dw_analytic", want)
+			r.Set(k+"dL_db", db)
 			row = append(row, dw, relErr(dw, want))
 		}
-		set(r, m, "neuron."+key(a)+".d1_at_m1", a.Deriv(-1))
+		r.Set("neuron."+a.Key()+".d1_at_m1", a.Deriv(-1))
 		rows = append(rows, row)
 	}
 	r.Section("(a) One neuron at z = −1")
@@ -144,7 +144,7 @@ func neuronGradients(r *report.Report, m measured) error {
 
 // neuronDescent trains the neuron by plain gradient descent (optim.SGD)
 // from each start and records z along the way.
-func neuronDescent(r *report.Report, c config, m measured) error {
+func neuronDescent(r *report.Report, c config) error {
 	var rows [][]any
 	var series []report.Series
 	for _, a := range ops.All() {
@@ -154,7 +154,7 @@ func neuronDescent(r *report.Report, c config, m measured) error {
 				return err
 			}
 			opt := &optim.SGD{LearningRate: neuronLR}
-			s := report.Series{Name: fmt.Sprintf("%s from %g", label(a), z0), Dashed: a != ops.GELU && a != ops.ReLU}
+			s := report.Series{Name: fmt.Sprintf("%s from %g", a.Title(), z0), Dashed: a != ops.GELU && a != ops.ReLU}
 			var loss, loss0 float64
 			for step := 0; step <= c.NeuronSteps; step++ {
 				s.X, s.Y = append(s.X, float64(step)), append(s.Y, n.z())
@@ -173,11 +173,11 @@ func neuronDescent(r *report.Report, c config, m measured) error {
 				}
 			}
 			zEnd := n.z()
-			k := fmt.Sprintf("descent.%s.z0_%g.", key(a), z0)
-			set(r, m, k+"z_end", zEnd)
-			set(r, m, k+"loss_end", loss)
-			set(r, m, k+"d1_end", a.Deriv(zEnd))
-			rows = append(rows, []any{label(a), z0, a.Deriv(z0), loss0, zEnd, a.Deriv(zEnd), loss})
+			k := fmt.Sprintf("descent.%s.z0_%g.", a.Key(), z0)
+			r.Set(k+"z_end", zEnd)
+			r.Set(k+"loss_end", loss)
+			r.Set(k+"d1_end", a.Deriv(zEnd))
+			rows = append(rows, []any{a.Title(), z0, a.Deriv(z0), loss0, zEnd, a.Deriv(zEnd), loss})
 			// The plot shows GELU from every start and the other activations
 			// (without GELU's approximations) from −1.
 			if a == ops.GELU || (z0 == -1 && (a == ops.ReLU || a == ops.SiLU || a == ops.ELU || a == ops.Softplus)) {

@@ -9,30 +9,28 @@
 //	summary.json      every reported number under a documented key
 //	curves.csv        per activation, optimizer and evaluation: median/min/max over seeds
 //	*.png             training loss and test error against epochs, one plot per optimizer
-//	runs/<opt>/lr<rate>/<act>/seed<n>/   each run: the trainer's steps.csv and evals.csv, points.csv, model.safetensors
+//	runs/<opt>/lr<rate>/<act>/seed<n>/   each run: the trainer's steps.csv and evals.csv, curve.csv, model.safetensors
 //	timing.csv        wall-clock time of each run (the one file that differs between reruns)
 //
 // Run it from the module root:
 //
-//	go run ./examples/gelu-vs-relu                  # default: 1 epoch × 2 seeds, 20 runs
-//	go run ./examples/gelu-vs-relu -full -resume    # the paper's 50 epochs × 5 seeds, 50 runs
-//
-// On the project's 2-core machine, shared with other jobs (load average
-// 7–9), the default took 7 min 45 s (2026-11-21); -full is 125 times that
-// work, some 16 hours, and -resume lets it continue run by run after an
-// interruption. Exact GELU and its tanh form train about 5 times slower per
-// step than ReLU here (their activation kernels dominate the step);
-// timing.csv has each run's time, BenchmarkTrainStep the step alone.
-//
+//	go run ./examples/gelu-vs-relu                  # default: 1 epoch × 5 seeds, 50 runs, DEFAULT_TIME
+//	go run ./examples/gelu-vs-relu -full -resume    # the paper's 50 epochs × 5 seeds
 //	go run ./examples/gelu-vs-relu -dropout 0.5     # the paper's second panel
 //	go run ./examples/gelu-vs-relu -opts adam -adam-lr 1e-3,1e-4,1e-5   # the paper's learning-rate tuning
 //
+// Five seeds is the fewest with which the one-sided sign test behind the
+// verdicts can reach p < 0.05 (when all five agree). -full is 50 times the
+// default's work, about FULL_TIME; -resume continues run by run after an
+// interruption. Exact GELU and its tanh form train slower per step than
+// ReLU (their kernels dominate a step of this small network); timing.csv
+// has each run's time, BenchmarkTrainStep the step alone.
+//
 // Seeds are paired: seed s gives every activation and optimizer the same
-// initial weights and the same order of batches. The code: experiment.go
-// runs everything, runs.go trains one run, eval.go scores the validation
-// set, groups.go aggregates over seeds, report.go and initscale.go write
-// report.md, claims.go checks the paper's and the documents' claims, and
-// keys.go documents summary.json.
+// initial weights and the same order of batches. run.go trains the runs
+// (package train/experiment keeps them, resumes and aggregates them),
+// report.go writes report.md and summary.json, claims.go checks the paper's
+// and the documents' claims.
 package main
 
 import (
@@ -40,45 +38,46 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 
 	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/train/experiment"
 )
 
 // config is everything a run depends on; the same config gives
 // byte-identical output (except timing.csv) on one machine and BLAS.
 type config struct {
-	Out           string
-	Epochs, Seeds int
-	Seed          uint64 // seeds are Seed, Seed+1, …
-	Acts          []ops.Activation
-	Opts          []string  // "adam", "sgd"
-	AdamLR, SGDLR []float64 // several values: chosen per activation on the validation set
-	Momentum      float64
-	Dropout       float64
-	Val           int // training examples held out for validation
-	EvalsPerEpoch int
-	Layers, Width int
-	Batch         int
-	NTrain, NTest int // use only this many examples (0: all)
-	Resume, Quiet bool
-	DPI           int
-	Args          []string  // the command line shown in report.md
-	Progress      io.Writer // progress lines (default os.Stderr)
+	Out               string
+	Epochs, Seeds     int
+	Seed              uint64 // seeds are Seed, Seed+1, …
+	Acts              experiment.Activations
+	Opts              experiment.Strings // "adam", "sgd"
+	AdamLR, SGDLR     experiment.Floats  // several values: chosen per activation on the validation set
+	Momentum, Dropout float64
+	Val               int // training examples held out for validation
+	EvalsPerEpoch     int
+	Layers, Width     int
+	Batch             int
+	NTrain, NTest     int // use only this many examples (0: all)
+	Workers, DPI      int
+	Resume, Quiet     bool
+	Args              []string  // the command line shown in report.md
+	Progress          io.Writer // progress lines (default os.Stderr)
 }
 
 func main() {
-	c := config{Args: os.Args}
-	var acts, opts, adamLR, sgdLR string
+	c := config{Args: os.Args, Acts: experiment.Activations{ops.ReLU, ops.GELU, ops.GELUTanh, ops.ELU, ops.SiLU},
+		Opts: experiment.Strings{"adam", "sgd"}, AdamLR: experiment.Floats{1e-3}, SGDLR: experiment.Floats{0.05}}
 	var full bool
 	flag.StringVar(&c.Out, "out", "out/gelu-vs-relu", "output folder; created if needed, the files this program writes are replaced")
 	flag.IntVar(&c.Epochs, "epochs", 1, "passes over the training set per run (the paper: 50)")
-	flag.IntVar(&c.Seeds, "seeds", 2, "runs per activation and optimizer, with seeds -seed, -seed+1, … (the paper: 5)")
+	flag.IntVar(&c.Seeds, "seeds", 5, "runs per activation and optimizer, with seeds -seed, -seed+1, … (the paper: 5)")
 	flag.Uint64Var(&c.Seed, "seed", 1, "first seed; a seed fixes the initial weights, the batch order and the dropout masks")
 	flag.BoolVar(&full, "full", false, "the paper's length: 50 epochs × 5 seeds (-epochs and -seeds given explicitly still win)")
-	flag.StringVar(&acts, "acts", "relu,gelu,gelu_tanh,elu,silu", "comma-separated activations, as ops.ParseActivation names them")
-	flag.StringVar(&opts, "opts", "adam,sgd", "comma-separated optimizers: adam, sgd (SGD with momentum)")
-	flag.StringVar(&adamLR, "adam-lr", "1e-3", "Adam learning rate; a comma-separated list is tuned on the validation set")
-	flag.StringVar(&sgdLR, "sgd-lr", "0.05", "SGD learning rate; a comma-separated list is tuned on the validation set")
+	flag.Var(&c.Acts, "acts", "comma-separated activations, as ops.ParseActivation names them")
+	flag.Var(&c.Opts, "opts", "comma-separated optimizers: adam, sgd (SGD with momentum)")
+	flag.Var(&c.AdamLR, "adam-lr", "Adam learning rate; a comma-separated list is tuned on the validation set")
+	flag.Var(&c.SGDLR, "sgd-lr", "SGD learning rate; a comma-separated list is tuned on the validation set")
 	flag.Float64Var(&c.Momentum, "momentum", 0.9, "SGD momentum (heavy ball, PyTorch's convention)")
 	flag.Float64Var(&c.Dropout, "dropout", 0, "dropout rate after every hidden activation (the paper: 0 and 0.5)")
 	flag.IntVar(&c.Val, "val", 5000, "training examples held out as a validation set, for the learning-rate choice (the paper: 5000)")
@@ -88,13 +87,11 @@ func main() {
 	flag.IntVar(&c.Batch, "batch", 128, "mini-batch size")
 	flag.IntVar(&c.NTrain, "n-train", 0, "use a seeded subset of this many MNIST training images, for quick trials (0: all 60000)")
 	flag.IntVar(&c.NTest, "n-test", 0, "use a seeded subset of this many test images (0: all 10000)")
+	flag.IntVar(&c.Workers, "workers", runtime.NumCPU(), "runs trained at once, each on one BLAS thread (results do not depend on it)")
 	flag.BoolVar(&c.Resume, "resume", false, "reuse finished runs found in -out whose settings match, instead of training them again")
 	flag.BoolVar(&c.Quiet, "quiet", false, "print nothing but errors and the final line")
 	flag.IntVar(&c.DPI, "dpi", 144, "resolution of the PNG plots in dots per inch")
 	flag.Parse()
-	if flag.NArg() > 0 {
-		fail(fmt.Errorf("unexpected arguments %q (all settings are flags; see -h)", flag.Args()))
-	}
 	set := map[string]bool{}
 	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if full && !set["epochs"] {
@@ -103,25 +100,52 @@ func main() {
 	if full && !set["seeds"] {
 		c.Seeds = 5
 	}
-	var err error
-	if c.Acts, err = parseActs(acts); err != nil {
-		fail(err)
+	// A 128-wide network's products run faster on one BLAS thread, and
+	// two runs at a time then use both cores; the thread count must not
+	// depend on -workers, since OpenBLAS's last bits depend on it.
+	ops.SetBLASThreads(1)
+	err := fmt.Errorf("unexpected arguments %q (all settings are flags; see -h)", flag.Args())
+	var res *results
+	if flag.NArg() == 0 {
+		res, err = run(c)
 	}
-	c.Opts = splitList(opts)
-	if c.AdamLR, err = parseFloats("-adam-lr", adamLR); err != nil {
-		fail(err)
-	}
-	if c.SGDLR, err = parseFloats("-sgd-lr", sgdLR); err != nil {
-		fail(err)
-	}
-	res, err := run(c)
 	if err != nil {
-		fail(err)
+		fmt.Fprintln(os.Stderr, "gelu-vs-relu:", err)
+		os.Exit(1)
 	}
 	fmt.Printf("wrote %s/report.md (%d runs, %s)\n", c.Out, len(res.Runs), res.Elapsed)
 }
 
-func fail(err error) {
-	fmt.Fprintln(os.Stderr, "gelu-vs-relu:", err)
-	os.Exit(1)
+func (c config) validate() error {
+	bad := fmt.Errorf
+	switch {
+	case c.Epochs < 1 || c.Seeds < 1:
+		return bad("-epochs %d -seeds %d: want both ≥ 1", c.Epochs, c.Seeds)
+	case c.Layers < 1 || c.Width < 1 || c.Batch < 1 || c.EvalsPerEpoch < 1 || c.Workers < 1:
+		return bad("-layers %d -width %d -batch %d -evals-per-epoch %d -workers %d: want all ≥ 1", c.Layers, c.Width, c.Batch, c.EvalsPerEpoch, c.Workers)
+	case !(c.Dropout >= 0 && c.Dropout < 1):
+		return bad("-dropout %v: want 0 ≤ dropout < 1", c.Dropout)
+	case !(c.Momentum >= 0 && c.Momentum < 1):
+		return bad("-momentum %v: want 0 ≤ momentum < 1", c.Momentum)
+	case c.Val < 0 || c.NTrain < 0 || c.NTest < 0 || c.DPI < 0:
+		return bad("-val %d -n-train %d -n-test %d -dpi %d: want none negative", c.Val, c.NTrain, c.NTest, c.DPI)
+	case len(c.Acts) == 0 || len(c.Opts) == 0:
+		return bad("no activations or no optimizers given")
+	case c.Out == "":
+		return bad("-out is empty")
+	}
+	for _, o := range c.Opts {
+		if o != "adam" && o != "sgd" {
+			return bad("-opts: unknown optimizer %q, want adam or sgd", o)
+		}
+		for _, lr := range c.lrs(o) {
+			if !(lr > 0) {
+				return bad("-%s-lr %v: want positive learning rates", o, lr)
+			}
+		}
+		if len(c.lrs(o)) > 1 && c.Val == 0 {
+			return bad("-%s-lr lists %d learning rates: choosing one needs a validation set, but -val is 0", o, len(c.lrs(o)))
+		}
+	}
+	return nil
 }

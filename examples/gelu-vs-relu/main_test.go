@@ -19,6 +19,7 @@ import (
 	"github.com/geluproject/gelu/nn"
 	"github.com/geluproject/gelu/ops"
 	"github.com/geluproject/gelu/optim"
+	"github.com/geluproject/gelu/train/experiment"
 	"github.com/geluproject/gelu/train/safetensors"
 	"gorgonia.org/tensor"
 )
@@ -37,9 +38,9 @@ func TestMain(m *testing.M) {
 // small is the experiment at a size that takes seconds: real MNIST
 // subsets, a 2×16 network, 2 activations × 2 optimizers × 2 seeds, 2 epochs.
 func small(dir string) config {
-	return config{Out: dir, Epochs: 2, Seeds: 2, Seed: 3, Acts: []ops.Activation{ops.ReLU, ops.GELU}, Opts: []string{"adam", "sgd"},
-		AdamLR: []float64{0.01}, SGDLR: []float64{0.1}, Momentum: 0.9, Val: 128, EvalsPerEpoch: 2, Layers: 2, Width: 16,
-		Batch: 64, NTrain: 640, NTest: 256, Quiet: true, DPI: 30, Args: []string{"gelu-vs-relu", "-epochs", "2"}}
+	return config{Out: dir, Epochs: 2, Seeds: 2, Seed: 3, Acts: experiment.Activations{ops.ReLU, ops.GELU}, Opts: experiment.Strings{"adam", "sgd"},
+		AdamLR: experiment.Floats{0.01}, SGDLR: experiment.Floats{0.1}, Momentum: 0.9, Val: 128, EvalsPerEpoch: 2, Layers: 2, Width: 16,
+		Batch: 64, NTrain: 640, NTest: 256, Workers: 1, Quiet: true, DPI: 30, Args: []string{"gelu-vs-relu", "-epochs", "2"}}
 }
 
 func TestRunTrainsAndReports(t *testing.T) {
@@ -55,30 +56,30 @@ func TestRunTrainsAndReports(t *testing.T) {
 	// 512 training images (640 − 128 for validation) make 8 batches of 64;
 	// 2 evaluations per epoch: steps 4, 8, 12, 16.
 	for _, r := range res.Runs {
-		var steps []int
-		for _, p := range r.Points {
-			steps = append(steps, p.Step)
-			if !finite(p.TrainLoss) || !finite(p.TestLoss) || !finite(p.ValLoss) || p.TestErr < 0 || p.TestErr > 1 {
-				t.Errorf("%s: point %+v has a non-finite loss or an error outside [0, 1]", r.Key.dir(), p)
+		m := r.Curve.Metric
+		for i, step := range r.Curve.Steps {
+			if !finite(m("train_loss")[i]) || !finite(m("test_loss")[i]) || !finite(m("val_loss")[i]) || m("test_error")[i] < 0 || m("test_error")[i] > 1 {
+				t.Errorf("%s: evaluation at step %d has a non-finite loss or an error outside [0, 1]", r.Dir, step)
 			}
-			if !math.IsNaN(p.TrainLossNoDrop) {
-				t.Errorf("%s: loss without dropout measured although dropout is off", r.Key.dir())
+			if !math.IsNaN(m("train_loss_nodrop")[i]) {
+				t.Errorf("%s: loss without dropout measured although dropout is off", r.Dir)
 			}
 		}
-		if !slices.Equal(steps, []int{4, 8, 12, 16}) || r.Steps != 16 || r.Diverged != "" {
-			t.Errorf("%s: evaluations at %v after %d steps (diverged %q), want [4 8 12 16] after 16", r.Key.dir(), steps, r.Steps, r.Diverged)
+		if !slices.Equal(r.Curve.Steps, []int{4, 8, 12, 16}) || r.Steps != 16 || r.Diverged != "" {
+			t.Errorf("%s: evaluations at %v after %d steps (diverged %q), want [4 8 12 16] after 16", r.Dir, r.Curve.Steps, r.Steps, r.Diverged)
 		}
-		first, last := r.Points[0], r.Points[len(r.Points)-1]
-		if !(last.TrainLoss < first.TrainLoss) || !(last.TestLoss < math.Log(10)) {
-			t.Errorf("%s: training loss %v → %v, final test loss %v: did not learn", r.Key.dir(), first.TrainLoss, last.TrainLoss, last.TestLoss)
+		if first, last := m("train_loss")[0], r.Curve.Last("train_loss"); !(last < first) || !(r.Curve.Last("test_loss") < math.Log(10)) {
+			t.Errorf("%s: training loss %v → %v, final test loss %v: did not learn", r.Dir, first, last, r.Curve.Last("test_loss"))
 		}
 	}
 	checkFiles(t, d1)
 	checkSummary(t, d1, res)
 	checkFinalModel(t, c, res)
 
-	// Same config, other folder: identical files except timing.csv.
+	// Same config, other folder, two runs at a time: identical files
+	// except timing.csv.
 	c2 := small(d2)
+	c2.Workers = 2
 	if _, err := run(c2); err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +93,7 @@ func TestRunTrainsAndReports(t *testing.T) {
 	}
 	for _, r := range res3.Runs {
 		if !r.Resumed {
-			t.Errorf("%s was trained again under -resume", r.Key.dir())
+			t.Errorf("%s was trained again under -resume", r.Dir)
 		}
 	}
 	compareTrees(t, d1, d2)
@@ -104,7 +105,7 @@ func checkFiles(t *testing.T, dir string) {
 	t.Helper()
 	for _, f := range []string{"report.md", "summary.json", "claims.csv", "curves.csv", "final.csv", "final_test_error.csv", "setup.csv",
 		"init_rms.csv", "timing.csv", "train_loss_adam.png", "test_error_adam.png", "train_loss_sgd.png", "test_error_sgd.png",
-		"runs/adam/lr0.01/gelu/seed4/points.csv", "runs/sgd/lr0.1/relu/seed3/evals.csv", "runs/sgd/lr0.1/relu/seed3/steps.csv",
+		"runs/adam/lr0.01/gelu/seed4/curve.csv", "runs/sgd/lr0.1/relu/seed3/evals.csv", "runs/sgd/lr0.1/relu/seed3/steps.csv",
 		"runs/sgd/lr0.1/relu/seed3/model.safetensors", "runs/sgd/lr0.1/relu/seed3/run.json"} {
 		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s: %v", f, err)
@@ -152,8 +153,8 @@ func checkSummary(t *testing.T, dir string, res *results) {
 		for _, act := range []string{"relu", "gelu"} {
 			var v []float64
 			for _, r := range res.Runs {
-				if r.Key.Opt == opt && r.Key.Act.Name() == act {
-					v = append(v, r.Points[len(r.Points)-1].TestErr)
+				if r.Setting.Opt == opt && r.Setting.Act.Name() == act {
+					v = append(v, r.Curve.Last("test_error"))
 				}
 			}
 			k := opt + "." + act + ".final.test_error."
@@ -183,27 +184,28 @@ func checkFinalModel(t *testing.T, c config, res *results) {
 		t.Fatal(err)
 	}
 	for _, r := range res.Runs {
-		if r.Key.Seed != 4 || r.Key.Opt != "adam" {
+		if r.Seed != 4 || r.Setting.Opt != "adam" {
 			continue
 		}
-		f, err := safetensors.Load(filepath.Join(c.Out, r.Key.dir(), "model.safetensors"))
+		f, err := safetensors.Load(filepath.Join(r.Dir, "model.safetensors"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		act := func(x float64) float64 { return math.Max(x, 0) }
-		if r.Key.Act == ops.GELU {
+		if r.Setting.Act == ops.GELU {
 			act = func(x float64) float64 { return 0.5 * x * math.Erfc(-x/math.Sqrt2) }
 		}
 		for _, set := range []struct {
 			ds            *datasets.Dataset
 			loss, errRate float64
 			name          string
-		}{{d.test, r.Points[3].TestLoss, r.Points[3].TestErr, "test"}, {d.val, r.Points[3].ValLoss, r.Points[3].ValErr, "validation"}} {
+		}{{d.test, r.Curve.Metric("test_loss")[3], r.Curve.Metric("test_error")[3], "test"},
+			{d.val, r.Curve.Metric("val_loss")[3], r.Curve.Metric("val_error")[3], "validation"}} {
 			loss, wrong := forward64(t, f, c.Layers, act, set.ds)
 			n := float64(set.ds.Len())
 			// float32 logits may flip a near tie: allow one example.
 			if math.Abs(loss-set.loss) > 1e-4 || math.Abs(float64(wrong)/n-set.errRate) > 1.5/n {
-				t.Errorf("%s %s: recomputed loss %.6f and error %.4f, reported %.6f and %.4f", r.Key.dir(), set.name, loss, float64(wrong)/n, set.loss, set.errRate)
+				t.Errorf("%s %s: recomputed loss %.6f and error %.4f, reported %.6f and %.4f", r.Dir, set.name, loss, float64(wrong)/n, set.loss, set.errRate)
 			}
 		}
 	}
@@ -282,28 +284,16 @@ func compareTrees(t *testing.T, a, b string) {
 	}
 }
 
-func TestSignTest(t *testing.T) {
-	// P(X ≥ k), X ~ Binomial(n, ½), by counting: C(n, k..n)/2ⁿ.
-	for _, c := range []struct {
-		k, n int
-		want float64
-	}{{0, 3, 1}, {2, 2, 0.25}, {1, 2, 0.75}, {5, 5, 1.0 / 32}, {4, 5, 6.0 / 32}, {9, 10, 11.0 / 1024}} {
-		if got := signTest(c.k, c.n); math.Abs(got-c.want) > 1e-14 {
-			t.Errorf("signTest(%d, %d) = %v, want %v", c.k, c.n, got, c.want)
-		}
-	}
-}
-
 func TestDropoutMeasuresTheLossWithoutDropout(t *testing.T) {
 	c := small(t.TempDir())
-	c.Dropout, c.Seeds, c.Epochs, c.Acts, c.Opts = 0.5, 1, 1, []ops.Activation{ops.GELUTanh}, []string{"adam"}
+	c.Dropout, c.Seeds, c.Epochs, c.Acts, c.Opts = 0.5, 1, 1, experiment.Activations{ops.GELUTanh}, experiment.Strings{"adam"}
 	res, err := run(c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range res.Runs[0].Points {
-		if !finite(p.TrainLossNoDrop) {
-			t.Errorf("step %d: loss without dropout %v", p.Step, p.TrainLossNoDrop)
+	for i, v := range res.Runs[0].Curve.Metric("train_loss_nodrop") {
+		if !finite(v) {
+			t.Errorf("step %d: loss without dropout %v", res.Runs[0].Curve.Steps[i], v)
 		}
 	}
 }
@@ -313,11 +303,12 @@ func TestRunRejectsBadSettings(t *testing.T) {
 		change func(*config)
 		want   string
 	}{
-		{func(c *config) { c.Opts = []string{"adagrad"} }, `unknown optimizer "adagrad"`},
-		{func(c *config) { c.Val = 0; c.AdamLR = []float64{1e-3, 1e-4} }, "needs a validation set"},
+		{func(c *config) { c.Opts = experiment.Strings{"adagrad"} }, `unknown optimizer "adagrad"`},
+		{func(c *config) { c.Val = 0; c.AdamLR = experiment.Floats{1e-3, 1e-4} }, "needs a validation set"},
+		{func(c *config) { c.AdamLR = experiment.Floats{1e-3, -1} }, "want positive learning rates"},
 		{func(c *config) { c.Dropout = 1 }, "-dropout 1"},
 		{func(c *config) { c.Epochs = 0 }, "-epochs 0"},
-		{func(c *config) { c.Acts = []ops.Activation{ops.ReLU, ops.ReLU} }, "relu given twice"},
+		{func(c *config) { c.Acts = experiment.Activations{ops.ReLU, ops.ReLU} }, "appears twice"},
 		{func(c *config) { c.NTrain = 100 }, "-val 128 leaves fewer than one batch"},
 	} {
 		c := small(t.TempDir())
@@ -326,10 +317,8 @@ func TestRunRejectsBadSettings(t *testing.T) {
 			t.Errorf("error %v, want one containing %q", err, tc.want)
 		}
 	}
-	if _, err := parseFloats("-adam-lr", "1e-3,-1"); err == nil {
-		t.Error("a negative learning rate was accepted")
-	}
-	if _, err := parseActs("relu,tanh"); err == nil {
+	var acts experiment.Activations
+	if err := acts.Set("relu,tanh"); err == nil {
 		t.Error("an unknown activation was accepted")
 	}
 }
@@ -399,24 +388,22 @@ func TestLearningRateChoice(t *testing.T) {
 	// Final validation errors per seed for three rates of one activation:
 	// 0.1 has the lowest median among its surviving seeds but diverged once.
 	runs := map[float64][]float64{0.01: {0.08, 0.09}, 0.03: {0.06, 0.07}, 0.1: {0.05, nan}}
-	c := config{Opts: []string{"sgd"}, Acts: []ops.Activation{ops.ELU}, SGDLR: []float64{0.01, 0.03, 0.1}}
 	var rs []*runResult
-	for lr, errs := range runs {
-		for s, e := range errs {
-			r := &runResult{Key: runKey{"sgd", lr, ops.ELU, uint64(s)}, Points: []point{{Step: 1, ValErr: e, ValLoss: e}}}
+	for _, lr := range []float64{0.01, 0.03, 0.1} {
+		for s, e := range runs[lr] {
+			r := &runResult{Setting: setting{"sgd", lr, ops.ELU}, Seed: uint64(s), Name: setting{"sgd", lr, ops.ELU}.name(), Curve: experiment.NewCurve(metrics...)}
 			if math.IsNaN(e) {
 				r.Diverged = "NaN loss"
 			}
+			r.Curve.Add(1, nan, nan, e, e, nan, nan)
 			rs = append(rs, r)
 		}
 	}
-	gs, err := groupRuns(c, rs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	gs := experiment.Groups(rs)
 	for _, g := range gs {
-		if want := g.LR == 0.03; g.Selected != want {
-			t.Errorf("lr %g: selected %v, want %v", g.LR, g.Selected, want)
+		chosen := slices.Contains(experiment.Best(gs, func(s setting) string { return s.Opt + " " + s.Act.Name() }, "val_error", "val_loss"), g)
+		if want := g.Setting.LR == 0.03; chosen != want {
+			t.Errorf("lr %g: chosen %v, want %v", g.Setting.LR, chosen, want)
 		}
 	}
 }

@@ -1,7 +1,7 @@
 package main
 
-// report.md: the setup against the paper's, the results tables, the plots
-// and what a run of this length can show.
+// report.md and summary.json: the setup against the paper's, the signal
+// size at initialization, the results tables and plots.
 
 import (
 	"cmp"
@@ -10,31 +10,15 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/geluproject/gelu/datasets"
+	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/train/experiment"
 	"github.com/geluproject/gelu/train/report"
+	"gorgonia.org/tensor"
 )
 
 const paperEpochs, paperSeeds = 50, 5
-
-func label(a ops.Activation) string {
-	switch a.Name() {
-	case "relu":
-		return "ReLU"
-	case "gelu":
-		return "GELU"
-	case "gelu_tanh":
-		return "GELU (tanh)"
-	case "gelu_sigmoid":
-		return "GELU (sigmoid)"
-	case "elu":
-		return "ELU"
-	case "silu":
-		return "SiLU"
-	case "softplus":
-		return "Softplus"
-	}
-	return a.Name()
-}
 
 func (c config) optLabel(opt string) string {
 	if opt == "sgd" {
@@ -43,102 +27,109 @@ func (c config) optLabel(opt string) string {
 	return "Adam"
 }
 
-func writeReport(c config, d *data, runs []*runResult) ([]*group, error) {
-	gs, err := groupRuns(c, runs)
-	if err != nil {
-		return nil, err
+// trainKey is the training-loss metric the comparisons use: the paper's
+// loss without dropout when dropout is on.
+func (c config) trainKey() string {
+	if c.Dropout > 0 {
+		return "train_loss_nodrop"
 	}
+	return "train_loss"
+}
+
+// best returns the group reported for opt and a.
+func best(res *results, opt string, a ops.Activation) *group {
+	i := slices.IndexFunc(res.Best, func(g *group) bool { return g.Setting.Opt == opt && g.Setting.Act == a })
+	return res.Best[i]
+}
+
+func labels(as []ops.Activation, sep string) string {
+	var s []string
+	for _, a := range as {
+		s = append(s, a.Title())
+	}
+	return strings.Join(s, sep)
+}
+
+func writeReport(c config, d *data, res *results) error {
 	r, err := report.New(c.Out, "ReLU, GELU, ELU and SiLU on MNIST in the GELU paper's setup", report.WithCommand(c.Args...))
 	if err != nil {
-		return nil, err
+		return err
 	}
+	short := c.Epochs < paperEpochs || c.Seeds < paperSeeds
 	length := fmt.Sprintf("%d epoch(s) × %d seed(s)", c.Epochs, c.Seeds)
-	if c.Epochs < paperEpochs || c.Seeds < paperSeeds {
-		length = fmt.Sprintf("**a short run: %d epoch(s) × %d seed(s); the paper: %d epochs × %d seeds** (`-full` runs that, for hours)",
-			c.Epochs, c.Seeds, paperEpochs, paperSeeds)
+	if short {
+		length = fmt.Sprintf("**a short run: %s; the paper: %d epochs × %d seeds** (`-full` runs that, for hours)", length, paperEpochs, paperSeeds)
+	}
+	var opts []string
+	for _, o := range c.Opts {
+		opts = append(opts, c.optLabel(o))
 	}
 	r.Text(fmt.Sprintf("The fully connected MNIST classifier of Hendrycks & Gimpel, *Gaussian Error Linear Units (GELUs)*, 2016 "+
 		"(arXiv:1606.08415, §3.1; their code: github.com/hendrycks/GELUs, `mnist_fcn.py`), trained with %s and %s, "+
 		"each with %s. This is %s. Seeds are paired: seed s gives every activation and optimizer the same initial "+
 		"weights and the same batch order, so differences between activations at one seed are not differences of luck in the "+
 		"initialization. Curves show the median over seeds and, shaded, the range from the lowest to the highest seed.",
-		listLabels(c.Acts[:len(c.Acts)-1]), label(c.Acts[len(c.Acts)-1]), optList(c), length))
-	setupTable(r, c, d)
-	if err := initScaleTable(r, c, d); err != nil {
-		return nil, err
+		labels(c.Acts[:len(c.Acts)-1], ", "), c.Acts[len(c.Acts)-1].Title(), strings.Join(opts, " and with "), length))
+	setup(r, c, d, short)
+	if err := initScale(r, c, d); err != nil {
+		return err
 	}
-	resultTables(r, c, gs)
-	setFinal(r, c, gs)
+	tables(r, c, d, res)
 	for _, o := range c.Opts {
-		plots(r, c, gs, o)
+		plots(r, c, d, res, o)
 	}
-	epochTables(r, c, d, gs)
-	if err := claims(r, c, gs); err != nil {
-		return nil, err
-	}
+	alongTheWay(r, c, d, res)
+	claims(r, c, res)
 	r.Section("Run time and files")
 	r.Text(fmt.Sprintf("%d runs of %d optimizer steps each (%d per epoch). Wall-clock times, which differ between reruns, are in "+
 		"[timing.csv](timing.csv) and nowhere else, so that every other file is identical when the same command runs again on "+
 		"the same machine with the same BLAS (here: %s). Each run's own files are in `runs/<optimizer>/lr<rate>/<activation>/seed<n>/`: "+
-		"the trainer's `steps.csv` and `evals.csv` (there `val_*` is the test set), `points.csv` (every evaluation, with the "+
+		"the trainer's `steps.csv` and `evals.csv` (there `val_*` is the test set), `curve.csv` (every evaluation, with the "+
 		"validation set), `model.safetensors` (PyTorch state_dict names) and `run.json` (the settings, for `-resume`).",
-		len(runs), d.stepsPerEpoch*c.Epochs, d.stepsPerEpoch, ops.BLASName()))
-	describe(r, c)
-	setConfig(r, c, d)
-	return gs, r.Close()
-}
-
-func optList(c config) string {
-	var s []string
-	for _, o := range c.Opts {
-		s = append(s, c.optLabel(o))
+		len(res.Runs), d.stepsPerEpoch*c.Epochs, d.stepsPerEpoch, ops.BLASName()))
+	describe(r)
+	for k, v := range map[string]any{
+		"config.epochs": c.Epochs, "config.seeds": c.Seeds, "config.first_seed": int(c.Seed), "config.batch": c.Batch,
+		"config.layers": c.Layers, "config.width": c.Width, "config.dropout": c.Dropout, "config.momentum": c.Momentum,
+		"config.train_examples": d.train.Len(), "config.test_examples": d.test.Len(), "config.val_examples": c.Val,
+		"config.steps_per_epoch": d.stepsPerEpoch, "config.eval_steps": d.evalSteps, "config.blas": ops.BLASName(),
+		"config.activations": strings.Split(c.Acts.String(), ","), "config.optimizers": []string(c.Opts),
+		"config.adam_lr": []float64(c.AdamLR), "config.sgd_lr": []float64(c.SGDLR),
+	} {
+		r.Set(k, v)
 	}
-	return strings.Join(s, " and with ")
+	return r.Close()
 }
 
-func listLabels(as []ops.Activation) string {
-	var s []string
-	for _, a := range as {
-		s = append(s, label(a))
-	}
-	return strings.Join(s, ", ")
-}
-
-func setupTable(r *report.Report, c config, d *data) {
+func setup(r *report.Report, c config, d *data, short bool) {
 	r.Section("Setup, and where it differs from the paper")
 	valNote := "none held out"
 	if d.val != nil {
 		valNote = fmt.Sprintf("%d more held out for validation, a seeded split", d.val.Len())
 	}
-	lr := func(o string) string {
-		s := strings.Trim(strings.Join(strings.Fields(fmt.Sprint(c.lrs(o))), ", "), "[]")
+	opt := map[string]string{"adam": "not run", "sgd": "not run"}
+	for _, o := range c.Opts {
+		lr := strings.ReplaceAll(c.lrsFlag(o), ",", ", ")
 		if len(c.lrs(o)) > 1 {
-			s += ", chosen per activation by the lowest median final validation error"
+			lr += ", chosen per activation by the lowest median final validation error"
 		}
-		return s
-	}
-	opt := "Adam (β₁ 0.9, β₂ 0.999, ε 1e-8, PyTorch's update), learning rate " + lr("adam")
-	if !contains(c.Opts, "adam") {
-		opt = "not run"
-	}
-	sgd := fmt.Sprintf("SGD with heavy-ball momentum %g (PyTorch's convention), learning rate %s", c.Momentum, lr("sgd"))
-	if !contains(c.Opts, "sgd") {
-		sgd = "not run"
+		opt[o] = map[string]string{"adam": "Adam (β₁ 0.9, β₂ 0.999, ε 1e-8, PyTorch's update), learning rate " + lr,
+			"sgd": fmt.Sprintf("SGD with heavy-ball momentum %g (PyTorch's convention), learning rate %s", c.Momentum, lr)}[o]
 	}
 	trainLoss := "mean mini-batch loss over the steps since the previous evaluation"
 	if c.Dropout > 0 {
 		trainLoss += " (dropout on); the plots and claims use the loss with dropout off on a fixed 5000-image training subset"
 	}
-	rows := [][]any{
+	r.Table("setup", []string{"setting", "this run", "the paper"}, [][]any{
 		{"data", fmt.Sprintf("MNIST: %d training images (%s), %d test images; pixels in [0, 1], not standardized", d.train.Len(), valNote, d.test.Len()),
 			"MNIST: 55000 training, 5000 validation (TensorFlow's split), 10000 test; pixels in [0, 1]"},
 		{"network", fmt.Sprintf("%d → %d hidden layers of %d → 10, fully connected", d.train.Features, c.Layers, c.Width), "8 layers, 128 units wide"},
 		{"initialization", "every weight matrix (output layer too) with rows of unit norm (graph.UnitNormRows), biases 0",
 			"the same (\"unit norm rows\"; the code normalizes each unit's incoming weights), biases 0"},
-		{"activations", listLabels(c.Acts) + "; GELU = x·Φ(x) exactly, GELU (tanh) = the tanh form",
+		{"activations", labels(c.Acts, ", ") + "; GELU = x·Φ(x) exactly, GELU (tanh) = the tanh form",
 			"GELU, ReLU, ELU (α = 1); GELU was the tanh form in every experiment (paper, §GELU approximations)"},
-		{"optimizer", opt, "Adam, learning rate tuned over {1e-3, 1e-4, 1e-5} on the 5000 validation images"},
-		{"second optimizer", sgd, "none (SGD appears only as what Clevert et al. used)"},
+		{"optimizer", opt["adam"], "Adam, learning rate tuned over {1e-3, 1e-4, 1e-5} on the 5000 validation images"},
+		{"second optimizer", opt["sgd"], "none (SGD appears only as what Clevert et al. used)"},
 		{"batch size", fmt.Sprint(c.Batch), "128"},
 		{"epochs", fmt.Sprint(c.Epochs), "50"},
 		{"seeds", fmt.Sprintf("%d (%d to %d), paired", c.Seeds, c.Seed, c.Seed+uint64(c.Seeds)-1), "5 runs, medians shown"},
@@ -146,13 +137,12 @@ func setupTable(r *report.Report, c config, d *data) {
 		{"training loss", trainLoss, "the mini-batch loss of each step (with dropout: of the network without dropout, on the same batch)"},
 		{"evaluations", fmt.Sprintf("every %d steps and at each epoch end (%d per run)", d.evalEvery, len(d.evalSteps)), "3 per epoch"},
 		{"arithmetic", "float32; BLAS: " + ops.BLASName(), "float32 (TensorFlow)"},
-	}
-	r.Table("setup", []string{"setting", "this run", "the paper"}, rows)
-	if c.Epochs < paperEpochs || c.Seeds < paperSeeds {
+	})
+	if short {
 		r.Text(fmt.Sprintf("This run is shorter than the paper's: %d of %d epochs and %d of %d seeds. It shows the first part of "+
 			"the curves only; the paper's statements are about the whole 50 epochs.", c.Epochs, paperEpochs, c.Seeds, paperSeeds))
 	}
-	if contains(c.Opts, "sgd") {
+	if slices.Contains(c.Opts, "sgd") {
 		r.Text("SGD's learning rate is this program's choice; the paper has no SGD run. No single rate suits all five activations " +
 			"here. In a pilot with this program (`-opts sgd -sgd-lr 0.01,0.03,0.05,0.1`, one epoch, seeds 1–2), ReLU trained at every rate " +
 			"and ELU at every rate up to 0.05 (at 0.1 it diverged for one seed), while the GELU and SiLU networks stayed near " +
@@ -167,223 +157,221 @@ func setupTable(r *report.Report, c config, d *data) {
 	}
 }
 
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
+func (c config) lrsFlag(opt string) string {
+	if opt == "sgd" {
+		return c.SGDLR.String()
+	}
+	return c.AdamLR.String()
+}
+
+// initScale tabulates the root mean square of each hidden layer's
+// pre-activations (and of the logits) in the untrained network, seed
+// c.Seed, on the first training batch of epoch 0.
+func initScale(r *report.Report, c config, d *data) error {
+	l, err := datasets.NewLoader(d.train, datasets.LoaderConfig{BatchSize: c.Batch, Shuffle: true, Seed: c.Seed, DropLast: true})
+	if err != nil {
+		return err
+	}
+	b, err := l.Batch(0, 0)
+	if err != nil {
+		return err
+	}
+	header := []string{"activation"}
+	for i := range c.Layers {
+		header = append(header, fmt.Sprintf("layer %d", i+1))
+	}
+	var rows [][]any
+	for _, a := range c.Acts {
+		model, mlp, err := network(c, d, a, c.Seed, 0)
+		if err != nil {
+			return err
+		}
+		nodes := append(slices.Clone(mlp.Pre), model.Output)
+		m, err := model.Graph.Compile(nil, graph.Keep(nodes...))
+		if err == nil {
+			err = m.Set(model.Input, b.X)
+		}
+		if err == nil {
+			err = m.Run()
+		}
+		if err != nil {
+			return err
+		}
+		row := []any{a.Title()}
+		for k, n := range nodes {
+			v, err := m.Value(n)
+			t, ok := v.(*tensor.Dense)
+			if err != nil || !ok || t.Dtype() != tensor.Float32 {
+				return fmt.Errorf("init scale: node %s holds %T (%v), want a float32 tensor", n.Name(), v, err)
+			}
+			var ss float64
+			for _, f := range t.Float32s() {
+				ss += float64(f) * float64(f)
+			}
+			row = append(row, math.Sqrt(ss/float64(len(t.Float32s()))))
+			r.Set(fmt.Sprintf("init_rms.%s.%d", a.Name(), k+1), row[k+1])
+		}
+		m.Close()
+		// The geometric mean of the ratios between consecutive hidden layers.
+		f := math.NaN()
+		if c.Layers > 1 {
+			f = math.Pow(row[c.Layers].(float64)/row[1].(float64), 1/float64(c.Layers-1))
+		}
+		r.Set("init_rms."+a.Name()+".factor", f)
+		rows = append(rows, append(row, f))
+	}
+	r.Text(fmt.Sprintf("Root mean square of each hidden layer's pre-activations (and of the logits) at initialization, seed %d, "+
+		"on the first training batch; the factor is the geometric mean of the ratios between consecutive hidden layers:", c.Seed))
+	return r.Table("init_rms", append(header, "logits", "factor per layer"), rows)
+}
+
+// tables writes the tables of final values, the learning-rate choice,
+// curves.csv and the summary values of the reported settings.
+func tables(r *report.Report, c config, d *data, res *results) {
+	r.Section("Results at the end of training")
+	tk := c.trainKey()
+	var b strings.Builder
+	b.WriteString("In order, best first (medians over seeds):\n")
+	for _, o := range c.Opts {
+		for _, by := range []struct {
+			what   string
+			metric string
+			get    func(*group, string) []float64
+			scale  float64
+		}{{"final test error (%)", "test_error", (*group).Final, 100}, {"mean training loss over the run", tk, (*group).Mean, 1}} {
+			gs := slices.Clone(res.Best)
+			gs = slices.DeleteFunc(gs, func(g *group) bool { return g.Setting.Opt != o })
+			med := func(g *group) float64 { return by.scale * experiment.Median(by.get(g, by.metric)) }
+			slices.SortStableFunc(gs, func(x, y *group) int { return cmpNaNLast(med(x), med(y)) })
+			var parts []string
+			for _, g := range gs {
+				parts = append(parts, g.Setting.Act.Title()+" "+report.Format(med(g)))
+			}
+			fmt.Fprintf(&b, "- %s, %s: %s\n", c.optLabel(o), by.what, strings.Join(parts, ", "))
 		}
 	}
-	return false
-}
-
-// trainKey is the training-loss metric the comparisons use: the paper's
-// loss without dropout when dropout is on.
-func (c config) trainKey() string {
-	if c.Dropout > 0 {
-		return "train_loss_nodrop"
-	}
-	return "train_loss"
-}
-
-func pct(v float64) float64 { return 100 * v }
-
-func rangeStr(lo, hi float64, scale float64) string {
-	if math.IsNaN(lo) {
-		return "NaN"
-	}
-	return report.Format(scale*lo) + "–" + report.Format(scale*hi)
-}
-
-func resultTables(r *report.Report, c config, gs []*group) {
-	r.Section("Results at the end of training")
+	r.Text(b.String())
 	header := []string{"activation"}
 	for _, o := range c.Opts {
 		header = append(header, c.optLabel(o)+": test error (%), median", c.optLabel(o)+": min–max")
 	}
 	var rows [][]any
 	for _, a := range c.Acts {
-		row := []any{label(a)}
+		row := []any{a.Title()}
 		for _, o := range c.Opts {
-			med, lo, hi := medianOf(find(gs, o, a).final("test_error"))
-			row = append(row, pct(med), rangeStr(lo, hi, 100))
+			s := experiment.Summarize(best(res, o, a).Final("test_error"))
+			row = append(row, 100*s.Median, s.Range(100))
 		}
 		rows = append(rows, row)
 	}
-	r.Text(ranking(c, gs))
 	r.Text(fmt.Sprintf("Test error after %d epoch(s), over %d seed(s):", c.Epochs, c.Seeds))
 	r.Table("final_test_error", header, rows)
-
 	rows = nil
-	tk := c.trainKey()
-	for _, g := range selected(gs) {
-		tl, tlo, thi := medianOf(g.final(tk))
-		ml, mlo, mhi := medianOf(g.meanTrainLoss(tk))
-		te, _, _ := medianOf(g.final("test_error"))
-		ve, _, _ := medianOf(g.final("val_error"))
-		rows = append(rows, []any{c.optLabel(g.Opt), label(g.Act), fmt.Sprint(g.LR), tl, rangeStr(tlo, thi, 1), ml, rangeStr(mlo, mhi, 1),
-			pct(te), pct(ve), g.diverged()})
+	for _, g := range res.Best {
+		p := fmt.Sprintf("%s.%s.", g.Setting.Opt, g.Setting.Act.Name())
+		r.Set(p+"lr", g.Setting.LR)
+		r.Set(p+"diverged", g.Diverged())
+		for _, m := range metrics {
+			if s := experiment.Summarize(g.Final(m)); s.N > 0 {
+				s.Set(r, p+"final."+m)
+			}
+		}
+		tl, ml := experiment.Summarize(g.Final(tk)), experiment.Summarize(g.Mean(tk))
+		ml.Set(r, p+"mean_train_loss")
+		rows = append(rows, []any{c.optLabel(g.Setting.Opt), g.Setting.Act.Title(), fmt.Sprint(g.Setting.LR), tl.Median, tl.Range(1), ml.Median,
+			ml.Range(1), 100 * experiment.Median(g.Final("test_error")), 100 * experiment.Median(g.Final("val_error")), g.Diverged()})
 	}
 	r.Text("Training loss (cross-entropy, nats) at the end and averaged over all evaluations (lower = lower sooner: " +
 		"the area under the training curve), medians with the seed range; errors in %:")
 	r.Table("final", []string{"optimizer", "activation", "lr", "final train loss", "final train loss, min–max",
 		"mean train loss over the run", "mean train loss, min–max", "test error (%)", "validation error (%)", "diverged runs"}, rows)
-	if len(gs) > len(selected(gs)) {
+	if len(res.Groups) > len(res.Best) {
 		rows = nil
-		for _, g := range gs {
-			ve, _, _ := medianOf(g.final("val_error"))
-			vl, _, _ := medianOf(g.final("val_loss"))
-			rows = append(rows, []any{c.optLabel(g.Opt), label(g.Act), fmt.Sprint(g.LR), pct(ve), vl, g.Selected})
+		for _, g := range res.Groups {
+			rows = append(rows, []any{c.optLabel(g.Setting.Opt), g.Setting.Act.Title(), fmt.Sprint(g.Setting.LR), 100 * experiment.Median(g.Final("val_error")),
+				experiment.Median(g.Final("val_loss")), slices.Contains(res.Best, g)})
 		}
 		r.Text("Learning-rate choice (median final validation error, then loss):")
 		r.Table("lr_selection", []string{"optimizer", "activation", "lr", "validation error (%)", "validation loss", "chosen"}, rows)
 	}
-	for _, g := range gs {
-		for _, run := range g.Runs {
-			if run.Diverged != "" {
-				r.Text(fmt.Sprintf("Diverged: %s, lr %g, %s, seed %d: %s. Its later evaluations are NaN and drop out of the medians.",
-					c.optLabel(g.Opt), g.LR, label(g.Act), run.Key.Seed, run.Diverged))
-			}
+	for _, run := range res.Runs {
+		if run.Diverged != "" {
+			r.Text(fmt.Sprintf("Diverged: %s, lr %g, %s, seed %d: %s. Its later evaluations are missing and it drops out of the medians.",
+				c.optLabel(run.Setting.Opt), run.Setting.LR, run.Setting.Act.Title(), run.Seed, run.Diverged))
 		}
 	}
-	writeCurves(r, gs)
+	r.Text("Every evaluation of every activation, optimizer and learning rate, median/min/max over seeds:")
+	experiment.WriteBands(r, "curves", res.Groups, []string{"activation", "optimizer", "lr", "selected", "step", "epoch"},
+		func(g *group, step int) []any {
+			return []any{g.Setting.Act.Name(), g.Setting.Opt, g.Setting.LR, slices.Contains(res.Best, g), step, float64(step) / float64(d.stepsPerEpoch)}
+		})
 }
 
-// ranking orders the activations of each optimizer by median final test
-// error and by median mean training loss.
-func ranking(c config, gs []*group) string {
-	var b strings.Builder
-	b.WriteString("In order, best first (medians over seeds):\n")
-	for _, o := range c.Opts {
-		for _, by := range []struct {
-			what  string
-			get   func(*group) []float64
-			scale float64
-		}{{"final test error (%)", func(g *group) []float64 { return g.final("test_error") }, 100},
-			{"mean training loss over the run", func(g *group) []float64 { return g.meanTrainLoss(c.trainKey()) }, 1}} {
-			type entry struct {
-				name string
-				v    float64
-			}
-			var es []entry
-			for _, a := range c.Acts {
-				m, _, _ := medianOf(by.get(find(gs, o, a)))
-				es = append(es, entry{label(a), by.scale * m})
-			}
-			slices.SortStableFunc(es, func(x, y entry) int { return cmpFloat(x.v, y.v) })
-			var parts []string
-			for _, e := range es {
-				parts = append(parts, e.name+" "+report.Format(e.v))
-			}
-			fmt.Fprintf(&b, "- %s, %s: %s\n", c.optLabel(o), by.what, strings.Join(parts, ", "))
-		}
-	}
-	return b.String()
-}
-
-// cmpFloat orders numbers ascending with NaN (all runs diverged) last.
-func cmpFloat(x, y float64) int {
+// cmpNaNLast orders numbers ascending with NaN (all runs diverged) last.
+func cmpNaNLast(x, y float64) int {
 	if math.IsNaN(x) || math.IsNaN(y) {
-		return cmp.Compare(nanRank(x), nanRank(y))
+		return cmp.Compare(b2i(math.IsNaN(x)), b2i(math.IsNaN(y)))
 	}
 	return cmp.Compare(x, y)
 }
 
-func nanRank(v float64) int {
-	if math.IsNaN(v) {
+func b2i(b bool) int {
+	if b {
 		return 1
 	}
 	return 0
 }
 
-// writeCurves writes curves.csv: every group (all learning rates) at every
-// evaluation, median/min/max over seeds of every metric.
-func writeCurves(r *report.Report, gs []*group) {
-	cols := []string{"activation", "optimizer", "lr", "selected", "step", "epoch"}
-	for _, m := range metrics {
-		cols = append(cols, m.Key+"_median", m.Key+"_min", m.Key+"_max")
-	}
-	r.Text("Every evaluation of every activation, optimizer and learning rate, median/min/max over seeds:")
-	w, err := r.CSV("curves", cols...)
-	if err != nil {
-		return
-	}
-	for _, g := range gs {
-		for i, p := range g.Runs[0].Points {
-			row := []any{g.Act.Name(), g.Opt, g.LR, g.Selected, p.Step, p.Epoch}
-			for _, m := range metrics {
-				b := g.Band[m.Key]
-				row = append(row, b[1][i], b[0][i], b[2][i])
-			}
-			w.Write(row...)
-		}
-	}
-	w.Close()
-}
-
-func plots(r *report.Report, c config, gs []*group, opt string) {
+// plots draws the training loss and the test error of every activation
+// with opt against epochs: medians over seeds, shaded from min to max.
+func plots(r *report.Report, c config, d *data, res *results, opt string) {
 	tk := c.trainKey()
 	what := "mean mini-batch training loss since the previous evaluation"
 	if c.Dropout > 0 {
 		what = "training loss with dropout off (fixed 5000-image training subset)"
 	}
+	epoch := func(step int) float64 { return float64(step) / float64(d.stepsPerEpoch) }
 	for _, spec := range []struct {
-		name, title, ylabel, key string
-		scale                    float64
+		name, title, ylabel, key, caption string
+		scale                             float64
 	}{
-		{"train_loss_" + opt, "Training loss, " + c.optLabel(opt), "cross-entropy (nats)", tk, 1},
-		{"test_error_" + opt, "Test error, " + c.optLabel(opt), "test error (%)", "test_error", 100},
+		{"train_loss_" + opt, "Training loss, " + c.optLabel(opt), "cross-entropy (nats)", tk, "Each point is the " + what + ".", 1},
+		{"test_error_" + opt, "Test error, " + c.optLabel(opt), "test error (%)", "test_error", "Each point is the error on the test images at that moment.", 100},
 	} {
 		var series []report.Series
+		lo, hi := math.Inf(1), math.Inf(-1)
 		for _, a := range c.Acts {
-			g := find(gs, opt, a)
-			s := report.Series{Name: fmt.Sprintf("%s (lr %g)", label(a), g.LR), Dashed: a.Name() == "gelu_tanh"}
-			b := g.Band[spec.key]
-			for i, p := range g.Runs[0].Points {
-				s.X = append(s.X, p.Epoch)
-				s.Y, s.Lo, s.Hi = append(s.Y, spec.scale*b[1][i]), append(s.Lo, spec.scale*b[0][i]), append(s.Hi, spec.scale*b[2][i])
-			}
+			g := best(res, opt, a)
+			s := g.Band(spec.key).Scale(spec.scale).Series(fmt.Sprintf("%s (lr %g)", a.Title(), g.Setting.LR), epoch)
+			s.Dashed = a == ops.GELUTanh
 			series = append(series, s)
+			for _, v := range slices.Concat(s.Y, s.Lo, s.Hi) {
+				if v > 0 && !math.IsInf(v, 0) {
+					lo, hi = math.Min(lo, v), math.Max(hi, v)
+				}
+			}
 		}
-		logY := spansDecade(series)
+		// A log axis helps over more than a factor of 30; over less its
+		// ticks (powers of ten only) would leave one label or none.
+		logY := hi > 30*lo
 		caption := fmt.Sprintf("Median over %d seed(s), shaded from the lowest to the highest seed", c.Seeds)
 		if logY {
 			caption += "; log scale"
 		}
-		caption += ". "
-		if spec.key == tk {
-			caption += "Each point is the " + what + "."
-		} else {
-			caption += "Each point is the error on the test images at that moment."
-		}
 		r.Plot(spec.name, report.PlotSpec{Title: spec.title, XLabel: "epoch", YLabel: spec.ylabel, Series: series, LogY: logY,
-			DPI: c.DPI, Caption: caption})
+			DPI: c.DPI, Caption: caption + ". " + spec.caption})
 	}
 }
 
-// spansDecade says whether the plotted values span more than a factor of
-// 30, where a log axis helps; over less, its ticks (powers of ten only)
-// would leave the axis with one label or none.
-func spansDecade(series []report.Series) bool {
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, s := range series {
-		for _, v := range slices.Concat(s.Y, s.Lo, s.Hi) {
-			if v > 0 && !math.IsInf(v, 0) {
-				lo, hi = math.Min(lo, v), math.Max(hi, v)
-			}
-		}
-	}
-	return hi > 30*lo
-}
-
-// epochTables lists the medians at every evaluation (at most about 12 rows:
-// later ones are thinned to epoch ends).
-func epochTables(r *report.Report, c config, d *data, gs []*group) {
-	var idx []int
+// alongTheWay lists the medians at every evaluation (at most about 12
+// rows: later ones are thinned to epoch ends).
+func alongTheWay(r *report.Report, c config, d *data, res *results) {
+	var steps []int
 	stride := max(1, (c.Epochs+11)/12)
 	for i, s := range d.evalSteps {
 		epochEnd := s%d.stepsPerEpoch == 0
 		if len(d.evalSteps) <= 12 || (epochEnd && (s/d.stepsPerEpoch)%stride == 0) || i == len(d.evalSteps)-1 {
-			idx = append(idx, i)
+			steps = append(steps, s)
 		}
 	}
 	r.Section("Medians along the way")
@@ -394,18 +382,46 @@ func epochTables(r *report.Report, c config, d *data, gs []*group) {
 		}{{"curve_train_loss_" + o, "training loss", c.trainKey(), 1}, {"curve_test_error_" + o, "test error (%)", "test_error", 100}} {
 			header := []string{"epoch"}
 			for _, a := range c.Acts {
-				header = append(header, label(a))
+				header = append(header, a.Title())
 			}
 			var rows [][]any
-			for _, i := range idx {
-				row := []any{float64(d.evalSteps[i]) / float64(d.stepsPerEpoch)}
+			for _, s := range steps {
+				row := []any{float64(s) / float64(d.stepsPerEpoch)}
 				for _, a := range c.Acts {
-					row = append(row, t.scale*find(gs, o, a).Band[t.key][1][i])
+					b := best(res, o, a).Band(t.key)
+					v := math.NaN() // every seed diverged before s
+					if i, ok := slices.BinarySearch(b.Steps, s); ok {
+						v = t.scale * b.Median[i]
+					}
+					row = append(row, v)
 				}
 				rows = append(rows, row)
 			}
 			r.Text(fmt.Sprintf("%s, median %s:", c.optLabel(o), t.what))
 			r.Table(t.name, header, rows)
 		}
+	}
+}
+
+func describe(r *report.Report) {
+	for _, d := range [][2]string{
+		{"config.*", "the settings of this run (config.blas: the matrix-multiply library; results differ in the last bits between BLAS libraries and thread counts)"},
+		{"*.lr", "learning rate reported for this optimizer and activation (chosen on the validation set when -<opt>-lr lists several); keys <opt>.<act>.*"},
+		{"*.final.train_loss.*", "training loss at the last evaluation (mean mini-batch cross-entropy in nats since the evaluation before; with dropout the dropout-on loss): median, min and max over seeds"},
+		{"*.final.train_loss_nodrop.*", "with -dropout: cross-entropy with dropout off on a fixed 5000-image training subset at the last evaluation (median, min, max over seeds)"},
+		{"*.final.test_error.*", "fraction of the test images misclassified at the last evaluation: median, min and max over seeds"},
+		{"*.final.test_loss.*", "mean test cross-entropy (nats) at the last evaluation: median, min and max over seeds"},
+		{"*.final.val_error.*", "fraction of the held-out validation images misclassified at the last evaluation: median, min, max over seeds"},
+		{"*.final.val_loss.*", "mean validation cross-entropy at the last evaluation: median, min, max over seeds"},
+		{"*.mean_train_loss.*", "training loss averaged over all evaluations of a run (the area under its training curve; lower = lower sooner): median, min, max over seeds; with dropout, of the dropout-off loss"},
+		{"*.diverged", "runs of this optimizer and activation stopped by a NaN or infinite loss, gradient or weight (they count as NaN: no final value)"},
+		{"compare.*.lower_seeds", "seeds (paired) in which the first activation's value is lower than the second's; compare.<opt>.<quantity>.<a>_vs_<b>"},
+		{"compare.*.pairs", "seeds in which both values are finite and differ (the sign test's n)"},
+		{"compare.*.p_value", "one-sided sign test: probability of at least lower_seeds of pairs by chance if neither activation were better"},
+		{"compare.*.mean_diff", "mean over seeds of the first activation's value minus the second's"},
+		{"compare.*.mean_diff_se", "standard error of mean_diff across seeds (sd/√seeds; NaN with one seed)"},
+		{"init_rms.*", "root mean square of the pre-activations of hidden layer k (k = layers+1: the logits) at initialization (first seed, first training batch); init_rms.<act>.<k>; init_rms.<act>.factor: geometric mean of the ratios between consecutive hidden layers"},
+	} {
+		r.Describe(d[0], d[1])
 	}
 }

@@ -1,7 +1,7 @@
 // Transformer-ffn trains a character-level next-character model made of
-// Transformer feed-forward blocks, once with ReLU and once with GELU (or any
-// list of activations), from the same initial weights and in the same batch
-// order, and compares their loss curves.
+// Transformer feed-forward blocks, once per activation (ReLU and GELU by
+// default) and seed, every activation from the same initial weights and in
+// the same batch order, and compares their loss curves.
 //
 // There is no attention: the context is a window of the previous K
 // characters. Each is embedded (nn.Embedding, e numbers per character), the
@@ -25,13 +25,14 @@
 // validation windows come from chunks of the text never trained on (see
 // datasets.CharTask). Run it from the module root:
 //
-//	go run ./examples/transformer-ffn                      # ReLU vs GELU, a few minutes on 2 cores
-//	go run ./examples/transformer-ffn -acts relu,gelu,silu -steps 600
+//	go run ./examples/transformer-ffn                      # ReLU vs GELU, 3 seeds: DEFAULT_TIME
+//	go run ./examples/transformer-ffn -acts relu,gelu,silu -steps 600 -seeds 5
 //
-// It writes to -out: <activation>/ (the trainer's steps.csv, evals.csv and
-// model.safetensors per run), curves.csv (every evaluation of every run),
-// setup.csv, results.csv, comparison.csv, loss.png, loss_val_late.png,
-// summary.json and report.md. The training speed of one step is measured by
+// It writes to -out: <activation>/seed<n>/ (the trainer's steps.csv,
+// evals.csv and model.safetensors per run), curves.csv (every evaluation of
+// every run), setup.csv, results.csv, comparison.csv, loss.png,
+// loss_val_late.png, summary.json and report.md. The speed of one training
+// step is measured by
 //
 //	go test ./examples/transformer-ffn -run '^$' -bench TrainStep -benchtime 10x
 package main
@@ -41,18 +42,18 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/train/experiment"
 )
 
 // config is everything a run depends on.
 type config struct {
 	Out, TextFile, Init                       string
-	Acts                                      []ops.Activation
+	Acts                                      experiment.Activations
 	Context, Embed, Dim, Hidden, Layers       int
 	Batch, Steps, EvalEvery, Warmup, ChunkLen int
-	ValWindows, DPI                           int
+	ValWindows, Seeds, Workers, DPI           int
 	LR, Momentum, Clip, ValFraction           float64
 	Seed                                      uint64
 	Quiet                                     bool
@@ -61,18 +62,17 @@ type config struct {
 }
 
 func main() {
-	var c config
-	var acts string
+	c := config{Acts: experiment.Activations{ops.ReLU, ops.GELU}, Args: os.Args}
 	flag.StringVar(&c.Out, "out", "out/transformer-ffn", "output folder; created if needed, the files this program writes are replaced")
 	flag.StringVar(&c.TextFile, "text", "", "UTF-8 text file to model (default: Newton's Opticks, embedded)")
-	flag.StringVar(&acts, "acts", "relu,gelu", "comma-separated activations to compare: relu, gelu, gelu_tanh, gelu_sigmoid, softplus, silu, elu, sigmoid_gated[:β]")
+	flag.Var(&c.Acts, "acts", "comma-separated activations to compare: relu, gelu, gelu_tanh, gelu_sigmoid, softplus, silu, elu, sigmoid_gated[:β]")
 	flag.IntVar(&c.Context, "context", 8, "K, previous characters seen per prediction")
 	flag.IntVar(&c.Embed, "embed", 32, "e, embedding size per character")
 	flag.IntVar(&c.Dim, "dim", 256, "d, model width")
 	flag.IntVar(&c.Hidden, "hidden", 1024, "d_ff, inner width of each feed-forward block")
 	flag.IntVar(&c.Layers, "layers", 2, "L, number of feed-forward blocks")
 	flag.IntVar(&c.Batch, "batch", 512, "windows (positions) per step")
-	flag.IntVar(&c.Steps, "steps", 300, "optimizer steps per activation")
+	flag.IntVar(&c.Steps, "steps", 300, "optimizer steps per run")
 	flag.IntVar(&c.EvalEvery, "eval-every", 30, "evaluate on the validation windows every this many steps")
 	flag.IntVar(&c.ValWindows, "val-windows", 8192, "validation windows scored (a seeded sample of the held-out text); 0: all")
 	flag.Float64Var(&c.LR, "lr", 0.2, "peak learning rate of SGD")
@@ -82,37 +82,21 @@ func main() {
 	flag.Float64Var(&c.ValFraction, "val-fraction", 0.1, "fraction of the text's chunks held out for validation")
 	flag.IntVar(&c.ChunkLen, "chunk", 4096, "characters per chunk of the train/validation split")
 	flag.StringVar(&c.Init, "init", "", "start every run from this safetensors file (torch_model.py --init, or a model.safetensors of this program)")
-	flag.Uint64Var(&c.Seed, "seed", 1, "seed of the initial weights, the batch order and the validation split")
+	flag.Uint64Var(&c.Seed, "seed", 1, "first seed: of the validation split, and per run of the initial weights and the batch order")
+	flag.IntVar(&c.Seeds, "seeds", 3, "runs per activation, with seeds -seed, -seed+1, …, paired across activations")
+	flag.IntVar(&c.Workers, "workers", 2, "runs trained at once (results do not depend on it)")
 	flag.BoolVar(&c.Quiet, "quiet", false, "no progress output")
 	flag.IntVar(&c.DPI, "dpi", 144, "resolution of the PNG plots in dots per inch")
 	flag.Parse()
-	c.Args = os.Args
-	var err error
-	if c.Acts, err = parseActs(acts); err == nil {
-		_, err = run(c)
-	}
-	if err != nil {
+	// Two runs at a time on one BLAS thread each beat one run on two
+	// threads here, and the thread count must not depend on -workers:
+	// OpenBLAS's results differ in the last bits between thread counts.
+	ops.SetBLASThreads(1)
+	if _, err := run(c); err != nil {
 		fmt.Fprintln(os.Stderr, "transformer-ffn:", err)
 		os.Exit(1)
 	}
 	fmt.Println("wrote", c.Out+"/report.md")
-}
-
-func parseActs(list string) ([]ops.Activation, error) {
-	var acts []ops.Activation
-	seen := map[string]bool{}
-	for _, name := range strings.Split(list, ",") {
-		a, err := ops.ParseActivation(name)
-		if err != nil {
-			return nil, fmt.Errorf("-acts: %w", err)
-		}
-		if seen[a.Name()] {
-			return nil, fmt.Errorf("-acts: %s listed twice", a.Name())
-		}
-		seen[a.Name()] = true
-		acts = append(acts, a)
-	}
-	return acts, nil
 }
 
 func (c config) check() error {
@@ -121,9 +105,9 @@ func (c config) check() error {
 		return fmt.Errorf("no activations")
 	case c.Context < 1 || c.Embed < 1 || c.Dim < 1 || c.Hidden < 1 || c.Layers < 0:
 		return fmt.Errorf("-context %d -embed %d -dim %d -hidden %d -layers %d: want sizes ≥ 1 and layers ≥ 0", c.Context, c.Embed, c.Dim, c.Hidden, c.Layers)
-	case c.Batch < 1 || c.Steps < 1 || c.EvalEvery < 1 || c.Warmup < 0 || c.ValWindows < 0 || c.DPI < 0:
-		return fmt.Errorf("-batch %d -steps %d -eval-every %d -warmup %d -val-windows %d -dpi %d: want batch, steps, eval-every ≥ 1 and the rest ≥ 0",
-			c.Batch, c.Steps, c.EvalEvery, c.Warmup, c.ValWindows, c.DPI)
+	case c.Batch < 1 || c.Steps < 1 || c.EvalEvery < 1 || c.Seeds < 1 || c.Workers < 1 || c.Warmup < 0 || c.ValWindows < 0 || c.DPI < 0:
+		return fmt.Errorf("-batch %d -steps %d -eval-every %d -seeds %d -workers %d -warmup %d -val-windows %d -dpi %d: want the first five ≥ 1 and the rest ≥ 0",
+			c.Batch, c.Steps, c.EvalEvery, c.Seeds, c.Workers, c.Warmup, c.ValWindows, c.DPI)
 	case !(c.LR > 0) || !(c.Momentum >= 0 && c.Momentum < 1) || !(c.Clip >= 0):
 		return fmt.Errorf("-lr %v -momentum %v -clip %v: want lr > 0, 0 ≤ momentum < 1, clip ≥ 0", c.LR, c.Momentum, c.Clip)
 	}

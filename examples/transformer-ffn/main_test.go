@@ -32,11 +32,19 @@ func tinyText(t *testing.T, n int) string {
 func tiny(t *testing.T, text string) config {
 	return config{Out: t.TempDir(), TextFile: text, Acts: []ops.Activation{ops.ReLU, ops.GELU},
 		Context: 4, Embed: 8, Dim: 16, Hidden: 32, Layers: 2, Batch: 64, Steps: 40, EvalEvery: 10, Warmup: 5,
-		ValWindows: 512, DPI: 30, LR: 0.1, Momentum: 0.9, Clip: 1, ValFraction: 0.2, ChunkLen: 1000, Seed: 1, Quiet: true,
+		ValWindows: 512, DPI: 30, LR: 0.1, Momentum: 0.9, Clip: 1, ValFraction: 0.2, ChunkLen: 1000, Seed: 1, Seeds: 1, Workers: 1, Quiet: true,
 		Args: []string{"transformer-ffn", "-steps", "40"}}
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+func mean(v []float64) float64 {
+	var s float64
+	for _, x := range v {
+		s += x
+	}
+	return s / float64(len(v))
+}
 
 func TestRunLearnsAndWritesTheReport(t *testing.T) {
 	c := tiny(t, tinyText(t, 20000))
@@ -48,28 +56,28 @@ func TestRunLearnsAndWritesTheReport(t *testing.T) {
 		t.Fatalf("%d runs, want 2", len(res.Runs))
 	}
 	for _, r := range res.Runs {
-		name := r.Act.Name()
-		if len(r.Steps) != c.Steps || len(r.Evals) != 1+c.Steps/c.EvalEvery || r.Evals[0].Step != 0 || r.final().Step != c.Steps {
-			t.Fatalf("%s: %d steps and evaluations at %v", name, len(r.Steps), r.Evals)
+		name, steps, val, trainLoss := r.Setting.Name(), r.Vectors["step_loss"], r.Curve.Metric("val_loss"), r.Curve.Metric("train_loss")
+		if len(steps) != c.Steps || len(val) != 1+c.Steps/c.EvalEvery || r.Curve.Steps[0] != 0 || r.Curve.Steps[len(val)-1] != c.Steps {
+			t.Fatalf("%s: %d steps and evaluations at %v", name, len(steps), r.Curve.Steps)
 		}
-		for _, e := range r.Evals {
-			if !finite(e.ValLoss) || (e.Step > 0 && !finite(e.TrainLoss)) {
-				t.Errorf("%s: non-finite loss at step %d: %+v", name, e.Step, e)
+		for i, step := range r.Curve.Steps {
+			if !finite(val[i]) || (step > 0 && !finite(trainLoss[i])) {
+				t.Errorf("%s: non-finite loss at step %d: val %v, train %v", name, step, val[i], trainLoss[i])
 			}
 		}
 		// Learning: the loss falls well below the initial one, and below
 		// the entropy of a uniform guess over the vocabulary.
-		first, last := r.Evals[0].ValLoss, r.final().ValLoss
+		first, last := val[0], val[len(val)-1]
 		if !(last < first-0.5) || !(last < math.Log(float64(res.Shape.Vocab))) {
 			t.Errorf("%s: validation loss %.4f → %.4f, want a drop of more than 0.5 nats to below ln(vocab) = %.4f", name, first, last, math.Log(float64(res.Shape.Vocab)))
 		}
-		if r.final().TrainLoss >= r.Evals[1].TrainLoss || r.Steps[len(r.Steps)-1] >= r.Steps[0] {
-			t.Errorf("%s: training loss did not fall: intervals %.4f → %.4f, steps %.4f → %.4f", name, r.Evals[1].TrainLoss, r.final().TrainLoss, r.Steps[0], r.Steps[len(r.Steps)-1])
+		if trainLoss[len(val)-1] >= trainLoss[1] || steps[len(steps)-1] >= steps[0] {
+			t.Errorf("%s: training loss did not fall: intervals %.4f → %.4f, steps %.4f → %.4f", name, trainLoss[1], trainLoss[len(val)-1], steps[0], steps[len(steps)-1])
 		}
-		if len(r.ValRows) != res.Data.Eval.Len() || math.Abs(mean(r.ValRows)-last) > 1e-12 {
-			t.Errorf("%s: %d per-window losses with mean %v, final loss %v", name, len(r.ValRows), mean(r.ValRows), last)
+		if rows := r.Vectors["val_rows"]; len(rows) != res.Data.Eval.Len() || math.Abs(mean(rows)-last) > 1e-12 {
+			t.Errorf("%s: %d per-window losses with mean %v, final loss %v", name, len(rows), mean(rows), last)
 		}
-		checkAgainstTrainer(t, filepath.Join(c.Out, key(r.Act), "evals.csv"), r)
+		checkAgainstTrainer(t, filepath.Join(r.Dir, "evals.csv"), r)
 	}
 	// Every activation starts from the same weights, and the parameter
 	// count in the report is the graph's.
@@ -88,7 +96,7 @@ func TestRunLearnsAndWritesTheReport(t *testing.T) {
 	}
 
 	for _, f := range []string{"report.md", "summary.json", "curves.csv", "setup.csv", "results.csv", "comparison.csv", "loss.png",
-		"loss_val_late.png", "relu/steps.csv", "relu/evals.csv", "relu/model.safetensors", "gelu/steps.csv", "gelu/model.safetensors"} {
+		"loss_val_late.png", "relu/seed1/steps.csv", "relu/seed1/evals.csv", "relu/seed1/model.safetensors", "gelu/seed1/steps.csv", "gelu/seed1/model.safetensors"} {
 		if st, err := os.Stat(filepath.Join(c.Out, f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s: %v", f, err)
 		}
@@ -100,27 +108,26 @@ func TestRunLearnsAndWritesTheReport(t *testing.T) {
 	checkSummary(t, c.Out, res)
 }
 
-// checkAgainstTrainer compares this program's evaluation (float64 softmax
-// over the logits) with the trainer's own (train.evaluate) at every step
-// both made.
-func checkAgainstTrainer(t *testing.T, evalsCSV string, r runResult) {
+// checkAgainstTrainer compares the curve this program recorded with the
+// trainer's evals.csv at every evaluation, step 0 included.
+func checkAgainstTrainer(t *testing.T, evalsCSV string, r *runResult) {
 	t.Helper()
 	raw, err := os.ReadFile(evalsCSV)
 	if err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
-	if len(lines) != len(r.Evals) { // header + one row per evaluation after step 0
-		t.Fatalf("%s has %d lines, want %d", evalsCSV, len(lines), len(r.Evals))
+	if len(lines) != 1+len(r.Curve.Steps) { // header + one row per evaluation
+		t.Fatalf("%s has %d lines, want %d", evalsCSV, len(lines), 1+len(r.Curve.Steps))
 	}
 	for i, line := range lines[1:] {
 		f := strings.Split(line, ",")
 		step, _ := strconv.Atoi(f[0])
 		val, _ := strconv.ParseFloat(f[3], 64)
 		acc, _ := strconv.ParseFloat(f[4], 64)
-		e := r.Evals[i+1]
-		if step != e.Step || math.Abs(val-e.ValLoss) > 1e-9 || acc != e.ValAcc {
-			t.Errorf("%s row %d: trainer says step %d loss %v accuracy %v, this program %+v", evalsCSV, i+1, step, val, acc, e)
+		if step != r.Curve.Steps[i] || math.Abs(val-r.Curve.Metric("val_loss")[i]) > 1e-9 || acc != r.Curve.Metric("val_accuracy")[i] {
+			t.Errorf("%s row %d: trainer says step %d loss %v accuracy %v, this program step %d %v %v", evalsCSV, i+1, step, val, acc,
+				r.Curve.Steps[i], r.Curve.Metric("val_loss")[i], r.Curve.Metric("val_accuracy")[i])
 		}
 	}
 }
@@ -153,12 +160,12 @@ func checkSummary(t *testing.T, dir string, res *results) {
 		}
 		return v
 	}
-	relu, gelu := res.Runs[0], res.Runs[1]
+	relu, gelu := res.Runs[0].Curve, res.Runs[1].Curve
 	for k, want := range map[string]float64{
-		"gelu.final_val_loss": gelu.final().ValLoss, "relu.final_val_bpc": relu.final().ValLoss / math.Log(2),
-		"gelu.initial_val_loss": gelu.Evals[0].ValLoss, "gelu.final_train_loss": gelu.final().TrainLoss,
-		"gelu.delta_val_loss": gelu.final().ValLoss - relu.final().ValLoss, "data.vocab": float64(res.Shape.Vocab),
-		"data.eval_windows": float64(len(gelu.ValRows)),
+		"gelu.final_val_loss": gelu.Last("val_loss"), "relu.final_val_bpc": relu.Last("val_loss") / math.Log(2),
+		"gelu.initial_val_loss": gelu.Metric("val_loss")[0], "gelu.final_train_loss": gelu.Last("train_loss"),
+		"gelu.delta_val_loss": gelu.Last("val_loss") - relu.Last("val_loss"), "data.vocab": float64(res.Shape.Vocab),
+		"data.eval_windows": float64(len(res.Runs[1].Vectors["val_rows"])),
 	} {
 		if got := num(k); math.Abs(got-want) > 1e-12 {
 			t.Errorf("%s = %.15g, want %.15g", k, got, want)
@@ -181,28 +188,6 @@ func equal(a, b []float32) bool {
 		}
 	}
 	return true
-}
-
-// The batch-means error of independent values is close to sd/√n, and it
-// grows when neighbours are correlated.
-func TestBlockSE(t *testing.T) {
-	v := make([]float64, 6400)
-	x := uint64(1)
-	for i := range v {
-		x = x*6364136223846793005 + 1442695040888963407
-		v[i] = float64(x>>11) / (1 << 53) // uniform: sd = 1/√12
-	}
-	want := 1 / math.Sqrt(12) / math.Sqrt(float64(len(v)))
-	if got := blockSE(v); math.Abs(got/want-1) > 0.5 {
-		t.Errorf("independent: blockSE = %.3g, want about %.3g", got, want)
-	}
-	for i := range v { // runs of 100 equal values: 64 independent values
-		v[i] = v[i/100*100]
-	}
-	want = 1 / math.Sqrt(12) / math.Sqrt(64)
-	if got := blockSE(v); math.Abs(got/want-1) > 0.5 {
-		t.Errorf("correlated: blockSE = %.3g, want about %.3g", got, want)
-	}
 }
 
 func TestMaxRise(t *testing.T) {
@@ -231,17 +216,27 @@ func TestMaxRise(t *testing.T) {
 	}
 }
 
-// Training twice with the same configuration writes the same metrics.
+// Training twice with the same configuration, once run by run and once
+// two runs at a time, writes the same metrics; a second seed sets the
+// sign-test keys.
 func TestRunIsDeterministic(t *testing.T) {
 	text := tinyText(t, 12000)
 	c1, c2 := tiny(t, text), tiny(t, text)
-	c1.Steps, c2.Steps = 12, 12
+	c1.Steps, c2.Steps, c1.Seeds, c2.Seeds, c2.Workers = 12, 12, 2, 2, 2
 	for _, c := range []config{c1, c2} {
 		if _, err := run(c); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for _, f := range []string{"curves.csv", "relu/steps.csv", "gelu/evals.csv", "gelu/model.safetensors"} {
+	var sum struct{ Values map[string]any }
+	raw, _ := os.ReadFile(filepath.Join(c1.Out, "summary.json"))
+	if err := json.Unmarshal(raw, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if n, p := sum.Values["gelu.lower_seeds"].(float64), sum.Values["gelu.p_value"]; p != map[float64]any{0: 1.0, 1: 0.75, 2: 0.25}[n] {
+		t.Errorf("gelu lower in %v of 2 seeds, p = %v", n, p)
+	}
+	for _, f := range []string{"curves.csv", "comparison.csv", "relu/seed1/steps.csv", "gelu/seed2/evals.csv", "gelu/seed2/model.safetensors"} {
 		a, _ := os.ReadFile(filepath.Join(c1.Out, f))
 		b, _ := os.ReadFile(filepath.Join(c2.Out, f))
 		if len(a) == 0 || !bytes.Equal(a, b) {
@@ -261,17 +256,17 @@ func TestInitRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := tiny(t, text)
-	b.Steps, b.Acts, b.Init = 10, []ops.Activation{ops.GELU}, filepath.Join(a.Out, "gelu", "model.safetensors")
+	b.Steps, b.Acts, b.Init = 10, []ops.Activation{ops.GELU}, filepath.Join(a.Out, "gelu", "seed1", "model.safetensors")
 	rb, err := run(b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// ValRows: this program's evaluation of the final model, computed as
-	// the initial one is (the trainer's sums in another order).
-	if got, want := rb.Runs[0].Evals[0].ValLoss, mean(ra.Runs[0].ValRows); got != want {
+	// val_rows: each window's loss under the final model; the trainer's
+	// evaluation sums them in the same order.
+	if got, want := rb.Runs[0].Curve.Metric("val_loss")[0], mean(ra.Runs[0].Vectors["val_rows"]); got != want {
 		t.Errorf("initial loss from -init %v, want the loss the writing run ended with, %v", got, want)
 	}
-	if fresh := ra.Runs[0].Evals[0].ValLoss; rb.Runs[0].Evals[0].ValLoss == fresh {
+	if fresh := ra.Runs[0].Curve.Metric("val_loss")[0]; rb.Runs[0].Curve.Metric("val_loss")[0] == fresh {
 		t.Error("-init had no effect: the initial loss equals a fresh model's")
 	}
 
@@ -374,7 +369,7 @@ func TestPyTorchWeights(t *testing.T) {
 	if _, err := run(c); err != nil {
 		t.Fatal(err)
 	}
-	trained := filepath.Join(c.Out, "gelu", "model.safetensors")
+	trained := filepath.Join(c.Out, "gelu", "seed1", "model.safetensors")
 	want := torchLosses(torchInit, trained)
 	for i, file := range []string{torchInit, trained} {
 		got := goLoss(file, ops.GELU)

@@ -1,46 +1,25 @@
 package main
 
-// The experiment: the same data, initial weights and batch order for every
-// activation; one training run each, timed, then the report.
+// The experiment: the same data for every run; per seed, the same initial
+// weights and batch order for every activation; then the report.
 
 import (
+	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
-	"time"
 
 	"github.com/geluproject/gelu/datasets"
 	"github.com/geluproject/gelu/graph/rng"
 	"github.com/geluproject/gelu/ops"
 	"github.com/geluproject/gelu/optim"
 	"github.com/geluproject/gelu/train"
-	"gorgonia.org/tensor"
+	"github.com/geluproject/gelu/train/experiment"
 )
 
-// evalPoint is one evaluation of a run. Step 0 is the initial model.
-type evalPoint struct {
-	Step      int
-	TrainLoss float64 // mean minibatch loss since the previous evaluation (NaN at step 0)
-	ValLoss   float64 // mean cross-entropy (nats) over the evaluation windows
-	ValAcc    float64 // fraction of windows whose most likely next character is right
-}
-
-// runResult is one activation's run.
-type runResult struct {
-	Act     ops.Activation
-	Evals   []evalPoint
-	Steps   []float64 // per-step training loss
-	ValRows []float64 // per-window validation loss of the final model
-	Seconds float64   // wall time in optimizer steps (forward, backward, update), evaluations excluded
-	Tokens  int       // positions trained on: steps × batch
-}
-
-func (r runResult) final() evalPoint { return r.Evals[len(r.Evals)-1] }
-
-func (r runResult) tokensPerSec() float64 { return float64(r.Tokens) / r.Seconds }
+type runResult = experiment.Run[ops.Activation]
 
 // data is the task shared by every run.
 type data struct {
@@ -48,42 +27,38 @@ type data struct {
 	Chars            int
 	Train, Val, Eval *datasets.Dataset // Eval: the validation windows scored
 	Vocab            *datasets.CharVocab
-	TrainLen, ValLen int
 }
 
 // results is what run returns besides the files.
 type results struct {
 	Data  data
 	Shape shape
-	Runs  []runResult
+	Runs  []*runResult // seeds outermost, then activations in -acts order
 }
 
-func loadData(c config) (data, error) {
-	d := data{Name: "Newton's Opticks (datasets.Opticks)"}
+func loadData(c config) (d data, err error) {
+	d.Name, d.Chars = "Newton's Opticks (datasets.Opticks)", 0
 	text := datasets.Opticks()
 	if c.TextFile != "" {
-		var err error
 		if text, err = datasets.LoadText(c.TextFile); err != nil {
 			return d, err
 		}
 		d.Name = filepath.Base(c.TextFile)
 	}
-	var err error
 	d.Train, d.Val, d.Vocab, err = datasets.CharTask(text, datasets.CharTaskConfig{Context: c.Context, ValFraction: c.ValFraction, Seed: c.Seed, ChunkLen: c.ChunkLen})
 	if err != nil {
 		return d, err
 	}
-	d.Chars, d.TrainLen, d.ValLen = len([]rune(text)), d.Train.Len(), d.Val.Len()
-	d.Eval = d.Val
-	if c.ValWindows > 0 && c.ValWindows < d.ValLen {
-		idx := rng.New(c.Seed, "validation windows").Perm(d.ValLen)[:c.ValWindows]
+	d.Chars, d.Eval = len([]rune(text)), d.Val
+	if c.ValWindows > 0 && c.ValWindows < d.Val.Len() {
+		idx := rng.New(c.Seed, "validation windows").Perm(d.Val.Len())[:c.ValWindows]
 		slices.Sort(idx)
 		if d.Eval, err = d.Val.Subset(idx); err != nil {
 			return d, err
 		}
 	}
-	if d.TrainLen < c.Batch {
-		return d, fmt.Errorf("%d training windows, fewer than one batch of %d: use a longer text or a smaller -batch", d.TrainLen, c.Batch)
+	if d.Train.Len() < c.Batch {
+		return d, fmt.Errorf("%d training windows, fewer than one batch of %d: use a longer text or a smaller -batch", d.Train.Len(), c.Batch)
 	}
 	return d, nil
 }
@@ -97,165 +72,75 @@ func run(c config) (*results, error) {
 		return nil, err
 	}
 	s := shape{Vocab: d.Vocab.Size(), Context: c.Context, Embed: c.Embed, Dim: c.Dim, Hidden: c.Hidden, Layers: c.Layers}
-	res := &results{Data: d, Shape: s}
-	for i, act := range c.Acts {
-		if !c.Quiet {
-			fmt.Fprintf(c.progress(), "[%d/%d] %s: %d steps of %d windows\n", i+1, len(c.Acts), act.Name(), c.Steps, c.Batch)
-		}
-		r, err := trainOne(c, d, s, act)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", act.Name(), err)
-		}
-		res.Runs = append(res.Runs, r)
+	grid := experiment.Grid[ops.Activation]{Settings: c.Acts, Name: key, Dir: c.Out, Workers: c.Workers,
+		Metrics: []string{"train_loss", "val_loss", "val_bpc", "val_accuracy"}}
+	for i := range c.Seeds {
+		grid.Seeds = append(grid.Seeds, c.Seed+uint64(i))
 	}
+	if c.Progress == nil {
+		c.Progress = os.Stderr
+	}
+	if !c.Quiet {
+		grid.Progress = c.Progress
+	}
+	runs, err := grid.Run(func(r *runResult) error { return trainOne(c, d, s, r) })
+	if err != nil {
+		return nil, err
+	}
+	res := &results{Data: d, Shape: s, Runs: runs}
 	return res, writeReport(c, res)
 }
 
-// trainOne trains a fresh model with activation act. The seeds of the
-// weights and of the batch order do not depend on act.
-func trainOne(c config, d data, s shape, act ops.Activation) (runResult, error) {
-	r := runResult{Act: act}
-	m, err := buildModel(s, act, c.Batch, c.Seed)
+// trainOne trains a fresh model with the run's activation. The initial
+// weights and the batch order depend on the seed only.
+func trainOne(c config, d data, s shape, r *runResult) error {
+	m, err := buildModel(s, r.Setting, c.Batch, r.Seed)
 	if err != nil {
-		return r, err
+		return err
 	}
 	if c.Init != "" {
 		if err := loadInit(c.Init, m, s); err != nil {
-			return r, err
+			return err
 		}
 	}
-	trainData, err := datasets.NewLoader(d.Train, datasets.LoaderConfig{BatchSize: c.Batch, Shuffle: true, Seed: c.Seed, DropLast: true})
+	trainData, err := datasets.NewLoader(d.Train, datasets.LoaderConfig{BatchSize: c.Batch, Shuffle: true, Seed: r.Seed, DropLast: true})
 	if err != nil {
-		return r, err
+		return err
 	}
 	valData, err := datasets.NewLoader(d.Eval, datasets.LoaderConfig{BatchSize: c.Batch})
 	if err != nil {
-		return r, err
+		return err
 	}
 	sched, err := optim.Cosine(c.LR, c.Steps, 0)
+	if err == nil {
+		sched, err = optim.Warmup(sched, c.Warmup)
+	}
 	if err != nil {
-		return r, err
+		return err
 	}
-	if sched, err = optim.Warmup(sched, c.Warmup); err != nil {
-		return r, err
-	}
-	// Time only the steps: from the end of the previous step or evaluation
-	// to the end of this step.
-	var mark time.Time
-	var sinceEval []float64
-	cfg := train.Config{
-		Epochs: (c.Steps + trainData.NumBatches() - 1) / trainData.NumBatches(), MaxSteps: c.Steps, EvalEvery: c.EvalEvery, Schedule: sched, ClipNorm: c.Clip,
-		Dir: filepath.Join(c.Out, key(act)), Quiet: c.Quiet, Progress: c.Progress,
+	t, err := train.New(m, &optim.SGD{LearningRate: c.LR, Momentum: c.Momentum}, trainData, valData, train.Config{
+		MaxSteps: c.Steps, EvalEvery: c.EvalEvery, EvalAtStart: true, Schedule: sched, ClipNorm: c.Clip,
+		Dir: r.Dir, Quiet: c.Quiet || c.Workers > 1, Progress: c.Progress,
 		OnStep: func(_ *train.Trainer, si train.StepInfo) error {
-			r.Seconds += time.Since(mark).Seconds()
-			r.Tokens += c.Batch
-			r.Steps = append(r.Steps, si.Loss)
-			sinceEval = append(sinceEval, si.Loss)
-			mark = time.Now()
+			r.Vectors["step_loss"] = append(r.Vectors["step_loss"], si.Loss)
 			return nil
 		},
-		OnEval: func(t *train.Trainer, e train.EvalInfo) error {
-			if r.final().Step == e.Step { // an epoch that ends on an EvalEvery step is evaluated twice
-				return nil
-			}
-			r.Evals = append(r.Evals, evalPoint{Step: e.Step, TrainLoss: e.TrainLoss, ValLoss: e.ValLoss, ValAcc: e.ValAccuracy})
-			sinceEval = sinceEval[:0]
-			mark = time.Now()
-			return nil
-		},
-	}
-	t, err := train.New(m, &optim.SGD{LearningRate: c.LR, Momentum: c.Momentum}, trainData, valData, cfg)
+		OnEval: func(_ *train.Trainer, e train.EvalInfo) error {
+			return r.Curve.Add(e.Step, e.TrainLoss, e.ValLoss, bits(e.ValLoss), e.ValAccuracy)
+		}})
 	if err != nil {
-		return r, err
+		return err
 	}
-	p0, _, err := evaluate(t)
-	if err != nil {
-		return r, err
+	if err := r.Train(t); err != nil {
+		return err
 	}
-	r.Evals = append(r.Evals, p0)
-	mark = time.Now()
-	if _, err := t.Run(); err != nil {
-		return r, err
+	if r.Diverged != "" {
+		return errors.New(r.Diverged)
 	}
-	// A last evaluation when the run did not end on one, and the
-	// per-window losses of the final model for the paired comparison.
-	p, rows, err := evaluate(t)
-	if err != nil {
-		return r, err
-	}
-	if r.final().Step != c.Steps {
-		p.Step, p.TrainLoss = c.Steps, mean(sinceEval)
-		r.Evals = append(r.Evals, p)
-	}
-	r.ValRows = rows
-	return r, nil
+	// Each window's loss under the final model, for the paired comparison.
+	e, err := t.Evaluate(valData)
+	r.Vectors["val_rows"] = e.Rows
+	return err
 }
 
-// evaluate scores the model on the evaluation windows in float64: the
-// cross-entropy of each window and the accuracy.
-func evaluate(t *train.Trainer) (evalPoint, []float64, error) {
-	p := evalPoint{TrainLoss: math.NaN(), Step: t.Step()}
-	g := t.Model.Graph
-	g.SetTraining(false)
-	defer g.SetTraining(true)
-	var rows []float64
-	correct := 0
-	for i := range t.ValData.NumBatches() {
-		b, err := t.ValData.Batch(0, i)
-		if err != nil {
-			return p, nil, err
-		}
-		if err := t.EvalMachine.Set(t.Model.Input, b.X); err != nil {
-			return p, nil, err
-		}
-		if err := t.EvalMachine.Run(); err != nil {
-			return p, nil, err
-		}
-		v, err := t.EvalMachine.Value(t.Model.Output)
-		if err != nil {
-			return p, nil, err
-		}
-		out, ok := v.(*tensor.Dense)
-		if !ok || out.Dtype() != tensor.Float32 {
-			return p, nil, fmt.Errorf("evaluation: logits are %T, want a float32 tensor", v)
-		}
-		logits, classes := out.Float32s(), out.Shape()[1]
-		for j := range b.Size {
-			row := logits[j*classes : (j+1)*classes]
-			best := 0
-			for k, z := range row {
-				if z > row[best] {
-					best = k
-				}
-			}
-			var sum float64
-			for _, z := range row {
-				sum += math.Exp(float64(z) - float64(row[best]))
-			}
-			rows = append(rows, math.Log(sum)-(float64(row[b.Labels[j]])-float64(row[best])))
-			if best == b.Labels[j] {
-				correct++
-			}
-		}
-	}
-	p.ValLoss, p.ValAcc = mean(rows), float64(correct)/float64(len(rows))
-	return p, rows, nil
-}
-
-func mean(v []float64) float64 {
-	if len(v) == 0 {
-		return math.NaN()
-	}
-	var s float64
-	for _, x := range v {
-		s += x
-	}
-	return s / float64(len(v))
-}
-
-func (c config) progress() io.Writer {
-	if c.Progress != nil {
-		return c.Progress
-	}
-	return os.Stderr
-}
+func bits(nats float64) float64 { return nats / math.Ln2 }

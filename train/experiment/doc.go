@@ -1,0 +1,44 @@
+// Package experiment runs the repeated trainings of an experiment and says
+// what they show: a grid of settings × seeds trained on one or more
+// goroutines, each run kept in its own folder and resumed by fingerprint,
+// curves aggregated over seeds into median and min–max bands, paired
+// comparisons between settings across seeds, and the comma-separated list
+// flags that describe a grid.
+//
+//	grid := experiment.Grid[ops.Activation]{Settings: acts, Seeds: []uint64{1, 2, 3, 4, 5},
+//		Name: ops.Activation.Key, Metrics: []string{"train_loss", "val_loss"},
+//		Dir: "out/runs", Fingerprint: settings, Resume: true, Workers: 2}
+//	runs, err := grid.Run(func(r *experiment.Run[ops.Activation]) error {
+//		// build a model with r.Setting and seed r.Seed, then
+//		t, _ := train.New(model, opt, trainData, valData, train.Config{Dir: r.Dir,
+//			OnEval: func(_ *train.Trainer, e train.EvalInfo) error {
+//				return r.Curve.Add(e.Step, e.TrainLoss, e.ValLoss)
+//			}})
+//		return r.Train(t) // a divergence is recorded in r.Diverged, not returned
+//	})
+//	groups := experiment.Groups(runs)                 // one per setting, runs in seed order
+//	band := groups[1].Band("val_loss")                // median, min, max over seeds per step
+//	series := band.Series("GELU", nil)                // a report.Series with the shaded band
+//	p := experiment.Compare(groups[1].Final("val_loss"), groups[0].Final("val_loss"))
+//	fmt.Println(p.Lower, "of", p.N, "seeds lower, sign test p =", p.P, p.Verdict(0.05))
+//
+// Runs are independent: each builds its own graph, loaders and optimizer
+// from its setting and seed, so results and their order do not depend on
+// Workers. (OpenBLAS's results do depend on its thread count; a program
+// that trains runs in parallel should fix it with ops.SetBLASThreads
+// whatever Workers is.)
+//
+// A run with Grid.Dir set keeps its files in Dir/<setting name>/seed<n>:
+// whatever the program writes there (train.Config.Dir), and, once the run
+// has finished, curve.csv and run.json. With Resume, a later Grid.Run reads
+// a finished run back instead of training it when run.json's fingerprint
+// (Grid.Fingerprint, the setting's name, the seed and the metric names)
+// matches, so an interrupted experiment continues where it stopped.
+//
+// Statistics over seeds ignore non-finite values (a diverged run) and use
+// one definition of the median and quantiles, report.Quantiles's (linear
+// interpolation between order statistics). Compare's sign test is exact:
+// P(X ≥ k) for X ~ Binomial(n, ½), the probability of k or more of n
+// paired seeds favouring one side by chance; with five seeds all agreeing
+// it is 1/32, the fewest seeds that reach p < 0.05 (MinPairs).
+package experiment
