@@ -25,7 +25,7 @@
 // validation windows come from chunks of the text never trained on (see
 // datasets.CharTask). Run it from the module root:
 //
-//	go run ./examples/transformer-ffn                      # ReLU vs GELU, 3 seeds: DEFAULT_TIME
+//	go run ./examples/transformer-ffn                      # ReLU vs GELU, 3 seeds: about 1½ minutes on 2 cores
 //	go run ./examples/transformer-ffn -acts relu,gelu,silu -steps 600 -seeds 5
 //
 // It writes to -out: <activation>/seed<n>/ (the trainer's steps.csv,
