@@ -74,14 +74,22 @@ func LoadOpenBLAS(path string) (*OpenBLAS, error) {
 	}
 	var handle uintptr
 	var errs []string
+	// dlerror's message belongs to the OS thread that called dlopen; on
+	// another thread it is empty.
+	runtime.LockOSThread()
 	for _, name := range names {
 		h, err := purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_LOCAL)
 		if err == nil {
 			handle, path = h, name
 			break
 		}
-		errs = append(errs, err.Error())
+		msg := err.Error()
+		if !strings.Contains(msg, name) {
+			msg = name + ": " + msg
+		}
+		errs = append(errs, msg)
 	}
+	runtime.UnlockOSThread()
 	if handle == 0 {
 		return nil, fmt.Errorf("ops: OpenBLAS not loaded: %s", strings.Join(errs, "; "))
 	}
