@@ -248,7 +248,7 @@ func TestKernelsLengthsAndBounds(t *testing.T) {
 	for n := 0; n <= 40; n++ {
 		lengths = append(lengths, n)
 	}
-	for _, a := range []Activation{GELU, GELUTanh, SiLU, ReLU} {
+	for _, a := range []Activation{GELU, GELUTanh, SiLU, ReLU, ELU} { // ELU: the portable block loop
 		for _, n := range lengths {
 			for k := 0; k <= 2; k++ {
 				xs := make([]float64, n)
