@@ -6,8 +6,9 @@ package ops
 // Every kernel computes what the portable loops (kernels_scalar.go)
 // compute: the float64 scalar reference F, Deriv, Deriv2, times g, rounded
 // once to the element type. On amd64 CPUs with AVX-512 the GELU family
-// (exact, tanh, sigmoid, SiLU, sigmoid-gated) runs in generated assembly
-// (kernels_amd64.s, made by ops/asm) that gives the same results: float64
+// (exact, tanh, sigmoid, SiLU, sigmoid-gated), and ELU in float32, run in
+// generated assembly (kernels_amd64.s, made by ops/asm) that gives the
+// same results: float64
 // repeats the reference's operations bit for bit, float32 evaluates in
 // float64 lanes and keeps a lane only when its rounding is certain to be
 // the reference's (a zero may differ in sign), handing the rest back to

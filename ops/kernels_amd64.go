@@ -55,6 +55,9 @@ const (
 	asmGated32D0
 	asmGated32D1
 	asmGated32D2
+	asmELU32D0
+	asmELU32D1
+	asmELU32D2
 	asmGELU64D0
 	asmGELU64D1
 	asmGELU64D2
@@ -94,6 +97,12 @@ func callAsm[T Float](id asmID, dst, x, g []T, add bool, p *[8]float64, exc *exc
 			return gatedFast32D0(d, xs, gs, add, p, exc[:])
 		case asmGated32D1:
 			return gatedFast32D1(d, xs, gs, add, p, exc[:])
+		case asmELU32D0:
+			return eluFast32D0(d, xs, gs, add, p, exc[:])
+		case asmELU32D1:
+			return eluFast32D1(d, xs, gs, add, p, exc[:])
+		case asmELU32D2:
+			return eluFast32D2(d, xs, gs, add, p, exc[:])
 		}
 		return gatedFast32D2(d, xs, gs, add, p, exc[:])
 	}
@@ -158,6 +167,9 @@ func simd32(k *chunkKernel[float32]) {
 			k.p[0] = k.a.param.hi
 			k.asm = gated
 		}
+	case kindELU:
+		k.p[0] = k.a.param.hi
+		k.asm = asmELU32D0 + asmID(k.order)
 	}
 }
 

@@ -1176,6 +1176,260 @@ gatedFast32D0Probe_done:
 	VZEROUPPER
 	RET
 
+// func eluFast32D0(dst []float32, x []float32, g []float32, add bool, p *[8]float64, exc []uint8) bool
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2, CMOV
+TEXT ·eluFast32D0(SB), NOSPLIT, $0-113
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         x_base+24(FP), CX
+	MOVQ         x_len+32(FP), DX
+	MOVB         add+72(FP), BL
+	MOVQ         p+80(FP), SI
+	MOVQ         exc_base+88(FP), DI
+	VBROADCASTSD (SI), Z0
+	KXORB        K1, K1, K1
+	MOVL         $0x000000ff, SI
+
+eluFast32D0_loop:
+	TESTQ        DX, DX
+	JZ           eluFast32D0_done
+	MOVQ         DX, R8
+	MOVQ         $0x00000008, R9
+	CMPQ         R8, R9
+	CMOVQLT      R8, R9
+	BZHIL        R9, SI, R10
+	KMOVB        R10, K2
+	SUBQ         R9, R8
+	MOVQ         $0x00000008, R9
+	CMPQ         R8, R9
+	CMOVQLT      R8, R9
+	BZHIL        R9, SI, R10
+	KMOVB        R10, K3
+	SUBQ         R9, R8
+	MOVQ         $0x00000008, R9
+	CMPQ         R8, R9
+	CMOVQLT      R8, R9
+	BZHIL        R9, SI, R8
+	KMOVB        R8, K4
+	VCVTPS2PD.Z  (CX), K2, Z1
+	VCVTPS2PD.Z  32(CX), K3, Z2
+	VCVTPS2PD.Z  64(CX), K4, Z3
+	VMOVUPD      kconst<>+4416(SB), Z4
+	VMAXPD       Z1, Z4, Z5
+	VMAXPD       Z2, Z4, Z6
+	VMAXPD       Z3, Z4, Z4
+	VMOVUPD      kconst<>+960(SB), Z7
+	VMINPD       Z5, Z7, Z5
+	VMINPD       Z6, Z7, Z6
+	VMINPD       Z4, Z7, Z4
+	VMOVUPD      kconst<>+4544(SB), Z7
+	VMOVUPD      kconst<>+4544(SB), Z8
+	VMOVUPD      kconst<>+4544(SB), Z9
+	VFMADD213PD  kconst<>+4352(SB), Z5, Z7
+	VFMADD213PD  kconst<>+4352(SB), Z6, Z8
+	VFMADD213PD  kconst<>+4352(SB), Z4, Z9
+	VSUBPD       kconst<>+4352(SB), Z7, Z10
+	VSUBPD       kconst<>+4352(SB), Z8, Z11
+	VSUBPD       kconst<>+4352(SB), Z9, Z12
+	VFNMADD231PD kconst<>+4608(SB), Z10, Z5
+	VFNMADD231PD kconst<>+4608(SB), Z11, Z6
+	VFNMADD231PD kconst<>+4608(SB), Z12, Z4
+	VFNMADD231PD kconst<>+4672(SB), Z10, Z5
+	VFNMADD231PD kconst<>+4672(SB), Z11, Z6
+	VFNMADD231PD kconst<>+4672(SB), Z12, Z4
+	VMOVUPD      kconst<>+448(SB), Z13
+	VMOVUPD      kconst<>+448(SB), Z14
+	VMOVUPD      kconst<>+448(SB), Z15
+	VFMADD213PD  kconst<>+512(SB), Z5, Z13
+	VFMADD213PD  kconst<>+512(SB), Z6, Z14
+	VFMADD213PD  kconst<>+512(SB), Z4, Z15
+	VFMADD213PD  kconst<>+576(SB), Z5, Z13
+	VFMADD213PD  kconst<>+576(SB), Z6, Z14
+	VFMADD213PD  kconst<>+576(SB), Z4, Z15
+	VFMADD213PD  kconst<>+640(SB), Z5, Z13
+	VFMADD213PD  kconst<>+640(SB), Z6, Z14
+	VFMADD213PD  kconst<>+640(SB), Z4, Z15
+	VFMADD213PD  kconst<>+704(SB), Z5, Z13
+	VFMADD213PD  kconst<>+704(SB), Z6, Z14
+	VFMADD213PD  kconst<>+704(SB), Z4, Z15
+	VFMADD213PD  kconst<>+768(SB), Z5, Z13
+	VFMADD213PD  kconst<>+768(SB), Z6, Z14
+	VFMADD213PD  kconst<>+768(SB), Z4, Z15
+	VFMADD213PD  kconst<>+768(SB), Z5, Z13
+	VFMADD213PD  kconst<>+768(SB), Z6, Z14
+	VFMADD213PD  kconst<>+768(SB), Z4, Z15
+	VMOVUPD      kconst<>+4736(SB), Z4
+	VMOVUPD      kconst<>+4736(SB), Z5
+	VMOVUPD      kconst<>+4736(SB), Z6
+	VPERMT2PD    kconst<>+4800(SB), Z7, Z4
+	VPERMT2PD    kconst<>+4800(SB), Z8, Z5
+	VPERMT2PD    kconst<>+4800(SB), Z9, Z6
+	VMULPD       Z4, Z13, Z4
+	VMULPD       Z5, Z14, Z5
+	VMULPD       Z6, Z15, Z6
+	VMULPD       kconst<>+256(SB), Z10, Z7
+	VMULPD       kconst<>+256(SB), Z11, Z8
+	VMULPD       kconst<>+256(SB), Z12, Z9
+	VSCALEFPD    Z7, Z4, Z4
+	VSCALEFPD    Z8, Z5, Z5
+	VSCALEFPD    Z9, Z6, Z6
+	VCMPPD       $0x1d, kconst<>+960(SB), Z1, K5
+	VCMPPD       $0x1d, kconst<>+960(SB), Z2, K6
+	VCMPPD       $0x1d, kconst<>+960(SB), Z3, K7
+	VMOVAPD      Z0, Z7
+	VMOVAPD      Z0, Z8
+	VMOVAPD      Z0, Z9
+	VFMSUB231PD  Z4, Z0, Z7
+	VFMSUB231PD  Z5, Z0, Z8
+	VFMSUB231PD  Z6, Z0, Z9
+	VBLENDMPD    Z1, Z7, K5, Z7
+	VBLENDMPD    Z2, Z8, K6, Z8
+	VBLENDMPD    Z3, Z9, K7, Z9
+	VFMADD231PD  kconst<>+960(SB), Z1, Z7
+	VFMADD231PD  kconst<>+960(SB), Z2, Z8
+	VFMADD231PD  kconst<>+960(SB), Z3, Z9
+	VMOVAPD      Z0, Z10
+	VMOVAPD      Z0, Z11
+	VMOVAPD      Z0, Z12
+	VFMADD231PD  Z4, Z0, Z10
+	VFMADD231PD  Z5, Z0, Z11
+	VFMADD231PD  Z6, Z0, Z12
+	VMOVAPD      Z10, Z4
+	VMOVAPD      Z11, Z5
+	VMOVAPD      Z12, Z6
+	VBLENDMPD    Z1, Z4, K5, Z4
+	VBLENDMPD    Z2, Z5, K6, Z5
+	VBLENDMPD    Z3, Z6, K7, Z6
+	VCVTPD2PS    Z7, Y1
+	VCVTPD2PS    Z8, Y2
+	VCVTPD2PS    Z9, Y3
+	VMOVAPD      Z7, Z10
+	VMOVAPD      Z8, Z11
+	VMOVAPD      Z9, Z12
+	VFNMADD231PD kconst<>+5056(SB), Z4, Z10
+	VFNMADD231PD kconst<>+5056(SB), Z5, Z11
+	VFNMADD231PD kconst<>+5056(SB), Z6, Z12
+	VFMADD231PD  kconst<>+5056(SB), Z4, Z7
+	VFMADD231PD  kconst<>+5056(SB), Z5, Z8
+	VFMADD231PD  kconst<>+5056(SB), Z6, Z9
+	VCVTPD2PS    Z10, Y4
+	VCVTPD2PS    Z7, Y5
+	VCMPPS       $0x04, Y5, Y4, K5
+	VCVTPD2PS    Z11, Y4
+	VCVTPD2PS    Z8, Y5
+	VCMPPS       $0x04, Y5, Y4, K6
+	VCVTPD2PS    Z12, Y4
+	VCVTPD2PS    Z9, Y5
+	VCMPPS       $0x04, Y5, Y4, K7
+	KANDB        K2, K5, K5
+	KORB         K5, K1, K1
+	KMOVB        K5, (DI)
+	KANDNB       K2, K5, K2
+	KANDB        K3, K6, K6
+	KORB         K6, K1, K1
+	KMOVB        K6, 1(DI)
+	KANDNB       K3, K6, K3
+	KANDB        K4, K7, K7
+	KORB         K7, K1, K1
+	KMOVB        K7, 2(DI)
+	KANDNB       K4, K7, K4
+	CMPB         BL, $0x00
+	JE           eluFast32D0_plain
+	VMOVUPS.Z    (AX), K2, Y4
+	VADDPS       Y1, Y4, Y4
+	VMOVUPS      Y4, K2, (AX)
+	VMOVUPS.Z    32(AX), K3, Y1
+	VADDPS       Y2, Y1, Y1
+	VMOVUPS      Y1, K3, 32(AX)
+	VMOVUPS.Z    64(AX), K4, Y1
+	VADDPS       Y3, Y1, Y1
+	VMOVUPS      Y1, K4, 64(AX)
+	JMP          eluFast32D0_next
+
+eluFast32D0_plain:
+	VMOVUPS Y1, K2, (AX)
+	VMOVUPS Y2, K3, 32(AX)
+	VMOVUPS Y3, K4, 64(AX)
+
+eluFast32D0_next:
+	ADDQ    $0x00000060, AX
+	ADDQ    $0x00000060, CX
+	ADDQ    $0x00000003, DI
+	MOVQ    $0x00000018, R8
+	CMPQ    DX, R8
+	CMOVQLT DX, R8
+	SUBQ    R8, DX
+	JMP     eluFast32D0_loop
+
+eluFast32D0_done:
+	VZEROUPPER
+	KMOVB K1, AX
+	TESTL AX, AX
+	SETNE AL
+	MOVB  AL, ret+112(FP)
+	RET
+
+// func eluFast32D0Probe(v []float64, t []float64, x []float32, p *[8]float64)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, CMOV
+TEXT ·eluFast32D0Probe(SB), NOSPLIT, $0-80
+	MOVQ         v_base+0(FP), AX
+	MOVQ         t_base+24(FP), CX
+	MOVQ         x_base+48(FP), DX
+	MOVQ         x_len+56(FP), BX
+	MOVQ         p+72(FP), SI
+	VBROADCASTSD (SI), Z0
+	MOVL         $0x000000ff, SI
+
+eluFast32D0Probe_loop:
+	TESTQ        BX, BX
+	JZ           eluFast32D0Probe_done
+	MOVQ         $0x00000008, DI
+	CMPQ         BX, DI
+	CMOVQLT      BX, DI
+	BZHIL        DI, SI, R8
+	KMOVB        R8, K1
+	VCVTPS2PD.Z  (DX), K1, Z1
+	VMOVUPD      kconst<>+4416(SB), Z2
+	VMAXPD       Z1, Z2, Z2
+	VMOVUPD      kconst<>+960(SB), Z3
+	VMINPD       Z2, Z3, Z2
+	VMOVUPD      kconst<>+4544(SB), Z3
+	VFMADD213PD  kconst<>+4352(SB), Z2, Z3
+	VSUBPD       kconst<>+4352(SB), Z3, Z4
+	VFNMADD231PD kconst<>+4608(SB), Z4, Z2
+	VFNMADD231PD kconst<>+4672(SB), Z4, Z2
+	VMOVUPD      kconst<>+448(SB), Z5
+	VFMADD213PD  kconst<>+512(SB), Z2, Z5
+	VFMADD213PD  kconst<>+576(SB), Z2, Z5
+	VFMADD213PD  kconst<>+640(SB), Z2, Z5
+	VFMADD213PD  kconst<>+704(SB), Z2, Z5
+	VFMADD213PD  kconst<>+768(SB), Z2, Z5
+	VFMADD213PD  kconst<>+768(SB), Z2, Z5
+	VMOVUPD      kconst<>+4736(SB), Z2
+	VPERMT2PD    kconst<>+4800(SB), Z3, Z2
+	VMULPD       Z2, Z5, Z2
+	VMULPD       kconst<>+256(SB), Z4, Z3
+	VSCALEFPD    Z3, Z2, Z2
+	VCMPPD       $0x1d, kconst<>+960(SB), Z1, K2
+	VMOVAPD      Z0, Z3
+	VFMSUB231PD  Z2, Z0, Z3
+	VBLENDMPD    Z1, Z3, K2, Z3
+	VFMADD231PD  kconst<>+960(SB), Z1, Z3
+	VMOVAPD      Z0, Z4
+	VFMADD231PD  Z2, Z0, Z4
+	VMOVAPD      Z4, Z2
+	VBLENDMPD    Z1, Z2, K2, Z2
+	VMOVUPD      Z3, K1, (AX)
+	VMOVUPD      Z2, K1, (CX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000040, CX
+	ADDQ         $0x00000020, DX
+	SUBQ         DI, BX
+	JMP          eluFast32D0Probe_loop
+
+eluFast32D0Probe_done:
+	VZEROUPPER
+	RET
+
 // func geluExact64D1(dst []float64, x []float64, g []float64, add bool, p *[8]float64, exc []uint8) bool
 // Requires: AVX, AVX512DQ, AVX512F, BMI2, CMOV
 TEXT ·geluExact64D1(SB), NOSPLIT, $0-113
@@ -2488,6 +2742,251 @@ gatedFast32D1Probe_done:
 	VZEROUPPER
 	RET
 
+// func eluFast32D1(dst []float32, x []float32, g []float32, add bool, p *[8]float64, exc []uint8) bool
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2, CMOV
+TEXT ·eluFast32D1(SB), NOSPLIT, $0-113
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         x_base+24(FP), CX
+	MOVQ         g_base+48(FP), DX
+	MOVQ         x_len+32(FP), BX
+	MOVB         add+72(FP), SI
+	MOVQ         p+80(FP), DI
+	MOVQ         exc_base+88(FP), R8
+	VBROADCASTSD (DI), Z0
+	KXORB        K1, K1, K1
+	MOVL         $0x000000ff, DI
+
+eluFast32D1_loop:
+	TESTQ        BX, BX
+	JZ           eluFast32D1_done
+	MOVQ         BX, R9
+	MOVQ         $0x00000008, R10
+	CMPQ         R9, R10
+	CMOVQLT      R9, R10
+	BZHIL        R10, DI, R11
+	KMOVB        R11, K2
+	SUBQ         R10, R9
+	MOVQ         $0x00000008, R10
+	CMPQ         R9, R10
+	CMOVQLT      R9, R10
+	BZHIL        R10, DI, R11
+	KMOVB        R11, K3
+	SUBQ         R10, R9
+	MOVQ         $0x00000008, R10
+	CMPQ         R9, R10
+	CMOVQLT      R9, R10
+	BZHIL        R10, DI, R9
+	KMOVB        R9, K4
+	VCVTPS2PD.Z  (CX), K2, Z1
+	VCVTPS2PD.Z  32(CX), K3, Z2
+	VCVTPS2PD.Z  64(CX), K4, Z3
+	VMOVUPD      kconst<>+4416(SB), Z4
+	VMAXPD       Z1, Z4, Z5
+	VMAXPD       Z2, Z4, Z6
+	VMAXPD       Z3, Z4, Z4
+	VMOVUPD      kconst<>+960(SB), Z7
+	VMINPD       Z5, Z7, Z5
+	VMINPD       Z6, Z7, Z6
+	VMINPD       Z4, Z7, Z4
+	VMOVUPD      kconst<>+4544(SB), Z7
+	VMOVUPD      kconst<>+4544(SB), Z8
+	VMOVUPD      kconst<>+4544(SB), Z9
+	VFMADD213PD  kconst<>+4352(SB), Z5, Z7
+	VFMADD213PD  kconst<>+4352(SB), Z6, Z8
+	VFMADD213PD  kconst<>+4352(SB), Z4, Z9
+	VSUBPD       kconst<>+4352(SB), Z7, Z10
+	VSUBPD       kconst<>+4352(SB), Z8, Z11
+	VSUBPD       kconst<>+4352(SB), Z9, Z12
+	VFNMADD231PD kconst<>+4608(SB), Z10, Z5
+	VFNMADD231PD kconst<>+4608(SB), Z11, Z6
+	VFNMADD231PD kconst<>+4608(SB), Z12, Z4
+	VFNMADD231PD kconst<>+4672(SB), Z10, Z5
+	VFNMADD231PD kconst<>+4672(SB), Z11, Z6
+	VFNMADD231PD kconst<>+4672(SB), Z12, Z4
+	VMOVUPD      kconst<>+448(SB), Z13
+	VMOVUPD      kconst<>+448(SB), Z14
+	VMOVUPD      kconst<>+448(SB), Z15
+	VFMADD213PD  kconst<>+512(SB), Z5, Z13
+	VFMADD213PD  kconst<>+512(SB), Z6, Z14
+	VFMADD213PD  kconst<>+512(SB), Z4, Z15
+	VFMADD213PD  kconst<>+576(SB), Z5, Z13
+	VFMADD213PD  kconst<>+576(SB), Z6, Z14
+	VFMADD213PD  kconst<>+576(SB), Z4, Z15
+	VFMADD213PD  kconst<>+640(SB), Z5, Z13
+	VFMADD213PD  kconst<>+640(SB), Z6, Z14
+	VFMADD213PD  kconst<>+640(SB), Z4, Z15
+	VFMADD213PD  kconst<>+704(SB), Z5, Z13
+	VFMADD213PD  kconst<>+704(SB), Z6, Z14
+	VFMADD213PD  kconst<>+704(SB), Z4, Z15
+	VFMADD213PD  kconst<>+768(SB), Z5, Z13
+	VFMADD213PD  kconst<>+768(SB), Z6, Z14
+	VFMADD213PD  kconst<>+768(SB), Z4, Z15
+	VFMADD213PD  kconst<>+768(SB), Z5, Z13
+	VFMADD213PD  kconst<>+768(SB), Z6, Z14
+	VFMADD213PD  kconst<>+768(SB), Z4, Z15
+	VMOVUPD      kconst<>+4736(SB), Z4
+	VMOVUPD      kconst<>+4736(SB), Z5
+	VMOVUPD      kconst<>+4736(SB), Z6
+	VPERMT2PD    kconst<>+4800(SB), Z7, Z4
+	VPERMT2PD    kconst<>+4800(SB), Z8, Z5
+	VPERMT2PD    kconst<>+4800(SB), Z9, Z6
+	VMULPD       Z4, Z13, Z4
+	VMULPD       Z5, Z14, Z5
+	VMULPD       Z6, Z15, Z6
+	VMULPD       kconst<>+256(SB), Z10, Z7
+	VMULPD       kconst<>+256(SB), Z11, Z8
+	VMULPD       kconst<>+256(SB), Z12, Z9
+	VSCALEFPD    Z7, Z4, Z4
+	VSCALEFPD    Z8, Z5, Z5
+	VSCALEFPD    Z9, Z6, Z6
+	VCMPPD       $0x1e, kconst<>+960(SB), Z1, K5
+	VCMPPD       $0x1e, kconst<>+960(SB), Z2, K6
+	VCMPPD       $0x1e, kconst<>+960(SB), Z3, K7
+	VMULPD       Z4, Z0, Z4
+	VMULPD       Z5, Z0, Z5
+	VMULPD       Z6, Z0, Z6
+	VBLENDMPD    kconst<>+768(SB), Z4, K5, Z4
+	VBLENDMPD    kconst<>+768(SB), Z5, K6, Z5
+	VBLENDMPD    kconst<>+768(SB), Z6, K7, Z6
+	VFMADD231PD  kconst<>+960(SB), Z1, Z4
+	VFMADD231PD  kconst<>+960(SB), Z2, Z5
+	VFMADD231PD  kconst<>+960(SB), Z3, Z6
+	VCVTPS2PD.Z  (DX), K2, Z1
+	VCVTPS2PD.Z  32(DX), K3, Z2
+	VCVTPS2PD.Z  64(DX), K4, Z3
+	VMULPD       Z4, Z1, Z7
+	VMULPD       Z5, Z2, Z8
+	VMULPD       Z6, Z3, Z9
+	VMULPD       Z4, Z1, Z1
+	VMULPD       Z5, Z2, Z2
+	VMULPD       Z6, Z3, Z3
+	VCVTPD2PS    Z7, Y4
+	VCVTPD2PS    Z8, Y5
+	VCVTPD2PS    Z9, Y6
+	VMOVAPD      Z7, Z10
+	VMOVAPD      Z8, Z11
+	VMOVAPD      Z9, Z12
+	VFNMADD231PD kconst<>+5056(SB), Z1, Z10
+	VFNMADD231PD kconst<>+5056(SB), Z2, Z11
+	VFNMADD231PD kconst<>+5056(SB), Z3, Z12
+	VFMADD231PD  kconst<>+5056(SB), Z1, Z7
+	VFMADD231PD  kconst<>+5056(SB), Z2, Z8
+	VFMADD231PD  kconst<>+5056(SB), Z3, Z9
+	VCVTPD2PS    Z10, Y1
+	VCVTPD2PS    Z7, Y2
+	VCMPPS       $0x04, Y2, Y1, K5
+	VCVTPD2PS    Z11, Y1
+	VCVTPD2PS    Z8, Y2
+	VCMPPS       $0x04, Y2, Y1, K6
+	VCVTPD2PS    Z12, Y1
+	VCVTPD2PS    Z9, Y2
+	VCMPPS       $0x04, Y2, Y1, K7
+	KANDB        K2, K5, K5
+	KORB         K5, K1, K1
+	KMOVB        K5, (R8)
+	KANDNB       K2, K5, K2
+	KANDB        K3, K6, K6
+	KORB         K6, K1, K1
+	KMOVB        K6, 1(R8)
+	KANDNB       K3, K6, K3
+	KANDB        K4, K7, K7
+	KORB         K7, K1, K1
+	KMOVB        K7, 2(R8)
+	KANDNB       K4, K7, K4
+	CMPB         SI, $0x00
+	JE           eluFast32D1_plain
+	VMOVUPS.Z    (AX), K2, Y1
+	VADDPS       Y4, Y1, Y1
+	VMOVUPS      Y1, K2, (AX)
+	VMOVUPS.Z    32(AX), K3, Y1
+	VADDPS       Y5, Y1, Y1
+	VMOVUPS      Y1, K3, 32(AX)
+	VMOVUPS.Z    64(AX), K4, Y1
+	VADDPS       Y6, Y1, Y1
+	VMOVUPS      Y1, K4, 64(AX)
+	JMP          eluFast32D1_next
+
+eluFast32D1_plain:
+	VMOVUPS Y4, K2, (AX)
+	VMOVUPS Y5, K3, 32(AX)
+	VMOVUPS Y6, K4, 64(AX)
+
+eluFast32D1_next:
+	ADDQ    $0x00000060, AX
+	ADDQ    $0x00000060, CX
+	ADDQ    $0x00000060, DX
+	ADDQ    $0x00000003, R8
+	MOVQ    $0x00000018, R9
+	CMPQ    BX, R9
+	CMOVQLT BX, R9
+	SUBQ    R9, BX
+	JMP     eluFast32D1_loop
+
+eluFast32D1_done:
+	VZEROUPPER
+	KMOVB K1, AX
+	TESTL AX, AX
+	SETNE AL
+	MOVB  AL, ret+112(FP)
+	RET
+
+// func eluFast32D1Probe(v []float64, t []float64, x []float32, p *[8]float64)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, CMOV
+TEXT ·eluFast32D1Probe(SB), NOSPLIT, $0-80
+	MOVQ         v_base+0(FP), AX
+	MOVQ         t_base+24(FP), CX
+	MOVQ         x_base+48(FP), DX
+	MOVQ         x_len+56(FP), BX
+	MOVQ         p+72(FP), SI
+	VBROADCASTSD (SI), Z0
+	MOVL         $0x000000ff, SI
+
+eluFast32D1Probe_loop:
+	TESTQ        BX, BX
+	JZ           eluFast32D1Probe_done
+	MOVQ         $0x00000008, DI
+	CMPQ         BX, DI
+	CMOVQLT      BX, DI
+	BZHIL        DI, SI, R8
+	KMOVB        R8, K1
+	VCVTPS2PD.Z  (DX), K1, Z1
+	VMOVUPD      kconst<>+4416(SB), Z2
+	VMAXPD       Z1, Z2, Z2
+	VMOVUPD      kconst<>+960(SB), Z3
+	VMINPD       Z2, Z3, Z2
+	VMOVUPD      kconst<>+4544(SB), Z3
+	VFMADD213PD  kconst<>+4352(SB), Z2, Z3
+	VSUBPD       kconst<>+4352(SB), Z3, Z4
+	VFNMADD231PD kconst<>+4608(SB), Z4, Z2
+	VFNMADD231PD kconst<>+4672(SB), Z4, Z2
+	VMOVUPD      kconst<>+448(SB), Z5
+	VFMADD213PD  kconst<>+512(SB), Z2, Z5
+	VFMADD213PD  kconst<>+576(SB), Z2, Z5
+	VFMADD213PD  kconst<>+640(SB), Z2, Z5
+	VFMADD213PD  kconst<>+704(SB), Z2, Z5
+	VFMADD213PD  kconst<>+768(SB), Z2, Z5
+	VFMADD213PD  kconst<>+768(SB), Z2, Z5
+	VMOVUPD      kconst<>+4736(SB), Z2
+	VPERMT2PD    kconst<>+4800(SB), Z3, Z2
+	VMULPD       Z2, Z5, Z2
+	VMULPD       kconst<>+256(SB), Z4, Z3
+	VSCALEFPD    Z3, Z2, Z2
+	VCMPPD       $0x1e, kconst<>+960(SB), Z1, K2
+	VMULPD       Z2, Z0, Z2
+	VBLENDMPD    kconst<>+768(SB), Z2, K2, Z2
+	VFMADD231PD  kconst<>+960(SB), Z1, Z2
+	VMOVUPD      Z2, K1, (AX)
+	VMOVUPD      Z2, K1, (CX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000040, CX
+	ADDQ         $0x00000020, DX
+	SUBQ         DI, BX
+	JMP          eluFast32D1Probe_loop
+
+eluFast32D1Probe_done:
+	VZEROUPPER
+	RET
+
 // func geluExact64D2(dst []float64, x []float64, g []float64, add bool, p *[8]float64, exc []uint8) bool
 // Requires: AVX, AVX512DQ, AVX512F, BMI2, CMOV
 TEXT ·geluExact64D2(SB), NOSPLIT, $0-113
@@ -3473,6 +3972,251 @@ gatedFast32D2Probe_loop:
 	JMP          gatedFast32D2Probe_loop
 
 gatedFast32D2Probe_done:
+	VZEROUPPER
+	RET
+
+// func eluFast32D2(dst []float32, x []float32, g []float32, add bool, p *[8]float64, exc []uint8) bool
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2, CMOV
+TEXT ·eluFast32D2(SB), NOSPLIT, $0-113
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         x_base+24(FP), CX
+	MOVQ         g_base+48(FP), DX
+	MOVQ         x_len+32(FP), BX
+	MOVB         add+72(FP), SI
+	MOVQ         p+80(FP), DI
+	MOVQ         exc_base+88(FP), R8
+	VBROADCASTSD (DI), Z0
+	KXORB        K1, K1, K1
+	MOVL         $0x000000ff, DI
+
+eluFast32D2_loop:
+	TESTQ        BX, BX
+	JZ           eluFast32D2_done
+	MOVQ         BX, R9
+	MOVQ         $0x00000008, R10
+	CMPQ         R9, R10
+	CMOVQLT      R9, R10
+	BZHIL        R10, DI, R11
+	KMOVB        R11, K2
+	SUBQ         R10, R9
+	MOVQ         $0x00000008, R10
+	CMPQ         R9, R10
+	CMOVQLT      R9, R10
+	BZHIL        R10, DI, R11
+	KMOVB        R11, K3
+	SUBQ         R10, R9
+	MOVQ         $0x00000008, R10
+	CMPQ         R9, R10
+	CMOVQLT      R9, R10
+	BZHIL        R10, DI, R9
+	KMOVB        R9, K4
+	VCVTPS2PD.Z  (CX), K2, Z1
+	VCVTPS2PD.Z  32(CX), K3, Z2
+	VCVTPS2PD.Z  64(CX), K4, Z3
+	VMOVUPD      kconst<>+4416(SB), Z4
+	VMAXPD       Z1, Z4, Z5
+	VMAXPD       Z2, Z4, Z6
+	VMAXPD       Z3, Z4, Z4
+	VMOVUPD      kconst<>+960(SB), Z7
+	VMINPD       Z5, Z7, Z5
+	VMINPD       Z6, Z7, Z6
+	VMINPD       Z4, Z7, Z4
+	VMOVUPD      kconst<>+4544(SB), Z7
+	VMOVUPD      kconst<>+4544(SB), Z8
+	VMOVUPD      kconst<>+4544(SB), Z9
+	VFMADD213PD  kconst<>+4352(SB), Z5, Z7
+	VFMADD213PD  kconst<>+4352(SB), Z6, Z8
+	VFMADD213PD  kconst<>+4352(SB), Z4, Z9
+	VSUBPD       kconst<>+4352(SB), Z7, Z10
+	VSUBPD       kconst<>+4352(SB), Z8, Z11
+	VSUBPD       kconst<>+4352(SB), Z9, Z12
+	VFNMADD231PD kconst<>+4608(SB), Z10, Z5
+	VFNMADD231PD kconst<>+4608(SB), Z11, Z6
+	VFNMADD231PD kconst<>+4608(SB), Z12, Z4
+	VFNMADD231PD kconst<>+4672(SB), Z10, Z5
+	VFNMADD231PD kconst<>+4672(SB), Z11, Z6
+	VFNMADD231PD kconst<>+4672(SB), Z12, Z4
+	VMOVUPD      kconst<>+448(SB), Z13
+	VMOVUPD      kconst<>+448(SB), Z14
+	VMOVUPD      kconst<>+448(SB), Z15
+	VFMADD213PD  kconst<>+512(SB), Z5, Z13
+	VFMADD213PD  kconst<>+512(SB), Z6, Z14
+	VFMADD213PD  kconst<>+512(SB), Z4, Z15
+	VFMADD213PD  kconst<>+576(SB), Z5, Z13
+	VFMADD213PD  kconst<>+576(SB), Z6, Z14
+	VFMADD213PD  kconst<>+576(SB), Z4, Z15
+	VFMADD213PD  kconst<>+640(SB), Z5, Z13
+	VFMADD213PD  kconst<>+640(SB), Z6, Z14
+	VFMADD213PD  kconst<>+640(SB), Z4, Z15
+	VFMADD213PD  kconst<>+704(SB), Z5, Z13
+	VFMADD213PD  kconst<>+704(SB), Z6, Z14
+	VFMADD213PD  kconst<>+704(SB), Z4, Z15
+	VFMADD213PD  kconst<>+768(SB), Z5, Z13
+	VFMADD213PD  kconst<>+768(SB), Z6, Z14
+	VFMADD213PD  kconst<>+768(SB), Z4, Z15
+	VFMADD213PD  kconst<>+768(SB), Z5, Z13
+	VFMADD213PD  kconst<>+768(SB), Z6, Z14
+	VFMADD213PD  kconst<>+768(SB), Z4, Z15
+	VMOVUPD      kconst<>+4736(SB), Z4
+	VMOVUPD      kconst<>+4736(SB), Z5
+	VMOVUPD      kconst<>+4736(SB), Z6
+	VPERMT2PD    kconst<>+4800(SB), Z7, Z4
+	VPERMT2PD    kconst<>+4800(SB), Z8, Z5
+	VPERMT2PD    kconst<>+4800(SB), Z9, Z6
+	VMULPD       Z4, Z13, Z4
+	VMULPD       Z5, Z14, Z5
+	VMULPD       Z6, Z15, Z6
+	VMULPD       kconst<>+256(SB), Z10, Z7
+	VMULPD       kconst<>+256(SB), Z11, Z8
+	VMULPD       kconst<>+256(SB), Z12, Z9
+	VSCALEFPD    Z7, Z4, Z4
+	VSCALEFPD    Z8, Z5, Z5
+	VSCALEFPD    Z9, Z6, Z6
+	VCMPPD       $0x1e, kconst<>+960(SB), Z1, K5
+	VCMPPD       $0x1e, kconst<>+960(SB), Z2, K6
+	VCMPPD       $0x1e, kconst<>+960(SB), Z3, K7
+	VMULPD       Z4, Z0, Z4
+	VMULPD       Z5, Z0, Z5
+	VMULPD       Z6, Z0, Z6
+	VBLENDMPD    kconst<>+960(SB), Z4, K5, Z4
+	VBLENDMPD    kconst<>+960(SB), Z5, K6, Z5
+	VBLENDMPD    kconst<>+960(SB), Z6, K7, Z6
+	VFMADD231PD  kconst<>+960(SB), Z1, Z4
+	VFMADD231PD  kconst<>+960(SB), Z2, Z5
+	VFMADD231PD  kconst<>+960(SB), Z3, Z6
+	VCVTPS2PD.Z  (DX), K2, Z1
+	VCVTPS2PD.Z  32(DX), K3, Z2
+	VCVTPS2PD.Z  64(DX), K4, Z3
+	VMULPD       Z4, Z1, Z7
+	VMULPD       Z5, Z2, Z8
+	VMULPD       Z6, Z3, Z9
+	VMULPD       Z4, Z1, Z1
+	VMULPD       Z5, Z2, Z2
+	VMULPD       Z6, Z3, Z3
+	VCVTPD2PS    Z7, Y4
+	VCVTPD2PS    Z8, Y5
+	VCVTPD2PS    Z9, Y6
+	VMOVAPD      Z7, Z10
+	VMOVAPD      Z8, Z11
+	VMOVAPD      Z9, Z12
+	VFNMADD231PD kconst<>+5056(SB), Z1, Z10
+	VFNMADD231PD kconst<>+5056(SB), Z2, Z11
+	VFNMADD231PD kconst<>+5056(SB), Z3, Z12
+	VFMADD231PD  kconst<>+5056(SB), Z1, Z7
+	VFMADD231PD  kconst<>+5056(SB), Z2, Z8
+	VFMADD231PD  kconst<>+5056(SB), Z3, Z9
+	VCVTPD2PS    Z10, Y1
+	VCVTPD2PS    Z7, Y2
+	VCMPPS       $0x04, Y2, Y1, K5
+	VCVTPD2PS    Z11, Y1
+	VCVTPD2PS    Z8, Y2
+	VCMPPS       $0x04, Y2, Y1, K6
+	VCVTPD2PS    Z12, Y1
+	VCVTPD2PS    Z9, Y2
+	VCMPPS       $0x04, Y2, Y1, K7
+	KANDB        K2, K5, K5
+	KORB         K5, K1, K1
+	KMOVB        K5, (R8)
+	KANDNB       K2, K5, K2
+	KANDB        K3, K6, K6
+	KORB         K6, K1, K1
+	KMOVB        K6, 1(R8)
+	KANDNB       K3, K6, K3
+	KANDB        K4, K7, K7
+	KORB         K7, K1, K1
+	KMOVB        K7, 2(R8)
+	KANDNB       K4, K7, K4
+	CMPB         SI, $0x00
+	JE           eluFast32D2_plain
+	VMOVUPS.Z    (AX), K2, Y1
+	VADDPS       Y4, Y1, Y1
+	VMOVUPS      Y1, K2, (AX)
+	VMOVUPS.Z    32(AX), K3, Y1
+	VADDPS       Y5, Y1, Y1
+	VMOVUPS      Y1, K3, 32(AX)
+	VMOVUPS.Z    64(AX), K4, Y1
+	VADDPS       Y6, Y1, Y1
+	VMOVUPS      Y1, K4, 64(AX)
+	JMP          eluFast32D2_next
+
+eluFast32D2_plain:
+	VMOVUPS Y4, K2, (AX)
+	VMOVUPS Y5, K3, 32(AX)
+	VMOVUPS Y6, K4, 64(AX)
+
+eluFast32D2_next:
+	ADDQ    $0x00000060, AX
+	ADDQ    $0x00000060, CX
+	ADDQ    $0x00000060, DX
+	ADDQ    $0x00000003, R8
+	MOVQ    $0x00000018, R9
+	CMPQ    BX, R9
+	CMOVQLT BX, R9
+	SUBQ    R9, BX
+	JMP     eluFast32D2_loop
+
+eluFast32D2_done:
+	VZEROUPPER
+	KMOVB K1, AX
+	TESTL AX, AX
+	SETNE AL
+	MOVB  AL, ret+112(FP)
+	RET
+
+// func eluFast32D2Probe(v []float64, t []float64, x []float32, p *[8]float64)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, CMOV
+TEXT ·eluFast32D2Probe(SB), NOSPLIT, $0-80
+	MOVQ         v_base+0(FP), AX
+	MOVQ         t_base+24(FP), CX
+	MOVQ         x_base+48(FP), DX
+	MOVQ         x_len+56(FP), BX
+	MOVQ         p+72(FP), SI
+	VBROADCASTSD (SI), Z0
+	MOVL         $0x000000ff, SI
+
+eluFast32D2Probe_loop:
+	TESTQ        BX, BX
+	JZ           eluFast32D2Probe_done
+	MOVQ         $0x00000008, DI
+	CMPQ         BX, DI
+	CMOVQLT      BX, DI
+	BZHIL        DI, SI, R8
+	KMOVB        R8, K1
+	VCVTPS2PD.Z  (DX), K1, Z1
+	VMOVUPD      kconst<>+4416(SB), Z2
+	VMAXPD       Z1, Z2, Z2
+	VMOVUPD      kconst<>+960(SB), Z3
+	VMINPD       Z2, Z3, Z2
+	VMOVUPD      kconst<>+4544(SB), Z3
+	VFMADD213PD  kconst<>+4352(SB), Z2, Z3
+	VSUBPD       kconst<>+4352(SB), Z3, Z4
+	VFNMADD231PD kconst<>+4608(SB), Z4, Z2
+	VFNMADD231PD kconst<>+4672(SB), Z4, Z2
+	VMOVUPD      kconst<>+448(SB), Z5
+	VFMADD213PD  kconst<>+512(SB), Z2, Z5
+	VFMADD213PD  kconst<>+576(SB), Z2, Z5
+	VFMADD213PD  kconst<>+640(SB), Z2, Z5
+	VFMADD213PD  kconst<>+704(SB), Z2, Z5
+	VFMADD213PD  kconst<>+768(SB), Z2, Z5
+	VFMADD213PD  kconst<>+768(SB), Z2, Z5
+	VMOVUPD      kconst<>+4736(SB), Z2
+	VPERMT2PD    kconst<>+4800(SB), Z3, Z2
+	VMULPD       Z2, Z5, Z2
+	VMULPD       kconst<>+256(SB), Z4, Z3
+	VSCALEFPD    Z3, Z2, Z2
+	VCMPPD       $0x1e, kconst<>+960(SB), Z1, K2
+	VMULPD       Z2, Z0, Z2
+	VBLENDMPD    kconst<>+960(SB), Z2, K2, Z2
+	VFMADD231PD  kconst<>+960(SB), Z1, Z2
+	VMOVUPD      Z2, K1, (AX)
+	VMOVUPD      Z2, K1, (CX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000040, CX
+	ADDQ         $0x00000020, DX
+	SUBQ         DI, BX
+	JMP          eluFast32D2Probe_loop
+
+eluFast32D2Probe_done:
 	VZEROUPPER
 	RET
 

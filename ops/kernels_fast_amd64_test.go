@@ -31,13 +31,14 @@ func TestFastKernelErrorBound(t *testing.T) {
 	useSIMD = true
 	const bound = 0x1p-42
 	xs := probeInputs()
-	for _, a := range []Activation{GELU, GELUTanh, GELUSigmoid, SiLU, SigmoidGated(0.3), SigmoidGated(20)} {
+	for _, a := range []Activation{GELU, GELUTanh, GELUSigmoid, SiLU, SigmoidGated(0.3), SigmoidGated(20), ELU, ELUAlpha(0.5), ELUAlpha(3)} {
 		for k := 0; k <= 2; k++ {
 			ck := chunkKernel[float32]{a: a, order: k}
 			simd32(&ck)
 			pr := map[asmID]probe{
 				asmGELU32D0: geluFast32D0Probe, asmGELU32D1: geluFast32D1Probe, asmGELU32D2: geluFast32D2Probe,
 				asmGated32D0: gatedFast32D0Probe, asmGated32D1: gatedFast32D1Probe, asmGated32D2: gatedFast32D2Probe,
+				asmELU32D0: eluFast32D0Probe, asmELU32D1: eluFast32D1Probe, asmELU32D2: eluFast32D2Probe,
 			}[ck.asm]
 			v, ts := make([]float64, len(xs)), make([]float64, len(xs))
 			pr(v, ts, xs, &ck.p)

@@ -34,6 +34,18 @@ func gatedFast32D0(dst []float32, x []float32, g []float32, add bool, p *[8]floa
 //go:noescape
 func gatedFast32D0Probe(v []float64, t []float64, x []float32, p *[8]float64)
 
+// eluFast32D0 sets dst to (or, with add, adds) g·f^(0)(x) for ELU with α = p[0] in float32,
+// equal to the float64 reference rounded, except in lanes it leaves alone and reports.
+//
+//go:noescape
+func eluFast32D0(dst []float32, x []float32, g []float32, add bool, p *[8]float64, exc []uint8) bool
+
+// eluFast32D0Probe stores the unrounded float64 value and term scale of eluFast32D0 (g = 1), for tests.
+// len(v) and len(t) must be at least len(x).
+//
+//go:noescape
+func eluFast32D0Probe(v []float64, t []float64, x []float32, p *[8]float64)
+
 // geluExact64D1 sets dst to (or, with add, adds) g·f^(1)(x) for the exact GELU, bit-identical to
 // the scalar reference, except in lanes with |x| > p[4] or NaN, which it leaves alone and reports.
 //
@@ -64,6 +76,18 @@ func gatedFast32D1(dst []float32, x []float32, g []float32, add bool, p *[8]floa
 //go:noescape
 func gatedFast32D1Probe(v []float64, t []float64, x []float32, p *[8]float64)
 
+// eluFast32D1 sets dst to (or, with add, adds) g·f^(1)(x) for ELU with α = p[0] in float32,
+// equal to the float64 reference rounded, except in lanes it leaves alone and reports.
+//
+//go:noescape
+func eluFast32D1(dst []float32, x []float32, g []float32, add bool, p *[8]float64, exc []uint8) bool
+
+// eluFast32D1Probe stores the unrounded float64 value and term scale of eluFast32D1 (g = 1), for tests.
+// len(v) and len(t) must be at least len(x).
+//
+//go:noescape
+func eluFast32D1Probe(v []float64, t []float64, x []float32, p *[8]float64)
+
 // geluExact64D2 sets dst to (or, with add, adds) g·f^(2)(x) for the exact GELU, bit-identical to
 // the scalar reference, except in lanes with |x| > p[4] or NaN, which it leaves alone and reports.
 //
@@ -93,6 +117,18 @@ func gatedFast32D2(dst []float32, x []float32, g []float32, add bool, p *[8]floa
 //
 //go:noescape
 func gatedFast32D2Probe(v []float64, t []float64, x []float32, p *[8]float64)
+
+// eluFast32D2 sets dst to (or, with add, adds) g·f^(2)(x) for ELU with α = p[0] in float32,
+// equal to the float64 reference rounded, except in lanes it leaves alone and reports.
+//
+//go:noescape
+func eluFast32D2(dst []float32, x []float32, g []float32, add bool, p *[8]float64, exc []uint8) bool
+
+// eluFast32D2Probe stores the unrounded float64 value and term scale of eluFast32D2 (g = 1), for tests.
+// len(v) and len(t) must be at least len(x).
+//
+//go:noescape
+func eluFast32D2Probe(v []float64, t []float64, x []float32, p *[8]float64)
 
 // tanhGated64D0 sets dst to (or, with add, adds) g·f^(0)(x), bit-identical to the scalar
 // reference, except in lanes with |x| > p[4] or NaN, which it leaves alone and reports.

@@ -22,10 +22,8 @@
 // Five seeds is the fewest with which the one-sided sign test behind the
 // verdicts can reach p < 0.05 (when all five agree). -full is 50 times the
 // default's work, about 3 hours; -resume continues run by run after an
-// interruption. ELU runs take about three times as long as the others
-// (its kernel has no assembly version and dominates a step of this small
-// network); timing.csv has each run's time, BenchmarkTrainStep the step
-// alone.
+// interruption. timing.csv has each run's time, BenchmarkTrainStep the
+// step alone.
 //
 // Seeds are paired: seed s gives every activation and optimizer the same
 // initial weights and the same order of batches. run.go trains the runs

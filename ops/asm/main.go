@@ -28,7 +28,7 @@ func main() {
 	ConstraintExpr("amd64,!noasm")
 	var ks []kernel
 	for order := 0; order <= 2; order++ {
-		ks = append(ks, geluExact64(order), geluFast32(order), gatedFast32(order))
+		ks = append(ks, geluExact64(order), geluFast32(order), gatedFast32(order), eluFast32(order))
 	}
 	for order := 0; order <= 1; order++ {
 		ks = append(ks, gatedExact64("tanhGated", tanhGate64, order), gatedExact64("linearGated", linearGate64, order))
