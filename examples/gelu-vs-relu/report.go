@@ -58,7 +58,8 @@ func writeReport(c config, d *data, res *results) error {
 	short := c.Epochs < paperEpochs || c.Seeds < paperSeeds
 	length := fmt.Sprintf("%d epoch(s) × %d seed(s)", c.Epochs, c.Seeds)
 	if short {
-		length = fmt.Sprintf("**a short run: %s; the paper: %d epochs × %d seeds** (`-full` runs that, for hours)", length, paperEpochs, paperSeeds)
+		length = fmt.Sprintf("**a short run: %s; the paper: %d epochs × %d seeds** (`-full` runs that: %.3g times this run's work)",
+			length, paperEpochs, paperSeeds, float64(paperEpochs*paperSeeds)/float64(c.Epochs*c.Seeds))
 	}
 	var opts []string
 	for _, o := range c.Opts {
