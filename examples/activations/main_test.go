@@ -2,13 +2,13 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"math"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/geluproject/gelu/train/report"
 )
 
 func small(dir string) config {
@@ -51,27 +51,15 @@ func TestRunAgreesAndWritesTheReport(t *testing.T) {
 		t.Errorf("report.md does not start with the command:\n%.200s", md)
 	}
 
-	var sum struct {
-		Keys   map[string]string
-		Values map[string]any
-	}
-	raw, _ := os.ReadFile(filepath.Join(dir, "summary.json"))
-	if err := json.Unmarshal(raw, &sum); err != nil {
+	sum, err := report.ReadSummary(dir)
+	if err != nil {
 		t.Fatal(err)
 	}
-	for k := range sum.Values {
-		documented := false
-		for p := range sum.Keys {
-			if ok, _ := path.Match(p, k); ok {
-				documented = true
-			}
-		}
-		if !documented {
-			t.Errorf("summary key %s is not documented", k)
-		}
+	if u := sum.Undocumented(); len(u) > 0 {
+		t.Errorf("summary keys without a description: %v", u)
 	}
 	num := func(k string) float64 {
-		v, ok := sum.Values[k].(float64)
+		v, ok := sum.Number(k)
 		if !ok {
 			t.Errorf("summary.json: %s = %v, want a number", k, sum.Values[k])
 		}

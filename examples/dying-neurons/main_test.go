@@ -2,10 +2,8 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"math"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,6 +14,7 @@ import (
 	"github.com/geluproject/gelu/ops"
 	"github.com/geluproject/gelu/train/experiment"
 	"github.com/geluproject/gelu/train/probe"
+	"github.com/geluproject/gelu/train/report"
 	"gorgonia.org/tensor"
 )
 
@@ -201,25 +200,12 @@ func TestRunTinyWritesTheReport(t *testing.T) {
 	if !strings.HasPrefix(string(md), "```sh\ndying-neurons -steps 20\n```\n") {
 		t.Errorf("report.md does not start with the command:\n%.200s", md)
 	}
-	var sum struct {
-		Keys   map[string]string
-		Values map[string]any
-		Claims []struct{ Claim, Verdict string }
-	}
-	raw, _ := os.ReadFile(filepath.Join(dir, "summary.json"))
-	if err := json.Unmarshal(raw, &sum); err != nil {
+	sum, err := report.ReadSummary(dir)
+	if err != nil {
 		t.Fatal(err)
 	}
-	for k := range sum.Values {
-		documented := false
-		for p := range sum.Keys {
-			if ok, _ := path.Match(p, k); ok {
-				documented = true
-			}
-		}
-		if !documented {
-			t.Errorf("summary key %s is not documented", k)
-		}
+	if u := sum.Undocumented(); len(u) > 0 {
+		t.Errorf("summary keys without a description: %v", u)
 	}
 	if v := sum.Values["neuron.relu.float32.dL_dw"]; v != 0.0 {
 		t.Errorf("summary: ReLU ∂L/∂w = %v, want 0", v)

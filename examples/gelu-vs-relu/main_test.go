@@ -2,12 +2,10 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"flag"
 	"io/fs"
 	"math"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -20,6 +18,7 @@ import (
 	"github.com/geluproject/gelu/ops"
 	"github.com/geluproject/gelu/optim"
 	"github.com/geluproject/gelu/train/experiment"
+	"github.com/geluproject/gelu/train/report"
 	"github.com/geluproject/gelu/train/safetensors"
 	"gorgonia.org/tensor"
 )
@@ -127,25 +126,12 @@ func checkFiles(t *testing.T, dir string) {
 
 func checkSummary(t *testing.T, dir string, res *results) {
 	t.Helper()
-	var sum struct {
-		Keys   map[string]string
-		Values map[string]any
-		Claims []struct{ Source, Claim, Measured, Verdict string }
-	}
-	raw, _ := os.ReadFile(filepath.Join(dir, "summary.json"))
-	if err := json.Unmarshal(raw, &sum); err != nil {
+	sum, err := report.ReadSummary(dir)
+	if err != nil {
 		t.Fatal(err)
 	}
-	for k := range sum.Values {
-		documented := false
-		for p := range sum.Keys {
-			if ok, _ := path.Match(p, k); ok {
-				documented = true
-			}
-		}
-		if !documented {
-			t.Errorf("summary key %s is not documented", k)
-		}
+	if u := sum.Undocumented(); len(u) > 0 {
+		t.Errorf("summary keys without a description: %v", u)
 	}
 	// The medians, recomputed here from the runs: with 2 seeds, the mean
 	// of the two; min and max the smaller and larger.

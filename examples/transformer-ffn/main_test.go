@@ -6,7 +6,6 @@ import (
 	"math"
 	"os"
 	"os/exec"
-	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/ops"
 	"github.com/geluproject/gelu/optim"
+	"github.com/geluproject/gelu/train/report"
 	"gorgonia.org/tensor"
 )
 
@@ -134,27 +134,15 @@ func checkAgainstTrainer(t *testing.T, evalsCSV string, r *runResult) {
 
 func checkSummary(t *testing.T, dir string, res *results) {
 	t.Helper()
-	var sum struct {
-		Keys   map[string]string
-		Values map[string]any
-	}
-	raw, _ := os.ReadFile(filepath.Join(dir, "summary.json"))
-	if err := json.Unmarshal(raw, &sum); err != nil {
+	sum, err := report.ReadSummary(dir)
+	if err != nil {
 		t.Fatal(err)
 	}
-	for k := range sum.Values {
-		documented := false
-		for p := range sum.Keys {
-			if ok, _ := path.Match(p, k); ok {
-				documented = true
-			}
-		}
-		if !documented {
-			t.Errorf("summary key %s is not documented", k)
-		}
+	if u := sum.Undocumented(); len(u) > 0 {
+		t.Errorf("summary keys without a description: %v", u)
 	}
 	num := func(k string) float64 {
-		v, ok := sum.Values[k].(float64)
+		v, ok := sum.Number(k)
 		if !ok {
 			t.Errorf("summary.json: %s = %v, want a number", k, sum.Values[k])
 		}

@@ -28,5 +28,7 @@
 //
 // The same pieces work without a Report: WriteFileAtomic for checkpoints,
 // CreateCSV for per-step training metrics, WritePlot for a single figure,
-// Quantiles for a band across seeds.
+// Quantiles for a band across seeds. ReadSummary reads a summary.json back
+// (Number, Undocumented), to compare runs or to test the program that
+// wrote it.
 package report
