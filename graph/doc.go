@@ -6,6 +6,8 @@
 //     XavierUniform, KaimingNormal, UnitNormRows, ...) fed by a random stream
 //     derived from the seed and the parameter's name, so it is the same on
 //     any machine and does not change when other parameters are added.
+//     NewTensor fills a plain tensor the same way (seeded data for
+//     benchmarks and tests).
 //   - Grad differentiates symbolically and can be applied to a gradient
 //     again (Hessian-vector products), unlike gorgonia.Grad.
 //   - Compile returns a Machine: Set binds inputs (checked for dtype, shape

@@ -87,19 +87,9 @@ func (g *Graph) Param(name string, init Init, shape ...int) (*G.Node, error) {
 	if init == nil {
 		return nil, fmt.Errorf("graph.Param %q: init is nil", name)
 	}
-	vals := make([]float64, product(shape))
-	if err := init.Fill(vals, shape, rng.New(g.seed, name)); err != nil {
+	v, err := NewTensor(g.dtype, init, rng.New(g.seed, name), shape...)
+	if err != nil {
 		return nil, fmt.Errorf("graph.Param %q: %w", name, err)
-	}
-	v := tensor.New(tensor.Of(g.dtype), tensor.WithShape(shape...))
-	switch g.dtype {
-	case tensor.Float32:
-		d := v.Float32s()
-		for i, x := range vals {
-			d[i] = float32(x)
-		}
-	default:
-		copy(v.Float64s(), vals)
 	}
 	n, err := newTensor(g.eg, g.dtype, name, shape, v)
 	if err != nil {
@@ -108,6 +98,39 @@ func (g *Graph) Param(name string, init Init, shape ...int) (*G.Node, error) {
 	g.params = append(g.params, n)
 	g.names[name] = n
 	return n, nil
+}
+
+// NewTensor returns a tensor of dtype (float32 or float64) and shape filled
+// by init from r, the way Param fills a parameter (in float64, then rounded
+// once): seeded data for benchmarks and tests, e.g.
+//
+//	x, err := graph.NewTensor(tensor.Float32, graph.Normal(0, 1), rng.New(1, "x"), 128, 784)
+func NewTensor(dtype tensor.Dtype, init Init, r *rng.RNG, shape ...int) (*tensor.Dense, error) {
+	if dtype != tensor.Float32 && dtype != tensor.Float64 {
+		return nil, fmt.Errorf("graph.NewTensor: dtype %v, want float32 or float64", dtype)
+	}
+	if init == nil || r == nil {
+		return nil, fmt.Errorf("graph.NewTensor: init or random stream is nil")
+	}
+	for _, d := range shape {
+		if d <= 0 {
+			return nil, fmt.Errorf("graph.NewTensor: shape %v, want every dimension ≥ 1", shape)
+		}
+	}
+	vals := make([]float64, product(shape))
+	if err := init.Fill(vals, shape, r); err != nil {
+		return nil, err
+	}
+	v := tensor.New(tensor.Of(dtype), tensor.WithShape(shape...))
+	if dtype == tensor.Float32 {
+		d := v.Float32s()
+		for i, x := range vals {
+			d[i] = float32(x)
+		}
+	} else {
+		copy(v.Float64s(), vals)
+	}
+	return v, nil
 }
 
 // NamedTensor is a tensor with a PyTorch state_dict-style name. It is the

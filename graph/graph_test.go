@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -387,4 +388,38 @@ func TestSetRejectsTransposedVector(t *testing.T) {
 	}
 	wantErr(t, m.Set(x, tensor.New(tensor.WithShape(3), tensor.WithBacking([]float64{1, 2, 3}))), "want float64(1, 3)")
 	wantErr(t, m.Set(x, tensor.New(tensor.WithShape(3, 1), tensor.WithBacking([]float64{1, 2, 3}))), "want float64(1, 3)")
+}
+
+// NewTensor fills as Param does: the stream's samples through the Init,
+// rounded once to the dtype.
+func TestNewTensor(t *testing.T) {
+	r := rng.New(7, "data")
+	want := make([]float64, 6)
+	for i := range want {
+		want[i] = 2 + 3*r.Normal()
+	}
+	v64, err := graph.NewTensor(tensor.Float64, graph.Normal(2, 3), rng.New(7, "data"), 2, 3)
+	if err != nil || !slices.Equal(v64.Float64s(), want) || !v64.Shape().Eq(tensor.Shape{2, 3}) {
+		t.Errorf("float64: %v %v, err %v; want %v", v64.Shape(), v64.Data(), err, want)
+	}
+	v32, err := graph.NewTensor(tensor.Float32, graph.Normal(2, 3), rng.New(7, "data"), 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, x := range v32.Float32s() {
+		if x != float32(want[i]) {
+			t.Errorf("float32[%d] = %v, want %v", i, x, float32(want[i]))
+		}
+	}
+	for name, f := range map[string]func() error{
+		"dtype":  func() error { _, err := graph.NewTensor(tensor.Int, graph.Zeros(), r, 2); return err },
+		"shape":  func() error { _, err := graph.NewTensor(tensor.Float64, graph.Zeros(), r, 2, 0); return err },
+		"init":   func() error { _, err := graph.NewTensor(tensor.Float64, nil, r, 2); return err },
+		"stream": func() error { _, err := graph.NewTensor(tensor.Float64, graph.Zeros(), nil, 2); return err },
+		"fill":   func() error { _, err := graph.NewTensor(tensor.Float64, graph.Normal(0, -1), r, 2); return err },
+	} {
+		if f() == nil {
+			t.Errorf("bad %s: no error", name)
+		}
+	}
 }

@@ -26,20 +26,13 @@ type ffnShape struct{ tokens, d, dff int }
 
 var benchShapes = []ffnShape{{512, 256, 1024}, {256, 768, 3072}}
 
-func randTensor(dt tensor.Dtype, seed uint64, shape ...int) *tensor.Dense {
-	r := rng.New(seed, "bench")
-	t := tensor.New(tensor.Of(dt), tensor.WithShape(shape...))
-	switch d := t.Data().(type) {
-	case []float32:
-		for i := range d {
-			d[i] = float32(r.Normal())
-		}
-	case []float64:
-		for i := range d {
-			d[i] = r.Normal()
-		}
+// setRandom binds seeded N(0, 1) data to the input n.
+func setRandom(m *graph.Machine, n *G.Node, seed uint64) error {
+	v, err := graph.NewTensor(n.Dtype(), graph.Normal(0, 1), rng.New(seed, "bench"), n.Shape()...)
+	if err != nil {
+		return err
 	}
-	return t
+	return m.Set(n, v)
 }
 
 // FFNStep is one training step of the block: forward, backward, SGD.
@@ -73,10 +66,10 @@ func NewFFNStep(dt tensor.Dtype, s ffnShape) (*FFNStep, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := m.Set(x, randTensor(dt, 1, s.tokens, s.d)); err != nil {
+	if err := setRandom(m, x, 1); err != nil {
 		return nil, err
 	}
-	if err := m.Set(y, randTensor(dt, 2, s.tokens, s.d)); err != nil {
+	if err := setRandom(m, y, 2); err != nil {
 		return nil, err
 	}
 	return &FFNStep{m: m, opt: &optim.SGD{LearningRate: 1e-3, Momentum: 0.9}, params: g.ParamTensors()}, nil
@@ -158,7 +151,9 @@ func BenchmarkLayers(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				m.Set(x, randTensor(dt, 1, s.tokens, s.d))
+				if err := setRandom(m, x, 1); err != nil {
+					b.Fatal(err)
+				}
 				b.ReportAllocs()
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {

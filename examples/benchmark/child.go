@@ -75,20 +75,13 @@ func build(w string) (func() error, error) {
 	return ffnStep(g, tokens, d, dff)
 }
 
-func randomTensor(dt tensor.Dtype, seed uint64, shape ...int) *tensor.Dense {
-	r := rng.New(seed, "benchmark")
-	t := tensor.New(tensor.Of(dt), tensor.WithShape(shape...))
-	switch d := t.Data().(type) {
-	case []float32:
-		for i := range d {
-			d[i] = float32(r.Normal())
-		}
-	case []float64:
-		for i := range d {
-			d[i] = r.Normal()
-		}
+// setRandom binds seeded N(0, 1) data to the input n.
+func setRandom(m *graph.Machine, n *G.Node, seed uint64) error {
+	v, err := graph.NewTensor(n.Dtype(), graph.Normal(0, 1), rng.New(seed, "benchmark"), n.Shape()...)
+	if err != nil {
+		return err
 	}
-	return t
+	return m.Set(n, v)
 }
 
 func geluStep[T ops.Float](act ops.Activation) func() error {
@@ -111,8 +104,14 @@ func ffnStep(g *graph.Graph, tokens, d, dff int) (func() error, error) {
 	if err != nil {
 		return nil, err
 	}
-	x, _ := g.Input("x", tokens, d)
-	y, _ := g.Input("y", tokens, d)
+	x, err := g.Input("x", tokens, d)
+	if err != nil {
+		return nil, err
+	}
+	y, err := g.Input("y", tokens, d)
+	if err != nil {
+		return nil, err
+	}
 	out, err := f.Forward(x)
 	if err != nil {
 		return nil, err
@@ -125,8 +124,12 @@ func ffnStep(g *graph.Graph, tokens, d, dff int) (func() error, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.Set(x, randomTensor(g.Dtype(), 1, tokens, d))
-	m.Set(y, randomTensor(g.Dtype(), 2, tokens, d))
+	if err := setRandom(m, x, 1); err != nil {
+		return nil, err
+	}
+	if err := setRandom(m, y, 2); err != nil {
+		return nil, err
+	}
 	opt, params := &optim.SGD{LearningRate: 1e-3, Momentum: 0.9}, g.ParamTensors()
 	return func() error {
 		if err := m.Run(); err != nil {
@@ -162,7 +165,7 @@ func gemmStep(g *graph.Graph, tokens, d, dff int) (func() error, error) {
 		return nil, err
 	}
 	for i, n := range g.Inputs() {
-		if err := m.Set(n, randomTensor(g.Dtype(), uint64(i), n.Shape()...)); err != nil {
+		if err := setRandom(m, n, uint64(i)); err != nil {
 			return nil, err
 		}
 	}
