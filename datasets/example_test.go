@@ -57,7 +57,7 @@ func ExampleCharTask() {
 	// "Produced by Suza" → "n"
 }
 
-// A teacher network with the exact GELU (pass ops.GELU.F in practice).
+// A teacher network with the exact GELU (pass activation.GELU.F in practice).
 func ExampleNewTeacher() {
 	gelu := func(x float64) float64 { return 0.5 * x * math.Erfc(-x/math.Sqrt2) }
 	teacher, _ := datasets.NewTeacher(datasets.TeacherConfig{Sizes: []int{8, 32, 1}, Act: gelu, Seed: 1})

@@ -17,7 +17,7 @@ import (
 type TeacherConfig struct {
 	// Sizes are the layer widths from input to output, e.g. {10, 32, 32, 1}.
 	Sizes []int
-	// Act is the hidden activation, e.g. ops.GELU.F; the output is linear.
+	// Act is the hidden activation, e.g. activation.GELU.F; the output is linear.
 	Act func(float64) float64
 	// BiasStd is the standard deviation of the biases (0: no biases).
 	BiasStd float64

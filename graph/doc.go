@@ -25,7 +25,7 @@
 //	w, _ := g.Param("fc.weight", graph.XavierUniform(1), 3, 4)
 //	wt, _ := gorgonia.Transpose(w)
 //	h, _ := gorgonia.Mul(x, wt)
-//	y, _ := ops.GELU.Apply(h)
+//	y, _ := activation.GELU.Apply(h)
 //	loss, _ := gorgonia.Mean(y)
 //	m, _ := g.Compile(loss)
 //	m.Set(x, batch)

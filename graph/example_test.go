@@ -7,7 +7,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/geluproject/gelu/graph"
-	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/ops/activation"
 )
 
 // Second derivatives: Grad applied to a gradient. For loss = Σ GELU(x),
@@ -16,7 +16,7 @@ import (
 func ExampleGraph_Grad() {
 	g, _ := graph.New(tensor.Float64, 1)
 	x, _ := g.Input("x", 4)
-	y, _ := ops.GELU.Apply(x)
+	y, _ := activation.GELU.Apply(x)
 	loss, _ := gorgonia.Sum(y)
 	dx, _ := g.Grad(loss, x) // GELU'(x)
 	s, _ := gorgonia.Sum(dx[0])
@@ -45,7 +45,7 @@ func ExampleCheckGrad() {
 		if err != nil {
 			return nil, err
 		}
-		return ops.GELUTanh.Apply(h)
+		return activation.GELUTanh.Apply(h)
 	}
 	x := tensor.New(tensor.WithShape(2, 4), tensor.WithBacking([]float64{0.5, -1, 2, 0, 1.5, -0.3, 0.1, -2}))
 	res, err := graph.CheckGrad(layer, []*tensor.Dense{x}, graph.GradCheck{})

@@ -226,3 +226,8 @@ func product(shape []int) int {
 	}
 	return p
 }
+
+// Float is the set of element types the project computes in. Types defined
+// over float32 or float64 are included, so a kernel can take a user's own
+// float type.
+type Float interface{ ~float32 | ~float64 }

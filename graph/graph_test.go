@@ -12,7 +12,7 @@ import (
 	"github.com/chewxy/hm"
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/graph/rng"
-	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/ops/activation"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -165,7 +165,7 @@ func TestInitializerStatistics(t *testing.T) {
 }
 
 // mlp builds a small composite function: Σ_ij GELU(x·Wᵀ)_ij · c_ij.
-func mlp(act ops.Activation) graph.BuildFunc {
+func mlp(act activation.Activation) graph.BuildFunc {
 	return func(g *graph.Graph, in []*G.Node) (*G.Node, error) {
 		wt, err := G.Transpose(in[1])
 		if err != nil {
@@ -194,7 +194,7 @@ func randTensor(seed uint64, shape ...int) *tensor.Dense {
 
 func TestGradAndGradGradOfCompositeGraph(t *testing.T) {
 	inputs := []*tensor.Dense{randTensor(1, 3, 4), randTensor(2, 5, 4)}
-	for _, act := range []ops.Activation{ops.GELU, ops.GELUTanh, ops.SiLU} {
+	for _, act := range []activation.Activation{activation.GELU, activation.GELUTanh, activation.SiLU} {
 		res, err := graph.CheckGrad(mlp(act), inputs, graph.GradCheck{Seed: 1})
 		if err != nil || !res.OK {
 			t.Errorf("%s CheckGrad: %v %v", act, res, err)
@@ -281,7 +281,7 @@ func TestMachineSetAndRunErrors(t *testing.T) {
 	x, _ := g.Input("x", 2, 3)
 	w, _ := g.Param("w", graph.Normal(0, 1), 2, 3)
 	p, _ := G.HadamardProd(x, w)
-	h, _ := ops.GELU.Apply(p)
+	h, _ := activation.GELU.Apply(p)
 	loss, _ := G.Sum(h)
 	m, err := g.Compile(loss)
 	if err != nil {
@@ -305,7 +305,7 @@ func TestGradientsDoNotAccumulateAcrossRuns(t *testing.T) {
 	x, _ := g.Input("x", 4)
 	w, _ := g.Param("w", graph.Normal(0, 1), 4)
 	p, _ := G.HadamardProd(x, w)
-	h, _ := ops.GELU.Apply(p)
+	h, _ := activation.GELU.Apply(p)
 	loss, _ := G.Sum(h)
 	m, _ := g.Compile(loss)
 	m.Set(x, tensor.New(tensor.WithBacking([]float64{1, -2, 0.5, 3})))
@@ -332,7 +332,7 @@ func TestGradientsDoNotAccumulateAcrossRuns(t *testing.T) {
 func TestKeptIntermediateSurvivesInPlaceOps(t *testing.T) {
 	g, _ := graph.New(tensor.Float64, 1)
 	x, _ := g.Input("x", 3)
-	h, _ := ops.GELU.Apply(x)
+	h, _ := activation.GELU.Apply(x)
 	y, _ := G.Add(h, h) // may write into h's memory
 	z, _ := G.Tanh(y)
 	loss, _ := G.Sum(z)
@@ -347,8 +347,8 @@ func TestKeptIntermediateSurvivesInPlaceOps(t *testing.T) {
 	}
 	v, _ := m.Value(h)
 	for i, xi := range xs {
-		if got := v.(*tensor.Dense).Float64s()[i]; got != ops.GELU.F(xi) {
-			t.Errorf("kept GELU(%v) = %v, want %v", xi, got, ops.GELU.F(xi))
+		if got := v.(*tensor.Dense).Float64s()[i]; got != activation.GELU.F(xi) {
+			t.Errorf("kept GELU(%v) = %v, want %v", xi, got, activation.GELU.F(xi))
 		}
 	}
 }

@@ -6,7 +6,7 @@
 // PyTorch state_dict names ("fc1.weight", "blocks.0.ffn.ln.bias", ...) and
 // PyTorch's layouts (a Linear weight is out×in) and default initializations,
 // seeded by the graph. Forward adds the layer to the graph. Activations are
-// values of ops.Activation; where a layer takes one, the zero value means
+// values of activation.Activation; where a layer takes one, the zero value means
 // GELU (exact).
 //
 //	g, _ := graph.New(tensor.Float32, 1)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/geluproject/gelu/graph"
-	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/ops/fused"
 	G "gorgonia.org/gorgonia"
 )
 
@@ -30,5 +30,5 @@ func (d *Dropout) Forward(x *G.Node) (*G.Node, error) {
 	if d.P == 0 {
 		return x, nil
 	}
-	return ops.Dropout(x, d.P, d.g.Seed(), d.Name, d.g)
+	return fused.Dropout(x, d.P, d.g.Seed(), d.Name, d.g)
 }

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/geluproject/gelu/graph"
-	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/ops/fused"
 	G "gorgonia.org/gorgonia"
 )
 
@@ -34,5 +34,5 @@ func (e *Embedding) Forward(idx *G.Node) (*G.Node, error) {
 	if idx == nil || idx.Dims() != 2 {
 		return nil, fmt.Errorf("nn.Embedding %q: indices have shape %v, want (rows, k)", e.Name, shapeOf(idx))
 	}
-	return ops.Embedding(idx, e.Weight)
+	return fused.Embedding(idx, e.Weight)
 }

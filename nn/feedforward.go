@@ -4,7 +4,8 @@ import (
 	"fmt"
 
 	"github.com/geluproject/gelu/graph"
-	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/ops/activation"
+	"github.com/geluproject/gelu/ops/fused"
 	G "gorgonia.org/gorgonia"
 )
 
@@ -14,7 +15,7 @@ type FeedForwardConfig struct {
 	Hidden int // inner width d_ff (usually 4·d: 3072)
 	// Activation between the two Linears; the zero value is exact GELU
 	// (BERT, GPT-2 and ViT use GELU; GPT-2's code uses the tanh form).
-	Activation ops.Activation
+	Activation activation.Activation
 	// Dropout after the second Linear (as nanoGPT's MLP); 0 disables it.
 	Dropout float64
 	// PostLN selects the original Transformer/BERT order LN(x + FFN(x));
@@ -94,7 +95,7 @@ func (f *FeedForward) Forward(x *G.Node) (*G.Node, error) {
 		return nil, err
 	}
 	if !f.Config.NoResidual {
-		if h, err = ops.Add(x, h); err != nil {
+		if h, err = fused.Add(x, h); err != nil {
 			return nil, err
 		}
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/geluproject/gelu/graph"
-	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/ops/fused"
 	G "gorgonia.org/gorgonia"
 )
 
@@ -61,7 +61,7 @@ func (ln *LayerNorm) Forward(x *G.Node) (*G.Node, error) {
 	if x == nil || x.Dims() != 2 || x.Shape()[1] != ln.Dim {
 		return nil, fmt.Errorf("nn.LayerNorm %q: input has shape %v, want (rows, %d)", ln.Name, shapeOf(x), ln.Dim)
 	}
-	return ops.LayerNorm(x, ln.Weight, ln.Bias, ln.Eps)
+	return fused.LayerNorm(x, ln.Weight, ln.Bias, ln.Eps)
 }
 
 func shapeOf(n *G.Node) any {

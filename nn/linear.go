@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/geluproject/gelu/graph"
-	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/ops/fused"
 	G "gorgonia.org/gorgonia"
 )
 
@@ -67,5 +67,5 @@ func (l *Linear) Forward(x *G.Node) (*G.Node, error) {
 	if x.Dims() != 2 || x.Shape()[1] != l.In {
 		return nil, fmt.Errorf("nn.Linear %q: input %q has shape %v, want (rows, %d)", l.Name, x.Name(), x.Shape(), l.In)
 	}
-	return ops.Linear(x, l.Weight, l.Bias)
+	return fused.Linear(x, l.Weight, l.Bias)
 }

@@ -3,25 +3,25 @@ package nn
 import (
 	"fmt"
 
-	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/ops/fused"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
 
 // MSELoss is the mean squared error (torch.nn.MSELoss()).
-func MSELoss(pred, target *G.Node) (*G.Node, error) { return ops.MSELoss(pred, target) }
+func MSELoss(pred, target *G.Node) (*G.Node, error) { return fused.MSELoss(pred, target) }
 
 // CrossEntropyLoss is the mean softmax cross-entropy of logits (rows ×
 // classes) against integer labels (rows) stored as floats
 // (torch.nn.CrossEntropyLoss()).
 func CrossEntropyLoss(logits, labels *G.Node) (*G.Node, error) {
-	return ops.CrossEntropy(logits, labels)
+	return fused.CrossEntropy(logits, labels)
 }
 
 // BCEWithLogitsLoss is the mean binary cross-entropy on logits
 // (torch.nn.BCEWithLogitsLoss()).
 func BCEWithLogitsLoss(logits, targets *G.Node) (*G.Node, error) {
-	return ops.BCEWithLogits(logits, targets)
+	return fused.BCEWithLogits(logits, targets)
 }
 
 // Accuracy counts the rows among the first n of logits (rows × classes)

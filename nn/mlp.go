@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/geluproject/gelu/graph"
-	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/ops/activation"
 	G "gorgonia.org/gorgonia"
 )
 
@@ -14,7 +14,7 @@ type MLPConfig struct {
 	Hidden []int // widths of the hidden layers (the GELU paper's MNIST net: eight of 128)
 	Out    int   // outputs (logits)
 	// Activation after every hidden layer; the zero value is exact GELU.
-	Activation ops.Activation
+	Activation activation.Activation
 	// Dropout after every hidden activation; 0 disables it.
 	Dropout float64
 	// WeightInit and BiasInit replace PyTorch's Linear defaults, e.g.

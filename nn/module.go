@@ -3,7 +3,7 @@ package nn
 import (
 	"fmt"
 
-	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/ops/activation"
 	G "gorgonia.org/gorgonia"
 )
 
@@ -28,15 +28,15 @@ func (s Sequential) Forward(x *G.Node) (*G.Node, error) {
 }
 
 // Act returns the activation a as a Module; the zero Activation means GELU.
-func Act(a ops.Activation) Module { return activation{orDefault(a)} }
+func Act(a activation.Activation) Module { return actModule{orDefault(a)} }
 
-type activation struct{ a ops.Activation }
+type actModule struct{ a activation.Activation }
 
-func (m activation) Forward(x *G.Node) (*G.Node, error) { return m.a.Apply(x) }
+func (m actModule) Forward(x *G.Node) (*G.Node, error) { return m.a.Apply(x) }
 
-func orDefault(a ops.Activation) ops.Activation {
+func orDefault(a activation.Activation) activation.Activation {
 	if a.IsZero() {
-		return ops.GELU
+		return activation.GELU
 	}
 	return a
 }

@@ -10,7 +10,8 @@ import (
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/graph/rng"
 	"github.com/geluproject/gelu/nn"
-	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/ops/activation"
+	"github.com/geluproject/gelu/ops/fused"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -129,7 +130,7 @@ func composedLayerNorm(x, gamma, beta *G.Node, eps float64) (*G.Node, error) {
 // The fused LayerNorm agrees with the composed one in value and gradients.
 func TestLayerNormFusedMatchesComposed(t *testing.T) {
 	x, gamma, beta := randn(1, 6, 5), randn(2, 5), randn(3, 5)
-	run := func(fused bool) (vals [][]float64) {
+	run := func(useFused bool) (vals [][]float64) {
 		g, _ := graph.New(tensor.Float64, 1)
 		eg := g.ExprGraph()
 		xn := G.NewTensor(eg, tensor.Float64, 2, G.WithShape(6, 5), G.WithName("x"), G.WithValue(x.Clone()))
@@ -137,8 +138,8 @@ func TestLayerNormFusedMatchesComposed(t *testing.T) {
 		bn := G.NewTensor(eg, tensor.Float64, 1, G.WithShape(5), G.WithName("b"), G.WithValue(beta.Clone()))
 		var y *G.Node
 		var err error
-		if fused {
-			y, err = ops.LayerNorm(xn, gn, bn, 1e-5)
+		if useFused {
+			y, err = fused.LayerNorm(xn, gn, bn, 1e-5)
 		} else {
 			y, err = composedLayerNorm(xn, gn, bn, 1e-5)
 		}
@@ -224,7 +225,7 @@ func TestFeedForwardPreAndPostLNAgainstReference(t *testing.T) {
 			}
 		}
 		check(t, fmt.Sprintf("FeedForward postLN=%v", post), func(g *graph.Graph, in []*G.Node) (*G.Node, error) {
-			f, err := nn.NewFeedForward(g, "ffn", nn.FeedForwardConfig{Dim: 4, Hidden: 7, PostLN: post, Activation: ops.GELUTanh})
+			f, err := nn.NewFeedForward(g, "ffn", nn.FeedForwardConfig{Dim: 4, Hidden: 7, PostLN: post, Activation: activation.GELUTanh})
 			if err != nil {
 				return nil, err
 			}
@@ -362,7 +363,7 @@ func TestFeedForwardTransformerShapes(t *testing.T) {
 
 func TestMLPNamesPreActivationsAndGradients(t *testing.T) {
 	g, _ := graph.New(tensor.Float64, 1)
-	mlp, err := nn.NewMLP(g, "mlp", nn.MLPConfig{In: 4, Hidden: []int{5, 3}, Out: 2, Activation: ops.ReLU,
+	mlp, err := nn.NewMLP(g, "mlp", nn.MLPConfig{In: 4, Hidden: []int{5, 3}, Out: 2, Activation: activation.ReLU,
 		WeightInit: graph.UnitNormRows(), BiasInit: graph.Zeros()})
 	if err != nil {
 		t.Fatal(err)
@@ -390,7 +391,7 @@ func TestMLPNamesPreActivationsAndGradients(t *testing.T) {
 		t.Errorf("second Forward changed the first's pre-activations: %v, %v", first[0].Shape(), mlp.Pre[0].Shape())
 	}
 	check(t, "MLP", func(g *graph.Graph, in []*G.Node) (*G.Node, error) {
-		m, err := nn.NewMLP(g, "mlp", nn.MLPConfig{In: 3, Hidden: []int{4, 4}, Out: 2, Activation: ops.SiLU})
+		m, err := nn.NewMLP(g, "mlp", nn.MLPConfig{In: 3, Hidden: []int{4, 4}, Out: 2, Activation: activation.SiLU})
 		if err != nil {
 			return nil, err
 		}
@@ -424,7 +425,7 @@ func TestSequentialAndAct(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		return nn.Sequential{a, nn.Act(ops.Activation{}), b}.Forward(in[0])
+		return nn.Sequential{a, nn.Act(activation.Activation{}), b}.Forward(in[0])
 	}, randn(6, 2, 3))
 }
 
@@ -450,7 +451,7 @@ func TestConstructorErrors(t *testing.T) {
 		second(nn.NewLinear(g, "l", 0, 3)),
 		second(nn.NewLayerNorm(g, "ln", 0)),
 		second(nn.NewFeedForward(g, "f", nn.FeedForwardConfig{Dim: 4})),
-		second(nn.NewFeedForward(g, "f", nn.FeedForwardConfig{Dim: 4, Hidden: 8, Activation: ops.SigmoidGated(-1)})),
+		second(nn.NewFeedForward(g, "f", nn.FeedForwardConfig{Dim: 4, Hidden: 8, Activation: activation.SigmoidGated(-1)})),
 		second(nn.NewMLP(g, "m", nn.MLPConfig{In: 3, Hidden: []int{0}, Out: 2})),
 		second(nn.NewDropout(g, "d", 1.5)),
 		second(nn.NewEmbedding(g, "e", 3, 0)),

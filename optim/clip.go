@@ -7,6 +7,7 @@ import (
 	"math"
 	"sync"
 
+	"github.com/geluproject/gelu/ops/parallel"
 	"gorgonia.org/tensor"
 )
 
@@ -121,7 +122,6 @@ type normKernel[T float] struct {
 	x        []T
 	s        float64
 	partials []float64
-	wg       sync.WaitGroup
 }
 
 func (k *normKernel[T]) sum(x []T, s float64) float64 {
@@ -130,7 +130,7 @@ func (k *normKernel[T]) sum(x []T, s float64) float64 {
 		k.partials = make([]float64, blocks)
 	}
 	k.x, k.s, k.partials = x, s, k.partials[:blocks]
-	parallelFor(blocks, 1, k, &k.wg)
+	parallel.For(blocks, 1, k)
 	k.x = nil
 	total := 0.0
 	for _, p := range k.partials {
@@ -139,8 +139,8 @@ func (k *normKernel[T]) sum(x []T, s float64) float64 {
 	return total
 }
 
-// run sums blocks lo..hi-1.
-func (k *normKernel[T]) run(lo, hi int) {
+// Run sums blocks lo..hi-1.
+func (k *normKernel[T]) Run(lo, hi int) {
 	x, s := k.x, k.s
 	for b := lo; b < hi; b++ {
 		acc := 0.0
@@ -153,18 +153,17 @@ func (k *normKernel[T]) run(lo, hi int) {
 }
 
 type scaleKernel[T float] struct {
-	x  []T
-	c  float64
-	wg sync.WaitGroup
+	x []T
+	c float64
 }
 
 func (k *scaleKernel[T]) apply(x []T, c float64) {
 	k.x, k.c = x, c
-	parallelFor(len(x), minChunk, k, &k.wg)
+	parallel.For(len(x), parallel.MinGrain, k)
 	k.x = nil
 }
 
-func (k *scaleKernel[T]) run(lo, hi int) {
+func (k *scaleKernel[T]) Run(lo, hi int) {
 	x, c := k.x[lo:hi], k.c
 	for i, v := range x {
 		x[i] = T(float64(v) * c)

@@ -13,7 +13,9 @@ package optim
 
 import (
 	"math"
-	"sync"
+	"sync/atomic"
+
+	"github.com/geluproject/gelu/ops/parallel"
 )
 
 // sgdKernel is one SGD step over a tensor.
@@ -25,7 +27,6 @@ type sgdKernel[T float] struct {
 	nesterov, maximize                   bool
 
 	bad firstBad
-	wg  sync.WaitGroup
 }
 
 // step updates p (and buf) from g and returns the first index where the
@@ -33,12 +34,12 @@ type sgdKernel[T float] struct {
 func (k *sgdKernel[T]) step(p, g, buf []T, first bool) int {
 	k.p, k.g, k.buf, k.first = p, g, buf, first
 	k.bad.reset()
-	parallelFor(len(p), minChunk, k, &k.wg)
+	parallel.For(len(p), parallel.MinGrain, k)
 	k.p, k.g, k.buf = nil, nil, nil
 	return k.bad.get()
 }
 
-func (k *sgdKernel[T]) run(lo, hi int) {
+func (k *sgdKernel[T]) Run(lo, hi int) {
 	p := k.p[lo:hi]
 	g := k.g[lo:hi]
 	g = g[:len(p)]
@@ -89,18 +90,17 @@ type adamKernel[T float] struct {
 	decoupled, maximize            bool
 
 	bad firstBad
-	wg  sync.WaitGroup
 }
 
 func (k *adamKernel[T]) step(p, g, m, v, vmax []T) int {
 	k.p, k.g, k.m, k.v, k.vmax = p, g, m, v, vmax
 	k.bad.reset()
-	parallelFor(len(p), minChunk, k, &k.wg)
+	parallel.For(len(p), parallel.MinGrain, k)
 	k.p, k.g, k.m, k.v, k.vmax = nil, nil, nil, nil, nil
 	return k.bad.get()
 }
 
-func (k *adamKernel[T]) run(lo, hi int) {
+func (k *adamKernel[T]) Run(lo, hi int) {
 	p := k.p[lo:hi]
 	n := len(p)
 	g, m, v := k.g[lo:hi][:n], k.m[lo:hi][:n], k.v[lo:hi][:n]
@@ -142,4 +142,29 @@ func (k *adamKernel[T]) run(lo, hi int) {
 			k.bad.record(lo + i)
 		}
 	}
+}
+
+// firstBad records the lowest index at which a kernel found a non-finite
+// value, across chunks running concurrently.
+type firstBad struct{ v atomic.Int64 }
+
+const noBad = int64(^uint64(0) >> 1)
+
+func (f *firstBad) reset() { f.v.Store(noBad) }
+
+func (f *firstBad) record(i int) {
+	for {
+		old := f.v.Load()
+		if int64(i) >= old || f.v.CompareAndSwap(old, int64(i)) {
+			return
+		}
+	}
+}
+
+// get returns the recorded index, or -1.
+func (f *firstBad) get() int {
+	if v := f.v.Load(); v != noBad {
+		return int(v)
+	}
+	return -1
 }

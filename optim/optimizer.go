@@ -7,10 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sync"
 	"unsafe"
 
 	"github.com/geluproject/gelu/graph"
+	"github.com/geluproject/gelu/ops/parallel"
 	"gorgonia.org/tensor"
 )
 
@@ -80,7 +80,7 @@ func (c *checker) check(who string, params []graph.NamedTensor, grads []*tensor.
 		if g == nil {
 			continue
 		}
-		if g.Dtype() != p.Value.Dtype() || !sameShape(g.Shape(), p.Value.Shape()) {
+		if g.Dtype() != p.Value.Dtype() || !graph.SameShape(g.Shape(), p.Value.Shape()) {
 			return fmt.Errorf("%s: gradient of %q is %v%v, want %v%v like the parameter",
 				who, p.Name, g.Dtype(), g.Shape(), p.Value.Dtype(), p.Value.Shape())
 		}
@@ -148,18 +148,17 @@ func (c *checker) firstNonFinite(t *tensor.Dense) int {
 type finiteKernel[T float] struct {
 	x   []T
 	bad firstBad
-	wg  sync.WaitGroup
 }
 
 func (k *finiteKernel[T]) first(x []T) int {
 	k.x = x
 	k.bad.reset()
-	parallelFor(len(x), minChunk, k, &k.wg)
+	parallel.For(len(x), parallel.MinGrain, k)
 	k.x = nil
 	return k.bad.get()
 }
 
-func (k *finiteKernel[T]) run(lo, hi int) {
+func (k *finiteKernel[T]) Run(lo, hi int) {
 	if allFinite(k.x[lo:hi]) { // the common case, without a branch per element
 		return
 	}
@@ -231,18 +230,4 @@ func checkNonNeg(who, name string, v float64) error {
 		return fmt.Errorf("%s: %s %v, want a finite value ≥ 0", who, name, v)
 	}
 	return nil
-}
-
-// sameShape is strict equality of dimensions (tensor.Shape.Eq treats (1, n)
-// and (n) as equal).
-func sameShape(a, b tensor.Shape) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -50,7 +50,7 @@ func (s *stateSet) add(name string, p *tensor.Dense, n int) *paramState {
 // checkMatch reports a parameter whose dtype or shape differs from the one
 // its state was created for.
 func (ps *paramState) checkMatch(who string, p *tensor.Dense) error {
-	if p.Dtype() != ps.dtype || !sameShape(p.Shape(), ps.shape) {
+	if p.Dtype() != ps.dtype || !graph.SameShape(p.Shape(), ps.shape) {
 		return fmt.Errorf("%s: parameter %q is %v%v but its state was made for %v%v; use LoadState or a new optimizer after changing a parameter",
 			who, ps.name, p.Dtype(), p.Shape(), ps.dtype, ps.shape)
 	}
@@ -169,7 +169,7 @@ func loadTensor(k stateKey, v *tensor.Dense, ps *paramState) (*tensor.Dense, err
 		return nil, err
 	}
 	if k.step {
-		if v.Dtype() != tensor.Float64 || !sameShape(v.Shape(), tensor.Shape{1}) {
+		if v.Dtype() != tensor.Float64 || !graph.SameShape(v.Shape(), tensor.Shape{1}) {
 			return nil, fmt.Errorf("step counter is %v%v, want float64(1)", v.Dtype(), v.Shape())
 		}
 		n := v.Float64s()[0]
@@ -180,7 +180,7 @@ func loadTensor(k stateKey, v *tensor.Dense, ps *paramState) (*tensor.Dense, err
 		t.Float64s()[0] = n
 		return t, nil
 	}
-	if v.Dtype() != ps.dtype || !sameShape(v.Shape(), ps.shape) {
+	if v.Dtype() != ps.dtype || !graph.SameShape(v.Shape(), ps.shape) {
 		return nil, fmt.Errorf("is %v%v, want %v%v like the parameter", v.Dtype(), v.Shape(), ps.dtype, ps.shape)
 	}
 	t := newTensor(ps.dtype, ps.shape)

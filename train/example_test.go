@@ -4,7 +4,7 @@ import (
 	"github.com/geluproject/gelu/datasets"
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/nn"
-	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/ops/activation"
 	"github.com/geluproject/gelu/optim"
 	"github.com/geluproject/gelu/train"
 	"gorgonia.org/tensor"
@@ -14,7 +14,7 @@ import (
 // Output comment, so `go test` compiles it without running five epochs.)
 func Example() {
 	g, _ := graph.New(tensor.Float32, 42)
-	mlp, _ := nn.NewMLP(g, "mlp", nn.MLPConfig{In: 784, Hidden: []int{128, 128}, Out: 10, Activation: ops.GELU})
+	mlp, _ := nn.NewMLP(g, "mlp", nn.MLPConfig{In: 784, Hidden: []int{128, 128}, Out: 10, Activation: activation.GELU})
 	x, _ := g.Input("x", 128, 784)
 	y, _ := g.Input("y", 128)
 	logits, _ := mlp.Forward(x)

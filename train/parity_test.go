@@ -20,7 +20,7 @@ import (
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/graph/rng"
 	"github.com/geluproject/gelu/nn"
-	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/ops/activation"
 	"github.com/geluproject/gelu/optim"
 	"github.com/geluproject/gelu/train"
 	"github.com/geluproject/gelu/train/safetensors"
@@ -55,7 +55,7 @@ type parityConfig struct {
 
 func buildFFN(t *testing.T, c parityConfig, rows int, seed uint64) (*graph.Graph, *G.Node, *G.Node, *G.Node, *G.Node) {
 	t.Helper()
-	act, err := ops.ParseActivation(c.Activation)
+	act, err := activation.ParseActivation(c.Activation)
 	if err != nil {
 		t.Fatal(err)
 	}

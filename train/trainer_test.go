@@ -14,7 +14,7 @@ import (
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/graph/rng"
 	"github.com/geluproject/gelu/nn"
-	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/ops/activation"
 	"github.com/geluproject/gelu/optim"
 	"github.com/geluproject/gelu/train"
 	"github.com/geluproject/gelu/train/safetensors"
@@ -63,7 +63,7 @@ func regression(t *testing.T, dt tensor.Dtype, d *datasets.Dataset) setup {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mlp, err := nn.NewMLP(g, "mlp", nn.MLPConfig{In: 4, Hidden: []int{16}, Out: 2, Dropout: 0.1, Activation: ops.GELU})
+	mlp, err := nn.NewMLP(g, "mlp", nn.MLPConfig{In: 4, Hidden: []int{16}, Out: 2, Dropout: 0.1, Activation: activation.GELU})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,8 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/ops/activation"
+	"github.com/geluproject/gelu/ops/analysis"
 	"github.com/geluproject/gelu/train/report"
 )
 
@@ -22,13 +23,13 @@ const (
 
 func claims(r *report.Report, trials int) error {
 	f, fd, g, ok := report.Format, report.FormatDigits, r.Get, report.VerdictOf
-	gelu, err := ops.GELU.Profile()
+	gelu, err := analysis.ProfileOf(activation.GELU)
 	if err != nil {
 		return err
 	}
-	gelu1, dgelu1 := ops.GELU.F(-1), ops.GELU.Deriv(-1)
+	gelu1, dgelu1 := activation.GELU.F(-1), activation.GELU.Deriv(-1)
 	// doc 004: "GELU(x) = E[x·1{x ≤ X}]"; at x = 1 that is P(X ≥ 1).
-	indicator, err := ops.NormalExpectation(func(t float64) float64 { return map[bool]float64{true: 1}[1 <= t] }, 1)
+	indicator, err := analysis.NormalExpectation(func(t float64) float64 { return map[bool]float64{true: 1}[1 <= t] }, 1)
 	if err != nil {
 		return err
 	}
@@ -37,17 +38,17 @@ func claims(r *report.Report, trials int) error {
 	// Tail ratios: (x − GELU(x))/φ(x) and (x − f_S(x))/(x·e^{−βx}) at x = 5
 	// and x = 10, using x − f(x) = −f(−x) so that x = 10 is not lost to rounding.
 	beta := math.Sqrt(8 / math.Pi)
-	sg := ops.SigmoidGated(beta)
-	gRatio5, gRatio10 := -ops.GELU.F(-5)/ops.NormalPDF(5), -ops.GELU.F(-10)/ops.NormalPDF(10)
+	sg := activation.SigmoidGated(beta)
+	gRatio5, gRatio10 := -activation.GELU.F(-5)/activation.NormalPDF(5), -activation.GELU.F(-10)/activation.NormalPDF(10)
 	sRatio5, sRatio10 := -sg.F(-5)/(5*math.Exp(-5*beta)), -sg.F(-10)/(10*math.Exp(-10*beta))
-	sd, err := ops.NormalVariance(ops.GELU.F)
+	sd, err := analysis.NormalVariance(activation.GELU.F)
 	if err != nil {
 		return err
 	}
 	outSD := math.Sqrt(sd.Value)
 	// The share of N(0,1) inputs where the tanh form is off by more than 0.0002.
-	over, err := ops.NormalExpectation(func(t float64) float64 {
-		return map[bool]float64{true: 1}[math.Abs(ops.GELU.F(t)-ops.GELUTanh.F(t)) > 2e-4]
+	over, err := analysis.NormalExpectation(func(t float64) float64 {
+		return map[bool]float64{true: 1}[math.Abs(activation.GELU.F(t)-activation.GELUTanh.F(t)) > 2e-4]
 	})
 	if err != nil {
 		return err
@@ -93,10 +94,10 @@ func claims(r *report.Report, trials int) error {
 			ok(math.Abs(gRatio10-1) < math.Abs(gRatio5-1) && math.Abs(gRatio10-1) < 0.02 && math.Abs(sRatio10-1) < 0.02 && g("gelu.tail.gap_p5") < g("sigmoid_gated.tail.gap_p5"))},
 		{doc004, "GELU is \"approximately\" zero-centred", fmt.Sprintf("for X ~ N(0,1), E[GELU(X)] = %s = 1/(2√π), %s standard deviations of GELU(X) above 0 (ReLU: mean %s)",
 			f(g("gelu.E_f")), f(g("gelu.E_f")/outSD), f(g("relu.E_f"))), ok(math.Abs(g("gelu.E_f")) < 0.1*outSD)},
-		{doc004, "GELU(x) = E[x·1{x ≤ X}], X ~ N(0,1)", fmt.Sprintf("at x = 1 that is P(X ≥ 1) = %s, but GELU(1) = %s (the indicator must be 1{X ≤ x})", f(indicator.Value), f(ops.GELU.F(1))),
-			report.Near(indicator.Value, ops.GELU.F(1), 1e-9)},
-		{doc001, "GeLU(x) = ½(1 + erf(x/√2))", fmt.Sprintf("that is Φ(x): at x = 2 it gives %s, GELU(2) = %s", f(erfForm), f(ops.GELU.F(2))),
-			report.Near(erfForm, ops.GELU.F(2), 1e-9)},
+		{doc004, "GELU(x) = E[x·1{x ≤ X}], X ~ N(0,1)", fmt.Sprintf("at x = 1 that is P(X ≥ 1) = %s, but GELU(1) = %s (the indicator must be 1{X ≤ x})", f(indicator.Value), f(activation.GELU.F(1))),
+			report.Near(indicator.Value, activation.GELU.F(1), 1e-9)},
+		{doc001, "GeLU(x) = ½(1 + erf(x/√2))", fmt.Sprintf("that is Φ(x): at x = 2 it gives %s, GELU(2) = %s", f(erfForm), f(activation.GELU.F(2))),
+			report.Near(erfForm, activation.GELU.F(2), 1e-9)},
 	} {
 		r.Claim(report.Claim{Source: cl.src, Claim: cl.claim, Measured: cl.measured, Verdict: cl.v})
 	}

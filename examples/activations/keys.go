@@ -7,7 +7,7 @@ import "github.com/geluproject/gelu/train/report"
 // describe documents every summary key.
 func describe(r *report.Report) {
 	for _, d := range [][2]string{
-		{"sigmoid_gated.*", "keys of x·σ(βx) with β = √(8/π) (ops.SigmoidGated), which matches GELU''(0)"},
+		{"sigmoid_gated.*", "keys of x·σ(βx) with β = √(8/π) (activation.SigmoidGated), which matches GELU''(0)"},
 		{"*.min_x", "where f attains its global minimum (absent for monotone activations)"},
 		{"*.min_f", "the minimum value f(min_x)"},
 		{"*.d1_0", "f'(0)"},

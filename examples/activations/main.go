@@ -1,4 +1,4 @@
-// Activations measures every activation in ops.All() (ReLU, GELU and its
+// Activations measures every activation in activation.All() (ReLU, GELU and its
 // tanh and sigmoid approximations, Softplus, SiLU, ELU and x·σ(βx) with
 // β = √(8/π)) and checks the source documents' claims against the
 // measurements. It writes to -out:
@@ -16,7 +16,7 @@
 // Sections, in the order of report.md (the code is in sections.go, the
 // document claims in claims.go):
 //
-//  1. Shape (ops.Activation.Profile): minimum, f'(0), f”(0), inflection
+//  1. Shape (analysis.ProfileOf): minimum, f'(0), f”(0), inflection
 //     points, where f” > 0, E[f(X)].
 //  2. Tails: f(−10), f(−5), 5 − f(5), 10 − f(10) and the decay rate f'/f at −10.
 //  3. Plots of f, f', f”.
@@ -34,7 +34,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/ops/analysis"
 	"github.com/geluproject/gelu/train/report"
 )
 
@@ -68,7 +68,7 @@ func main() {
 // quantity is one number measured two ways.
 type quantity struct {
 	Act, What string
-	Quad, MC  ops.Estimate // for the ReLU-noise rows Quad is the closed form (Err 0)
+	Quad, MC  analysis.Estimate // for the ReLU-noise rows Quad is the closed form (Err 0)
 }
 
 // results is what the tests check besides the files.
@@ -86,9 +86,9 @@ func run(c config) (*results, error) {
 		return nil, err
 	}
 	r.Text(fmt.Sprintf("Every number below is measured by this program (seed %d, %d Monte Carlo samples per expectation). "+
-		"The activations are the float64 references `ops.Activation.F`, `Deriv`, `Deriv2`; roots, minima and maximal differences "+
-		"are searched on [−10, 10] (`ops.Activation.Profile`, `ops.MaxAbsDiff`); expectations over X ~ N(0, 1) use `ops.NormalExpectation` "+
-		"(adaptive Gauss–Kronrod; ± its error estimate) and `ops.NormalExpectationMC` (± the standard error).", c.Seed, c.MC))
+		"The activations are the float64 references `activation.Activation.F`, `Deriv`, `Deriv2`; roots, minima and maximal differences "+
+		"are searched on [−10, 10] (`analysis.ProfileOf`, `analysis.MaxAbsDiff`); expectations over X ~ N(0, 1) use `analysis.NormalExpectation` "+
+		"(adaptive Gauss–Kronrod; ± its error estimate) and `analysis.NormalExpectationMC` (± the standard error).", c.Seed, c.MC))
 	res := &results{}
 	for _, step := range []func() error{
 		func() error { return shape(r) },                 // 1, 2

@@ -9,15 +9,16 @@ import (
 	"strings"
 
 	"github.com/geluproject/gelu/graph/rng"
-	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/ops/activation"
+	"github.com/geluproject/gelu/ops/analysis"
 	"github.com/geluproject/gelu/train/report"
 )
 
 // shape tabulates each activation's profile and its tails.
 func shape(r *report.Report) error {
 	var props, tails [][]any
-	for _, a := range ops.All() {
-		p, err := a.Profile()
+	for _, a := range activation.All() {
+		p, err := analysis.ProfileOf(a)
 		if err != nil {
 			return err
 		}
@@ -56,7 +57,7 @@ func shape(r *report.Report) error {
 func curves(r *report.Report, c config) error {
 	for order, name := range []string{"f", "f'", "f''"} {
 		var series []report.Series
-		for _, a := range ops.All() {
+		for _, a := range activation.All() {
 			s := report.FuncSeries(a.Title(), []func(float64) float64{a.F, a.Deriv, a.Deriv2}[order], -4, 4, 800)
 			s.Dashed = strings.HasPrefix(a.Name(), "gelu_")
 			series = append(series, s)
@@ -75,8 +76,8 @@ func curves(r *report.Report, c config) error {
 func approximations(r *report.Report, c config) error {
 	var rows [][]any
 	var series []report.Series
-	for _, a := range []ops.Activation{ops.GELUTanh, ops.GELUSigmoid} {
-		x, d, err := ops.MaxAbsDiff(ops.GELU, a, -10, 10)
+	for _, a := range []activation.Activation{activation.GELUTanh, activation.GELUSigmoid} {
+		x, d, err := analysis.MaxAbsDiff(activation.GELU, a, -10, 10)
 		if err != nil {
 			return err
 		}
@@ -87,7 +88,7 @@ func approximations(r *report.Report, c config) error {
 			mx := 0.0
 			for i := 0; i < 1000; i++ {
 				z := src.Normal()
-				mx = math.Max(mx, math.Abs(ops.GELU.F(z)-a.F(z)))
+				mx = math.Max(mx, math.Abs(activation.GELU.F(z)-a.F(z)))
 			}
 			trials[t] = []float64{mx}
 			if mx < 2e-4 {
@@ -102,7 +103,7 @@ func approximations(r *report.Report, c config) error {
 		rows = append(rows, []any{a.Title(), d, math.Abs(x), trials[0][0], q[1][0], q[0][0], q[2][0], frac})
 		r.SetAll("approx."+a.Name()+".", map[string]float64{"max_abs_diff": d, "max_abs_diff_x": math.Abs(x), "sample1000.first": trials[0][0],
 			"sample1000.median": q[1][0], "sample1000.p05": q[0][0], "sample1000.p95": q[2][0], "sample1000.frac_below_2e-4": frac})
-		series = append(series, report.FuncSeries("|GELU − "+a.Title()+"|", func(t float64) float64 { return math.Abs(ops.GELU.F(t) - a.F(t)) }, -6, 6, 1200))
+		series = append(series, report.FuncSeries("|GELU − "+a.Title()+"|", func(t float64) float64 { return math.Abs(activation.GELU.F(t) - a.F(t)) }, -6, 6, 1200))
 	}
 	r.Section("GELU approximations")
 	r.Text(fmt.Sprintf("The largest |GELU(x) − approx(x)| over [−10, 10] (the error is symmetric in x), and the statistic the documents "+
@@ -122,20 +123,20 @@ func approximations(r *report.Report, c config) error {
 func gradientStats(r *report.Report, c config, res *results) error {
 	var rows [][]any
 	maxZ, worst := 0.0, ""
-	for _, a := range ops.All() {
-		p, err := a.Profile()
+	for _, a := range activation.All() {
+		p, err := analysis.ProfileOf(a)
 		if err != nil {
 			return err
 		}
-		mc, err := a.DerivMomentsMC(c.MC, rng.New(c.Seed, "mc."+a.Name()))
+		mc, err := analysis.DerivMomentsMC(a, c.MC, rng.New(c.Seed, "mc."+a.Name()))
 		if err != nil {
 			return err
 		}
 		for i, what := range []string{"E[f'(X)]", "E[f'(X)²]", "Var[f'(X)]"} {
-			qv := []ops.Estimate{p.Deriv.Mean, p.Deriv.MeanSq, p.Deriv.Var}[i]
-			mv := []ops.Estimate{mc.Mean, mc.MeanSq, mc.Var}[i]
+			qv := []analysis.Estimate{p.Deriv.Mean, p.Deriv.MeanSq, p.Deriv.Var}[i]
+			mv := []analysis.Estimate{mc.Mean, mc.MeanSq, mc.Var}[i]
 			res.Quantities = append(res.Quantities, quantity{a.Key(), what, qv, mv})
-			z := ops.ZDiff(qv, mv)
+			z := analysis.ZDiff(qv, mv)
 			if math.Abs(z) > maxZ {
 				maxZ, worst = math.Abs(z), a.Title()+" "+what
 			}
@@ -161,13 +162,13 @@ func reluNoise(r *report.Report, c config, res *results) error {
 	maxZ := 0.0
 	for _, sigma := range []float64{0.5, 1, 2} {
 		for _, x := range []float64{-1, -0.5, 0, 1, 3} { // x/σ ≥ −2: enough samples land above 0
-			closed := x*ops.NormalCDF(x/sigma) + sigma*ops.NormalPDF(x/sigma)
-			mc, err := ops.NormalExpectationMC(func(z float64) float64 { return ops.ReLU.F(x + sigma*z) }, c.MC,
+			closed := x*activation.NormalCDF(x/sigma) + sigma*activation.NormalPDF(x/sigma)
+			mc, err := analysis.NormalExpectationMC(func(z float64) float64 { return activation.ReLU.F(x + sigma*z) }, c.MC,
 				rng.New(c.Seed, fmt.Sprintf("noise.%g.%g", x, sigma)))
 			if err != nil {
 				return err
 			}
-			res.Noise = append(res.Noise, quantity{"relu", fmt.Sprintf("x=%g σ=%g", x, sigma), ops.Estimate{Value: closed}, mc})
+			res.Noise = append(res.Noise, quantity{"relu", fmt.Sprintf("x=%g σ=%g", x, sigma), analysis.Estimate{Value: closed}, mc})
 			rows = append(rows, []any{x, sigma, closed, report.FormatPM(mc.Value, mc.Err), mc.Z(closed)})
 			maxZ = math.Max(maxZ, math.Abs(mc.Z(closed)))
 		}

@@ -14,7 +14,9 @@ import (
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/graph/rng"
 	"github.com/geluproject/gelu/nn"
-	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/ops/activation"
+	"github.com/geluproject/gelu/ops/fused"
+	"github.com/geluproject/gelu/ops/gemm"
 	"github.com/geluproject/gelu/optim"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -41,7 +43,7 @@ func runChild(w string, reps int) error {
 		times[i] = time.Since(t0).Seconds()
 	}
 	sort.Float64s(times)
-	return json.NewEncoder(os.Stdout).Encode(result{Seconds: times[len(times)/2], PeakMB: peakRSS(), BLAS: ops.BLASName()})
+	return json.NewEncoder(os.Stdout).Encode(result{Seconds: times[len(times)/2], PeakMB: peakRSS(), BLAS: gemm.Name()})
 }
 
 // build parses a workload name (see the package comment) into a step.
@@ -55,7 +57,7 @@ func build(w string) (func() error, error) {
 		dt = tensor.Float64
 	}
 	if parts[0] == "gelu" {
-		act := map[string]ops.Activation{"exact": ops.GELU, "tanh": ops.GELUTanh}[parts[1]]
+		act := map[string]activation.Activation{"exact": activation.GELU, "tanh": activation.GELUTanh}[parts[1]]
 		if dt == tensor.Float32 {
 			return geluStep[float32](act), nil
 		}
@@ -84,17 +86,17 @@ func setRandom(m *graph.Machine, n *G.Node, seed uint64) error {
 	return m.Set(n, v)
 }
 
-func geluStep[T ops.Float](act ops.Activation) func() error {
+func geluStep[T graph.Float](act activation.Activation) func() error {
 	r := rng.New(1, "gelu")
 	x, up, y, dx := make([]T, geluN), make([]T, geluN), make([]T, geluN), make([]T, geluN)
 	for i := range x {
 		x[i], up[i] = T(3*r.Normal()), T(r.Normal())
 	}
 	return func() error {
-		if err := ops.Forward(act, y, x); err != nil {
+		if err := activation.Forward(act, y, x); err != nil {
 			return err
 		}
-		return ops.Backward(act, dx, x, up)
+		return activation.Backward(act, dx, x, up)
 	}
 }
 
@@ -154,7 +156,7 @@ func gemmStep(g *graph.Graph, tokens, d, dff int) (func() error, error) {
 		a, b   *G.Node
 		ta, tb bool
 	}{{x, w1, false, true}, {h, w2, false, true}, {gy, w2, false, false}, {gy, h, true, false}, {gh, w1, false, false}, {gh, x, true, false}} {
-		n, err := ops.MatMul(p.a, p.b, p.ta, p.tb)
+		n, err := fused.MatMul(p.a, p.b, p.ta, p.tb)
 		if err != nil {
 			return nil, err
 		}

@@ -9,7 +9,8 @@ import (
 	"math"
 	"strings"
 
-	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/ops/activation"
+	"github.com/geluproject/gelu/ops/analysis"
 	"github.com/geluproject/gelu/train/report"
 )
 
@@ -35,7 +36,7 @@ func claims(r *report.Report, c config, runs []*runResult) error {
 		}
 		return v
 	}
-	roots, err := ops.GELU.Roots(1, -10, 10)
+	roots, err := analysis.Roots(activation.GELU, 1, -10, 10)
 	if err != nil {
 		return err
 	}
@@ -88,7 +89,7 @@ func sweepClaims(c config, runs []*runResult) []report.Claim {
 	var pairs [][2]*runResult
 	for _, relu := range runs {
 		for _, gelu := range runs {
-			if relu.Setting.Act == ops.ReLU && gelu.Setting.Act == ops.GELU && relu.Setting.LR == gelu.Setting.LR && relu.Setting.Bias == gelu.Setting.Bias {
+			if relu.Setting.Act == activation.ReLU && gelu.Setting.Act == activation.GELU && relu.Setting.LR == gelu.Setting.LR && relu.Setting.Bias == gelu.Setting.Bias {
 				pairs = append(pairs, [2]*runResult{relu, gelu})
 			}
 		}
@@ -152,7 +153,7 @@ func sweepClaims(c config, runs []*runResult) []report.Claim {
 	far := 0
 	for _, run := range runs {
 		z := run.Values[deadMaxZ]
-		if run.Setting.Act != ops.ReLU || math.IsNaN(z) {
+		if run.Setting.Act != activation.ReLU || math.IsNaN(z) {
 			continue
 		}
 		n++

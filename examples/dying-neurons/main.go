@@ -30,7 +30,8 @@ import (
 	"runtime"
 	"strconv"
 
-	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/ops/activation"
+	"github.com/geluproject/gelu/ops/gemm"
 	"github.com/geluproject/gelu/train/experiment"
 	"github.com/geluproject/gelu/train/probe"
 	"github.com/geluproject/gelu/train/report"
@@ -57,12 +58,12 @@ type config struct {
 }
 
 func main() {
-	c := config{Args: os.Args, Acts: experiment.Activations{ops.ReLU, ops.GELU, ops.SiLU, ops.ELU, ops.Softplus},
+	c := config{Args: os.Args, Acts: experiment.Activations{activation.ReLU, activation.GELU, activation.SiLU, activation.ELU, activation.Softplus},
 		LRs: experiment.Floats{0.1, 0.3, 0.5}, Biases: experiment.Strings{"default", "-1", "-3"}, Hidden: experiment.Ints{128, 128}}
 	flag.StringVar(&c.Out, "out", "out/dying-neurons", "output folder; created if needed, the files this program writes are replaced")
 	flag.Uint64Var(&c.Seed, "seed", 1, "seed of the weights, the train/validation split and the batch order")
 	flag.StringVar(&c.MNIST, "mnist", "", "directory with the MNIST IDX files (default: the GoMNIST module copy)")
-	flag.Var(&c.Acts, "acts", "activations, comma-separated (names as ops.ParseActivation takes them)")
+	flag.Var(&c.Acts, "acts", "activations, comma-separated (names as activation.ParseActivation takes them)")
 	flag.Var(&c.LRs, "lrs", "learning rates, comma-separated")
 	flag.Var(&c.Biases, "bias", "bias initializations, comma-separated: default (PyTorch's U(±1/√in)) or a constant")
 	flag.Var(&c.Hidden, "hidden", "hidden layer widths, comma-separated")
@@ -80,7 +81,7 @@ func main() {
 	flag.Parse()
 	// One BLAS thread per run: the products here are small, and two runs on
 	// two threads each spent most of their time spinning in the kernel.
-	ops.SetBLASThreads(1)
+	gemm.SetThreads(1)
 	if _, err := run(c); err != nil {
 		fmt.Fprintln(os.Stderr, "dying-neurons:", err)
 		os.Exit(1)

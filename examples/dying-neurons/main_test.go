@@ -11,7 +11,7 @@ import (
 	"github.com/geluproject/gelu/datasets"
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/nn"
-	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/ops/activation"
 	"github.com/geluproject/gelu/train/experiment"
 	"github.com/geluproject/gelu/train/probe"
 	"github.com/geluproject/gelu/train/report"
@@ -20,7 +20,7 @@ import (
 
 // TestSingleNeuronGradient: through the graph, ReLU's ∂L/∂w at z = −1 is
 // exactly 0 and GELU's matches (a(z) − t)·a'(z)·x with a and a' written
-// here from math.Erfc, independently of package ops.
+// here from math.Erfc, independently of package activation.
 func TestSingleNeuronGradient(t *testing.T) {
 	const z = -1.0
 	phi := math.Exp(-z*z/2) / math.Sqrt(2*math.Pi)
@@ -34,7 +34,7 @@ func TestSingleNeuronGradient(t *testing.T) {
 		dt  tensor.Dtype
 		tol float64
 	}{{tensor.Float64, 1e-13}, {tensor.Float32, 2e-6}} {
-		n, err := newNeuron(ops.ReLU, tc.dt, z)
+		n, err := newNeuron(activation.ReLU, tc.dt, z)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -45,7 +45,7 @@ func TestSingleNeuronGradient(t *testing.T) {
 		if dw != 0 || db != 0 || loss != 0.5 {
 			t.Errorf("%v ReLU at z = −1: ∂L/∂w = %v, ∂L/∂b = %v, L = %v; want exactly 0, 0, ½", tc.dt, dw, db, loss)
 		}
-		n, err = newNeuron(ops.GELU, tc.dt, z)
+		n, err = newNeuron(activation.GELU, tc.dt, z)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,7 +71,7 @@ func TestSingleNeuronGradient(t *testing.T) {
 func TestDeadCountingOnHandBuiltNetwork(t *testing.T) {
 	xs := []float64{0.5, 0, 1, 0.5, 2, 1.5, 1.5, -1}
 	for _, dt := range []tensor.Dtype{tensor.Float32, tensor.Float64} {
-		for _, act := range []ops.Activation{ops.ReLU, ops.GELU} {
+		for _, act := range []activation.Activation{activation.ReLU, activation.GELU} {
 			g, _ := graph.New(dt, 1)
 			x, _ := g.Input("x", 3, 2) // batches of 3: the second is padded
 			mlp, err := nn.NewMLP(g, "mlp", nn.MLPConfig{In: 2, Hidden: []int{3, 2}, Out: 1, Activation: act})
@@ -122,7 +122,7 @@ func TestDeadCountingOnHandBuiltNetwork(t *testing.T) {
 			}
 			// The pattern by construction: ReLU kills units (0,1) and (1,1);
 			// GELU keeps (0,1) (|GELU'(−2)| = 0.085) and loses (1,1) only at 1e-3.
-			want := map[ops.Activation][2]int{ops.ReLU: {2, 2}, ops.GELU: {0, 1}}[act]
+			want := map[activation.Activation][2]int{activation.ReLU: {2, 2}, activation.GELU: {0, 1}}[act]
 			if got := [2]int{u.DeadCount(0, 0) + u.DeadCount(1, 0), u.DeadCount(0, 1e-3) + u.DeadCount(1, 1e-3)}; got != want {
 				t.Errorf("%v %v: dead at tol 0 and 1e-3: %v, want %v", dt, act, got, want)
 			}
@@ -142,7 +142,7 @@ func fill(t *tensor.Dense, v []float64) {
 }
 
 func tiny(dir string) config {
-	return config{Out: dir, Seed: 3, Acts: experiment.Activations{ops.ReLU, ops.GELU}, LRs: experiment.Floats{0.1},
+	return config{Out: dir, Seed: 3, Acts: experiment.Activations{activation.ReLU, activation.GELU}, LRs: experiment.Floats{0.1},
 		Biases: experiment.Strings{"default", "-100"}, Hidden: experiment.Ints{8}, Batch: 16, Steps: 20, NeuronSteps: 40,
 		ProbeEvery: 10, ProbeN: 50, TestN: 100, TrainN: 1200, Momentum: 0.9, Tol: 1e-3, Workers: 2, DPI: 30, Quiet: true,
 		Args: []string{"dying-neurons", "-steps", "20"}}
@@ -183,7 +183,7 @@ func TestRunTinyWritesTheReport(t *testing.T) {
 		if r.Setting.Bias == "-100" && (exact != 1 || dead != 1) {
 			t.Errorf("%v: dead at start %v (exactly %v), want 1", r.Name, dead, exact)
 		}
-		if r.Setting.Bias == "default" && r.Setting.Act == ops.GELU && exact != 0 {
+		if r.Setting.Bias == "default" && r.Setting.Act == activation.GELU && exact != 0 {
 			t.Errorf("%v: %v of GELU units exactly dead at the start", r.Name, exact)
 		}
 		if acc := r.Values[accuracy]; !(acc >= 0 && acc <= 1) {
@@ -243,17 +243,17 @@ func TestBadFlags(t *testing.T) {
 
 func TestDeadBelow(t *testing.T) {
 	// ReLU' = 0 up to 0; ELU' = e^z ≤ 1e-3 for z ≤ ln(1e-3) = −6.9078.
-	if got := deadBelow(ops.ReLU, 1e-3); math.Abs(got) > 1e-9 {
+	if got := deadBelow(activation.ReLU, 1e-3); math.Abs(got) > 1e-9 {
 		t.Errorf("ReLU: %v, want 0", got)
 	}
-	if got := deadBelow(ops.ELU, 1e-3); math.Abs(got-math.Log(1e-3)) > 0.0011 {
+	if got := deadBelow(activation.ELU, 1e-3); math.Abs(got-math.Log(1e-3)) > 0.0011 {
 		t.Errorf("ELU: %v, want %v", got, math.Log(1e-3))
 	}
 	// GELU: |Φ(z) + zφ(z)| at the returned z and just above it.
 	d := func(z float64) float64 {
 		return math.Abs(0.5*math.Erfc(-z/math.Sqrt2) + z*math.Exp(-z*z/2)/math.Sqrt(2*math.Pi))
 	}
-	if z := deadBelow(ops.GELU, 1e-3); d(z) > 1e-3 || d(z+0.002) <= 1e-3 {
+	if z := deadBelow(activation.GELU, 1e-3); d(z) > 1e-3 || d(z+0.002) <= 1e-3 {
 		t.Errorf("GELU: %v, |f'| there %v and at +0.002 %v", z, d(z), d(z+0.002))
 	}
 }

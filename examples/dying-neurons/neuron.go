@@ -10,7 +10,8 @@ import (
 	"strings"
 
 	"github.com/geluproject/gelu/graph"
-	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/ops/activation"
+	"github.com/geluproject/gelu/ops/analysis"
 	"github.com/geluproject/gelu/optim"
 	"github.com/geluproject/gelu/train/report"
 	G "gorgonia.org/gorgonia"
@@ -36,7 +37,7 @@ type neuron struct {
 
 // newNeuron builds L = ½(a(w·x + b) − t)² with w = neuronW and b chosen so
 // that z = z0 (exact in binary for the starts used here).
-func newNeuron(a ops.Activation, dt tensor.Dtype, z0 float64) (*neuron, error) {
+func newNeuron(a activation.Activation, dt tensor.Dtype, z0 float64) (*neuron, error) {
 	g, err := graph.New(dt, 0)
 	if err != nil {
 		return nil, err
@@ -113,7 +114,7 @@ func (n *neuron) z() float64 {
 // (a(z) − t)·a'(z)·x, in float64 and float32, for every activation.
 func neuronGradients(r *report.Report) error {
 	var rows [][]any
-	for _, a := range ops.All() {
+	for _, a := range activation.All() {
 		want := (a.F(-1) - neuronT) * a.Deriv(-1) * neuronX
 		row := []any{a.Title(), a.F(-1), a.Deriv(-1), want}
 		for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
@@ -147,14 +148,14 @@ func neuronGradients(r *report.Report) error {
 func neuronDescent(r *report.Report, c config) error {
 	var rows [][]any
 	var series []report.Series
-	for _, a := range ops.All() {
+	for _, a := range activation.All() {
 		for _, z0 := range neuronStarts {
 			n, err := newNeuron(a, tensor.Float64, z0)
 			if err != nil {
 				return err
 			}
 			opt := &optim.SGD{LearningRate: neuronLR}
-			s := report.Series{Name: fmt.Sprintf("%s from %g", a.Title(), z0), Dashed: a != ops.GELU && a != ops.ReLU}
+			s := report.Series{Name: fmt.Sprintf("%s from %g", a.Title(), z0), Dashed: a != activation.GELU && a != activation.ReLU}
 			var loss, loss0 float64
 			for step := 0; step <= c.NeuronSteps; step++ {
 				s.X, s.Y = append(s.X, float64(step)), append(s.Y, n.z())
@@ -180,7 +181,7 @@ func neuronDescent(r *report.Report, c config) error {
 			rows = append(rows, []any{a.Title(), z0, a.Deriv(z0), loss0, zEnd, a.Deriv(zEnd), loss})
 			// The plot shows GELU from every start and the other activations
 			// (without GELU's approximations) from −1.
-			if a == ops.GELU || (z0 == -1 && (a == ops.ReLU || a == ops.SiLU || a == ops.ELU || a == ops.Softplus)) {
+			if a == activation.GELU || (z0 == -1 && (a == activation.ReLU || a == activation.SiLU || a == activation.ELU || a == activation.Softplus)) {
 				series = append(series, s)
 			}
 		}
@@ -195,21 +196,21 @@ func neuronDescent(r *report.Report, c config) error {
 		"so descent moves z further left, into the tail where a'(z) → 0 and the loss tends to ½t², the loss of a dead unit: "+
 		"the loss does fall (GELU: from %s at z = −1), but onto that plateau. Right of the minimum descent moves z up towards the target. "+
 		"The same holds for the other non-monotone units (SiLU's minimum is at %s, so z = −1 is on its good side).",
-		neuronLR, c.NeuronSteps, strings.Join(starts, ", "), report.FormatDigits(rootOf(ops.GELU), 6),
-		report.Format(0.5*math.Pow(ops.GELU.F(-1)-neuronT, 2)), report.FormatDigits(rootOf(ops.SiLU), 6)))
+		neuronLR, c.NeuronSteps, strings.Join(starts, ", "), report.FormatDigits(rootOf(activation.GELU), 6),
+		report.Format(0.5*math.Pow(activation.GELU.F(-1)-neuronT, 2)), report.FormatDigits(rootOf(activation.SiLU), 6)))
 	if err := r.Table("neuron_descent", []string{"activation", "start z", "a'(start)", "loss at start", "z after descent", "a'(end)", "loss after descent"}, rows); err != nil {
 		return err
 	}
 	return r.Plot("neuron_descent", report.PlotSpec{Title: "Single neuron: z = w·x + b during gradient descent", XLabel: "step", YLabel: "z",
-		Series: series, HLines: []float64{0, rootOf(ops.GELU)}, LegendLeft: true, Width: 6.5, Height: 5, DPI: c.DPI,
+		Series: series, HLines: []float64{0, rootOf(activation.GELU)}, LegendLeft: true, Width: 6.5, Height: 5, DPI: c.DPI,
 		Caption: fmt.Sprintf("ReLU stays at z = −1 (its gradient is exactly 0). GELU moves away from the grey line at its minimum, z = %s: "+
 			"up from −0.5, down from −1 and −3. SiLU, ELU and Softplus (dashed) recover from −1; GELU's approximations follow GELU (table).",
-			report.FormatDigits(rootOf(ops.GELU), 6))})
+			report.FormatDigits(rootOf(activation.GELU), 6))})
 }
 
 // rootOf returns the zero of a' in [−5, 0], or 0 if it has none.
-func rootOf(a ops.Activation) float64 {
-	r, err := a.Roots(1, -5, 0)
+func rootOf(a activation.Activation) float64 {
+	r, err := analysis.Roots(a, 1, -5, 0)
 	if err != nil || len(r) == 0 {
 		return 0
 	}

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/ops/activation"
 	"github.com/geluproject/gelu/train/experiment"
 	"github.com/geluproject/gelu/train/report"
 )
@@ -35,8 +35,8 @@ func sweepReport(r *report.Report, c config, runs []*runResult) error {
 		"only below z ≈ %s; ELU', SiLU' and Softplus' only below about −740), so with tol = 0 a smooth unit counts as dead only "+
 		"when its pre-activations have blown up far below zero (the column \"exactly dead\" shows when). |f'(z)| ≤ %g holds for every z below: %s. "+
 		"GELU reaches it soonest because its derivative decays like |z|·φ(z), the others like e^z. The column \"median max |f'|\" "+
-		"shows how much gradient a typical unit can still pass, dead or not.", report.FormatDigits(rootOf(ops.GELU), 6),
-		report.Format(deadBelow(ops.GELU, 0)), c.Tol, strings.Join(depth, ", ")))
+		"shows how much gradient a typical unit can still pass, dead or not.", report.FormatDigits(rootOf(activation.GELU), 6),
+		report.Format(deadBelow(activation.GELU, 0)), c.Tol, strings.Join(depth, ", ")))
 	if err := experiment.WriteCurves(r, "dead", runs, []string{"activation", "lr", "bias", "step"}, func(run *runResult, step int) []any {
 		return []any{run.Setting.Act.Name(), run.Setting.LR, run.Setting.Bias, step}
 	}); err != nil {
@@ -147,7 +147,7 @@ func plots(r *report.Report, c config, runs []*runResult, lr float64, b string) 
 // deadBelow returns the z below which |a'(z)| ≤ tol everywhere, to 0.001:
 // the grid point before the first z, scanning up from −60, where |a'(z)|
 // exceeds tol.
-func deadBelow(a ops.Activation, tol float64) float64 {
+func deadBelow(a activation.Activation, tol float64) float64 {
 	for i := 1; i <= 61000; i++ {
 		if z := float64(i-60000) / 1000; math.Abs(a.Deriv(z)) > tol {
 			return z - 0.001
@@ -176,7 +176,7 @@ func describe(r *report.Report) {
 		{"run.*.revived", "number of those alive at the last probe"},
 		{"run.*.median_max_abs_deriv", "median over hidden units of max |f'(z)| on the probe set at the last probe: the largest slope a typical unit offers the gradient"},
 		{"run.*.mean_sq_deriv", "mean of f'(z)² over all hidden units and probe examples at the last probe"},
-		{"gelu.d1_root", "the zero of GELU' (GELU's minimum), found by ops.Activation.Roots"},
+		{"gelu.d1_root", "the zero of GELU' (GELU's minimum), found by activation.Activation.Roots"},
 	} {
 		r.Describe(d[0], d[1])
 	}

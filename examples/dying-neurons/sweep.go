@@ -15,7 +15,7 @@ import (
 	"github.com/geluproject/gelu/datasets"
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/nn"
-	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/ops/activation"
 	"github.com/geluproject/gelu/optim"
 	"github.com/geluproject/gelu/train"
 	"github.com/geluproject/gelu/train/experiment"
@@ -25,7 +25,7 @@ import (
 
 // setting is one training run of the sweep.
 type setting struct {
-	Act  ops.Activation
+	Act  activation.Activation
 	LR   float64
 	Bias string // "default" (PyTorch's U(±1/√in)) or a constant
 }

@@ -13,7 +13,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/ops/activation"
 	"github.com/geluproject/gelu/train/experiment"
 	"github.com/geluproject/gelu/train/report"
 )
@@ -63,28 +63,28 @@ func claims(r *report.Report, c config, res *results) {
 	if c.Dropout > 0 {
 		drop = fmt.Sprintf("with dropout %g", c.Dropout)
 	}
-	get := func(opt string, a ops.Activation) *group {
+	get := func(opt string, a activation.Activation) *group {
 		if !slices.Contains(c.Opts, opt) || !slices.Contains(c.Acts, a) {
 			return nil
 		}
 		return best(res, opt, a)
 	}
 	// The paper: GELU's median training log loss is the lowest, with Adam.
-	for _, gelu := range []ops.Activation{ops.GELUTanh, ops.GELU} {
-		for _, other := range []ops.Activation{ops.ReLU, ops.ELU} {
+	for _, gelu := range []activation.Activation{activation.GELUTanh, activation.GELU} {
+		for _, other := range []activation.Activation{activation.ReLU, activation.ELU} {
 			ga, gb := get("adam", gelu), get("adam", other)
 			if ga == nil || gb == nil {
 				continue
 			}
 			p, text := compare(r, ga, gb, "final_train_loss", "final training loss", finalTrain, 1)
-			form := map[bool]string{true: "exact GELU (x·Φ(x))", false: "GELU (the tanh form the paper used)"}[gelu == ops.GELU]
+			form := map[bool]string{true: "exact GELU (x·Φ(x))", false: "GELU (the tanh form the paper used)"}[gelu == activation.GELU]
 			r.Claim(report.Claim{Source: srcPaper,
 				Claim:    fmt.Sprintf("with Adam, %s, %s ends with a lower median training log loss than %s", drop, form, other.Title()),
 				Measured: "Adam, " + after + ": " + text, Verdict: p.Verdict(alpha)})
 		}
 	}
 	for _, opt := range c.Opts {
-		g := get(opt, ops.GELU)
+		g := get(opt, activation.GELU)
 		if g == nil {
 			continue
 		}
@@ -107,7 +107,7 @@ func claims(r *report.Report, c config, res *results) {
 				Measured: fmt.Sprintf("%s, %s: median mean training loss over the run (area under the curve) GELU %s; %s",
 					c.optLabel(opt), after, report.Format(experiment.Median(meanTrain(g))), strings.Join(parts, "; ")), Verdict: verdict})
 		}
-		relu := get(opt, ops.ReLU)
+		relu := get(opt, activation.ReLU)
 		if relu == nil {
 			continue
 		}

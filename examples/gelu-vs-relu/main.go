@@ -39,7 +39,8 @@ import (
 	"os"
 	"runtime"
 
-	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/ops/activation"
+	"github.com/geluproject/gelu/ops/gemm"
 	"github.com/geluproject/gelu/train/experiment"
 )
 
@@ -65,7 +66,7 @@ type config struct {
 }
 
 func main() {
-	c := config{Args: os.Args, Acts: experiment.Activations{ops.ReLU, ops.GELU, ops.GELUTanh, ops.ELU, ops.SiLU},
+	c := config{Args: os.Args, Acts: experiment.Activations{activation.ReLU, activation.GELU, activation.GELUTanh, activation.ELU, activation.SiLU},
 		Opts: experiment.Strings{"adam", "sgd"}, AdamLR: experiment.Floats{1e-3}, SGDLR: experiment.Floats{0.05}}
 	var full bool
 	flag.StringVar(&c.Out, "out", "out/gelu-vs-relu", "output folder; created if needed, the files this program writes are replaced")
@@ -73,7 +74,7 @@ func main() {
 	flag.IntVar(&c.Seeds, "seeds", 5, "runs per activation and optimizer, with seeds -seed, -seed+1, … (the paper: 5)")
 	flag.Uint64Var(&c.Seed, "seed", 1, "first seed; a seed fixes the initial weights, the batch order and the dropout masks")
 	flag.BoolVar(&full, "full", false, "the paper's length: 50 epochs × 5 seeds (-epochs and -seeds given explicitly still win)")
-	flag.Var(&c.Acts, "acts", "comma-separated activations, as ops.ParseActivation names them")
+	flag.Var(&c.Acts, "acts", "comma-separated activations, as activation.ParseActivation names them")
 	flag.Var(&c.Opts, "opts", "comma-separated optimizers: adam, sgd (SGD with momentum)")
 	flag.Var(&c.AdamLR, "adam-lr", "Adam learning rate; a comma-separated list is tuned on the validation set")
 	flag.Var(&c.SGDLR, "sgd-lr", "SGD learning rate; a comma-separated list is tuned on the validation set")
@@ -102,7 +103,7 @@ func main() {
 	// A 128-wide network's products run faster on one BLAS thread, and
 	// two runs at a time then use both cores; the thread count must not
 	// depend on -workers, since OpenBLAS's last bits depend on it.
-	ops.SetBLASThreads(1)
+	gemm.SetThreads(1)
 	err := fmt.Errorf("unexpected arguments %q (all settings are flags; see -h)", flag.Args())
 	var res *results
 	if flag.NArg() == 0 {

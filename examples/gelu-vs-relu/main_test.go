@@ -15,7 +15,8 @@ import (
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/graph/rng"
 	"github.com/geluproject/gelu/nn"
-	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/ops/activation"
+	"github.com/geluproject/gelu/ops/gemm"
 	"github.com/geluproject/gelu/optim"
 	"github.com/geluproject/gelu/train/experiment"
 	"github.com/geluproject/gelu/train/report"
@@ -29,7 +30,7 @@ import (
 func TestMain(m *testing.M) {
 	flag.Parse()
 	if flag.Lookup("test.bench").Value.String() == "" {
-		ops.UseBLAS(nil)
+		gemm.Use(nil)
 	}
 	os.Exit(m.Run())
 }
@@ -37,7 +38,7 @@ func TestMain(m *testing.M) {
 // small is the experiment at a size that takes seconds: real MNIST
 // subsets, a 2×16 network, 2 activations × 2 optimizers × 2 seeds, 2 epochs.
 func small(dir string) config {
-	return config{Out: dir, Epochs: 2, Seeds: 2, Seed: 3, Acts: experiment.Activations{ops.ReLU, ops.GELU}, Opts: experiment.Strings{"adam", "sgd"},
+	return config{Out: dir, Epochs: 2, Seeds: 2, Seed: 3, Acts: experiment.Activations{activation.ReLU, activation.GELU}, Opts: experiment.Strings{"adam", "sgd"},
 		AdamLR: experiment.Floats{0.01}, SGDLR: experiment.Floats{0.1}, Momentum: 0.9, Val: 128, EvalsPerEpoch: 2, Layers: 2, Width: 16,
 		Batch: 64, NTrain: 640, NTest: 256, Workers: 1, Quiet: true, DPI: 30, Args: []string{"gelu-vs-relu", "-epochs", "2"}}
 }
@@ -178,7 +179,7 @@ func checkFinalModel(t *testing.T, c config, res *results) {
 			t.Fatal(err)
 		}
 		act := func(x float64) float64 { return math.Max(x, 0) }
-		if r.Setting.Act == ops.GELU {
+		if r.Setting.Act == activation.GELU {
 			act = func(x float64) float64 { return 0.5 * x * math.Erfc(-x/math.Sqrt2) }
 		}
 		for _, set := range []struct {
@@ -272,7 +273,7 @@ func compareTrees(t *testing.T, a, b string) {
 
 func TestDropoutMeasuresTheLossWithoutDropout(t *testing.T) {
 	c := small(t.TempDir())
-	c.Dropout, c.Seeds, c.Epochs, c.Acts, c.Opts = 0.5, 1, 1, experiment.Activations{ops.GELUTanh}, experiment.Strings{"adam"}
+	c.Dropout, c.Seeds, c.Epochs, c.Acts, c.Opts = 0.5, 1, 1, experiment.Activations{activation.GELUTanh}, experiment.Strings{"adam"}
 	res, err := run(c)
 	if err != nil {
 		t.Fatal(err)
@@ -294,7 +295,7 @@ func TestRunRejectsBadSettings(t *testing.T) {
 		{func(c *config) { c.AdamLR = experiment.Floats{1e-3, -1} }, "want positive learning rates"},
 		{func(c *config) { c.Dropout = 1 }, "-dropout 1"},
 		{func(c *config) { c.Epochs = 0 }, "-epochs 0"},
-		{func(c *config) { c.Acts = experiment.Activations{ops.ReLU, ops.ReLU} }, "appears twice"},
+		{func(c *config) { c.Acts = experiment.Activations{activation.ReLU, activation.ReLU} }, "appears twice"},
 		{func(c *config) { c.NTrain = 100 }, "-val 128 leaves fewer than one batch"},
 	} {
 		c := small(t.TempDir())
@@ -315,7 +316,7 @@ func TestRunRejectsBadSettings(t *testing.T) {
 //
 //	go test -run '^$' -bench TrainStep ./examples/gelu-vs-relu
 func BenchmarkTrainStep(b *testing.B) {
-	for _, a := range []ops.Activation{ops.ReLU, ops.GELU, ops.GELUTanh, ops.ELU, ops.SiLU} {
+	for _, a := range []activation.Activation{activation.ReLU, activation.GELU, activation.GELUTanh, activation.ELU, activation.SiLU} {
 		b.Run(a.Name(), func(b *testing.B) {
 			g, err := graph.New(tensor.Float32, 1)
 			if err != nil {
@@ -377,7 +378,7 @@ func TestLearningRateChoice(t *testing.T) {
 	var rs []*runResult
 	for _, lr := range []float64{0.01, 0.03, 0.1} {
 		for s, e := range runs[lr] {
-			r := &runResult{Setting: setting{"sgd", lr, ops.ELU}, Seed: uint64(s), Name: setting{"sgd", lr, ops.ELU}.name(), Curve: experiment.NewCurve(metrics...)}
+			r := &runResult{Setting: setting{"sgd", lr, activation.ELU}, Seed: uint64(s), Name: setting{"sgd", lr, activation.ELU}.name(), Curve: experiment.NewCurve(metrics...)}
 			if math.IsNaN(e) {
 				r.Diverged = "NaN loss"
 			}

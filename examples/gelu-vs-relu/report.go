@@ -12,7 +12,8 @@ import (
 
 	"github.com/geluproject/gelu/datasets"
 	"github.com/geluproject/gelu/graph"
-	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/ops/activation"
+	"github.com/geluproject/gelu/ops/gemm"
 	"github.com/geluproject/gelu/train/experiment"
 	"github.com/geluproject/gelu/train/report"
 	"gorgonia.org/tensor"
@@ -37,12 +38,12 @@ func (c config) trainKey() string {
 }
 
 // best returns the group reported for opt and a.
-func best(res *results, opt string, a ops.Activation) *group {
+func best(res *results, opt string, a activation.Activation) *group {
 	i := slices.IndexFunc(res.Best, func(g *group) bool { return g.Setting.Opt == opt && g.Setting.Act == a })
 	return res.Best[i]
 }
 
-func labels(as []ops.Activation, sep string) string {
+func labels(as []activation.Activation, sep string) string {
 	var s []string
 	for _, a := range as {
 		s = append(s, a.Title())
@@ -87,13 +88,13 @@ func writeReport(c config, d *data, res *results) error {
 		"the same machine with the same BLAS (here: %s). Each run's own files are in `runs/<optimizer>/lr<rate>/<activation>/seed<n>/`: "+
 		"the trainer's `steps.csv` and `evals.csv` (there `val_*` is the test set), `curve.csv` (every evaluation, with the "+
 		"validation set), `model.safetensors` (PyTorch state_dict names) and `run.json` (the settings, for `-resume`).",
-		len(res.Runs), d.stepsPerEpoch*c.Epochs, d.stepsPerEpoch, ops.BLASName()))
+		len(res.Runs), d.stepsPerEpoch*c.Epochs, d.stepsPerEpoch, gemm.Name()))
 	describe(r)
 	for k, v := range map[string]any{
 		"config.epochs": c.Epochs, "config.seeds": c.Seeds, "config.first_seed": int(c.Seed), "config.batch": c.Batch,
 		"config.layers": c.Layers, "config.width": c.Width, "config.dropout": c.Dropout, "config.momentum": c.Momentum,
 		"config.train_examples": d.train.Len(), "config.test_examples": d.test.Len(), "config.val_examples": c.Val,
-		"config.steps_per_epoch": d.stepsPerEpoch, "config.eval_steps": d.evalSteps, "config.blas": ops.BLASName(),
+		"config.steps_per_epoch": d.stepsPerEpoch, "config.eval_steps": d.evalSteps, "config.blas": gemm.Name(),
 		"config.activations": strings.Split(c.Acts.String(), ","), "config.optimizers": []string(c.Opts),
 		"config.adam_lr": []float64(c.AdamLR), "config.sgd_lr": []float64(c.SGDLR),
 	} {
@@ -137,7 +138,7 @@ func setup(r *report.Report, c config, d *data, short bool) {
 		{"dropout", fmt.Sprint(c.Dropout), "0 and 0.5"},
 		{"training loss", trainLoss, "the mini-batch loss of each step (with dropout: of the network without dropout, on the same batch)"},
 		{"evaluations", fmt.Sprintf("every %d steps and at each epoch end (%d per run)", d.evalEvery, len(d.evalSteps)), "3 per epoch"},
-		{"arithmetic", "float32; BLAS: " + ops.BLASName(), "float32 (TensorFlow)"},
+		{"arithmetic", "float32; BLAS: " + gemm.Name(), "float32 (TensorFlow)"},
 	})
 	if short {
 		r.Text(fmt.Sprintf("This run is shorter than the paper's: %d of %d epochs and %d of %d seeds. It shows the first part of "+
@@ -344,7 +345,7 @@ func plots(r *report.Report, c config, d *data, res *results, opt string) {
 		for _, a := range c.Acts {
 			g := best(res, opt, a)
 			s := g.Band(spec.key).Scale(spec.scale).Series(fmt.Sprintf("%s (lr %g)", a.Title(), g.Setting.LR), epoch)
-			s.Dashed = a == ops.GELUTanh
+			s.Dashed = a == activation.GELUTanh
 			series = append(series, s)
 			for _, v := range slices.Concat(s.Y, s.Lo, s.Hi) {
 				if v > 0 && !math.IsInf(v, 0) {

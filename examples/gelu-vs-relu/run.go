@@ -18,7 +18,8 @@ import (
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/graph/rng"
 	"github.com/geluproject/gelu/nn"
-	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/ops/activation"
+	"github.com/geluproject/gelu/ops/gemm"
 	"github.com/geluproject/gelu/optim"
 	"github.com/geluproject/gelu/train"
 	"github.com/geluproject/gelu/train/experiment"
@@ -29,7 +30,7 @@ import (
 type setting struct {
 	Opt string // "adam" or "sgd"
 	LR  float64
-	Act ops.Activation
+	Act activation.Activation
 }
 
 // name is the setting's folder under runs/: adam/lr0.001/gelu.
@@ -78,7 +79,7 @@ func run(c config) (*results, error) {
 	}
 	grid := experiment.Grid[setting]{Name: setting.name, Metrics: metrics, Dir: filepath.Join(c.Out, "runs"), Resume: c.Resume,
 		Workers: c.Workers, Fingerprint: fmt.Sprintf("epochs=%d batch=%d layers=%d width=%d dropout=%g momentum=%g val=%d n-train=%d n-test=%d evals=%v blas=%s",
-			c.Epochs, c.Batch, c.Layers, c.Width, c.Dropout, c.Momentum, c.Val, c.NTrain, c.NTest, d.evalSteps, ops.BLASName())}
+			c.Epochs, c.Batch, c.Layers, c.Width, c.Dropout, c.Momentum, c.Val, c.NTrain, c.NTest, d.evalSteps, gemm.Name())}
 	for _, o := range c.Opts {
 		for _, a := range c.Acts {
 			for _, lr := range c.lrs(o) {
@@ -170,7 +171,7 @@ func loadData(c config) (*data, error) {
 
 // network builds the paper's MLP for activation a on a new graph: weights
 // with unit-norm rows (the output layer's too), biases 0.
-func network(c config, d *data, a ops.Activation, seed uint64, dropout float64) (train.Model, *nn.MLP, error) {
+func network(c config, d *data, a activation.Activation, seed uint64, dropout float64) (train.Model, *nn.MLP, error) {
 	g, err := graph.New(tensor.Float32, seed)
 	if err != nil {
 		return train.Model{}, nil, err

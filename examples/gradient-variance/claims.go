@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/ops/activation"
 	"github.com/geluproject/gelu/train/report"
 )
 
@@ -37,7 +37,7 @@ func claims(r *report.Report, acts []*actResult) {
 	// The momentum claims quote GELU if it was measured.
 	a := acts[0]
 	for _, b := range acts {
-		if b.Act == ops.GELU {
+		if b.Act == activation.GELU {
 			a = b
 		}
 	}
@@ -68,7 +68,7 @@ func claims(r *report.Report, acts []*actResult) {
 			Measured: fmt.Sprintf("%s, frozen weights: Var(m)/Var(g) %s. True for the EMA form; PyTorch's SGD (heavy ball, "+
 				"dampening 0) gives 1/(1−β²): %s at β = 0.9, %s times (1−β)/(1+β)", a.Act.Title(), strings.Join(form, "; "), f(hb), f(hb/ema)),
 			Verdict: report.VerdictOf(emaOK && math.Abs(hb/ema-1) < 0.1)})
-	if slices.ContainsFunc(acts, func(a *actResult) bool { return a.Act == ops.ReLU }) && a.Act == ops.GELU {
+	if slices.ContainsFunc(acts, func(a *actResult) bool { return a.Act == activation.ReLU }) && a.Act == activation.GELU {
 		list = append(list, lowerVariance(r, a))
 	}
 	for _, cl := range list {

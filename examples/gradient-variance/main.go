@@ -7,7 +7,7 @@
 //	*.png            f'(x)²φ(x); gradient variance during training; Var(m) against the prediction per block
 //
 // 1. E[f'(X)], E[f'(X)²] and Var[f'(X)] for X ~ N(0, 1), every activation
-// (ops.Activation.Profile).
+// (analysis.ProfileOf).
 //
 // 2. For each of -acts, an MLP on MNIST (784 → -hidden → 10, float32,
 // SGD with heavy-ball momentum -momentum) is measured in four phases:
@@ -40,7 +40,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/ops/activation"
+	"github.com/geluproject/gelu/ops/gemm"
 	"github.com/geluproject/gelu/train/report"
 )
 
@@ -49,7 +50,7 @@ import (
 type config struct {
 	Out, MNIST               string
 	Seed                     uint64
-	Acts                     []ops.Activation
+	Acts                     []activation.Activation
 	Hidden                   []int
 	Batch                    int
 	LR, Momentum             float64
@@ -66,12 +67,12 @@ type config struct {
 
 func main() {
 	c := config{Hidden: []int{128, 128}, WindowLRs: []float64{0.005, 0.0005}, Args: os.Args}
-	c.Acts, _ = ops.ParseActivations("relu,gelu")
+	c.Acts, _ = activation.ParseActivations("relu,gelu")
 	flag.StringVar(&c.Out, "out", "out/gradient-variance", "output folder; created if needed, the files this program writes are replaced")
 	flag.Uint64Var(&c.Seed, "seed", 1, "seed of the weights, the batch order and the batches drawn with replacement")
 	flag.StringVar(&c.MNIST, "mnist", "", "directory with the MNIST IDX files (default: the GoMNIST module copy)")
-	flag.Func("acts", "activations, comma-separated, as ops.ParseActivations takes them (default relu,gelu)",
-		func(s string) (err error) { c.Acts, err = ops.ParseActivations(s); return err })
+	flag.Func("acts", "activations, comma-separated, as activation.ParseActivations takes them (default relu,gelu)",
+		func(s string) (err error) { c.Acts, err = activation.ParseActivations(s); return err })
 	flag.Func("hidden", "hidden layer widths, comma-separated (default 128,128)", func(s string) (err error) { c.Hidden, err = list(s, strconv.Atoi); return err })
 	flag.IntVar(&c.Batch, "batch", 64, "mini-batch size")
 	flag.Float64Var(&c.LR, "lr", 0.05, "learning rate of the training phase")
@@ -93,7 +94,7 @@ func main() {
 	// Each worker trains a 128-wide MLP, whose matrix products are faster
 	// on one BLAS thread; the workers keep the cores busy. (The pure-Go
 	// BLAS has no thread setting; that error is not worth stopping for.)
-	_ = ops.SetBLASThreads(1)
+	_ = gemm.SetThreads(1)
 	if _, err := run(c); err != nil {
 		fmt.Fprintln(os.Stderr, "gradient-variance:", err)
 		os.Exit(1)

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/ops/activation"
 	"github.com/geluproject/gelu/train/report"
 )
 
@@ -17,7 +17,7 @@ func tiny(dir string) config {
 	c := config{Out: dir, Seed: 2, Batch: 16, LR: 0.05, Momentum: 0.9, InitSamples: 30, TrainSteps: 40,
 		Window: 60, Blocks: 3, VarBlock: 20, UnitBatches: 5, BurnEps: 0.3, TrainN: 500, TestN: 100, Workers: 2, DPI: 30, Quiet: true,
 		Args: []string{"gradient-variance", "-window", "60"}, Hidden: []int{8}, WindowLRs: []float64{0.005, 0.0005}}
-	c.Acts, _ = ops.ParseActivations("relu,gelu")
+	c.Acts, _ = activation.ParseActivations("relu,gelu")
 	return c
 }
 
@@ -106,7 +106,7 @@ func TestBadConfig(t *testing.T) {
 	if _, err := run(c); err == nil || !strings.Contains(err.Error(), "-blocks 7") {
 		t.Errorf("blocks not dividing the window: %v", err)
 	}
-	if _, err := ops.ParseActivations("gelu,swish2"); err == nil || !strings.Contains(err.Error(), "swish2") {
+	if _, err := activation.ParseActivations("gelu,swish2"); err == nil || !strings.Contains(err.Error(), "swish2") {
 		t.Errorf("bad activation: %v", err)
 	}
 	if v, err := list("8, 16", strconv.Atoi); err != nil || len(v) != 2 || v[1] != 16 {

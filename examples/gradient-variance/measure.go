@@ -15,7 +15,7 @@ import (
 	"github.com/geluproject/gelu/datasets"
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/nn"
-	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/ops/activation"
 	"github.com/geluproject/gelu/optim"
 	"github.com/geluproject/gelu/train/probe"
 	"gorgonia.org/tensor"
@@ -41,7 +41,7 @@ type phase struct {
 
 // actResult is everything measured for one activation.
 type actResult struct {
-	Act    ops.Activation
+	Act    activation.Activation
 	Phases []phase // init, one per window, frozen
 	// Σ_j Var(g_j) within consecutive blocks of config.VarBlock training
 	// steps, the block's last step, and the mean training loss over it.
@@ -51,7 +51,7 @@ type actResult struct {
 }
 
 // newNet builds the MLP with its training machine.
-func newNet(c config, a ops.Activation) (*probe.Net, error) {
+func newNet(c config, a activation.Activation) (*probe.Net, error) {
 	g, err := graph.New(tensor.Float32, c.Seed)
 	if err != nil {
 		return nil, err
@@ -76,7 +76,7 @@ func newNet(c config, a ops.Activation) (*probe.Net, error) {
 }
 
 // measureAct runs the four phases for activation a.
-func measureAct(c config, train, test *datasets.Dataset, a ops.Activation) (*actResult, error) {
+func measureAct(c config, train, test *datasets.Dataset, a activation.Activation) (*actResult, error) {
 	start := time.Now()
 	note := func(what string) {
 		if !c.Quiet {

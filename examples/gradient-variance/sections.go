@@ -8,7 +8,8 @@ import (
 	"math"
 	"strings"
 
-	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/ops/activation"
+	"github.com/geluproject/gelu/ops/analysis"
 	"github.com/geluproject/gelu/train/probe"
 	"github.com/geluproject/gelu/train/report"
 )
@@ -16,24 +17,24 @@ import (
 func derivStats(r *report.Report, c config) error {
 	var rows [][]any
 	var series []report.Series
-	var gelu ops.Profile
-	for _, a := range ops.All() {
-		p, err := a.Profile()
+	var gelu analysis.Profile
+	for _, a := range activation.All() {
+		p, err := analysis.ProfileOf(a)
 		if err != nil {
 			return err
 		}
-		if a == ops.GELU {
+		if a == activation.GELU {
 			gelu = p
 		}
 		d := p.Deriv
 		r.SetAll("normal."+a.Key()+".", map[string]float64{"E_d1": d.Mean.Value, "E_d1sq": d.MeanSq.Value, "Var_d1": d.Var.Value})
 		rows = append(rows, []any{a.Title(), report.FormatPM(d.Mean.Value, d.Mean.Err), report.FormatPM(d.MeanSq.Value, d.MeanSq.Err), report.FormatPM(d.Var.Value, d.Var.Err)})
-		s := report.FuncSeries(a.Title(), func(x float64) float64 { return a.Deriv(x) * a.Deriv(x) * ops.NormalPDF(x) }, -4, 4, 800)
-		s.Dashed = a != ops.ReLU && a != ops.GELU
+		s := report.FuncSeries(a.Title(), func(x float64) float64 { return a.Deriv(x) * a.Deriv(x) * activation.NormalPDF(x) }, -4, 4, 800)
+		s.Dashed = a != activation.ReLU && a != activation.GELU
 		series = append(series, s)
 	}
 	r.Section("1. The activation's derivative under a unit-Gaussian pre-activation")
-	r.Text(fmt.Sprintf("X ~ N(0, 1); adaptive Gauss–Kronrod quadrature (`ops.NormalExpectation`, `ops.NormalVariance`) ± its error estimate. "+
+	r.Text(fmt.Sprintf("X ~ N(0, 1); adaptive Gauss–Kronrod quadrature (`analysis.NormalExpectation`, `analysis.NormalVariance`) ± its error estimate. "+
 		"E[f'(X)²] is the second moment of f'(X), not its variance: Var[f'(X)] = E[f'(X)²] − E[f'(X)]². For GELU, "+
 		"GELU'(x) + GELU'(−x) = 1 makes E[GELU'(X)] = ½ exactly, as for ReLU, so GELU is lower than ReLU by the same amount in both: "+
 		"%s in E[f'²] and %s in Var[f'].", report.Format(r.Get("normal.relu.E_d1sq")-r.Get("normal.gelu.E_d1sq")),

@@ -43,7 +43,8 @@ import (
 	"io"
 	"os"
 
-	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/ops/activation"
+	"github.com/geluproject/gelu/ops/gemm"
 	"github.com/geluproject/gelu/train/experiment"
 )
 
@@ -62,7 +63,7 @@ type config struct {
 }
 
 func main() {
-	c := config{Acts: experiment.Activations{ops.ReLU, ops.GELU}, Args: os.Args}
+	c := config{Acts: experiment.Activations{activation.ReLU, activation.GELU}, Args: os.Args}
 	flag.StringVar(&c.Out, "out", "out/transformer-ffn", "output folder; created if needed, the files this program writes are replaced")
 	flag.StringVar(&c.TextFile, "text", "", "UTF-8 text file to model (default: Newton's Opticks, embedded)")
 	flag.Var(&c.Acts, "acts", "comma-separated activations to compare: relu, gelu, gelu_tanh, gelu_sigmoid, softplus, silu, elu, sigmoid_gated[:β]")
@@ -91,7 +92,7 @@ func main() {
 	// Two runs at a time on one BLAS thread each beat one run on two
 	// threads here, and the thread count must not depend on -workers:
 	// OpenBLAS's results differ in the last bits between thread counts.
-	ops.SetBLASThreads(1)
+	gemm.SetThreads(1)
 	if _, err := run(c); err != nil {
 		fmt.Fprintln(os.Stderr, "transformer-ffn:", err)
 		os.Exit(1)

@@ -13,7 +13,7 @@ import (
 
 	"github.com/geluproject/gelu/datasets"
 	"github.com/geluproject/gelu/graph"
-	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/ops/activation"
 	"github.com/geluproject/gelu/optim"
 	"github.com/geluproject/gelu/train/report"
 	"gorgonia.org/tensor"
@@ -30,7 +30,7 @@ func tinyText(t *testing.T, n int) string {
 }
 
 func tiny(t *testing.T, text string) config {
-	return config{Out: t.TempDir(), TextFile: text, Acts: []ops.Activation{ops.ReLU, ops.GELU},
+	return config{Out: t.TempDir(), TextFile: text, Acts: []activation.Activation{activation.ReLU, activation.GELU},
 		Context: 4, Embed: 8, Dim: 16, Hidden: 32, Layers: 2, Batch: 64, Steps: 40, EvalEvery: 10, Warmup: 5,
 		ValWindows: 512, DPI: 30, LR: 0.1, Momentum: 0.9, Clip: 1, ValFraction: 0.2, ChunkLen: 1000, Seed: 1, Seeds: 1, Workers: 1, Quiet: true,
 		Args: []string{"transformer-ffn", "-steps", "40"}}
@@ -81,8 +81,8 @@ func TestRunLearnsAndWritesTheReport(t *testing.T) {
 	}
 	// Every activation starts from the same weights, and the parameter
 	// count in the report is the graph's.
-	g1, _ := buildModel(res.Shape, ops.ReLU, 8, c.Seed)
-	g2, _ := buildModel(res.Shape, ops.GELU, 8, c.Seed)
+	g1, _ := buildModel(res.Shape, activation.ReLU, 8, c.Seed)
+	g2, _ := buildModel(res.Shape, activation.GELU, 8, c.Seed)
 	p1, p2 := g1.Graph.ParamTensors(), g2.Graph.ParamTensors()
 	n := 0
 	for i := range p1 {
@@ -238,13 +238,13 @@ func TestRunIsDeterministic(t *testing.T) {
 func TestInitRoundTrip(t *testing.T) {
 	text := tinyText(t, 12000)
 	a := tiny(t, text)
-	a.Steps, a.Acts = 20, []ops.Activation{ops.GELU}
+	a.Steps, a.Acts = 20, []activation.Activation{activation.GELU}
 	ra, err := run(a)
 	if err != nil {
 		t.Fatal(err)
 	}
 	b := tiny(t, text)
-	b.Steps, b.Acts, b.Init = 10, []ops.Activation{ops.GELU}, filepath.Join(a.Out, "gelu", "seed1", "model.safetensors")
+	b.Steps, b.Acts, b.Init = 10, []activation.Activation{activation.GELU}, filepath.Join(a.Out, "gelu", "seed1", "model.safetensors")
 	rb, err := run(b)
 	if err != nil {
 		t.Fatal(err)
@@ -323,7 +323,7 @@ func TestPyTorchWeights(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Vocab = vocab.Size()
-	goLoss := func(file string, act ops.Activation) float64 {
+	goLoss := func(file string, act activation.Activation) float64 {
 		m, err := buildModel(s, act, windows.Len(), 99)
 		if err != nil {
 			t.Fatal(err)
@@ -353,14 +353,14 @@ func TestPyTorchWeights(t *testing.T) {
 	}
 	// Go → PyTorch: train briefly here, then both score the saved model.
 	c := tiny(t, text)
-	c.Steps, c.Acts, c.ChunkLen, c.ValWindows = 10, []ops.Activation{ops.GELU}, 500, 0
+	c.Steps, c.Acts, c.ChunkLen, c.ValWindows = 10, []activation.Activation{activation.GELU}, 500, 0
 	if _, err := run(c); err != nil {
 		t.Fatal(err)
 	}
 	trained := filepath.Join(c.Out, "gelu", "seed1", "model.safetensors")
 	want := torchLosses(torchInit, trained)
 	for i, file := range []string{torchInit, trained} {
-		got := goLoss(file, ops.GELU)
+		got := goLoss(file, activation.GELU)
 		if math.Abs(got-want[i]) > 1e-6*want[i] {
 			t.Errorf("%s: Go loss %.9g, PyTorch %.9g", filepath.Base(file), got, want[i])
 		}
@@ -373,7 +373,7 @@ func TestPyTorchWeights(t *testing.T) {
 //
 //	go test ./examples/transformer-ffn -run '^$' -bench TrainStep -benchtime 10x
 func BenchmarkTrainStep(b *testing.B) {
-	for _, act := range []ops.Activation{ops.ReLU, ops.GELU} {
+	for _, act := range []activation.Activation{activation.ReLU, activation.GELU} {
 		b.Run(act.Name(), func(b *testing.B) {
 			const rows = 512
 			s := shape{Vocab: 91, Context: 8, Embed: 32, Dim: 256, Hidden: 1024, Layers: 2}

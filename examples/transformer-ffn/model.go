@@ -9,7 +9,7 @@ import (
 
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/nn"
-	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/ops/activation"
 	"github.com/geluproject/gelu/train"
 	"gorgonia.org/tensor"
 )
@@ -34,7 +34,7 @@ func (s shape) params() int {
 // buildModel builds the network on a new float32 graph for batches of rows
 // windows. Parameter initial values depend on seed and their names only, so
 // every activation starts from the same weights.
-func buildModel(s shape, act ops.Activation, rows int, seed uint64) (train.Model, error) {
+func buildModel(s shape, act activation.Activation, rows int, seed uint64) (train.Model, error) {
 	if s.Vocab <= 0 || s.Context <= 0 || s.Embed <= 0 || s.Dim <= 0 || s.Hidden <= 0 || s.Layers < 0 || rows <= 0 {
 		return train.Model{}, fmt.Errorf("model %v with %d rows: want every size > 0 (layers ≥ 0)", s, rows)
 	}

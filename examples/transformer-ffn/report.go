@@ -8,13 +8,16 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/ops/activation"
+	"github.com/geluproject/gelu/ops/gemm"
 	"github.com/geluproject/gelu/train/experiment"
 	"github.com/geluproject/gelu/train/report"
 )
 
 // key is the activation's name in summary keys and folder names.
-func key(a ops.Activation) string { return strings.NewReplacer(":", "_", ".", "_").Replace(a.Name()) }
+func key(a activation.Activation) string {
+	return strings.NewReplacer(":", "_", ".", "_").Replace(a.Name())
+}
 
 // smooth is the number of steps averaged in the plotted training loss.
 const smooth = 10
@@ -97,7 +100,7 @@ func writeReport(c config, res *results) error {
 }
 
 // initial returns each seed's validation loss at step 0.
-func initial(g *experiment.Group[ops.Activation]) []float64 {
+func initial(g *experiment.Group[activation.Activation]) []float64 {
 	var v []float64
 	for _, run := range g.Runs {
 		v = append(v, run.Curve.Metric("val_loss")[0])
@@ -258,7 +261,7 @@ func comparison(r *report.Report, c config, res *results) {
 
 // alongTheWay compares the median validation curves of g and base before
 // the end: a difference in speed of learning need not survive to the end.
-func alongTheWay(base, g *experiment.Group[ops.Activation]) string {
+func alongTheWay(base, g *experiment.Group[activation.Activation]) string {
 	a, b := g.Band("val_loss"), base.Band("val_loss")
 	lower, n, gap, at := 0, 0, 0.0, 0
 	for i, step := range a.Steps {
@@ -288,7 +291,7 @@ func speed(r *report.Report, c config, res *results) {
 		"Measured with %s on %d CPUs (GOMAXPROCS %d); timings vary with the machine and its load, and are the only numbers that "+
 		"differ between two runs of the same command. To compare the activations' speed, run them back to back with "+
 		"`go test ./examples/transformer-ffn -run '^$' -bench TrainStep -benchtime 10x`.",
-		report.Format(tokens/secs), report.Format(secs), tokens, c.Workers, ops.BLASName(), runtime.NumCPU(), runtime.GOMAXPROCS(0)))
+		report.Format(tokens/secs), report.Format(secs), tokens, c.Workers, gemm.Name(), runtime.NumCPU(), runtime.GOMAXPROCS(0)))
 }
 
 func describe(r *report.Report) {

@@ -13,13 +13,13 @@ import (
 
 	"github.com/geluproject/gelu/datasets"
 	"github.com/geluproject/gelu/graph/rng"
-	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/ops/activation"
 	"github.com/geluproject/gelu/optim"
 	"github.com/geluproject/gelu/train"
 	"github.com/geluproject/gelu/train/experiment"
 )
 
-type runResult = experiment.Run[ops.Activation]
+type runResult = experiment.Run[activation.Activation]
 
 // data is the task shared by every run.
 type data struct {
@@ -72,7 +72,7 @@ func run(c config) (*results, error) {
 		return nil, err
 	}
 	s := shape{Vocab: d.Vocab.Size(), Context: c.Context, Embed: c.Embed, Dim: c.Dim, Hidden: c.Hidden, Layers: c.Layers}
-	grid := experiment.Grid[ops.Activation]{Settings: c.Acts, Name: key, Dir: c.Out, Workers: c.Workers,
+	grid := experiment.Grid[activation.Activation]{Settings: c.Acts, Name: key, Dir: c.Out, Workers: c.Workers,
 		Metrics: []string{"train_loss", "val_loss", "val_bpc", "val_accuracy"}}
 	for i := range c.Seeds {
 		grid.Seeds = append(grid.Seeds, c.Seed+uint64(i))

@@ -44,7 +44,7 @@ DEFAULT_TEXT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".
 
 
 class SigmoidGated(nn.Module):
-    """x·σ(βx) (ops.SigmoidGated); β = 1.702 is ops.GELUSigmoid."""
+    """x·σ(βx) (activation.SigmoidGated); β = 1.702 is activation.GELUSigmoid."""
 
     def __init__(self, beta):
         super().__init__()
@@ -55,7 +55,7 @@ class SigmoidGated(nn.Module):
 
 
 def activation(name):
-    """The module for an ops.ParseActivation name."""
+    """The module for an activation.ParseActivation name."""
     base, _, arg = name.strip().lower().partition(":")
     if base == "relu":
         return nn.ReLU()
@@ -165,7 +165,7 @@ def main():
     p.add_argument("--dim", type=int, default=256, help="d, model width")
     p.add_argument("--hidden", type=int, default=1024, help="d_ff, inner width of each block")
     p.add_argument("--layers", type=int, default=2, help="L, number of blocks")
-    p.add_argument("--act", default="gelu", help="activation (only --check uses it; ops.ParseActivation names)")
+    p.add_argument("--act", default="gelu", help="activation (only --check uses it; activation.ParseActivation names)")
     p.add_argument("--seed", type=int, default=0, help="torch.manual_seed for --init")
     p.add_argument("--windows", type=int, default=4096, help="--check: score the first this many windows of --text (0: all)")
     p.add_argument("--json", metavar="OUT", help="--check: also write the results as a JSON list to OUT")

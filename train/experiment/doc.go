@@ -5,10 +5,10 @@
 // comparisons between settings across seeds, and the comma-separated list
 // flags that describe a grid.
 //
-//	grid := experiment.Grid[ops.Activation]{Settings: acts, Seeds: []uint64{1, 2, 3, 4, 5},
-//		Name: ops.Activation.Key, Metrics: []string{"train_loss", "val_loss"},
+//	grid := experiment.Grid[activation.Activation]{Settings: acts, Seeds: []uint64{1, 2, 3, 4, 5},
+//		Name: activation.Activation.Key, Metrics: []string{"train_loss", "val_loss"},
 //		Dir: "out/runs", Fingerprint: settings, Resume: true, Workers: 2}
-//	runs, err := grid.Run(func(r *experiment.Run[ops.Activation]) error {
+//	runs, err := grid.Run(func(r *experiment.Run[activation.Activation]) error {
 //		// build a model with r.Setting and seed r.Seed, then
 //		t, _ := train.New(model, opt, trainData, valData, train.Config{Dir: r.Dir,
 //			OnEval: func(_ *train.Trainer, e train.EvalInfo) error {
@@ -25,7 +25,7 @@
 // Runs are independent: each builds its own graph, loaders and optimizer
 // from its setting and seed, so results and their order do not depend on
 // Workers. (OpenBLAS's results do depend on its thread count; a program
-// that trains runs in parallel should fix it with ops.SetBLASThreads
+// that trains runs in parallel should fix it with gemm.SetThreads
 // whatever Workers is.)
 //
 // A run with Grid.Dir set keeps its files in Dir/<setting name>/seed<n>:

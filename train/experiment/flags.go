@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/ops/activation"
 )
 
 // Floats is a list of distinct finite numbers.
@@ -25,16 +25,16 @@ type Ints []int
 // Strings is a list of distinct non-empty strings.
 type Strings []string
 
-// Activations is a list of distinct activations, by ops.ParseActivation
+// Activations is a list of distinct activations, by activation.ParseActivation
 // names.
-type Activations []ops.Activation
+type Activations []activation.Activation
 
 func (f *Floats) String() string {
 	return join(*f, func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) })
 }
 func (f *Ints) String() string        { return join(*f, strconv.Itoa) }
 func (f *Strings) String() string     { return join(*f, func(s string) string { return s }) }
-func (f *Activations) String() string { return join(*f, ops.Activation.Name) }
+func (f *Activations) String() string { return join(*f, activation.Activation.Name) }
 
 // Set replaces the list with the numbers in s.
 func (f *Floats) Set(s string) error {
@@ -73,8 +73,8 @@ func (f *Strings) Set(s string) error {
 
 // Set replaces the list with the activations named in s.
 func (f *Activations) Set(s string) error {
-	return set((*[]ops.Activation)(f), s, func(item string, out []ops.Activation) (ops.Activation, error) {
-		a, err := ops.ParseActivation(item)
+	return set((*[]activation.Activation)(f), s, func(item string, out []activation.Activation) (activation.Activation, error) {
+		a, err := activation.ParseActivation(item)
 		if err == nil && slices.Contains(out, a) {
 			err = fmt.Errorf("%s is listed twice", a.Name())
 		}

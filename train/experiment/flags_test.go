@@ -7,13 +7,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/ops/activation"
 )
 
 func TestListFlags(t *testing.T) {
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	lrs, widths, inits, acts := Floats{0.1, 0.3}, Ints{128}, Strings{"default"}, Activations{ops.ReLU}
+	lrs, widths, inits, acts := Floats{0.1, 0.3}, Ints{128}, Strings{"default"}, Activations{activation.ReLU}
 	fs.Var(&lrs, "lrs", "")
 	fs.Var(&widths, "hidden", "")
 	fs.Var(&inits, "bias", "")
@@ -26,7 +26,7 @@ func TestListFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !slices.Equal(lrs, Floats{1e-3, 0.5}) || !slices.Equal(widths, Ints{64, -2}) || !slices.Equal(inits, Strings{"default", "-1"}) ||
-		len(acts) != 2 || acts[0] != ops.GELUTanh || acts[1].Name() != "elu:0.5" {
+		len(acts) != 2 || acts[0] != activation.GELUTanh || acts[1].Name() != "elu:0.5" {
 		t.Errorf("parsed %v %v %v %v", lrs, widths, inits, acts)
 	}
 	for _, c := range []struct {

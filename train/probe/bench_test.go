@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/geluproject/gelu/graph"
-	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/ops/activation"
 	"github.com/geluproject/gelu/train/probe"
 	"gorgonia.org/tensor"
 )
@@ -57,7 +57,7 @@ func BenchmarkUnitsObserveGELU(b *testing.B) {
 	for i, v := range pre.Float32s() {
 		pre.Float32s()[i] = float32(i%17)/4 - 2 + v
 	}
-	u, _ := probe.NewUnits(ops.GELU, 256)
+	u, _ := probe.NewUnits(activation.GELU, 256)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if err := u.Observe(0, pre, 1000); err != nil {

@@ -3,7 +3,7 @@ package probe_test
 import (
 	"fmt"
 
-	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/ops/activation"
 	"github.com/geluproject/gelu/train/probe"
 	"gorgonia.org/tensor"
 )
@@ -17,7 +17,7 @@ func ExampleUnits() {
 		-2.0, -0.1, -5,
 		0.5, -3.0, -4.5,
 	}))
-	for _, a := range []ops.Activation{ops.ReLU, ops.GELU} {
+	for _, a := range []activation.Activation{activation.ReLU, activation.GELU} {
 		u, _ := probe.NewUnits(a, 3)
 		u.Observe(0, pre, 3)
 		fmt.Printf("%s: dead at tol 0: %v, at tol 1e-3: %v\n", a, u.Dead(0, 0), u.Dead(0, probe.DefaultDeadTol))

@@ -9,7 +9,7 @@ import (
 
 	"github.com/geluproject/gelu/datasets"
 	"github.com/geluproject/gelu/graph"
-	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/ops/activation"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -31,7 +31,7 @@ const DefaultDeadTol = 1e-3
 // values are widened first), so a tolerance of 0 counts only units whose
 // mathematical derivative is exactly 0 on every example.
 type Units struct {
-	act    ops.Activation
+	act    activation.Activation
 	layers []unitLayer
 }
 
@@ -42,7 +42,7 @@ type unitLayer struct {
 
 // NewUnits starts statistics for layers of the given widths under
 // activation a.
-func NewUnits(a ops.Activation, widths ...int) (*Units, error) {
+func NewUnits(a activation.Activation, widths ...int) (*Units, error) {
 	if err := a.Validate(); err != nil {
 		return nil, fmt.Errorf("probe.NewUnits: %w", err)
 	}
@@ -61,7 +61,7 @@ func NewUnits(a ops.Activation, widths ...int) (*Units, error) {
 }
 
 // Activation returns the activation whose derivative is measured.
-func (u *Units) Activation() ops.Activation { return u.act }
+func (u *Units) Activation() activation.Activation { return u.act }
 
 // Layers returns the number of layers.
 func (u *Units) Layers() int { return len(u.layers) }

@@ -8,7 +8,7 @@ import (
 	"github.com/geluproject/gelu/datasets"
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/nn"
-	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/ops/activation"
 	"github.com/geluproject/gelu/train/probe"
 	"gorgonia.org/tensor"
 )
@@ -28,7 +28,7 @@ func dense(dt tensor.Dtype, shape []int, vals []float64) *tensor.Dense {
 }
 
 // geluD1 is GELU'(z) = Φ(z) + z·φ(z), written out here independently of
-// package ops.
+// package activation.
 func geluD1(z float64) float64 {
 	return 0.5*math.Erfc(-z/math.Sqrt2) + z*math.Exp(-z*z/2)/math.Sqrt(2*math.Pi)
 }
@@ -62,7 +62,7 @@ func TestUnitsDeadOnHandBuiltNetwork(t *testing.T) {
 	for _, dt := range dtypes {
 		g, _ := graph.New(dt, 1)
 		x, _ := g.Input("x", 4, 2)
-		mlp, err := nn.NewMLP(g, "mlp", nn.MLPConfig{In: 2, Hidden: []int{5}, Out: 1, Activation: ops.GELU})
+		mlp, err := nn.NewMLP(g, "mlp", nn.MLPConfig{In: 2, Hidden: []int{5}, Out: 1, Activation: activation.GELU})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,11 +83,11 @@ func TestUnitsDeadOnHandBuiltNetwork(t *testing.T) {
 		}
 		pre := handPre()
 		for _, tc := range []struct {
-			act ops.Activation
+			act activation.Activation
 			d1  func(float64) float64
 		}{
-			{ops.ReLU, func(z float64) float64 { return map[bool]float64{true: 1}[z > 0] }},
-			{ops.GELU, geluD1},
+			{activation.ReLU, func(z float64) float64 { return map[bool]float64{true: 1}[z > 0] }},
+			{activation.GELU, geluD1},
 		} {
 			u, err := probe.NewUnits(tc.act, 5)
 			if err != nil {
@@ -135,7 +135,7 @@ func TestUnitsDeadOnHandBuiltNetwork(t *testing.T) {
 					}
 				}
 			}
-			if tc.act == ops.ReLU {
+			if tc.act == activation.ReLU {
 				check("relu", u.Dead(0, 0))
 			} else {
 				check("gelu@1e-3", u.Dead(0, 1e-3))
@@ -184,7 +184,7 @@ func f32(v []float64) []float32 {
 
 func TestUnitsObserveCountsOnlyRealRows(t *testing.T) {
 	for _, dt := range dtypes {
-		u, _ := probe.NewUnits(ops.ReLU, 2)
+		u, _ := probe.NewUnits(activation.ReLU, 2)
 		// Row 0 is real (both units negative); row 1 is padding that would
 		// make both units alive.
 		if err := u.Observe(0, dense(dt, []int{2, 2}, []float64{-1, -2, 3, 4}), 1); err != nil {
@@ -201,13 +201,13 @@ func TestUnitsObserveCountsOnlyRealRows(t *testing.T) {
 }
 
 func TestUnitsRejectBadInput(t *testing.T) {
-	if _, err := probe.NewUnits(ops.Activation{}, 3); err == nil {
+	if _, err := probe.NewUnits(activation.Activation{}, 3); err == nil {
 		t.Error("zero activation accepted")
 	}
-	if _, err := probe.NewUnits(ops.GELU, 3, 0); err == nil || !strings.Contains(err.Error(), "layer 1") {
+	if _, err := probe.NewUnits(activation.GELU, 3, 0); err == nil || !strings.Contains(err.Error(), "layer 1") {
 		t.Errorf("width 0: %v", err)
 	}
-	u, _ := probe.NewUnits(ops.GELU, 3)
+	u, _ := probe.NewUnits(activation.GELU, 3)
 	for _, tc := range []struct {
 		layer, rows int
 		pre         *tensor.Dense

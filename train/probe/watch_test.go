@@ -7,7 +7,7 @@ import (
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/graph/rng"
 	"github.com/geluproject/gelu/nn"
-	"github.com/geluproject/gelu/ops"
+	"github.com/geluproject/gelu/ops/activation"
 	"github.com/geluproject/gelu/train/probe"
 	"gorgonia.org/tensor"
 )
@@ -110,7 +110,7 @@ func TestWatchUnitsObservesOnlyTheFirstRecordedSteps(t *testing.T) {
 		g, _ := graph.New(dt, 1)
 		x, _ := g.Input("x", 4, 2)
 		y, _ := g.Input("y", 4, 1)
-		mlp, err := nn.NewMLP(g, "mlp", nn.MLPConfig{In: 2, Hidden: []int{5}, Out: 1, Activation: ops.GELU})
+		mlp, err := nn.NewMLP(g, "mlp", nn.MLPConfig{In: 2, Hidden: []int{5}, Out: 1, Activation: activation.GELU})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,7 +130,7 @@ func TestWatchUnitsObservesOnlyTheFirstRecordedSteps(t *testing.T) {
 			t.Fatal(err)
 		}
 		w, _ := probe.NewWatch(ps, 0, 1)
-		u, _ := probe.NewUnits(ops.GELU, 5)
+		u, _ := probe.NewUnits(activation.GELU, 5)
 		if err := w.WatchUnits(u, m, mlp.Pre, 2); err != nil {
 			t.Fatal(err)
 		}

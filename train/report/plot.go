@@ -55,7 +55,7 @@ type PlotSpec struct {
 }
 
 // FuncSeries samples f at n+1 evenly spaced points lo + (hi−lo)·i/n,
-// i = 0..n, for a Series: FuncSeries("GELU", ops.GELU.F, -4, 4, 800).
+// i = 0..n, for a Series: FuncSeries("GELU", activation.GELU.F, -4, 4, 800).
 func FuncSeries(name string, f func(float64) float64, lo, hi float64, n int) Series {
 	s := Series{Name: name, X: make([]float64, n+1), Y: make([]float64, n+1)}
 	for i := range s.X {

@@ -1,0 +1,69 @@
+package activation
+
+import (
+	"testing"
+
+	"gorgonia.org/tensor"
+)
+
+// Gorgonia mutates op types during inference, so Type must not hand out a
+// shared value.
+func TestTypeIsFreshEachCall(t *testing.T) {
+	op := &actOp{act: GELU, order: 1}
+	if a, b := op.Type(), op.Type(); a == b {
+		t.Error("Type returned the same value twice")
+	}
+}
+
+// With ReturnsPtr and OverwritesInput the VM may pass an input as the
+// destination; the kernels must give the same result in place.
+func TestUsePreallocDoToleratesAliasing(t *testing.T) {
+	for _, order := range []int{0, 1, 2} {
+		op := &actOp{act: GELUTanh, order: order}
+		xs := []float64{-3, -0.5, 0.25, 2}
+		x := tensor.New(tensor.WithShape(4), tensor.WithBacking(append([]float64(nil), xs...)))
+		gs := []float64{1.5, -2, 0.5, 3}
+		g := tensor.New(tensor.WithShape(4), tensor.WithBacking(append([]float64(nil), gs...)))
+		var err error
+		if order == 0 {
+			_, err = op.UsePreallocDo(x, x)
+		} else {
+			_, err = op.UsePreallocDo(g, x, g) // destination aliases the gradient
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, xi := range xs {
+			var want, got float64
+			switch order {
+			case 0:
+				want, got = GELUTanh.F(xi), x.Float64s()[i]
+			case 1:
+				want, got = gs[i]*GELUTanh.Deriv(xi), g.Float64s()[i]
+			case 2:
+				want, got = gs[i]*GELUTanh.Deriv2(xi), g.Float64s()[i]
+			}
+			if got != want {
+				t.Errorf("order %d, x=%v: in place %v, want %v", order, xi, got, want)
+			}
+		}
+	}
+}
+
+// The output opkit.Buffer is reused across runs: Do must not allocate a new
+// tensor each time.
+func TestDoReusesItsBuffer(t *testing.T) {
+	op := &actOp{act: GELU}
+	x := tensor.New(tensor.WithShape(8), tensor.Of(tensor.Float32))
+	a, err := op.Do(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := op.Do(x)
+	if a != b {
+		t.Error("Do allocated a new output on the second call")
+	}
+	if allocs := testing.AllocsPerRun(20, func() { op.Do(x) }); allocs > 2 {
+		t.Errorf("Do allocates %v times per call, want at most 2 (the kernel closure)", allocs)
+	}
+}

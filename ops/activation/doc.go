@@ -1,0 +1,32 @@
+// Package activation is the GELU family (exact x·Φ(x), the tanh and the
+// sigmoid approximations) and the activations it is compared with (ReLU,
+// Softplus, SiLU/Swish, ELU and the sigmoid-gated unit x·σ(βx)).
+//
+// Each activation is one row of a table (row.go), declared in its own file
+// beside its math (gelu.go, relu.go, ...): its name and title, its float64
+// references f, f', f”, its breakpoints and which assembly kernels compute
+// it. Every Activation value therefore has
+//
+//   - scalar references F, Deriv, Deriv2 that work without a graph and are
+//     accurate to a few ulp everywhere, including the far negative tail, the
+//     subnormal range and ±Inf (see the accuracy test and its mpmath fixture
+//     in testdata/);
+//   - slice kernels Forward, Backward, Backward2 for float32 and float64,
+//     split over the cores, in AVX-512 assembly (package simd) where the CPU
+//     has it and with the same results as the portable loops;
+//   - a gorgonia op (Apply) with a hand-written backward (ApplyGrad) that is
+//     itself differentiable, so double backward works with the tape machine
+//     (via graph.Grad) and with the LispMachine (DoDiff).
+//
+// Minimal use:
+//
+//	g, _ := graph.New(tensor.Float32, 1)
+//	x, _ := g.Input("x", 32, 128)
+//	y, err := activation.GELU.Apply(x) // or GELUTanh, ReLU, SigmoidGated(1.5), ...
+//
+// Choose one by name with ParseActivation("gelu_tanh"). Package analysis
+// computes an activation's shape and Gaussian moments from the references.
+//
+// GELU_KERNELS=generic (or the noasm build tag) selects the portable loops;
+// KernelsName says which run.
+package activation

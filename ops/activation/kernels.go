@@ -1,0 +1,188 @@
+package activation
+
+// Slice kernels: the activation applied elementwise to whole tensors, split
+// across cores (package parallel).
+//
+// Every kernel computes what the portable loops (kernels_scalar.go)
+// compute: the float64 scalar reference F, Deriv, Deriv2, times g, rounded
+// once to the element type. On amd64 CPUs with AVX-512 the GELU family
+// (exact, tanh, sigmoid, SiLU, sigmoid-gated), and ELU in float32, run in
+// generated assembly (package simd) that gives the same results: float64 repeats the reference's operations bit for bit, float32 evaluates in
+// float64 lanes and keeps a lane only when its rounding is certain to be
+// the reference's (a zero may differ in sign), handing the rest back to
+// the reference. The environment variable GELU_KERNELS=generic forces the
+// portable loops; KernelsName reports which run.
+
+import (
+	"fmt"
+	"math/bits"
+	"unsafe"
+
+	"github.com/geluproject/gelu/graph"
+	"github.com/geluproject/gelu/ops/parallel"
+	"github.com/geluproject/gelu/ops/simd"
+)
+
+// Forward sets dst[i] = f(x[i]). dst and x may be the same slice.
+func Forward[T graph.Float](a Activation, dst, x []T) error {
+	if err := checkKernel(a, "Forward", len(dst), len(x), len(x)); err != nil {
+		return err
+	}
+	forward(a, dst, x)
+	return nil
+}
+
+// Backward sets dst[i] = g[i]·f'(x[i]), the vector-Jacobian product. dst may
+// alias x or g.
+func Backward[T graph.Float](a Activation, dst, x, g []T) error {
+	if err := checkKernel(a, "Backward", len(dst), len(x), len(g)); err != nil {
+		return err
+	}
+	derivative(a, 1, dst, x, g, false)
+	return nil
+}
+
+// Backward2 sets dst[i] = g[i]·f”(x[i]), the derivative of Backward with
+// respect to x. dst may alias x or g.
+func Backward2[T graph.Float](a Activation, dst, x, g []T) error {
+	if err := checkKernel(a, "Backward2", len(dst), len(x), len(g)); err != nil {
+		return err
+	}
+	derivative(a, 2, dst, x, g, false)
+	return nil
+}
+
+func checkKernel(a Activation, kernel string, dst, x, g int) error {
+	if err := a.Validate(); err != nil {
+		return err
+	}
+	if dst != x || g != x {
+		return fmt.Errorf("ops.%s(%s): slice lengths differ: dst %d, x %d, g %d", kernel, a, dst, x, g)
+	}
+	return nil
+}
+
+// forward is Forward without checks.
+func forward[T graph.Float](a Activation, dst, x []T) {
+	run(a, 0, dst, x, nil, false)
+}
+
+// derivative sets (or, with add, accumulates into) dst[i] the product
+// g[i]·f^(order)(x[i]), without checks.
+func derivative[T graph.Float](a Activation, order int, dst, x, g []T, add bool) {
+	run(a, order, dst, x, g, add)
+}
+
+// chunkKernel computes one contiguous chunk: dst = f(x) for order 0, else
+// dst = g·f^(order)(x) or, with add, dst += g·f^(order)(x). In each product
+// g·f is rounded once to the element type, as T(float64(g)·f(float64(x))).
+// It is a value, copied into the per-core closure, so a call allocates only
+// that closure.
+type chunkKernel[T graph.Float] struct {
+	id    simd.ID    // simd.None: the portable loops
+	p     [8]float64 // the assembly kernel's parameters
+	a     Activation
+	order int
+}
+
+func (k chunkKernel[T]) run(dst, x, g []T, add bool) {
+	if k.id != simd.None {
+		k.runSIMD(dst, x, g, add)
+		return
+	}
+	portableChunk(k.a, k.order, dst, x, g, add)
+}
+
+// run picks the kernel for a and order and runs it on every core. Types
+// defined over float32 or float64 share their memory layout, so they are
+// viewed as the basic type.
+func run[T graph.Float](a Activation, order int, dst, x, g []T, add bool) {
+	r := a.row
+	if unsafe.Sizeof(T(0)) == 4 {
+		k := chunkKernel[float32]{a: a, order: order}
+		if simd.Available && r.simd32 != nil {
+			k.id = r.simd32(order, a.param, &k.p)
+		}
+		runOn(k, as[float32](dst), as[float32](x), as[float32](g), add)
+		return
+	}
+	k := chunkKernel[float64]{a: a, order: order}
+	if simd.Available && exact64 && r.simd64 != nil {
+		k.id = r.simd64(order, a.param, &k.p)
+	}
+	runOn(k, as[float64](dst), as[float64](x), as[float64](g), add)
+}
+
+func as[E, T graph.Float](s []T) []E {
+	if s == nil {
+		return nil
+	}
+	return unsafe.Slice((*E)(unsafe.Pointer(unsafe.SliceData(s))), len(s))
+}
+
+func runOn[T graph.Float](k chunkKernel[T], dst, x, g []T, add bool) {
+	parallel.Elements(len(x), func(lo, hi int) {
+		var gc []T
+		if g != nil {
+			gc = g[lo:hi]
+		}
+		k.run(dst[lo:hi], x[lo:hi], gc, add)
+	})
+}
+
+// runSIMD runs the assembly kernel on blocks of the chunk and fills in the
+// lanes it hands back with the scalar reference: the float64 kernels hand
+// back those outside the range where they repeat the reference (|x| > 37
+// for GELU, say), the float32 ones those whose rounding they cannot be
+// sure of. Results are therefore the same, bit for bit, as the portable
+// loops'.
+func (k chunkKernel[T]) runSIMD(dst, x, g []T, add bool) {
+	var exc simd.Bitmap
+	for lo := 0; lo < len(x); lo += simd.Block {
+		hi := min(lo+simd.Block, len(x))
+		var gb []T
+		if g != nil {
+			gb = g[lo:hi]
+		}
+		var marked bool
+		if k.id.Float64() {
+			marked = simd.Call64(k.id, as[float64](dst[lo:hi]), as[float64](x[lo:hi]), as[float64](gb), add, &k.p, &exc)
+		} else {
+			marked = simd.Call32(k.id, as[float32](dst[lo:hi]), as[float32](x[lo:hi]), as[float32](gb), add, &k.p, &exc)
+		}
+		if marked {
+			fixExceptions(k.a.Derivative(k.order), k.order, dst[lo:hi], x[lo:hi], gb, add, exc[:])
+		}
+	}
+}
+
+// fixExceptions computes, with the scalar reference, the elements whose bit
+// is set in exc; the assembly left them untouched, so x and g still hold
+// their inputs even when dst aliases them.
+func fixExceptions[T graph.Float](f func(float64) float64, order int, dst, x, g []T, add bool, exc []uint8) {
+	for b, m := range exc[:(len(x)+7)/8] {
+		for ; m != 0; m &= m - 1 {
+			i := 8*b + bits.TrailingZeros8(m)
+			v := f(float64(x[i]))
+			if order > 0 {
+				v = float64(g[i]) * v
+			}
+			if add {
+				dst[i] += T(v)
+			} else {
+				dst[i] = T(v)
+			}
+		}
+	}
+}
+
+// KernelsName says which kernels the activations use, e.g. "AVX-512".
+func KernelsName() string {
+	switch {
+	case !simd.Available:
+		return "portable Go"
+	case !exact64:
+		return "AVX-512 for float32 (float64: portable Go, as GOAMD64=v3 fuses multiply-adds)"
+	}
+	return "AVX-512"
+}

@@ -1,0 +1,22 @@
+// Package fused holds the layer operations of the graph, each one gorgonia
+// op with a hand-written backward: Linear and MatMul (bias added inside the
+// matrix product; every derivative is again a MatMul, so double backward
+// works), SumRows/BroadcastRows, LayerNorm, MSELoss, CrossEntropy,
+// BCEWithLogits, Add, Dropout and Embedding.
+//
+// Each op owns its output buffers, reused from one run to the next, so a
+// training step allocates almost nothing; each implements both SymDiff
+// (tape machine, graph.Grad) and DoDiff (LispMachine). Matrix products go
+// through package gemm, loops over rows through package parallel.
+//
+// Minimal use:
+//
+//	g, _ := graph.New(tensor.Float32, 1)
+//	x, _ := g.Input("x", 64, 784)
+//	w, _ := g.Param("w", graph.KaimingUniform(), 128, 784) // out × in, as PyTorch
+//	b, _ := g.Param("b", graph.Zeros(), 128)
+//	h, err := fused.Linear(x, w, b) // x·wᵀ + b
+//
+// Errors name the op, the role of the input and the shapes found and wanted;
+// a wrong graph is an error when it is built, never a panic when it runs.
+package fused

@@ -1,0 +1,189 @@
+package fused
+
+// Inverted dropout: in training, each element is kept with probability 1−p
+// and scaled by 1/(1−p); in evaluation it is the identity. The mask of a run
+// is a pure function of (seed, name, step), so a run resumed from a
+// checkpoint at step s draws exactly the masks the uninterrupted run drew.
+//
+//	forward   y = x·m,  m ∈ {0, 1/(1−p)}
+//	backward  dx = g·m  (the same mask; linear, so differentiable again)
+
+import (
+	"fmt"
+	"hash"
+	"math"
+
+	"github.com/chewxy/hm"
+	"github.com/geluproject/gelu/graph"
+	"github.com/geluproject/gelu/graph/rng"
+	"github.com/geluproject/gelu/ops/internal/opkit"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Mode tells stochastic ops whether the model is training and which
+// optimization step the next run computes. *graph.Graph implements it
+// (SetTraining, SetStep).
+type Mode interface {
+	Training() bool
+	Step() int
+}
+
+// Dropout returns x with elements zeroed with probability p during training.
+// seed and name select the random stream; mode is read at every run.
+func Dropout(x *G.Node, p float64, seed uint64, name string, mode Mode) (*G.Node, error) {
+	if err := opkit.CheckFloatTensor("fused.Dropout", "input", x); err != nil {
+		return nil, err
+	}
+	if !(p >= 0 && p < 1) {
+		return nil, fmt.Errorf("fused.Dropout %q: p = %v, want 0 ≤ p < 1", name, p)
+	}
+	if mode == nil {
+		return nil, fmt.Errorf("fused.Dropout %q: mode is nil", name)
+	}
+	return opkit.Apply(&dropoutOp{p: p, seed: seed, name: name, mode: mode, dims: x.Dims()}, x)
+}
+
+type dropoutOp struct {
+	opkit.Defaults
+	p      float64
+	seed   uint64
+	name   string
+	mode   Mode
+	dims   int
+	out    opkit.Buffer
+	mask   []float64 // nil while the last run was the identity
+	masked bool
+}
+
+func (op *dropoutOp) Arity() int    { return 1 }
+func (op *dropoutOp) Type() hm.Type { return opkit.FnType(op.dims, op.dims) }
+func (op *dropoutOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
+	s, err := opkit.ShapeArg(op, ds, 0)
+	if err != nil {
+		return nil, err
+	}
+	return s.Clone(), nil
+}
+
+func (op *dropoutOp) Do(vs ...G.Value) (G.Value, error) {
+	in, err := opkit.Inputs(op, vs, "input")
+	if err != nil {
+		return nil, err
+	}
+	x := in[0]
+	n := x.Shape().TotalSize()
+	op.masked = op.mode.Training() && op.p > 0
+	if op.masked {
+		if len(op.mask) != n {
+			op.mask = make([]float64, n)
+		}
+		r := rng.New(op.seed, fmt.Sprintf("dropout/%s/%d", op.name, op.mode.Step()))
+		scale := 1 / (1 - op.p)
+		for i := range op.mask {
+			op.mask[i] = 0
+			if r.Float64() >= op.p {
+				op.mask[i] = scale
+			}
+		}
+	}
+	out := op.out.Get(x.Dtype(), x.Shape())
+	switch o := out.Data().(type) {
+	case []float32:
+		applyMask(o, x.Float32s(), op.mask, op.masked)
+	case []float64:
+		applyMask(o, x.Float64s(), op.mask, op.masked)
+	}
+	return out, nil
+}
+
+func applyMask[T graph.Float](out, x []T, mask []float64, masked bool) {
+	if !masked {
+		copy(out, x)
+		return
+	}
+	for i, v := range x {
+		out[i] = T(float64(v) * mask[i])
+	}
+}
+
+func (op *dropoutOp) WriteHash(h hash.Hash) {
+	fmt.Fprintf(h, "ops.dropout(%x,%d,%q,%p)", math.Float64bits(op.p), op.seed, op.name, op.mode)
+}
+func (op *dropoutOp) Hashcode() uint32     { return opkit.HashOf(op) }
+func (op *dropoutOp) String() string       { return fmt.Sprintf("dropout(%g)", op.p) }
+func (op *dropoutOp) DiffWRT(n int) []bool { return opkit.AllTrue(n) }
+
+func (op *dropoutOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
+	d, err := opkit.Apply(&dropoutGradOp{fwd: op}, inputs[0], grad)
+	return G.Nodes{d}, err
+}
+
+func (op *dropoutOp) DoDiff(ctx G.ExecutionContext, inputs G.Nodes, output *G.Node) error {
+	gv, err := opkit.OutGrad(op, output)
+	if err != nil {
+		return err
+	}
+	d, err := (&dropoutGradOp{fwd: op}).Do(inputs[0].Value(), gv)
+	if err != nil {
+		return err
+	}
+	return opkit.AccumulateGrad(op, inputs[0], d)
+}
+
+// dropoutGradOp multiplies the gradient by the forward op's mask. x is an
+// input only so that it runs after the forward op.
+type dropoutGradOp struct {
+	opkit.Defaults
+	fwd *dropoutOp
+	out opkit.Buffer
+}
+
+func (op *dropoutGradOp) Arity() int    { return 2 }
+func (op *dropoutGradOp) Type() hm.Type { return opkit.FnType(op.fwd.dims, op.fwd.dims, op.fwd.dims) }
+func (op *dropoutGradOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
+	s, err := opkit.ShapeArg(op, ds, 1)
+	if err != nil {
+		return nil, err
+	}
+	return s.Clone(), nil
+}
+func (op *dropoutGradOp) Do(vs ...G.Value) (G.Value, error) {
+	in, err := opkit.Inputs(op, vs, "", "gradient")
+	if err != nil {
+		return nil, err
+	}
+	g := in[1]
+	if op.fwd.masked && len(op.fwd.mask) != g.Shape().TotalSize() {
+		return nil, fmt.Errorf("%v: the forward dropout has not run on this input", op)
+	}
+	out := op.out.Get(g.Dtype(), g.Shape())
+	switch o := out.Data().(type) {
+	case []float32:
+		applyMask(o, g.Float32s(), op.fwd.mask, op.fwd.masked)
+	case []float64:
+		applyMask(o, g.Float64s(), op.fwd.mask, op.fwd.masked)
+	}
+	return out, nil
+}
+func (op *dropoutGradOp) WriteHash(h hash.Hash) { fmt.Fprintf(h, "ops.dropoutgrad(%p)", op.fwd) }
+func (op *dropoutGradOp) Hashcode() uint32      { return opkit.HashOf(op) }
+func (op *dropoutGradOp) String() string        { return "dropout.dx" }
+
+// DiffWRT: the output does not depend on x (only the mask does).
+func (op *dropoutGradOp) DiffWRT(n int) []bool { return []bool{false, true} }
+func (op *dropoutGradOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
+	d, err := opkit.Apply(&dropoutGradOp{fwd: op.fwd}, inputs[0], grad)
+	return G.Nodes{nil, d}, err
+}
+func (op *dropoutGradOp) DoDiff(ctx G.ExecutionContext, inputs G.Nodes, output *G.Node) error {
+	gv, err := opkit.OutGrad(op, output)
+	if err != nil {
+		return err
+	}
+	d, err := (&dropoutGradOp{fwd: op.fwd}).Do(inputs[0].Value(), gv)
+	if err != nil {
+		return err
+	}
+	return opkit.AccumulateGrad(op, inputs[1], d)
+}

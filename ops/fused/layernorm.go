@@ -1,0 +1,352 @@
+package fused
+
+// Layer normalization over the last dimension, fused:
+//
+//	forward   μ = mean(x), rstd = 1/√(var(x) + ε)   (per row, biased variance)
+//	          x̂ = (x − μ)·rstd,  y = x̂·γ + β
+//	backward  ĝ = g·γ
+//	          dx = rstd·(ĝ − mean(ĝ) − x̂·mean(ĝ·x̂))
+//	          dγ = Σ_rows g·x̂,   dβ = Σ_rows g
+//
+// μ and rstd are saved per row by the forward op (in float64 even for
+// float32 data) and read by the backward ops, instead of being recomputed
+// through a chain of broadcast nodes. Double backward through LayerNorm is
+// not implemented (its backward ops report an error if differentiated).
+
+import (
+	"fmt"
+	"hash"
+	"math"
+
+	"github.com/chewxy/hm"
+	"github.com/geluproject/gelu/graph"
+	"github.com/geluproject/gelu/ops/internal/opkit"
+	"github.com/geluproject/gelu/ops/parallel"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// LayerNorm normalizes each row of x (rows × d) and applies the elementwise
+// affine transform with gamma and beta (both (d), or both nil), like
+// PyTorch's nn.LayerNorm(d, eps) on the last dimension.
+func LayerNorm(x, gamma, beta *G.Node, eps float64) (*G.Node, error) {
+	if err := opkit.CheckMatrix("fused.LayerNorm", "input", x); err != nil {
+		return nil, err
+	}
+	if !(eps >= 0) || math.IsInf(eps, 0) {
+		return nil, fmt.Errorf("fused.LayerNorm: eps = %v, want a finite value ≥ 0", eps)
+	}
+	if (gamma == nil) != (beta == nil) {
+		return nil, fmt.Errorf("fused.LayerNorm: give both gamma and beta, or neither")
+	}
+	op := &layerNormOp{eps: eps, affine: gamma != nil}
+	if gamma == nil {
+		return opkit.Apply(op, x)
+	}
+	d := x.Shape()[1]
+	if err := opkit.CheckVector("fused.LayerNorm", "gamma", gamma, d, x.Dtype()); err != nil {
+		return nil, err
+	}
+	if err := opkit.CheckVector("fused.LayerNorm", "beta", beta, d, x.Dtype()); err != nil {
+		return nil, err
+	}
+	return opkit.Apply(op, x, gamma, beta)
+}
+
+type layerNormOp struct {
+	opkit.Defaults
+	eps        float64
+	affine     bool
+	out        opkit.Buffer
+	mean, rstd []float64 // per row, saved for the backward ops
+}
+
+func (op *layerNormOp) Arity() int {
+	if op.affine {
+		return 3
+	}
+	return 1
+}
+
+func (op *layerNormOp) Type() hm.Type {
+	if op.affine {
+		return opkit.FnType(2, 1, 1, 2)
+	}
+	return opkit.FnType(2, 2)
+}
+
+func (op *layerNormOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
+	s, err := opkit.ShapeArg(op, ds, 0)
+	if err != nil {
+		return nil, err
+	}
+	return s.Clone(), nil
+}
+
+func (op *layerNormOp) Do(vs ...G.Value) (G.Value, error) {
+	in, err := opkit.Inputs(op, vs, []string{"input", "gamma", "beta"}[:op.Arity()]...)
+	if err != nil {
+		return nil, err
+	}
+	x, gamma, beta := in[0], in[1], in[2]
+	if x.Dims() != 2 {
+		return nil, fmt.Errorf("%v: input shape %v, want a matrix", op, x.Shape())
+	}
+	rows, d := x.Shape()[0], x.Shape()[1]
+	if op.affine {
+		if gamma.Shape().TotalSize() != d || beta.Shape().TotalSize() != d {
+			return nil, fmt.Errorf("%v: gamma/beta sizes %d/%d, want %d", op, gamma.Shape().TotalSize(), beta.Shape().TotalSize(), d)
+		}
+	}
+	if len(op.mean) != rows {
+		op.mean, op.rstd = make([]float64, rows), make([]float64, rows)
+	}
+	out := op.out.Get(x.Dtype(), x.Shape())
+	switch o := out.Data().(type) {
+	case []float32:
+		layerNormForward(o, x.Float32s(), affineData[float32](gamma), affineData[float32](beta), op.mean, op.rstd, d, op.eps)
+	case []float64:
+		layerNormForward(o, x.Float64s(), affineData[float64](gamma), affineData[float64](beta), op.mean, op.rstd, d, op.eps)
+	}
+	return out, nil
+}
+
+func affineData[T graph.Float](t *tensor.Dense) []T {
+	if t == nil {
+		return nil
+	}
+	return t.Data().([]T)
+}
+
+func layerNormForward[T graph.Float](y, x, gamma, beta []T, mean, rstd []float64, d int, eps float64) {
+	parallel.Rows(len(mean), d, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			row := x[r*d : (r+1)*d]
+			var s float64
+			for _, v := range row {
+				s += float64(v)
+			}
+			mu := s / float64(d)
+			var ss float64
+			for _, v := range row {
+				c := float64(v) - mu
+				ss += c * c
+			}
+			rs := 1 / math.Sqrt(ss/float64(d)+eps)
+			mean[r], rstd[r] = mu, rs
+			out := y[r*d : (r+1)*d]
+			for j, v := range row {
+				xh := (float64(v) - mu) * rs
+				if gamma != nil {
+					xh = xh*float64(gamma[j]) + float64(beta[j])
+				}
+				out[j] = T(xh)
+			}
+		}
+	})
+}
+
+func (op *layerNormOp) WriteHash(h hash.Hash) {
+	fmt.Fprintf(h, "ops.layernorm(%x,%t)", math.Float64bits(op.eps), op.affine)
+}
+func (op *layerNormOp) Hashcode() uint32     { return opkit.HashOf(op) }
+func (op *layerNormOp) String() string       { return fmt.Sprintf("layernorm(eps=%g)", op.eps) }
+func (op *layerNormOp) DiffWRT(n int) []bool { return opkit.AllTrue(n) }
+
+func (op *layerNormOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
+	x := inputs[0]
+	if !op.affine {
+		dx, err := opkit.Apply(&layerNormGradOp{fwd: op}, x, grad)
+		return G.Nodes{dx}, err
+	}
+	dx, err := opkit.Apply(&layerNormGradOp{fwd: op}, x, grad, inputs[1])
+	if err != nil {
+		return nil, err
+	}
+	dgamma, err := opkit.Apply(&layerNormGradOp{fwd: op, gamma: true}, x, grad)
+	if err != nil {
+		return nil, err
+	}
+	dbeta, err := SumRows(grad)
+	if err != nil {
+		return nil, err
+	}
+	return G.Nodes{dx, dgamma, dbeta}, nil
+}
+
+func (op *layerNormOp) DoDiff(ctx G.ExecutionContext, inputs G.Nodes, output *G.Node) error {
+	vals, err := opkit.Values(op, inputs)
+	if err != nil {
+		return err
+	}
+	gv, err := opkit.OutGrad(op, output)
+	if err != nil {
+		return err
+	}
+	args := []G.Value{vals[0], gv}
+	if op.affine {
+		args = append(args, vals[1])
+	}
+	dx, err := (&layerNormGradOp{fwd: op}).Do(args...)
+	if err != nil {
+		return err
+	}
+	if err := opkit.AccumulateGrad(op, inputs[0], dx); err != nil || !op.affine {
+		return err
+	}
+	dgamma, err := (&layerNormGradOp{fwd: op, gamma: true}).Do(vals[0], gv)
+	if err != nil {
+		return err
+	}
+	if err := opkit.AccumulateGrad(op, inputs[1], dgamma); err != nil {
+		return err
+	}
+	dbeta, err := (&sumRowsOp{}).Do(gv)
+	if err != nil {
+		return err
+	}
+	return opkit.AccumulateGrad(op, inputs[2], dbeta)
+}
+
+// layerNormGradOp computes dx from (x, g[, γ]), or dγ from (x, g) when
+// gamma is set, using the statistics saved by fwd.
+type layerNormGradOp struct {
+	opkit.Defaults
+	fwd   *layerNormOp
+	gamma bool
+	out   opkit.Buffer
+	acc   []float64 // dγ accumulated in float64, reused across runs
+}
+
+func (op *layerNormGradOp) Arity() int {
+	if !op.gamma && op.fwd.affine {
+		return 3
+	}
+	return 2
+}
+
+func (op *layerNormGradOp) Type() hm.Type {
+	switch {
+	case op.gamma:
+		return opkit.FnType(2, 2, 1)
+	case op.fwd.affine:
+		return opkit.FnType(2, 2, 1, 2)
+	}
+	return opkit.FnType(2, 2, 2)
+}
+
+func (op *layerNormGradOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
+	s, err := opkit.ShapeArg(op, ds, 0)
+	if err != nil {
+		return nil, err
+	}
+	if op.gamma {
+		return tensor.Shape{s[1]}, nil
+	}
+	return s.Clone(), nil
+}
+
+func (op *layerNormGradOp) Do(vs ...G.Value) (G.Value, error) {
+	// The third input (gamma, when the input's gradient is wanted) is
+	// read where it is used.
+	in, err := opkit.Inputs(op, vs, []string{"input", "gradient", ""}[:op.Arity()]...)
+	if err != nil {
+		return nil, err
+	}
+	x, g := in[0], in[1]
+	if err := opkit.SameLayout(op, x, "gradient", g); err != nil {
+		return nil, err
+	}
+	rows, d := x.Shape()[0], x.Shape()[1]
+	if len(op.fwd.mean) != rows {
+		return nil, fmt.Errorf("%v: the forward layer norm has not run on this input", op)
+	}
+	if op.gamma {
+		out := op.out.Get(x.Dtype(), tensor.Shape{d})
+		if len(op.acc) != d {
+			op.acc = make([]float64, d)
+		}
+		switch o := out.Data().(type) {
+		case []float32:
+			layerNormGradGamma(o, x.Float32s(), g.Float32s(), op.fwd.mean, op.fwd.rstd, op.acc)
+		case []float64:
+			layerNormGradGamma(o, x.Float64s(), g.Float64s(), op.fwd.mean, op.fwd.rstd, op.acc)
+		}
+		return out, nil
+	}
+	var gamma *tensor.Dense
+	if op.fwd.affine {
+		if gamma, err = opkit.Dense(op, "gamma", vs[2]); err != nil {
+			return nil, err
+		}
+	}
+	out := op.out.Get(x.Dtype(), x.Shape())
+	switch o := out.Data().(type) {
+	case []float32:
+		layerNormGradX(o, x.Float32s(), g.Float32s(), affineData[float32](gamma), op.fwd.mean, op.fwd.rstd)
+	case []float64:
+		layerNormGradX(o, x.Float64s(), g.Float64s(), affineData[float64](gamma), op.fwd.mean, op.fwd.rstd)
+	}
+	return out, nil
+}
+
+func layerNormGradX[T graph.Float](dx, x, g, gamma []T, mean, rstd []float64) {
+	d := len(x) / len(mean)
+	parallel.Rows(len(mean), d, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			xr, gr, out := x[r*d:(r+1)*d], g[r*d:(r+1)*d], dx[r*d:(r+1)*d]
+			mu, rs := mean[r], rstd[r]
+			var sg, sgx float64 // Σ ĝ and Σ ĝ·x̂
+			for j, v := range xr {
+				gh := float64(gr[j])
+				if gamma != nil {
+					gh *= float64(gamma[j])
+				}
+				sg += gh
+				sgx += gh * (float64(v) - mu) * rs
+			}
+			mg, mgx := sg/float64(d), sgx/float64(d)
+			for j, v := range xr {
+				gh := float64(gr[j])
+				if gamma != nil {
+					gh *= float64(gamma[j])
+				}
+				xh := (float64(v) - mu) * rs
+				out[j] = T(rs * (gh - mg - xh*mgx))
+			}
+		}
+	})
+}
+
+func layerNormGradGamma[T graph.Float](dgamma, x, g []T, mean, rstd, acc []float64) {
+	d := len(dgamma)
+	clear(acc)
+	for r := range mean {
+		xr, gr := x[r*d:(r+1)*d], g[r*d:(r+1)*d]
+		mu, rs := mean[r], rstd[r]
+		for j, v := range xr {
+			acc[j] += float64(gr[j]) * (float64(v) - mu) * rs
+		}
+	}
+	for j := range dgamma {
+		dgamma[j] = T(acc[j])
+	}
+}
+
+func (op *layerNormGradOp) WriteHash(h hash.Hash) {
+	fmt.Fprintf(h, "ops.layernormgrad(%p,%t)", op.fwd, op.gamma)
+}
+func (op *layerNormGradOp) Hashcode() uint32 { return opkit.HashOf(op) }
+func (op *layerNormGradOp) String() string {
+	if op.gamma {
+		return "layernorm.dγ"
+	}
+	return "layernorm.dx"
+}
+func (op *layerNormGradOp) DiffWRT(n int) []bool { return opkit.AllTrue(n) }
+func (op *layerNormGradOp) SymDiff(G.Nodes, *G.Node, *G.Node) (G.Nodes, error) {
+	return nil, fmt.Errorf("%v: double backward through LayerNorm is not implemented", op)
+}
+func (op *layerNormGradOp) DoDiff(G.ExecutionContext, G.Nodes, *G.Node) error {
+	return fmt.Errorf("%v: double backward through LayerNorm is not implemented", op)
+}

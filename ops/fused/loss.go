@@ -1,0 +1,337 @@
+package fused
+
+// Losses with PyTorch's default mean reduction, each a fused op with its own
+// backward (n = number of elements, m = number of rows, G = upstream scalar):
+//
+//	MSELoss(p, t)          = Σ(p−t)²/n                    dp = 2(p−t)·G/n,   dt = −dp
+//	CrossEntropy(z, y)     = Σ_i (logsumexp(z_i) − z_iy)/m  dz = (softmax(z) − onehot(y))·G/m
+//	BCEWithLogits(z, t)    = Σ max(z,0) − z·t + log(1+e^−|z|) over n
+//	                                                      dz = (σ(z) − t)·G/n, dt = −z·G/n
+//
+// Sums are accumulated in float64. The backward ops are not differentiable
+// again; build the loss from gorgonia ops if you need its second derivative.
+
+import (
+	"fmt"
+	"hash"
+	"math"
+
+	"github.com/chewxy/hm"
+	"github.com/geluproject/gelu/graph"
+	"github.com/geluproject/gelu/ops/internal/opkit"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+type lossKind int
+
+const (
+	lossMSE lossKind = iota
+	lossCE
+	lossBCE
+)
+
+func (k lossKind) String() string {
+	return [...]string{"mse_loss", "cross_entropy", "bce_with_logits"}[k]
+}
+
+// MSELoss returns the mean squared error between pred and target (same
+// shape and dtype).
+func MSELoss(pred, target *G.Node) (*G.Node, error) {
+	return newLoss(lossMSE, pred, target)
+}
+
+// CrossEntropy returns the mean over rows of −log softmax(logits)[label]
+// for logits (rows × classes) and labels (rows) holding integer class
+// indices as floats. Labels outside [0, classes) or not integers are a run
+// time error naming the row.
+func CrossEntropy(logits, labels *G.Node) (*G.Node, error) {
+	return newLoss(lossCE, logits, labels)
+}
+
+// BCEWithLogits returns the mean binary cross-entropy between sigmoid(logits)
+// and targets in [0, 1] (same shape), computed stably from the logits.
+func BCEWithLogits(logits, targets *G.Node) (*G.Node, error) {
+	return newLoss(lossBCE, logits, targets)
+}
+
+func newLoss(kind lossKind, pred, target *G.Node) (*G.Node, error) {
+	name := "ops." + kind.String()
+	if err := opkit.CheckFloatTensor(name, "prediction", pred); err != nil {
+		return nil, err
+	}
+	if err := opkit.CheckFloatTensor(name, "target", target); err != nil {
+		return nil, err
+	}
+	if kind == lossCE {
+		if pred.Dims() != 2 || target.Dims() != 1 || target.Shape()[0] != pred.Shape()[0] {
+			return nil, fmt.Errorf("%s: logits %q %v and labels %q %v, want (rows × classes) and (rows)", name, pred.Name(), pred.Shape(), target.Name(), target.Shape())
+		}
+		if pred.Dtype() != target.Dtype() {
+			return nil, fmt.Errorf("%s: logits are %v but labels %v", name, pred.Dtype(), target.Dtype())
+		}
+	} else if err := opkit.CheckSameType(name, pred, target); err != nil {
+		return nil, err
+	}
+	return opkit.Apply(&lossOp{kind: kind, predDims: pred.Dims(), targetDims: target.Dims()}, pred, target)
+}
+
+type lossOp struct {
+	opkit.Defaults
+	kind                 lossKind
+	predDims, targetDims int
+	out                  opkit.ScalarBuffer
+}
+
+func (op *lossOp) Arity() int    { return 2 }
+func (op *lossOp) Type() hm.Type { return opkit.FnType(op.predDims, op.targetDims, 0) }
+func (op *lossOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
+	return tensor.ScalarShape(), nil
+}
+
+func (op *lossOp) Do(vs ...G.Value) (G.Value, error) {
+	p, t, err := lossInputs(op, vs, 2)
+	if err != nil {
+		return nil, err
+	}
+	var l float64
+	switch pd := p.Data().(type) {
+	case []float32:
+		l, err = lossValue(op.kind, pd, t.Float32s(), p.Shape())
+	case []float64:
+		l, err = lossValue(op.kind, pd, t.Float64s(), p.Shape())
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%v: %w", op, err)
+	}
+	return op.out.Set(p.Dtype(), l), nil
+}
+
+func lossInputs(op fmt.Stringer, vs []G.Value, arity int) (p, t *tensor.Dense, err error) {
+	// The loss's backward has the upstream gradient, a scalar, as third
+	// input; it reads that itself.
+	in, err := opkit.Inputs(op, vs, []string{"prediction", "target", ""}[:arity]...)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, t = in[0], in[1]
+	if p.Dtype() != t.Dtype() {
+		return nil, nil, fmt.Errorf("%v: prediction is %v, target %v", op, p.Dtype(), t.Dtype())
+	}
+	return p, t, nil
+}
+
+func lossValue[T graph.Float](kind lossKind, p, t []T, shape tensor.Shape) (float64, error) {
+	var s float64
+	switch kind {
+	case lossMSE:
+		for i, v := range p {
+			d := float64(v) - float64(t[i])
+			s += d * d
+		}
+		return s / float64(len(p)), nil
+	case lossBCE:
+		for i, v := range p {
+			z := float64(v)
+			s += math.Max(z, 0) - z*float64(t[i]) + math.Log1p(math.Exp(-math.Abs(z)))
+		}
+		return s / float64(len(p)), nil
+	}
+	rows, classes := shape[0], shape[1]
+	for r := 0; r < rows; r++ {
+		y, err := classOf(t[r], r, classes)
+		if err != nil {
+			return 0, err
+		}
+		row := p[r*classes : (r+1)*classes]
+		s += logSumExp(row) - float64(row[y])
+	}
+	return s / float64(rows), nil
+}
+
+func classOf[T graph.Float](label T, row, classes int) (int, error) {
+	y := float64(label)
+	if y != math.Trunc(y) || y < 0 || y >= float64(classes) {
+		return 0, fmt.Errorf("label of row %d is %v, want an integer class in [0, %d)", row, y, classes)
+	}
+	return int(y), nil
+}
+
+func logSumExp[T graph.Float](row []T) float64 {
+	mx := math.Inf(-1)
+	for _, v := range row {
+		mx = math.Max(mx, float64(v))
+	}
+	if math.IsInf(mx, 0) {
+		return mx
+	}
+	var s float64
+	for _, v := range row {
+		s += math.Exp(float64(v) - mx)
+	}
+	return mx + math.Log(s)
+}
+
+func (op *lossOp) WriteHash(h hash.Hash) { fmt.Fprintf(h, "ops.loss(%d)", op.kind) }
+func (op *lossOp) Hashcode() uint32      { return opkit.HashOf(op) }
+func (op *lossOp) String() string        { return op.kind.String() }
+
+// DiffWRT: integer labels get no gradient.
+func (op *lossOp) DiffWRT(n int) []bool { return []bool{true, op.kind != lossCE} }
+
+func (op *lossOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
+	dp, err := opkit.Apply(&lossGradOp{kind: op.kind, fwd: op}, inputs[0], inputs[1], grad)
+	if err != nil || op.kind == lossCE {
+		return G.Nodes{dp, nil}, err
+	}
+	dt, err := opkit.Apply(&lossGradOp{kind: op.kind, fwd: op, target: true}, inputs[0], inputs[1], grad)
+	return G.Nodes{dp, dt}, err
+}
+
+func (op *lossOp) DoDiff(ctx G.ExecutionContext, inputs G.Nodes, output *G.Node) error {
+	vals, err := opkit.Values(op, inputs)
+	if err != nil {
+		return err
+	}
+	gv, err := opkit.OutGrad(op, output)
+	if err != nil {
+		return err
+	}
+	dp, err := (&lossGradOp{kind: op.kind, fwd: op}).Do(vals[0], vals[1], gv)
+	if err != nil {
+		return err
+	}
+	if err := opkit.AccumulateGrad(op, inputs[0], dp); err != nil || op.kind == lossCE {
+		return err
+	}
+	dt, err := (&lossGradOp{kind: op.kind, fwd: op, target: true}).Do(vals[0], vals[1], gv)
+	if err != nil {
+		return err
+	}
+	return opkit.AccumulateGrad(op, inputs[1], dt)
+}
+
+// lossGradOp computes the gradient with respect to the prediction (or, with
+// target set, the target) from (prediction, target, G).
+type lossGradOp struct {
+	opkit.Defaults
+	kind   lossKind
+	fwd    *lossOp
+	target bool
+	out    opkit.Buffer
+}
+
+func (op *lossGradOp) Arity() int { return 3 }
+func (op *lossGradOp) Type() hm.Type {
+	d := op.fwd.predDims
+	if op.target {
+		d = op.fwd.targetDims
+	}
+	return opkit.FnType(op.fwd.predDims, op.fwd.targetDims, 0, d)
+}
+func (op *lossGradOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
+	i := 0
+	if op.target {
+		i = 1
+	}
+	s, err := opkit.ShapeArg(op, ds, i)
+	if err != nil {
+		return nil, err
+	}
+	return s.Clone(), nil
+}
+
+func (op *lossGradOp) Do(vs ...G.Value) (G.Value, error) {
+	p, t, err := lossInputs(op, vs, 3)
+	if err != nil {
+		return nil, err
+	}
+	g, err := opkit.ScalarValue(op, "upstream gradient", vs[2])
+	if err != nil {
+		return nil, err
+	}
+	shape := p.Shape()
+	if op.target {
+		shape = t.Shape()
+	}
+	out := op.out.Get(p.Dtype(), shape)
+	switch o := out.Data().(type) {
+	case []float32:
+		err = lossGrad(op.kind, op.target, o, p.Float32s(), t.Float32s(), p.Shape(), g)
+	case []float64:
+		err = lossGrad(op.kind, op.target, o, p.Float64s(), t.Float64s(), p.Shape(), g)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%v: %w", op, err)
+	}
+	return out, nil
+}
+
+func lossGrad[T graph.Float](kind lossKind, wrtTarget bool, out, p, t []T, shape tensor.Shape, g float64) error {
+	switch kind {
+	case lossMSE:
+		c := 2 * g / float64(len(p))
+		if wrtTarget {
+			c = -c
+		}
+		for i, v := range p {
+			out[i] = T(c * (float64(v) - float64(t[i])))
+		}
+	case lossBCE:
+		c := g / float64(len(p))
+		for i, v := range p {
+			z := float64(v)
+			if wrtTarget {
+				out[i] = T(-c * z)
+			} else {
+				out[i] = T(c * (sigmoid(z) - float64(t[i])))
+			}
+		}
+	case lossCE:
+		rows, classes := shape[0], shape[1]
+		c := g / float64(rows)
+		for r := 0; r < rows; r++ {
+			y, err := classOf(t[r], r, classes)
+			if err != nil {
+				return err
+			}
+			row, o := p[r*classes:(r+1)*classes], out[r*classes:(r+1)*classes]
+			lse := logSumExp(row)
+			for j, v := range row {
+				pj := math.Exp(float64(v) - lse)
+				if j == y {
+					pj--
+				}
+				o[j] = T(c * pj)
+			}
+		}
+	}
+	return nil
+}
+
+// sigmoid is σ(z) without overflow.
+func sigmoid(z float64) float64 {
+	if z >= 0 {
+		return 1 / (1 + math.Exp(-z))
+	}
+	e := math.Exp(z)
+	return e / (1 + e)
+}
+
+func (op *lossGradOp) WriteHash(h hash.Hash) {
+	fmt.Fprintf(h, "ops.lossgrad(%d,%t)", op.kind, op.target)
+}
+func (op *lossGradOp) Hashcode() uint32 { return opkit.HashOf(op) }
+func (op *lossGradOp) String() string {
+	if op.target {
+		return op.kind.String() + ".dtarget"
+	}
+	return op.kind.String() + ".dinput"
+}
+func (op *lossGradOp) DiffWRT(n int) []bool { return opkit.AllTrue(n) }
+func (op *lossGradOp) SymDiff(G.Nodes, *G.Node, *G.Node) (G.Nodes, error) {
+	return nil, fmt.Errorf("%v: double backward through %s is not implemented; compose the loss from gorgonia ops for second derivatives", op, op.kind)
+}
+func (op *lossGradOp) DoDiff(G.ExecutionContext, G.Nodes, *G.Node) error {
+	return fmt.Errorf("%v: double backward through %s is not implemented", op, op.kind)
+}

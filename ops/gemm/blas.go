@@ -1,0 +1,148 @@
+package gemm
+
+// Matrix products for the fused ops. Every GEMM in this package goes through
+// gemm, so the BLAS is chosen in one place. At start-up the package loads
+// OpenBLAS if the system has it (at run time, without cgo: see
+// blas_openblas.go) and otherwise uses gonum's pure-Go BLAS; the
+// environment variable GELU_BLAS overrides the choice:
+//
+//	GELU_BLAS=gonum            pure Go, never load a C library
+//	GELU_BLAS=openblas         OpenBLAS from the usual library names (the default)
+//	GELU_BLAS=/path/to/lib.so  OpenBLAS from this file
+//
+// The same implementation is handed to gorgonia (gorgonia.Use), so its own
+// MatMul, MatVecMul and friends use it too.
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/geluproject/gelu/graph"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
+	G "gorgonia.org/gorgonia"
+)
+
+// BLAS is the subset of a BLAS library the ops use.
+type BLAS interface {
+	blas.Float32Level3
+	blas.Float64Level3
+	// Name identifies the implementation, e.g. "gonum (pure Go)".
+	Name() string
+}
+
+type gonumBLAS struct{ gonum.Implementation }
+
+func (gonumBLAS) Name() string { return "gonum (pure Go)" }
+
+// blasEnv is the environment variable that selects the BLAS at start-up.
+const blasEnv = "GELU_BLAS"
+
+var (
+	blasMu   sync.RWMutex
+	blasImpl BLAS = gonumBLAS{}
+	// blasNote says why the default is not OpenBLAS, for BLASName.
+	blasNote string
+)
+
+func init() {
+	impl, note := defaultBLAS(os.Getenv(blasEnv))
+	blasImpl, blasNote = impl, note
+	useInGorgonia(impl)
+}
+
+// defaultBLAS picks the implementation for the value of GELU_BLAS and, when
+// it falls back to gonum, says why.
+func defaultBLAS(env string) (BLAS, string) {
+	env = strings.TrimSpace(env)
+	switch strings.ToLower(env) {
+	case "gonum", "go", "purego", "pure-go":
+		return gonumBLAS{}, ""
+	case "", "auto", "openblas":
+		ob, err := LoadOpenBLAS("")
+		if err != nil {
+			return gonumBLAS{}, err.Error()
+		}
+		return ob, ""
+	}
+	if !strings.ContainsRune(env, '/') {
+		return gonumBLAS{}, fmt.Sprintf("%s=%q not understood; want gonum, openblas or a library path", blasEnv, env)
+	}
+	ob, err := LoadOpenBLAS(env)
+	if err != nil {
+		return gonumBLAS{}, err.Error()
+	}
+	return ob, ""
+}
+
+// useInGorgonia makes gorgonia's own matrix ops use impl when it is a
+// complete BLAS (OpenBLAS and gonum are; a user's Level-3-only BLAS is not,
+// and gorgonia keeps what it had).
+func useInGorgonia(impl BLAS) {
+	if full, ok := impl.(G.BLAS); ok {
+		G.Use(full) // also sets tensor.Use
+	}
+}
+
+// Use makes every matrix product in this package use impl, and
+// gorgonia's too if impl implements all of gorgonia.BLAS. Use(nil)
+// restores gonum's pure-Go BLAS.
+func Use(impl BLAS) {
+	if impl == nil {
+		impl = gonumBLAS{}
+	}
+	blasMu.Lock()
+	defer blasMu.Unlock()
+	blasImpl, blasNote = impl, ""
+	useInGorgonia(impl)
+}
+
+// Name reports which BLAS the ops use, e.g.
+// "OpenBLAS 0.3.21 SkylakeX (libopenblas.so.0, 2 threads)", and, when the
+// pure-Go fallback was chosen at start-up, why OpenBLAS was not used.
+func Name() string {
+	blasMu.RLock()
+	defer blasMu.RUnlock()
+	if blasNote != "" {
+		return blasImpl.Name() + "; " + blasNote
+	}
+	return blasImpl.Name()
+}
+
+// SetThreads sets how many threads the BLAS in use runs matrix products
+// on. OpenBLAS honours it; the pure-Go BLAS reports an error. Small products
+// (below roughly 128×128×512 multiply-adds here) run faster on one thread,
+// and so does a program that already trains several models in parallel.
+func SetThreads(n int) error {
+	if t, ok := currentBLAS().(interface{ SetThreads(int) error }); ok {
+		return t.SetThreads(n)
+	}
+	return fmt.Errorf("ops: %s has no thread setting", Name())
+}
+
+func currentBLAS() BLAS {
+	blasMu.RLock()
+	defer blasMu.RUnlock()
+	return blasImpl
+}
+
+// Gemm computes C = alpha·op(A)·op(B) + beta·C for row-major matrices, where
+// op(A) is m×k, op(B) is k×n and C is m×n.
+func Gemm[T graph.Float](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	ta, tb := blas.NoTrans, blas.NoTrans
+	if tA {
+		ta = blas.Trans
+	}
+	if tB {
+		tb = blas.Trans
+	}
+	impl := currentBLAS()
+	switch c := any(c).(type) {
+	case []float32:
+		impl.Sgemm(ta, tb, m, n, k, float32(alpha), any(a).([]float32), lda, any(b).([]float32), ldb, float32(beta), c, ldc)
+	case []float64:
+		impl.Dgemm(ta, tb, m, n, k, float64(alpha), any(a).([]float64), lda, any(b).([]float64), ldb, float64(beta), c, ldc)
+	}
+}

@@ -1,0 +1,165 @@
+package opkit
+
+// Plumbing for the fused layer ops (matmul, layer norm, losses, ...): their
+// gorgonia types, scalar values, and gradient accumulation for DoDiff.
+
+import (
+	"fmt"
+
+	"github.com/chewxy/hm"
+	"github.com/geluproject/gelu/graph"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Defaults gives the fused ops the Op methods they all share: they return
+// a tensor they own (a pointer that later in-place ops may reuse), call no
+// external library through gorgonia's batching, and never overwrite an input.
+type Defaults struct{}
+
+func (Defaults) ReturnsPtr() bool     { return true }
+func (Defaults) CallsExtern() bool    { return false }
+func (Defaults) OverwritesInput() int { return -1 }
+
+// AllTrue is DiffWRT for ops differentiable in every input.
+func AllTrue(n int) []bool {
+	d := make([]bool, n)
+	for i := range d {
+		d[i] = true
+	}
+	return d
+}
+
+// FnType returns a fresh function type over one element type: each entry of
+// dims is an argument's (and finally the result's) number of dimensions,
+// 0 meaning a scalar. A fresh value each call, since gorgonia mutates types.
+func FnType(dims ...int) hm.Type {
+	a := hm.TypeVariable('a')
+	ts := make([]hm.Type, len(dims))
+	for i, d := range dims {
+		if d == 0 {
+			ts[i] = a
+		} else {
+			ts[i] = G.TensorType{Dims: d, Of: a}
+		}
+	}
+	return hm.NewFnType(ts...)
+}
+
+// ScalarValue reads a float32/float64 scalar Value (or one-element tensor).
+func ScalarValue(op fmt.Stringer, role string, v G.Value) (float64, error) {
+	x, err := graph.Scalar(v)
+	if err != nil {
+		return 0, fmt.Errorf("%v: %s: %w", op, role, err)
+	}
+	return x, nil
+}
+
+// ScalarBuffer is an op's scalar output, reused across runs.
+type ScalarBuffer struct {
+	f32 *G.F32
+	f64 *G.F64
+}
+
+func (s *ScalarBuffer) Set(dt tensor.Dtype, v float64) G.Value {
+	if dt == tensor.Float32 {
+		if s.f32 == nil {
+			s.f32 = new(G.F32)
+		}
+		*s.f32 = G.F32(v)
+		return s.f32
+	}
+	if s.f64 == nil {
+		s.f64 = new(G.F64)
+	}
+	*s.f64 = G.F64(v)
+	return s.f64
+}
+
+// AccumulateGrad adds v into the gradient (dual value) of node n, for the
+// LispMachine's DoDiff.
+func AccumulateGrad(op fmt.Stringer, n *G.Node, v G.Value) error {
+	d, err := n.Grad()
+	if err != nil {
+		return fmt.Errorf("%v: input %q has no gradient: %w", op, n.Name(), err)
+	}
+	switch dst := d.(type) {
+	case *tensor.Dense:
+		src, ok := v.(*tensor.Dense)
+		if !ok || !graph.SameShape(src.Shape(), dst.Shape()) || src.Dtype() != dst.Dtype() {
+			return fmt.Errorf("%v: gradient for %q is %v, want a %v%v tensor", op, n.Name(), v, dst.Dtype(), dst.Shape())
+		}
+		switch a := dst.Data().(type) {
+		case []float32:
+			for i, x := range src.Float32s() {
+				a[i] += x
+			}
+		case []float64:
+			for i, x := range src.Float64s() {
+				a[i] += x
+			}
+		}
+	case *G.F64:
+		x, err := ScalarValue(op, "gradient", v)
+		if err != nil {
+			return err
+		}
+		*dst += G.F64(x)
+	case *G.F32:
+		x, err := ScalarValue(op, "gradient", v)
+		if err != nil {
+			return err
+		}
+		*dst += G.F32(x)
+	default:
+		return fmt.Errorf("%v: gradient of %q is a %T", op, n.Name(), d)
+	}
+	return nil
+}
+
+// Values returns the input nodes' values as dense tensors.
+func Values(op fmt.Stringer, inputs G.Nodes) ([]*tensor.Dense, error) {
+	out := make([]*tensor.Dense, len(inputs))
+	for i, n := range inputs {
+		var err error
+		if out[i], err = Dense(op, fmt.Sprintf("input %d (%s)", i, n.Name()), n.Value()); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// OutGrad returns the output node's gradient (DoDiff) as a Value.
+func OutGrad(op fmt.Stringer, output *G.Node) (G.Value, error) {
+	g, err := output.Grad()
+	if err != nil {
+		return nil, fmt.Errorf("%v: output has no gradient: %w", op, err)
+	}
+	return g, nil
+}
+
+// CheckMatrix checks at graph-build time that n is a float matrix.
+func CheckMatrix(op, role string, n *G.Node) error {
+	if err := CheckFloatTensor(op, role, n); err != nil {
+		return err
+	}
+	if n.Dims() != 2 {
+		return fmt.Errorf("%s: %s %q has shape %v, want a matrix (rows × features)", op, role, n.Name(), n.Shape())
+	}
+	return nil
+}
+
+// CheckVector checks at graph-build time that n is a float vector of length d
+// with the given dtype.
+func CheckVector(op, role string, n *G.Node, d int, dt tensor.Dtype) error {
+	if err := CheckFloatTensor(op, role, n); err != nil {
+		return err
+	}
+	if n.Dims() != 1 || n.Shape()[0] != d {
+		return fmt.Errorf("%s: %s %q has shape %v, want (%d)", op, role, n.Name(), n.Shape(), d)
+	}
+	if n.Dtype() != dt {
+		return fmt.Errorf("%s: %s %q has dtype %v, want %v", op, role, n.Name(), n.Dtype(), dt)
+	}
+	return nil
+}

@@ -1,0 +1,16 @@
+// Package parallel splits loops over the cores: the activation kernels, the
+// fused layer ops and the optimizers all run their elementwise and per-row
+// loops through For, so that the work-sharing and its zero-allocation pool
+// of workers live in one place.
+//
+// Minimal use:
+//
+//	parallel.Elements(len(x), func(lo, hi int) {
+//		for i := lo; i < hi; i++ {
+//			y[i] = 2 * x[i]
+//		}
+//	})
+//
+// A loop that runs every training step passes a pointer to a struct with a
+// Run(lo, hi int) method to For instead, and allocates nothing per call.
+package parallel

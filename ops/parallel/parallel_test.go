@@ -1,0 +1,76 @@
+package parallel_test
+
+import (
+	"runtime"
+	"sync/atomic"
+	"testing"
+
+	"github.com/geluproject/gelu/ops/parallel"
+)
+
+// Every index is visited exactly once, for sizes around the thresholds and
+// with one and two cores.
+func TestForVisitsEachIndexOnce(t *testing.T) {
+	for _, procs := range []int{1, 2, 4} {
+		old := runtime.GOMAXPROCS(procs)
+		for _, n := range []int{0, 1, 7, parallel.MinGrain, 2*parallel.MinGrain - 1, 2 * parallel.MinGrain, 100003} {
+			for _, grain := range []int{0, 1, 1000, parallel.MinGrain} {
+				seen := make([]atomic.Int32, n)
+				parallel.For(n, grain, parallel.Func(func(lo, hi int) {
+					if lo < 0 || hi > n || lo >= hi {
+						t.Errorf("n=%d: chunk [%d, %d)", n, lo, hi)
+						return
+					}
+					for i := lo; i < hi; i++ {
+						seen[i].Add(1)
+					}
+				}))
+				for i := range seen {
+					if c := seen[i].Load(); c != 1 {
+						t.Fatalf("procs=%d n=%d grain=%d: index %d visited %d times", procs, n, grain, i, c)
+					}
+				}
+			}
+		}
+		runtime.GOMAXPROCS(old)
+	}
+}
+
+// A body that calls For again finishes (no worker waits for itself).
+func TestForNested(t *testing.T) {
+	var total atomic.Int64
+	parallel.For(8, 1, parallel.Func(func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			parallel.Elements(4*parallel.MinGrain, func(lo, hi int) { total.Add(int64(hi - lo)) })
+		}
+	}))
+	if got, want := total.Load(), int64(8*4*parallel.MinGrain); got != want {
+		t.Fatalf("nested total %d, want %d", got, want)
+	}
+}
+
+// Rows keeps chunks to whole rows.
+func TestRowsWholeRows(t *testing.T) {
+	const rows, cols = 5000, 37
+	var covered atomic.Int64
+	parallel.Rows(rows, cols, func(lo, hi int) { covered.Add(int64(hi - lo)) })
+	if covered.Load() != rows {
+		t.Fatalf("rows covered %d, want %d", covered.Load(), rows)
+	}
+}
+
+type addOne struct{ x []float64 }
+
+func (k *addOne) Run(lo, hi int) {
+	for i := lo; i < hi; i++ {
+		k.x[i]++
+	}
+}
+
+func TestForAllocatesNothing(t *testing.T) {
+	k := &addOne{x: make([]float64, 1<<17)}
+	parallel.For(len(k.x), parallel.MinGrain, k) // start the workers
+	if a := testing.AllocsPerRun(20, func() { parallel.For(len(k.x), parallel.MinGrain, k) }); a != 0 {
+		t.Fatalf("For allocates %v times per call, want 0", a)
+	}
+}

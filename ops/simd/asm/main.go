@@ -1,0 +1,75 @@
+// Command asm generates ../kernels_amd64.s and ../kernels_stubs_amd64.go,
+// the AVX-512 activation kernels of package simd:
+//
+//	cd ops/simd/asm && go run . -out ../kernels_amd64.s -stubs ../kernels_stubs_amd64.go -pkg simd
+//
+// (go generate ./ops/simd runs this.) It has its own module so that avo is not a
+// dependency of the project.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"regexp"
+
+	. "github.com/mmcloughlin/avo/build"
+)
+
+var (
+	only        = flag.String("only", "", "generate only this kernel (for debugging)")
+	unrollExact = flag.Int("unroll64", 2, "independent chains per iteration in the float64 kernels")
+	unrollFast  = flag.Int("unroll32", 3, "independent chains per iteration in the float32 kernels")
+)
+
+func main() {
+	flag.Parse()
+	ConstraintExpr("amd64,!noasm")
+	var ks []kernel
+	for order := 0; order <= 2; order++ {
+		ks = append(ks, geluExact64(order), geluFast32(order), gatedFast32(order), eluFast32(order))
+	}
+	for order := 0; order <= 1; order++ {
+		ks = append(ks, gatedExact64("TanhGated", tanhGate64, order), gatedExact64("LinearGated", linearGate64, order))
+	}
+	for _, k := range ks {
+		if *only != "" && k.name != *only {
+			continue
+		}
+		k.unroll = *unrollExact
+		if k.f32 {
+			k.unroll = *unrollFast
+		}
+		k.generate()
+		if k.f32 {
+			k.generateProbe()
+		}
+	}
+	consts.emit()
+	Generate()
+	if out := flag.Lookup("out"); out != nil && out.Value.String() != "" {
+		dropSelfMoves(out.Value.String())
+	}
+	fmt.Fprintf(os.Stderr, "G fit: max relative error %.3g (2^%.1f)\n", gFitError, math.Log2(gFitError))
+}
+
+// selfMove matches the register-to-itself copies left where the allocator
+// gave an FMA's copy and its source the same register.
+var selfMove = regexp.MustCompile(`(?m)^\tVMOVAPD\s+(Z\d+), (Z\d+)\n`)
+
+func dropSelfMoves(path string) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		panic(err)
+	}
+	out := selfMove.ReplaceAllFunc(src, func(m []byte) []byte {
+		if g := selfMove.FindSubmatch(m); string(g[1]) == string(g[2]) {
+			return nil
+		}
+		return m
+	})
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		panic(err)
+	}
+}
