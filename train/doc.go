@@ -23,4 +23,15 @@
 //	evals.csv, evals.jsonl     per evaluation: step, epoch, train_loss, val_loss, val_accuracy
 //	checkpoint.safetensors     the latest checkpoint
 //	model.safetensors          the final parameters only: torch's load_state_dict reads it as is
+//
+// The packages below train are layers of their own, each importing only
+// downwards:
+//
+//	train/safetensors  the file format (below train: train uses it)
+//	train/report       an experiment's output folder (CSV, summary.json,
+//	                   plots, report.md); a leaf that imports nothing of
+//	                   the project
+//	train/probe        above train: measurements inside a training network,
+//	                   taking train's own step (Gradients)
+//	train/experiment   above train and report: grids of settings × seeds
 package train

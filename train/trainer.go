@@ -257,27 +257,13 @@ func (t *Trainer) trainStep() error {
 	if err != nil {
 		return where(err)
 	}
-	if err := t.Machine.Set(t.Model.Input, b.X); err != nil {
-		return where(err)
-	}
-	if err := t.Machine.Set(t.Model.Target, b.Y); err != nil {
-		return where(err)
-	}
 	g := t.Model.Graph
 	g.SetTraining(true)
 	g.SetStep(t.step)
 	if t.Config.Schedule != nil {
 		t.Optimizer.SetLR(t.Config.Schedule.LR(t.step))
 	}
-	if err := t.Machine.Run(); err != nil {
-		return where(err)
-	}
-	// Check before the optimizer touches the weights.
-	if err := t.Machine.CheckFinite(); err != nil {
-		return where(err)
-	}
-	loss, _ := t.Machine.Loss()
-	grads, err := t.Machine.Grads()
+	loss, grads, err := Gradients(t.Machine, t.Model.Input, t.Model.Target, b.X, b.Y)
 	if err != nil {
 		return where(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/nn"
 	"github.com/geluproject/gelu/optim"
+	"github.com/geluproject/gelu/train"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -31,25 +32,12 @@ type Net struct {
 }
 
 // Grads runs one batch and returns the gradients, after checking that
-// every value of the run is finite. The tensors are the machine's, valid
+// every value of the run is finite: the step train.Trainer takes
+// (train.Gradients), without its optimizer. The tensors are the machine's, valid
 // until its next run.
 func (n *Net) Grads(x, y *tensor.Dense) ([]*tensor.Dense, error) {
-	if n.M == nil || n.Input == nil || n.Target == nil {
-		return nil, fmt.Errorf("probe.Net: nil machine, input or target")
-	}
-	if err := n.M.Set(n.Input, x); err != nil {
-		return nil, err
-	}
-	if err := n.M.Set(n.Target, y); err != nil {
-		return nil, err
-	}
-	if err := n.M.Run(); err != nil {
-		return nil, err
-	}
-	if err := n.M.CheckFinite(); err != nil {
-		return nil, err
-	}
-	return n.M.Grads()
+	_, grads, err := train.Gradients(n.M, n.Input, n.Target, x, y)
+	return grads, err
 }
 
 // Stream is an endless source of batches.
