@@ -262,7 +262,7 @@ func TestBLASEnvAtStartup(t *testing.T) {
 		"gonum":               "BLAS=gonum (pure Go)\n",
 		"/nonexistent/lib.so": "BLAS=gonum (pure Go); ops: OpenBLAS not loaded: /nonexistent/lib.so",
 	} {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestBLASEnvAtStartup$", "-test.count=1")
+		cmd := selfCommand("-test.run=^TestBLASEnvAtStartup$", "-test.count=1")
 		cmd.Env = append(os.Environ(), "GELU_BLAS_CHILD=1", "GELU_BLAS="+env)
 		out, err := cmd.Output()
 		if err != nil {
@@ -348,4 +348,13 @@ func TestSetBLASThreads(t *testing.T) {
 	if err := SetThreads(1); err == nil {
 		t.Error("the pure-Go BLAS accepted a thread count")
 	}
+}
+
+// selfCommand runs this test binary again. Under an emulator (the arm64
+// tests run with go test -exec qemu-aarch64) the binary cannot be executed
+// directly; GELU_TEST_EXEC names the emulator command to run it with.
+func selfCommand(args ...string) *exec.Cmd {
+	pre := strings.Fields(os.Getenv("GELU_TEST_EXEC"))
+	argv := append(append(pre, os.Args[0]), args...)
+	return exec.Command(argv[0], argv[1:]...)
 }
