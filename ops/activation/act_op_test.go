@@ -8,6 +8,7 @@ import (
 
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/ops/activation"
+	"github.com/geluproject/gelu/ops/internal/optest"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -15,8 +16,6 @@ import (
 // testInputs spans both tails, the region around the GELU minimum and
 // inflection points, and stays away from the kinks of ReLU and ELU at 0.
 var testInputs = []float64{-30, -9.5, -4.25, -2.1, -1.4142, -0.75, -0.31, 0.05, 0.4, 1.3, 2.7, 6, 25}
-
-func dtypes() []tensor.Dtype { return []tensor.Dtype{tensor.Float32, tensor.Float64} }
 
 func tensorOf(dt tensor.Dtype, xs []float64) *tensor.Dense {
 	if dt == tensor.Float32 {
@@ -27,22 +26,6 @@ func tensorOf(dt tensor.Dtype, xs []float64) *tensor.Dense {
 		return tensor.New(tensor.WithShape(len(xs)), tensor.WithBacking(f))
 	}
 	return tensor.New(tensor.WithShape(len(xs)), tensor.WithBacking(append([]float64(nil), xs...)))
-}
-
-func floats(t *testing.T, v G.Value) []float64 {
-	t.Helper()
-	switch d := v.(*tensor.Dense).Data().(type) {
-	case []float32:
-		out := make([]float64, len(d))
-		for i, x := range d {
-			out[i] = float64(x)
-		}
-		return out
-	case []float64:
-		return d
-	}
-	t.Fatalf("unexpected data %T", v)
-	return nil
 }
 
 // round rounds a float64 reference to the dtype's precision.
@@ -57,7 +40,7 @@ func round(dt tensor.Dtype, x float64) float64 {
 // graph.Grad are the scalar reference rounded once to the dtype.
 func TestApplyForwardAndGradientOnTapeMachine(t *testing.T) {
 	for _, act := range activation.All() {
-		for _, dt := range dtypes() {
+		for _, dt := range optest.Dtypes() {
 			t.Run(fmt.Sprintf("%s/%v", act, dt), func(t *testing.T) {
 				g, _ := graph.New(dt, 1)
 				x, _ := g.Input("x", len(testInputs))
@@ -81,10 +64,10 @@ func TestApplyForwardAndGradientOnTapeMachine(t *testing.T) {
 					gv, _ := m.Grad(x)
 					for i, xi := range testInputs {
 						xi = round(dt, xi)
-						if got, want := floats(t, yv)[i], round(dt, act.F(xi)); got != want {
+						if got, want := optest.Floats(t, yv)[i], round(dt, act.F(xi)); got != want {
 							t.Errorf("run %d: f(%v) = %v, want %v", run, xi, got, want)
 						}
-						if got, want := floats(t, gv)[i], round(dt, act.Deriv(xi)); got != want {
+						if got, want := optest.Floats(t, gv)[i], round(dt, act.Deriv(xi)); got != want {
 							t.Errorf("run %d: f'(%v) = %v, want %v", run, xi, got, want)
 						}
 					}
@@ -100,7 +83,7 @@ func TestApplyForwardAndGradientOnTapeMachine(t *testing.T) {
 func TestBackwardOpDoDiffOnLispMachine(t *testing.T) {
 	v := []float64{0.5, -1, 2, 0.25, -0.75, 1.5, -2, 1, 0.1, -0.3, 0.7, 1.1, -1.2}
 	for _, act := range activation.All() {
-		for _, dt := range dtypes() {
+		for _, dt := range optest.Dtypes() {
 			eg := G.NewGraph()
 			x := G.NewVector(eg, dt, G.WithShape(len(testInputs)), G.WithName("x"), G.WithValue(tensorOf(dt, testInputs)))
 			vn := G.NewVector(eg, dt, G.WithShape(len(v)), G.WithName("v"), G.WithValue(tensorOf(dt, v)))
@@ -125,10 +108,10 @@ func TestBackwardOpDoDiffOnLispMachine(t *testing.T) {
 			}
 			for i, xi := range testInputs {
 				xi, vi := round(dt, xi), round(dt, v[i])
-				if got, want := floats(t, dx)[i], round(dt, vi*act.Deriv2(xi)); got != want {
+				if got, want := optest.Floats(t, dx)[i], round(dt, vi*act.Deriv2(xi)); got != want {
 					t.Errorf("%s %v: d/dx v·f'(x) at %v = %v, want %v", act, dt, xi, got, want)
 				}
-				if got, want := floats(t, dv)[i], round(dt, act.Deriv(xi)); got != want {
+				if got, want := optest.Floats(t, dv)[i], round(dt, act.Deriv(xi)); got != want {
 					t.Errorf("%s %v: d/dv v·f'(x) at %v = %v, want %v", act, dt, xi, got, want)
 				}
 			}
@@ -140,7 +123,7 @@ func TestBackwardOpDoDiffOnLispMachine(t *testing.T) {
 // The LispMachine also differentiates the forward op: ∂Σf(x)/∂x = f'(x).
 func TestDoDiffForwardOnLispMachine(t *testing.T) {
 	for _, act := range activation.All() {
-		for _, dt := range dtypes() {
+		for _, dt := range optest.Dtypes() {
 			eg := G.NewGraph()
 			x := G.NewVector(eg, dt, G.WithShape(len(testInputs)), G.WithName("x"), G.WithValue(tensorOf(dt, testInputs)))
 			y, err := act.Apply(x)
@@ -160,7 +143,7 @@ func TestDoDiffForwardOnLispMachine(t *testing.T) {
 			}
 			for i, xi := range testInputs {
 				xi = round(dt, xi)
-				if got, want := floats(t, d)[i], round(dt, act.Deriv(xi)); got != want {
+				if got, want := optest.Floats(t, d)[i], round(dt, act.Deriv(xi)); got != want {
 					t.Errorf("%s %v: f'(%v) = %v, want %v", act, dt, xi, got, want)
 				}
 			}

@@ -36,15 +36,9 @@ type addOp struct {
 	out  opkit.Buffer
 }
 
-func (op *addOp) Arity() int    { return 2 }
-func (op *addOp) Type() hm.Type { return opkit.FnType(op.dims, op.dims, op.dims) }
-func (op *addOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
-	s, err := opkit.ShapeArg(op, ds, 0)
-	if err != nil {
-		return nil, err
-	}
-	return s.Clone(), nil
-}
+func (op *addOp) Arity() int                                        { return 2 }
+func (op *addOp) Type() hm.Type                                     { return opkit.FnType(op.dims, op.dims, op.dims) }
+func (op *addOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) { return opkit.ShapeArg(op, ds, 0) }
 
 func (op *addOp) Do(vs ...G.Value) (G.Value, error) {
 	in, err := opkit.Inputs(op, vs, "a", "b")

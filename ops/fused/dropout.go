@@ -59,11 +59,7 @@ type dropoutOp struct {
 func (op *dropoutOp) Arity() int    { return 1 }
 func (op *dropoutOp) Type() hm.Type { return opkit.FnType(op.dims, op.dims) }
 func (op *dropoutOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
-	s, err := opkit.ShapeArg(op, ds, 0)
-	if err != nil {
-		return nil, err
-	}
-	return s.Clone(), nil
+	return opkit.ShapeArg(op, ds, 0)
 }
 
 func (op *dropoutOp) Do(vs ...G.Value) (G.Value, error) {
@@ -142,11 +138,7 @@ type dropoutGradOp struct {
 func (op *dropoutGradOp) Arity() int    { return 2 }
 func (op *dropoutGradOp) Type() hm.Type { return opkit.FnType(op.fwd.dims, op.fwd.dims, op.fwd.dims) }
 func (op *dropoutGradOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
-	s, err := opkit.ShapeArg(op, ds, 1)
-	if err != nil {
-		return nil, err
-	}
-	return s.Clone(), nil
+	return opkit.ShapeArg(op, ds, 1)
 }
 func (op *dropoutGradOp) Do(vs ...G.Value) (G.Value, error) {
 	in, err := opkit.Inputs(op, vs, "", "gradient")

@@ -76,11 +76,7 @@ func (op *layerNormOp) Type() hm.Type {
 }
 
 func (op *layerNormOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
-	s, err := opkit.ShapeArg(op, ds, 0)
-	if err != nil {
-		return nil, err
-	}
-	return s.Clone(), nil
+	return opkit.ShapeArg(op, ds, 0)
 }
 
 func (op *layerNormOp) Do(vs ...G.Value) (G.Value, error) {

@@ -16,6 +16,7 @@ import (
 	"github.com/geluproject/gelu/graph/rng"
 	"github.com/geluproject/gelu/ops/activation"
 	"github.com/geluproject/gelu/ops/fused"
+	"github.com/geluproject/gelu/ops/internal/optest"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -252,7 +253,7 @@ func runForward(t *testing.T, c layerCase, dt tensor.Dtype) []float64 {
 	}
 	v, _ := m.Value(out)
 	if !out.IsScalar() {
-		return floats(t, v)
+		return optest.Floats(t, v)
 	}
 	s, _ := m.Value(out)
 	switch x := s.(type) {
@@ -272,7 +273,7 @@ func TestLayerOpsForward(t *testing.T) {
 			in = append(in, x.Float64s())
 		}
 		want := c.ref(in)
-		for _, dt := range dtypes() {
+		for _, dt := range optest.Dtypes() {
 			got := runForward(t, c, dt)
 			tol := 1e-13
 			if dt == tensor.Float32 {
@@ -395,7 +396,7 @@ func TestLayerOpsDoDiffMatchesTape(t *testing.T) {
 		var want [][]float64
 		for _, gr := range grads {
 			v, _ := m.Value(gr)
-			want = append(want, append([]float64(nil), floats(t, v)...))
+			want = append(want, append([]float64(nil), optest.Floats(t, v)...))
 		}
 		// Lisp: a fresh graph with the same ops.
 		eg2 := G.NewGraph()
@@ -425,7 +426,7 @@ func TestLayerOpsDoDiffMatchesTape(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := floats(t, d)
+			got := optest.Floats(t, d)
 			for j := range got {
 				if math.Abs(got[j]-want[k][j]) > 1e-12*math.Max(1, math.Abs(want[k][j])) {
 					t.Errorf("%s input %d: Lisp gradient %v, tape %v", c.name, i, got, want[k])
@@ -553,7 +554,7 @@ func TestDropoutMasks(t *testing.T) {
 			t.Fatal(err)
 		}
 		v, _ := m.Value(y)
-		return append([]float64(nil), floats(t, v)...)
+		return append([]float64(nil), optest.Floats(t, v)...)
 	}
 	a, b, a2 := run(1), run(2), run(1)
 	kept, differ := 0, 0
@@ -595,22 +596,3 @@ func TestDropoutGradCheck(t *testing.T) {
 		t.Errorf("%v %v", res, err)
 	}
 }
-
-// floats returns a float32 or float64 tensor's data as float64.
-func floats(t *testing.T, v G.Value) []float64 {
-	t.Helper()
-	switch d := v.(*tensor.Dense).Data().(type) {
-	case []float32:
-		out := make([]float64, len(d))
-		for i, x := range d {
-			out[i] = float64(x)
-		}
-		return out
-	case []float64:
-		return d
-	}
-	t.Fatalf("unexpected data %T", v)
-	return nil
-}
-
-func dtypes() []tensor.Dtype { return []tensor.Dtype{tensor.Float32, tensor.Float64} }

@@ -95,7 +95,9 @@ func SameLayout(op fmt.Stringer, want *tensor.Dense, role string, got *tensor.De
 	return nil
 }
 
-// ShapeArg returns the i-th InferShape argument as a shape.
+// ShapeArg returns the i-th InferShape argument as a shape of its own
+// (a copy: gorgonia may keep and change what InferShape returns), so an op
+// whose output has the shape of an input returns ShapeArg(op, ds, i).
 func ShapeArg(op fmt.Stringer, ds []G.DimSizer, i int) (tensor.Shape, error) {
 	if i >= len(ds) {
 		return nil, fmt.Errorf("%v: got %d input shapes, want at least %d", op, len(ds), i+1)
@@ -104,7 +106,7 @@ func ShapeArg(op fmt.Stringer, ds []G.DimSizer, i int) (tensor.Shape, error) {
 	if !ok {
 		return nil, fmt.Errorf("%v: input %d has no shape (%T)", op, i, ds[i])
 	}
-	return s, nil
+	return s.Clone(), nil
 }
 
 // MaxInputs is the largest number of inputs Inputs handles.
