@@ -21,6 +21,7 @@ type Graph struct {
 
 	training bool
 	step     int
+	streams  func(string) string // StreamName's mapping; nil is the identity
 }
 
 // New returns an empty graph whose inputs and parameters have the given

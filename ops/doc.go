@@ -15,7 +15,7 @@
 //	                N(0, 1), minima, roots, inflection points, profiles
 //	ops/parallel    the parallel-for every loop over cores goes through
 //
-// and ops/internal/opkit, the gorgonia plumbing the op packages share
+// and ops/opkit, the gorgonia plumbing the op packages share
 // (input checks, owned buffers, types, hashing).
 //
 // Import direction: activation, fused and analysis import gemm, simd,

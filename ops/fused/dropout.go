@@ -16,7 +16,7 @@ import (
 	"github.com/chewxy/hm"
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/graph/rng"
-	"github.com/geluproject/gelu/ops/internal/opkit"
+	"github.com/geluproject/gelu/ops/opkit"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -27,6 +27,17 @@ import (
 type Mode interface {
 	Training() bool
 	Step() int
+}
+
+// streamName is the name of the random stream an op called name draws
+// from: the mode's mapping when it has one (graph.Graph.StreamName), so a
+// block that runs in place of others (nn.Stack with recomputation) draws
+// the masks of the block it stands for.
+func streamName(mode Mode, name string) string {
+	if s, ok := mode.(interface{ StreamName(string) string }); ok {
+		return s.StreamName(name)
+	}
+	return name
 }
 
 // Dropout returns x with elements zeroed with probability p during training.
@@ -74,7 +85,7 @@ func (op *dropoutOp) Do(vs ...G.Value) (G.Value, error) {
 		if len(op.mask) != n {
 			op.mask = make([]float64, n)
 		}
-		r := rng.New(op.seed, fmt.Sprintf("dropout/%s/%d", op.name, op.mode.Step()))
+		r := rng.New(op.seed, fmt.Sprintf("dropout/%s/%d", streamName(op.mode, op.name), op.mode.Step()))
 		scale := 1 / (1 - op.p)
 		for i := range op.mask {
 			op.mask[i] = 0

@@ -20,7 +20,7 @@ import (
 
 	"github.com/chewxy/hm"
 	"github.com/geluproject/gelu/graph"
-	"github.com/geluproject/gelu/ops/internal/opkit"
+	"github.com/geluproject/gelu/ops/opkit"
 	"github.com/geluproject/gelu/ops/parallel"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"

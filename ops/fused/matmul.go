@@ -17,7 +17,7 @@ import (
 	"github.com/chewxy/hm"
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/ops/gemm"
-	"github.com/geluproject/gelu/ops/internal/opkit"
+	"github.com/geluproject/gelu/ops/opkit"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )

@@ -1,0 +1,138 @@
+package nn_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/geluproject/gelu/graph"
+	"github.com/geluproject/gelu/graph/rng"
+	"github.com/geluproject/gelu/nn"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// stackRun builds 4 feed-forward blocks (with dropout) over an input,
+// plain or recomputed, and returns the loss and every parameter's gradient
+// after two steps (so dropout masks of two steps are drawn).
+func stackRun(t *testing.T, dt tensor.Dtype, recompute bool) (float64, map[string][]float64) {
+	t.Helper()
+	g, err := graph.New(dt, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, _ := g.Input("x", 6, 8)
+	names := []string{"h.0", "h.1", "h.2", "h.3"}
+	y, err := nn.Stack(g, x, names, recompute, func(g *graph.Graph, name string, x *G.Node) (*G.Node, error) {
+		ff, err := nn.NewFeedForward(g, name, nn.FeedForwardConfig{Dim: 8, Hidden: 16, Dropout: 0.25})
+		if err != nil {
+			return nil, err
+		}
+		return ff.Forward(x)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sq, _ := G.Square(y)
+	loss, _ := G.Sum(sq)
+	m, err := g.Compile(loss)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xv, _ := graph.NewTensor(dt, graph.Normal(0, 1), rng.New(3, "x"), 6, 8)
+	if err := m.Set(x, xv); err != nil {
+		t.Fatal(err)
+	}
+	g.SetTraining(true)
+	var l float64
+	for step := 0; step < 2; step++ {
+		g.SetStep(step)
+		if err := m.Run(); err != nil {
+			t.Fatal(err)
+		}
+		l, _ = m.Loss()
+	}
+	grads := map[string][]float64{}
+	for _, p := range m.Params() {
+		d, err := m.Grad(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		grads[p.Name()] = toF64(d)
+	}
+	return l, grads
+}
+
+func toF64(d *tensor.Dense) []float64 {
+	switch v := d.Data().(type) {
+	case []float32:
+		out := make([]float64, len(v))
+		for i, x := range v {
+			out[i] = float64(x)
+		}
+		return out
+	case []float64:
+		return append([]float64(nil), v...)
+	}
+	return nil
+}
+
+// Recomputation gives the plain run's loss and gradients bit for bit.
+func TestStackRecomputeBitIdentical(t *testing.T) {
+	for _, dt := range []tensor.Dtype{tensor.Float32, tensor.Float64} {
+		t.Run(dt.String(), func(t *testing.T) {
+			l0, g0 := stackRun(t, dt, false)
+			l1, g1 := stackRun(t, dt, true)
+			if math.Float64bits(l0) != math.Float64bits(l1) {
+				t.Errorf("loss %v plain, %v recomputed", l0, l1)
+			}
+			if len(g0) != len(g1) || len(g0) != 4*6 {
+				t.Fatalf("%d gradients plain, %d recomputed, want 24", len(g0), len(g1))
+			}
+			for name, a := range g0 {
+				b, ok := g1[name]
+				if !ok {
+					t.Fatalf("recomputed run has no gradient for %q", name)
+				}
+				for i := range a {
+					if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+						t.Fatalf("%s[%d]: plain %v, recomputed %v", name, i, a[i], b[i])
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestStackErrors(t *testing.T) {
+	g, _ := graph.New(tensor.Float64, 1)
+	x, _ := g.Input("x", 2, 4)
+	widen := func(g *graph.Graph, name string, x *G.Node) (*G.Node, error) {
+		l, err := nn.NewLinear(g, name, 4, 5)
+		if err != nil {
+			return nil, err
+		}
+		return l.Forward(x)
+	}
+	if _, err := nn.Stack(g, x, []string{"a"}, true, widen); err == nil {
+		t.Error("a block that changes the shape was accepted")
+	}
+	if _, err := nn.Stack(g, x, nil, true, widen); err == nil {
+		t.Error("an empty stack was accepted")
+	}
+	n := 0
+	varying := func(g *graph.Graph, name string, x *G.Node) (*G.Node, error) {
+		n++
+		var opts []nn.LinearOption
+		if n%2 == 0 {
+			opts = append(opts, nn.NoBias())
+		}
+		l, err := nn.NewLinear(g, name, 4, 4, opts...)
+		if err != nil {
+			return nil, err
+		}
+		return l.Forward(x)
+	}
+	if _, err := nn.Stack(g, x, []string{"b.0", "b.1"}, true, varying); err == nil {
+		t.Error("blocks with different parameters were accepted")
+	}
+}
