@@ -54,7 +54,7 @@ func TestResolveShard(t *testing.T) {
 		{env: []string{SlurmTaskID, "3", SlurmTaskCount, "4"}, errHas: SlurmTaskMin + " is not"},
 		{env: slurm("x", "4", "0", "3"), errHas: `SLURM_ARRAY_TASK_ID="x" is not an integer`},
 		{env: slurm("1", "four", "0", "3"), errHas: "SLURM_ARRAY_TASK_COUNT=\"four\""},
-		{env: slurm("2", "3", "0", "4"), errHas: "contiguous"},                                    // --array=0,2,4
+		{env: slurm("2", "3", "0", "4"), errHas: "contiguous"},                                            // --array=0,2,4
 		{env: append(slurm("2", "3", "0", "2"), SlurmTaskStep, "2"), errHas: "contiguous array (step 1)"}, // cannot happen, but is caught
 		{env: slurm("9", "4", "0", "3"), errHas: "outside the array"},
 		{env: slurm("0", "4", "0", "3"), count: 4, errHas: "Slurm job array, which sets"},
