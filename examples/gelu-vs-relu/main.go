@@ -63,8 +63,8 @@ type config struct {
 	Resume, Quiet     bool
 	Shard             experiment.Shard // this worker's part of the grid (the zero Shard: all of it)
 	Merge             bool             // train nothing: report the runs the shards left in Out/runs
-	Args              []string  // the command line shown in report.md
-	Progress          io.Writer // progress lines (default os.Stderr)
+	Args              []string         // the command line shown in report.md
+	Progress          io.Writer        // progress lines (default os.Stderr)
 }
 
 func main() {

@@ -77,7 +77,7 @@ func run(c config) (*results, error) {
 	}
 	grid := experiment.Grid[setting]{Name: setting.name, Metrics: metrics, Dir: filepath.Join(c.Out, "runs"), Resume: c.Resume,
 		Workers: c.Workers, Shard: c.Shard, Merge: c.Merge, Fingerprint: fmt.Sprintf("epochs=%d batch=%d layers=%d width=%d dropout=%g momentum=%g val=%d n-train=%d n-test=%d evals=%v blas=%s",
-			c.Epochs, c.Batch, c.Layers, c.Width, c.Dropout, c.Momentum, c.Val, c.NTrain, c.NTest, d.evalSteps, ops.BLASName())}
+			c.Epochs, c.Batch, c.Layers, c.Width, c.Dropout, c.Momentum, c.Val, c.NTrain, c.NTest, d.evalSteps, experiment.RunBLAS())}
 	for _, o := range c.Opts {
 		for _, a := range c.Acts {
 			for _, lr := range c.lrs(o) {

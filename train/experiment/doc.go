@@ -24,9 +24,8 @@
 //
 // Runs are independent: each builds its own graph, loaders and optimizer
 // from its setting and seed, so results and their order do not depend on
-// Workers. (OpenBLAS's results do depend on its thread count; a program
-// that trains runs in parallel should fix it with ops.SetBLASThreads
-// whatever Workers is.)
+// Workers. (OpenBLAS's results do depend on its thread count, so Grid.Run
+// sets one BLAS thread, whatever Workers is: programs do not.)
 //
 // A run with Grid.Dir set keeps its files in Dir/<setting name>/seed<n>:
 // whatever the program writes there (train.Config.Dir), and, once the run

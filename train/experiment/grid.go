@@ -94,6 +94,15 @@ func (g Grid[S]) Run(train func(*Run[S]) error) ([]*Run[S], error) {
 	if err := g.prepare(runs); err != nil {
 		return nil, err
 	}
+	// Every run gets one BLAS thread: OpenBLAS's last bits depend on its
+	// thread count, so a count that followed Workers (or the shard layout)
+	// would make the results depend on them; and the networks these grids
+	// train are small enough that parallel runs use the cores better than
+	// threads within a product do. A merge sets it too, so that what the
+	// program computes after the grid is computed as in a process that
+	// trained. A BLAS without threads (gonum) has no setting to make, which
+	// is not an error.
+	_ = setBLASThreads(1)
 	var mine []int
 	for k := range runs {
 		if !g.Merge && g.Shard.owns(k) {
@@ -139,13 +148,6 @@ func (g Grid[S]) train(runs []*Run[S], mine []int, train func(*Run[S]) error) er
 	if len(mine) == 0 {
 		return nil
 	}
-	// Every run gets one BLAS thread: OpenBLAS's last bits depend on its
-	// thread count, so a count that followed Workers (or the shard layout)
-	// would make the results depend on them; and the networks these grids
-	// train are small enough that parallel runs use the cores better than
-	// threads within a product do. A BLAS without threads (gonum) has no
-	// setting to make, which is not an error.
-	_ = setBLASThreads(1)
 	errs := make([]error, len(runs))
 	next := make(chan int)
 	var mu sync.Mutex
@@ -244,6 +246,14 @@ func (g Grid[S]) fingerprint(r *Run[S]) string {
 
 // setBLASThreads sets the BLAS's thread count for the runs a grid trains.
 var setBLASThreads = ops.SetBLASThreads
+
+// RunBLAS sets the BLAS up as Grid.Run does for its runs (one thread) and
+// returns its name, ops.BLASName: for a Fingerprint, which is computed
+// before the grid runs and must name the BLAS the runs use.
+func RunBLAS() string {
+	_ = setBLASThreads(1)
+	return ops.BLASName()
+}
 
 // Find returns the run of the named setting and seed, nil if none.
 func Find[S any](runs []*Run[S], name string, seed uint64) *Run[S] {
