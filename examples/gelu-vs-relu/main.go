@@ -25,6 +25,12 @@
 // interruption. timing.csv has each run's time, BenchmarkTrainStep the
 // step alone.
 //
+// On several machines sharing -out, each worker trains a shard of the grid
+// (-shard i/n, or the index of a Slurm array task or a Kubernetes Indexed
+// Job pod), and the last to finish, or a later -merge, writes the same
+// report one process would: cluster/ has an sbatch script and a Job
+// manifest for -full.
+//
 // Seeds are paired: seed s gives every activation and optimizer the same
 // initial weights and the same order of batches. run.go trains the runs
 // (package train/experiment keeps them, resumes and aggregates them),

@@ -87,15 +87,6 @@ func (f *Flags) ResolveShard(getenv func(string) string) (Shard, error) {
 	return ResolveShard(f.Shard, f.Shards, getenv)
 }
 
-// Check returns an error naming the flags out of range.
-func (f *Flags) Check() error {
-	if f.Out == "" || f.Seeds < 0 || f.Workers < 1 || f.TrainN < 0 || f.TestN < 0 {
-		return fmt.Errorf("-out %q -seeds %d -workers %d -train-n %d -test-n %d: want a folder, -workers ≥ 1 and no negative count",
-			f.Out, f.Seeds, f.Workers, f.TrainN, f.TestN)
-	}
-	return nil
-}
-
 // Command returns the command line args without the flags that only say
 // how the grid is split (-shard, -shards, -merge), for a report: the same
 // grid run whole or in shards gives the same report.

@@ -84,9 +84,9 @@ func (g Grid[S]) prepare(runs []*Run[S]) error {
 		}
 		return nil
 	case have == nil && g.Merge:
-		// Runs written by a single process (no grid.json) merge too; every
-		// run's own fingerprint is still checked when it is read.
-		return nil
+		// Runs written by a single process (no grid.json) merge too, if
+		// they are this grid's.
+		return g.checkForeign(runs)
 	case have == nil:
 		if have, err = createManifest(path, want); err != nil {
 			return err
@@ -100,15 +100,12 @@ func (g Grid[S]) prepare(runs []*Run[S]) error {
 		return fmt.Errorf("experiment: this worker is shard %s, but the grid in %s is split into %d shards (%s): every worker must be given the same count",
 			g.Shard, g.Dir, have.Shards, path)
 	}
-	if sharded {
-		return g.checkForeign(runs)
-	}
-	return nil
+	return g.checkForeign(runs)
 }
 
 // checkForeign fails when a run's folder holds a finished run made with
-// other settings: the folder is another grid's, perhaps written before
-// workers kept a grid.json. A run without run.json (not finished, or being
+// other settings: the folder is another grid's, perhaps written by a
+// single process (which keeps no grid.json). A run without run.json (not finished, or being
 // written) is no evidence either way.
 func (g Grid[S]) checkForeign(runs []*Run[S]) error {
 	for _, r := range runs {
