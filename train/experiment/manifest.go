@@ -97,8 +97,8 @@ func (g Grid[S]) prepare(runs []*Run[S]) error {
 			"give another output folder, or remove this one", g.Dir, have.Runs, have.Grid, want.Runs, want.Grid)
 	}
 	if sharded && have.Shards != want.Shards {
-		return fmt.Errorf("experiment: this worker is shard %s, but the grid in %s is split into %d shards (%s): every worker must be given the same count",
-			g.Shard, g.Dir, have.Shards, path)
+		return fmt.Errorf("experiment: this worker is shard %s, but the grid in %s is split into %d shards (%s): every worker must be given the same count "+
+			"(to split it anew, remove %s while no worker runs; finished runs are kept)", g.Shard, g.Dir, have.Shards, path, manifestFile)
 	}
 	return g.checkForeign(runs)
 }

@@ -228,6 +228,14 @@ func TestShardedGridMakesTheSameReport(t *testing.T) {
 	if _, err := g.Run(func(r *Run[float64]) error { return errors.New("trained again") }); err != nil {
 		t.Errorf("a shard started again: %v", err)
 	}
+	// Split anew (grid.json removed): the finished runs still count.
+	if err := os.Remove(filepath.Join(runsDir, manifestFile)); err != nil {
+		t.Fatal(err)
+	}
+	g.Shard = Shard{0, 3}
+	if runs, err := g.Run(func(r *Run[float64]) error { return errors.New("trained again") }); err != nil || len(runs) != 9 {
+		t.Errorf("split into 3 after 4: %d runs, %v", len(runs), err)
+	}
 }
 
 func TestShardErrorsBeforeAnyRun(t *testing.T) {
