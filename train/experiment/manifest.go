@@ -105,8 +105,8 @@ func (g Grid[S]) prepare(runs []*Run[S]) error {
 
 // checkForeign fails when a run's folder holds a finished run made with
 // other settings: the folder is another grid's, perhaps written by a
-// single process (which keeps no grid.json). A run without run.json (not finished, or being
-// written) is no evidence either way.
+// single process (which keeps no grid.json). A run without run.json (not
+// finished, or being written) is no evidence either way.
 func (g Grid[S]) checkForeign(runs []*Run[S]) error {
 	for _, r := range runs {
 		fp, ok := storedFingerprint(r.Dir)
