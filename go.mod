@@ -12,6 +12,7 @@ require (
 	golang.org/x/term v0.28.0
 	gonum.org/v1/gonum v0.11.0
 	gonum.org/v1/plot v0.11.0
+	gopkg.in/yaml.v3 v3.0.1
 	gorgonia.org/gorgonia v0.9.18
 	gorgonia.org/tensor v0.9.24
 )

@@ -31,7 +31,6 @@ import (
 	"strconv"
 
 	"github.com/geluproject/gelu/ops/activation"
-	"github.com/geluproject/gelu/ops/gemm"
 	"github.com/geluproject/gelu/train/experiment"
 	"github.com/geluproject/gelu/train/probe"
 	"github.com/geluproject/gelu/train/report"
@@ -49,8 +48,8 @@ type config struct {
 	Batch, Steps       int
 	NeuronSteps        int // gradient-descent steps on the single neuron
 	ProbeEvery, ProbeN int
-	TestN              int // test examples for the final accuracy (0: all 10 000)
-	TrainN             int // MNIST training images used, before the validation split (0: all 60 000)
+	TestN              int // -test-n: a seeded subset of the test images for the final accuracy (0: all 10 000)
+	TrainN             int // -train-n: a seeded subset of the training images, split 11:1 into training and validation (0: all 60 000)
 	Momentum, Tol      float64
 	Workers, DPI       int
 	Quiet              bool     // no progress output
@@ -60,8 +59,10 @@ type config struct {
 func main() {
 	c := config{Args: os.Args, Acts: experiment.Activations{activation.ReLU, activation.GELU, activation.SiLU, activation.ELU, activation.Softplus},
 		LRs: experiment.Floats{0.1, 0.3, 0.5}, Biases: experiment.Strings{"default", "-1", "-3"}, Hidden: experiment.Ints{128, 128}}
-	flag.StringVar(&c.Out, "out", "out/dying-neurons", "output folder; created if needed, the files this program writes are replaced")
-	flag.Uint64Var(&c.Seed, "seed", 1, "seed of the weights, the train/validation split and the batch order")
+	// -seed is the seed of the weights, the train/validation split, the
+	// batch order and the -train-n/-test-n subsets.
+	f := experiment.Flags{Out: "out/dying-neurons", Seed: 1, Workers: runtime.NumCPU()}
+	f.Register(flag.CommandLine, experiment.SubsetFlag)
 	flag.StringVar(&c.MNIST, "mnist", "", "directory with the MNIST IDX files (default: the GoMNIST module copy)")
 	flag.Var(&c.Acts, "acts", "activations, comma-separated (names as activation.ParseActivation takes them)")
 	flag.Var(&c.LRs, "lrs", "learning rates, comma-separated")
@@ -72,16 +73,11 @@ func main() {
 	flag.IntVar(&c.Steps, "steps", 600, "optimizer steps per run")
 	flag.IntVar(&c.ProbeEvery, "probe-every", 25, "count dead units every this many steps")
 	flag.IntVar(&c.ProbeN, "probe-n", 1000, "validation examples the dead units are counted on")
-	flag.IntVar(&c.TestN, "test-n", 0, "test examples for the final accuracy (0: all 10 000)")
-	flag.IntVar(&c.TrainN, "train-n", 0, "use the first this many MNIST training images, before the 1/12 validation split (0: all 60 000)")
 	flag.Float64Var(&c.Momentum, "momentum", 0.9, "SGD heavy-ball momentum (PyTorch's convention, dampening 0)")
 	flag.Float64Var(&c.Tol, "tol", probe.DefaultDeadTol, "a unit is dead when |f'(z)| ≤ tol on every probe example")
-	flag.IntVar(&c.Workers, "workers", runtime.NumCPU(), "runs trained at once (results do not depend on it)")
 	flag.IntVar(&c.DPI, "dpi", 144, "resolution of the PNG plots")
 	flag.Parse()
-	// One BLAS thread per run: the products here are small, and two runs on
-	// two threads each spent most of their time spinning in the kernel.
-	gemm.SetThreads(1)
+	c.Out, c.Seed, c.Workers, c.TrainN, c.TestN = f.Out, f.Seed, f.Workers, f.TrainN, f.TestN
 	if _, err := run(c); err != nil {
 		fmt.Fprintln(os.Stderr, "dying-neurons:", err)
 		os.Exit(1)

@@ -16,15 +16,15 @@ import (
 
 func sweepReport(r *report.Report, c config, runs []*runResult) error {
 	r.Section("(b) Dead units in an MLP on MNIST")
-	testN := "10000"
+	testN := "the first 10000" // all of them
 	if c.TestN > 0 {
-		testN = fmt.Sprint(c.TestN)
+		testN = fmt.Sprintf("a seeded subset of %d", c.TestN)
 	}
 	r.Text(fmt.Sprintf("MLP 784 → %s → 10 (float32), SGD with heavy-ball momentum %g, batch %d, %d steps per run, PyTorch's default "+
 		"weight init (the same initial weights in every run). Biases: `default` is PyTorch's U(±1/√fan_in), a number sets every bias "+
 		"to it (the output layer's too, which does not change the softmax). Dead units are counted every %d steps on %d held-out "+
 		"training images: dead at tol means |f'(z)| ≤ %g on every one of them, exactly dead means f'(z) = 0 on every one "+
-		"(f' evaluated in float64). Accuracy is on the first %s MNIST test images after the last step.",
+		"(f' evaluated in float64). Accuracy is on %s MNIST test images after the last step.",
 		strings.ReplaceAll(c.Hidden.String(), ",", " → "), c.Momentum, c.Batch, c.Steps, c.ProbeEvery, c.ProbeN, c.Tol, testN))
 	var depth []string
 	for _, a := range c.Acts {

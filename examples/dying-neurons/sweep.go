@@ -57,10 +57,9 @@ func sweep(c config) ([]*runResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.TrainN > 0 && c.TrainN < full.Len() {
-		if full, err = full.Subset(seq(c.TrainN)); err != nil {
-			return nil, err
-		}
+	subsets := experiment.Flags{Seed: c.Seed, TrainN: c.TrainN, TestN: c.TestN}
+	if full, test, err = subsets.Subsets(full, test); err != nil {
+		return nil, err
 	}
 	tr, val, err := full.Split(1.0/12, c.Seed) // 55 000 / 5 000 of all 60 000
 	if err != nil {
@@ -70,9 +69,6 @@ func sweep(c config) ([]*runResult, error) {
 		return nil, fmt.Errorf("-probe-n %d: the validation split has only %d examples", c.ProbeN, val.Len())
 	}
 	probeSet, err := val.Subset(seq(c.ProbeN))
-	if err == nil && c.TestN > 0 && c.TestN < test.Len() {
-		test, err = test.Subset(seq(c.TestN))
-	}
 	if err != nil {
 		return nil, err
 	}

@@ -25,6 +25,12 @@
 // interruption. timing.csv has each run's time, BenchmarkTrainStep the
 // step alone.
 //
+// On several machines sharing -out, each worker trains a shard of the grid
+// (-shard i/n, or the index of a Slurm array task or a Kubernetes Indexed
+// Job pod), and the last to finish, or a later -merge, writes the same
+// report one process would: cluster/ has an sbatch script and a Job
+// manifest for -full.
+//
 // Seeds are paired: seed s gives every activation and optimizer the same
 // initial weights and the same order of batches. run.go trains the runs
 // (package train/experiment keeps them, resumes and aggregates them),
@@ -33,6 +39,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -40,7 +47,6 @@ import (
 	"runtime"
 
 	"github.com/geluproject/gelu/ops/activation"
-	"github.com/geluproject/gelu/ops/gemm"
 	"github.com/geluproject/gelu/train/experiment"
 )
 
@@ -58,62 +64,74 @@ type config struct {
 	EvalsPerEpoch     int
 	Layers, Width     int
 	Batch             int
-	NTrain, NTest     int // use only this many examples (0: all)
+	NTrain, NTest     int // -train-n, -test-n: a seeded subset of this many examples (0: all)
 	Workers, DPI      int
 	Resume, Quiet     bool
-	Args              []string  // the command line shown in report.md
-	Progress          io.Writer // progress lines (default os.Stderr)
+	Shard             experiment.Shard // this worker's part of the grid (the zero Shard: all of it)
+	Merge             bool             // train nothing: report the runs the shards left in Out/runs
+	Args              []string         // the command line shown in report.md
+	Progress          io.Writer        // progress lines (default os.Stderr)
 }
 
 func main() {
-	c := config{Args: os.Args, Acts: experiment.Activations{activation.ReLU, activation.GELU, activation.GELUTanh, activation.ELU, activation.SiLU},
-		Opts: experiment.Strings{"adam", "sgd"}, AdamLR: experiment.Floats{1e-3}, SGDLR: experiment.Floats{0.05}}
-	var full bool
-	flag.StringVar(&c.Out, "out", "out/gelu-vs-relu", "output folder; created if needed, the files this program writes are replaced")
-	flag.IntVar(&c.Epochs, "epochs", 3, "passes over the training set per run (the paper: 50)")
-	flag.IntVar(&c.Seeds, "seeds", 5, "runs per activation and optimizer, with seeds -seed, -seed+1, … (the paper: 5)")
-	flag.Uint64Var(&c.Seed, "seed", 1, "first seed; a seed fixes the initial weights, the batch order and the dropout masks")
-	flag.BoolVar(&full, "full", false, "the paper's length: 50 epochs × 5 seeds (-epochs and -seeds given explicitly still win)")
-	flag.Var(&c.Acts, "acts", "comma-separated activations, as activation.ParseActivation names them")
-	flag.Var(&c.Opts, "opts", "comma-separated optimizers: adam, sgd (SGD with momentum)")
-	flag.Var(&c.AdamLR, "adam-lr", "Adam learning rate; a comma-separated list is tuned on the validation set")
-	flag.Var(&c.SGDLR, "sgd-lr", "SGD learning rate; a comma-separated list is tuned on the validation set")
-	flag.Float64Var(&c.Momentum, "momentum", 0.9, "SGD momentum (heavy ball, PyTorch's convention)")
-	flag.Float64Var(&c.Dropout, "dropout", 0, "dropout rate after every hidden activation (the paper: 0 and 0.5)")
-	flag.IntVar(&c.Val, "val", 5000, "training examples held out as a validation set, for the learning-rate choice (the paper: 5000)")
-	flag.IntVar(&c.EvalsPerEpoch, "evals-per-epoch", 3, "evaluations of the test and validation sets per epoch (the paper: 3)")
-	flag.IntVar(&c.Layers, "layers", 8, "hidden layers")
-	flag.IntVar(&c.Width, "width", 128, "units per hidden layer")
-	flag.IntVar(&c.Batch, "batch", 128, "mini-batch size")
-	flag.IntVar(&c.NTrain, "n-train", 0, "use a seeded subset of this many MNIST training images, for quick trials (0: all 60000)")
-	flag.IntVar(&c.NTest, "n-test", 0, "use a seeded subset of this many test images (0: all 10000)")
-	flag.IntVar(&c.Workers, "workers", runtime.NumCPU(), "runs trained at once, each on one BLAS thread (results do not depend on it)")
-	flag.BoolVar(&c.Resume, "resume", false, "reuse finished runs found in -out whose settings match, instead of training them again")
-	flag.BoolVar(&c.Quiet, "quiet", false, "print nothing but errors and the final line")
-	flag.IntVar(&c.DPI, "dpi", 144, "resolution of the PNG plots in dots per inch")
-	flag.Parse()
-	set := map[string]bool{}
-	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if full && !set["epochs"] {
-		c.Epochs = 50
-	}
-	if full && !set["seeds"] {
-		c.Seeds = 5
-	}
-	// A 128-wide network's products run faster on one BLAS thread, and
-	// two runs at a time then use both cores; the thread count must not
-	// depend on -workers, since OpenBLAS's last bits depend on it.
-	gemm.SetThreads(1)
-	err := fmt.Errorf("unexpected arguments %q (all settings are flags; see -h)", flag.Args())
+	c, err := parseFlags(flag.CommandLine, os.Args[1:], os.Getenv)
 	var res *results
-	if flag.NArg() == 0 {
+	if err == nil {
 		res, err = run(c)
+	}
+	if errors.Is(err, experiment.ErrIncomplete) { // a shard's share is done; another makes the report
+		fmt.Println("gelu-vs-relu:", err)
+		return
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gelu-vs-relu:", err)
 		os.Exit(1)
 	}
 	fmt.Printf("wrote %s/report.md (%d runs, %s)\n", c.Out, len(res.Runs), res.Elapsed)
+}
+
+// parseFlags defines the program's flags on fs and parses args; getenv
+// supplies a worker's shard when -shard is not given (a Slurm job array
+// task, a Kubernetes Indexed Job pod).
+func parseFlags(fs *flag.FlagSet, args []string, getenv func(string) string) (config, error) {
+	c := config{Args: experiment.Command(append([]string{fs.Name()}, args...)), Acts: experiment.Activations{activation.ReLU, activation.GELU, activation.GELUTanh, activation.ELU, activation.SiLU},
+		Opts: experiment.Strings{"adam", "sgd"}, AdamLR: experiment.Floats{1e-3}, SGDLR: experiment.Floats{0.05}}
+	f := experiment.Flags{Out: "out/gelu-vs-relu", Seed: 1, Seeds: 5, Workers: runtime.NumCPU()}
+	f.Register(fs, experiment.SeedsFlag|experiment.ResumeFlag|experiment.SubsetFlag|experiment.ShardFlags)
+	var full bool
+	fs.IntVar(&c.Epochs, "epochs", 3, "passes over the training set per run (the paper: 50)")
+	fs.BoolVar(&full, "full", false, "the paper's length: 50 epochs × 5 seeds (-epochs and -seeds given explicitly still win)")
+	fs.Var(&c.Acts, "acts", "comma-separated activations, as activation.ParseActivation names them")
+	fs.Var(&c.Opts, "opts", "comma-separated optimizers: adam, sgd (SGD with momentum)")
+	fs.Var(&c.AdamLR, "adam-lr", "Adam learning rate; a comma-separated list is tuned on the validation set")
+	fs.Var(&c.SGDLR, "sgd-lr", "SGD learning rate; a comma-separated list is tuned on the validation set")
+	fs.Float64Var(&c.Momentum, "momentum", 0.9, "SGD momentum (heavy ball, PyTorch's convention)")
+	fs.Float64Var(&c.Dropout, "dropout", 0, "dropout rate after every hidden activation (the paper: 0 and 0.5)")
+	fs.IntVar(&c.Val, "val", 5000, "training examples held out as a validation set, for the learning-rate choice (the paper: 5000)")
+	fs.IntVar(&c.EvalsPerEpoch, "evals-per-epoch", 3, "evaluations of the test and validation sets per epoch (the paper: 3)")
+	fs.IntVar(&c.Layers, "layers", 8, "hidden layers")
+	fs.IntVar(&c.Width, "width", 128, "units per hidden layer")
+	fs.IntVar(&c.Batch, "batch", 128, "mini-batch size")
+	fs.BoolVar(&c.Quiet, "quiet", false, "print nothing but errors and the final line")
+	fs.IntVar(&c.DPI, "dpi", 144, "resolution of the PNG plots in dots per inch")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected arguments %q (all settings are flags; see -h)", fs.Args())
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if full && !set["epochs"] {
+		c.Epochs = 50
+	}
+	if full && !set["seeds"] {
+		f.Seeds = 5
+	}
+	c.Out, c.Seed, c.Seeds, c.Workers, c.Resume, c.NTrain, c.NTest, c.Merge = f.Out, f.Seed, f.Seeds, f.Workers, f.Resume, f.TrainN, f.TestN, f.Merge
+	var err error
+	c.Shard, err = f.ResolveShard(getenv)
+	return c, err
 }
 
 func (c config) validate() error {
@@ -128,7 +146,7 @@ func (c config) validate() error {
 	case !(c.Momentum >= 0 && c.Momentum < 1):
 		return bad("-momentum %v: want 0 ≤ momentum < 1", c.Momentum)
 	case c.Val < 0 || c.NTrain < 0 || c.NTest < 0 || c.DPI < 0:
-		return bad("-val %d -n-train %d -n-test %d -dpi %d: want none negative", c.Val, c.NTrain, c.NTest, c.DPI)
+		return bad("-val %d -train-n %d -test-n %d -dpi %d: want none negative", c.Val, c.NTrain, c.NTest, c.DPI)
 	case len(c.Acts) == 0 || len(c.Opts) == 0:
 		return bad("no activations or no optimizers given")
 	case c.Out == "":

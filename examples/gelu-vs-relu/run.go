@@ -16,10 +16,8 @@ import (
 
 	"github.com/geluproject/gelu/datasets"
 	"github.com/geluproject/gelu/graph"
-	"github.com/geluproject/gelu/graph/rng"
 	"github.com/geluproject/gelu/nn"
 	"github.com/geluproject/gelu/ops/activation"
-	"github.com/geluproject/gelu/ops/gemm"
 	"github.com/geluproject/gelu/optim"
 	"github.com/geluproject/gelu/train"
 	"github.com/geluproject/gelu/train/experiment"
@@ -78,8 +76,8 @@ func run(c config) (*results, error) {
 		return nil, err
 	}
 	grid := experiment.Grid[setting]{Name: setting.name, Metrics: metrics, Dir: filepath.Join(c.Out, "runs"), Resume: c.Resume,
-		Workers: c.Workers, Fingerprint: fmt.Sprintf("epochs=%d batch=%d layers=%d width=%d dropout=%g momentum=%g val=%d n-train=%d n-test=%d evals=%v blas=%s",
-			c.Epochs, c.Batch, c.Layers, c.Width, c.Dropout, c.Momentum, c.Val, c.NTrain, c.NTest, d.evalSteps, gemm.Name())}
+		Workers: c.Workers, Shard: c.Shard, Merge: c.Merge, Fingerprint: fmt.Sprintf("epochs=%d batch=%d layers=%d width=%d dropout=%g momentum=%g val=%d n-train=%d n-test=%d evals=%v blas=%s",
+			c.Epochs, c.Batch, c.Layers, c.Width, c.Dropout, c.Momentum, c.Val, c.NTrain, c.NTest, d.evalSteps, experiment.RunBLAS())}
 	for _, o := range c.Opts {
 		for _, a := range c.Acts {
 			for _, lr := range c.lrs(o) {
@@ -124,22 +122,9 @@ func loadData(c config) (*data, error) {
 	if err != nil {
 		return nil, err
 	}
-	pick := func(d *datasets.Dataset, n int, stream string) (*datasets.Dataset, error) {
-		if n == 0 || n == d.Len() {
-			return d, nil
-		}
-		if n > d.Len() {
-			return nil, fmt.Errorf("-%s %d, but MNIST has %d such images", stream, n, d.Len())
-		}
-		idx := rng.New(c.Seed, stream).Perm(d.Len())[:n]
-		slices.Sort(idx)
-		return d.Subset(idx)
-	}
 	d := &data{}
-	if tr, err = pick(tr, c.NTrain, "n-train"); err != nil {
-		return nil, err
-	}
-	if d.test, err = pick(te, c.NTest, "n-test"); err != nil {
+	subsets := experiment.Flags{Seed: c.Seed, TrainN: c.NTrain, TestN: c.NTest}
+	if tr, d.test, err = subsets.Subsets(tr, te); err != nil {
 		return nil, err
 	}
 	d.train = tr
@@ -152,7 +137,7 @@ func loadData(c config) (*data, error) {
 		}
 	}
 	if c.Dropout > 0 { // the paper plots the loss of the network without dropout
-		if d.trainEval, err = pick(d.train, min(5000, d.train.Len()), "train-eval"); err != nil {
+		if d.trainEval, err = experiment.Subset(d.train, min(5000, d.train.Len()), c.Seed, "train-eval"); err != nil {
 			return nil, err
 		}
 	}

@@ -7,7 +7,7 @@
 //	*.png            f'(x)²φ(x); gradient variance during training; Var(m) against the prediction per block
 //
 // 1. E[f'(X)], E[f'(X)²] and Var[f'(X)] for X ~ N(0, 1), every activation
-// (analysis.ProfileOf).
+// (activation.Activation.Profile).
 //
 // 2. For each of -acts, an MLP on MNIST (784 → -hidden → 10, float32,
 // SGD with heavy-ball momentum -momentum) is measured in four phases:
@@ -41,7 +41,7 @@ import (
 	"strings"
 
 	"github.com/geluproject/gelu/ops/activation"
-	"github.com/geluproject/gelu/ops/gemm"
+	"github.com/geluproject/gelu/train/experiment"
 	"github.com/geluproject/gelu/train/report"
 )
 
@@ -59,8 +59,8 @@ type config struct {
 	Window, Blocks, VarBlock int
 	UnitBatches              int // batches per phase whose pre-activations give the network's E[f'(z)²]
 	BurnEps                  float64
-	TrainN, TestN            int // MNIST images used (0: all 60 000 and 10 000)
-	Workers, DPI             int
+	TrainN, TestN            int      // -train-n, -test-n: seeded subsets of the MNIST images (0: all 60 000 and 10 000)
+	Workers, DPI             int      // Workers: activations measured at once, one BLAS thread each
 	Quiet                    bool     // no progress lines on stderr
 	Args                     []string // the command line shown in report.md
 }
@@ -68,8 +68,10 @@ type config struct {
 func main() {
 	c := config{Hidden: []int{128, 128}, WindowLRs: []float64{0.005, 0.0005}, Args: os.Args}
 	c.Acts, _ = activation.ParseActivations("relu,gelu")
-	flag.StringVar(&c.Out, "out", "out/gradient-variance", "output folder; created if needed, the files this program writes are replaced")
-	flag.Uint64Var(&c.Seed, "seed", 1, "seed of the weights, the batch order and the batches drawn with replacement")
+	// -seed is the seed of the weights, the batch order, the batches drawn
+	// with replacement and the -train-n/-test-n subsets.
+	f := experiment.Flags{Out: "out/gradient-variance", Seed: 1, Workers: runtime.NumCPU()}
+	f.Register(flag.CommandLine, experiment.SubsetFlag)
 	flag.StringVar(&c.MNIST, "mnist", "", "directory with the MNIST IDX files (default: the GoMNIST module copy)")
 	flag.Func("acts", "activations, comma-separated, as activation.ParseActivations takes them (default relu,gelu)",
 		func(s string) (err error) { c.Acts, err = activation.ParseActivations(s); return err })
@@ -86,15 +88,9 @@ func main() {
 	flag.IntVar(&c.VarBlock, "var-block", 100, "training steps per gradient-variance point during training")
 	flag.IntVar(&c.UnitBatches, "unit-batches", 50, "batches per phase over which the network's E[f'(z)²] is averaged")
 	flag.Float64Var(&c.BurnEps, "burn-eps", 1e-4, "burn-in: skip the first t steps of each buffer, with β^t ≤ burn-eps")
-	flag.IntVar(&c.TrainN, "train-n", 0, "use the first this many MNIST training images (0: all 60 000)")
-	flag.IntVar(&c.TestN, "test-n", 0, "test images for the accuracy (0: all 10 000)")
-	flag.IntVar(&c.Workers, "workers", runtime.NumCPU(), "activations measured in parallel (results do not depend on it)")
 	flag.IntVar(&c.DPI, "dpi", 144, "resolution of the PNG plots")
 	flag.Parse()
-	// Each worker trains a 128-wide MLP, whose matrix products are faster
-	// on one BLAS thread; the workers keep the cores busy. (The pure-Go
-	// BLAS has no thread setting; that error is not worth stopping for.)
-	_ = gemm.SetThreads(1)
+	c.Out, c.Seed, c.Workers, c.TrainN, c.TestN = f.Out, f.Seed, f.Workers, f.TrainN, f.TestN
 	if _, err := run(c); err != nil {
 		fmt.Fprintln(os.Stderr, "gradient-variance:", err)
 		os.Exit(1)

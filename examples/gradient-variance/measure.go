@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/geluproject/gelu/datasets"
@@ -17,6 +16,7 @@ import (
 	"github.com/geluproject/gelu/nn"
 	"github.com/geluproject/gelu/ops/activation"
 	"github.com/geluproject/gelu/optim"
+	"github.com/geluproject/gelu/train/experiment"
 	"github.com/geluproject/gelu/train/probe"
 	"gorgonia.org/tensor"
 )
@@ -162,44 +162,27 @@ func measureAct(c config, train, test *datasets.Dataset, a activation.Activation
 // windowName names the phase of a training window at learning rate lr.
 func windowName(lr float64) string { return fmt.Sprintf("window_lr%g", lr) }
 
-// measureAll measures every activation on c.Workers goroutines; each has
-// its own graph and streams, so the results do not depend on scheduling.
+// measureAll measures every activation, c.Workers at a time (a grid of
+// one seed, which also fixes the BLAS threads); each has its own graph and
+// streams, so the results do not depend on scheduling.
 func measureAll(c config) ([]*actResult, error) {
 	train, test, err := datasets.MNIST(c.MNIST)
-	if err == nil && c.TrainN > 0 && c.TrainN < train.Len() {
-		train, err = train.Subset(first(c.TrainN))
-	}
-	if err == nil && c.TestN > 0 && c.TestN < test.Len() {
-		test, err = test.Subset(first(c.TestN))
+	if err == nil {
+		subsets := experiment.Flags{Seed: c.Seed, TrainN: c.TrainN, TestN: c.TestN}
+		train, test, err = subsets.Subsets(train, test)
 	}
 	if err != nil {
 		return nil, err
 	}
-	out, errs := make([]*actResult, len(c.Acts)), make([]error, len(c.Acts))
-	sem := make(chan struct{}, c.Workers)
-	var wg sync.WaitGroup
-	for i, a := range c.Acts {
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			if out[i], errs[i] = measureAct(c, train, test, a); errs[i] != nil {
-				errs[i] = fmt.Errorf("%s: %w", a, errs[i])
-			}
-		})
+	out := make([]*actResult, len(c.Acts))
+	grid := experiment.Grid[int]{Settings: make([]int, len(c.Acts)), Seeds: []uint64{c.Seed}, Workers: c.Workers,
+		Name: func(i int) string { return c.Acts[i].Name() }}
+	for i := range grid.Settings {
+		grid.Settings[i] = i
 	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-func first(n int) []int {
-	idx := make([]int, n)
-	for i := range idx {
-		idx[i] = i
-	}
-	return idx
+	_, err = grid.Run(func(r *experiment.Run[int]) (err error) {
+		out[r.Setting], err = measureAct(c, train, test, c.Acts[r.Setting])
+		return err
+	})
+	return out, err
 }

@@ -44,7 +44,6 @@ import (
 	"os"
 
 	"github.com/geluproject/gelu/ops/activation"
-	"github.com/geluproject/gelu/ops/gemm"
 	"github.com/geluproject/gelu/train/experiment"
 )
 
@@ -64,7 +63,10 @@ type config struct {
 
 func main() {
 	c := config{Acts: experiment.Activations{activation.ReLU, activation.GELU}, Args: os.Args}
-	flag.StringVar(&c.Out, "out", "out/transformer-ffn", "output folder; created if needed, the files this program writes are replaced")
+	// -seed is the seed of the validation split, and the first of the
+	// runs' seeds (initial weights and batch order).
+	f := experiment.Flags{Out: "out/transformer-ffn", Seed: 1, Seeds: 3, Workers: 2}
+	f.Register(flag.CommandLine, experiment.SeedsFlag)
 	flag.StringVar(&c.TextFile, "text", "", "UTF-8 text file to model (default: Newton's Opticks, embedded)")
 	flag.Var(&c.Acts, "acts", "comma-separated activations to compare: relu, gelu, gelu_tanh, gelu_sigmoid, softplus, silu, elu, sigmoid_gated[:β]")
 	flag.IntVar(&c.Context, "context", 8, "K, previous characters seen per prediction")
@@ -83,16 +85,10 @@ func main() {
 	flag.Float64Var(&c.ValFraction, "val-fraction", 0.1, "fraction of the text's chunks held out for validation")
 	flag.IntVar(&c.ChunkLen, "chunk", 4096, "characters per chunk of the train/validation split")
 	flag.StringVar(&c.Init, "init", "", "start every run from this safetensors file (torch_model.py --init, or a model.safetensors of this program)")
-	flag.Uint64Var(&c.Seed, "seed", 1, "first seed: of the validation split, and per run of the initial weights and the batch order")
-	flag.IntVar(&c.Seeds, "seeds", 3, "runs per activation, with seeds -seed, -seed+1, …, paired across activations")
-	flag.IntVar(&c.Workers, "workers", 2, "runs trained at once (results do not depend on it)")
 	flag.BoolVar(&c.Quiet, "quiet", false, "no progress output")
 	flag.IntVar(&c.DPI, "dpi", 144, "resolution of the PNG plots in dots per inch")
 	flag.Parse()
-	// Two runs at a time on one BLAS thread each beat one run on two
-	// threads here, and the thread count must not depend on -workers:
-	// OpenBLAS's results differ in the last bits between thread counts.
-	gemm.SetThreads(1)
+	c.Out, c.Seed, c.Seeds, c.Workers = f.Out, f.Seed, f.Seeds, f.Workers
 	if _, err := run(c); err != nil {
 		fmt.Fprintln(os.Stderr, "transformer-ffn:", err)
 		os.Exit(1)

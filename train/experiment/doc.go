@@ -2,8 +2,9 @@
 // what they show: a grid of settings × seeds trained on one or more
 // goroutines, each run kept in its own folder and resumed by fingerprint,
 // curves aggregated over seeds into median and min–max bands, paired
-// comparisons between settings across seeds, and the comma-separated list
-// flags that describe a grid.
+// comparisons between settings across seeds, a grid split over workers
+// (Slurm job arrays, Kubernetes Indexed Jobs) and merged, and the flags
+// experiment programs share.
 //
 //	grid := experiment.Grid[activation.Activation]{Settings: acts, Seeds: []uint64{1, 2, 3, 4, 5},
 //		Name: activation.Activation.Key, Metrics: []string{"train_loss", "val_loss"},
@@ -24,9 +25,8 @@
 //
 // Runs are independent: each builds its own graph, loaders and optimizer
 // from its setting and seed, so results and their order do not depend on
-// Workers. (OpenBLAS's results do depend on its thread count; a program
-// that trains runs in parallel should fix it with gemm.SetThreads
-// whatever Workers is.)
+// Workers. (OpenBLAS's results do depend on its thread count, so Grid.Run
+// sets one BLAS thread, whatever Workers is: programs do not.)
 //
 // A run with Grid.Dir set keeps its files in Dir/<setting name>/seed<n>:
 // whatever the program writes there (train.Config.Dir), and, once the run
@@ -34,6 +34,30 @@
 // a finished run back instead of training it when run.json's fingerprint
 // (Grid.Fingerprint, the setting's name, the seed and the metric names)
 // matches, so an interrupted experiment continues where it stopped.
+//
+// A grid can be split over workers that share only Dir (Grid.Shard):
+// worker i of n trains the runs at positions i, i+n, i+2n, … of the grid's
+// order, each into its own folder, whose run.json (written last, through a
+// temporary file with a name unique to the writer, then renamed) vouches
+// for it. Before any run starts, the first worker records the grid and the
+// shard count in Dir/grid.json, and every other worker checks it: a worker
+// given another count, or a folder holding another grid's runs, is an
+// error. A worker resumes its own finished runs, never touches another's
+// (a run without run.json is unfinished, not stale), and when it finds
+// every run finished it returns them all, so the last worker to finish
+// makes the report; the others return an *IncompleteError (ErrIncomplete).
+// Grid.Merge reads every run without training. The runs, and so any report
+// made from them, are the same whether the grid ran in one process or in
+// shards. Programs take the shard from -shard i/n, a Slurm job array or a
+// Kubernetes Indexed Job (ResolveShard, Flags):
+//
+//	f := experiment.Flags{Out: "out/x", Seed: 1, Seeds: 5, Workers: 2}
+//	f.Register(flag.CommandLine, experiment.SeedsFlag|experiment.ResumeFlag|experiment.SubsetFlag|experiment.ShardFlags)
+//	flag.Parse()
+//	grid.Shard, err = f.ResolveShard(os.Getenv)
+//	grid.Merge = f.Merge
+//	runs, err := grid.Run(train)
+//	if errors.Is(err, experiment.ErrIncomplete) { /* this worker's share is done */ }
 //
 // Statistics over seeds ignore non-finite values (a diverged run) and use
 // one definition of the median and quantiles, report.Quantiles's (linear

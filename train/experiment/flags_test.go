@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/geluproject/gelu/datasets"
 	"github.com/geluproject/gelu/ops/activation"
 )
 
@@ -43,5 +44,85 @@ func TestListFlags(t *testing.T) {
 	}
 	if !slices.Equal(lrs, Floats{1e-3, 0.5}) {
 		t.Errorf("a failed Set changed the list to %v", lrs)
+	}
+}
+
+func TestFlagsRegister(t *testing.T) {
+	for _, c := range []struct {
+		which FlagSet
+		want  []string
+	}{
+		{0, []string{"out", "seed", "workers"}},
+		{SeedsFlag | SubsetFlag, []string{"out", "seed", "seeds", "test-n", "train-n", "workers"}},
+		{SeedsFlag | ResumeFlag | SubsetFlag | ShardFlags, []string{"merge", "out", "resume", "seed", "seeds", "shard", "shards", "test-n", "train-n", "workers"}},
+	} {
+		fs := flag.NewFlagSet("test", flag.ContinueOnError)
+		f := Flags{Out: "out/x", Seed: 7, Seeds: 5, Workers: 3}
+		f.Register(fs, c.which)
+		var names []string
+		fs.VisitAll(func(fl *flag.Flag) { names = append(names, fl.Name) })
+		if !slices.Equal(names, c.want) {
+			t.Errorf("flags %v, want %v", names, c.want)
+		}
+		if fs.Lookup("seed").DefValue != "7" || fs.Lookup("out").DefValue != "out/x" {
+			t.Errorf("defaults: -seed %s -out %s", fs.Lookup("seed").DefValue, fs.Lookup("out").DefValue)
+		}
+	}
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	f := Flags{Seeds: 5, Workers: 2}
+	f.Register(fs, SeedsFlag|SubsetFlag|ShardFlags)
+	if err := fs.Parse([]string{"-seeds", "2", "-train-n", "100", "-shard", "1/3", "-out", "o"}); err != nil {
+		t.Fatal(err)
+	}
+	if f.Seeds != 2 || f.TrainN != 100 || f.TestN != 0 || f.Out != "o" || f.Workers != 2 {
+		t.Errorf("parsed %+v", f)
+	}
+	if s, err := f.ResolveShard(env(JobIndex, "0", ShardCountEnv, "2")); err != nil || s != (Shard{1, 3}) {
+		t.Errorf("-shard 1/3 in an Indexed Job pod: %v, %v (the flag wins)", s, err)
+	}
+	f.Merge = true
+	if _, err := f.ResolveShard(env()); err == nil || !strings.Contains(err.Error(), "-merge") {
+		t.Errorf("-merge with -shard: %v", err)
+	}
+	f.Shard = ""
+	if s, err := f.ResolveShard(env(SlurmTaskID, "1", SlurmTaskCount, "2", SlurmTaskMin, "0")); err != nil || s != (Shard{0, 1}) {
+		t.Errorf("-merge in a Slurm task: %v, %v; want the whole grid", s, err)
+	}
+}
+
+func TestSubset(t *testing.T) {
+	x, labels := make([]float32, 100), make([]int, 100)
+	for i := range x {
+		x[i], labels[i] = float32(i), i%10
+	}
+	d := &datasets.Dataset{Name: "toy", X: x, Features: 1, Labels: labels, Classes: 10}
+	rows := func(d *datasets.Dataset) []float32 { return d.X }
+	a, err := Subset(d, 30, 1, "n-train")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Subset(d, 30, 1, "n-train")
+	c, _ := Subset(d, 30, 2, "n-train")
+	e, _ := Subset(d, 30, 1, "n-test")
+	ra := rows(a)
+	if len(ra) != 30 || !slices.IsSorted(ra) || len(slices.Compact(slices.Clone(ra))) != 30 {
+		t.Errorf("subset %v: want 30 distinct examples in the set's order", ra)
+	}
+	if !slices.Equal(ra, rows(b)) || slices.Equal(ra, rows(c)) || slices.Equal(ra, rows(e)) {
+		t.Error("the subset does not follow the seed and the stream")
+	}
+	if slices.Equal(ra, x[:30]) {
+		t.Error("the subset is the first 30 examples")
+	}
+	for i, v := range ra {
+		if a.Labels[i] != int(v)%10 {
+			t.Errorf("example %v has label %v: labels do not follow their images", v, a.Labels[i])
+		}
+	}
+	if all, _ := Subset(d, 0, 1, "n-train"); all != d {
+		t.Error("n = 0 is not the whole set")
+	}
+	if _, err := Subset(d, 101, 1, "n-train"); err == nil || !strings.Contains(err.Error(), "has 100") {
+		t.Errorf("n > the set: %v", err)
 	}
 }

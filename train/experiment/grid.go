@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/geluproject/gelu/ops/gemm"
 )
 
 // Grid describes the runs of an experiment: every one of Settings with
@@ -39,6 +41,13 @@ type Grid[S any] struct {
 	// Workers is how many runs train at once (default 1). Every run has its
 	// own graph, data order and optimizer, so results do not depend on it.
 	Workers int
+	// Shard, if its Count is above 1, makes this process one of Count
+	// workers sharing Dir, each training its share of the runs (Shard);
+	// Resume is then implied, so that a worker started again continues.
+	Shard Shard
+	// Merge trains nothing: Run reads every run from Dir (written by the
+	// shards) and fails, naming them, if some are missing.
+	Merge bool
 	// Progress, if set, gets a line per finished run; Note adds to it.
 	Progress io.Writer
 	Note     func(*Run[S]) string
@@ -70,7 +79,47 @@ type Run[S any] struct {
 // returns them in that order. train fills in the run (Curve.Add, Values,
 // usually through Run.Train). The first error stops the grid: runs not
 // started yet are skipped, and the error names the run.
+//
+// With Shard set to i/n (n > 1), Run trains only its share of the runs,
+// resuming those already finished (see Shard, and the package doc on
+// sharding), then reads the other shards' finished runs from Dir: when
+// every run is there it returns them all, as a single process would;
+// otherwise it returns an *IncompleteError. With Merge it trains nothing
+// and returns every run read from Dir, or an error naming those missing.
 func (g Grid[S]) Run(train func(*Run[S]) error) ([]*Run[S], error) {
+	runs, err := g.runs()
+	if err != nil {
+		return nil, err
+	}
+	if err := g.prepare(runs); err != nil {
+		return nil, err
+	}
+	// Every run gets one BLAS thread: OpenBLAS's last bits depend on its
+	// thread count, so a count that followed Workers (or the shard layout)
+	// would make the results depend on them; and the networks these grids
+	// train are small enough that parallel runs use the cores better than
+	// threads within a product do. A merge sets it too, so that what the
+	// program computes after the grid is computed as in a process that
+	// trained. A BLAS without threads (gonum) has no setting to make, which
+	// is not an error.
+	_ = setBLASThreads(1)
+	var mine []int
+	for k := range runs {
+		if !g.Merge && g.Shard.owns(k) {
+			mine = append(mine, k)
+		}
+	}
+	if err := g.train(runs, mine, train); err != nil {
+		return nil, err
+	}
+	if len(mine) == len(runs) {
+		return runs, nil
+	}
+	return g.gather(runs, mine)
+}
+
+// runs lists the grid's runs in order, seeds outermost.
+func (g Grid[S]) runs() ([]*Run[S], error) {
 	if g.Name == nil || len(g.Settings) == 0 || len(g.Seeds) == 0 {
 		return nil, fmt.Errorf("experiment: Grid needs Name, Settings and Seeds (have %d settings, %d seeds)", len(g.Settings), len(g.Seeds))
 	}
@@ -91,6 +140,14 @@ func (g Grid[S]) Run(train func(*Run[S]) error) ([]*Run[S], error) {
 			runs = append(runs, r)
 		}
 	}
+	return runs, nil
+}
+
+// train trains runs[k] for every k in mine, on g.Workers goroutines.
+func (g Grid[S]) train(runs []*Run[S], mine []int, train func(*Run[S]) error) error {
+	if len(mine) == 0 {
+		return nil
+	}
 	errs := make([]error, len(runs))
 	next := make(chan int)
 	var mu sync.Mutex
@@ -106,13 +163,13 @@ func (g Grid[S]) Run(train func(*Run[S]) error) ([]*Run[S], error) {
 				done++
 				failed = failed || errs[i] != nil
 				if g.Progress != nil && errs[i] == nil {
-					fmt.Fprintf(g.Progress, "[%d/%d %.0fs] %s\n", done, len(runs), time.Since(start).Seconds(), g.describe(runs[i]))
+					fmt.Fprintf(g.Progress, "[%d/%d %.0fs] %s\n", done, len(mine), time.Since(start).Seconds(), g.describe(runs[i]))
 				}
 				mu.Unlock()
 			}
 		}()
 	}
-	for i := range runs {
+	for _, i := range mine {
 		mu.Lock()
 		stop := failed
 		mu.Unlock()
@@ -125,10 +182,10 @@ func (g Grid[S]) Run(train func(*Run[S]) error) ([]*Run[S], error) {
 	wg.Wait()
 	for i, err := range errs {
 		if err != nil {
-			return nil, fmt.Errorf("%s seed %d: %w", runs[i].Name, runs[i].Seed, err)
+			return fmt.Errorf("%s seed %d: %w", runs[i].Name, runs[i].Seed, err)
 		}
 	}
-	return runs, nil
+	return nil
 }
 
 func (g Grid[S]) describe(r *Run[S]) string {
@@ -155,7 +212,7 @@ func (g Grid[S]) one(r *Run[S], train func(*Run[S]) error) (err error) {
 		}
 	}()
 	fp := g.fingerprint(r)
-	if g.Resume && r.Dir != "" {
+	if (g.Resume || g.Shard.count() > 1) && r.Dir != "" {
 		ok, err := r.load(fp, g.Metrics)
 		if ok || err != nil {
 			return err
@@ -185,6 +242,17 @@ func (g Grid[S]) one(r *Run[S], train func(*Run[S]) error) (err error) {
 // fingerprint is what a stored run must match to be reused.
 func (g Grid[S]) fingerprint(r *Run[S]) string {
 	return fmt.Sprintf("%s\nrun=%s seed=%d metrics=%s", g.Fingerprint, r.Name, r.Seed, strings.Join(g.Metrics, ","))
+}
+
+// setBLASThreads sets the BLAS's thread count for the runs a grid trains.
+var setBLASThreads = gemm.SetThreads
+
+// RunBLAS sets the BLAS up as Grid.Run does for its runs (one thread) and
+// returns its name, gemm.Name: for a Fingerprint, which is computed
+// before the grid runs and must name the BLAS the runs use.
+func RunBLAS() string {
+	_ = setBLASThreads(1)
+	return gemm.Name()
 }
 
 // Find returns the run of the named setting and seed, nil if none.

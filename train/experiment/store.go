@@ -81,6 +81,20 @@ func (r *Run[S]) save(fingerprint string) error {
 	})
 }
 
+// storedFingerprint returns the fingerprint of the finished run in dir;
+// ok is false when there is none.
+func storedFingerprint(dir string) (fp string, ok bool) {
+	raw, err := os.ReadFile(filepath.Join(dir, runFile))
+	if err != nil {
+		return "", false
+	}
+	var st stored
+	if json.Unmarshal(raw, &st) != nil {
+		return "", false
+	}
+	return st.Fingerprint, true
+}
+
 // load reads the run back when r.Dir holds a finished run with this
 // fingerprint: ok is false (and err nil) when there is none, or it was
 // made with other settings. A matching run whose files cannot be read is

@@ -1,0 +1,350 @@
+package experiment
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/geluproject/gelu/train/report"
+)
+
+func env(kv ...string) func(string) string {
+	m := map[string]string{}
+	for i := 0; i < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return func(k string) string { return m[k] }
+}
+
+func TestResolveShard(t *testing.T) {
+	slurm := func(id, count, lo, hi string) []string {
+		return []string{SlurmTaskID, id, SlurmTaskCount, count, SlurmTaskMin, lo, SlurmTaskMax, hi}
+	}
+	for _, c := range []struct {
+		flag   string
+		count  int
+		env    []string
+		want   Shard
+		errHas string // "" when no error is expected
+	}{
+		{want: Shard{0, 1}},
+		{flag: "2/5", want: Shard{2, 5}},
+		{flag: " 0 / 1 ", want: Shard{0, 1}},
+		{flag: "2/5", env: slurm("0", "4", "0", "3"), want: Shard{2, 5}}, // the flag wins
+		{flag: "5/5", errHas: "out of range"},
+		{flag: "-1/5", errHas: "out of range"},
+		{flag: "1/0", errHas: "want i/n"},
+		{flag: "1-4", errHas: "want i/n"},
+		{flag: "a/4", errHas: "want i/n"},
+		{flag: "1/4", count: 3, errHas: "disagree"},
+		{count: -1, errHas: "-shards -1"},
+		{count: 4, errHas: "no worker index"},
+		// Slurm: --array=0-3 and --array=4-7 both make shards 0..3 of 4.
+		{env: slurm("0", "4", "0", "3"), want: Shard{0, 4}},
+		{env: slurm("6", "4", "4", "7"), want: Shard{2, 4}},
+		{env: []string{SlurmTaskID, "3", SlurmTaskCount, "4", SlurmTaskMin, "0"}, want: Shard{3, 4}}, // MAX is optional
+		{env: slurm("1", "1", "1", "1"), want: Shard{0, 1}},
+		{env: []string{SlurmTaskID, "3", SlurmTaskMin, "0"}, errHas: SlurmTaskCount + " is not"},
+		{env: []string{SlurmTaskID, "3", SlurmTaskCount, "4"}, errHas: SlurmTaskMin + " is not"},
+		{env: slurm("x", "4", "0", "3"), errHas: `SLURM_ARRAY_TASK_ID="x" is not an integer`},
+		{env: slurm("1", "four", "0", "3"), errHas: "SLURM_ARRAY_TASK_COUNT=\"four\""},
+		{env: slurm("2", "3", "0", "4"), errHas: "contiguous"},                                            // --array=0,2,4
+		{env: append(slurm("2", "3", "0", "2"), SlurmTaskStep, "2"), errHas: "contiguous array (step 1)"}, // cannot happen, but is caught
+		{env: slurm("9", "4", "0", "3"), errHas: "outside the array"},
+		{env: slurm("0", "4", "0", "3"), count: 4, errHas: "Slurm job array, which sets"},
+		// Kubernetes Indexed Jobs.
+		{env: []string{JobIndex, "3", ShardCountEnv, "4"}, want: Shard{3, 4}},
+		{env: []string{JobIndex, "3"}, count: 4, want: Shard{3, 4}},
+		{env: []string{JobIndex, "3", ShardCountEnv, "4"}, count: 4, want: Shard{3, 4}},
+		{env: []string{JobIndex, "3"}, errHas: "number of workers is unknown"},
+		{env: []string{JobIndex, "4", ShardCountEnv, "4"}, errHas: "out of range"},
+		{env: []string{JobIndex, "-1", ShardCountEnv, "4"}, errHas: "out of range"},
+		{env: []string{JobIndex, "1", ShardCountEnv, "0"}, errHas: "want the number of workers"},
+		{env: []string{JobIndex, "1", ShardCountEnv, "4"}, count: 3, errHas: "disagree"},
+		{env: []string{JobIndex, "one", ShardCountEnv, "4"}, errHas: `JOB_COMPLETION_INDEX="one" is not an integer`},
+		{env: []string{JobIndex, "1", ShardCountEnv, "4x"}, errHas: `SHARD_COUNT="4x"`},
+		{env: append(slurm("0", "4", "0", "3"), JobIndex, "0"), errHas: "both"},
+	} {
+		got, err := ResolveShard(c.flag, c.count, env(c.env...))
+		name := fmt.Sprintf("flag %q count %d env %v", c.flag, c.count, c.env)
+		switch {
+		case c.errHas == "" && err != nil:
+			t.Errorf("%s: %v", name, err)
+		case c.errHas == "" && got != c.want:
+			t.Errorf("%s: shard %v, want %v", name, got, c.want)
+		case c.errHas != "" && (err == nil || !strings.Contains(err.Error(), c.errHas)):
+			t.Errorf("%s: shard %v, error %v; want an error containing %q", name, got, err, c.errHas)
+		}
+	}
+}
+
+// Every run is trained by exactly one shard, shards take turns along the
+// grid's order, and the shards' runs together are the whole grid.
+func TestShardsPartitionTheGrid(t *testing.T) {
+	for _, n := range []int{1, 2, 4, 9} {
+		var mu sync.Mutex
+		owner := map[string][]int{}
+		dir := t.TempDir()
+		for i := range n {
+			g := toyGrid(dir, 2)
+			g.Shard = Shard{i, n}
+			_, err := g.Run(func(r *Run[float64]) error {
+				mu.Lock()
+				owner[fmt.Sprint(r.Name, r.Seed)] = append(owner[fmt.Sprint(r.Name, r.Seed)], i)
+				mu.Unlock()
+				return toyRun(r)
+			})
+			if last := i == n-1; last && err != nil || !last && !errors.Is(err, ErrIncomplete) {
+				t.Fatalf("%d shards: shard %d returned %v", n, i, err)
+			}
+		}
+		k := 0
+		for _, seed := range []uint64{1, 2, 3} {
+			for _, lr := range []float64{0.1, 0.2, 0.3} {
+				who := owner[fmt.Sprint(fmt.Sprintf("lr%g", lr), seed)]
+				if !slices.Equal(who, []int{k % n}) {
+					t.Errorf("%d shards: run %d (lr%g seed %d) trained by shards %v, want [%d]", n, k, lr, seed, who, k%n)
+				}
+				k++
+			}
+		}
+	}
+}
+
+// writeToyReport writes what a program would make of the runs.
+func writeToyReport(t *testing.T, dir string, runs []*Run[float64]) {
+	t.Helper()
+	r, err := report.New(dir, "toy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteCurves(r, "curves", runs, []string{"lr", "seed", "step"}, func(run *Run[float64], step int) []any {
+		return []any{run.Setting, run.Seed, step}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteBands(r, "bands", Groups(runs), []string{"lr", "step"}, func(g *Group[float64], step int) []any {
+		return []any{g.Setting, step}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range Groups(runs) {
+		r.Set("final_"+g.Name, Median(g.Value("final")))
+	}
+	r.Describe("final_*", "median final loss")
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readTree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, e os.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		files[rel] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// Shards running at the same time on one folder, then a merge, give the
+// report of one process, byte for byte, and the same runs.
+func TestShardedGridMakesTheSameReport(t *testing.T) {
+	whole, err := toyGrid(t.TempDir(), 1).Run(toyRun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	oneDir := t.TempDir()
+	writeToyReport(t, oneDir, whole)
+
+	runsDir := t.TempDir()
+	const n = 4
+	var trained atomic.Int32
+	errs := make([]error, n)
+	var complete atomic.Int32
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			g := toyGrid(runsDir, 2)
+			g.Shard = Shard{i, n}
+			runs, err := g.Run(func(r *Run[float64]) error { trained.Add(1); return toyRun(r) })
+			if err == nil && len(runs) == 9 {
+				complete.Add(1)
+			}
+			if errors.Is(err, ErrIncomplete) {
+				err = nil
+			}
+			errs[i] = err
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	if trained.Load() != 9 || complete.Load() < 1 {
+		t.Errorf("%d runs trained (want 9), %d shards returned the whole grid (want ≥ 1, the last to finish)", trained.Load(), complete.Load())
+	}
+	g := toyGrid(runsDir, 1)
+	g.Merge = true
+	merged, err := g.Run(func(*Run[float64]) error { return errors.New("a merge trained a run") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := fmt.Sprint(strip(whole)), fmt.Sprint(strip(merged)); a != b {
+		t.Errorf("merged runs differ from one process's:\n%s\n%s", a, b)
+	}
+	shardDir := t.TempDir()
+	writeToyReport(t, shardDir, merged)
+	a, b := readTree(t, oneDir), readTree(t, shardDir)
+	if len(a) < 3 {
+		t.Fatalf("the report has only %d files", len(a))
+	}
+	for name, content := range a {
+		if b[name] != content {
+			t.Errorf("%s differs between one process and %d shards", name, n)
+		}
+	}
+	if len(a) != len(b) {
+		t.Errorf("%d files from one process, %d from the shards", len(a), len(b))
+	}
+
+	// A shard started again (a requeued task) trains nothing.
+	g = toyGrid(runsDir, 1)
+	g.Shard = Shard{2, n}
+	if _, err := g.Run(func(r *Run[float64]) error { return errors.New("trained again") }); err != nil {
+		t.Errorf("a shard started again: %v", err)
+	}
+	// Split anew (grid.json removed): the finished runs still count.
+	if err := os.Remove(filepath.Join(runsDir, manifestFile)); err != nil {
+		t.Fatal(err)
+	}
+	g.Shard = Shard{0, 3}
+	if runs, err := g.Run(func(r *Run[float64]) error { return errors.New("trained again") }); err != nil || len(runs) != 9 {
+		t.Errorf("split into 3 after 4: %d runs, %v", len(runs), err)
+	}
+}
+
+func TestShardErrorsBeforeAnyRun(t *testing.T) {
+	never := func(r *Run[float64]) error { return fmt.Errorf("run %s seed %d started", r.Name, r.Seed) }
+	run := func(dir string, shard Shard, change func(*Grid[float64])) error {
+		g := toyGrid(dir, 1)
+		g.Shard = shard
+		if change != nil {
+			change(&g)
+		}
+		_, err := g.Run(never)
+		return err
+	}
+	wantErr := func(what string, err error, has string) {
+		t.Helper()
+		if err == nil || !strings.Contains(err.Error(), has) {
+			t.Errorf("%s: error %v, want one containing %q", what, err, has)
+		}
+	}
+	wantErr("index out of range", run(t.TempDir(), Shard{3, 3}, nil), "want 0 ≤ index < count")
+	wantErr("more shards than runs", run(t.TempDir(), Shard{0, 10}, nil), "10 shards for 9 runs")
+	wantErr("no folder", run("", Shard{0, 2}, nil), "needs Dir")
+	wantErr("merge without folder", run("", Shard{}, func(g *Grid[float64]) { g.Merge = true }), "needs Dir")
+
+	// The first worker of a 2-shard grid records it; a worker told 3 shards,
+	// or running another grid, is stopped before it trains anything.
+	dir := t.TempDir()
+	g := toyGrid(dir, 1)
+	g.Shard = Shard{0, 2}
+	if _, err := g.Run(toyRun); !errors.Is(err, ErrIncomplete) {
+		t.Fatalf("shard 0/2: %v", err)
+	}
+	wantErr("counts disagree", run(dir, Shard{1, 3}, nil), "split into 2 shards")
+	wantErr("another grid", run(dir, Shard{1, 2}, func(g *Grid[float64]) { g.Fingerprint = "toy v2" }), "holds another grid's runs")
+	wantErr("another grid (more seeds)", run(dir, Shard{1, 2}, func(g *Grid[float64]) { g.Seeds = append(g.Seeds, 4) }), "holds another grid's runs")
+	wantErr("merge of another grid", run(dir, Shard{}, func(g *Grid[float64]) { g.Merge = true; g.Fingerprint = "toy v2" }), "holds another grid's runs")
+	wantErr("merge before shard 1 ran", run(dir, Shard{}, func(g *Grid[float64]) { g.Merge = true }), "4 of the grid's 9 runs are not finished")
+
+	// A folder a single process filled with another grid's runs (so without
+	// grid.json) is not taken over by shards either.
+	dir = t.TempDir()
+	if _, err := toyGrid(dir, 2).Run(toyRun); err != nil {
+		t.Fatal(err)
+	}
+	wantErr("runs of another grid", run(dir, Shard{0, 2}, func(g *Grid[float64]) { g.Fingerprint = "toy v2" }), "made with other settings")
+
+	// A damaged grid.json is neither trusted nor replaced.
+	os.WriteFile(filepath.Join(dir, manifestFile), []byte("{"), 0o644)
+	wantErr("damaged grid.json", run(dir, Shard{0, 2}, nil), "cannot be read")
+	if b, _ := os.ReadFile(filepath.Join(dir, manifestFile)); string(b) != "{" {
+		t.Errorf("the damaged grid.json was rewritten: %q", b)
+	}
+}
+
+// A run another shard is still writing (curve.csv and a temporary
+// run.json, no run.json yet) is neither read nor removed.
+func TestShardLeavesOthersHalfWrittenRuns(t *testing.T) {
+	dir := t.TempDir()
+	// Run 1 of the grid (lr0.2 seed 1) is shard 1's of 2.
+	half := filepath.Join(dir, "lr0.2", "seed1")
+	os.MkdirAll(half, 0o755)
+	files := map[string]string{"curve.csv": "step,loss,noise\n2,0.5,0.1\n", ".run.json.tmp-12345": `{"fingerprint": "`}
+	for name, content := range files {
+		os.WriteFile(filepath.Join(half, name), []byte(content), 0o644)
+	}
+	g := toyGrid(dir, 2)
+	g.Shard = Shard{0, 2}
+	if _, err := g.Run(toyRun); !errors.Is(err, ErrIncomplete) || !strings.Contains(err.Error(), "5 of the grid's 9 runs") {
+		t.Errorf("shard 0/2: error %v, want it incomplete with 5 of 9 runs", err)
+	}
+	for name, content := range files {
+		if b, err := os.ReadFile(filepath.Join(half, name)); err != nil || string(b) != content {
+			t.Errorf("%s of the half-written run: %q, %v", name, b, err)
+		}
+	}
+	g.Shard, g.Merge = Shard{}, true
+	if _, err := g.Run(toyRun); err == nil || !strings.Contains(err.Error(), "lr0.2 seed 1") {
+		t.Errorf("merge: %v, want an error naming lr0.2 seed 1", err)
+	}
+	g.Shard, g.Merge = Shard{1, 2}, false
+	if runs, err := g.Run(toyRun); err != nil || len(runs) != 9 {
+		t.Errorf("shard 1/2, the last: %d runs, %v", len(runs), err)
+	}
+}
+
+func TestGridSetsOneBLASThread(t *testing.T) {
+	defer func(f func(int) error) { setBLASThreads = f }(setBLASThreads)
+	var calls []int
+	setBLASThreads = func(n int) error { calls = append(calls, n); return errors.New("no threads here") }
+	dir := t.TempDir()
+	if _, err := toyGrid(dir, 3).Run(toyRun); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := toyGrid("", 1).Run(toyRun); err != nil {
+		t.Fatal(err)
+	}
+	g := toyGrid(dir, 3)
+	g.Merge = true
+	if _, err := g.Run(toyRun); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(calls, []int{1, 1, 1}) {
+		t.Errorf("thread counts set: %v, want [1 1 1] (one per grid, merged or not)", calls)
+	}
+}
+
+func TestCommandDropsShardFlags(t *testing.T) {
+	got := Command([]string{"prog", "-epochs", "2", "-shard", "1/4", "-merge", "--shards=4", "-merge=true", "-out", "x", "-shard=0/2", "-shards", "3", "-resume"})
+	if want := []string{"prog", "-epochs", "2", "-out", "x", "-resume"}; !slices.Equal(got, want) {
+		t.Errorf("Command: %q, want %q", got, want)
+	}
+}
