@@ -283,3 +283,32 @@ func TestNilArgumentsAreErrors(t *testing.T) {
 		t.Error("nil source tensor saved")
 	}
 }
+
+// Empty tensors (a zero in the shape) save, load and copy; gorgonia's
+// Data() panics on them, so every path must avoid it.
+func TestEmptyTensorsRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "e.safetensors")
+	e := tensor.New(tensor.WithShape(0, 3), tensor.Of(tensor.Float64))
+	one := tensor.New(tensor.WithShape(1), tensor.WithBacking([]float32{2}))
+	if err := Save(path, []graph.NamedTensor{named("e", e), named("one", one)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := []graph.NamedTensor{named("e", tensor.New(tensor.WithShape(0, 3), tensor.Of(tensor.Float32))),
+		named("one", tensor.New(tensor.WithShape(1), tensor.Of(tensor.Float64)))}
+	if err := noPanic(func() error { return f.CopyInto(dst) }); err != nil || dst[1].Value.Float64s()[0] != 2 {
+		t.Errorf("CopyInto with an empty tensor: %v", err)
+	}
+}
+
+func noPanic(f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("PANIC: %v", r)
+		}
+	}()
+	return f()
+}

@@ -103,6 +103,9 @@ func Save(path string, tensors []graph.NamedTensor, metadata map[string]string) 
 // memory order, which differs for a lazily transposed tensor or a slice;
 // the iterator maps logical positions to memory.
 func writeData(w io.Writer, t *tensor.Dense) error {
+	if t.Shape().TotalSize() == 0 {
+		return nil // and Data() would panic on an empty tensor
+	}
 	buf := make([]byte, 0, 1<<16)
 	put := func(bits uint64, size int) error {
 		if size == 4 {
@@ -225,6 +228,9 @@ func (f *File) CopyInto(dst []graph.NamedTensor, allowExtra ...string) error {
 // order (loaded tensors are never views).
 func values(t *tensor.Dense) iter.Seq2[int, float64] {
 	return func(yield func(int, float64) bool) {
+		if t.Shape().TotalSize() == 0 {
+			return // Data() panics on an empty tensor
+		}
 		switch d := t.Data().(type) {
 		case []float32:
 			for i, v := range d {
@@ -243,6 +249,9 @@ func values(t *tensor.Dense) iter.Seq2[int, float64] {
 }
 
 func convert(dst, src *tensor.Dense) {
+	if dst.Shape().TotalSize() == 0 {
+		return
+	}
 	switch dd := dst.Data().(type) {
 	case []float32:
 		for i, v := range values(src) {
