@@ -57,7 +57,8 @@ type Config struct {
 	// CheckpointEvery writes a checkpoint every this many steps (0: at each
 	// epoch end only). Needs Dir.
 	CheckpointEvery int
-	// Resume continues from Dir/checkpoint.safetensors when it exists.
+	// Resume continues from Dir/checkpoint.safetensors when it exists,
+	// after checking it belongs to this run (see the package doc).
 	Resume bool
 	// Quiet disables the progress display; Progress is where it goes
 	// (default os.Stderr). The bar is drawn only on a terminal; otherwise
