@@ -31,6 +31,7 @@ func WriteFileAtomic(path string, write func(io.Writer) error) error {
 type AtomicFile struct{ f *atomicfile.File }
 
 // CreateAtomic starts writing the file at path. The directory must exist.
+// Temporary files an earlier, killed write of path left behind are removed.
 func CreateAtomic(path string) (*AtomicFile, error) {
 	f, err := atomicfile.Create(path)
 	if err != nil {

@@ -27,10 +27,14 @@ type File struct {
 }
 
 // Create starts writing the file at path. The directory must exist.
+// Orphaned temporary files of path from an earlier crash are removed first.
 func Create(path string) (*File, error) {
 	dir, base := split(path)
 	if base == "" {
 		return nil, fmt.Errorf("cannot write %q: no file name", path)
+	}
+	if err := Cleanup(path); err != nil {
+		return nil, err
 	}
 	f, err := os.CreateTemp(dir, "."+base+tmpInfix+"-*")
 	if err != nil {
@@ -103,9 +107,6 @@ func (a *File) Abort() error {
 func WriteFile(path string, write func(io.Writer) error) (err error) {
 	if write == nil {
 		return fmt.Errorf("writing %s: write is nil", path)
-	}
-	if err := Cleanup(path); err != nil {
-		return err
 	}
 	f, err := Create(path)
 	if err != nil {

@@ -157,3 +157,19 @@ func TestIsTemp(t *testing.T) {
 		}
 	}
 }
+
+// Create sweeps too, so streaming writers (report's CSV files) also tidy
+// up after a crash.
+func TestCreateRemovesOrphans(t *testing.T) {
+	dir := t.TempDir()
+	orphan := filepath.Join(dir, ".m.csv.tmp-31")
+	os.WriteFile(orphan, []byte("junk"), 0o644)
+	f, err := Create(filepath.Join(dir, "m.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Abort()
+	if _, err := os.Stat(orphan); err == nil {
+		t.Error("Create left an orphaned temporary file")
+	}
+}

@@ -7,8 +7,8 @@
 //
 // A process killed between creating the temporary file and renaming it
 // leaves the temporary behind; Cleanup removes such orphans of one target,
-// and WriteFile calls it first, so the next write of the same path tidies
-// up. Only names of exactly that pattern are touched. Because of this, one
+// and Create (so WriteFile too) calls it first, so the next write of the
+// same path tidies up. Only names of exactly that pattern are touched. Because of this, one
 // path must have one writer at a time (two concurrent writers of the same
 // path would race for the rename anyway).
 //
