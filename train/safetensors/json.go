@@ -27,13 +27,7 @@ func checkJSON(hdr []byte) error {
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
 		return fmt.Errorf("header starts with %v, want a JSON object", tok)
 	}
-	type object struct {
-		where   string          // names the object in messages
-		keys    map[string]bool // nil for an array
-		wantKey bool
-		lastKey string
-	}
-	stack := []*object{{where: "the header", keys: map[string]bool{}, wantKey: true}}
+	stack := []*jsonObject{{where: "the header", keys: map[string]bool{}, wantKey: true}}
 	for len(stack) > 0 {
 		tok, err := dec.Token()
 		if err != nil {
@@ -45,7 +39,10 @@ func checkJSON(hdr []byte) error {
 				stack = stack[:len(stack)-1]
 				continue
 			}
-			key := tok.(string) // the decoder only returns strings here
+			key, ok := tok.(string) // the decoder returns only strings here
+			if !ok {
+				return fmt.Errorf("header has %v where a key belongs in %s", tok, top.where)
+			}
 			if top.keys[key] {
 				return fmt.Errorf("duplicate key %q in %s", key, top.where)
 			}
@@ -53,16 +50,14 @@ func checkJSON(hdr []byte) error {
 			top.wantKey, top.lastKey = false, key
 			continue
 		}
-		where := top.where // of a value nested in top
 		if top.keys != nil {
 			top.wantKey = true // after this value comes a key or '}'
-			where = fmt.Sprintf("%q", top.lastKey)
 		}
 		switch tok {
 		case json.Delim('{'):
-			stack = append(stack, &object{where: where, keys: map[string]bool{}, wantKey: true})
+			stack = append(stack, &jsonObject{where: top.inner(), keys: map[string]bool{}, wantKey: true})
 		case json.Delim('['):
-			stack = append(stack, &object{where: where})
+			stack = append(stack, &jsonObject{where: top.inner()})
 		case json.Delim(']'):
 			stack = stack[:len(stack)-1]
 		}
@@ -71,4 +66,21 @@ func checkJSON(hdr []byte) error {
 		return errors.New("header has more JSON after the header object")
 	}
 	return nil
+}
+
+// jsonObject is an object or array being walked by checkJSON.
+type jsonObject struct {
+	where   string          // names the object in messages
+	keys    map[string]bool // nil for an array
+	wantKey bool
+	lastKey string
+}
+
+// inner names a value nested in o: an object's value by its key, an
+// array's element by the array's name.
+func (o *jsonObject) inner() string {
+	if o.keys == nil {
+		return o.where
+	}
+	return fmt.Sprintf("%q", o.lastKey)
 }

@@ -128,6 +128,10 @@ func TestLoadRejectsDuplicateKeys(t *testing.T) {
 	} {
 		expectError(t, name, rawFile(h, four), "duplicate key")
 	}
+	// The error says where: the key and the object holding it.
+	expectError(t, "where", rawFile(`{"__metadata__":{"a":"1","a":"2"}}`, nil), `duplicate key "a" in "__metadata__"`)
+	expectError(t, "where, top", rawFile(`{"w":{},"w":{}}`, nil), `duplicate key "w" in the header`)
+	expectError(t, "where, array", rawFile(`{"x":[{"k":1,"k":2}]}`, nil), `duplicate key "k" in "x"`)
 }
 
 // The header must be a JSON object of tensor entries, each with a dtype, a
