@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,12 +20,13 @@ import (
 )
 
 // The crash test re-executes this test binary as a child that trains in
-// the directory named by crashDirEnv; crashModeEnv "setup" makes the child
-// stop before training, to measure its start-up time.
+// the directory named by crashDirEnv. The child prints crashReady once the
+// binary has started, and kill moments count from then: a child's start-up
+// (about 1 s under the race detector) varies too much to time kills from.
 const (
 	crashDirEnv  = "GELU_TRAIN_CRASH_DIR"
-	crashModeEnv = "GELU_TRAIN_CRASH_MODE"
 	crashSeedEnv = "GELU_TRAIN_CRASH_SEED" // overrides the default seed 1
+	crashReady   = "crash-child-ready"
 )
 
 // crashConfig is the child's run: a float64 MLP with dropout on the tanh
@@ -33,7 +35,7 @@ const (
 func crashConfig(dir string) train.Config {
 	epochs := 12
 	if raceEnabled {
-		epochs = 3 // the race detector makes every step ~10 times slower
+		epochs = 8 // the race detector makes start-up and steps slower
 	}
 	return train.Config{Epochs: epochs, CheckpointEvery: 1, EvalEvery: 4, Dir: dir, Resume: true, Quiet: true}
 }
@@ -44,13 +46,11 @@ func crashConfig(dir string) train.Config {
 // optimizer state, metrics and evaluations.
 func TestCrashAndResumeIsByteIdentical(t *testing.T) {
 	if dir := os.Getenv(crashDirEnv); dir != "" {
+		fmt.Println(crashReady)
 		s := regression(t, tensor.Float64, regressionData(1))
 		tr, err := train.New(s.model, s.opt, s.trainData, s.valData, crashConfig(dir))
 		if err != nil {
 			t.Fatal(err)
-		}
-		if os.Getenv(crashModeEnv) == "setup" {
-			return
 		}
 		if _, err := tr.Run(); err != nil {
 			t.Fatal(err)
@@ -70,21 +70,27 @@ func TestCrashAndResumeIsByteIdentical(t *testing.T) {
 	const kills = 20
 	r := rand.New(rand.NewPCG(seed, 0x6e1c))
 
-	// child runs the test binary as a child in dir, killing it after
-	// killAfter (0: never); it reports whether the kill interrupted it.
-	child := func(dir, mode string, killAfter time.Duration) (killed bool, took time.Duration) {
+	// child runs the test binary as a child in dir, killing it killAfter
+	// after it is ready (0: never); it reports whether the kill interrupted
+	// it and how long it ran once ready.
+	child := func(dir string, killAfter time.Duration) (killed bool, took time.Duration) {
 		t.Helper()
 		cmd := exec.Command(os.Args[0], "-test.run=^TestCrashAndResumeIsByteIdentical$", "-test.count=1")
-		cmd.Env = append(os.Environ(), crashDirEnv+"="+dir, crashModeEnv+"="+mode)
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		start := time.Now()
+		cmd.Env = append(os.Environ(), crashDirEnv+"="+dir)
+		out := &readyWriter{ready: make(chan struct{})}
+		cmd.Stdout, cmd.Stderr = out, out
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
 		var err error
+		select {
+		case err = <-done: // failed before it was ready
+			t.Fatalf("child in %s exited before it was ready: %v\n%s", dir, err, out.bytes())
+		case <-out.ready:
+		}
+		start := time.Now()
 		if killAfter > 0 {
 			select {
 			case err = <-done:
@@ -99,7 +105,7 @@ func TestCrashAndResumeIsByteIdentical(t *testing.T) {
 		took = time.Since(start)
 		var exit *exec.ExitError
 		if err != nil && !(killed && errors.As(err, &exit)) {
-			t.Fatalf("child in %s failed: %v\n%s", dir, err, out.Bytes())
+			t.Fatalf("child in %s failed: %v\n%s", dir, err, out.bytes())
 		}
 		if err == nil {
 			killed = false // it finished before the kill
@@ -116,26 +122,27 @@ func TestCrashAndResumeIsByteIdentical(t *testing.T) {
 		return n
 	}
 	ref := t.TempDir()
-	_, setup := child(t.TempDir(), "setup", 0)
-	_, full := child(ref, "", 0)
+	_, full := child(ref, 0)
 	total := stepIn(ref)
 
-	// Kill moments are uniform in [0, window). The window adapts so that
-	// the kills spread over the whole run: it starts at an even share of
-	// the run time and grows (shrinks) when a kill advanced the run much
-	// less (more) than an even share of the steps. Kills early in the
-	// window land in start-up and resuming, which are crash points too.
-	window := setup + full/kills
+	// Kill moments are uniform in [0, window) after the child is ready.
+	// The window adapts so that the kills spread over the whole run: it
+	// starts at an even share of the run time, grows (shrinks) when a kill
+	// advanced the run much less (more) than an even share of the steps,
+	// and shrinks when the child finished first. Early kills land while it
+	// builds the model or resumes, which are crash points too.
+	window := full / kills
 	dir := t.TempDir()
 	var interrupted int
 	var at []string
 	for range kills {
 		before := stepIn(dir)
-		killed, _ := child(dir, "", time.Duration(r.Float64()*float64(window)))
+		killed, _ := child(dir, time.Duration(r.Float64()*float64(window)))
 		after := stepIn(dir)
 		switch {
-		case !killed:
+		case !killed: // the kills should land inside the run
 			at = append(at, fmt.Sprintf("%d(done)", after))
+			window = window * 3 / 4
 		default:
 			interrupted++
 			at = append(at, strconv.Itoa(after))
@@ -146,9 +153,9 @@ func TestCrashAndResumeIsByteIdentical(t *testing.T) {
 			}
 		}
 	}
-	child(dir, "", 0)
-	t.Logf("seed %d: start-up %v, uninterrupted run %v (%d steps); %d of %d kills interrupted a run; checkpoint step after each: %v",
-		seed, setup.Round(time.Millisecond), full.Round(time.Millisecond), total, interrupted, kills, at)
+	child(dir, 0)
+	t.Logf("seed %d: uninterrupted run %v (%d steps); %d of %d kills interrupted a run; checkpoint step after each: %v",
+		seed, full.Round(time.Millisecond), total, interrupted, kills, at)
 	if interrupted < kills/2 {
 		t.Errorf("only %d of %d kills interrupted a run: the timing no longer exercises crashes", interrupted, kills)
 	}
@@ -170,4 +177,30 @@ func TestCrashAndResumeIsByteIdentical(t *testing.T) {
 			t.Errorf("%s after %d kills differs from the uninterrupted run:\n%s\nvs\n%s", name, interrupted, head(got[name]), head(w))
 		}
 	}
+}
+
+// readyWriter collects a child's output and closes ready when crashReady
+// appears in it.
+type readyWriter struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	ready chan struct{}
+	seen  bool
+}
+
+func (w *readyWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	if !w.seen && bytes.Contains(w.buf.Bytes(), []byte(crashReady)) {
+		w.seen = true
+		close(w.ready)
+	}
+	return len(p), nil
+}
+
+func (w *readyWriter) bytes() []byte {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]byte(nil), w.buf.Bytes()...)
 }
