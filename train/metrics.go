@@ -35,12 +35,11 @@ var (
 func openMetrics(dir string, step, evalsUpTo int) (*metricsFiles, error) {
 	m := &metricsFiles{}
 	for _, spec := range []struct {
-		name  string
-		cols  []string
-		upTo  int
-		evals bool
-	}{{"steps.csv", stepCols, step, false}, {"steps.jsonl", stepCols, step, false},
-		{"evals.csv", evalCols, evalsUpTo, true}, {"evals.jsonl", evalCols, evalsUpTo, true}} {
+		name string
+		cols []string
+		upTo int
+	}{{"steps.csv", stepCols, step}, {"steps.jsonl", stepCols, step},
+		{"evals.csv", evalCols, evalsUpTo}, {"evals.jsonl", evalCols, evalsUpTo}} {
 		path := filepath.Join(dir, spec.name)
 		var keep []byte
 		if strings.HasSuffix(spec.name, ".csv") {

@@ -210,3 +210,37 @@ func TestFailedCheckpointNamesItsStep(t *testing.T) {
 		t.Errorf("got %v, want an error naming step 3 (and not step 4)", err)
 	}
 }
+
+// A kill in the middle of a metrics write leaves a last line without its
+// newline; resuming drops it instead of refusing the file as unreadable.
+func TestTornMetricsLineIsDropped(t *testing.T) {
+	cfg := train.Config{Epochs: 1, CheckpointEvery: 2, EvalEvery: 3}
+	full := t.TempDir()
+	cfg.Dir = full
+	if _, err := run(t, regression(t, tensor.Float64, regressionData(1)), cfg); err != nil {
+		t.Fatal(err)
+	}
+	part := t.TempDir()
+	cfg.Dir, cfg.MaxSteps = part, 4
+	if _, err := run(t, regression(t, tensor.Float64, regressionData(1)), cfg); err != nil {
+		t.Fatal(err)
+	}
+	for name, torn := range map[string]string{"steps.csv": "5,0,4,0.3", "steps.jsonl": `{"st`, "evals.csv": "6,", "evals.jsonl": `{"step":6,"ep`} {
+		f, err := os.OpenFile(filepath.Join(part, name), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString(torn)
+		f.Close()
+	}
+	cfg.MaxSteps, cfg.Resume = 0, true
+	if _, err := run(t, regression(t, tensor.Float64, regressionData(1)), cfg); err != nil {
+		t.Fatal(err)
+	}
+	a, b := readAll(t, full), readAll(t, part)
+	for _, name := range []string{"steps.csv", "steps.jsonl", "evals.csv", "evals.jsonl"} {
+		if !bytes.Equal(a[name], b[name]) {
+			t.Errorf("%s after resuming over a torn line differs:\n%s\nvs\n%s", name, head(b[name]), head(a[name]))
+		}
+	}
+}
