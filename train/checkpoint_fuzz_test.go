@@ -2,13 +2,15 @@ package train
 
 import (
 	"math"
+	"runtime"
 	"testing"
 )
 
 // FuzzResumeMetadata feeds arbitrary checkpoint metadata and run shapes to
-// parseResume. It must never panic, and whatever it accepts must satisfy
-// the documented invariants, so that a resumed run starts at a real
-// position of this run.
+// parseResume. It must never panic, allocate little more than the input
+// (error messages quote it), and whatever it accepts must satisfy the
+// documented invariants, so that a resumed run starts at a real position
+// of this run.
 func FuzzResumeMetadata(f *testing.F) {
 	f.Add("4", "0", "4", "1", "0.5", "0.05", "3", "11", 6, 2, 0)
 	f.Add("1000000", "0", "1000000", "0", "0", "0.05", "1000000", "11", 6, 2, 0)
@@ -21,7 +23,14 @@ func FuzzResumeMetadata(f *testing.F) {
 			meta["last_eval"] = lastEval
 		}
 		run := runShape{seed: 11, batchesPerEpoch: nb, epochs: epochs, maxSteps: maxSteps}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
 		s, err := parseResume(meta, run)
+		runtime.ReadMemStats(&after)
+		n := len(step) + len(epoch) + len(batch) + len(lossCount) + len(lossSum) + len(lr) + len(lastEval) + len(seed)
+		if got := after.TotalAlloc - before.TotalAlloc; got > 64<<10+16*uint64(n) {
+			t.Fatalf("parsing %d bytes of metadata allocated %d bytes", n, got)
+		}
 		if err != nil {
 			return
 		}
