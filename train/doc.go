@@ -17,6 +17,23 @@
 // gradient stops training with an error naming the step and tensor before
 // the optimizer touches the weights; the last checkpoint stays as it was.
 //
+// Resuming checks the checkpoint against the run before changing anything:
+// its seed, and its position (step = epoch × batches per epoch + batch),
+// which must lie within this run's Epochs and MaxSteps; the loss count and
+// sum, learning rate and last evaluation must be consistent with it. A
+// checkpoint that fails is refused with an error naming the field, rather
+// than silently training nothing. Epochs and MaxSteps may grow, and
+// EvalEvery, CheckpointEvery, ClipNorm, Schedule and the hooks may change
+// between runs: they shape what is recorded, not the state. The file
+// itself is read as untrusted input (see package safetensors).
+//
+// A crash at any moment, SIGKILL included, followed by a resume gives the
+// files of an uninterrupted run, byte for byte: checkpoints, the model and
+// the metrics files' rewrites are atomic (a killed write's temporary file
+// is removed by the next write of the same file), and resuming cuts the
+// metrics back to what the checkpoint covers, evaluations included, so an
+// evaluation flushed just before the crash is neither lost nor repeated.
+//
 // Files in Dir:
 //
 //	steps.csv, steps.jsonl     per step: step, epoch, batch, loss, lr, grad_norm

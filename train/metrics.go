@@ -4,11 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/geluproject/gelu/train/internal/atomicfile"
 )
 
 // metricsFiles appends per-step and per-evaluation rows to CSV and JSON
@@ -25,39 +28,48 @@ var (
 )
 
 // openMetrics starts the four files, or, when resuming at step > 0, keeps
-// the rows up to that step (a crash may have left later ones) and appends.
-func openMetrics(dir string, resumeStep int) (*metricsFiles, error) {
+// the rows a crash may have left beyond the checkpoint out: step rows up to
+// step and evaluation rows up to evalsUpTo (the checkpoint's last
+// evaluation). The kept rows are rewritten atomically, so a crash while
+// resuming cannot lose them, and later rows are appended.
+func openMetrics(dir string, step, evalsUpTo int) (*metricsFiles, error) {
 	m := &metricsFiles{}
 	for _, spec := range []struct {
 		name string
 		cols []string
-	}{{"steps.csv", stepCols}, {"steps.jsonl", stepCols}, {"evals.csv", evalCols}, {"evals.jsonl", evalCols}} {
+		upTo int
+	}{{"steps.csv", stepCols, step}, {"steps.jsonl", stepCols, step},
+		{"evals.csv", evalCols, evalsUpTo}, {"evals.jsonl", evalCols, evalsUpTo}} {
 		path := filepath.Join(dir, spec.name)
 		var keep []byte
 		if strings.HasSuffix(spec.name, ".csv") {
 			keep = []byte(strings.Join(spec.cols, ",") + "\n")
 		}
-		if resumeStep > 0 {
+		if step > 0 {
 			var err error
-			if keep, err = rowsUpTo(path, resumeStep, keep); err != nil {
+			if keep, err = rowsUpTo(path, spec.upTo, keep); err != nil {
 				m.close()
 				return nil, err
 			}
 		}
-		f, err := os.Create(path)
+		err := atomicfile.WriteFile(path, func(w io.Writer) error { _, err := w.Write(keep); return err })
 		if err != nil {
 			m.close()
 			return nil, fmt.Errorf("train: metrics: %w", err)
 		}
-		w := bufio.NewWriter(f)
-		w.Write(keep)
-		m.files, m.bufs = append(m.files, f), append(m.bufs, w)
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			m.close()
+			return nil, fmt.Errorf("train: metrics: %w", err)
+		}
+		m.files, m.bufs = append(m.files, f), append(m.bufs, bufio.NewWriter(f))
 	}
 	return m, nil
 }
 
 // rowsUpTo returns the header (if any) and the rows of an existing metrics
-// file whose step is at most step.
+// file whose step is at most step. A last line without its newline is what
+// a kill in the middle of a write leaves; it is dropped unread.
 func rowsUpTo(path string, step int, header []byte) ([]byte, error) {
 	raw, err := os.ReadFile(path)
 	if os.IsNotExist(err) {
@@ -69,7 +81,7 @@ func rowsUpTo(path string, step int, header []byte) ([]byte, error) {
 	out := append([]byte(nil), header...)
 	for _, line := range bytes.SplitAfter(raw, []byte("\n")) {
 		s := strings.TrimSpace(string(line))
-		if s == "" || (len(header) > 0 && s+"\n" == string(header)) {
+		if s == "" || !bytes.HasSuffix(line, []byte("\n")) || (len(header) > 0 && s+"\n" == string(header)) {
 			continue
 		}
 		var v int
@@ -81,7 +93,7 @@ func rowsUpTo(path string, step int, header []byte) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("train: metrics file %s: unreadable row %q", path, s)
 		}
-		if v <= step && bytes.HasSuffix(line, []byte("\n")) {
+		if v <= step {
 			out = append(out, line...)
 		}
 	}

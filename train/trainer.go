@@ -57,7 +57,8 @@ type Config struct {
 	// CheckpointEvery writes a checkpoint every this many steps (0: at each
 	// epoch end only). Needs Dir.
 	CheckpointEvery int
-	// Resume continues from Dir/checkpoint.safetensors when it exists.
+	// Resume continues from Dir/checkpoint.safetensors when it exists,
+	// after checking it belongs to this run (see the package doc).
 	Resume bool
 	// Quiet disables the progress display; Progress is where it goes
 	// (default os.Stderr). The bar is drawn only on a terminal; otherwise
@@ -188,12 +189,13 @@ func (t *Trainer) Run() (res Result, err error) {
 		if err := os.MkdirAll(t.Config.Dir, 0o755); err != nil {
 			return res, fmt.Errorf("train: %w", err)
 		}
+		evalsUpTo := -1
 		if t.Config.Resume {
-			if err := t.resume(); err != nil {
+			if evalsUpTo, err = t.resume(); err != nil {
 				return res, err
 			}
 		}
-		if t.metrics, err = openMetrics(t.Config.Dir, t.step); err != nil {
+		if t.metrics, err = openMetrics(t.Config.Dir, t.step, evalsUpTo); err != nil {
 			return res, err
 		}
 		defer func() {
@@ -249,8 +251,9 @@ func (t *Trainer) finish() (Result, error) {
 
 // trainStep runs batch t.batch of epoch t.epoch.
 func (t *Trainer) trainStep() error {
+	step, epoch, batch := t.step+1, t.epoch, t.batch // t.step advances half way
 	where := func(err error) error {
-		return fmt.Errorf("train: step %d (epoch %d, batch %d): %w", t.step+1, t.epoch, t.batch, err)
+		return fmt.Errorf("train: step %d (epoch %d, batch %d): %w", step, epoch, batch, err)
 	}
 	start := time.Now()
 	b, err := t.TrainData.Batch(t.epoch, t.batch)
@@ -299,7 +302,7 @@ func (t *Trainer) trainStep() error {
 		err := t.checkpoint()
 		t.batch--
 		if err != nil {
-			return where(err)
+			return err // names the step
 		}
 	}
 	return nil

@@ -269,7 +269,7 @@ func TestNewAndResumeRejectBadSetups(t *testing.T) {
 	g2, _ := graph.New(tensor.Float32, 11)
 	nn.NewMLP(g2, "mlp", nn.MLPConfig{In: 4, Hidden: []int{8}, Out: 2})
 	safetensors.Save(filepath.Join(other, "checkpoint.safetensors"), g2.ParamTensors(), map[string]string{
-		"format": "gelu-train/1", "seed": "11", "step": "1", "epoch": "0", "batch": "1", "loss_sum": "0", "loss_count": "0"})
+		"format": "gelu-train/1", "seed": "11", "step": "1", "epoch": "0", "batch": "1", "loss_sum": "0", "loss_count": "0", "lr": "0.05"})
 	fresh := regression(t, tensor.Float32, regressionData(1))
 	if _, err := run(t, fresh, train.Config{Dir: other, Resume: true}); err == nil || !strings.Contains(err.Error(), "shape (8, 4), model expects (16, 4)") {
 		t.Errorf("mismatched checkpoint: got %v", err)

@@ -9,6 +9,23 @@
 //	f, err := safetensors.Load("model.safetensors")
 //	err = f.CopyInto(g.ParamTensors()) // names, shapes checked; float32↔float64 converted
 //
+//	// Tighter caps for files from an untrusted source:
+//	f, err = safetensors.LoadLimits(path, safetensors.Limits{MaxHeaderBytes: 1 << 20, MaxDataBytes: 1 << 30})
+//
 // Save writes a temporary file, syncs it and renames it over the target, so
-// a crash never leaves a truncated file where a good one was.
+// a crash never leaves a truncated file where a good one was; temporary
+// files a killed Save left behind are removed by the next Save of the same
+// path. Views (transposed or sliced tensors) are written in logical order.
+//
+// Load treats the file as untrusted input. It reads only regular files; it
+// checks the header length against Limits.MaxHeaderBytes (default 100 MB)
+// before reading the header, and the data size against
+// Limits.MaxDataBytes (default 64 GiB); it refuses a header that is not
+// one JSON object, that has a duplicate key anywhere (the format forbids
+// them, and encoding/json would silently keep the last), or whose shapes
+// overflow when multiplied out (products are computed with overflow
+// checks, so a product that wraps to 0 is not an empty tensor); and it
+// reads exactly the bytes the header declares, so nothing is allocated
+// beyond what the file's size justifies. CopyInto checks every value is
+// finite after conversion to the destination's dtype.
 package safetensors
