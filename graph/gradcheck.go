@@ -87,6 +87,13 @@ func CheckGradGrad(f BuildFunc, inputs []*tensor.Dense, c GradCheck) (GradCheckR
 }
 
 func check(f BuildFunc, inputs []*tensor.Dense, c GradCheck, second bool) (GradCheckResult, error) {
+	if f == nil {
+		return GradCheckResult{}, fmt.Errorf("graph.CheckGrad: nil build function")
+	}
+	if !(c.Step > 0) || math.IsInf(c.Step, 0) || !(c.RTol > 0) || math.IsInf(c.RTol, 0) || !(c.ATol > 0) || math.IsInf(c.ATol, 0) {
+		return GradCheckResult{}, fmt.Errorf("graph.CheckGrad: step %v, rtol %v, atol %v; want each finite and > 0 (or 0 for the default)",
+			c.Step, c.RTol, c.ATol)
+	}
 	g, err := New(tensor.Float64, c.Seed)
 	if err != nil {
 		return GradCheckResult{}, err
