@@ -6,7 +6,7 @@ package datasets
 import (
 	_ "embed"
 	"fmt"
-	"os"
+	"io"
 	"slices"
 	"unicode/utf8"
 )
@@ -19,11 +19,25 @@ var opticks string
 // characters. See text/README.md for its origin.
 func Opticks() string { return opticks }
 
-// LoadText reads a UTF-8 text file for CharTask.
+// LoadText reads a UTF-8 text file for CharTask. The path must name a
+// regular file (devices and FIFOs are refused) of at most MaxTextBytes
+// bytes; the size is checked before reading.
 func LoadText(path string) (string, error) {
-	b, err := os.ReadFile(path)
+	f, size, err := openRegular(path)
 	if err != nil {
 		return "", fmt.Errorf("datasets.LoadText: %w", err)
+	}
+	defer f.Close()
+	if size > MaxTextBytes {
+		return "", fmt.Errorf("datasets.LoadText: %s: %d bytes, more than datasets.MaxTextBytes = %d", path, size, MaxTextBytes)
+	}
+	// The limit also covers a file that grows while it is read.
+	b, err := io.ReadAll(io.LimitReader(f, MaxTextBytes+1))
+	if err != nil {
+		return "", fmt.Errorf("datasets.LoadText: %s: %w", path, err)
+	}
+	if int64(len(b)) > MaxTextBytes {
+		return "", fmt.Errorf("datasets.LoadText: %s: more than datasets.MaxTextBytes = %d bytes (the file grew while it was read)", path, MaxTextBytes)
 	}
 	if err := checkText(string(b)); err != nil {
 		return "", fmt.Errorf("datasets.LoadText: %s: %w", path, err)

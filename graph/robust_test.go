@@ -7,6 +7,7 @@ package graph_test
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"testing"
 
 	"github.com/geluproject/gelu/graph"
@@ -205,17 +206,18 @@ func TestMachineNilArguments(t *testing.T) {
 	wantErr(t, err, "not compiled")
 }
 
-// 2³²·2³² wraps to 0 in int64: the shape must be refused, not turned into
-// an empty tensor.
+// 2³²·2³² wraps to 0 in int64 (2¹⁶·2¹⁶ in int32): the shape must be
+// refused, not turned into an empty tensor.
 func TestShapeOverflowIsRefused(t *testing.T) {
+	half := 1 << (bits.UintSize / 2)
 	g, _ := graph.New(tensor.Float32, 1)
-	_, err := g.Param("w", graph.Zeros(), 1<<32, 1<<32)
+	_, err := g.Param("w", graph.Zeros(), half, half)
 	wantErr(t, err, "overflows")
-	_, err = g.Input("x", 1<<32, 1<<32)
+	_, err = g.Input("x", half, half)
 	wantErr(t, err, "overflows")
-	_, err = g.Param("v", graph.Zeros(), 3, 1<<62, 4)
+	_, err = g.Param("v", graph.Zeros(), 3, math.MaxInt/2, 4)
 	wantErr(t, err, "overflows")
-	_, err = graph.NewTensor(tensor.Float32, graph.Zeros(), rng.New(1, "t"), 1<<32, 1<<32)
+	_, err = graph.NewTensor(tensor.Float32, graph.Zeros(), rng.New(1, "t"), half, half)
 	wantErr(t, err, "overflows")
 }
 
