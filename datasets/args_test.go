@@ -112,11 +112,13 @@ func TestConstructorsRejectHugeCounts(t *testing.T) {
 		}, "datasets.MaxElements"},
 	}
 	for _, c := range cases {
-		noPanic(t, c.name, func() {
-			err := c.f()
-			if err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Errorf("%s: %v, want an error containing %q", c.name, err, c.want)
-			}
+		t.Run(c.name, func(t *testing.T) {
+			noPanic(t, c.name, func() {
+				err := c.f()
+				if err == nil || !strings.Contains(err.Error(), c.want) {
+					t.Errorf("%s: %v, want an error containing %q", c.name, err, c.want)
+				}
+			})
 		})
 	}
 }
