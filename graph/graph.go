@@ -127,7 +127,7 @@ func NewTensor(dtype tensor.Dtype, init Init, r *rng.RNG, shape ...int) (*tensor
 		return nil, fmt.Errorf("graph.NewTensor: %w", err)
 	}
 	vals := make([]float64, n)
-	if err := init.Fill(vals, shape, r); err != nil {
+	if err := fill(init, vals, shape, r); err != nil {
 		return nil, err
 	}
 	v := tensor.New(tensor.Of(dtype), tensor.WithShape(shape...))
@@ -140,6 +140,17 @@ func NewTensor(dtype tensor.Dtype, init Init, r *rng.RNG, shape ...int) (*tensor
 		copy(v.Float64s(), vals)
 	}
 	return v, nil
+}
+
+// fill calls init.Fill, turning a panic (in an initializer written by a
+// user) into an error.
+func fill(init Init, dst []float64, shape []int, r *rng.RNG) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("graph.NewTensor: the initializer panicked: %v", p)
+		}
+	}()
+	return init.Fill(dst, shape, r)
 }
 
 // NamedTensor is a tensor with a PyTorch state_dict-style name. It is the

@@ -380,11 +380,15 @@ func scalarOf(n *G.Node, v G.Value) (float64, error) {
 func Scalar(v G.Value) (float64, error) {
 	switch x := v.(type) {
 	case *G.F64:
-		return float64(*x), nil
+		if x != nil {
+			return float64(*x), nil
+		}
 	case *G.F32:
-		return float64(*x), nil
+		if x != nil {
+			return float64(*x), nil
+		}
 	case *tensor.Dense:
-		if x.Shape().TotalSize() == 1 {
+		if x != nil && x.Shape().TotalSize() == 1 {
 			switch d := x.Data().(type) {
 			case []float64:
 				return d[0], nil

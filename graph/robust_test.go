@@ -301,3 +301,54 @@ func TestGraphNotMadeByNew(t *testing.T) {
 		wantErr(t, err, "not made by graph.New")
 	}
 }
+
+func TestScalarNilValues(t *testing.T) {
+	for _, v := range []G.Value{nil, (*G.F64)(nil), (*G.F32)(nil), (*tensor.Dense)(nil)} {
+		_, err := graph.Scalar(v)
+		wantErr(t, err, "want a float scalar")
+	}
+}
+
+// User callbacks (an Init, a BuildFunc) that panic give errors naming the
+// callee, like Teacher.Forward does for its activation.
+func TestCallbackPanicsBecomeErrors(t *testing.T) {
+	bad := graph.InitFunc(func(dst []float64, _ []int, _ *rng.RNG) error {
+		dst[len(dst)] = 1 // index out of range
+		return nil
+	})
+	g, _ := graph.New(tensor.Float64, 1)
+	_, err := g.Param("w", bad, 2)
+	wantErr(t, err, "index out of range")
+	_, err = graph.NewTensor(tensor.Float64, bad, rng.New(1, "t"), 2)
+	wantErr(t, err, "index out of range")
+
+	build := func(g *graph.Graph, in []*G.Node) (*G.Node, error) { return in[5], nil }
+	_, err = graph.CheckGrad(build, []*tensor.Dense{tensor.New(tensor.WithShape(1), tensor.WithBacking([]float64{1}))}, graph.GradCheck{})
+	wantErr(t, err, "index out of range")
+}
+
+// CheckGrad perturbs its copies of the inputs in place; a transposed input
+// must be checked in its logical order like any other. f(x) = Σ c ⊙ x² has
+// the gradient 2c ⊙ x, which the checker must confirm (OK) on a view too.
+func TestCheckGradOfATransposedInput(t *testing.T) {
+	x := tensor.New(tensor.WithShape(2, 3), tensor.WithBacking([]float64{0.5, -1, 2, 1.5, -0.25, 3}))
+	if err := x.T(); err != nil {
+		t.Fatal(err)
+	}
+	f := func(g *graph.Graph, in []*G.Node) (*G.Node, error) {
+		c := denseOf(tensor.Float64, 3, 2, func(i, j int) float64 { return float64(1 + 2*i + j) })
+		cn := G.NewTensor(g.ExprGraph(), tensor.Float64, 2, G.WithShape(3, 2), G.WithName("c"), G.WithValue(c))
+		sq, err := G.Square(in[0])
+		if err != nil {
+			return nil, err
+		}
+		return G.Sum(G.Must(G.HadamardProd(sq, cn)))
+	}
+	res, err := graph.CheckGrad(f, []*tensor.Dense{x}, graph.GradCheck{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.OK || res.Checked != 6 {
+		t.Errorf("CheckGrad of Σ c⊙x² on a transposed input: %v", res)
+	}
+}
