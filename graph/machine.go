@@ -82,7 +82,10 @@ func (g *Graph) Compile(loss *G.Node, opts ...Option) (m *Machine, err error) {
 		return nil, err
 	}
 	cfg := compileConfig{}
-	for _, o := range opts {
+	for i, o := range opts {
+		if o == nil {
+			return nil, fmt.Errorf("graph.Compile: option %d is nil", i)
+		}
 		o(&cfg)
 	}
 	if !cfg.wrtSet {

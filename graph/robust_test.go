@@ -352,3 +352,11 @@ func TestCheckGradOfATransposedInput(t *testing.T) {
 		t.Errorf("CheckGrad of Σ c⊙x² on a transposed input: %v", res)
 	}
 }
+
+func TestCompileNilOption(t *testing.T) {
+	g, _ := graph.New(tensor.Float64, 1)
+	w, _ := g.Param("w", graph.Constant(1), 2)
+	loss := G.Must(G.Sum(w))
+	_, err := g.Compile(loss, nil)
+	wantErr(t, err, "option 0 is nil")
+}
