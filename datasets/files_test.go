@@ -186,17 +186,18 @@ func TestLoadTextRefusesNonRegularFiles(t *testing.T) {
 }
 
 func TestMaxTextBytesIsConfigurable(t *testing.T) {
-	p := writeFile(t, t.TempDir(), "text", []byte("hello, world"))
+	text := strings.Repeat("hello, world ", 1<<16) // 851968 bytes
+	p := writeFile(t, t.TempDir(), "text", []byte(text))
 	defer func(old int64) { datasets.MaxTextBytes = old }(datasets.MaxTextBytes)
-	datasets.MaxTextBytes = 11
+	datasets.MaxTextBytes = int64(len(text)) - 1
 	var err error
 	n := allocated(func() { _, err = datasets.LoadText(p) })
-	wantErr(t, err, p, "12 bytes", "more than datasets.MaxTextBytes = 11")
-	if n > 1024 {
-		t.Errorf("allocated %d bytes refusing a file, want it refused before reading", n)
+	wantErr(t, err, p, "851968 bytes", "more than datasets.MaxTextBytes = 851967")
+	if n > 64<<10 {
+		t.Errorf("allocated %d bytes refusing a file of %d, want it refused before reading", n, len(text))
 	}
-	datasets.MaxTextBytes = 12
-	if s, err := datasets.LoadText(p); err != nil || s != "hello, world" {
-		t.Errorf("LoadText = %q, %v with the limit at the file size", s, err)
+	datasets.MaxTextBytes = int64(len(text))
+	if s, err := datasets.LoadText(p); err != nil || s != text {
+		t.Errorf("LoadText: %d bytes, %v with the limit at the file size", len(s), err)
 	}
 }
