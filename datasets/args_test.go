@@ -7,6 +7,7 @@ package datasets_test
 
 import (
 	"math"
+	"math/bits"
 	"strings"
 	"testing"
 
@@ -25,6 +26,21 @@ func noPanic(t *testing.T, name string, f func()) {
 	f()
 }
 
+// Counts that break arithmetic on any platform: big (2⁶² on 64-bit, 2³⁰ on
+// 32-bit) overflows when doubled, half·half wraps to 0. huge (2⁴⁰) fits a
+// 64-bit int but not memory; the cases using it need a 64-bit int.
+const (
+	big  = math.MaxInt/2 + 1
+	half = 1 << (bits.UintSize / 2)
+	huge = 1 << (bits.UintSize - 24)
+)
+
+func need64(t *testing.T) {
+	if bits.UintSize < 64 {
+		t.Skip("2⁴⁰ does not fit an int here")
+	}
+}
+
 func small() *datasets.Dataset {
 	return &datasets.Dataset{Name: "small", Features: 2, X: []float32{1, 2, 3, 4, 5, 6}, Labels: []int{0, 1, 0}, Classes: 2}
 }
@@ -36,10 +52,10 @@ func TestNewLoaderHugeBatch(t *testing.T) {
 		cfg  datasets.LoaderConfig
 		want string
 	}{
-		{"batch 2⁶²", small(), datasets.LoaderConfig{BatchSize: 1 << 62}, "overflow"},
+		{"batch 2⁶²", small(), datasets.LoaderConfig{BatchSize: big}, "overflow"},
 		{"batch MaxInt", small(), datasets.LoaderConfig{BatchSize: math.MaxInt}, "overflow"},
-		{"batch 2³⁰ of 2 features", small(), datasets.LoaderConfig{BatchSize: 1 << 30}, "datasets.MaxElements"},
-		{"one-hot of 2⁶² classes", &datasets.Dataset{Name: "c", Features: 1, X: []float32{1}, Labels: []int{0}, Classes: 1 << 62},
+		{"batch 2²⁹+1 of 2 features", small(), datasets.LoaderConfig{BatchSize: 1<<29 + 1}, "datasets.MaxElements"},
+		{"one-hot of 2⁶² classes", &datasets.Dataset{Name: "c", Features: 1, X: []float32{1}, Labels: []int{0}, Classes: big},
 			datasets.LoaderConfig{BatchSize: 4, OneHot: true}, "overflow"},
 		{"negative batch", small(), datasets.LoaderConfig{BatchSize: -1}, "batch size -1"},
 	}
@@ -54,14 +70,13 @@ func TestNewLoaderHugeBatch(t *testing.T) {
 }
 
 func TestConstructorsRejectHugeCounts(t *testing.T) {
-	huge := 1 << 40 // fits an int, not memory
 	cases := []struct {
 		name string
 		f    func() error
 		want string
 	}{
 		{"Spirals overflow", func() error {
-			_, err := datasets.Spirals(datasets.SpiralsConfig{PerClass: 1 << 62, Classes: 4})
+			_, err := datasets.Spirals(datasets.SpiralsConfig{PerClass: big, Classes: 4})
 			return err
 		}, "overflow"},
 		{"Spirals huge", func() error {
@@ -69,7 +84,7 @@ func TestConstructorsRejectHugeCounts(t *testing.T) {
 			return err
 		}, "datasets.MaxElements"},
 		{"Blobs overflow", func() error {
-			_, _, err := datasets.Blobs(datasets.BlobsConfig{PerClass: 1 << 31, Classes: 1 << 31, Features: 1 << 31})
+			_, _, err := datasets.Blobs(datasets.BlobsConfig{PerClass: half, Classes: half, Features: 2})
 			return err
 		}, "overflow"},
 		{"Blobs huge classes", func() error {
@@ -77,7 +92,7 @@ func TestConstructorsRejectHugeCounts(t *testing.T) {
 			return err
 		}, "datasets.MaxElements"},
 		{"NewTeacher overflow", func() error {
-			_, err := datasets.NewTeacher(datasets.TeacherConfig{Sizes: []int{1 << 32, 1 << 32}})
+			_, err := datasets.NewTeacher(datasets.TeacherConfig{Sizes: []int{half, half}})
 			return err
 		}, "overflow"},
 		{"NewTeacher huge", func() error {
@@ -93,7 +108,7 @@ func TestConstructorsRejectHugeCounts(t *testing.T) {
 			return err
 		}, "datasets.MaxElements"},
 		{"SplitIndices huge", func() error {
-			_, _, err := datasets.SplitIndices(1<<62, 0.5, 1)
+			_, _, err := datasets.SplitIndices(big, 0.5, 1)
 			return err
 		}, "datasets.MaxElements"},
 		{"Windows huge", func() error {
@@ -113,6 +128,9 @@ func TestConstructorsRejectHugeCounts(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			if c.want == "datasets.MaxElements" {
+				need64(t)
+			}
 			noPanic(t, c.name, func() {
 				err := c.f()
 				if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -145,7 +163,7 @@ func TestNilAndInconsistentReceivers(t *testing.T) {
 		}
 	})
 	// Features far beyond X: nothing of that size may be allocated.
-	bad := &datasets.Dataset{Name: "bad", Features: 1 << 62}
+	bad := &datasets.Dataset{Name: "bad", Features: big}
 	noPanic(t, "huge Features", func() {
 		if st := bad.Standardize(); len(st.Mean) != 0 {
 			t.Error("Standardize of a dataset without examples returned statistics")
@@ -154,7 +172,7 @@ func TestNilAndInconsistentReceivers(t *testing.T) {
 			t.Error("StandardizeGlobal of a dataset without examples returned statistics")
 		}
 	})
-	hugeClasses := &datasets.Dataset{Name: "classes", Features: 1, X: []float32{1}, Labels: []int{0}, Classes: 1 << 62}
+	hugeClasses := &datasets.Dataset{Name: "classes", Features: 1, X: []float32{1}, Labels: []int{0}, Classes: big}
 	noPanic(t, "huge Classes", func() {
 		if c := hugeClasses.ClassCounts(); c != nil {
 			t.Errorf("ClassCounts with 2⁶² classes = %d counts, want nil", len(c))
@@ -205,7 +223,7 @@ func TestNilAndInconsistentReceivers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tc.Sizes = []int{1 << 62, 4} // 2⁶²·4 wraps to 0, the length of the weight slice below
+		tc.Sizes = []int{big, 4} // 2⁶²·4 wraps to 0, the length of the weight slice below
 		tc.Weights[0], tc.Biases[0] = nil, make([]float64, 4)
 		_, err = tc.Sample(1, 0, 1)
 		wantErr(t, err, "inconsistent teacher")
