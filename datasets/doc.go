@@ -42,7 +42,8 @@
 // argument declares is checked, without overflow, against the file and
 // against limits set by variables: MaxIDXBytes (1 GiB of IDX data),
 // MaxTextBytes (256 MiB of text) and MaxElements (2³⁰ values in one array
-// built from arguments). Raise them for bigger data.
+// built from arguments); smaller on 32-bit platforms. Raise them for
+// bigger data.
 //
 // Randomness comes from graph/rng streams named in each function's
 // documentation, so results are identical on every machine.

@@ -16,9 +16,9 @@ import (
 var (
 	// MaxIDXBytes bounds the data an IDX file may declare (after
 	// decompression): 2³⁰ bytes (1 GiB) by default, above EMNIST ByClass
-	// (638 MB). LoadIDX turns every byte into a float32, so a dataset at the
-	// limit takes 4 GiB.
-	MaxIDXBytes int64 = 1 << 30
+	// (638 MB); 2²⁸ on 32-bit platforms. LoadIDX turns every byte into a
+	// float32, so a dataset at the limit takes 4 GiB.
+	MaxIDXBytes int64 = min(1<<30, math.MaxInt>>3)
 
 	// MaxTextBytes bounds the size of a file LoadText reads: 2²⁸ bytes
 	// (256 MiB) by default, above enwik8 (100 MB).
@@ -27,9 +27,10 @@ var (
 	// MaxElements bounds the number of values one array built from
 	// arguments may hold: a batch tensor of NewLoader, the features of
 	// Spirals, Blobs, Teacher.Sample, Subset, CharVocab.Windows and
-	// CharTask, the permutation of SplitIndices, a teacher's weight matrix.
-	// 2³⁰ by default (4 GiB of float32).
-	MaxElements = 1 << 30
+	// CharTask, the permutation of SplitIndices, a teacher's weight matrix,
+	// the counts of ClassCounts. 2³⁰ by default (4 GiB of float32); 2²⁶ on
+	// 32-bit platforms, whose whole address space is 4 GiB.
+	MaxElements = min(1<<30, math.MaxInt>>5)
 )
 
 // elements returns the product of counts, or an error naming what if one

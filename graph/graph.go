@@ -11,11 +11,12 @@ import (
 
 // MaxElements is the largest number of elements Input, Param and NewTensor
 // accept for one tensor: 2³⁰ by default (4 GiB of float32, 8 GiB of
-// float64, about ten times GPT-2 XL's largest matrix). A shape beyond it is
+// float64, about ten times GPT-2 XL's largest matrix), 2²⁶ on 32-bit
+// platforms, whose whole address space is 4 GiB. A shape beyond it is
 // refused with an error before anything is allocated, rather than ending
 // the program with an unrecoverable out-of-memory. Raise it for larger
 // models; set it before building graphs, not while another goroutine does.
-var MaxElements = 1 << 30
+var MaxElements = min(1<<30, math.MaxInt>>5)
 
 // Graph is a gorgonia expression graph with a dtype, a seed and a registry
 // of named parameters. Nodes are plain *gorgonia.Node values, so every
