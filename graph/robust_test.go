@@ -364,3 +364,11 @@ func TestCompileNilOption(t *testing.T) {
 	_, err := g.Compile(loss, nil)
 	wantErr(t, err, "option 0 is nil")
 }
+
+// Gorgonia's ops ignore masks, so a masked tensor would be computed with its
+// masked-out values: Set refuses it.
+func TestSetRefusesMaskedTensor(t *testing.T) {
+	m, x := weightedSum(t, tensor.Float64, 1, 2)
+	v := tensor.New(tensor.WithShape(1, 2), tensor.WithBacking([]float64{1, 2}), tensor.WithMask([]bool{false, true}))
+	wantErr(t, m.Set(x, v), "masked")
+}
