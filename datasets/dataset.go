@@ -24,9 +24,9 @@ type Dataset struct {
 }
 
 // Len returns the number of examples, len(X)/Features (0 when Features is
-// not positive).
+// not positive or d is nil).
 func (d *Dataset) Len() int {
-	if d.Features <= 0 {
+	if d == nil || d.Features <= 0 {
 		return 0
 	}
 	return len(d.X) / d.Features
@@ -39,6 +39,9 @@ func (d *Dataset) what() string { return fmt.Sprintf("dataset %q", d.Name) }
 
 // checkShape checks the sizes only; Validate also checks every value.
 func (d *Dataset) checkShape() error {
+	if d == nil {
+		return fmt.Errorf("nil dataset")
+	}
 	if d.Features <= 0 {
 		return fmt.Errorf("%s: Features = %d, want > 0", d.what(), d.Features)
 	}
@@ -115,6 +118,10 @@ func (d *Dataset) Subset(idx []int) (*Dataset, error) {
 			return nil, fmt.Errorf("datasets.Subset of %s: idx[%d] = %d, want 0 ≤ i < %d", d.what(), k, i, n)
 		}
 	}
+	// Indices may repeat, so the copy can be far larger than d.
+	if _, err := elements("datasets.Subset of "+d.what(), len(idx), max(d.Features, d.TargetDim)); err != nil {
+		return nil, err
+	}
 	s := &Dataset{
 		Name: d.Name, Features: d.Features, Classes: d.Classes, TargetDim: d.TargetDim,
 		ClassNames: slices.Clone(d.ClassNames),
@@ -139,8 +146,11 @@ func (d *Dataset) Subset(idx []int) (*Dataset, error) {
 }
 
 // Clone returns a deep copy (for example before Standardize, which works in
-// place).
+// place), or nil for a nil d.
 func (d *Dataset) Clone() *Dataset {
+	if d == nil {
+		return nil
+	}
 	c := *d
 	c.X = slices.Clone(d.X)
 	c.Labels = slices.Clone(d.Labels)
@@ -173,7 +183,7 @@ func (d *Dataset) Split(valFraction float64, seed uint64) (train, val *Dataset, 
 // SplitIndices splits [0, n) at random into training and validation index
 // sets with round(valFraction·n) validation indices, each part non-empty
 // and in increasing order. The choice is the first indices of a permutation
-// drawn from rng.New(seed, "split").
+// drawn from rng.New(seed, "split"); n must be at most MaxElements.
 func SplitIndices(n int, valFraction float64, seed uint64) (train, val []int, err error) {
 	if !(valFraction > 0 && valFraction < 1) {
 		return nil, nil, fmt.Errorf("validation fraction %v, want 0 < fraction < 1", valFraction)
@@ -183,6 +193,9 @@ func SplitIndices(n int, valFraction float64, seed uint64) (train, val []int, er
 		return nil, nil, fmt.Errorf("validation fraction %v of %d examples leaves %d for validation and %d for training, want at least 1 in each",
 			valFraction, n, nVal, n-nVal)
 	}
+	if _, err := elements("datasets.SplitIndices", n); err != nil {
+		return nil, nil, err
+	}
 	p := rng.New(seed, "split").Perm(n)
 	val, train = p[:nVal:nVal], p[nVal:]
 	slices.Sort(val)
@@ -191,9 +204,10 @@ func SplitIndices(n int, valFraction float64, seed uint64) (train, val []int, er
 }
 
 // ClassCounts returns the number of examples of each class (nil without
-// labels). Labels outside [0, Classes) are not counted.
+// labels, for a nil d, or when Classes exceeds MaxElements). Labels outside
+// [0, Classes) are not counted.
 func (d *Dataset) ClassCounts() []int {
-	if d.Labels == nil {
+	if d == nil || d.Labels == nil || d.Classes > MaxElements {
 		return nil
 	}
 	c := make([]int, max(d.Classes, 0))

@@ -36,6 +36,15 @@
 //		}
 //	}
 //
+// Hostile input gets a clear error, not a hang, a panic or a runaway
+// allocation: files must be regular files (a symlink to /dev/zero or a FIFO
+// is refused before it is read), and every size a file header or an
+// argument declares is checked, without overflow, against the file and
+// against limits set by variables: MaxIDXBytes (1 GiB of IDX data),
+// MaxTextBytes (256 MiB of text) and MaxElements (2³⁰ values in one array
+// built from arguments); smaller on 32-bit platforms. Raise them for
+// bigger data.
+//
 // Randomness comes from graph/rng streams named in each function's
 // documentation, so results are identical on every machine.
 package datasets

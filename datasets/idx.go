@@ -14,7 +14,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"math"
+	"math/bits"
 )
 
 // IDX magic numbers: 0x08 (unsigned byte) in the third byte, the number of
@@ -24,21 +25,25 @@ const (
 	idxLabelsMagic = 0x00000801 // 2049: N
 )
 
-// maxIDXBytes bounds the data a header may declare, so that a corrupt
-// header yields an error rather than an impossible allocation.
-const maxIDXBytes = 1 << 40
+// maxDeflateRatio is the largest expansion of deflate (zlib's FAQ: 1032:1,
+// a 258-byte match per two bits). A gzip file of n bytes cannot hold more
+// than maxDeflateRatio·n bytes of data, so a header claiming more is refused
+// before anything is read or allocated.
+const maxDeflateRatio = 1032
 
 // ReadIDXImages reads an IDX image file (magic 2051), gzip-compressed or
 // not, and returns its n images of rows×cols pixels, row-major, one byte
-// each. It fails, naming the file, if the file is empty, truncated, has
-// another magic number, declares no images or has data beyond what its
-// header declares.
+// each. It fails, naming the file, if the path is not a regular file, the
+// file is empty, truncated, has another magic number, declares no images,
+// declares more than MaxIDXBytes bytes of data or more than the file can
+// hold, or has data beyond what its header declares (including further gzip
+// members). The data buffer is allocated only after these checks.
 func ReadIDXImages(path string) (pix []byte, n, rows, cols int, err error) {
-	dims, pix, err := readIDX(path, idxImagesMagic, "images", func(dims []int) (int, string, error) {
+	dims, pix, err := readIDX(path, idxImagesMagic, func(dims []uint64) (string, error) {
 		if dims[1] == 0 || dims[2] == 0 {
-			return 0, "", fmt.Errorf("header declares images of %d×%d pixels", dims[1], dims[2])
+			return "", fmt.Errorf("header declares images of %d×%d pixels", dims[1], dims[2])
 		}
-		return dims[1] * dims[2], fmt.Sprintf("%d images of %d×%d", dims[0], dims[1], dims[2]), nil
+		return fmt.Sprintf("%d images of %d×%d", dims[0], dims[1], dims[2]), nil
 	})
 	if err != nil {
 		return nil, 0, 0, 0, err
@@ -49,8 +54,8 @@ func ReadIDXImages(path string) (pix []byte, n, rows, cols int, err error) {
 // ReadIDXLabels reads an IDX label file (magic 2049), gzip-compressed or
 // not, with the same checks as ReadIDXImages.
 func ReadIDXLabels(path string) ([]byte, error) {
-	_, labels, err := readIDX(path, idxLabelsMagic, "labels", func(dims []int) (int, string, error) {
-		return 1, fmt.Sprintf("%d labels", dims[0]), nil
+	_, labels, err := readIDX(path, idxLabelsMagic, func(dims []uint64) (string, error) {
+		return fmt.Sprintf("%d labels", dims[0]), nil
 	})
 	return labels, err
 }
@@ -99,16 +104,17 @@ func loadIDX(imagesPath, labelsPath string, classes, wantRows, wantCols int) (*D
 }
 
 // readIDX checks the magic number, reads the dimensions and then exactly
-// dims[0]·itemSize(dims) data bytes.
-func readIDX(path string, magic uint32, what string, itemSize func(dims []int) (int, string, error)) (dims []int, data []byte, err error) {
-	f, err := os.Open(path)
+// the product of the dimensions in data bytes. describe checks the
+// dimensions after the first and describes the content for messages.
+func readIDX(path string, magic uint32, describe func(dims []uint64) (string, error)) (dims []int, data []byte, err error) {
+	f, fileSize, err := openRegular(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("datasets: %w", err)
 	}
 	defer f.Close()
-	kind := "label"
+	kind, what := "label", "labels"
 	if magic == idxImagesMagic {
-		kind = "image"
+		kind, what = "image", "images"
 	}
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("datasets: %s: %s (want an IDX %s file, magic number %d)", path, fmt.Sprintf(format, args...), kind, magic)
@@ -125,7 +131,8 @@ func readIDX(path string, magic uint32, what string, itemSize func(dims []int) (
 		}
 		return nil, nil, fmt.Errorf("datasets: reading %s: %w", path, err)
 	}
-	if len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
+	isGz := len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b
+	if isGz {
 		gz, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, nil, fail("bad gzip header: %v", err)
@@ -163,50 +170,79 @@ func readIDX(path string, magic uint32, what string, itemSize func(dims []int) (
 	default:
 		return nil, nil, fail("reading the header: %v", err)
 	}
-	dims = make([]int, ndim)
-	for k := range dims {
-		dims[k] = int(binary.BigEndian.Uint32(hdr[4+4*k:]))
+	udims := make([]uint64, ndim)
+	for k := range udims {
+		udims[k] = uint64(binary.BigEndian.Uint32(hdr[4+4*k:]))
 	}
-	if dims[0] == 0 {
+	if udims[0] == 0 {
 		return nil, nil, fail("header declares 0 %s", what)
 	}
-	item, desc, err := itemSize(dims)
+	desc, err := describe(udims)
 	if err != nil {
 		return nil, nil, fail("%v", err)
 	}
-	if dims[0] > maxIDXBytes/item {
-		return nil, nil, fail("header declares %s, more than the %d bytes this reader accepts", desc, maxIDXBytes)
+	// The product of up to three 32-bit dimensions may not fit 64 bits:
+	// multiply with overflow detection, then compare with the limit, which
+	// also keeps every dimension within an int on 32-bit platforms.
+	usize, overflow := uint64(1), false
+	for _, d := range udims {
+		hi, lo := bits.Mul64(usize, d)
+		usize, overflow = lo, overflow || hi != 0
 	}
-	size := dims[0] * item
+	if overflow || usize > uint64(MaxIDXBytes) || usize > math.MaxInt {
+		return nil, nil, fail("header declares %s, more than datasets.MaxIDXBytes = %d bytes", desc, MaxIDXBytes)
+	}
+	size := int(usize)
+	dims = make([]int, ndim)
+	for k, d := range udims {
+		dims[k] = int(d)
+	}
 
+	if !isGz {
+		// The file size says how much data there is: check before allocating.
+		switch have := fileSize - int64(len(hdr)); {
+		case have < int64(size):
+			return nil, nil, failData("truncated: %d bytes of data, want %d for %s", have, size, desc)
+		case have > int64(size):
+			return nil, nil, failData("data continues after the %d bytes of %s the header declares", size, desc)
+		}
+		data = make([]byte, size)
+		if n, err := io.ReadFull(r, data); err != nil {
+			return nil, nil, failData("reading the data: %d of %d bytes for %s: %v", n, size, desc, err)
+		}
+		if _, err := br.Peek(1); err != io.EOF { // the file grew since it was opened
+			return nil, nil, failData("data continues after the %d bytes of %s the header declares", size, desc)
+		}
+		return dims, data, nil
+	}
+
+	if bound := maxDeflateRatio * fileSize; int64(len(hdr)+size) > bound {
+		return nil, nil, failData("header declares %s (%d bytes), but a gzip file of %d bytes decompresses to at most %d",
+			desc, size, fileSize, bound)
+	}
 	// Grow with the data actually present rather than trusting the header
-	// for the allocation; the limit catches data beyond the declared size.
+	// for the allocation; the limit stops decompression at the first byte
+	// beyond the declared size, so a gzip bomb appended to a valid file
+	// costs one byte, not its size.
 	var buf bytes.Buffer
-	buf.Grow(min(size, 64<<20) + bytes.MinRead + 1) // ReadFrom keeps MinRead bytes free
+	buf.Grow(int(min(int64(size), 16*fileSize)) + bytes.MinRead + 1) // ReadFrom keeps MinRead bytes free
 	if _, err := buf.ReadFrom(io.LimitReader(r, int64(size)+1)); err != nil {
-		_, isGz := r.(*gzip.Reader)
 		switch {
 		case errors.Is(err, io.ErrUnexpectedEOF) && buf.Len() < size:
 			return nil, nil, failData("truncated: the compressed stream ends after %d bytes of data, want %d for %s", buf.Len(), size, desc)
 		case errors.Is(err, io.ErrUnexpectedEOF):
 			return nil, nil, failData("truncated: the compressed stream ends before its checksum (all %d bytes of data for %s are present)", size, desc)
-		case isGz:
-			return nil, nil, failData("corrupt gzip stream: %v", err)
 		default:
-			return nil, nil, failData("reading the data: %v", err)
+			return nil, nil, failData("corrupt gzip stream: %v", err)
 		}
 	}
+	// ReadFrom stopped at io.EOF, which gzip returns only after checking
+	// the checksum of the last member.
 	switch got := buf.Len(); {
 	case got < size:
 		return nil, nil, failData("truncated: %d bytes of data, want %d for %s", got, size, desc)
 	case got > size:
 		return nil, nil, failData("data continues after the %d bytes of %s the header declares", size, desc)
-	}
-	// Reading to the end makes gzip verify its checksum.
-	if gz, ok := r.(*gzip.Reader); ok {
-		if _, err := io.Copy(io.Discard, gz); err != nil {
-			return nil, nil, failData("corrupt gzip stream: %v", err)
-		}
 	}
 	return dims, buf.Bytes(), nil
 }

@@ -80,6 +80,15 @@ func NewLoader(d *Dataset, cfg LoaderConfig) (*Loader, error) {
 	if cfg.OneHot && d.Labels == nil {
 		return nil, fmt.Errorf("datasets.NewLoader for %s: OneHot needs class labels, the dataset has none", d.what())
 	}
+	// Batches may be larger than the dataset (rows are repeated), so the
+	// batch tensors are checked against the limit, not against d.
+	cols := max(d.Features, d.TargetDim)
+	if cfg.OneHot {
+		cols = max(cols, d.Classes)
+	}
+	if _, err := elements(fmt.Sprintf("datasets.NewLoader for %s: batch of %d rows", d.what(), cfg.BatchSize), cfg.BatchSize, cols); err != nil {
+		return nil, err
+	}
 	n, b := d.Len(), cfg.BatchSize
 	nb := (n + b - 1) / b
 	if cfg.DropLast {
@@ -104,14 +113,29 @@ func NewLoader(d *Dataset, cfg LoaderConfig) (*Loader, error) {
 	return l, nil
 }
 
-// NumBatches returns the number of batches per epoch.
-func (l *Loader) NumBatches() int { return l.nb }
+// NumBatches returns the number of batches per epoch (0 for a nil Loader).
+func (l *Loader) NumBatches() int {
+	if l == nil {
+		return 0
+	}
+	return l.nb
+}
 
-// BatchSize returns the number of rows of every batch.
-func (l *Loader) BatchSize() int { return l.cfg.BatchSize }
+// BatchSize returns the number of rows of every batch (0 for a nil Loader).
+func (l *Loader) BatchSize() int {
+	if l == nil {
+		return 0
+	}
+	return l.cfg.BatchSize
+}
 
-// Dataset returns the dataset the loader reads.
-func (l *Loader) Dataset() *Dataset { return l.d }
+// Dataset returns the dataset the loader reads (nil for a nil Loader).
+func (l *Loader) Dataset() *Dataset {
+	if l == nil {
+		return nil
+	}
+	return l.d
+}
 
 // Batch returns batch i of epoch e (both from 0). The order of an epoch is a
 // pure function of (Seed, epoch): with Shuffle it is the permutation
@@ -120,6 +144,9 @@ func (l *Loader) Dataset() *Dataset { return l.d }
 // batches of an uninterrupted run, and every example appears exactly once
 // per epoch in batches [0, NumBatches) (except those DropLast drops).
 func (l *Loader) Batch(epoch, i int) (_ Batch, err error) {
+	if l == nil || l.d == nil {
+		return Batch{}, fmt.Errorf("datasets: nil Loader (use NewLoader)")
+	}
 	defer func() {
 		// Only reachable if the dataset was resized after NewLoader.
 		if r := recover(); r != nil {

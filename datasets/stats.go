@@ -26,18 +26,19 @@ type Stats struct {
 // affected features are not finite (Apply rejects them); Validate finds the
 // bad values.
 //
+// If d is nil or its sizes are inconsistent (no examples, or see
+// Validate), d is left unchanged and the Stats are empty, which Apply
+// rejects.
+//
 // A feature that is almost constant (a pixel lit in a handful of images)
 // gets a tiny Std and large standardized values. For images prefer
 // StandardizeGlobal, the usual per-channel normalization.
 func (d *Dataset) Standardize() Stats {
-	n, f := d.Len(), max(d.Features, 0)
-	s := Stats{Mean: make([]float64, f), Std: make([]float64, f)}
-	if n == 0 {
-		for j := range s.Std {
-			s.Std[j] = 1
-		}
-		return s
+	if d.checkShape() != nil {
+		return Stats{}
 	}
+	n, f := d.Len(), d.Features
+	s := Stats{Mean: make([]float64, f), Std: make([]float64, f)}
 	// Two passes (mean, then squared deviations) avoid the cancellation of
 	// E[x²] − E[x]².
 	for i := range n {
@@ -69,9 +70,13 @@ func (d *Dataset) Standardize() Stats {
 // StandardizeGlobal is Standardize with a single mean and standard deviation
 // over all values of X (torchvision's Normalize for one channel). The
 // returned Stats repeats them for every feature, so Apply works unchanged.
-// Non-finite values leave d unchanged, as with Standardize.
+// Non-finite values or inconsistent sizes leave d unchanged, as with
+// Standardize.
 func (d *Dataset) StandardizeGlobal() Stats {
-	n, f := d.Len(), max(d.Features, 0)
+	if d.checkShape() != nil {
+		return Stats{}
+	}
+	n, f := d.Len(), d.Features
 	vals := d.X[:n*f]
 	mean, std := 0.0, 0.0
 	for _, v := range vals {

@@ -39,6 +39,9 @@ func Spirals(cfg SpiralsConfig) (*Dataset, error) {
 		return nil, fmt.Errorf("datasets.Spirals: %d points per class, %d classes, %v turns, noise %v; want positive counts, finite turns and finite noise ≥ 0",
 			cfg.PerClass, cfg.Classes, cfg.Turns, cfg.Noise)
 	}
+	if _, err := elements("datasets.Spirals", cfg.PerClass, cfg.Classes, 2); err != nil {
+		return nil, err
+	}
 	r := rng.New(cfg.Seed, "spirals.noise")
 	n := cfg.PerClass * cfg.Classes
 	d := &Dataset{Name: "spirals", Features: 2, X: make([]float32, 0, 2*n), Labels: make([]int, 0, n), Classes: cfg.Classes}
@@ -81,6 +84,10 @@ func Blobs(cfg BlobsConfig) (*Dataset, [][]float64, error) {
 	}
 	if !(cfg.Std > 0) || math.IsInf(cfg.Std, 0) || !(cfg.CenterBox > 0) || math.IsInf(cfg.CenterBox, 0) {
 		return nil, nil, fmt.Errorf("datasets.Blobs: std %v and center box %v, want both finite and > 0", cfg.Std, cfg.CenterBox)
+	}
+	// The centers (Classes×Features) are no larger than the data.
+	if _, err := elements("datasets.Blobs", cfg.PerClass, cfg.Classes, cfg.Features); err != nil {
+		return nil, nil, err
 	}
 	rc := rng.New(cfg.Seed, "blobs.centers")
 	centers := make([][]float64, cfg.Classes)

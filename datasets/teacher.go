@@ -54,6 +54,11 @@ func NewTeacher(cfg TeacherConfig) (*Teacher, error) {
 	if !(cfg.BiasStd >= 0) || math.IsInf(cfg.BiasStd, 0) {
 		return nil, fmt.Errorf("datasets.NewTeacher: bias std %v, want finite and ≥ 0", cfg.BiasStd)
 	}
+	for l := range len(cfg.Sizes) - 1 {
+		if _, err := elements(fmt.Sprintf("datasets.NewTeacher: layer %d weights", l), cfg.Sizes[l+1], cfg.Sizes[l]); err != nil {
+			return nil, err
+		}
+	}
 	t := &Teacher{Sizes: slices.Clone(cfg.Sizes), Act: cfg.Act}
 	for l := range len(cfg.Sizes) - 1 {
 		in, out := cfg.Sizes[l], cfg.Sizes[l+1]
@@ -107,12 +112,19 @@ func (t *Teacher) Forward(x []float64) (y []float64, err error) {
 	return h, nil
 }
 
-// check guards Forward against edits of the exported fields.
+// check guards Forward and Sample against a nil Teacher and edits of the
+// exported fields.
 func (t *Teacher) check() error {
+	if t == nil {
+		return fmt.Errorf("datasets: nil Teacher (use NewTeacher)")
+	}
 	bad := len(t.Sizes) < 2 || len(t.Weights) != len(t.Sizes)-1 || len(t.Biases) != len(t.Weights) ||
 		(t.Act == nil && len(t.Sizes) > 2)
 	for l := 0; !bad && l < len(t.Weights); l++ {
-		bad = len(t.Weights[l]) != t.Sizes[l]*t.Sizes[l+1] || len(t.Biases[l]) != t.Sizes[l+1]
+		// Computed with an overflow check, so that sizes edited to wrap
+		// around to the slice's length are still caught.
+		w, err := elements("", t.Sizes[l], t.Sizes[l+1])
+		bad = err != nil || t.Sizes[l] <= 0 || len(t.Weights[l]) != w || len(t.Biases[l]) != t.Sizes[l+1]
 	}
 	if bad {
 		return fmt.Errorf("datasets.Teacher: inconsistent teacher: sizes %v do not match %d weight and %d bias layers (or Act is nil)",
@@ -137,6 +149,9 @@ func (t *Teacher) Sample(n int, noise float64, seed uint64) (*Dataset, error) {
 		return nil, err
 	}
 	in, out := t.Sizes[0], t.Sizes[len(t.Sizes)-1]
+	if _, err := elements("datasets.Teacher.Sample", n, max(in, out)); err != nil {
+		return nil, err
+	}
 	rx, rn := rng.New(seed, "teacher.inputs"), rng.New(seed, "teacher.noise")
 	d := &Dataset{Name: "teacher", Features: in, X: make([]float32, n*in), TargetDim: out, Targets: make([]float32, n*out)}
 	x := make([]float64, in)

@@ -6,7 +6,7 @@ package datasets
 import (
 	_ "embed"
 	"fmt"
-	"os"
+	"io"
 	"slices"
 	"unicode/utf8"
 )
@@ -19,11 +19,25 @@ var opticks string
 // characters. See text/README.md for its origin.
 func Opticks() string { return opticks }
 
-// LoadText reads a UTF-8 text file for CharTask.
+// LoadText reads a UTF-8 text file for CharTask. The path must name a
+// regular file (devices and FIFOs are refused) of at most MaxTextBytes
+// bytes; the size is checked before reading.
 func LoadText(path string) (string, error) {
-	b, err := os.ReadFile(path)
+	f, size, err := openRegular(path)
 	if err != nil {
 		return "", fmt.Errorf("datasets.LoadText: %w", err)
+	}
+	defer f.Close()
+	if size > MaxTextBytes {
+		return "", fmt.Errorf("datasets.LoadText: %s: %d bytes, more than datasets.MaxTextBytes = %d", path, size, MaxTextBytes)
+	}
+	// The limit also covers a file that grows while it is read.
+	b, err := io.ReadAll(io.LimitReader(f, MaxTextBytes+1))
+	if err != nil {
+		return "", fmt.Errorf("datasets.LoadText: %s: %w", path, err)
+	}
+	if int64(len(b)) > MaxTextBytes {
+		return "", fmt.Errorf("datasets.LoadText: %s: more than datasets.MaxTextBytes = %d bytes (the file grew while it was read)", path, MaxTextBytes)
 	}
 	if err := checkText(string(b)); err != nil {
 		return "", fmt.Errorf("datasets.LoadText: %s: %w", path, err)
@@ -74,14 +88,30 @@ func NewCharVocab(text string) (*CharVocab, error) {
 	return v, nil
 }
 
-// Size returns the number of characters.
-func (v *CharVocab) Size() int { return len(v.runes) }
+// errNilVocab is returned by the methods of a nil CharVocab.
+var errNilVocab = fmt.Errorf("datasets: nil CharVocab (use NewCharVocab)")
 
-// Runes returns the characters in index order.
-func (v *CharVocab) Runes() []rune { return slices.Clone(v.runes) }
+// Size returns the number of characters (0 for a nil CharVocab).
+func (v *CharVocab) Size() int {
+	if v == nil {
+		return 0
+	}
+	return len(v.runes)
+}
+
+// Runes returns the characters in index order (nil for a nil CharVocab).
+func (v *CharVocab) Runes() []rune {
+	if v == nil {
+		return nil
+	}
+	return slices.Clone(v.runes)
+}
 
 // Encode returns the index of every character of s.
 func (v *CharVocab) Encode(s string) ([]int, error) {
+	if v == nil {
+		return nil, errNilVocab
+	}
 	ids := make([]int, 0, len(s))
 	for at, r := range s {
 		i, ok := v.index[r]
@@ -98,6 +128,9 @@ func (v *CharVocab) Encode(s string) ([]int, error) {
 
 // Decode returns the text of the indices ids.
 func (v *CharVocab) Decode(ids []int) (string, error) {
+	if v == nil {
+		return "", errNilVocab
+	}
 	out := make([]rune, len(ids))
 	for k, i := range ids {
 		if i < 0 || i >= len(v.runes) {
@@ -111,10 +144,19 @@ func (v *CharVocab) Decode(ids []int) (string, error) {
 // Windows returns the dataset of every position of text that has k
 // characters before it: the k previous character indices as features (in
 // reading order, as float32, for an embedding layer), the character's index
-// as the label. It holds len(text)−k examples of k float32 each.
+// as the label. It holds len(text)−k examples of k float32 each, at most
+// MaxElements values.
 func (v *CharVocab) Windows(text string, k int) (*Dataset, error) {
+	if v == nil {
+		return nil, errNilVocab
+	}
 	if k <= 0 {
 		return nil, fmt.Errorf("datasets.CharVocab.Windows: context %d, want > 0", k)
+	}
+	if n := utf8.RuneCountInString(text); n > k {
+		if _, err := elements(fmt.Sprintf("datasets.CharVocab.Windows: %d windows of %d characters", n-k, k), n-k, k); err != nil {
+			return nil, err
+		}
 	}
 	ids, err := v.Encode(text)
 	if err != nil {
@@ -164,6 +206,7 @@ type CharTaskConfig struct {
 // choice of round(ValFraction·chunks) chunks (SplitIndices) is held out, and
 // windows never cross a chunk boundary. No validation context or target is
 // then seen in training; the cost is the first K positions of each chunk.
+// All windows together may hold at most MaxElements values.
 func CharTask(text string, cfg CharTaskConfig) (train, val *Dataset, vocab *CharVocab, err error) {
 	if cfg.ChunkLen == 0 {
 		cfg.ChunkLen = 4096
@@ -179,7 +222,17 @@ func CharTask(text string, cfg CharTaskConfig) (train, val *Dataset, vocab *Char
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("datasets.CharTask: %w", err)
 	}
-	chunks := (len(ids) + cfg.ChunkLen - 1) / cfg.ChunkLen
+	// Windows lie within chunks: ChunkLen−K per full chunk, the rest in the
+	// last one. Checked before building them.
+	full, rest := len(ids)/cfg.ChunkLen, len(ids)%cfg.ChunkLen
+	windows := full*(cfg.ChunkLen-cfg.Context) + max(0, rest-cfg.Context)
+	if _, err := elements(fmt.Sprintf("datasets.CharTask: %d windows of %d characters", windows, cfg.Context), windows, cfg.Context); err != nil {
+		return nil, nil, nil, err
+	}
+	chunks := full
+	if rest > 0 {
+		chunks++
+	}
 	_, valChunks, err := SplitIndices(chunks, cfg.ValFraction, cfg.Seed)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("datasets.CharTask: %d characters in %d chunks of %d: %w", len(ids), chunks, cfg.ChunkLen, err)

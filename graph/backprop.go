@@ -26,6 +26,9 @@ func (g *Graph) Grad(cost *G.Node, wrt ...*G.Node) (grads []*G.Node, err error) 
 			grads, err = nil, fmt.Errorf("graph.Grad: %v", r)
 		}
 	}()
+	if err := g.check(); err != nil {
+		return nil, err
+	}
 	if err := g.checkCost(cost); err != nil {
 		return nil, err
 	}

@@ -20,6 +20,13 @@
 // in. Gorgonia panics in many places; this package's API returns errors
 // naming the node, shapes and dtypes instead.
 //
+// Hostile arguments get errors, not panics or runaway allocations: shapes
+// whose size overflows, a nil node or machine, and tensors larger than
+// MaxElements (2³⁰ elements by default, 2²⁶ on 32-bit platforms; a
+// variable, raise it for larger models). Set copies a transposed or sliced
+// view into a contiguous buffer in its logical order, since ops read the
+// bound memory directly.
+//
 //	g, _ := graph.New(tensor.Float64, 42)
 //	x, _ := g.Input("x", 8, 4)
 //	w, _ := g.Param("fc.weight", graph.XavierUniform(1), 3, 4)

@@ -87,6 +87,13 @@ func CheckGradGrad(f BuildFunc, inputs []*tensor.Dense, c GradCheck) (GradCheckR
 }
 
 func check(f BuildFunc, inputs []*tensor.Dense, c GradCheck, second bool) (GradCheckResult, error) {
+	if f == nil {
+		return GradCheckResult{}, fmt.Errorf("graph.CheckGrad: nil build function")
+	}
+	if !(c.Step > 0) || math.IsInf(c.Step, 0) || !(c.RTol > 0) || math.IsInf(c.RTol, 0) || !(c.ATol > 0) || math.IsInf(c.ATol, 0) {
+		return GradCheckResult{}, fmt.Errorf("graph.CheckGrad: step %v, rtol %v, atol %v; want each finite and > 0 (or 0 for the default)",
+			c.Step, c.RTol, c.ATol)
+	}
 	g, err := New(tensor.Float64, c.Seed)
 	if err != nil {
 		return GradCheckResult{}, err
@@ -101,9 +108,15 @@ func check(f BuildFunc, inputs []*tensor.Dense, c GradCheck, second bool) (GradC
 		if xs[i], err = g.Input(fmt.Sprintf("input%d", i), in.Shape()...); err != nil {
 			return GradCheckResult{}, err
 		}
-		vals[i] = in.Clone().(*tensor.Dense)
+		// A contiguous copy in logical order, even of a view: the machine
+		// binds it without copying, so perturbing it in place reaches the
+		// next run.
+		vals[i] = tensor.New(tensor.Of(tensor.Float64), tensor.WithShape(in.Shape()...))
+		if err := tensor.Copy(vals[i], in); err != nil {
+			return GradCheckResult{}, fmt.Errorf("graph.CheckGrad: copying input %d: %w", i, err)
+		}
 	}
-	out, err := f(g, xs)
+	out, err := build(f, g, xs)
 	if err != nil {
 		return GradCheckResult{}, fmt.Errorf("graph.CheckGrad: building the function: %w", err)
 	}
@@ -208,6 +221,16 @@ func check(f BuildFunc, inputs []*tensor.Dense, c GradCheck, second bool) (GradC
 		}
 	}
 	return res, nil
+}
+
+// build calls f, turning a panic into an error.
+func build(f BuildFunc, g *Graph, xs []*G.Node) (out *G.Node, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("panic: %v", r)
+		}
+	}()
+	return f(g, xs)
 }
 
 // project returns Σ u ⊙ n for a fixed random u (n itself when it is a scalar).

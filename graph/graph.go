@@ -2,11 +2,21 @@ package graph
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/geluproject/gelu/graph/rng"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
+
+// MaxElements is the largest number of elements Input, Param and NewTensor
+// accept for one tensor: 2³⁰ by default (4 GiB of float32, 8 GiB of
+// float64, about ten times GPT-2 XL's largest matrix), 2²⁶ on 32-bit
+// platforms, whose whole address space is 4 GiB. A shape beyond it is
+// refused with an error before anything is allocated, rather than ending
+// the program with an unrecoverable out-of-memory. Raise it for larger
+// models; set it before building graphs, not while another goroutine does.
+var MaxElements = min(1<<30, math.MaxInt>>5)
 
 // Graph is a gorgonia expression graph with a dtype, a seed and a registry
 // of named parameters. Nodes are plain *gorgonia.Node values, so every
@@ -63,7 +73,7 @@ func (g *Graph) Step() int { return g.step }
 func (g *Graph) SetStep(s int) { g.step = s }
 
 // Input adds a named input of the given shape; its value is bound per run
-// with Machine.Set.
+// with Machine.Set. The shape must have at most MaxElements elements.
 func (g *Graph) Input(name string, shape ...int) (*G.Node, error) {
 	if err := g.checkNew("Input", name, shape); err != nil {
 		return nil, err
@@ -80,7 +90,8 @@ func (g *Graph) Input(name string, shape ...int) (*G.Node, error) {
 // Param adds a trainable parameter named name (PyTorch state_dict style,
 // e.g. "blocks.0.fc1.weight") of the given shape, filled by init from the
 // random stream rng.New(seed, name). The same seed and name give the same
-// values on any machine, whatever else the graph contains.
+// values on any machine, whatever else the graph contains. The shape must
+// have at most MaxElements elements.
 func (g *Graph) Param(name string, init Init, shape ...int) (*G.Node, error) {
 	if err := g.checkNew("Param", name, shape); err != nil {
 		return nil, err
@@ -113,13 +124,12 @@ func NewTensor(dtype tensor.Dtype, init Init, r *rng.RNG, shape ...int) (*tensor
 	if init == nil || r == nil {
 		return nil, fmt.Errorf("graph.NewTensor: init or random stream is nil")
 	}
-	for _, d := range shape {
-		if d <= 0 {
-			return nil, fmt.Errorf("graph.NewTensor: shape %v, want every dimension ≥ 1", shape)
-		}
+	n, err := elements(shape)
+	if err != nil {
+		return nil, fmt.Errorf("graph.NewTensor: %w", err)
 	}
-	vals := make([]float64, product(shape))
-	if err := init.Fill(vals, shape, r); err != nil {
+	vals := make([]float64, n)
+	if err := fill(init, vals, shape, r); err != nil {
 		return nil, err
 	}
 	v := tensor.New(tensor.Of(dtype), tensor.WithShape(shape...))
@@ -132,6 +142,17 @@ func NewTensor(dtype tensor.Dtype, init Init, r *rng.RNG, shape ...int) (*tensor
 		copy(v.Float64s(), vals)
 	}
 	return v, nil
+}
+
+// fill calls init.Fill, turning a panic (in an initializer written by a
+// user) into an error.
+func fill(init Init, dst []float64, shape []int, r *rng.RNG) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("graph.NewTensor: the initializer panicked: %v", p)
+		}
+	}()
+	return init.Fill(dst, shape, r)
 }
 
 // NamedTensor is a tensor with a PyTorch state_dict-style name. It is the
@@ -175,19 +196,26 @@ func (g *Graph) IsParam(n *G.Node) bool {
 }
 
 func (g *Graph) checkNew(what, name string, shape []int) error {
+	if err := g.check(); err != nil {
+		return err
+	}
 	if name == "" {
 		return fmt.Errorf("graph.%s: empty name", what)
 	}
 	if _, dup := g.names[name]; dup {
 		return fmt.Errorf("graph.%s %q: name already used", what, name)
 	}
-	if len(shape) == 0 {
-		return fmt.Errorf("graph.%s %q: no shape given; scalars are not supported, use shape (1)", what, name)
+	if _, err := elements(shape); err != nil {
+		return fmt.Errorf("graph.%s %q: %w", what, name, err)
 	}
-	for _, d := range shape {
-		if d <= 0 {
-			return fmt.Errorf("graph.%s %q: shape %v has a non-positive dimension", what, name, shape)
-		}
+	return nil
+}
+
+// check refuses a Graph that New did not make (nil or the zero value),
+// whose nil maps would panic.
+func (g *Graph) check() error {
+	if g == nil || g.eg == nil || g.names == nil {
+		return fmt.Errorf("graph: the Graph was not made by graph.New")
 	}
 	return nil
 }
@@ -220,12 +248,39 @@ func SameShape(a, b tensor.Shape) bool {
 	return true
 }
 
-func product(shape []int) int {
+// elements returns the number of elements of shape, checking that every
+// dimension is at least 1, that the product fits an int and that it is at
+// most MaxElements, so that no allocation is ever sized by a bad shape.
+func elements(shape []int) (int, error) {
+	if len(shape) == 0 {
+		return 0, fmt.Errorf("no shape given; scalars are not supported, use shape (1)")
+	}
+	for _, d := range shape {
+		if d <= 0 {
+			return 0, fmt.Errorf("shape %v has a non-positive dimension", shape)
+		}
+	}
+	n, ok := product(shape)
+	if !ok {
+		return 0, fmt.Errorf("shape %v: the number of elements overflows an int", shape)
+	}
+	if n > MaxElements {
+		return 0, fmt.Errorf("shape %v has %d elements, more than graph.MaxElements = %d", shape, n, MaxElements)
+	}
+	return n, nil
+}
+
+// product returns the product of the dimensions, and false if one is not
+// positive or the product overflows an int.
+func product(shape []int) (int, bool) {
 	p := 1
 	for _, d := range shape {
+		if d <= 0 || p > math.MaxInt/d {
+			return 0, false
+		}
 		p *= d
 	}
-	return p
+	return p, true
 }
 
 // Float is the set of element types the project computes in. Types defined

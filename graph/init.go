@@ -12,7 +12,9 @@ import (
 )
 
 // Init fills a new parameter's values. dst holds one entry per element in
-// row-major order; r is the parameter's own random stream.
+// row-major order; r is the parameter's own random stream. The initializers
+// of this package return an error, not a panic, when len(dst) does not match
+// shape or r is nil.
 type Init interface {
 	Fill(dst []float64, shape []int, r *rng.RNG) error
 }
@@ -28,7 +30,7 @@ func Zeros() Init { return Constant(0) }
 
 // Constant fills with v.
 func Constant(v float64) Init {
-	return InitFunc(func(dst []float64, _ []int, _ *rng.RNG) error {
+	return builtin("Constant", false, func(dst []float64, _ []int, _ *rng.RNG) error {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("Constant(%v): value is not finite", v)
 		}
@@ -41,7 +43,7 @@ func Constant(v float64) Init {
 
 // Normal fills with samples from N(mean, std²).
 func Normal(mean, std float64) Init {
-	return InitFunc(func(dst []float64, _ []int, r *rng.RNG) error {
+	return builtin("Normal", true, func(dst []float64, _ []int, r *rng.RNG) error {
 		if !finite(mean) || !finite(std) || std < 0 {
 			return fmt.Errorf("Normal(%v, %v): want a finite mean and std ≥ 0", mean, std)
 		}
@@ -54,7 +56,7 @@ func Normal(mean, std float64) Init {
 
 // Uniform fills with samples from U[lo, hi).
 func Uniform(lo, hi float64) Init {
-	return InitFunc(func(dst []float64, _ []int, r *rng.RNG) error {
+	return builtin("Uniform", true, func(dst []float64, _ []int, r *rng.RNG) error {
 		if !finite(lo) || !finite(hi) || hi < lo {
 			return fmt.Errorf("Uniform(%v, %v): want finite lo ≤ hi", lo, hi)
 		}
@@ -67,7 +69,7 @@ func Uniform(lo, hi float64) Init {
 
 // XavierUniform is Glorot's U(−a, a) with a = gain·√(6/(fan_in+fan_out)).
 func XavierUniform(gain float64) Init {
-	return InitFunc(func(dst []float64, shape []int, r *rng.RNG) error {
+	return builtin("XavierUniform", true, func(dst []float64, shape []int, r *rng.RNG) error {
 		in, out, err := fans("XavierUniform", shape)
 		if err != nil {
 			return err
@@ -79,7 +81,7 @@ func XavierUniform(gain float64) Init {
 
 // XavierNormal is Glorot's N(0, std²) with std = gain·√(2/(fan_in+fan_out)).
 func XavierNormal(gain float64) Init {
-	return InitFunc(func(dst []float64, shape []int, r *rng.RNG) error {
+	return builtin("XavierNormal", true, func(dst []float64, shape []int, r *rng.RNG) error {
 		in, out, err := fans("XavierNormal", shape)
 		if err != nil {
 			return err
@@ -91,7 +93,7 @@ func XavierNormal(gain float64) Init {
 // KaimingNormal is He's N(0, std²) with std = gain/√fan_in; gain √2 suits
 // ReLU, and PyTorch's default for leaky_relu(0) is the same.
 func KaimingNormal(gain float64) Init {
-	return InitFunc(func(dst []float64, shape []int, r *rng.RNG) error {
+	return builtin("KaimingNormal", true, func(dst []float64, shape []int, r *rng.RNG) error {
 		in, _, err := fans("KaimingNormal", shape)
 		if err != nil {
 			return err
@@ -103,7 +105,7 @@ func KaimingNormal(gain float64) Init {
 // KaimingUniform is He's U(−a, a) with a = gain·√(3/fan_in). With gain
 // √(1/3) it is PyTorch's default nn.Linear weight init, U(±1/√fan_in).
 func KaimingUniform(gain float64) Init {
-	return InitFunc(func(dst []float64, shape []int, r *rng.RNG) error {
+	return builtin("KaimingUniform", true, func(dst []float64, shape []int, r *rng.RNG) error {
 		in, _, err := fans("KaimingUniform", shape)
 		if err != nil {
 			return err
@@ -117,7 +119,7 @@ func KaimingUniform(gain float64) Init {
 // random direction: a standard normal vector scaled to unit Euclidean norm.
 // Hendrycks & Gimpel initialize their MNIST networks this way.
 func UnitNormRows() Init {
-	return InitFunc(func(dst []float64, shape []int, r *rng.RNG) error {
+	return builtin("UnitNormRows", true, func(dst []float64, shape []int, r *rng.RNG) error {
 		if len(shape) < 2 {
 			return fmt.Errorf("UnitNormRows: shape %v, want at least 2 dimensions", shape)
 		}
@@ -135,6 +137,26 @@ func UnitNormRows() Init {
 			}
 		}
 		return nil
+	})
+}
+
+// builtin wraps the initializers of this file, which may be called
+// directly, with the checks they rely on: len(dst) is the number of elements
+// of a shape of positive dimensions, and a random stream is given to those
+// that draw.
+func builtin(name string, draws bool, fill InitFunc) Init {
+	return InitFunc(func(dst []float64, shape []int, r *rng.RNG) error {
+		n, ok := product(shape)
+		if !ok {
+			return fmt.Errorf("%s: shape %v, want dimensions ≥ 1 whose product fits an int", name, shape)
+		}
+		if n != len(dst) {
+			return fmt.Errorf("%s: %d values for shape %v of %d elements", name, len(dst), shape, n)
+		}
+		if draws && r == nil {
+			return fmt.Errorf("%s: nil random stream", name)
+		}
+		return fill(dst, shape, r)
 	})
 }
 

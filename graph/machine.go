@@ -23,10 +23,22 @@ type Machine struct {
 	loss      *G.Node
 	params    []*G.Node
 	grads     []*G.Node
-	inputs    []*G.Node            // inputs the program reads
-	direct    map[*G.Node]bool     // values readable straight off the node
-	copies    map[*G.Node]*G.Value // values copied during the run (see Keep)
+	inputs    []*G.Node                 // inputs the program reads
+	direct    map[*G.Node]bool          // values readable straight off the node
+	copies    map[*G.Node]*G.Value      // values copied during the run (see Keep)
+	views     map[*G.Node]*tensor.Dense // contiguous copies of views given to Set
 	nonFinite bool
+}
+
+// errNotCompiled is returned by the methods of a Machine that Compile did
+// not make (nil or the zero value).
+var errNotCompiled = errors.New("graph: machine not compiled (use Graph.Compile)")
+
+func (m *Machine) check() error {
+	if m == nil || m.vm == nil {
+		return errNotCompiled
+	}
+	return nil
 }
 
 // Option configures Compile.
@@ -66,14 +78,21 @@ func (g *Graph) Compile(loss *G.Node, opts ...Option) (m *Machine, err error) {
 			m, err = nil, fmt.Errorf("graph.Compile: %v", r)
 		}
 	}()
+	if err := g.check(); err != nil {
+		return nil, err
+	}
 	cfg := compileConfig{}
-	for _, o := range opts {
+	for i, o := range opts {
+		if o == nil {
+			return nil, fmt.Errorf("graph.Compile: option %d is nil", i)
+		}
 		o(&cfg)
 	}
 	if !cfg.wrtSet {
 		cfg.wrt = g.params
 	}
-	m = &Machine{g: g, loss: loss, direct: map[*G.Node]bool{}, copies: map[*G.Node]*G.Value{}, nonFinite: cfg.nonFinite}
+	m = &Machine{g: g, loss: loss, direct: map[*G.Node]bool{}, copies: map[*G.Node]*G.Value{}, views: map[*G.Node]*tensor.Dense{},
+		nonFinite: cfg.nonFinite}
 	var roots G.Nodes
 	if loss != nil {
 		if err := g.checkCost(loss); err != nil {
@@ -117,23 +136,40 @@ func (g *Graph) Compile(loss *G.Node, opts ...Option) (m *Machine, err error) {
 	return m, nil
 }
 
-// Set binds v to the input node n for the next runs. v is used in place,
-// not copied. It must match n's dtype and shape, and contain no NaN or ±Inf
-// unless the machine was compiled with AllowNonFinite.
+// Set binds v to the input node n for the next runs. It must match n's
+// dtype and shape, and contain no NaN or ±Inf unless the machine was
+// compiled with AllowNonFinite.
+//
+// A contiguous v is used in place, not copied: later writes to it reach the
+// next Run. A view (after T or Slice), whose memory is not in its logical
+// row-major order, is copied in that order into a buffer the machine owns
+// for n, because ops read the bound memory directly; Set it again after
+// changing it. Masked tensors are refused.
 func (m *Machine) Set(n *G.Node, v *tensor.Dense) (err error) {
+	if err := m.check(); err != nil {
+		return err
+	}
+	if n == nil || v == nil {
+		return fmt.Errorf("graph: Set: nil node or value")
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("graph: Set %q: %v", n.Name(), r)
 		}
 	}()
-	if n == nil || v == nil {
-		return fmt.Errorf("graph: Set: nil node or value")
-	}
 	if !m.isInput(n) {
 		return fmt.Errorf("graph: Set %q: not an input of this machine (parameters are updated in place through Value)", n.Name())
 	}
 	if v.Dtype() != n.Dtype() || !SameShape(v.Shape(), n.Shape()) {
 		return fmt.Errorf("graph: Set %q: got %v%v, want %v%v", n.Name(), v.Dtype(), v.Shape(), n.Dtype(), n.Shape())
+	}
+	if v.IsMasked() {
+		return fmt.Errorf("graph: Set %q: a masked tensor, want an unmasked one (gorgonia ops ignore masks)", n.Name())
+	}
+	if v.IsView() || v.IsMaterializable() || v.RequiresIterator() {
+		if v, err = m.contiguous(n, v); err != nil {
+			return fmt.Errorf("graph: Set %q: copying a view: %w", n.Name(), err)
+		}
 	}
 	if !m.nonFinite {
 		if i, x, bad := firstNonFinite(v); bad {
@@ -141,6 +177,20 @@ func (m *Machine) Set(n *G.Node, v *tensor.Dense) (err error) {
 		}
 	}
 	return G.Let(n, v)
+}
+
+// contiguous copies the view v, in its logical order, into the buffer kept
+// for input n.
+func (m *Machine) contiguous(n *G.Node, v *tensor.Dense) (*tensor.Dense, error) {
+	buf := m.views[n]
+	if buf == nil {
+		buf = tensor.New(tensor.Of(n.Dtype()), tensor.WithShape(n.Shape()...))
+		m.views[n] = buf
+	}
+	if err := tensor.Copy(buf, v); err != nil {
+		return nil, err
+	}
+	return buf, nil
 }
 
 func (m *Machine) isInput(n *G.Node) bool {
@@ -154,6 +204,9 @@ func (m *Machine) isInput(n *G.Node) bool {
 
 // Run computes the loss, the gradients and the kept values.
 func (m *Machine) Run() (err error) {
+	if err := m.check(); err != nil {
+		return err
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("graph: Run: %v", r)
@@ -173,6 +226,9 @@ func (m *Machine) Run() (err error) {
 
 // Loss returns the loss computed by the last Run.
 func (m *Machine) Loss() (float64, error) {
+	if err := m.check(); err != nil {
+		return 0, err
+	}
 	if m.loss == nil {
 		return 0, fmt.Errorf("graph: machine was compiled without a loss")
 	}
@@ -185,6 +241,9 @@ func (m *Machine) Loss() (float64, error) {
 
 // Value returns the value of a parameter, an input or a kept node.
 func (m *Machine) Value(n *G.Node) (G.Value, error) {
+	if err := m.check(); err != nil {
+		return nil, err
+	}
 	if n == nil {
 		return nil, fmt.Errorf("graph: Value of a nil node")
 	}
@@ -205,10 +264,21 @@ func (m *Machine) Value(n *G.Node) (G.Value, error) {
 }
 
 // Params returns the nodes whose gradients Run computes, in order.
-func (m *Machine) Params() []*G.Node { return append([]*G.Node(nil), m.params...) }
+func (m *Machine) Params() []*G.Node {
+	if m == nil {
+		return nil
+	}
+	return append([]*G.Node(nil), m.params...)
+}
 
 // Grad returns the gradient of the loss with respect to p (one of Params).
 func (m *Machine) Grad(p *G.Node) (*tensor.Dense, error) {
+	if err := m.check(); err != nil {
+		return nil, err
+	}
+	if p == nil {
+		return nil, fmt.Errorf("graph: Grad of a nil node")
+	}
 	for i, q := range m.params {
 		if q == p {
 			return m.gradAt(i)
@@ -219,6 +289,9 @@ func (m *Machine) Grad(p *G.Node) (*tensor.Dense, error) {
 
 // Grads returns the gradients of all Params, in order.
 func (m *Machine) Grads() ([]*tensor.Dense, error) {
+	if err := m.check(); err != nil {
+		return nil, err
+	}
 	out := make([]*tensor.Dense, len(m.params))
 	for i := range m.params {
 		var err error
@@ -247,6 +320,9 @@ var ErrNonFinite = errors.New("non-finite value")
 // CheckFinite reports the first NaN or ±Inf in the loss or a gradient,
 // naming the tensor and the position.
 func (m *Machine) CheckFinite() error {
+	if err := m.check(); err != nil {
+		return err
+	}
 	if m.loss != nil {
 		l, err := m.Loss()
 		if err != nil {
@@ -269,7 +345,12 @@ func (m *Machine) CheckFinite() error {
 }
 
 // Close releases the machine.
-func (m *Machine) Close() error { return m.vm.Close() }
+func (m *Machine) Close() error {
+	if err := m.check(); err != nil {
+		return err
+	}
+	return m.vm.Close()
+}
 
 func firstNonFinite(t *tensor.Dense) (int, float64, bool) {
 	switch d := t.Data().(type) {
@@ -302,11 +383,15 @@ func scalarOf(n *G.Node, v G.Value) (float64, error) {
 func Scalar(v G.Value) (float64, error) {
 	switch x := v.(type) {
 	case *G.F64:
-		return float64(*x), nil
+		if x != nil {
+			return float64(*x), nil
+		}
 	case *G.F32:
-		return float64(*x), nil
+		if x != nil {
+			return float64(*x), nil
+		}
 	case *tensor.Dense:
-		if x.Shape().TotalSize() == 1 {
+		if x != nil && x.Shape().TotalSize() == 1 {
 			switch d := x.Data().(type) {
 			case []float64:
 				return d[0], nil

@@ -71,7 +71,9 @@ func (r *RNG) Shuffle(n int, swap func(i, j int)) {
 	}
 }
 
-// Perm returns a random permutation of [0, n).
+// Perm returns a random permutation of [0, n); n must not be negative (a
+// programming error that panics, like rand.Perm). It allocates n ints:
+// callers with untrusted n check it first (datasets.SplitIndices does).
 func (r *RNG) Perm(n int) []int {
 	p := make([]int, n)
 	for i := range p {
