@@ -33,7 +33,8 @@ import (
 type BlockFunc func(g *graph.Graph, name string, x *G.Node) (*G.Node, error)
 
 // Stack returns y = block_{n−1}(… block_0(x)), block i built by build under
-// names[i]. With recompute false it is the plain chain; with recompute true
+// names[i]. Parameters the blocks name that g already has (built earlier,
+// e.g. by a model's constructor) are used as they are; the others are added. With recompute false it is the plain chain; with recompute true
 // each block keeps only its input during the forward pass and runs again in
 // the backward pass (see the file comment): the same values and gradients,
 // bit for bit, for much less memory and one more forward pass of each
@@ -80,9 +81,9 @@ func Stack(g *graph.Graph, x *G.Node, names []string, recompute bool, build Bloc
 			if !graph.SameShape(p.Value.Shape(), t.params[k].Shape()) {
 				return nil, fmt.Errorf("nn.Stack block %q: parameter %q has shape %v, block %q's has %v", name, p.Name, p.Value.Shape(), names[0], t.params[k].Shape())
 			}
-			n, err := g.AddParam(p.Name, p.Value)
+			n, err := outerParam(g, p)
 			if err != nil {
-				return nil, fmt.Errorf("nn.Stack: %w", err)
+				return nil, fmt.Errorf("nn.Stack block %q: %w", name, err)
 			}
 			inputs = append(inputs, n)
 		}
@@ -92,6 +93,23 @@ func Stack(g *graph.Graph, x *G.Node, names []string, recompute bool, build Bloc
 		}
 	}
 	return x, nil
+}
+
+// outerParam returns g's parameter p.Name: the one g already has (a model
+// that made its blocks before it knew the input's shape), or p's tensor
+// added to g.
+func outerParam(g *graph.Graph, p graph.NamedTensor) (*G.Node, error) {
+	n, ok := g.Lookup(p.Name)
+	if !ok {
+		return g.AddParam(p.Name, p.Value)
+	}
+	if !g.IsParam(n) {
+		return nil, fmt.Errorf("%q is a node of the graph but not a parameter", p.Name)
+	}
+	if !graph.SameShape(n.Shape(), p.Value.Shape()) {
+		return nil, fmt.Errorf("parameter %q has shape %v in the graph, the block builds %v", p.Name, n.Shape(), p.Value.Shape())
+	}
+	return n, nil
 }
 
 // template is the block built once in a graph of its own, with the

@@ -136,3 +136,27 @@ func TestStackErrors(t *testing.T) {
 		t.Error("blocks with different parameters were accepted")
 	}
 }
+
+// Parameters a model made before it knew the input (a constructor) are the
+// ones the recomputed stack trains: same nodes, and gradients for them.
+func TestStackUsesExistingParameters(t *testing.T) {
+	g, _ := graph.New(tensor.Float64, 2)
+	build := func(g *graph.Graph, name string, x *G.Node) (*G.Node, error) {
+		ff, err := nn.NewFeedForward(g, name, nn.FeedForwardConfig{Dim: 4, Hidden: 8})
+		if err != nil {
+			return nil, err
+		}
+		return ff.Forward(x)
+	}
+	if _, err := nn.NewFeedForward(g, "h.0", nn.FeedForwardConfig{Dim: 4, Hidden: 8}); err != nil {
+		t.Fatal(err)
+	}
+	before := len(g.Params())
+	x, _ := g.Input("x", 3, 4)
+	if _, err := nn.Stack(g, x, []string{"h.0", "h.1"}, true, build); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(g.Params()), 2*before; got != want {
+		t.Errorf("%d parameters after the stack, want %d (block h.0's reused, h.1's added)", got, want)
+	}
+}
