@@ -168,6 +168,17 @@ func transformerCases() []layerCase {
 			},
 		},
 		{
+			name: "Sigmoid", inputs: []*tensor.Dense{randn(49, 3, 4)},
+			build: func(in []*G.Node) (*G.Node, error) { return fused.Sigmoid(in[0]) },
+			ref: func(in [][]float64) []float64 {
+				out := make([]float64, len(in[0]))
+				for i, v := range in[0] {
+					out[i] = 1 / (1 + math.Exp(-v))
+				}
+				return out
+			},
+		},
+		{
 			name: "Gather", inputs: []*tensor.Dense{randn(45, 2, 3)},
 			build: func(in []*G.Node) (*G.Node, error) { return fused.Gather(in[0], []int{5, 0, 0, 3, 1, 5, 2, 2}, 4, 2) },
 			ref: func(in [][]float64) []float64 {
@@ -231,7 +242,7 @@ func TestTransformerOpsGradCheck(t *testing.T) {
 }
 
 // Batched products, Mul, Gather and PrependRow have differentiable backward
-// ops; Softmax and attention report that theirs are not.
+// ops; Softmax, Sigmoid and attention report that theirs are not.
 func TestTransformerOpsGradGrad(t *testing.T) {
 	for _, c := range transformerCases() {
 		build := func(g *graph.Graph, in []*G.Node) (*G.Node, error) {
@@ -242,7 +253,7 @@ func TestTransformerOpsGradGrad(t *testing.T) {
 			return activation.GELU.Apply(y) // a nonlinearity so that H·v is not zero
 		}
 		switch {
-		case strings.HasPrefix(c.name, "Softmax"), strings.HasPrefix(c.name, "Attention"):
+		case strings.HasPrefix(c.name, "Softmax"), strings.HasPrefix(c.name, "Attention"), c.name == "Sigmoid":
 			if len(c.noGrad) > 0 {
 				continue
 			}
