@@ -14,9 +14,9 @@ package fused
 //	          dQ = dS·K/√d_h,  dK = dSᵀ·Q/√d_h
 //
 // The forward op keeps P (and P̃ and M when dropout is on) for the backward
-// op: B·H·T² numbers each. Products go through gemm.Gemm with leading
-// dimensions that step over the other heads; rows of the softmax through
-// parallel. Double backward is not implemented: the backward op reports an
+// op: B·H·T² numbers each (and the backward op a scratch of that size).
+// Products go through gemm.Gemm with leading dimensions that step over the
+// other heads; the (batch, head) pairs are spread over cores by parallel. Double backward is not implemented: the backward op reports an
 // error if it is differentiated.
 
 import (
@@ -102,6 +102,8 @@ type attentionOp struct {
 	p, pd, mask opkit.Buffer
 	dropped     bool // whether the last run applied dropout
 	ran         bool
+	k32         *attentionKernel[float32]
+	k64         *attentionKernel[float64]
 }
 
 func (op *attentionOp) Arity() int {
@@ -158,11 +160,12 @@ func (op *attentionOp) Do(vs ...G.Value) (G.Value, error) {
 		pd, mask = op.pd.Get(dt, probs), op.mask.Get(dt, probs)
 	}
 	out := op.out.Get(dt, tensor.Shape{op.cfg.Batch * op.t, op.d})
+	k32, k64 := op.kernels()
 	switch o := out.Data().(type) {
 	case []float32:
-		attentionForward(op, o, qkv.Float32s(), affineData[float32](pad), p.Float32s(), affineData[float32](pd), affineData[float32](mask))
+		attentionForward(k32, o, qkv.Float32s(), affineData[float32](pad), p.Float32s(), affineData[float32](pd), affineData[float32](mask))
 	case []float64:
-		attentionForward(op, o, qkv.Float64s(), affineData[float64](pad), p.Float64s(), affineData[float64](pd), affineData[float64](mask))
+		attentionForward(k64, o, qkv.Float64s(), affineData[float64](pad), p.Float64s(), affineData[float64](pd), affineData[float64](mask))
 	}
 	op.ran = true
 	return out, nil
@@ -174,49 +177,103 @@ func (op *attentionOp) heads() (bh, t, d, dh int, scale float64) {
 	return op.cfg.Batch * op.cfg.Heads, op.t, op.d, dh, 1 / math.Sqrt(float64(dh))
 }
 
-func attentionForward[T graph.Float](op *attentionOp, out, qkv, pad, p, pd, mask []T) {
-	bh, t, d, dh, scale := op.heads()
-	if op.dropped {
-		drawMask(mask, op.cfg.Dropout, rng.New(op.cfg.Seed, fmt.Sprintf("attention-dropout/%s/%d", op.cfg.Name, op.cfg.Mode.Step())))
-	}
-	for i := 0; i < bh; i++ {
-		b, h := i/op.cfg.Heads, i%op.cfg.Heads
-		q := qkv[b*t*3*d+h*dh:]
-		k, v := q[d:], q[2*d:]
-		s := p[i*t*t : (i+1)*t*t]
-		gemm.Gemm(false, true, t, t, dh, T(scale), q, 3*d, k, 3*d, 0, s, t)
-		var keep []T
-		if pad != nil {
-			keep = pad[b*t : (b+1)*t]
+// attentionKernel runs the forward or backward pass over a range of
+// (batch, head) pairs; parallel.For splits the pairs over cores. The op
+// keeps one per dtype, so a training step allocates nothing here.
+type attentionKernel[T graph.Float] struct {
+	op                         *attentionOp
+	backward                   bool
+	out, qkv, pad, p, pd, mask []T // forward
+	dqkv, g, w                 []T // backward (w: dP and dS, T² per pair)
+}
+
+func (k *attentionKernel[T]) Run(lo, hi int) {
+	for i := lo; i < hi; i++ {
+		if k.backward {
+			k.backwardPair(i)
+		} else {
+			k.forwardPair(i)
 		}
-		maskedSoftmax(s, t, op.cfg.Causal, keep)
-		probs := s
-		if op.dropped {
-			probs = pd[i*t*t : (i+1)*t*t]
-			m := mask[i*t*t : (i+1)*t*t]
-			for j, x := range s {
-				probs[j] = x * m[j]
-			}
-		}
-		gemm.Gemm(false, false, t, dh, t, 1, probs, t, v, 3*d, 0, out[b*t*d+h*dh:], d)
 	}
 }
 
-// maskedSoftmax turns the score rows of s (t × t) into probabilities, with
-// keys j > i (causal) or keep[j] == 0 excluded.
-func maskedSoftmax[T graph.Float](s []T, t int, causal bool, keep []T) {
+func (k *attentionKernel[T]) forwardPair(i int) {
+	op := k.op
+	_, t, d, dh, scale := op.heads()
+	b, h := i/op.cfg.Heads, i%op.cfg.Heads
+	q := k.qkv[b*t*3*d+h*dh:]
+	key, v := q[d:], q[2*d:]
+	s := k.p[i*t*t : (i+1)*t*t]
+	gemm.Gemm(false, true, t, t, dh, T(scale), q, 3*d, key, 3*d, 0, s, t)
 	inf := T(math.Inf(-1))
-	parallel.Rows(t, t, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			row := s[i*t : (i+1)*t]
-			for j := range row {
-				if (causal && j > i) || (keep != nil && keep[j] == 0) {
-					row[j] = inf
-				}
+	for r := 0; r < t; r++ {
+		row := s[r*t : (r+1)*t]
+		for j := range row {
+			if (op.cfg.Causal && j > r) || (k.pad != nil && k.pad[b*t+j] == 0) {
+				row[j] = inf
 			}
-			softmaxRow(row, row)
 		}
-	})
+		softmaxRow(row, row)
+	}
+	probs := s
+	if op.dropped {
+		probs = k.pd[i*t*t : (i+1)*t*t]
+		m := k.mask[i*t*t : (i+1)*t*t]
+		for j, x := range s {
+			probs[j] = x * m[j]
+		}
+	}
+	gemm.Gemm(false, false, t, dh, t, 1, probs, t, v, 3*d, 0, k.out[b*t*d+h*dh:], d)
+}
+
+func (k *attentionKernel[T]) backwardPair(i int) {
+	op := k.op
+	_, t, d, dh, scale := op.heads()
+	b, h := i/op.cfg.Heads, i%op.cfg.Heads
+	off := b*t*3*d + h*dh
+	q, key, v := k.qkv[off:], k.qkv[off+d:], k.qkv[off+2*d:]
+	dq, dk, dv := k.dqkv[off:], k.dqkv[off+d:], k.dqkv[off+2*d:]
+	do := k.g[b*t*d+h*dh:]
+	p := k.p[i*t*t : (i+1)*t*t]
+	w := k.w[i*t*t : (i+1)*t*t]
+	probs := p
+	if op.dropped {
+		probs = k.pd[i*t*t : (i+1)*t*t]
+	}
+	gemm.Gemm(true, false, t, dh, t, 1, probs, t, do, d, 0, dv, 3*d)
+	gemm.Gemm(false, true, t, t, dh, 1, do, d, v, 3*d, 0, w, t)
+	if op.dropped {
+		m := k.mask[i*t*t : (i+1)*t*t]
+		for j := range w {
+			w[j] *= m[j]
+		}
+	}
+	for r := 0; r < t; r++ {
+		wr := w[r*t : (r+1)*t]
+		softmaxGradRow(wr, p[r*t:(r+1)*t], wr)
+	}
+	gemm.Gemm(false, false, t, dh, t, T(scale), w, t, key, 3*d, 0, dq, 3*d)
+	gemm.Gemm(true, false, t, dh, t, T(scale), w, t, q, 3*d, 0, dk, 3*d)
+}
+
+// kernels returns the op's kernels for both dtypes, made on first use.
+func (op *attentionOp) kernels() (*attentionKernel[float32], *attentionKernel[float64]) {
+	if op.k32 == nil {
+		op.k32, op.k64 = &attentionKernel[float32]{op: op}, &attentionKernel[float64]{op: op}
+	}
+	return op.k32, op.k64
+}
+
+func attentionForward[T graph.Float](k *attentionKernel[T], out, qkv, pad, p, pd, mask []T) {
+	op := k.op
+	if op.dropped {
+		drawMask(mask, op.cfg.Dropout, rng.New(op.cfg.Seed, fmt.Sprintf("attention-dropout/%s/%d", op.cfg.Name, op.cfg.Mode.Step())))
+	}
+	k.backward = false
+	k.out, k.qkv, k.pad, k.p, k.pd, k.mask = out, qkv, pad, p, pd, mask
+	bh, _, _, _, _ := op.heads()
+	parallel.For(bh, 1, k)
+	k.out, k.qkv, k.pad, k.p, k.pd, k.mask = nil, nil, nil, nil, nil, nil
 }
 
 func drawMask[T graph.Float](mask []T, p float64, r *rng.RNG) {
@@ -286,7 +343,7 @@ type attentionGradOp struct {
 	opkit.Defaults
 	fwd     *attentionOp
 	out     opkit.Buffer
-	scratch opkit.Buffer // dP of one (batch, head) pair
+	scratch opkit.Buffer // dP, then dS, of every (batch, head) pair
 }
 
 func (op *attentionGradOp) Arity() int { return op.fwd.Arity() + 1 }
@@ -322,56 +379,29 @@ func (op *attentionGradOp) Do(vs ...G.Value) (G.Value, error) {
 	}
 	dt := qkv.Dtype()
 	out := op.out.Get(dt, qkv.Shape())
-	w := op.scratch.Get(dt, tensor.Shape{op.fwd.t, op.fwd.t})
 	probs := tensor.Shape{op.fwd.cfg.Batch * op.fwd.cfg.Heads, op.fwd.t, op.fwd.t}
+	w := op.scratch.Get(dt, probs)
 	p := op.fwd.p.Get(dt, probs)
 	var pd, mask *tensor.Dense
 	if op.fwd.dropped {
 		pd, mask = op.fwd.pd.Get(dt, probs), op.fwd.mask.Get(dt, probs)
 	}
+	k32, k64 := op.fwd.kernels()
 	switch o := out.Data().(type) {
 	case []float32:
-		attentionBackward(op.fwd, o, qkv.Float32s(), g.Float32s(), p.Float32s(), affineData[float32](pd), affineData[float32](mask), w.Float32s())
+		attentionBackward(k32, o, qkv.Float32s(), g.Float32s(), p.Float32s(), affineData[float32](pd), affineData[float32](mask), w.Float32s())
 	case []float64:
-		attentionBackward(op.fwd, o, qkv.Float64s(), g.Float64s(), p.Float64s(), affineData[float64](pd), affineData[float64](mask), w.Float64s())
+		attentionBackward(k64, o, qkv.Float64s(), g.Float64s(), p.Float64s(), affineData[float64](pd), affineData[float64](mask), w.Float64s())
 	}
 	return out, nil
 }
 
-func attentionBackward[T graph.Float](op *attentionOp, dqkv, qkv, g, p, pd, mask, w []T) {
-	bh, t, d, dh, scale := op.heads()
-	for i := 0; i < bh; i++ {
-		b, h := i/op.cfg.Heads, i%op.cfg.Heads
-		off := b*t*3*d + h*dh
-		q, k, v := qkv[off:], qkv[off+d:], qkv[off+2*d:]
-		dq, dk, dv := dqkv[off:], dqkv[off+d:], dqkv[off+2*d:]
-		do := g[b*t*d+h*dh:]
-		pi := p[i*t*t : (i+1)*t*t]
-		probs := pi
-		if op.dropped {
-			probs = pd[i*t*t : (i+1)*t*t]
-		}
-		gemm.Gemm(true, false, t, dh, t, 1, probs, t, do, d, 0, dv, 3*d)
-		gemm.Gemm(false, true, t, t, dh, 1, do, d, v, 3*d, 0, w, t)
-		var m []T
-		if op.dropped {
-			m = mask[i*t*t : (i+1)*t*t]
-		}
-		parallel.Rows(t, t, func(lo, hi int) {
-			for r := lo; r < hi; r++ {
-				wr, pr := w[r*t:(r+1)*t], pi[r*t:(r+1)*t]
-				if m != nil {
-					mr := m[r*t : (r+1)*t]
-					for j := range wr {
-						wr[j] *= mr[j]
-					}
-				}
-				softmaxGradRow(wr, pr, wr)
-			}
-		})
-		gemm.Gemm(false, false, t, dh, t, T(scale), w, t, k, 3*d, 0, dq, 3*d)
-		gemm.Gemm(true, false, t, dh, t, T(scale), w, t, q, 3*d, 0, dk, 3*d)
-	}
+func attentionBackward[T graph.Float](k *attentionKernel[T], dqkv, qkv, g, p, pd, mask, w []T) {
+	k.backward = true
+	k.dqkv, k.qkv, k.g, k.p, k.pd, k.mask, k.w = dqkv, qkv, g, p, pd, mask, w
+	bh, _, _, _, _ := k.op.heads()
+	parallel.For(bh, 1, k)
+	k.dqkv, k.qkv, k.g, k.p, k.pd, k.mask, k.w = nil, nil, nil, nil, nil, nil, nil
 }
 
 func (op *attentionGradOp) WriteHash(h hash.Hash) { fmt.Fprintf(h, "ops.attentiongrad(%p)", op.fwd) }
