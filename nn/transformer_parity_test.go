@@ -43,6 +43,7 @@ func torchPython(t *testing.T) string {
 type parityModel func(t *testing.T, seed uint64) (g *graph.Graph, x, y, out, loss *G.Node)
 
 type parityCase struct {
+	name   string
 	script string
 	config map[string]any
 	build  parityModel
@@ -53,12 +54,21 @@ func gptParityConfig() nn.GPTConfig {
 	return nn.GPTConfig{BlockSize: 8, VocabSize: 11, Layers: 2, Heads: 2, Dim: 8, TieWeights: true}
 }
 
+// gatedParityConfig is untied, with a SwiGLU MLP of GatedHidden(32) = 21.
+func gatedParityConfig() nn.GPTConfig {
+	return nn.GPTConfig{BlockSize: 8, VocabSize: 11, Layers: 2, Heads: 2, Dim: 8, Gate: nn.SwiGLU}
+}
+
 const parityBatch, paritySeq = 3, 6
 
 func buildGPT(t *testing.T, seed uint64) (*graph.Graph, *G.Node, *G.Node, *G.Node, *G.Node) {
+	return buildGPTWith(t, seed, gptParityConfig())
+}
+
+func buildGPTWith(t *testing.T, seed uint64, cfg nn.GPTConfig) (*graph.Graph, *G.Node, *G.Node, *G.Node, *G.Node) {
 	t.Helper()
 	g, _ := graph.New(tensor.Float64, seed)
-	m, err := nn.NewGPT(g, gptParityConfig())
+	m, err := nn.NewGPT(g, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,29 +115,41 @@ func ints(r *rng.RNG, n, below int, shape ...int) *tensor.Dense {
 
 func TestTransformerAdamWMatchesPyTorch(t *testing.T) {
 	py := torchPython(t)
-	gc, vc := gptParityConfig(), vitParityConfig()
+	gc, vc, sc := gptParityConfig(), vitParityConfig(), gatedParityConfig()
 	common := map[string]any{"steps": 10, "lr": 3e-2, "weight_decay": 0.1, "clip": 0.5}
+	gptBatch := func(r *rng.RNG) (*tensor.Dense, *tensor.Dense) {
+		// Sequences following s[t+1] = 3·s[t] + 1 mod V from a random
+		// start, so that there is something to learn; y is x shifted.
+		x, y := make([]float64, 0, parityBatch*paritySeq), make([]float64, 0, parityBatch*paritySeq)
+		for b := 0; b < parityBatch; b++ {
+			s := r.IntN(gc.VocabSize)
+			for i := 0; i < paritySeq; i++ {
+				x = append(x, float64(s))
+				s = (3*s + 1) % gc.VocabSize
+				y = append(y, float64(s))
+			}
+		}
+		return tensor.New(tensor.WithShape(parityBatch, paritySeq), tensor.WithBacking(x)), tensor.New(tensor.WithShape(parityBatch, paritySeq), tensor.WithBacking(y))
+	}
 	cases := []parityCase{
 		{
+			name:   "GPT",
 			script: "gpt_torch.py",
 			config: map[string]any{"vocab": gc.VocabSize, "block_size": gc.BlockSize, "layers": gc.Layers, "heads": gc.Heads, "dim": gc.Dim, "tie": gc.TieWeights},
 			build:  buildGPT,
-			batch: func(r *rng.RNG) (*tensor.Dense, *tensor.Dense) {
-				// Sequences following s[t+1] = 3·s[t] + 1 mod V from a random
-				// start, so that there is something to learn; y is x shifted.
-				x, y := make([]float64, 0, parityBatch*paritySeq), make([]float64, 0, parityBatch*paritySeq)
-				for b := 0; b < parityBatch; b++ {
-					s := r.IntN(gc.VocabSize)
-					for i := 0; i < paritySeq; i++ {
-						x = append(x, float64(s))
-						s = (3*s + 1) % gc.VocabSize
-						y = append(y, float64(s))
-					}
-				}
-				return tensor.New(tensor.WithShape(parityBatch, paritySeq), tensor.WithBacking(x)), tensor.New(tensor.WithShape(parityBatch, paritySeq), tensor.WithBacking(y))
-			},
+			batch:  gptBatch,
 		},
 		{
+			name:   "GPT-SwiGLU-untied",
+			script: "gpt_torch.py",
+			config: map[string]any{"vocab": sc.VocabSize, "block_size": sc.BlockSize, "layers": sc.Layers, "heads": sc.Heads, "dim": sc.Dim, "tie": false, "gate": "swiglu", "hidden": nn.GatedHidden(4 * sc.Dim)},
+			build: func(t *testing.T, seed uint64) (*graph.Graph, *G.Node, *G.Node, *G.Node, *G.Node) {
+				return buildGPTWith(t, seed, sc)
+			},
+			batch: gptBatch,
+		},
+		{
+			name:   "ViT",
 			script: "vit_torch.py",
 			config: map[string]any{"image": vc.ImageSize, "patch": vc.PatchSize, "dim": vc.Dim, "heads": vc.Heads, "layers": vc.Layers, "classes": vc.Classes},
 			build:  buildViT,
@@ -138,7 +160,7 @@ func TestTransformerAdamWMatchesPyTorch(t *testing.T) {
 		},
 	}
 	for _, c := range cases {
-		t.Run(c.script, func(t *testing.T) {
+		t.Run(c.name, func(t *testing.T) {
 			for k, v := range common {
 				c.config[k] = v
 			}

@@ -45,23 +45,33 @@ class SelfAttention(nn.Module):
         return self.c_proj(y)
 
 
+GATES = {"": None, "glu": torch.sigmoid, "geglu": F.gelu, "swiglu": F.silu, "reglu": F.relu}
+
+
 class MLP(nn.Module):
-    def __init__(self, d, hidden, bias=True):
+    """c_proj(gelu(c_fc(x))), or with a gate c_proj(gate(c_fc(x)) * c_up(x))."""
+
+    def __init__(self, d, hidden, gate="", bias=True):
         super().__init__()
         self.c_fc = nn.Linear(d, hidden, bias=bias)
+        self.gate = GATES[gate]
+        if self.gate is not None:
+            self.c_up = nn.Linear(d, hidden, bias=bias)
         self.c_proj = nn.Linear(hidden, d, bias=bias)
 
     def forward(self, x):
-        return self.c_proj(F.gelu(self.c_fc(x)))
+        if self.gate is None:
+            return self.c_proj(F.gelu(self.c_fc(x)))
+        return self.c_proj(self.gate(self.c_fc(x)) * self.c_up(x))
 
 
 class Block(nn.Module):
-    def __init__(self, d, heads, causal):
+    def __init__(self, d, heads, causal, hidden=None, gate=""):
         super().__init__()
         self.ln_1 = nn.LayerNorm(d)
         self.attn = SelfAttention(d, heads, causal)
         self.ln_2 = nn.LayerNorm(d)
-        self.mlp = MLP(d, 4 * d)
+        self.mlp = MLP(d, hidden or 4 * d, gate)
 
     def forward(self, x):
         x = x + self.attn(self.ln_1(x))
@@ -75,7 +85,7 @@ class GPT(nn.Module):
         self.transformer = nn.ModuleDict(dict(
             wte=nn.Embedding(c["vocab"], d),
             wpe=nn.Embedding(c["block_size"], d),
-            h=nn.ModuleList([Block(d, c["heads"], True) for _ in range(c["layers"])]),
+            h=nn.ModuleList([Block(d, c["heads"], True, c.get("hidden"), c.get("gate", "")) for _ in range(c["layers"])]),
             ln_f=nn.LayerNorm(d),
         ))
         self.lm_head = nn.Linear(d, c["vocab"], bias=False)
