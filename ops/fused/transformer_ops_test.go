@@ -454,3 +454,72 @@ func TestTransformerOpsBuildErrors(t *testing.T) {
 		}
 	}
 }
+
+// gradients returns the gradients of Σ w ⊙ f(inputs) with respect to the
+// differentiable inputs, computed in dtype dt (w fixed and random).
+func gradients(t *testing.T, c layerCase, dt tensor.Dtype) [][]float64 {
+	t.Helper()
+	g, _ := graph.New(dt, 1)
+	var nodes, wrt []*G.Node
+	for i, in := range c.inputs {
+		n, err := g.Input(fmt.Sprintf("in%d", i), in.Shape()...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nodes = append(nodes, n)
+		if !c.noGrad[i] {
+			wrt = append(wrt, n)
+		}
+	}
+	y, err := c.build(nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := G.NewTensor(g.ExprGraph(), dt, y.Dims(), G.WithShape(y.Shape()...), G.WithName("w"), G.WithValue(toDtype(randn(78, y.Shape()...), dt)))
+	wy, err := fused.Mul(y, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loss, err := G.Sum(wy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grads, err := g.Grad(loss, wrt...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := g.Compile(loss, graph.WithRespectTo(), graph.Keep(grads...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, n := range nodes {
+		if err := m.Set(n, toDtype(c.inputs[i], dt)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.Run(); err != nil {
+		t.Fatal(err)
+	}
+	var out [][]float64
+	for _, gr := range grads {
+		v, _ := m.Value(gr)
+		out = append(out, append([]float64(nil), floats(t, v)...))
+	}
+	return out
+}
+
+// The float32 backward passes agree with the float64 ones (which the
+// finite-difference checks verify) to float32 precision.
+func TestTransformerOpsFloat32Gradients(t *testing.T) {
+	for _, c := range transformerCases() {
+		want, got := gradients(t, c, tensor.Float64), gradients(t, c, tensor.Float32)
+		for i := range want {
+			for j := range want[i] {
+				if math.Abs(got[i][j]-want[i][j]) > 2e-5*math.Max(1, math.Abs(want[i][j])) {
+					t.Errorf("%s: float32 gradient %d[%d] = %v, float64 %v", c.name, i, j, got[i][j], want[i][j])
+					break
+				}
+			}
+		}
+	}
+}
