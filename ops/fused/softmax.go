@@ -79,9 +79,13 @@ func softmaxRows[T graph.Float](y, x []T, n int) {
 // probability 0, and a row that is all −Inf gets all zeros (PyTorch gives
 // NaN there; zeros keep a fully masked row from poisoning the gradients).
 func softmaxRow[T graph.Float](y, x []T) {
+	// A NaN never becomes the maximum here, but still reaches the sum and
+	// makes the row NaN, as math.Max would (which is several times slower).
 	m := math.Inf(-1)
 	for _, v := range x {
-		m = math.Max(m, float64(v))
+		if f := float64(v); f > m {
+			m = f
+		}
 	}
 	if math.IsInf(m, -1) {
 		clear(y)

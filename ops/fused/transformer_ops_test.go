@@ -523,3 +523,31 @@ func TestTransformerOpsFloat32Gradients(t *testing.T) {
 		}
 	}
 }
+
+// A NaN input makes its softmax row NaN and leaves the other rows alone.
+func TestSoftmaxNaN(t *testing.T) {
+	x := randn(52, 2, 4)
+	x.Float64s()[1] = math.NaN()
+	c := layerCase{inputs: []*tensor.Dense{x}, build: func(in []*G.Node) (*G.Node, error) { return fused.Softmax(in[0]) }}
+	g, _ := graph.New(tensor.Float64, 1)
+	n, _ := g.Input("x", 2, 4)
+	y, _ := c.build([]*G.Node{n})
+	m, err := g.Compile(nil, graph.Keep(y), graph.AllowNonFinite())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Set(n, x)
+	if err := m.Run(); err != nil {
+		t.Fatal(err)
+	}
+	v, _ := m.Value(y)
+	got, want := floats(t, v), refSoftmax(x.Float64s()[4:], 4)
+	for j := 0; j < 4; j++ {
+		if !math.IsNaN(got[j]) {
+			t.Errorf("row 0 (with a NaN) element %d = %v, want NaN", j, got[j])
+		}
+		if math.Abs(got[4+j]-want[j]) > 1e-15 {
+			t.Errorf("row 1 element %d = %v, want %v", j, got[4+j], want[j])
+		}
+	}
+}
