@@ -208,9 +208,15 @@ func (k *attentionKernel[T]) forwardPair(i int) {
 	inf := T(math.Inf(-1))
 	for r := 0; r < t; r++ {
 		row := s[r*t : (r+1)*t]
-		for j := range row {
-			if (op.cfg.Causal && j > r) || (k.pad != nil && k.pad[b*t+j] == 0) {
-				row[j] = inf
+		if op.cfg.Causal { // keys after r get probability 0 without an exp
+			clear(row[r+1:])
+			row = row[:r+1]
+		}
+		if k.pad != nil {
+			for j, keep := range k.pad[b*t : b*t+len(row)] {
+				if keep == 0 {
+					row[j] = inf
+				}
 			}
 		}
 		softmaxRow(row, row)
