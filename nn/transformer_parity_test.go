@@ -114,6 +114,9 @@ func ints(r *rng.RNG, n, below int, shape ...int) *tensor.Dense {
 }
 
 func TestTransformerAdamWMatchesPyTorch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("PyTorch parity skipped in -short mode (three python runs, about 10 s)")
+	}
 	py := torchPython(t)
 	gc, vc, sc := gptParityConfig(), vitParityConfig(), gatedParityConfig()
 	common := map[string]any{"steps": 10, "lr": 3e-2, "weight_decay": 0.1, "clip": 0.5}
