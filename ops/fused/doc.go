@@ -1,8 +1,14 @@
 // Package fused holds the layer operations of the graph, each one gorgonia
 // op with a hand-written backward: Linear and MatMul (bias added inside the
 // matrix product; every derivative is again a MatMul, so double backward
-// works), SumRows/BroadcastRows, LayerNorm, MSELoss, CrossEntropy,
-// BCEWithLogits, Add, Dropout and Embedding.
+// works), BatchedMatMul, SumRows/BroadcastRows, LayerNorm, Softmax,
+// ScaledDotProductAttention (scaling, causal and padding masks, softmax,
+// seeded dropout and ·V in one op), MSELoss, CrossEntropy, BCEWithLogits,
+// Add, Mul, Sigmoid, Dropout, Embedding, Gather/Reshape and PrependRow.
+//
+// Double backward works through the linear ops (MatMul, BatchedMatMul, Mul,
+// Add, Gather, Reshape, PrependRow, Dropout); LayerNorm, Softmax, Sigmoid,
+// attention and the losses return a clear error when differentiated twice.
 //
 // Each op owns its output buffers, reused from one run to the next, so a
 // training step allocates almost nothing; each implements both SymDiff
