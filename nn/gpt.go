@@ -43,6 +43,12 @@ type GPTConfig struct {
 	// PostLN uses post-LN blocks (not GPT-2; for comparisons).
 	PostLN bool
 	Eps    float64 // LayerNorm ε; 0 means 1e-5
+	// Recompute keeps only each block's input during the forward pass and
+	// runs the block again in the backward pass (activation recomputation,
+	// nn.Stack): the same values and gradients, bit for bit, in much less
+	// memory for one more forward pass per block. Training with the tape
+	// machine (graph.Compile) only; no second derivatives.
+	Recompute bool
 	// PyTorchInit keeps PyTorch's per-layer default inits instead of
 	// nanoGPT's (N(0, 0.02) for Linear and Embedding weights, zero
 	// biases, N(0, 0.02/√(2·Layers)) for the c_proj weights).
@@ -62,7 +68,11 @@ type GPT struct {
 	Head *G.Node
 	Drop *Dropout
 	g    *graph.Graph
+
+	blockCfg BlockConfig
 }
+
+func (m *GPT) blockName(i int) string { return fmt.Sprintf("transformer.h.%d", i) }
 
 // NewGPT adds the model's parameters to g (names as in nanoGPT, with no
 // prefix).
@@ -88,12 +98,13 @@ func NewGPT(g *graph.Graph, cfg GPTConfig) (*GPT, error) {
 	if m.Drop, err = NewDropout(g, "transformer.drop", cfg.Dropout); err != nil {
 		return nil, fmt.Errorf("nn.GPT: %w", err)
 	}
+	m.blockCfg = BlockConfig{
+		Dim: cfg.Dim, Heads: cfg.Heads, Causal: true, Hidden: cfg.Hidden, Activation: cfg.Activation,
+		Gate: cfg.Gate, Dropout: cfg.Dropout, PostLN: cfg.PostLN, Eps: cfg.Eps, NoBias: cfg.NoBias,
+		WeightInit: weight, ProjInit: proj,
+	}
 	for i := 0; i < cfg.Layers; i++ {
-		b, err := NewBlock(g, fmt.Sprintf("transformer.h.%d", i), BlockConfig{
-			Dim: cfg.Dim, Heads: cfg.Heads, Causal: true, Hidden: cfg.Hidden, Activation: cfg.Activation,
-			Gate: cfg.Gate, Dropout: cfg.Dropout, PostLN: cfg.PostLN, Eps: cfg.Eps, NoBias: cfg.NoBias,
-			WeightInit: weight, ProjInit: proj,
-		})
+		b, err := NewBlock(g, m.blockName(i), m.blockCfg)
 		if err != nil {
 			return nil, fmt.Errorf("nn.GPT: %w", err)
 		}
@@ -128,6 +139,23 @@ func (m *GPT) Forward(ids *G.Node) (*G.Node, error) {
 	x, batch, err := m.Embed(ids)
 	if err != nil {
 		return nil, err
+	}
+	if m.Config.Recompute {
+		names := make([]string, len(m.Blocks))
+		for i := range names {
+			names[i] = m.blockName(i)
+		}
+		x, err = Stack(m.g, x, names, true, func(g *graph.Graph, name string, x *G.Node) (*G.Node, error) {
+			b, err := NewBlock(g, name, m.blockCfg)
+			if err != nil {
+				return nil, err
+			}
+			return b.Forward(x, batch, nil)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("nn.GPT: %w", err)
+		}
+		return m.Logits(x)
 	}
 	for _, b := range m.Blocks {
 		if x, err = b.Forward(x, batch, nil); err != nil {

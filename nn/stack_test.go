@@ -160,3 +160,83 @@ func TestStackUsesExistingParameters(t *testing.T) {
 		t.Errorf("%d parameters after the stack, want %d (block h.0's reused, h.1's added)", got, want)
 	}
 }
+
+// A GPT with recomputed blocks (dropout on, so attention and residual
+// dropout masks must follow their block) gives the plain model's loss and
+// gradients bit for bit, in both float types.
+func TestGPTRecomputeBitIdentical(t *testing.T) {
+	run := func(dt tensor.Dtype, recompute bool) (float64, map[string][]float64) {
+		g, _ := graph.New(dt, 5)
+		m, err := nn.NewGPT(g, nn.GPTConfig{BlockSize: 6, VocabSize: 7, Layers: 3, Heads: 2, Dim: 8, Dropout: 0.2, Recompute: recompute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids, _ := g.Input("ids", 2, 6)
+		tg, _ := g.Input("targets", 2, 6)
+		_, loss, err := m.Loss(ids, tg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mc, err := g.Compile(loss)
+		if err != nil {
+			t.Fatal(err)
+		}
+		idv, tgv := make([]float64, 12), make([]float64, 12)
+		for i := range idv {
+			idv[i], tgv[i] = float64(i*3%7), float64((i*5+1)%7)
+		}
+		if err := mc.Set(ids, denseOf(dt, idv, 2, 6)); err != nil {
+			t.Fatal(err)
+		}
+		if err := mc.Set(tg, denseOf(dt, tgv, 2, 6)); err != nil {
+			t.Fatal(err)
+		}
+		g.SetTraining(true)
+		var l float64
+		for step := 0; step < 2; step++ {
+			g.SetStep(step)
+			if err := mc.Run(); err != nil {
+				t.Fatal(err)
+			}
+			l, _ = mc.Loss()
+		}
+		grads := map[string][]float64{}
+		for _, p := range mc.Params() {
+			d, err := mc.Grad(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			grads[p.Name()] = toF64(d)
+		}
+		return l, grads
+	}
+	for _, dt := range []tensor.Dtype{tensor.Float32, tensor.Float64} {
+		l0, g0 := run(dt, false)
+		l1, g1 := run(dt, true)
+		if math.Float64bits(l0) != math.Float64bits(l1) {
+			t.Errorf("%v: loss %v plain, %v recomputed", dt, l0, l1)
+		}
+		if len(g0) != len(g1) {
+			t.Fatalf("%v: %d gradients plain, %d recomputed", dt, len(g0), len(g1))
+		}
+		for name, a := range g0 {
+			for i := range a {
+				if math.Float64bits(a[i]) != math.Float64bits(g1[name][i]) {
+					t.Fatalf("%v %s[%d]: plain %v, recomputed %v", dt, name, i, a[i], g1[name][i])
+				}
+			}
+		}
+	}
+}
+
+// denseOf returns the values as a tensor of dtype dt and the given shape.
+func denseOf(dt tensor.Dtype, v []float64, shape ...int) *tensor.Dense {
+	if dt == tensor.Float32 {
+		f := make([]float32, len(v))
+		for i, x := range v {
+			f[i] = float32(x)
+		}
+		return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(f))
+	}
+	return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(append([]float64(nil), v...)))
+}

@@ -273,7 +273,7 @@ func (op *attentionOp) kernels() (*attentionKernel[float32], *attentionKernel[fl
 func attentionForward[T graph.Float](k *attentionKernel[T], out, qkv, pad, p, pd, mask []T) {
 	op := k.op
 	if op.dropped {
-		drawMask(mask, op.cfg.Dropout, rng.New(op.cfg.Seed, fmt.Sprintf("attention-dropout/%s/%d", op.cfg.Name, op.cfg.Mode.Step())))
+		drawMask(mask, op.cfg.Dropout, rng.New(op.cfg.Seed, fmt.Sprintf("attention-dropout/%s/%d", streamName(op.cfg.Mode, op.cfg.Name), op.cfg.Mode.Step())))
 	}
 	k.backward = false
 	k.out, k.qkv, k.pad, k.p, k.pd, k.mask = out, qkv, pad, p, pd, mask
