@@ -245,3 +245,100 @@ func positionEmbedding(g *graph.Graph, table *G.Node, name string, batch, t int)
 	n := G.NewTensor(g.ExprGraph(), table.Dtype(), 2, G.WithShape(batch*t, 1), G.WithName(fmt.Sprintf("%s(%d×%d)", name, batch, t)), G.WithValue(ids))
 	return fused.Embedding(n, table)
 }
+
+// NextToken returns the model as a next-token function for Generate: an
+// inference copy of the model (one sequence of BlockSize tokens, no
+// dropout) in a graph of its own that shares m's parameter tensors, so it
+// sees every optimizer step. For a context it returns the logits of the
+// token after the last one, looking at the last BlockSize tokens. Each call
+// runs the whole window (there is no key-value cache).
+func (m *GPT) NextToken() (func(tokens []int) ([]float64, error), error) {
+	cfg := m.Config
+	cfg.Recompute, cfg.Dropout = false, 0
+	g, err := graph.New(m.g.Dtype(), m.g.Seed())
+	if err != nil {
+		return nil, err
+	}
+	inf, err := NewGPT(g, cfg)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range g.Params() {
+		src, ok := m.g.Lookup(p.Name())
+		if !ok {
+			return nil, fmt.Errorf("nn.GPT.NextToken: the model has no parameter %q", p.Name())
+		}
+		if err := G.Let(p, src.Value()); err != nil {
+			return nil, fmt.Errorf("nn.GPT.NextToken: %q: %w", p.Name(), err)
+		}
+	}
+	t := cfg.BlockSize
+	ids, err := g.Input("ids", 1, t)
+	if err != nil {
+		return nil, err
+	}
+	logits, err := inf.Forward(ids)
+	if err != nil {
+		return nil, err
+	}
+	mc, err := g.Compile(nil, graph.Keep(logits))
+	if err != nil {
+		return nil, err
+	}
+	window := tensor.New(tensor.Of(g.Dtype()), tensor.WithShape(1, t))
+	return func(tokens []int) ([]float64, error) {
+		if len(tokens) == 0 {
+			return nil, fmt.Errorf("nn.GPT.NextToken: empty context")
+		}
+		ctx := tokens[max(0, len(tokens)-t):]
+		for i := 0; i < t; i++ {
+			v := 0 // positions after the context: any id (causal attention ignores them)
+			if i < len(ctx) {
+				v = ctx[i]
+			}
+			if v < 0 || v >= cfg.VocabSize {
+				return nil, fmt.Errorf("nn.GPT.NextToken: token %d is %d, want an id in [0, %d)", i, v, cfg.VocabSize)
+			}
+			if err := window.SetAt(castID(g.Dtype(), v), 0, i); err != nil {
+				return nil, err
+			}
+		}
+		if err := mc.Set(ids, window); err != nil {
+			return nil, err
+		}
+		if err := mc.Run(); err != nil {
+			return nil, err
+		}
+		v, err := mc.Value(logits)
+		if err != nil {
+			return nil, err
+		}
+		d, ok := v.(*tensor.Dense)
+		if !ok {
+			return nil, fmt.Errorf("nn.GPT.NextToken: logits are a %T", v)
+		}
+		row := len(ctx) - 1
+		out := make([]float64, cfg.VocabSize)
+		for j := range out {
+			x, err := d.At(row, j)
+			if err != nil {
+				return nil, err
+			}
+			switch x := x.(type) {
+			case float32:
+				out[j] = float64(x)
+			case float64:
+				out[j] = x
+			}
+		}
+		return out, nil
+	}, nil
+}
+
+// castID returns the token id as a value of the graph's dtype.
+func castID(dt tensor.Dtype, v int) any {
+	if dt == tensor.Float32 {
+		return float32(v)
+	}
+	return float64(v)
+}
