@@ -28,6 +28,7 @@ type TableData struct {
 //	{{join ", " .Names}}  strings.Join
 //	{{table "name" .T}}   a TableData as name.csv and a markdown table (Report.Table)
 //	{{plot "name" .Spec}} a PlotSpec as name.png with its caption (Report.Plot)
+//	{{plot "name" (caption "Log scale." .Spec)}}  the same with this caption
 //
 // table and plot write their files when Report.Execute runs the template;
 // outside it they fail.
@@ -36,8 +37,12 @@ var Funcs = template.FuncMap{
 	"digits": func(n int, v float64) string { return FormatDigits(v, n) },
 	"pm":     FormatPM,
 	"join":   func(sep string, s []string) string { return strings.Join(s, sep) },
-	"table":  func(string, TableData) (string, error) { return "", errNoReport },
-	"plot":   func(string, PlotSpec) (string, error) { return "", errNoReport },
+	"caption": func(text string, spec PlotSpec) PlotSpec {
+		spec.Caption = text
+		return spec
+	},
+	"table": func(string, TableData) (string, error) { return "", errNoReport },
+	"plot":  func(string, PlotSpec) (string, error) { return "", errNoReport },
 }
 
 var errNoReport = errors.New("report: table and plot work only in a template run by Report.Execute")

@@ -13,7 +13,7 @@ import (
 // where the blocks go.
 func TestExecuteMatchesTheBlockCalls(t *testing.T) {
 	rows := [][]any{{"a", 1.23456}, {"b", nil}}
-	spec := PlotSpec{Title: "line", XLabel: "x", YLabel: "y", Caption: "A line.", DPI: 30,
+	spec := PlotSpec{Title: "line", XLabel: "x", YLabel: "y", Caption: "A line, x = 1.", DPI: 30,
 		Series: []Series{{Name: "y = x", X: []float64{0, 1}, Y: []float64{0, 1}}}}
 	byCalls, byTemplate := t.TempDir(), t.TempDir()
 
@@ -41,7 +41,7 @@ Before the table:
 {{table "tab" .Tab}}
 
 
-{{plot "fig" .Fig}}
+{{plot "fig" (caption (printf "A line, x = %g." .One) .Fig)}}
 {{range .Items}}
 - {{.}}
 {{- end}}
@@ -59,7 +59,9 @@ Before the table:
 		Tab   TableData
 		Fig   PlotSpec
 		Items []string
-	}{0.45587, true, TableData{[]string{"name", "value"}, rows}, spec, []string{"one", "two"}}
+		One   float64
+	}{0.45587, true, TableData{[]string{"name", "value"}, rows}, spec, []string{"one", "two"}, 1}
+	data.Fig.Caption = ""
 	if err := r.Execute(tmpl, data); err != nil {
 		t.Fatal(err)
 	}
