@@ -29,6 +29,8 @@ type TableData struct {
 //	{{table "name" .T}}   a TableData as name.csv and a markdown table (Report.Table)
 //	{{plot "name" .Spec}} a PlotSpec as name.png with its caption (Report.Plot)
 //	{{plot "name" (caption "Log scale." .Spec)}}  the same with this caption
+//	{{render "cap" .}}    the template {{define "cap"}}…{{end}} as a string, trimmed
+//	                      (a long caption: (caption (render "cap" .) .Spec))
 //
 // table and plot write their files when Report.Execute runs the template;
 // outside it they fail.
@@ -41,11 +43,12 @@ var Funcs = template.FuncMap{
 		spec.Caption = text
 		return spec
 	},
-	"table": func(string, TableData) (string, error) { return "", errNoReport },
-	"plot":  func(string, PlotSpec) (string, error) { return "", errNoReport },
+	"table":  func(string, TableData) (string, error) { return "", errNoReport },
+	"plot":   func(string, PlotSpec) (string, error) { return "", errNoReport },
+	"render": func(string, any) (string, error) { return "", errNoReport },
 }
 
-var errNoReport = errors.New("report: table and plot work only in a template run by Report.Execute")
+var errNoReport = errors.New("report: table, plot and render work only in a template run by Report.Execute")
 
 // ParseTemplate parses a report template named name with Funcs. Examples
 // keep theirs in a report.md.tmpl file beside the code:
@@ -71,6 +74,11 @@ func (r *Report) Execute(t *template.Template, data any) error {
 	t.Funcs(template.FuncMap{
 		"table": func(name string, d TableData) (string, error) { return r.table(name, d.Header, d.Rows) },
 		"plot":  func(name string, spec PlotSpec) (string, error) { return r.plot(name, spec) },
+		"render": func(name string, data any) (string, error) {
+			var b strings.Builder
+			err := t.ExecuteTemplate(&b, name, data)
+			return strings.TrimSpace(b.String()), err
+		},
 	})
 	var b strings.Builder
 	if err := t.Execute(&b, data); err != nil {

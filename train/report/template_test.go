@@ -41,7 +41,10 @@ Before the table:
 {{table "tab" .Tab}}
 
 
-{{plot "fig" (caption (printf "A line, x = %g." .One) .Fig)}}
+{{plot "fig" (caption (render "cap" .) .Fig)}}
+{{define "cap"}}
+  A line, x = {{.One}}.
+{{end}}
 {{range .Items}}
 - {{.}}
 {{- end}}
