@@ -32,6 +32,7 @@
 package main
 
 import (
+	_ "embed"
 	"flag"
 	"fmt"
 	"os"
@@ -39,6 +40,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"text/template"
 
 	"github.com/geluproject/gelu/ops/activation"
 	"github.com/geluproject/gelu/ops/gemm"
@@ -102,6 +104,11 @@ func main() {
 	fmt.Println("wrote", c.Out+"/report.md")
 }
 
+//go:embed report.md.tmpl
+var reportText string
+
+var reportTmpl = template.Must(report.ParseTemplate("report.md.tmpl", reportText))
+
 func parseFloat(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
 
 // list parses a comma-separated list.
@@ -138,16 +145,19 @@ func run(c config) (acts []*actResult, err error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, step := range []func() error{
-		func() error { return derivStats(r, c) },                        // 1
-		func() (err error) { acts, err = measureAll(c); return err },    // 2 and 3
-		func() error { return momentumReport(r, c, acts) },              // 2
-		func() error { return gradientReport(r, c, acts) },              // 3
-		func() error { claims(r, acts); describe(r); return r.Close() }, // claims at the top of report.md
-	} {
-		if err := step(); err != nil {
-			return nil, err
-		}
+	pg := &page{config: c}
+	if err := derivStats(r, pg); err != nil { // 1
+		return nil, err
 	}
-	return acts, nil
+	if acts, err = measureAll(c); err != nil { // 2 and 3
+		return nil, err
+	}
+	momentumReport(r, acts, pg) // 2
+	gradientReport(r, acts, pg) // 3
+	claims(r, acts)             // at the top of report.md
+	if err := r.Execute(reportTmpl, pg); err != nil {
+		return nil, err
+	}
+	r.DescribeAll(keys)
+	return acts, r.Close()
 }
