@@ -149,17 +149,13 @@ func tiny(dir string) config {
 // with one and with two workers, checks the first run's files and that
 // the second wrote the same bytes.
 func TestRunTinyWritesTheReport(t *testing.T) {
-	dir, dir2 := t.TempDir(), t.TempDir()
-	c := tiny(dir)
-	c.Workers = 1
-	runs, err := run(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := run(tiny(dir2)); err != nil {
-		t.Fatal(err)
-	}
-	extest.SameFiles(t, dir, dir2)
+	runs, dir := extest.RunTwice(t, func(dir string, first bool) ([]*runResult, error) {
+		c := tiny(dir)
+		if first {
+			c.Workers = 1
+		}
+		return run(c)
+	})
 	if len(runs) != 4 {
 		t.Fatalf("%d runs, want 2 activations × 1 lr × 2 bias inits", len(runs))
 	}

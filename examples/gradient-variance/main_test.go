@@ -22,17 +22,13 @@ func tiny(dir string) config {
 // with one and with two workers, checks the first run's files and that
 // the second wrote the same bytes.
 func TestRunTinyWritesTheReport(t *testing.T) {
-	dir, dir2 := t.TempDir(), t.TempDir()
-	c := tiny(dir)
-	c.Workers = 1
-	res, err := run(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := run(tiny(dir2)); err != nil {
-		t.Fatal(err)
-	}
-	extest.SameFiles(t, dir, dir2)
+	res, dir := extest.RunTwice(t, func(dir string, first bool) ([]*actResult, error) {
+		c := tiny(dir)
+		if first {
+			c.Workers = 1
+		}
+		return run(c)
+	})
 	if len(res) != 2 {
 		t.Fatalf("%d activations, want 2", len(res))
 	}

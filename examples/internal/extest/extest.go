@@ -44,6 +44,25 @@ func SameFiles(t testing.TB, a, b string, skip ...string) int {
 	return n
 }
 
+// RunTwice runs an example twice, run(dir, true) and then run(dir2,
+// false) in two new temporary folders (the second run may differ in what
+// must not matter, such as the number of workers), fails t if either run
+// fails or their folders differ in any file but skip (SameFiles), and
+// returns the first run's result and folder.
+func RunTwice[R any](t testing.TB, run func(dir string, first bool) (R, error), skip ...string) (R, string) {
+	t.Helper()
+	dir, dir2 := t.TempDir(), t.TempDir()
+	res, err := run(dir, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(dir2, false); err != nil {
+		t.Fatal(err)
+	}
+	SameFiles(t, dir, dir2, skip...)
+	return res, dir
+}
+
 // CheckOutput checks an example's output folder: each of files (paths
 // relative to dir) exists and is not empty, report.md starts with command
 // in a sh block and lists no errors, and every summary.json key has a

@@ -81,3 +81,25 @@ func TestCheckOutput(t *testing.T) {
 		}
 	}
 }
+
+func TestRunTwice(t *testing.T) {
+	var firsts []bool
+	run := func(dir string, first bool) (int, error) {
+		firsts = append(firsts, first)
+		body := map[bool]string{true: "a", false: "b"}[first]
+		write(t, dir, map[string]string{"same.csv": "x", "timing.csv": body})
+		return len(firsts), nil
+	}
+	rec := &recorder{TB: t}
+	res, dir := RunTwice(rec, run, "timing.csv")
+	if res != 1 || len(firsts) != 2 || !firsts[0] || firsts[1] || len(rec.errs) > 0 {
+		t.Errorf("result %d, runs %v, failures %q; want the first run's result 1, runs [true false], no failure", res, firsts, rec.errs)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "timing.csv")); err != nil || string(b) != "a" {
+		t.Errorf("returned folder holds %q (%v), want the first run's", b, err)
+	}
+	rec = &recorder{TB: t}
+	if RunTwice(rec, run); len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "timing.csv differs") {
+		t.Errorf("without skip: %q, want timing.csv reported", rec.errs)
+	}
+}
