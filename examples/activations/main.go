@@ -91,6 +91,9 @@ type page struct {
 //go:embed report.md.tmpl
 var reportText string
 
+//go:embed keys.txt
+var keysText string
+
 var reportTmpl = template.Must(report.ParseTemplate("report.md.tmpl", reportText))
 
 // results is what the tests check besides the files.
@@ -121,6 +124,6 @@ func run(c config) (*results, error) {
 			return nil, err
 		}
 	}
-	r.DescribeAll(keys)
+	r.DescribeKeys(keysText)
 	return res, r.Close()
 }

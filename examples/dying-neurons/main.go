@@ -145,6 +145,6 @@ func run(c config) ([]*runResult, error) {
 	if err := r.Execute(reportTmpl, pg); err != nil {
 		return nil, err
 	}
-	r.DescribeAll(keys)
+	r.DescribeKeys(keysText)
 	return runs, r.Close()
 }

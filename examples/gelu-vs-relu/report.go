@@ -24,6 +24,9 @@ import (
 //go:embed report.md.tmpl
 var reportText string
 
+//go:embed keys.txt
+var keysText string
+
 var reportTmpl = template.Must(report.ParseTemplate("report.md.tmpl", reportText))
 
 const paperEpochs, paperSeeds = 50, 5
@@ -127,7 +130,7 @@ func writeReport(c config, d *data, res *results) error {
 	if err := r.Execute(reportTmpl, pg); err != nil {
 		return err
 	}
-	r.DescribeAll(keys)
+	r.DescribeKeys(keysText)
 	for k, v := range map[string]any{
 		"config.epochs": c.Epochs, "config.seeds": c.Seeds, "config.first_seed": int(c.Seed), "config.batch": c.Batch,
 		"config.layers": c.Layers, "config.width": c.Width, "config.dropout": c.Dropout, "config.momentum": c.Momentum,
@@ -405,23 +408,4 @@ func alongTheWay(c config, d *data, res *results) (out []alongTable) {
 		}
 	}
 	return out
-}
-
-var keys = [][2]string{
-	{"config.*", "the settings of this run (config.blas: the matrix-multiply library; results differ in the last bits between BLAS libraries and thread counts)"},
-	{"*.lr", "learning rate reported for this optimizer and activation (chosen on the validation set when -<opt>-lr lists several); keys <opt>.<act>.*"},
-	{"*.final.train_loss.*", "training loss at the last evaluation (mean mini-batch cross-entropy in nats since the evaluation before; with dropout the dropout-on loss): median, min and max over seeds"},
-	{"*.final.train_loss_nodrop.*", "with -dropout: cross-entropy with dropout off on a fixed 5000-image training subset at the last evaluation (median, min, max over seeds)"},
-	{"*.final.test_error.*", "fraction of the test images misclassified at the last evaluation: median, min and max over seeds"},
-	{"*.final.test_loss.*", "mean test cross-entropy (nats) at the last evaluation: median, min and max over seeds"},
-	{"*.final.val_error.*", "fraction of the held-out validation images misclassified at the last evaluation: median, min, max over seeds"},
-	{"*.final.val_loss.*", "mean validation cross-entropy at the last evaluation: median, min, max over seeds"},
-	{"*.mean_train_loss.*", "training loss averaged over all evaluations of a run (the area under its training curve; lower = lower sooner): median, min, max over seeds; with dropout, of the dropout-off loss"},
-	{"*.diverged", "runs of this optimizer and activation stopped by a NaN or infinite loss, gradient or weight (they count as NaN: no final value)"},
-	{"compare.*.lower_seeds", "seeds (paired) in which the first activation's value is lower than the second's; compare.<opt>.<quantity>.<a>_vs_<b>"},
-	{"compare.*.pairs", "seeds in which both values are finite and differ (the sign test's n)"},
-	{"compare.*.p_value", "one-sided sign test: probability of at least lower_seeds of pairs by chance if neither activation were better"},
-	{"compare.*.mean_diff", "mean over seeds of the first activation's value minus the second's"},
-	{"compare.*.mean_diff_se", "standard error of mean_diff across seeds (sd/√seeds; NaN with one seed)"},
-	{"init_rms.*", "root mean square of the pre-activations of hidden layer k (k = layers+1: the logits) at initialization (first seed, first training batch); init_rms.<act>.<k>; init_rms.<act>.factor: geometric mean of the ratios between consecutive hidden layers"},
 }

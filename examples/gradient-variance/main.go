@@ -107,6 +107,9 @@ func main() {
 //go:embed report.md.tmpl
 var reportText string
 
+//go:embed keys.txt
+var keysText string
+
 var reportTmpl = template.Must(report.ParseTemplate("report.md.tmpl", reportText))
 
 func parseFloat(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
@@ -158,6 +161,6 @@ func run(c config) (acts []*actResult, err error) {
 	if err := r.Execute(reportTmpl, pg); err != nil {
 		return nil, err
 	}
-	r.DescribeAll(keys)
+	r.DescribeKeys(keysText)
 	return acts, r.Close()
 }

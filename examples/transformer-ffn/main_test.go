@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -189,6 +190,15 @@ func TestMaxRise(t *testing.T) {
 	}
 	if rise, at := maxRise(v); math.Abs(rise-2) > 1e-12 || at != 30 {
 		t.Errorf("rise %v at step %d, want 2 at step 30", rise, at)
+	}
+}
+
+// keys.txt states the smoothing of the training loss as a number; it must
+// be the one the program uses.
+func TestKeysStateTheSmoothing(t *testing.T) {
+	want := fmt.Sprintf("*.train_loss_max_rise largest rise (nats) of the training loss, averaged over %d steps,", smooth)
+	if !strings.Contains(keysText, want) {
+		t.Errorf("keys.txt lacks %q", want)
 	}
 }
 

@@ -24,6 +24,9 @@ func key(a activation.Activation) string {
 //go:embed report.md.tmpl
 var reportText string
 
+//go:embed keys.txt
+var keysText string
+
 var reportTmpl = template.Must(report.ParseTemplate("report.md.tmpl", reportText))
 
 // smooth is the number of steps averaged in the plotted training loss.
@@ -132,7 +135,7 @@ func writeReport(c config, res *results) error {
 	if err := r.Execute(reportTmpl, pg); err != nil {
 		return err
 	}
-	r.DescribeAll(keys)
+	r.DescribeKeys(keysText)
 	for k, v := range map[string]int{"data.chars": d.Chars, "data.vocab": s.Vocab, "data.train_windows": d.Train.Len(),
 		"data.val_windows": d.Val.Len(), "data.eval_windows": d.Eval.Len(), "model.params": s.params()} {
 		r.Set(k, v)
@@ -312,29 +315,4 @@ func along(base, g *experiment.Group[activation.Activation]) (w alongTheWay) {
 		}
 	}
 	return w
-}
-
-var keys = [][2]string{
-	{"*.initial_val_loss", "validation loss (nats/char) of the initial weights, before any step: median over seeds"},
-	{"*.final_train_loss", "mean training minibatch loss (nats/char) over the last evaluation interval: median over seeds"},
-	{"*.final_train_bpc", "final_train_loss in bits per character"},
-	{"*.final_val_loss", "loss (nats/char) of the final model on the scored validation windows: median over seeds"},
-	{"*.final_val_bpc", "final_val_loss in bits per character"},
-	{"*.final_val_accuracy", "fraction of scored validation windows whose most likely next character is the true one: median over seeds"},
-	{"*.train_loss_max_rise", fmt.Sprintf("largest rise (nats) of the training loss, averaged over %d steps, above its lowest value so far: the largest over seeds", smooth)},
-	{"*.train_loss_max_rise_step", "the step where that rise peaked"},
-	{"*.train_seconds", "wall time of the training steps (forward, backward, update) of all seeds, evaluations excluded; varies between runs"},
-	{"*.tokens_per_s", "characters trained on per second of training steps; varies between runs"},
-	{"*.delta_val_loss", "final validation loss minus that of the first activation, as the mean per-window difference (nats/char), averaged over seeds"},
-	{"*.delta_val_loss_se", "standard error of delta_val_loss: with several seeds across seeds (sd/√seeds); with one seed the batch-means error over the windows (validation-text noise only)"},
-	{"*.lower_seeds", "seeds in which this activation's final validation loss is lower than the first activation's"},
-	{"*.p_value", "one-sided sign test: probability of at least lower_seeds lower seeds by chance if neither activation were better"},
-	{"tokens_per_s", "characters trained on per second over all runs; varies between runs"},
-	{"train_seconds", "total wall time of the training steps of all runs; varies between runs"},
-	{"data.chars", "characters in the text"},
-	{"data.vocab", "distinct characters (the vocabulary)"},
-	{"data.train_windows", "training windows (positions with K preceding characters in training chunks)"},
-	{"data.val_windows", "validation windows held out"},
-	{"data.eval_windows", "validation windows scored"},
-	{"model.params", "trainable parameters"},
 }

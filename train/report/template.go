@@ -113,6 +113,31 @@ func (r *Report) Capture(add func() error) (string, error) {
 	return md, err
 }
 
+// DescribeKeys documents summary keys listed in text, one a line: the key
+// pattern, a space, its description ("*.min_x where f attains its
+// minimum"). Blank lines and lines starting with # are skipped. Examples
+// keep the list in an embedded keys.txt, beside report.md.tmpl. It returns
+// the first error (a line without a description, a bad pattern).
+func (r *Report) DescribeKeys(text string) error {
+	var first error
+	for i, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		var err error
+		if pattern, desc, ok := strings.Cut(line, " "); ok {
+			err = r.Describe(pattern, desc)
+		} else {
+			err = r.fail(fmt.Errorf("report: DescribeKeys: line %d %q, want a key pattern, a space and its description", i+1, line))
+		}
+		if err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
 // DescribeAll calls Describe for every {pattern, description} pair, in
 // order, and returns the first error.
 func (r *Report) DescribeAll(docs [][2]string) error {

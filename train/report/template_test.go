@@ -149,3 +149,18 @@ func TestDescribeAll(t *testing.T) {
 		t.Errorf("docs %v", r.docs)
 	}
 }
+
+func TestDescribeKeys(t *testing.T) {
+	r, err := New(t.TempDir(), "T")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = r.DescribeKeys("# what the keys hold\n*.min_x where f attains   its minimum\n\n  gelu.d2_0 f''(0)\nlonely\n")
+	if err == nil || !strings.Contains(err.Error(), `line 5 "lonely"`) {
+		t.Errorf("DescribeKeys: %v, want line 5 named", err)
+	}
+	want := []keyDoc{{"*.min_x", "where f attains   its minimum"}, {"gelu.d2_0", "f''(0)"}}
+	if len(r.docs) != 2 || r.docs[0] != want[0] || r.docs[1] != want[1] {
+		t.Errorf("docs %q, want %q first", r.docs, want)
+	}
+}
