@@ -319,21 +319,7 @@ func BenchmarkTrainStep(b *testing.B) {
 			}
 			m.Set(x, tensor.New(tensor.WithShape(128, 784), tensor.WithBacking(xs)))
 			m.Set(y, tensor.New(tensor.WithShape(128), tensor.WithBacking(ys)))
-			opt, params := optim.NewAdam(1e-3), g.ParamTensors()
-			b.ResetTimer()
-			for range b.N {
-				if err := m.Run(); err != nil {
-					b.Fatal(err)
-				}
-				grads, err := m.Grads()
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := opt.Step(params, grads); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
+			extest.BenchSteps(b, m, optim.NewAdam(1e-3), g.ParamTensors(), 1, "steps/s")
 		})
 	}
 }

@@ -384,22 +384,7 @@ func BenchmarkTrainStep(b *testing.B) {
 			}
 			mach.Set(m.Input, tensor.New(tensor.WithShape(rows, s.Context), tensor.WithBacking(x)))
 			mach.Set(m.Target, tensor.New(tensor.WithShape(rows), tensor.WithBacking(y)))
-			opt := &optim.SGD{LearningRate: 0.01, Momentum: 0.9}
-			params := m.Graph.ParamTensors()
-			b.ResetTimer()
-			for range b.N {
-				if err := mach.Run(); err != nil {
-					b.Fatal(err)
-				}
-				grads, err := mach.Grads()
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := opt.Step(params, grads); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(rows*b.N)/b.Elapsed().Seconds(), "tokens/s")
+			extest.BenchSteps(b, mach, &optim.SGD{LearningRate: 0.01, Momentum: 0.9}, m.Graph.ParamTensors(), float64(rows), "tokens/s")
 		})
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/geluproject/gelu/graph"
+	"github.com/geluproject/gelu/optim"
 	"github.com/geluproject/gelu/train/report"
 )
 
@@ -89,4 +91,26 @@ func CheckOutput(t testing.TB, dir, command string, files ...string) *report.Sum
 		t.Errorf("summary keys without a description: %v", u)
 	}
 	return sum
+}
+
+// BenchSteps times b.N training steps of the compiled model m (forward,
+// backward, opt.Step on params; the inputs already set) and reports their
+// rate as perStep·steps/s under unit ("steps/s" with perStep 1,
+// "tokens/s" with the tokens of one batch).
+func BenchSteps(b *testing.B, m *graph.Machine, opt optim.Optimizer, params []graph.NamedTensor, perStep float64, unit string) {
+	b.Helper()
+	b.ResetTimer()
+	for range b.N {
+		if err := m.Run(); err != nil {
+			b.Fatal(err)
+		}
+		grads, err := m.Grads()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := opt.Step(params, grads); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(perStep*float64(b.N)/b.Elapsed().Seconds(), unit)
 }

@@ -7,7 +7,12 @@ import (
 	"strings"
 	"testing"
 
+	G "gorgonia.org/gorgonia"
+
+	"github.com/geluproject/gelu/graph"
+	"github.com/geluproject/gelu/optim"
 	"github.com/geluproject/gelu/train/report"
+	"gorgonia.org/tensor"
 )
 
 // recorder is a testing.TB that keeps the failures instead of failing.
@@ -101,5 +106,37 @@ func TestRunTwice(t *testing.T) {
 	rec = &recorder{TB: t}
 	if RunTwice(rec, run); len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "timing.csv differs") {
 		t.Errorf("without skip: %q, want timing.csv reported", rec.errs)
+	}
+}
+
+// BenchSteps runs b.N real steps: with loss Σ x·w, SGD (lr ½) moves w by
+// −½x each step, so after N steps from 0, w = −N·x/2.
+func TestBenchStepsSteps(t *testing.T) {
+	var n int
+	var w []float64
+	res := testing.Benchmark(func(b *testing.B) {
+		g, _ := graph.New(tensor.Float64, 1)
+		x, _ := g.Input("x", 3)
+		p, _ := g.Param("w", graph.Constant(0), 3)
+		prod, _ := G.HadamardProd(x, p)
+		loss, _ := G.Sum(prod)
+		m, err := g.Compile(loss)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := m.Set(x, tensor.New(tensor.WithBacking([]float64{1, 2, 3}))); err != nil {
+			b.Fatal(err)
+		}
+		params := g.ParamTensors()
+		BenchSteps(b, m, &optim.SGD{LearningRate: 0.5}, params, 3, "widgets/s")
+		n, w = b.N, params[0].Value.Float64s()
+	})
+	for i, xi := range []float64{1, 2, 3} {
+		if want := -float64(n) * xi / 2; w[i] != want {
+			t.Errorf("after %d steps w[%d] = %v, want %v", n, i, w[i], want)
+		}
+	}
+	if _, ok := res.Extra["widgets/s"]; !ok || n < 1 {
+		t.Errorf("%d steps, metrics %v: want widgets/s reported", n, res.Extra)
 	}
 }
