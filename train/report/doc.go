@@ -30,7 +30,8 @@
 // template reads like the report.md it makes and places tables and plots
 // with {{table "name" .T}} and {{plot "name" .Spec}}; the program only
 // computes the data it is executed with. Capture turns blocks another
-// package adds (experiment.WriteCurves) into markdown for a template.
+// package adds (experiment.WriteCurves) into markdown for a template, and
+// DescribeKeys reads the summary keys' descriptions from a text file.
 //
 // The same pieces work without a Report: WriteFileAtomic for checkpoints,
 // CreateCSV for per-step training metrics, WritePlot for a single figure,
