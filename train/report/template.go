@@ -137,15 +137,3 @@ func (r *Report) DescribeKeys(text string) error {
 	}
 	return first
 }
-
-// DescribeAll calls Describe for every {pattern, description} pair, in
-// order, and returns the first error.
-func (r *Report) DescribeAll(docs [][2]string) error {
-	var first error
-	for _, d := range docs {
-		if err := r.Describe(d[0], d[1]); err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
-}

@@ -137,19 +137,6 @@ func TestTidy(t *testing.T) {
 	}
 }
 
-func TestDescribeAll(t *testing.T) {
-	r, err := New(t.TempDir(), "T")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.DescribeAll([][2]string{{"a.*", "A"}, {"b", "B"}, {"a.*", "again"}}); err == nil || !strings.Contains(err.Error(), `"a.*" described twice`) {
-		t.Errorf("DescribeAll: %v", err)
-	}
-	if len(r.docs) != 2 || r.docs[1].Description != "B" {
-		t.Errorf("docs %v", r.docs)
-	}
-}
-
 func TestDescribeKeys(t *testing.T) {
 	r, err := New(t.TempDir(), "T")
 	if err != nil {
