@@ -13,8 +13,8 @@
 //	go run ./examples/activations                      # about 5 s
 //	go run ./examples/activations -mc 10000000 -seed 2 # tighter Monte Carlo, other samples
 //
-// Sections, in the order of report.md (the code is in sections.go, the
-// document claims in claims.go):
+// Sections, in the order of report.md (its prose is report.md.tmpl, the
+// measurements behind it sections.go, the document claims claims.go):
 //
 //  1. Shape (analysis.ProfileOf): minimum, f'(0), f”(0), inflection
 //     points, where f” > 0, E[f(X)].
@@ -30,9 +30,11 @@
 package main
 
 import (
+	_ "embed"
 	"flag"
 	"fmt"
 	"os"
+	"text/template"
 
 	"github.com/geluproject/gelu/ops/analysis"
 	"github.com/geluproject/gelu/train/report"
@@ -71,6 +73,29 @@ type quantity struct {
 	Quad, MC  analysis.Estimate // for the ReLU-noise rows Quad is the closed form (Err 0)
 }
 
+// page is what report.md.tmpl shows besides the claims.
+type page struct {
+	config
+	Properties, Tails          report.TableData  // 1, 2
+	TanhLogslope, GELULogslope float64           // f'/f at −10
+	Curves                     []report.PlotSpec // 3: f, f', f''
+	Approximations             report.TableData  // 4
+	ApproxError                report.PlotSpec
+	Expectations               report.TableData // 5
+	MaxZ, PValue               float64          // the largest |z| of 5, and its p-value
+	Worst                      string           // where it is
+	NZ                         int              // how many z
+	ReluNoise                  report.TableData // 6
+}
+
+//go:embed report.md.tmpl
+var reportText string
+
+//go:embed keys.txt
+var keysText string
+
+var reportTmpl = template.Must(report.ParseTemplate("report.md.tmpl", reportText))
+
 // results is what the tests check besides the files.
 type results struct {
 	Quantities []quantity // section 5
@@ -85,23 +110,20 @@ func run(c config) (*results, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.Text(fmt.Sprintf("Every number below is measured by this program (seed %d, %d Monte Carlo samples per expectation). "+
-		"The activations are the float64 references `activation.Activation.F`, `Deriv`, `Deriv2`; roots, minima and maximal differences "+
-		"are searched on [−10, 10] (`analysis.ProfileOf`, `analysis.MaxAbsDiff`); expectations over X ~ N(0, 1) use `analysis.NormalExpectation` "+
-		"(adaptive Gauss–Kronrod; ± its error estimate) and `analysis.NormalExpectationMC` (± the standard error).", c.Seed, c.MC))
-	res := &results{}
+	res, pg := &results{}, &page{config: c}
+	curves(c, pg) // 3
 	for _, step := range []func() error{
-		func() error { return shape(r) },                 // 1, 2
-		func() error { return curves(r, c) },             // 3
-		func() error { return approximations(r, c) },     // 4
-		func() error { return gradientStats(r, c, res) }, // 5
-		func() error { return reluNoise(r, c, res) },     // 6
-		func() error { return claims(r, c.Trials) },      // 7
+		func() error { return shape(r, pg) },                 // 1, 2
+		func() error { return approximations(r, c, pg) },     // 4
+		func() error { return gradientStats(r, c, res, pg) }, // 5
+		func() error { return reluNoise(r, c, res, pg) },     // 6
+		func() error { return claims(r, c.Trials) },          // 7
+		func() error { return r.Execute(reportTmpl, pg) },
 	} {
 		if err := step(); err != nil {
 			return nil, err
 		}
 	}
-	describe(r)
+	r.DescribeKeys(keysText)
 	return res, r.Close()
 }

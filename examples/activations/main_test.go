@@ -1,14 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/geluproject/gelu/train/report"
+	"github.com/geluproject/gelu/examples/internal/extest"
 )
 
 func small(dir string) config {
@@ -40,24 +37,8 @@ func TestRunAgreesAndWritesTheReport(t *testing.T) {
 			t.Errorf("E[ReLU(x+ε)] at %s: closed form %.6f, Monte Carlo %v, z = %.2f", q.What, q.Quad.Value, q.MC, z)
 		}
 	}
-	for _, f := range []string{"report.md", "summary.json", "claims.csv", "properties.csv", "tails.csv", "approximations.csv",
-		"expectations.csv", "relu_noise.csv", "f.png", "d1.png", "d2.png", "approx_error.png"} {
-		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
-			t.Errorf("%s: %v", f, err)
-		}
-	}
-	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
-	if !strings.HasPrefix(string(md), "```sh\nactivations -mc 20000\n```\n") {
-		t.Errorf("report.md does not start with the command:\n%.200s", md)
-	}
-
-	sum, err := report.ReadSummary(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if u := sum.Undocumented(); len(u) > 0 {
-		t.Errorf("summary keys without a description: %v", u)
-	}
+	sum := extest.CheckOutput(t, dir, "activations -mc 20000", "claims.csv", "properties.csv", "tails.csv", "approximations.csv",
+		"expectations.csv", "relu_noise.csv", "f.png", "d1.png", "d2.png", "approx_error.png")
 	num := func(k string) float64 {
 		v, ok := sum.Number(k)
 		if !ok {
@@ -92,20 +73,7 @@ func TestRunAgreesAndWritesTheReport(t *testing.T) {
 }
 
 func TestRunIsDeterministic(t *testing.T) {
-	d1, d2 := t.TempDir(), t.TempDir()
-	for _, d := range []string{d1, d2} {
-		if _, err := run(small(d)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	es, _ := os.ReadDir(d1)
-	for _, e := range es {
-		a, _ := os.ReadFile(filepath.Join(d1, e.Name()))
-		b, _ := os.ReadFile(filepath.Join(d2, e.Name()))
-		if !bytes.Equal(a, b) {
-			t.Errorf("%s differs between two runs with the same seed", e.Name())
-		}
-	}
+	extest.RunTwice(t, func(dir string, _ bool) (*results, error) { return run(small(dir)) })
 }
 
 func TestRunRejectsBadConfig(t *testing.T) {

@@ -1,7 +1,8 @@
 package main
 
 // The measurements of sections 1–6 of the report (see main.go), each
-// adding its tables, plots and summary values to r.
+// filling its part of the page that report.md.tmpl lays out and setting
+// its summary values in r.
 
 import (
 	"fmt"
@@ -15,7 +16,7 @@ import (
 )
 
 // shape tabulates each activation's profile and its tails.
-func shape(r *report.Report) error {
+func shape(r *report.Report, pg *page) error {
 	var props, tails [][]any
 	for _, a := range activation.All() {
 		p, err := analysis.ProfileOf(a)
@@ -41,20 +42,14 @@ func shape(r *report.Report) error {
 		tails = append(tails, []any{a.Title(), tail["f_m10"], tail["f_m5"], tail["gap_p5"], tail["gap_p10"], tail["logslope_m10"]})
 		r.SetAll(k+"tail.", tail)
 	}
-	r.Section("Shape")
-	r.Table("properties", []string{"activation", "min x", "min f", "f'(0)", "f''(0)", "inflection points", "f'' > 0 on", "E[f(X)]"}, props)
-	r.Section("Tails")
-	r.Text(fmt.Sprintf("The tanh form of GELU decays faster than GELU in the left tail (f'/f at −10: %s against %s), so its "+
-		"relative error there is large even though its absolute error is tiny.", report.Format(r.Get("gelu_tanh.tail.logslope_m10")),
-		report.Format(r.Get("gelu.tail.logslope_m10"))))
-	r.Text("For the gated units, ReLU and Softplus, x − f(x) = −f(−x) (their gates satisfy g(−x) = 1 − g(x)), so the left-tail " +
-		"columns also give the right tail beyond float64 resolution: 10 − GELU(10) is 0 in float64 because the true gap, " +
-		"−GELU(−10), is far below half an ulp of 10. ELU tends to −1, not 0, on the left, and ReLU is exactly 0 there (f'/f undefined).")
-	return r.Table("tails", []string{"activation", "f(−10)", "f(−5)", "5 − f(5)", "10 − f(10)", "f'/f at −10"}, tails)
+	pg.Properties = report.TableData{Header: []string{"activation", "min x", "min f", "f'(0)", "f''(0)", "inflection points", "f'' > 0 on", "E[f(X)]"}, Rows: props}
+	pg.Tails = report.TableData{Header: []string{"activation", "f(−10)", "f(−5)", "5 − f(5)", "10 − f(10)", "f'/f at −10"}, Rows: tails}
+	pg.TanhLogslope, pg.GELULogslope = r.Get("gelu_tanh.tail.logslope_m10"), r.Get("gelu.tail.logslope_m10")
+	return nil
 }
 
 // curves plots f, f' and f” of every activation on [−4, 4].
-func curves(r *report.Report, c config) error {
+func curves(c config, pg *page) {
 	for order, name := range []string{"f", "f'", "f''"} {
 		var series []report.Series
 		for _, a := range activation.All() {
@@ -62,18 +57,15 @@ func curves(r *report.Report, c config) error {
 			s.Dashed = strings.HasPrefix(a.Name(), "gelu_")
 			series = append(series, s)
 		}
-		if err := r.Plot([]string{"f", "d1", "d2"}[order], report.PlotSpec{Title: name + "(x)", XLabel: "x", YLabel: name + "(x)",
-			Series: series, HLines: []float64{0}, VLines: []float64{0}, Height: 5, DPI: c.DPI}); err != nil {
-			return err
-		}
+		pg.Curves = append(pg.Curves, report.PlotSpec{Title: name + "(x)", XLabel: "x", YLabel: name + "(x)",
+			Series: series, HLines: []float64{0}, VLines: []float64{0}, Height: 5, DPI: c.DPI})
 	}
-	return nil
 }
 
 // approximations measures |GELU − approx| for the tanh and sigmoid forms:
 // its maximum over [−10, 10], and the statistic the documents quote, the
 // maximum over 1000 N(0, 1) samples, redrawn c.Trials times.
-func approximations(r *report.Report, c config) error {
+func approximations(r *report.Report, c config, pg *page) error {
 	var rows [][]any
 	var series []report.Series
 	for _, a := range []activation.Activation{activation.GELUTanh, activation.GELUSigmoid} {
@@ -105,22 +97,16 @@ func approximations(r *report.Report, c config) error {
 			"sample1000.median": q[1][0], "sample1000.p05": q[0][0], "sample1000.p95": q[2][0], "sample1000.frac_below_2e-4": frac})
 		series = append(series, report.FuncSeries("|GELU − "+a.Title()+"|", func(t float64) float64 { return math.Abs(activation.GELU.F(t) - a.F(t)) }, -6, 6, 1200))
 	}
-	r.Section("GELU approximations")
-	r.Text(fmt.Sprintf("The largest |GELU(x) − approx(x)| over [−10, 10] (the error is symmetric in x), and the statistic the documents "+
-		"quote: the largest error over 1000 samples x ~ N(0, 1), computed here in float64 (float32 rounding would move it by about 1e-8), "+
-		"redrawn %d times; \"first\" is the first draw, what a reader running the snippet once would see.", c.Trials))
-	if err := r.Table("approximations", []string{"approximation", "max |GELU − approx|", "at |x|", "1000-sample max: first", "median",
-		"5%", "95%", "fraction of draws < 0.0002"}, rows); err != nil {
-		return err
-	}
-	return r.Plot("approx_error", report.PlotSpec{Title: "|GELU(x) − approximation(x)|", XLabel: "x", YLabel: "absolute error",
-		Series: series, LogY: true, DPI: c.DPI,
-		Caption: "Log scale. Both errors vanish at x = 0 and where the curves cross, so those points cannot be drawn."})
+	pg.Approximations = report.TableData{Header: []string{"approximation", "max |GELU − approx|", "at |x|", "1000-sample max: first", "median",
+		"5%", "95%", "fraction of draws < 0.0002"}, Rows: rows}
+	pg.ApproxError = report.PlotSpec{Title: "|GELU(x) − approximation(x)|", XLabel: "x", YLabel: "absolute error",
+		Series: series, LogY: true, DPI: c.DPI}
+	return nil
 }
 
 // gradientStats: E[f'(X)], E[f'(X)²] and Var[f'(X)], X ~ N(0, 1), by
 // quadrature and by Monte Carlo, and the z-score of their difference.
-func gradientStats(r *report.Report, c config, res *results) error {
+func gradientStats(r *report.Report, c config, res *results, pg *page) error {
 	var rows [][]any
 	maxZ, worst := 0.0, ""
 	for _, a := range activation.All() {
@@ -149,15 +135,14 @@ func gradientStats(r *report.Report, c config, res *results) error {
 	// least maxZ with probability 1 − (1 − P(|Z| ≥ maxZ))ⁿ.
 	p := 1 - math.Pow(1-math.Erfc(maxZ/math.Sqrt2), float64(len(rows)))
 	r.SetAll("expectations.", map[string]float64{"max_abs_z": maxZ, "max_abs_z_pvalue": p})
-	r.Section("Gradient statistics under a unit-Gaussian pre-activation")
-	r.Text(fmt.Sprintf("z = (quadrature − Monte Carlo)/√(err² + se²). The largest |z| is %s (%s); if every error bar is right, "+
-		"the largest of %d independent |z| is at least that large with probability %s.", report.Format(maxZ), worst, len(rows), report.Format(p)))
-	return r.Table("expectations", []string{"activation", "quantity", "quadrature", "Monte Carlo", "z"}, rows)
+	pg.MaxZ, pg.Worst, pg.NZ, pg.PValue = maxZ, worst, len(rows), p
+	pg.Expectations = report.TableData{Header: []string{"activation", "quantity", "quadrature", "Monte Carlo", "z"}, Rows: rows}
+	return nil
 }
 
 // reluNoise checks E[ReLU(x + ε)] = xΦ(x/σ) + σφ(x/σ), ε ~ N(0, σ²), by
 // Monte Carlo.
-func reluNoise(r *report.Report, c config, res *results) error {
+func reluNoise(r *report.Report, c config, res *results, pg *page) error {
 	var rows [][]any
 	maxZ := 0.0
 	for _, sigma := range []float64{0.5, 1, 2} {
@@ -173,7 +158,6 @@ func reluNoise(r *report.Report, c config, res *results) error {
 			maxZ = math.Max(maxZ, math.Abs(mc.Z(closed)))
 		}
 	}
-	r.Set("relu_noise.max_abs_z", maxZ)
-	r.Section("ReLU under Gaussian noise")
-	return r.Table("relu_noise", []string{"x", "σ", "xΦ(x/σ) + σφ(x/σ)", "Monte Carlo E[ReLU(x+ε)]", "z"}, rows)
+	pg.ReluNoise = report.TableData{Header: []string{"x", "σ", "xΦ(x/σ) + σφ(x/σ)", "Monte Carlo E[ReLU(x+ε)]", "z"}, Rows: rows}
+	return r.Set("relu_noise.max_abs_z", maxZ)
 }

@@ -19,15 +19,8 @@ const (
 	doc001 = "001 (blog)"
 )
 
-func verdict(ok bool) report.Verdict {
-	if ok {
-		return report.Confirmed
-	}
-	return report.NotConfirmed
-}
-
 func claims(r *report.Report, c config, runs []*runResult) error {
-	f := report.Format
+	f, verdict := report.Format, report.VerdictOf
 	var missing []string
 	g := func(k string) float64 { // a typo in a key must not read as 0
 		v, ok := r.Float(k)

@@ -121,22 +121,26 @@ func run(c config) ([]*runResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := neuronGradients(r); err != nil {
+	pg := newPage(c)
+	if err := neuronGradients(r, pg); err != nil {
 		return nil, err
 	}
-	if err := neuronDescent(r, c); err != nil {
+	if err := neuronDescent(r, c, pg); err != nil {
 		return nil, err
 	}
 	runs, err := sweep(c)
 	if err != nil {
 		return nil, err
 	}
-	if err := sweepReport(r, c, runs); err != nil {
+	if err := sweepReport(r, c, runs, pg); err != nil {
 		return nil, err
 	}
 	if err := claims(r, c, runs); err != nil {
 		return nil, err
 	}
-	describe(r)
+	if err := r.Execute(reportTmpl, pg); err != nil {
+		return nil, err
+	}
+	r.DescribeKeys(keysText)
 	return runs, r.Close()
 }

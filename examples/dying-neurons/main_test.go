@@ -1,20 +1,17 @@
 package main
 
 import (
-	"bytes"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/geluproject/gelu/datasets"
+	"github.com/geluproject/gelu/examples/internal/extest"
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/nn"
 	"github.com/geluproject/gelu/ops/activation"
 	"github.com/geluproject/gelu/train/experiment"
 	"github.com/geluproject/gelu/train/probe"
-	"github.com/geluproject/gelu/train/report"
 	"gorgonia.org/tensor"
 )
 
@@ -152,24 +149,13 @@ func tiny(dir string) config {
 // with one and with two workers, checks the first run's files and that
 // the second wrote the same bytes.
 func TestRunTinyWritesTheReport(t *testing.T) {
-	dir, dir2 := t.TempDir(), t.TempDir()
-	c := tiny(dir)
-	c.Workers = 1
-	runs, err := run(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := run(tiny(dir2)); err != nil {
-		t.Fatal(err)
-	}
-	es, _ := os.ReadDir(dir)
-	for _, e := range es {
-		a, _ := os.ReadFile(filepath.Join(dir, e.Name()))
-		b, _ := os.ReadFile(filepath.Join(dir2, e.Name()))
-		if !bytes.Equal(a, b) {
-			t.Errorf("%s differs between two runs with the same seed (1 and 2 workers)", e.Name())
+	runs, dir := extest.RunTwice(t, func(dir string, first bool) ([]*runResult, error) {
+		c := tiny(dir)
+		if first {
+			c.Workers = 1
 		}
-	}
+		return run(c)
+	})
 	if len(runs) != 4 {
 		t.Fatalf("%d runs, want 2 activations × 1 lr × 2 bias inits", len(runs))
 	}
@@ -190,23 +176,8 @@ func TestRunTinyWritesTheReport(t *testing.T) {
 			t.Errorf("%v: accuracy %v", r.Name, acc)
 		}
 	}
-	for _, f := range []string{"report.md", "summary.json", "claims.csv", "dead.csv", "runs.csv", "neuron_gradient.csv", "neuron_descent.csv",
-		"neuron_descent.png", "dead_lr0.1_biasdefault.png", "dead_lr0.1_bias-100.png", "slope_lr0.1_biasdefault.png"} {
-		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
-			t.Errorf("%s: %v", f, err)
-		}
-	}
-	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
-	if !strings.HasPrefix(string(md), "```sh\ndying-neurons -steps 20\n```\n") {
-		t.Errorf("report.md does not start with the command:\n%.200s", md)
-	}
-	sum, err := report.ReadSummary(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if u := sum.Undocumented(); len(u) > 0 {
-		t.Errorf("summary keys without a description: %v", u)
-	}
+	sum := extest.CheckOutput(t, dir, "dying-neurons -steps 20", "claims.csv", "dead.csv", "runs.csv", "neuron_gradient.csv", "neuron_descent.csv",
+		"neuron_descent.png", "dead_lr0.1_biasdefault.png", "dead_lr0.1_bias-100.png", "slope_lr0.1_biasdefault.png")
 	if v := sum.Values["neuron.relu.float32.dL_dw"]; v != 0.0 {
 		t.Errorf("summary: ReLU ∂L/∂w = %v, want 0", v)
 	}

@@ -7,7 +7,6 @@ package main
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/ops/activation"
@@ -112,7 +111,7 @@ func (n *neuron) z() float64 {
 
 // neuronGradients compares the graph's ∂L/∂w at z = −1 with the analytic
 // (a(z) − t)·a'(z)·x, in float64 and float32, for every activation.
-func neuronGradients(r *report.Report) error {
+func neuronGradients(r *report.Report, pg *page) error {
 	var rows [][]any
 	for _, a := range activation.All() {
 		want := (a.F(-1) - neuronT) * a.Deriv(-1) * neuronX
@@ -135,17 +134,14 @@ func neuronGradients(r *report.Report) error {
 		r.Set("neuron."+a.Key()+".d1_at_m1", a.Deriv(-1))
 		rows = append(rows, row)
 	}
-	r.Section("(a) One neuron at z = −1")
-	r.Text(fmt.Sprintf("L = ½(a(w·x + b) − t)² with x = %g, w = %g, b = %g (so z = −1) and target t = %g. "+
-		"∂L/∂w is computed by the graph (`graph.Machine`, reverse mode through the activation op) in float64 and float32 and "+
-		"compared with the analytic (a(z) − t)·a'(z)·x from the float64 references `a.F`, `a.Deriv`.", neuronX, neuronW, -1-neuronW*neuronX, neuronT))
-	return r.Table("neuron_gradient", []string{"activation", "a(−1)", "a'(−1)", "analytic ∂L/∂w", "graph ∂L/∂w float64", "rel. error",
-		"graph ∂L/∂w float32", "rel. error f32"}, rows)
+	pg.NeuronGradient = report.TableData{Header: []string{"activation", "a(−1)", "a'(−1)", "analytic ∂L/∂w", "graph ∂L/∂w float64", "rel. error",
+		"graph ∂L/∂w float32", "rel. error f32"}, Rows: rows}
+	return nil
 }
 
 // neuronDescent trains the neuron by plain gradient descent (optim.SGD)
 // from each start and records z along the way.
-func neuronDescent(r *report.Report, c config) error {
+func neuronDescent(r *report.Report, c config, pg *page) error {
 	var rows [][]any
 	var series []report.Series
 	for _, a := range activation.All() {
@@ -186,26 +182,11 @@ func neuronDescent(r *report.Report, c config) error {
 			}
 		}
 	}
-	r.Section("Gradient descent on the neuron")
-	starts := make([]string, len(neuronStarts))
-	for i, z := range neuronStarts {
-		starts[i] = fmt.Sprint(z)
-	}
-	r.Text(fmt.Sprintf("Plain gradient descent on (w, b), learning rate %g, %d steps, from z = %s with the same x and t. "+
-		"For GELU, ∂L/∂z = (a(z) − t)·a'(z) is positive left of GELU's minimum at z = %s (a'(z) < 0 there and a(z) < t), "+
-		"so descent moves z further left, into the tail where a'(z) → 0 and the loss tends to ½t², the loss of a dead unit: "+
-		"the loss does fall (GELU: from %s at z = −1), but onto that plateau. Right of the minimum descent moves z up towards the target. "+
-		"The same holds for the other non-monotone units (SiLU's minimum is at %s, so z = −1 is on its good side).",
-		neuronLR, c.NeuronSteps, strings.Join(starts, ", "), report.FormatDigits(rootOf(activation.GELU), 6),
-		report.Format(0.5*math.Pow(activation.GELU.F(-1)-neuronT, 2)), report.FormatDigits(rootOf(activation.SiLU), 6)))
-	if err := r.Table("neuron_descent", []string{"activation", "start z", "a'(start)", "loss at start", "z after descent", "a'(end)", "loss after descent"}, rows); err != nil {
-		return err
-	}
-	return r.Plot("neuron_descent", report.PlotSpec{Title: "Single neuron: z = w·x + b during gradient descent", XLabel: "step", YLabel: "z",
-		Series: series, HLines: []float64{0, rootOf(activation.GELU)}, LegendLeft: true, Width: 6.5, Height: 5, DPI: c.DPI,
-		Caption: fmt.Sprintf("ReLU stays at z = −1 (its gradient is exactly 0). GELU moves away from the grey line at its minimum, z = %s: "+
-			"up from −0.5, down from −1 and −3. SiLU, ELU and Softplus (dashed) recover from −1; GELU's approximations follow GELU (table).",
-			report.FormatDigits(rootOf(activation.GELU), 6))})
+	pg.NeuronDescent = report.TableData{Header: []string{"activation", "start z", "a'(start)", "loss at start", "z after descent", "a'(end)",
+		"loss after descent"}, Rows: rows}
+	pg.DescentPlot = report.PlotSpec{Title: "Single neuron: z = w·x + b during gradient descent", XLabel: "step", YLabel: "z",
+		Series: series, HLines: []float64{0, rootOf(activation.GELU)}, LegendLeft: true, Width: 6.5, Height: 5, DPI: c.DPI}
+	return nil
 }
 
 // rootOf returns the zero of a' in [−5, 0], or 0 if it has none.

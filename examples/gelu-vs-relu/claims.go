@@ -124,25 +124,4 @@ func claims(r *report.Report, c config, res *results) {
 				Measured: c.optLabel(opt) + ", " + after + ": " + text, Verdict: p.Verdict(alpha)})
 		}
 	}
-	r.Section("What this run can and cannot show")
-	minSeeds := experiment.MinPairs(alpha)
-	s := fmt.Sprintf("Verdicts use a one-sided sign test over the %d paired seeds: a claim that A is lower than B is confirmed only "+
-		"when A is lower in enough seeds that chance alone would do so with probability ≤ %g, and not confirmed when B is lower "+
-		"that often. That needs at least %d seeds all agreeing", c.Seeds, alpha, minSeeds)
-	if c.Seeds < minSeeds {
-		s += fmt.Sprintf(", so with %d seed(s) every verdict is \"unclear\" whatever the medians say: the medians above show the "+
-			"direction of the differences in this run, not whether they would survive more seeds", c.Seeds)
-	}
-	s += ". "
-	if c.Epochs < paperEpochs {
-		s += fmt.Sprintf("After %d epoch(s) training has only begun; the paper's Figure 2 covers 50 epochs, and the activation "+
-			"that is ahead early need not be ahead at the end. ", c.Epochs)
-	}
-	if slices.Contains(c.Opts, "sgd") && len(c.SGDLR) == 1 {
-		s += "The SGD comparisons hold for one learning rate only, and no single rate suits every activation here (see the setup); " +
-			"they say more about that rate than about the activations. "
-	}
-	r.Text(s + "Only the training-loss comparison with Adam is what the paper states; the documents' claims of faster or better " +
-		"convergence are general, and MNIST with this network is one test of them, not the settings they had in mind " +
-		"(Transformers, NLP).")
 }

@@ -34,8 +34,9 @@
 // Seeds are paired: seed s gives every activation and optimizer the same
 // initial weights and the same order of batches. run.go trains the runs
 // (package train/experiment keeps them, resumes and aggregates them),
-// report.go writes report.md and summary.json, claims.go checks the paper's
-// and the documents' claims.
+// report.go computes what report.md shows and report.md.tmpl says it (the
+// summary keys are described in keys.txt), claims.go checks the paper's and
+// the documents' claims.
 package main
 
 import (

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"flag"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/geluproject/gelu/datasets"
+	"github.com/geluproject/gelu/examples/internal/extest"
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/graph/rng"
 	"github.com/geluproject/gelu/nn"
@@ -72,8 +71,7 @@ func TestRunTrainsAndReports(t *testing.T) {
 			t.Errorf("%s: training loss %v → %v, final test loss %v: did not learn", r.Dir, first, last, r.Curve.Last("test_loss"))
 		}
 	}
-	checkFiles(t, d1)
-	checkSummary(t, d1, res)
+	checkSummary(t, checkFiles(t, d1), res)
 	checkFinalModel(t, c, res)
 
 	// Same config, other folder, two runs at a time: identical files
@@ -101,39 +99,23 @@ func TestRunTrainsAndReports(t *testing.T) {
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
-func checkFiles(t *testing.T, dir string) {
+func checkFiles(t *testing.T, dir string) *report.Summary {
 	t.Helper()
-	for _, f := range []string{"report.md", "summary.json", "claims.csv", "curves.csv", "final.csv", "final_test_error.csv", "setup.csv",
+	sum := extest.CheckOutput(t, dir, "gelu-vs-relu -epochs 2", "claims.csv", "curves.csv", "final.csv", "final_test_error.csv", "setup.csv",
 		"init_rms.csv", "timing.csv", "train_loss_adam.png", "test_error_adam.png", "train_loss_sgd.png", "test_error_sgd.png",
 		"runs/adam/lr0.01/gelu/seed4/curve.csv", "runs/sgd/lr0.1/relu/seed3/evals.csv", "runs/sgd/lr0.1/relu/seed3/steps.csv",
-		"runs/sgd/lr0.1/relu/seed3/model.safetensors", "runs/sgd/lr0.1/relu/seed3/run.json"} {
-		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
-			t.Errorf("%s: %v", f, err)
-		}
-	}
+		"runs/sgd/lr0.1/relu/seed3/model.safetensors", "runs/sgd/lr0.1/relu/seed3/run.json")
 	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
-	if !strings.HasPrefix(string(md), "```sh\ngelu-vs-relu -epochs 2\n```\n") {
-		t.Errorf("report.md does not start with the command:\n%.200s", md)
-	}
 	for _, want := range []string{"a short run: 2 epoch(s) × 2 seed(s); the paper: 50 epochs × 5 seeds", "timing.csv", "![Training loss, Adam](train_loss_adam.png)"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report.md lacks %q", want)
 		}
 	}
-	if strings.Contains(string(md), "## Errors") {
-		t.Errorf("report.md lists errors:\n%s", md[strings.Index(string(md), "## Errors"):])
-	}
+	return sum
 }
 
-func checkSummary(t *testing.T, dir string, res *results) {
+func checkSummary(t *testing.T, sum *report.Summary, res *results) {
 	t.Helper()
-	sum, err := report.ReadSummary(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if u := sum.Undocumented(); len(u) > 0 {
-		t.Errorf("summary keys without a description: %v", u)
-	}
 	// The medians, recomputed here from the runs: with 2 seeds, the mean
 	// of the two; min and max the smaller and larger.
 	for _, opt := range []string{"adam", "sgd"} {
@@ -252,21 +234,7 @@ func layerName(l int, p string) string { return "mlp.layers." + string(rune('0'+
 // folders, except timing.csv.
 func compareTrees(t *testing.T, a, b string) {
 	t.Helper()
-	n := 0
-	filepath.WalkDir(a, func(p string, e fs.DirEntry, err error) error {
-		if err != nil || e.IsDir() || e.Name() == "timing.csv" {
-			return err
-		}
-		rel, _ := filepath.Rel(a, p)
-		x, _ := os.ReadFile(p)
-		y, err := os.ReadFile(filepath.Join(b, rel))
-		if err != nil || !bytes.Equal(x, y) {
-			t.Errorf("%s differs between two runs of the same config (%v)", rel, err)
-		}
-		n++
-		return nil
-	})
-	if n < 50 {
+	if n := extest.SameFiles(t, a, b, "timing.csv"); n < 50 {
 		t.Errorf("compared only %d files", n)
 	}
 }
@@ -351,21 +319,7 @@ func BenchmarkTrainStep(b *testing.B) {
 			}
 			m.Set(x, tensor.New(tensor.WithShape(128, 784), tensor.WithBacking(xs)))
 			m.Set(y, tensor.New(tensor.WithShape(128), tensor.WithBacking(ys)))
-			opt, params := optim.NewAdam(1e-3), g.ParamTensors()
-			b.ResetTimer()
-			for range b.N {
-				if err := m.Run(); err != nil {
-					b.Fatal(err)
-				}
-				grads, err := m.Grads()
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := opt.Step(params, grads); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
+			extest.BenchSteps(b, m, optim.NewAdam(1e-3), g.ParamTensors(), 1, "steps/s")
 		})
 	}
 }

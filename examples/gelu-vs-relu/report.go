@@ -5,10 +5,12 @@ package main
 
 import (
 	"cmp"
+	_ "embed"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
+	"text/template"
 
 	"github.com/geluproject/gelu/datasets"
 	"github.com/geluproject/gelu/graph"
@@ -18,6 +20,14 @@ import (
 	"github.com/geluproject/gelu/train/report"
 	"gorgonia.org/tensor"
 )
+
+//go:embed report.md.tmpl
+var reportText string
+
+//go:embed keys.txt
+var keysText string
+
+var reportTmpl = template.Must(report.ParseTemplate("report.md.tmpl", reportText))
 
 const paperEpochs, paperSeeds = 50, 5
 
@@ -51,45 +61,76 @@ func labels(as []activation.Activation, sep string) string {
 	return strings.Join(s, sep)
 }
 
+// page is what report.md.tmpl shows besides the claims.
+type page struct {
+	config
+	PaperEpochs, PaperSeeds    int
+	Work                       float64 // the paper's epochs × seeds over this run's
+	FirstActs, LastAct, OptsIn string  // "ReLU, GELU", "ELU", "Adam and with SGD, momentum 0.9"
+	Setup, InitRMS             report.TableData
+	Orders                     []string // "<optimizer>, <what>: <activation> <median>, …", best first
+	FinalTestError, Final      report.TableData
+	LRSelection                report.TableData // empty unless a learning rate was chosen
+	Diverged                   []*runResult
+	Curves                     string // curves.csv's link
+	Plots                      []namedPlot
+	Along                      []alongTable
+	Alpha                      float64
+	MinSeeds                   int
+	Runs, StepsPerEpoch        int
+	BLAS                       string
+}
+
+type namedPlot struct {
+	Name, Caption string
+	Spec          report.PlotSpec
+}
+
+// alongTable is a median curve of every activation at one optimizer.
+type alongTable struct {
+	Name, Opt, What string
+	T               report.TableData
+}
+
+// Short is a run shorter than the paper's.
+func (p *page) Short() bool { return p.Epochs < p.PaperEpochs || p.Seeds < p.PaperSeeds }
+
+// OptLabel names an optimizer with its settings.
+func (p *page) OptLabel(opt string) string { return p.optLabel(opt) }
+
+// StepsPerRun is the optimizer steps of one run.
+func (p *page) StepsPerRun() int { return p.Epochs * p.StepsPerEpoch }
+
+// HasSGD is whether SGD ran.
+func (p *page) HasSGD() bool { return slices.Contains(p.Opts, "sgd") }
+
 func writeReport(c config, d *data, res *results) error {
 	r, err := report.New(c.Out, "ReLU, GELU, ELU and SiLU on MNIST in the GELU paper's setup", report.WithCommand(c.Args...))
 	if err != nil {
 		return err
 	}
-	short := c.Epochs < paperEpochs || c.Seeds < paperSeeds
-	length := fmt.Sprintf("%d epoch(s) × %d seed(s)", c.Epochs, c.Seeds)
-	if short {
-		length = fmt.Sprintf("**a short run: %s; the paper: %d epochs × %d seeds** (`-full` runs that: %.3g times this run's work)",
-			length, paperEpochs, paperSeeds, float64(paperEpochs*paperSeeds)/float64(c.Epochs*c.Seeds))
-	}
+	pg := &page{config: c, PaperEpochs: paperEpochs, PaperSeeds: paperSeeds, Work: float64(paperEpochs*paperSeeds) / float64(c.Epochs*c.Seeds),
+		FirstActs: labels(c.Acts[:len(c.Acts)-1], ", "), LastAct: c.Acts[len(c.Acts)-1].Title(), Alpha: alpha, MinSeeds: experiment.MinPairs(alpha),
+		Runs: len(res.Runs), StepsPerEpoch: d.stepsPerEpoch, BLAS: gemm.Name()}
 	var opts []string
 	for _, o := range c.Opts {
 		opts = append(opts, c.optLabel(o))
 	}
-	r.Text(fmt.Sprintf("The fully connected MNIST classifier of Hendrycks & Gimpel, *Gaussian Error Linear Units (GELUs)*, 2016 "+
-		"(arXiv:1606.08415, §3.1; their code: github.com/hendrycks/GELUs, `mnist_fcn.py`), trained with %s and %s, "+
-		"each with %s. This is %s. Seeds are paired: seed s gives every activation and optimizer the same initial "+
-		"weights and the same batch order, so differences between activations at one seed are not differences of luck in the "+
-		"initialization. Curves show the median over seeds and, shaded, the range from the lowest to the highest seed.",
-		labels(c.Acts[:len(c.Acts)-1], ", "), c.Acts[len(c.Acts)-1].Title(), strings.Join(opts, " and with "), length))
-	setup(r, c, d, short)
-	if err := initScale(r, c, d); err != nil {
+	pg.OptsIn = strings.Join(opts, " and with ")
+	pg.Setup = setup(c, d)
+	if pg.InitRMS, err = initScale(r, c, d); err != nil {
 		return err
 	}
-	tables(r, c, d, res)
+	tables(r, c, d, res, pg)
 	for _, o := range c.Opts {
-		plots(r, c, d, res, o)
+		pg.Plots = append(pg.Plots, plots(c, d, res, o)...)
 	}
-	alongTheWay(r, c, d, res)
+	pg.Along = alongTheWay(c, d, res)
 	claims(r, c, res)
-	r.Section("Run time and files")
-	r.Text(fmt.Sprintf("%d runs of %d optimizer steps each (%d per epoch). Wall-clock times, which differ between reruns, are in "+
-		"[timing.csv](timing.csv) and nowhere else, so that every other file is identical when the same command runs again on "+
-		"the same machine with the same BLAS (here: %s). Each run's own files are in `runs/<optimizer>/lr<rate>/<activation>/seed<n>/`: "+
-		"the trainer's `steps.csv` and `evals.csv` (there `val_*` is the test set), `curve.csv` (every evaluation, with the "+
-		"validation set), `model.safetensors` (PyTorch state_dict names) and `run.json` (the settings, for `-resume`).",
-		len(res.Runs), d.stepsPerEpoch*c.Epochs, d.stepsPerEpoch, gemm.Name()))
-	describe(r)
+	if err := r.Execute(reportTmpl, pg); err != nil {
+		return err
+	}
+	r.DescribeKeys(keysText)
 	for k, v := range map[string]any{
 		"config.epochs": c.Epochs, "config.seeds": c.Seeds, "config.first_seed": int(c.Seed), "config.batch": c.Batch,
 		"config.layers": c.Layers, "config.width": c.Width, "config.dropout": c.Dropout, "config.momentum": c.Momentum,
@@ -103,8 +144,8 @@ func writeReport(c config, d *data, res *results) error {
 	return r.Close()
 }
 
-func setup(r *report.Report, c config, d *data, short bool) {
-	r.Section("Setup, and where it differs from the paper")
+// setup compares this run's settings with the paper's.
+func setup(c config, d *data) report.TableData {
 	valNote := "none held out"
 	if d.val != nil {
 		valNote = fmt.Sprintf("%d more held out for validation, a seeded split", d.val.Len())
@@ -122,7 +163,7 @@ func setup(r *report.Report, c config, d *data, short bool) {
 	if c.Dropout > 0 {
 		trainLoss += " (dropout on); the plots and claims use the loss with dropout off on a fixed 5000-image training subset"
 	}
-	r.Table("setup", []string{"setting", "this run", "the paper"}, [][]any{
+	return report.TableData{Header: []string{"setting", "this run", "the paper"}, Rows: [][]any{
 		{"data", fmt.Sprintf("MNIST: %d training images (%s), %d test images; pixels in [0, 1], not standardized", d.train.Len(), valNote, d.test.Len()),
 			"MNIST: 55000 training, 5000 validation (TensorFlow's split), 10000 test; pixels in [0, 1]"},
 		{"network", fmt.Sprintf("%d → %d hidden layers of %d → 10, fully connected", d.train.Features, c.Layers, c.Width), "8 layers, 128 units wide"},
@@ -139,24 +180,7 @@ func setup(r *report.Report, c config, d *data, short bool) {
 		{"training loss", trainLoss, "the mini-batch loss of each step (with dropout: of the network without dropout, on the same batch)"},
 		{"evaluations", fmt.Sprintf("every %d steps and at each epoch end (%d per run)", d.evalEvery, len(d.evalSteps)), "3 per epoch"},
 		{"arithmetic", "float32; BLAS: " + gemm.Name(), "float32 (TensorFlow)"},
-	})
-	if short {
-		r.Text(fmt.Sprintf("This run is shorter than the paper's: %d of %d epochs and %d of %d seeds. It shows the first part of "+
-			"the curves only; the paper's statements are about the whole 50 epochs.", c.Epochs, paperEpochs, c.Seeds, paperSeeds))
-	}
-	if slices.Contains(c.Opts, "sgd") {
-		r.Text("SGD's learning rate is this program's choice; the paper has no SGD run. No single rate suits all five activations " +
-			"here. In a pilot with this program (`-opts sgd -sgd-lr 0.01,0.03,0.05,0.1`, one epoch, seeds 1–2), ReLU trained at every rate " +
-			"and ELU at every rate up to 0.05 (at 0.1 it diverged for one seed), while the GELU and SiLU networks stayed near " +
-			"chance for at least the first third of the epoch at every rate up to 0.05 (at 0.01 for the whole epoch). The " +
-			"default, 0.05, is the largest rate at which nothing diverged; it handicaps GELU and SiLU at the start. " +
-			"`-sgd-lr 0.01,0.03,0.1` instead chooses a rate per activation on the validation set, the paper's protocol for Adam. " +
-			"The cause shows in the table below. With unit-norm rows a layer's pre-activations have, on average over random " +
-			"directions, the mean square of its inputs, so the activation alone sets how the signal's size changes with depth. " +
-			"For small inputs GELU and SiLU are about x/2, which halves the size per layer; ReLU keeps 1/√2 of it (half the " +
-			"mean square) and ELU, about x, all of it. The GELU network's initial logits are then so small that its outputs " +
-			"are nearly uniform and its early gradients tiny, which Adam's per-parameter scaling undoes and SGD does not.")
-	}
+	}}
 }
 
 func (c config) lrsFlag(opt string) string {
@@ -169,14 +193,14 @@ func (c config) lrsFlag(opt string) string {
 // initScale tabulates the root mean square of each hidden layer's
 // pre-activations (and of the logits) in the untrained network, seed
 // c.Seed, on the first training batch of epoch 0.
-func initScale(r *report.Report, c config, d *data) error {
+func initScale(r *report.Report, c config, d *data) (report.TableData, error) {
 	l, err := datasets.NewLoader(d.train, datasets.LoaderConfig{BatchSize: c.Batch, Shuffle: true, Seed: c.Seed, DropLast: true})
 	if err != nil {
-		return err
+		return report.TableData{}, err
 	}
 	b, err := l.Batch(0, 0)
 	if err != nil {
-		return err
+		return report.TableData{}, err
 	}
 	header := []string{"activation"}
 	for i := range c.Layers {
@@ -186,7 +210,7 @@ func initScale(r *report.Report, c config, d *data) error {
 	for _, a := range c.Acts {
 		model, mlp, err := network(c, d, a, c.Seed, 0)
 		if err != nil {
-			return err
+			return report.TableData{}, err
 		}
 		nodes := append(slices.Clone(mlp.Pre), model.Output)
 		m, err := model.Graph.Compile(nil, graph.Keep(nodes...))
@@ -197,14 +221,14 @@ func initScale(r *report.Report, c config, d *data) error {
 			err = m.Run()
 		}
 		if err != nil {
-			return err
+			return report.TableData{}, err
 		}
 		row := []any{a.Title()}
 		for k, n := range nodes {
 			v, err := m.Value(n)
 			t, ok := v.(*tensor.Dense)
 			if err != nil || !ok || t.Dtype() != tensor.Float32 {
-				return fmt.Errorf("init scale: node %s holds %T (%v), want a float32 tensor", n.Name(), v, err)
+				return report.TableData{}, fmt.Errorf("init scale: node %s holds %T (%v), want a float32 tensor", n.Name(), v, err)
 			}
 			var ss float64
 			for _, f := range t.Float32s() {
@@ -222,18 +246,14 @@ func initScale(r *report.Report, c config, d *data) error {
 		r.Set("init_rms."+a.Name()+".factor", f)
 		rows = append(rows, append(row, f))
 	}
-	r.Text(fmt.Sprintf("Root mean square of each hidden layer's pre-activations (and of the logits) at initialization, seed %d, "+
-		"on the first training batch; the factor is the geometric mean of the ratios between consecutive hidden layers:", c.Seed))
-	return r.Table("init_rms", append(header, "logits", "factor per layer"), rows)
+	return report.TableData{Header: append(header, "logits", "factor per layer"), Rows: rows}, nil
 }
 
-// tables writes the tables of final values, the learning-rate choice,
-// curves.csv and the summary values of the reported settings.
-func tables(r *report.Report, c config, d *data, res *results) {
-	r.Section("Results at the end of training")
+// tables fills the results at the end of training: the activations in
+// order, the tables of final values and of the learning-rate choice,
+// curves.csv, and the summary values of the reported settings.
+func tables(r *report.Report, c config, d *data, res *results, pg *page) {
 	tk := c.trainKey()
-	var b strings.Builder
-	b.WriteString("In order, best first (medians over seeds):\n")
 	for _, o := range c.Opts {
 		for _, by := range []struct {
 			what   string
@@ -249,26 +269,23 @@ func tables(r *report.Report, c config, d *data, res *results) {
 			for _, g := range gs {
 				parts = append(parts, g.Setting.Act.Title()+" "+report.Format(med(g)))
 			}
-			fmt.Fprintf(&b, "- %s, %s: %s\n", c.optLabel(o), by.what, strings.Join(parts, ", "))
+			pg.Orders = append(pg.Orders, fmt.Sprintf("%s, %s: %s", c.optLabel(o), by.what, strings.Join(parts, ", ")))
 		}
 	}
-	r.Text(b.String())
-	header := []string{"activation"}
+	pg.FinalTestError.Header = []string{"activation"}
 	for _, o := range c.Opts {
-		header = append(header, c.optLabel(o)+": test error (%), median", c.optLabel(o)+": min–max")
+		pg.FinalTestError.Header = append(pg.FinalTestError.Header, c.optLabel(o)+": test error (%), median", c.optLabel(o)+": min–max")
 	}
-	var rows [][]any
 	for _, a := range c.Acts {
 		row := []any{a.Title()}
 		for _, o := range c.Opts {
 			s := experiment.Summarize(best(res, o, a).Final("test_error"))
 			row = append(row, 100*s.Median, s.Range(100))
 		}
-		rows = append(rows, row)
+		pg.FinalTestError.Rows = append(pg.FinalTestError.Rows, row)
 	}
-	r.Text(fmt.Sprintf("Test error after %d epoch(s), over %d seed(s):", c.Epochs, c.Seeds))
-	r.Table("final_test_error", header, rows)
-	rows = nil
+	pg.Final.Header = []string{"optimizer", "activation", "lr", "final train loss", "final train loss, min–max",
+		"mean train loss over the run", "mean train loss, min–max", "test error (%)", "validation error (%)", "diverged runs"}
 	for _, g := range res.Best {
 		p := fmt.Sprintf("%s.%s.", g.Setting.Opt, g.Setting.Act.Name())
 		r.Set(p+"lr", g.Setting.LR)
@@ -280,33 +297,27 @@ func tables(r *report.Report, c config, d *data, res *results) {
 		}
 		tl, ml := experiment.Summarize(g.Final(tk)), experiment.Summarize(g.Mean(tk))
 		ml.Set(r, p+"mean_train_loss")
-		rows = append(rows, []any{c.optLabel(g.Setting.Opt), g.Setting.Act.Title(), fmt.Sprint(g.Setting.LR), tl.Median, tl.Range(1), ml.Median,
-			ml.Range(1), 100 * experiment.Median(g.Final("test_error")), 100 * experiment.Median(g.Final("val_error")), g.Diverged()})
+		pg.Final.Rows = append(pg.Final.Rows, []any{c.optLabel(g.Setting.Opt), g.Setting.Act.Title(), fmt.Sprint(g.Setting.LR), tl.Median, tl.Range(1),
+			ml.Median, ml.Range(1), 100 * experiment.Median(g.Final("test_error")), 100 * experiment.Median(g.Final("val_error")), g.Diverged()})
 	}
-	r.Text("Training loss (cross-entropy, nats) at the end and averaged over all evaluations (lower = lower sooner: " +
-		"the area under the training curve), medians with the seed range; errors in %:")
-	r.Table("final", []string{"optimizer", "activation", "lr", "final train loss", "final train loss, min–max",
-		"mean train loss over the run", "mean train loss, min–max", "test error (%)", "validation error (%)", "diverged runs"}, rows)
 	if len(res.Groups) > len(res.Best) {
-		rows = nil
+		pg.LRSelection.Header = []string{"optimizer", "activation", "lr", "validation error (%)", "validation loss", "chosen"}
 		for _, g := range res.Groups {
-			rows = append(rows, []any{c.optLabel(g.Setting.Opt), g.Setting.Act.Title(), fmt.Sprint(g.Setting.LR), 100 * experiment.Median(g.Final("val_error")),
-				experiment.Median(g.Final("val_loss")), slices.Contains(res.Best, g)})
+			pg.LRSelection.Rows = append(pg.LRSelection.Rows, []any{c.optLabel(g.Setting.Opt), g.Setting.Act.Title(), fmt.Sprint(g.Setting.LR),
+				100 * experiment.Median(g.Final("val_error")), experiment.Median(g.Final("val_loss")), slices.Contains(res.Best, g)})
 		}
-		r.Text("Learning-rate choice (median final validation error, then loss):")
-		r.Table("lr_selection", []string{"optimizer", "activation", "lr", "validation error (%)", "validation loss", "chosen"}, rows)
 	}
 	for _, run := range res.Runs {
 		if run.Diverged != "" {
-			r.Text(fmt.Sprintf("Diverged: %s, lr %g, %s, seed %d: %s. Its later evaluations are missing and it drops out of the medians.",
-				c.optLabel(run.Setting.Opt), run.Setting.LR, run.Setting.Act.Title(), run.Seed, run.Diverged))
+			pg.Diverged = append(pg.Diverged, run)
 		}
 	}
-	r.Text("Every evaluation of every activation, optimizer and learning rate, median/min/max over seeds:")
-	experiment.WriteBands(r, "curves", res.Groups, []string{"activation", "optimizer", "lr", "selected", "step", "epoch"},
-		func(g *group, step int) []any {
-			return []any{g.Setting.Act.Name(), g.Setting.Opt, g.Setting.LR, slices.Contains(res.Best, g), step, float64(step) / float64(d.stepsPerEpoch)}
-		})
+	pg.Curves, _ = r.Capture(func() error {
+		return experiment.WriteBands(r, "curves", res.Groups, []string{"activation", "optimizer", "lr", "selected", "step", "epoch"},
+			func(g *group, step int) []any {
+				return []any{g.Setting.Act.Name(), g.Setting.Opt, g.Setting.LR, slices.Contains(res.Best, g), step, float64(step) / float64(d.stepsPerEpoch)}
+			})
+	})
 }
 
 // cmpNaNLast orders numbers ascending with NaN (all runs diverged) last.
@@ -326,25 +337,25 @@ func b2i(b bool) int {
 
 // plots draws the training loss and the test error of every activation
 // with opt against epochs: medians over seeds, shaded from min to max.
-func plots(r *report.Report, c config, d *data, res *results, opt string) {
-	tk := c.trainKey()
-	what := "mean mini-batch training loss since the previous evaluation"
+func plots(c config, d *data, res *results, opt string) []namedPlot {
+	what := "the mean mini-batch training loss since the previous evaluation"
 	if c.Dropout > 0 {
-		what = "training loss with dropout off (fixed 5000-image training subset)"
+		what = "the training loss with dropout off (fixed 5000-image training subset)"
 	}
 	epoch := func(step int) float64 { return float64(step) / float64(d.stepsPerEpoch) }
-	for _, spec := range []struct {
-		name, title, ylabel, key, caption string
-		scale                             float64
+	var out []namedPlot
+	for _, p := range []struct {
+		name, title, ylabel, key, what string
+		scale                          float64
 	}{
-		{"train_loss_" + opt, "Training loss, " + c.optLabel(opt), "cross-entropy (nats)", tk, "Each point is the " + what + ".", 1},
-		{"test_error_" + opt, "Test error, " + c.optLabel(opt), "test error (%)", "test_error", "Each point is the error on the test images at that moment.", 100},
+		{"train_loss_" + opt, "Training loss, " + c.optLabel(opt), "cross-entropy (nats)", c.trainKey(), what, 1},
+		{"test_error_" + opt, "Test error, " + c.optLabel(opt), "test error (%)", "test_error", "the error on the test images at that moment", 100},
 	} {
 		var series []report.Series
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for _, a := range c.Acts {
 			g := best(res, opt, a)
-			s := g.Band(spec.key).Scale(spec.scale).Series(fmt.Sprintf("%s (lr %g)", a.Title(), g.Setting.LR), epoch)
+			s := g.Band(p.key).Scale(p.scale).Series(fmt.Sprintf("%s (lr %g)", a.Title(), g.Setting.LR), epoch)
 			s.Dashed = a == activation.GELUTanh
 			series = append(series, s)
 			for _, v := range slices.Concat(s.Y, s.Lo, s.Hi) {
@@ -355,19 +366,15 @@ func plots(r *report.Report, c config, d *data, res *results, opt string) {
 		}
 		// A log axis helps over more than a factor of 30; over less its
 		// ticks (powers of ten only) would leave one label or none.
-		logY := hi > 30*lo
-		caption := fmt.Sprintf("Median over %d seed(s), shaded from the lowest to the highest seed", c.Seeds)
-		if logY {
-			caption += "; log scale"
-		}
-		r.Plot(spec.name, report.PlotSpec{Title: spec.title, XLabel: "epoch", YLabel: spec.ylabel, Series: series, LogY: logY,
-			DPI: c.DPI, Caption: caption + ". " + spec.caption})
+		out = append(out, namedPlot{Name: p.name, Caption: p.what, Spec: report.PlotSpec{Title: p.title, XLabel: "epoch", YLabel: p.ylabel,
+			Series: series, LogY: hi > 30*lo, DPI: c.DPI}})
 	}
+	return out
 }
 
-// alongTheWay lists the medians at every evaluation (at most about 12
+// alongTheWay tabulates the medians at every evaluation (at most about 12
 // rows: later ones are thinned to epoch ends).
-func alongTheWay(r *report.Report, c config, d *data, res *results) {
+func alongTheWay(c config, d *data, res *results) (out []alongTable) {
 	var steps []int
 	stride := max(1, (c.Epochs+11)/12)
 	for i, s := range d.evalSteps {
@@ -376,17 +383,15 @@ func alongTheWay(r *report.Report, c config, d *data, res *results) {
 			steps = append(steps, s)
 		}
 	}
-	r.Section("Medians along the way")
 	for _, o := range c.Opts {
 		for _, t := range []struct {
 			name, what, key string
 			scale           float64
 		}{{"curve_train_loss_" + o, "training loss", c.trainKey(), 1}, {"curve_test_error_" + o, "test error (%)", "test_error", 100}} {
-			header := []string{"epoch"}
+			tab := report.TableData{Header: []string{"epoch"}}
 			for _, a := range c.Acts {
-				header = append(header, a.Title())
+				tab.Header = append(tab.Header, a.Title())
 			}
-			var rows [][]any
 			for _, s := range steps {
 				row := []any{float64(s) / float64(d.stepsPerEpoch)}
 				for _, a := range c.Acts {
@@ -397,33 +402,10 @@ func alongTheWay(r *report.Report, c config, d *data, res *results) {
 					}
 					row = append(row, v)
 				}
-				rows = append(rows, row)
+				tab.Rows = append(tab.Rows, row)
 			}
-			r.Text(fmt.Sprintf("%s, median %s:", c.optLabel(o), t.what))
-			r.Table(t.name, header, rows)
+			out = append(out, alongTable{t.name, c.optLabel(o), t.what, tab})
 		}
 	}
-}
-
-func describe(r *report.Report) {
-	for _, d := range [][2]string{
-		{"config.*", "the settings of this run (config.blas: the matrix-multiply library; results differ in the last bits between BLAS libraries and thread counts)"},
-		{"*.lr", "learning rate reported for this optimizer and activation (chosen on the validation set when -<opt>-lr lists several); keys <opt>.<act>.*"},
-		{"*.final.train_loss.*", "training loss at the last evaluation (mean mini-batch cross-entropy in nats since the evaluation before; with dropout the dropout-on loss): median, min and max over seeds"},
-		{"*.final.train_loss_nodrop.*", "with -dropout: cross-entropy with dropout off on a fixed 5000-image training subset at the last evaluation (median, min, max over seeds)"},
-		{"*.final.test_error.*", "fraction of the test images misclassified at the last evaluation: median, min and max over seeds"},
-		{"*.final.test_loss.*", "mean test cross-entropy (nats) at the last evaluation: median, min and max over seeds"},
-		{"*.final.val_error.*", "fraction of the held-out validation images misclassified at the last evaluation: median, min, max over seeds"},
-		{"*.final.val_loss.*", "mean validation cross-entropy at the last evaluation: median, min, max over seeds"},
-		{"*.mean_train_loss.*", "training loss averaged over all evaluations of a run (the area under its training curve; lower = lower sooner): median, min, max over seeds; with dropout, of the dropout-off loss"},
-		{"*.diverged", "runs of this optimizer and activation stopped by a NaN or infinite loss, gradient or weight (they count as NaN: no final value)"},
-		{"compare.*.lower_seeds", "seeds (paired) in which the first activation's value is lower than the second's; compare.<opt>.<quantity>.<a>_vs_<b>"},
-		{"compare.*.pairs", "seeds in which both values are finite and differ (the sign test's n)"},
-		{"compare.*.p_value", "one-sided sign test: probability of at least lower_seeds of pairs by chance if neither activation were better"},
-		{"compare.*.mean_diff", "mean over seeds of the first activation's value minus the second's"},
-		{"compare.*.mean_diff_se", "standard error of mean_diff across seeds (sd/√seeds; NaN with one seed)"},
-		{"init_rms.*", "root mean square of the pre-activations of hidden layer k (k = layers+1: the logits) at initialization (first seed, first training batch); init_rms.<act>.<k>; init_rms.<act>.factor: geometric mean of the ratios between consecutive hidden layers"},
-	} {
-		r.Describe(d[0], d[1])
-	}
+	return out
 }

@@ -7,7 +7,7 @@
 //	*.png            f'(x)²φ(x); gradient variance during training; Var(m) against the prediction per block
 //
 // 1. E[f'(X)], E[f'(X)²] and Var[f'(X)] for X ~ N(0, 1), every activation
-// (activation.Activation.Profile).
+// (analysis.ProfileOf).
 //
 // 2. For each of -acts, an MLP on MNIST (784 → -hidden → 10, float32,
 // SGD with heavy-ball momentum -momentum) is measured in four phases:
@@ -32,6 +32,7 @@
 package main
 
 import (
+	_ "embed"
 	"flag"
 	"fmt"
 	"os"
@@ -39,6 +40,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"text/template"
 
 	"github.com/geluproject/gelu/ops/activation"
 	"github.com/geluproject/gelu/train/experiment"
@@ -98,6 +100,14 @@ func main() {
 	fmt.Println("wrote", c.Out+"/report.md")
 }
 
+//go:embed report.md.tmpl
+var reportText string
+
+//go:embed keys.txt
+var keysText string
+
+var reportTmpl = template.Must(report.ParseTemplate("report.md.tmpl", reportText))
+
 func parseFloat(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
 
 // list parses a comma-separated list.
@@ -134,16 +144,19 @@ func run(c config) (acts []*actResult, err error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, step := range []func() error{
-		func() error { return derivStats(r, c) },                        // 1
-		func() (err error) { acts, err = measureAll(c); return err },    // 2 and 3
-		func() error { return momentumReport(r, c, acts) },              // 2
-		func() error { return gradientReport(r, c, acts) },              // 3
-		func() error { claims(r, acts); describe(r); return r.Close() }, // claims at the top of report.md
-	} {
-		if err := step(); err != nil {
-			return nil, err
-		}
+	pg := &page{config: c}
+	if err := derivStats(r, pg); err != nil { // 1
+		return nil, err
 	}
-	return acts, nil
+	if acts, err = measureAll(c); err != nil { // 2 and 3
+		return nil, err
+	}
+	momentumReport(r, acts, pg) // 2
+	gradientReport(r, acts, pg) // 3
+	claims(r, acts)             // at the top of report.md
+	if err := r.Execute(reportTmpl, pg); err != nil {
+		return nil, err
+	}
+	r.DescribeKeys(keysText)
+	return acts, r.Close()
 }

@@ -1,16 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"math"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/geluproject/gelu/examples/internal/extest"
 	"github.com/geluproject/gelu/ops/activation"
-	"github.com/geluproject/gelu/train/report"
 )
 
 func tiny(dir string) config {
@@ -25,24 +22,13 @@ func tiny(dir string) config {
 // with one and with two workers, checks the first run's files and that
 // the second wrote the same bytes.
 func TestRunTinyWritesTheReport(t *testing.T) {
-	dir, dir2 := t.TempDir(), t.TempDir()
-	c := tiny(dir)
-	c.Workers = 1
-	res, err := run(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := run(tiny(dir2)); err != nil {
-		t.Fatal(err)
-	}
-	es, _ := os.ReadDir(dir)
-	for _, e := range es {
-		a, _ := os.ReadFile(filepath.Join(dir, e.Name()))
-		b, _ := os.ReadFile(filepath.Join(dir2, e.Name()))
-		if !bytes.Equal(a, b) {
-			t.Errorf("%s differs between two runs with the same seed (1 and 2 workers)", e.Name())
+	res, dir := extest.RunTwice(t, func(dir string, first bool) ([]*actResult, error) {
+		c := tiny(dir)
+		if first {
+			c.Workers = 1
 		}
-	}
+		return run(c)
+	})
 	if len(res) != 2 {
 		t.Fatalf("%d activations, want 2", len(res))
 	}
@@ -64,23 +50,8 @@ func TestRunTinyWritesTheReport(t *testing.T) {
 			t.Errorf("%v: %d training variance points (want 40/20 = 2), accuracy %v", a.Act, len(a.TrainVar), a.Accuracy)
 		}
 	}
-	for _, f := range []string{"report.md", "summary.json", "claims.csv", "normal_derivative.csv", "momentum.csv", "gradient_variance.csv",
-		"network_derivative.csv", "integrand.png", "momentum_relu.png", "momentum_gelu.png", "train_variance.png"} {
-		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
-			t.Errorf("%s: %v", f, err)
-		}
-	}
-	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
-	if !strings.HasPrefix(string(md), "```sh\ngradient-variance -window 60\n```\n") {
-		t.Errorf("report.md does not start with the command:\n%.200s", md)
-	}
-	sum, err := report.ReadSummary(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if u := sum.Undocumented(); len(u) > 0 {
-		t.Errorf("summary keys without a description: %v", u)
-	}
+	sum := extest.CheckOutput(t, dir, "gradient-variance -window 60", "claims.csv", "normal_derivative.csv", "momentum.csv", "gradient_variance.csv",
+		"network_derivative.csv", "integrand.png", "momentum_relu.png", "momentum_gelu.png", "train_variance.png")
 	// E[GELU'(X)²] = 1/3 + 2/(3√3·π) (see ops/expectation_test.go); E[ReLU'²] = 1/2.
 	if v, _ := sum.Values["normal.gelu.E_d1sq"].(float64); math.Abs(v-(1.0/3+2/(3*math.Sqrt(3)*math.Pi))) > 1e-12 {
 		t.Errorf("E[GELU'(X)²] = %v", v)

@@ -1,7 +1,8 @@
 package main
 
-// The report's sections: 1. E[f'(X)²] under N(0, 1), 2. momentum-buffer
-// variance against the predictions, 3. gradient variance by activation.
+// The numbers, tables and plots of the report's sections (report.md.tmpl
+// lays them out): 1. E[f'(X)²] under N(0, 1), 2. momentum-buffer variance
+// against the predictions, 3. gradient variance by activation.
 
 import (
 	"fmt"
@@ -14,7 +15,35 @@ import (
 	"github.com/geluproject/gelu/train/report"
 )
 
-func derivStats(r *report.Report, c config) error {
+// page is what report.md.tmpl shows besides the claims.
+type page struct {
+	config
+	ReluMinusGELUSq, ReluMinusGELUVar float64 // E[f'²] and Var[f'] of ReLU minus GELU's
+	NormalDerivative                  report.TableData
+	Integrand                         report.PlotSpec
+	OneAt                             float64 // where GELU' = 1: minus GELU's minimum
+	Burn, Elements                    int
+	WF9, WF99                         float64 // probe.WindowFactor(β, window)
+	WindowLRList                      string
+	MomentumTable                     report.TableData
+	FrozenZ, LagLo, LagHi             float64
+	WindowRanges                      []string // "learning rate 0.005: β = 0.9: 0.98–1.01, β = 0.99: …"
+	Deficit, Shrinks                  bool     // the β = 0.99 buffers vary too little; less so at lower rates
+	MomentumPlots                     []namedPlot
+	Ref                               string // the activation the gradient variances are divided by
+	GradientVariance, NetDerivative   report.TableData
+	TestImages                        int
+	Accuracies                        []string
+	TrainVariance                     []report.PlotSpec // none or one
+}
+
+type namedPlot struct {
+	Name string
+	Spec report.PlotSpec
+}
+
+func derivStats(r *report.Report, pg *page) error {
+	c := pg.config
 	var rows [][]any
 	var series []report.Series
 	var gelu analysis.Profile
@@ -33,41 +62,20 @@ func derivStats(r *report.Report, c config) error {
 		s.Dashed = a != activation.ReLU && a != activation.GELU
 		series = append(series, s)
 	}
-	r.Section("1. The activation's derivative under a unit-Gaussian pre-activation")
-	r.Text(fmt.Sprintf("X ~ N(0, 1); adaptive Gauss–Kronrod quadrature (`analysis.NormalExpectation`, `analysis.NormalVariance`) ± its error estimate. "+
-		"E[f'(X)²] is the second moment of f'(X), not its variance: Var[f'(X)] = E[f'(X)²] − E[f'(X)]². For GELU, "+
-		"GELU'(x) + GELU'(−x) = 1 makes E[GELU'(X)] = ½ exactly, as for ReLU, so GELU is lower than ReLU by the same amount in both: "+
-		"%s in E[f'²] and %s in Var[f'].", report.Format(r.Get("normal.relu.E_d1sq")-r.Get("normal.gelu.E_d1sq")),
-		report.Format(r.Get("normal.relu.Var_d1")-r.Get("normal.gelu.Var_d1"))))
-	if err := r.Table("normal_derivative", []string{"activation", "E[f'(X)]", "E[f'(X)²]", "Var[f'(X)]"}, rows); err != nil {
-		return err
-	}
-	return r.Plot("integrand", report.PlotSpec{Title: "f'(x)²·φ(x): the integrand of E[f'(X)²]", XLabel: "x", YLabel: "f'(x)²·φ(x)",
-		Series: series, VLines: []float64{0}, DPI: c.DPI,
-		Caption: fmt.Sprintf("The area under each curve is E[f'(X)²]. Against ReLU (f'² = 1 for x > 0, 0 below), GELU adds area for x < 0 "+
-			"and for x > %s (where GELU' > 1; by GELU'(x) + GELU'(−x) = 1 this is minus GELU's minimum) and loses more on 0 < x < %[1]s.",
-			report.FormatDigits(-gelu.MinX, 6))})
+	pg.ReluMinusGELUSq = r.Get("normal.relu.E_d1sq") - r.Get("normal.gelu.E_d1sq")
+	pg.ReluMinusGELUVar = r.Get("normal.relu.Var_d1") - r.Get("normal.gelu.Var_d1")
+	pg.NormalDerivative = report.TableData{Header: []string{"activation", "E[f'(X)]", "E[f'(X)²]", "Var[f'(X)]"}, Rows: rows}
+	pg.Integrand = report.PlotSpec{Title: "f'(x)²·φ(x): the integrand of E[f'(X)²]", XLabel: "x", YLabel: "f'(x)²·φ(x)",
+		Series: series, VLines: []float64{0}, DPI: c.DPI}
+	pg.OneAt = -gelu.MinX
+	return nil
 }
 
-func momentumReport(r *report.Report, c config, acts []*actResult) error {
-	burn := burnIn(c)
-	wf := func(beta float64) string { return report.Format(probe.WindowFactor(beta, c.Window)) }
-	r.Section("2. Momentum-buffer variance against the stationary predictions")
-	r.Text(fmt.Sprintf("Four buffers watch the same gradients: EMA m ← βm + (1−β)g (optim.SGD with dampening β) and heavy ball "+
-		"m ← βm + g (dampening 0, PyTorch's default), β = 0.9 and 0.99. They are `probe.Shadow`s: optim.SGD with learning rate 0 on "+
-		"private copies of the parameters, so they never move the model. For gradients that are independent with per-element mean μ and "+
-		"variance σ², the stationary buffer has E[m] = μ and Var(m) = (1−β)/(1+β)·σ² (EMA), E[m] = μ/(1−β) and Var(m) = σ²/(1−β²) (heavy ball). "+
-		"The documents write Var(m) = (1−β)/(1+β)·E[g²]: the EMA factor, applied to the second moment instead of the variance.\n\n"+
-		"Each buffer's first %d steps are skipped (β^t ≤ %g for β = 0.99, so the start is forgotten), then %d steps are measured in %d blocks. "+
-		"Sums run over all %d parameters: Var(g) is Σ_j Var(g_j), likewise Var(m) and mean(g)². A buffer is strongly autocorrelated "+
-		"(lag-1 correlation β), so the sample variance over a window of n steps is expected to be the stationary value times "+
-		"`probe.WindowFactor(β, n)` (%s for β = 0.99, n = %d); the table gives both. ± is the batch-means standard error over the blocks.\n\n"+
-		"Two settings: **frozen** keeps the trained weights fixed and draws every batch independently with replacement, so the gradients "+
-		"are exactly i.i.d. and the formulas must hold; **window_lr…** continues training after %d steps at learning rate %g, at the "+
-		"learning rates %s one after the other (burn-in + %d steps each), where the weights move and consecutive gradients need not be "+
-		"independent (their measured lag-1 autocorrelation is in the table). The frozen phase uses the weights after the last window.",
-		burn, c.BurnEps, c.Window, c.Blocks, acts[0].Phases[0].All().Elements, wf(0.99), c.Window,
-		c.TrainSteps, c.LR, strings.ReplaceAll(strings.Trim(fmt.Sprint(c.WindowLRs), "[]"), " ", ", "), c.Window))
+func momentumReport(r *report.Report, acts []*actResult, pg *page) {
+	c := pg.config
+	pg.Burn, pg.Elements = burnIn(c), acts[0].Phases[0].All().Elements
+	pg.WF9, pg.WF99 = probe.WindowFactor(0.9, c.Window), probe.WindowFactor(0.99, c.Window)
+	pg.WindowLRList = strings.ReplaceAll(strings.Trim(fmt.Sprint(c.WindowLRs), "[]"), " ", ", ")
 	var rows [][]any
 	for _, a := range acts {
 		for _, p := range a.Phases {
@@ -82,12 +90,10 @@ func momentumReport(r *report.Report, c config, acts []*actResult) error {
 			}
 		}
 	}
-	if err := r.Table("momentum", []string{"activation", "phase", "β", "form", "Σ Var(g)", "Σ mean(g)²", "Var(m)/Var(g) measured",
+	pg.MomentumTable = report.TableData{Header: []string{"activation", "phase", "β", "form", "Σ Var(g)", "Σ mean(g)²", "Var(m)/Var(g) measured",
 		"stationary prediction", "expected in window", "z", "Var(m) / documents' formula", "E[m] slope on E[g]", "predicted slope",
-		"lag-1 corr. of g", "lag-1 corr. of m"}, rows); err != nil {
-		return err
-	}
-	r.Text(momentumSummary(c, acts))
+		"lag-1 corr. of g", "lag-1 corr. of m"}, Rows: rows}
+	momentumSummary(c, acts, pg)
 	for _, a := range acts {
 		var series []report.Series
 		for _, p := range a.Phases {
@@ -102,24 +108,17 @@ func momentumReport(r *report.Report, c config, acts []*actResult) error {
 				series = append(series, s)
 			}
 		}
-		if err := r.Plot("momentum_"+a.Act.Key(), report.PlotSpec{
+		pg.MomentumPlots = append(pg.MomentumPlots, namedPlot{"momentum_" + a.Act.Key(), report.PlotSpec{
 			Title:  fmt.Sprintf("%s: measured Var(m)/Var(g) ÷ stationary prediction, per block", a.Act.Title()),
 			XLabel: "step after burn-in (block centre)", YLabel: "measured / predicted", Series: series,
-			HLines: []float64{1, probe.WindowFactor(0.99, c.Window)}, Width: 6.5, Height: 4.5, DPI: c.DPI,
-			Caption: fmt.Sprintf("EMA buffers; heavy ball gives the same curves (after burn-in its buffer is the EMA buffer divided by 1 − β). "+
-				"Solid: frozen weights, i.i.d. batches; dashed: the training windows. Grey lines at 1 and at %s, the value expected for "+
-				"β = 0.99 over a window of %d steps (β = 0.9: %s). The documents' formula is off by the factors in the table "+
-				"(up to ×10⁴ for heavy ball), beyond this scale.", wf(0.99), c.Window, wf(0.9))}); err != nil {
-			return err
-		}
+			HLines: []float64{1, probe.WindowFactor(0.99, c.Window)}, Width: 6.5, Height: 4.5, DPI: c.DPI}})
 	}
-	return nil
 }
 
-// momentumSummary says in numbers where the formulas held: the largest
-// |z| at frozen weights, and measured/expected of the EMA buffers in each
-// window per β, over the activations.
-func momentumSummary(c config, acts []*actResult) string {
+// momentumSummary finds where the formulas held: the largest |z| at
+// frozen weights, and measured/expected of the EMA buffers in each window
+// per β, over the activations.
+func momentumSummary(c config, acts []*actResult, pg *page) {
 	frozenZ, lo, hi := 0.0, math.Inf(1), math.Inf(-1)
 	type key struct{ lr, beta float64 }
 	window := map[key][2]float64{} // min, max of measured/expected
@@ -140,7 +139,6 @@ func momentumSummary(c config, acts []*actResult) string {
 			}
 		}
 	}
-	var parts []string
 	var deficit []float64 // 1 − measured/expected for β = 0.99, per window, in c.WindowLRs order
 	for _, lr := range c.WindowLRs {
 		var ps []string
@@ -152,31 +150,14 @@ func momentumSummary(c config, acts []*actResult) string {
 				}
 			}
 		}
-		parts = append(parts, fmt.Sprintf("learning rate %g: %s", lr, strings.Join(ps, ", ")))
+		pg.WindowRanges = append(pg.WindowRanges, fmt.Sprintf("learning rate %g: %s", lr, strings.Join(ps, ", ")))
 	}
-	verdict := "with i.i.d. gradients the measurements agree with the stationary formula of each form within sampling error"
-	if frozenZ > 4 {
-		verdict = "more than sampling error explains; a longer burn-in or window may be needed"
+	pg.FrozenZ, pg.LagLo, pg.LagHi = frozenZ, lo, hi
+	pg.Deficit = len(deficit) > 0 && deficit[0] > 0.1
+	pg.Shrinks = len(deficit) > 1
+	for i := 1; i < len(deficit); i++ {
+		pg.Shrinks = pg.Shrinks && c.WindowLRs[i] < c.WindowLRs[i-1] && deficit[i] < deficit[i-1]
 	}
-	text := fmt.Sprintf("At frozen weights the largest |z| over all activations and buffers is %s: %s. In the training windows "+
-		"measured/expected (over the activations) is %s; the gradients' lag-1 autocorrelation there is %s to %s. ",
-		report.FormatDigits(frozenZ, 2), verdict, strings.Join(parts, "; "), report.Format(lo), report.Format(hi))
-	if len(deficit) > 0 && deficit[0] > 0.1 {
-		text += "The β = 0.99 buffers vary less than independent gradients would make them. Lag-1 correlations this small cannot explain " +
-			"it, but a β = 0.99 buffer averages over about 100 steps and also feels correlations at longer lags: with the weights moving, each " +
-			"noisy step changes the gradients that follow, and where later gradients partly undo what the noise did, the correlations summed " +
-			"over those lags are negative. At frozen weights there is no such feedback"
-		shrinks := len(deficit) > 1
-		for i := 1; i < len(deficit); i++ {
-			shrinks = shrinks && c.WindowLRs[i] < c.WindowLRs[i-1] && deficit[i] < deficit[i-1]
-		}
-		if shrinks {
-			text += ", and the deficit shrinks as the learning rate does, as that explanation predicts. "
-		} else {
-			text += "; this run does not show the deficit shrinking with the learning rate, so the explanation is not confirmed here. "
-		}
-	}
-	return text + "EMA and heavy ball give the same ratios: once the start is forgotten, the heavy-ball buffer is the EMA buffer divided by 1 − β."
 }
 
 func rangeText(mm [2]float64) string {
@@ -186,14 +167,10 @@ func rangeText(mm [2]float64) string {
 	return report.Format(mm[0]) + "–" + report.Format(mm[1])
 }
 
-func gradientReport(r *report.Report, c config, acts []*actResult) error {
+func gradientReport(r *report.Report, acts []*actResult, pg *page) {
+	c := pg.config
 	ref := acts[0].Act.Title()
-	r.Section("3. Gradient variance by activation")
-	r.Text(fmt.Sprintf("Σ_j Var(g_j) over the elements of each parameter tensor, per phase. All activations start from the same weights "+
-		"(same seed and parameter names) and see the same batches in every phase, so at **init** the only difference is the activation. "+
-		"Ratios are to %s's value in the same phase and tensor. The network's E[f'(z)] and E[f'(z)²] average over all hidden units and the "+
-		"first %d batches of the phase: the counterparts of the N(0, 1) values of section 1 for the pre-activations the network actually has.",
-		ref, c.UnitBatches))
+	pg.Ref = ref
 	var rows, drows [][]any
 	var acc []string
 	var series []report.Series
@@ -223,24 +200,16 @@ func gradientReport(r *report.Report, c config, acts []*actResult) error {
 			series = append(series, s)
 		}
 	}
-	if err := r.Table("gradient_variance", []string{"activation", "phase", "tensor", "Σ Var(g)", "Σ mean(g)²", "Var / mean²",
-		"Σ Var(g) / " + ref + "'s"}, rows); err != nil {
-		return err
-	}
-	if err := r.Table("network_derivative", []string{"activation", "phase", "E[f'(z)] in the network", "E[f'(z)²] in the network",
-		"E[f'(X)²], X ~ N(0,1)"}, drows); err != nil {
-		return err
-	}
-	testN := 10000
+	pg.GradientVariance = report.TableData{Header: []string{"activation", "phase", "tensor", "Σ Var(g)", "Σ mean(g)²", "Var / mean²",
+		"Σ Var(g) / " + ref + "'s"}, Rows: rows}
+	pg.NetDerivative = report.TableData{Header: []string{"activation", "phase", "E[f'(z)] in the network", "E[f'(z)²] in the network",
+		"E[f'(X)²], X ~ N(0,1)"}, Rows: drows}
+	pg.TestImages, pg.Accuracies = 10000, acc
 	if c.TestN > 0 {
-		testN = min(c.TestN, testN)
+		pg.TestImages = min(c.TestN, pg.TestImages)
 	}
-	r.Text(fmt.Sprintf("Test accuracy after the last window (%d test images): %s.", testN, strings.Join(acc, ", ")))
-	if len(series) == 0 {
-		return nil
+	if len(series) > 0 {
+		pg.TrainVariance = []report.PlotSpec{{Title: "Gradient variance during training", XLabel: "step",
+			YLabel: fmt.Sprintf("Σ_j Var(g_j) over %d steps", c.VarBlock), Series: series, LogY: true, DPI: c.DPI}}
 	}
-	return r.Plot("train_variance", report.PlotSpec{Title: "Gradient variance during training", XLabel: "step",
-		YLabel: fmt.Sprintf("Σ_j Var(g_j) over %d steps", c.VarBlock), Series: series, LogY: true, DPI: c.DPI,
-		Caption: fmt.Sprintf("Each point: the per-parameter variance of the gradient over the %d steps ending there (learning rate %g, "+
-			"momentum %g), summed over all parameters.", c.VarBlock, c.LR, c.Momentum)})
 }

@@ -1,8 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/geluproject/gelu/datasets"
+	"github.com/geluproject/gelu/examples/internal/extest"
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/ops/activation"
 	"github.com/geluproject/gelu/optim"
@@ -95,17 +96,12 @@ func TestRunLearnsAndWritesTheReport(t *testing.T) {
 		t.Errorf("the graph has %d parameters, shape.params() says %d", n, res.Shape.params())
 	}
 
-	for _, f := range []string{"report.md", "summary.json", "curves.csv", "setup.csv", "results.csv", "comparison.csv", "loss.png",
-		"loss_val_late.png", "relu/seed1/steps.csv", "relu/seed1/evals.csv", "relu/seed1/model.safetensors", "gelu/seed1/steps.csv", "gelu/seed1/model.safetensors"} {
-		if st, err := os.Stat(filepath.Join(c.Out, f)); err != nil || st.Size() == 0 {
-			t.Errorf("%s: %v", f, err)
-		}
+	sum := extest.CheckOutput(t, c.Out, "transformer-ffn -steps 40", "curves.csv", "setup.csv", "results.csv", "comparison.csv", "loss.png",
+		"loss_val_late.png", "relu/seed1/steps.csv", "relu/seed1/evals.csv", "relu/seed1/model.safetensors", "gelu/seed1/steps.csv", "gelu/seed1/model.safetensors")
+	if md, _ := os.ReadFile(filepath.Join(c.Out, "report.md")); !strings.Contains(string(md), "![Loss vs step](loss.png)") {
+		t.Errorf("report.md lacks the plot:\n%.300s", md)
 	}
-	md, _ := os.ReadFile(filepath.Join(c.Out, "report.md"))
-	if !strings.HasPrefix(string(md), "```sh\ntransformer-ffn -steps 40\n```\n") || !strings.Contains(string(md), "![Loss vs step](loss.png)") {
-		t.Errorf("report.md does not start with the command or lacks the plot:\n%.300s", md)
-	}
-	checkSummary(t, c.Out, res)
+	checkSummary(t, sum, res)
 }
 
 // checkAgainstTrainer compares the curve this program recorded with the
@@ -132,15 +128,8 @@ func checkAgainstTrainer(t *testing.T, evalsCSV string, r *runResult) {
 	}
 }
 
-func checkSummary(t *testing.T, dir string, res *results) {
+func checkSummary(t *testing.T, sum *report.Summary, res *results) {
 	t.Helper()
-	sum, err := report.ReadSummary(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if u := sum.Undocumented(); len(u) > 0 {
-		t.Errorf("summary keys without a description: %v", u)
-	}
 	num := func(k string) float64 {
 		v, ok := sum.Number(k)
 		if !ok {
@@ -204,6 +193,15 @@ func TestMaxRise(t *testing.T) {
 	}
 }
 
+// keys.txt states the smoothing of the training loss as a number; it must
+// be the one the program uses.
+func TestKeysStateTheSmoothing(t *testing.T) {
+	want := fmt.Sprintf("*.train_loss_max_rise largest rise (nats) of the training loss, averaged over %d steps,", smooth)
+	if !strings.Contains(keysText, want) {
+		t.Errorf("keys.txt lacks %q", want)
+	}
+}
+
 // Training twice with the same configuration, once run by run and once
 // two runs at a time, writes the same metrics; a second seed sets the
 // sign-test keys.
@@ -216,21 +214,13 @@ func TestRunIsDeterministic(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var sum struct{ Values map[string]any }
-	raw, _ := os.ReadFile(filepath.Join(c1.Out, "summary.json"))
-	if err := json.Unmarshal(raw, &sum); err != nil {
-		t.Fatal(err)
-	}
+	sum := extest.CheckOutput(t, c1.Out, "transformer-ffn -steps 40")
 	if n, p := sum.Values["gelu.lower_seeds"].(float64), sum.Values["gelu.p_value"]; p != map[float64]any{0: 1.0, 1: 0.75, 2: 0.25}[n] {
 		t.Errorf("gelu lower in %v of 2 seeds, p = %v", n, p)
 	}
-	for _, f := range []string{"curves.csv", "comparison.csv", "relu/seed1/steps.csv", "gelu/seed2/evals.csv", "gelu/seed2/model.safetensors"} {
-		a, _ := os.ReadFile(filepath.Join(c1.Out, f))
-		b, _ := os.ReadFile(filepath.Join(c2.Out, f))
-		if len(a) == 0 || !bytes.Equal(a, b) {
-			t.Errorf("%s differs between two runs of the same configuration", f)
-		}
-	}
+	// Wall-clock timings are the only numbers allowed to differ: they are
+	// in results.csv, summary.json and report.md.
+	extest.SameFiles(t, c1.Out, c2.Out, "results.csv", "summary.json", "report.md")
 }
 
 // -init with this program's own model.safetensors starts exactly where the
@@ -394,22 +384,7 @@ func BenchmarkTrainStep(b *testing.B) {
 			}
 			mach.Set(m.Input, tensor.New(tensor.WithShape(rows, s.Context), tensor.WithBacking(x)))
 			mach.Set(m.Target, tensor.New(tensor.WithShape(rows), tensor.WithBacking(y)))
-			opt := &optim.SGD{LearningRate: 0.01, Momentum: 0.9}
-			params := m.Graph.ParamTensors()
-			b.ResetTimer()
-			for range b.N {
-				if err := mach.Run(); err != nil {
-					b.Fatal(err)
-				}
-				grads, err := mach.Grads()
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := opt.Step(params, grads); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(rows*b.N)/b.Elapsed().Seconds(), "tokens/s")
+			extest.BenchSteps(b, mach, &optim.SGD{LearningRate: 0.01, Momentum: 0.9}, m.Graph.ParamTensors(), float64(rows), "tokens/s")
 		})
 	}
 }

@@ -3,10 +3,12 @@ package main
 // report.md, summary.json, the tables and the plots.
 
 import (
+	_ "embed"
 	"fmt"
 	"math"
 	"runtime"
 	"strings"
+	"text/template"
 
 	"github.com/geluproject/gelu/ops/activation"
 	"github.com/geluproject/gelu/ops/gemm"
@@ -19,8 +21,56 @@ func key(a activation.Activation) string {
 	return strings.NewReplacer(":", "_", ".", "_").Replace(a.Name())
 }
 
+//go:embed report.md.tmpl
+var reportText string
+
+//go:embed keys.txt
+var keysText string
+
+var reportTmpl = template.Must(report.ParseTemplate("report.md.tmpl", reportText))
+
 // smooth is the number of steps averaged in the plotted training loss.
 const smooth = 10
+
+// page is what report.md.tmpl shows besides the summary keys.
+type page struct {
+	config
+	D                data
+	S                shape
+	Smooth, MinSeeds int
+	Setup, Results   report.TableData
+	Curves           string // curves.csv's link
+	Loss, LossLate   report.PlotSpec
+	Epochs           float64 // passes over the training windows
+	Base             string  // the activation the others are compared with
+	Comparison       report.TableData
+	Diffs            []diff
+	Rises            []rise
+	Tokens, Secs     float64
+	BLAS             string
+	CPUs, Procs      int
+	HalfStep         int // where the late validation plot starts
+}
+
+// TokensPerS is the training speed over all runs.
+func (p *page) TokensPerS() float64 { return p.Tokens / p.Secs }
+
+// diff is one activation's final validation loss against the first one's.
+type diff struct {
+	Name         string
+	Delta, SE, Z float64 // nats/char
+	Lower, N     int     // seeds where Name's loss is lower, of N
+	P            float64 // one-sided sign test
+	Along        alongTheWay
+}
+
+// rise is a run whose training loss climbed by more than 0.2 nats.
+type rise struct {
+	Act  string
+	Seed uint64
+	Rise float64
+	At   int
+}
 
 func writeReport(c config, res *results) error {
 	r, err := report.New(c.Out, "Transformer feed-forward blocks on characters: "+strings.ReplaceAll(c.Acts.String(), ",", " vs "), report.WithCommand(c.Args...))
@@ -28,12 +78,8 @@ func writeReport(c config, res *results) error {
 		return err
 	}
 	d, s := res.Data, res.Shape
-	r.Text(fmt.Sprintf("A next-character model without attention: the previous %d characters are embedded (%d numbers each), "+
-		"projected to width %d, passed through %d pre-LN Transformer feed-forward blocks x + fc2(act(fc1(LN(x)))) of inner width %d, "+
-		"a final LayerNorm and a Linear to the %d characters of the vocabulary. Each activation is trained with %d seed(s) from %d; "+
-		"with one seed, every activation starts from the same initial weights and sees the same batches in the same order: only the "+
-		"activation differs.", s.Context, s.Embed, s.Dim, s.Layers, s.Hidden, s.Vocab, c.Seeds, c.Seed))
-	r.Section("Setup")
+	pg := &page{config: c, D: d, S: s, Smooth: smooth, MinSeeds: experiment.MinPairs(0.05), BLAS: gemm.Name(), CPUs: runtime.NumCPU(),
+		Procs: runtime.GOMAXPROCS(0), Epochs: float64(c.Steps*c.Batch) / float64(d.Train.Len()), HalfStep: (c.Steps + 1) / 2}
 	init, clip := "PyTorch-style default initialization from the seed", "no gradient clipping"
 	if c.Init != "" {
 		init = "loaded from " + c.Init
@@ -41,8 +87,7 @@ func writeReport(c config, res *results) error {
 	if c.Clip > 0 {
 		clip = fmt.Sprintf("gradient norm clipped to %v", c.Clip)
 	}
-	epochs := float64(c.Steps*c.Batch) / float64(d.Train.Len())
-	r.Table("setup", []string{"setting", "value"}, [][]any{
+	pg.Setup = report.TableData{Header: []string{"setting", "value"}, Rows: [][]any{
 		{"text", fmt.Sprintf("%s: %d characters, %d distinct", d.Name, d.Chars, s.Vocab)},
 		{"split", fmt.Sprintf("chunks of %d characters, %.0f%% held out (seed %d); windows never cross a chunk", c.ChunkLen, 100*c.ValFraction, c.Seed)},
 		{"training windows", d.Train.Len()},
@@ -50,18 +95,16 @@ func writeReport(c config, res *results) error {
 		{"model", fmt.Sprintf("K=%d, e=%d, d=%d, d_ff=%d, L=%d: %d parameters (float32)", s.Context, s.Embed, s.Dim, s.Hidden, s.Layers, s.params())},
 		{"initial weights", init},
 		{"optimizer", fmt.Sprintf("SGD, momentum %v, peak lr %v, %d warmup steps, cosine decay to 0; %s", c.Momentum, c.LR, c.Warmup, clip)},
-		{"training", fmt.Sprintf("%d steps of %d windows (%d characters predicted, %.2f epochs)", c.Steps, c.Batch, c.Steps*c.Batch, epochs)},
+		{"training", fmt.Sprintf("%d steps of %d windows (%d characters predicted, %.2f epochs)", c.Steps, c.Batch, c.Steps*c.Batch, pg.Epochs)},
 		{"evaluation", fmt.Sprintf("every %d steps and at the end; train loss = mean minibatch loss since the previous evaluation", c.EvalEvery)},
-	})
-	r.Section("Results")
-	var rows [][]any
+	}}
+	pg.Results = report.TableData{Header: []string{"activation", "seed", "initial val loss", "final train loss", "final val loss", "val bits/char",
+		"val accuracy", "largest rise of train loss", "at step", "train time (s)", "tokens/s"}}
 	for _, run := range res.Runs {
 		rise, at := maxRise(run.Vectors["step_loss"])
-		rows = append(rows, []any{run.Setting.Name(), run.Seed, run.Curve.Metric("val_loss")[0], run.Curve.Last("train_loss"),
+		pg.Results.Rows = append(pg.Results.Rows, []any{run.Setting.Name(), run.Seed, run.Curve.Metric("val_loss")[0], run.Curve.Last("train_loss"),
 			run.Curve.Last("val_loss"), run.Curve.Last("val_bpc"), run.Curve.Last("val_accuracy"), rise, at, run.StepSeconds, tokensPerSec(c, run)})
 	}
-	r.Table("results", []string{"activation", "seed", "initial val loss", "final train loss", "final val loss", "val bits/char", "val accuracy",
-		"largest rise of train loss", "at step", "train time (s)", "tokens/s"}, rows)
 	for _, g := range experiment.Groups(res.Runs) {
 		k := key(g.Setting)
 		r.Set(k+".initial_val_loss", experiment.Median(initial(g)))
@@ -82,16 +125,17 @@ func writeReport(c config, res *results) error {
 		r.Set(k+".train_seconds", secs)
 		r.Set(k+".tokens_per_s", tokens/secs)
 	}
-	r.Text(fmt.Sprintf("Losses are cross-entropies in nats per character; bits per character = nats / ln 2. The largest rise is "+
-		"how far the training loss (mean of %d steps) climbed above its lowest value so far, at the step where that rise peaked: a "+
-		"sign of instability when it is large. In summary.json the keys of an activation start with its -acts name, ':' and '.' "+
-		"replaced by '_', and hold the median over seeds (the rise: the largest over seeds).", smooth))
-	if err := curves(r, c, res); err != nil {
+	if err := curves(r, c, res, pg); err != nil {
 		return err
 	}
-	comparison(r, c, res)
-	speed(r, c, res)
-	describe(r)
+	comparison(r, c, res, pg)
+	pg.Secs, pg.Tokens = speedOf(c, res.Runs)
+	r.Set("tokens_per_s", pg.Tokens/pg.Secs)
+	r.Set("train_seconds", pg.Secs)
+	if err := r.Execute(reportTmpl, pg); err != nil {
+		return err
+	}
+	r.DescribeKeys(keysText)
 	for k, v := range map[string]int{"data.chars": d.Chars, "data.vocab": s.Vocab, "data.train_windows": d.Train.Len(),
 		"data.val_windows": d.Val.Len(), "data.eval_windows": d.Eval.Len(), "model.params": s.params()} {
 		r.Set(k, v)
@@ -151,9 +195,12 @@ func tokensPerSec(c config, run *runResult) float64 {
 
 // curves writes every evaluation to curves.csv and plots the medians over
 // seeds, shaded from the lowest to the highest seed.
-func curves(r *report.Report, c config, res *results) error {
-	if err := experiment.WriteCurves(r, "curves", res.Runs, []string{"activation", "seed", "step"},
-		func(run *runResult, step int) []any { return []any{run.Setting.Name(), run.Seed, step} }); err != nil {
+func curves(r *report.Report, c config, res *results, pg *page) (err error) {
+	pg.Curves, err = r.Capture(func() error {
+		return experiment.WriteCurves(r, "curves", res.Runs, []string{"activation", "seed", "step"},
+			func(run *runResult, step int) []any { return []any{run.Setting.Name(), run.Seed, step} })
+	})
+	if err != nil {
 		return err
 	}
 	var train, val, late []report.Series
@@ -179,146 +226,93 @@ func curves(r *report.Report, c config, res *results) error {
 		}
 		late = append(late, vb.Series(g.Name, nil))
 	}
-	if err := r.Plot("loss", report.PlotSpec{Title: "Loss vs step", XLabel: "step", YLabel: "cross-entropy (nats/char)",
-		Series: append(train, val...), DPI: c.DPI,
-		Caption: fmt.Sprintf("Solid: training minibatch loss, mean of the last %d steps; dashed: loss on the validation windows (step 0: the initial weights). "+
-			"Lines are medians over seeds, shaded from the lowest to the highest seed. Per-step losses are in <activation>/seed<n>/steps.csv.", smooth)}); err != nil {
-		return err
-	}
-	return r.Plot("loss_val_late", report.PlotSpec{Title: "Validation loss, second half of training", XLabel: "step", YLabel: "cross-entropy (nats/char)",
-		Series: late, DPI: c.DPI, Caption: "The same validation curves from step " + fmt.Sprint((c.Steps+1)/2) + " on, with the y axis zoomed in."})
+	pg.Loss = report.PlotSpec{Title: "Loss vs step", XLabel: "step", YLabel: "cross-entropy (nats/char)", Series: append(train, val...), DPI: c.DPI}
+	pg.LossLate = report.PlotSpec{Title: "Validation loss, second half of training", XLabel: "step", YLabel: "cross-entropy (nats/char)", Series: late, DPI: c.DPI}
+	return nil
 }
 
-// comparison reports each activation's final validation loss against the
+// comparison compares each activation's final validation loss with the
 // first one's: per seed on the same windows, with the evaluation noise, and
 // over seeds.
-func comparison(r *report.Report, c config, res *results) {
-	r.Section("Comparison")
+func comparison(r *report.Report, c config, res *results, pg *page) {
 	gs := experiment.Groups(res.Runs)
 	if len(gs) < 2 {
-		r.Text("Only one activation was trained; there is nothing to compare.")
 		return
 	}
 	base := gs[0]
-	var rows [][]any
-	var lines []string
+	pg.Base = base.Name
+	pg.Comparison.Header = []string{"difference", "seed", "Δ final val loss (nats)", "Δ bits/char", "standard error (nats)", "z"}
 	for _, g := range gs[1:] {
 		var deltas, ses []float64
 		for i, run := range g.Runs {
 			a, b := run.Vectors["val_rows"], base.Runs[i].Vectors["val_rows"]
-			diff := make([]float64, len(a))
-			for j := range diff {
-				diff[j] = a[j] - b[j]
+			diffs := make([]float64, len(a))
+			for j := range diffs {
+				diffs[j] = a[j] - b[j]
 			}
-			delta, se := experiment.Summarize(diff).Mean, experiment.BlockSE(diff, 32)
+			delta, se := experiment.Summarize(diffs).Mean, experiment.BlockSE(diffs, 32)
 			deltas, ses = append(deltas, delta), append(ses, se)
-			rows = append(rows, []any{g.Name + " − " + base.Name, run.Seed, delta, bits(delta), se, delta / se})
+			pg.Comparison.Rows = append(pg.Comparison.Rows, []any{g.Name + " − " + base.Name, run.Seed, delta, bits(delta), se, delta / se})
 		}
 		sum, p := experiment.Summarize(deltas), experiment.Compare(g.Final("val_loss"), base.Final("val_loss"))
-		delta, se, z := sum.Mean, sum.SE, sum.Mean/sum.SE
-		verdict := "is within two standard errors of zero: the two activations are not distinguishable here"
+		d := diff{Name: g.Name, Delta: sum.Mean, SE: sum.SE, Lower: p.Lower, N: p.N, P: p.P, Along: along(base, g)}
 		if c.Seeds == 1 {
-			se, z = ses[0], deltas[0]/ses[0]
-			verdict = "is within two standard errors of zero: on these windows the two models are not distinguishable"
+			d.SE = ses[0]
 		}
-		if math.Abs(z) >= 2 {
-			better := g.Name
-			if delta > 0 {
-				better = base.Name
-			}
-			verdict = fmt.Sprintf("is %.1f standard errors from zero: %s predicts the held-out text better", math.Abs(z), better)
-			if c.Seeds == 1 {
-				verdict = fmt.Sprintf("is %.1f standard errors from zero: this run's %s model predicts the held-out text better", math.Abs(z), better)
-			}
-		}
-		r.Set(g.Name+".delta_val_loss", delta)
-		r.Set(g.Name+".delta_val_loss_se", se)
+		d.Z = d.Delta / d.SE
+		r.Set(g.Name+".delta_val_loss", d.Delta)
+		r.Set(g.Name+".delta_val_loss_se", d.SE)
 		r.Set(g.Name+".lower_seeds", p.Lower)
 		r.Set(g.Name+".p_value", p.P)
-		lines = append(lines, fmt.Sprintf("- %s − %s: %s nats (%s bits) per character, which %s. %s lower in %d of %d seeds (one-sided sign test p = %s). %s",
-			g.Name, base.Name, report.FormatPM(delta, se), report.FormatPM(bits(delta), bits(se)), verdict, g.Name, p.Lower, p.N,
-			report.Format(p.P), alongTheWay(base, g)))
+		pg.Diffs = append(pg.Diffs, d)
 	}
-	r.Table("comparison", []string{"difference", "seed", "Δ final val loss (nats)", "Δ bits/char", "standard error (nats)", "z"}, rows)
-	r.Text(fmt.Sprintf("Δ is, per seed, the mean over the %d scored validation windows of the per-window loss difference (same windows for every "+
-		"model); its standard error is by batch means over 32 contiguous blocks of windows in text order, since neighbouring windows "+
-		"share characters, and covers only the choice of validation text. Over several seeds the list below gives the mean Δ with its "+
-		"standard error across seeds, which includes how much the result moves with the initial weights and the batch order.", res.Data.Eval.Len()))
 	for _, run := range res.Runs {
-		if rise, at := maxRise(run.Vectors["step_loss"]); rise > 0.2 {
-			lines = append(lines, fmt.Sprintf("- %s, seed %d: the training loss rose by %s nats around step %d: an instability (see the plot) that "+
-				"costs it steps, so part of any gap can come from that event rather than from how the activation trains when stable; "+
-				"a lower -lr or a smaller -clip may avoid it.", run.Setting.Name(), run.Seed, report.Format(rise), at))
+		if x, at := maxRise(run.Vectors["step_loss"]); x > 0.2 {
+			pg.Rises = append(pg.Rises, rise{run.Setting.Name(), run.Seed, x, at})
 		}
 	}
-	r.Text(strings.Join(lines, "\n"))
-	r.Text(fmt.Sprintf("What this does and does not show. %d seed(s) from %d; the one-sided sign test needs at least %d seeds, all agreeing, "+
-		"to reach p ≤ 0.05, and with a single seed the standard error is the validation text's only: how much the final loss moves "+
-		"with another seed is then not measured, and it can be as large as the differences above. The run is also short (%d steps, "+
-		"%.2f epochs) and every activation used the same learning rate, not one tuned for it, so the ranking after this budget need "+
-		"not hold for longer training or other settings.", c.Seeds, c.Seed, experiment.MinPairs(0.05), c.Steps, float64(c.Steps*c.Batch)/float64(res.Data.Train.Len())))
 }
 
-// alongTheWay compares the median validation curves of g and base before
-// the end: a difference in speed of learning need not survive to the end.
-func alongTheWay(base, g *experiment.Group[activation.Activation]) string {
+// Clear reports whether the difference is two standard errors or more
+// from zero.
+func (d diff) Clear() bool { return math.Abs(d.Z) >= 2 }
+
+// AbsZ is |Z|.
+func (d diff) AbsZ() float64 { return math.Abs(d.Z) }
+
+// Bits is the difference and its standard error in bits per character.
+func (d diff) Bits() string { return report.FormatPM(bits(d.Delta), bits(d.SE)) }
+
+// Better is the activation with the lower loss: d's or base's.
+func (d diff) Better(base string) string {
+	if d.Delta > 0 {
+		return base
+	}
+	return d.Name
+}
+
+// alongTheWay compares two median validation curves before the end: a
+// difference in speed of learning need not survive to the end.
+type alongTheWay struct {
+	Lower, N int     // evaluations where the activation's median is below base's, of N
+	Gap      float64 // the largest difference, at step At
+	At       int
+}
+
+func along(base, g *experiment.Group[activation.Activation]) (w alongTheWay) {
 	a, b := g.Band("val_loss"), base.Band("val_loss")
-	lower, n, gap, at := 0, 0, 0.0, 0
 	for i, step := range a.Steps {
 		if step == 0 || i >= len(b.Steps) || b.Steps[i] != step {
 			continue
 		}
 		d := a.Median[i] - b.Median[i]
-		n++
+		w.N++
 		if d < 0 {
-			lower++
+			w.Lower++
 		}
-		if math.Abs(d) > math.Abs(gap) {
-			gap, at = d, step
+		if math.Abs(d) > math.Abs(w.Gap) {
+			w.Gap, w.At = d, step
 		}
 	}
-	return fmt.Sprintf("Along the way %s's median validation loss was below %s's at %d of %d evaluations; the largest difference %s − %s was %s nats, at step %d.",
-		g.Name, base.Name, lower, n, g.Name, base.Name, report.Format(gap), at)
-}
-
-func speed(r *report.Report, c config, res *results) {
-	r.Section("Speed")
-	secs, tokens := speedOf(c, res.Runs)
-	r.Set("tokens_per_s", tokens/secs)
-	r.Set("train_seconds", secs)
-	r.Text(fmt.Sprintf("Training ran at %s tokens (predicted characters) per second of training steps over all runs: %s s for %.0f tokens, "+
-		"counting forward, backward and optimizer steps, not evaluations (with -workers %d, that many runs shared the machine). "+
-		"Measured with %s on %d CPUs (GOMAXPROCS %d); timings vary with the machine and its load, and are the only numbers that "+
-		"differ between two runs of the same command. To compare the activations' speed, run them back to back with "+
-		"`go test ./examples/transformer-ffn -run '^$' -bench TrainStep -benchtime 10x`.",
-		report.Format(tokens/secs), report.Format(secs), tokens, c.Workers, gemm.Name(), runtime.NumCPU(), runtime.GOMAXPROCS(0)))
-}
-
-func describe(r *report.Report) {
-	for _, d := range [][2]string{
-		{"*.initial_val_loss", "validation loss (nats/char) of the initial weights, before any step: median over seeds"},
-		{"*.final_train_loss", "mean training minibatch loss (nats/char) over the last evaluation interval: median over seeds"},
-		{"*.final_train_bpc", "final_train_loss in bits per character"},
-		{"*.final_val_loss", "loss (nats/char) of the final model on the scored validation windows: median over seeds"},
-		{"*.final_val_bpc", "final_val_loss in bits per character"},
-		{"*.final_val_accuracy", "fraction of scored validation windows whose most likely next character is the true one: median over seeds"},
-		{"*.train_loss_max_rise", fmt.Sprintf("largest rise (nats) of the training loss, averaged over %d steps, above its lowest value so far: the largest over seeds", smooth)},
-		{"*.train_loss_max_rise_step", "the step where that rise peaked"},
-		{"*.train_seconds", "wall time of the training steps (forward, backward, update) of all seeds, evaluations excluded; varies between runs"},
-		{"*.tokens_per_s", "characters trained on per second of training steps; varies between runs"},
-		{"*.delta_val_loss", "final validation loss minus that of the first activation, as the mean per-window difference (nats/char), averaged over seeds"},
-		{"*.delta_val_loss_se", "standard error of delta_val_loss: with several seeds across seeds (sd/√seeds); with one seed the batch-means error over the windows (validation-text noise only)"},
-		{"*.lower_seeds", "seeds in which this activation's final validation loss is lower than the first activation's"},
-		{"*.p_value", "one-sided sign test: probability of at least lower_seeds lower seeds by chance if neither activation were better"},
-		{"tokens_per_s", "characters trained on per second over all runs; varies between runs"},
-		{"train_seconds", "total wall time of the training steps of all runs; varies between runs"},
-		{"data.chars", "characters in the text"},
-		{"data.vocab", "distinct characters (the vocabulary)"},
-		{"data.train_windows", "training windows (positions with K preceding characters in training chunks)"},
-		{"data.val_windows", "validation windows held out"},
-		{"data.eval_windows", "validation windows scored"},
-		{"model.params", "trainable parameters"},
-	} {
-		r.Describe(d[0], d[1])
-	}
+	return w
 }

@@ -26,6 +26,13 @@
 // Every file is written atomically (WriteFileAtomic, CreateAtomic): a
 // reader sees the old file or the complete new one, never a partial one.
 //
+// Prose can live in a text/template instead (ParseTemplate, Execute): the
+// template reads like the report.md it makes and places tables and plots
+// with {{table "name" .T}} and {{plot "name" .Spec}}; the program only
+// computes the data it is executed with. Capture turns blocks another
+// package adds (experiment.WriteCurves) into markdown for a template, and
+// DescribeKeys reads the summary keys' descriptions from a text file.
+//
 // The same pieces work without a Report: WriteFileAtomic for checkpoints,
 // CreateCSV for per-step training metrics, WritePlot for a single figure,
 // Quantiles for a band across seeds. ReadSummary reads a summary.json back

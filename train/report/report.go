@@ -135,12 +135,22 @@ func (r *Report) claimFile(what, name, ext string) (string, error) {
 // and to summary.json under "tables". Each row needs one cell per header
 // entry; cells are strings, numbers, bools, nil or fmt.Stringers.
 func (r *Report) Table(name string, header []string, rows [][]any) error {
-	f, err := r.claimFile("table", name, ".csv")
+	b, err := r.table(name, header, rows)
 	if err != nil {
 		return r.fail(err)
 	}
+	r.blocks = append(r.blocks, b)
+	return nil
+}
+
+// table writes name.csv and returns the table's markdown block.
+func (r *Report) table(name string, header []string, rows [][]any) (string, error) {
+	f, err := r.claimFile("table", name, ".csv")
+	if err != nil {
+		return "", err
+	}
 	if err := checkHeader(header); err != nil {
-		return r.fail(fmt.Errorf("report: table %q: %w", name, err))
+		return "", fmt.Errorf("report: table %q: %w", name, err)
 	}
 	var md strings.Builder
 	md.WriteString("| " + strings.Join(mapSlice(header, mdEscape), " | ") + " |\n|")
@@ -148,25 +158,24 @@ func (r *Report) Table(name string, header []string, rows [][]any) error {
 	tj := tableJSON{Columns: append([]string(nil), header...), Rows: make([][]any, len(rows))}
 	for i, row := range rows {
 		if len(row) != len(header) {
-			return r.fail(fmt.Errorf("report: table %q: row %d has %d cells, want %d (one per column)", name, i, len(row), len(header)))
+			return "", fmt.Errorf("report: table %q: row %d has %d cells, want %d (one per column)", name, i, len(row), len(header))
 		}
 		mds := make([]string, len(row))
 		tj.Rows[i] = make([]any, len(row))
 		for j, v := range row {
 			m, _, js, err := cell(v, r.digits)
 			if err != nil {
-				return r.fail(fmt.Errorf("report: table %q row %d column %q: %w", name, i, header[j], err))
+				return "", fmt.Errorf("report: table %q row %d column %q: %w", name, i, header[j], err)
 			}
 			mds[j], tj.Rows[i][j] = mdEscape(m), js
 		}
 		md.WriteString("| " + strings.Join(mds, " | ") + " |\n")
 	}
 	if err := WriteCSV(filepath.Join(r.dir, f), header, rows); err != nil {
-		return r.fail(err)
+		return "", err
 	}
 	r.tables[name] = tj
-	r.blocks = append(r.blocks, md.String()+"\n"+fmt.Sprintf("Data: [%s](%s)", f, f))
-	return nil
+	return md.String() + "\n" + fmt.Sprintf("Data: [%s](%s)", f, f), nil
 }
 
 // CSV starts name.csv for rows written one at a time (per-step metrics)
@@ -189,13 +198,23 @@ func (r *Report) CSV(name string, header ...string) (*CSVWriter, error) {
 // Plot writes name.png and adds it to report.md with its caption and a
 // note for every series with points that could not be drawn.
 func (r *Report) Plot(name string, spec PlotSpec) error {
-	f, err := r.claimFile("plot", name, ".png")
+	b, err := r.plot(name, spec)
 	if err != nil {
 		return r.fail(err)
 	}
+	r.blocks = append(r.blocks, b)
+	return nil
+}
+
+// plot writes name.png and returns its markdown block.
+func (r *Report) plot(name string, spec PlotSpec) (string, error) {
+	f, err := r.claimFile("plot", name, ".png")
+	if err != nil {
+		return "", err
+	}
 	notes, err := WritePlot(filepath.Join(r.dir, f), spec)
 	if err != nil {
-		return r.fail(err)
+		return "", err
 	}
 	alt := spec.Title
 	if alt == "" {
@@ -208,8 +227,7 @@ func (r *Report) Plot(name string, spec PlotSpec) error {
 	for _, n := range notes {
 		b += "\n\nNote: " + n + "."
 	}
-	r.blocks = append(r.blocks, b)
-	return nil
+	return b, nil
 }
 
 var keyRe = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.:+-]*$`)
