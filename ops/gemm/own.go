@@ -331,16 +331,10 @@ func ownPackA[T ownFloat](ap, a []T, lda int, tA bool, ic, mc, pc, kc, mr int) {
 			}
 			continue
 		}
-		for i := range rows {
-			src := a[(ic+ir+i)*lda+pc:]
-			src = src[:kc]
-			for p, v := range src {
-				panel[p*mr+i] = v
-			}
-		}
-		for i := rows; i < mr; i++ {
+		ownPackT(panel, mr, a[(ic+ir)*lda+pc:], lda, rows, kc)
+		if rows < mr {
 			for p := range kc {
-				panel[p*mr+i] = 0
+				clear(panel[p*mr+rows : p*mr+mr])
 			}
 		}
 	}
@@ -362,17 +356,40 @@ func ownPackB[T ownFloat](bp, b []T, ldb int, tB bool, pc, kc, jc, nc, nr int) {
 			continue
 		}
 		// op(B)(p, j) = b[j·ldb + p]: rows of b are panel columns.
-		for j := range cols {
-			src := b[(jc+jr+j)*ldb+pc:]
-			src = src[:kc]
-			for p, v := range src {
-				panel[p*nr+j] = v
+		ownPackT(panel, nr, b[(jc+jr)*ldb+pc:], ldb, cols, kc)
+		if cols < nr {
+			for p := range kc {
+				clear(panel[p*nr+cols : p*nr+nr])
 			}
 		}
-		for j := cols; j < nr; j++ {
-			for p := range kc {
-				panel[p*nr+j] = 0
-			}
+	}
+}
+
+// ownPackT copies the first kc elements of rows rows of src (stride lds)
+// into columns of dst (stride w): dst[p·w + j] = src[j·lds + p]. Eight rows
+// at a time, so the writes are runs of eight and the reads eight sequential
+// streams, which the prefetchers follow.
+func ownPackT[T ownFloat](dst []T, w int, src []T, lds, rows, kc int) {
+	j := 0
+	for ; j+8 <= rows; j += 8 {
+		r0 := src[j*lds:][:kc]
+		r1 := src[(j+1)*lds:][:kc]
+		r2 := src[(j+2)*lds:][:kc]
+		r3 := src[(j+3)*lds:][:kc]
+		r4 := src[(j+4)*lds:][:kc]
+		r5 := src[(j+5)*lds:][:kc]
+		r6 := src[(j+6)*lds:][:kc]
+		r7 := src[(j+7)*lds:][:kc]
+		for p := range kc {
+			d := dst[p*w+j : p*w+j+8 : p*w+j+8]
+			d[0], d[1], d[2], d[3] = r0[p], r1[p], r2[p], r3[p]
+			d[4], d[5], d[6], d[7] = r4[p], r5[p], r6[p], r7[p]
+		}
+	}
+	for ; j < rows; j++ {
+		r := src[j*lds:][:kc]
+		for p, v := range r {
+			dst[p*w+j] = v
 		}
 	}
 }
