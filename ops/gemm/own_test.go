@@ -47,6 +47,9 @@ func ownCases(seed uint64, random int) []ownCase {
 		{m: 150, n: 140, k: 300, alpha: 1, beta: 0, nanC: true, tA: true, tB: true, padA: 3, padB: 1, padC: 5},
 		{m: 9, n: 9, k: 9, alpha: 0, beta: 3},
 		{m: 9, n: 9, k: 9, alpha: 0, beta: 0, nanC: true},
+		// Narrow C, computed as Cᵀ by the assembly kernels.
+		{m: 128, n: 10, k: 128, alpha: 1, beta: 0.5, tA: true, padC: 3},
+		{m: 131, n: 7, k: 300, alpha: -1, beta: 0, nanC: true, tB: true, padA: 2, padC: 1},
 	}
 	r := rand.New(rand.NewPCG(seed, 0x6e6d))
 	edges := []int{1, 2, 3, 4, 5, 6, 7, 8, 11, 12, 13, 15, 16, 17, 23, 24, 25, 31, 32, 33, 47, 48, 49, 63, 64, 65}
@@ -269,6 +272,19 @@ func ownCheckCases[T ownFloat](t *testing.T, cases []ownCase) {
 
 // TestOwnGemmSplitOverThreads checks products split in more parts than
 // the machine has cores, and in uneven parts, against the reference.
+// TestOwnTransposeWins checks that the narrow cases above take the
+// transposed route on the kernels with wide tiles, and square ones do not.
+func TestOwnTransposeWins(t *testing.T) {
+	for _, p := range ownPaths {
+		if p.s.nr >= 16 && !ownTransposeWins(&p.s, 128, 10) {
+			t.Errorf("%s float32: 128×10 not transposed", p.name)
+		}
+		if ownTransposeWins(&p.s, 128, 128) || ownTransposeWins(&p.d, 10, 128) {
+			t.Errorf("%s: a square or wide C transposed", p.name)
+		}
+	}
+}
+
 func TestOwnGemmSplitOverThreads(t *testing.T) {
 	prev := ownThreadCount()
 	t.Cleanup(func() { _ = Own{}.SetThreads(prev) })
@@ -280,6 +296,7 @@ func TestOwnGemmSplitOverThreads(t *testing.T) {
 			{m: 131, n: 97, k: 150, alpha: 1, beta: 0.5},
 			{m: 40, n: 700, k: 70, alpha: 2, tA: true, tB: true, padC: 2},
 			{m: 300, n: 20, k: 200, alpha: 1, tB: true, nanC: true},
+			{m: 600, n: 10, k: 200, alpha: 1, beta: 1, tA: true, padC: 1}, // transposed, then split
 		}
 		t.Run(fmt.Sprint(threads, "threads"), func(t *testing.T) {
 			ownForEachPath(t, func(t *testing.T) {
