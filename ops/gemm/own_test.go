@@ -225,8 +225,12 @@ func ownForEachPath(t *testing.T, f func(t *testing.T)) {
 
 func TestOwnGemmMatchesReference(t *testing.T) {
 	ownForEachPath(t, func(t *testing.T) {
-		t.Run("float32", func(t *testing.T) { ownCheckCases[float32](t, ownCases(1, 60)) })
-		t.Run("float64", func(t *testing.T) { ownCheckCases[float64](t, ownCases(2, 60)) })
+		random := 60
+		if ownRaceEnabled || testing.Short() {
+			random = 10 // the instrumented reference is slow; the race test is about the workers
+		}
+		t.Run("float32", func(t *testing.T) { ownCheckCases[float32](t, ownCases(1, random)) })
+		t.Run("float64", func(t *testing.T) { ownCheckCases[float64](t, ownCases(2, random)) })
 	})
 }
 
@@ -288,7 +292,11 @@ func TestOwnTransposeWins(t *testing.T) {
 func TestOwnGemmSplitOverThreads(t *testing.T) {
 	prev := ownThreadCount()
 	t.Cleanup(func() { _ = Own{}.SetThreads(prev) })
-	for _, threads := range []int{1, 2, 3, 5} {
+	threadCounts := []int{1, 2, 3, 5}
+	if ownRaceEnabled || testing.Short() {
+		threadCounts = []int{3}
+	}
+	for _, threads := range threadCounts {
 		if err := (Own{}).SetThreads(threads); err != nil {
 			t.Fatal(err)
 		}
