@@ -175,3 +175,26 @@ func (ob *ownOpenBLAS) gemm(s ownShape, a any, lda int, b any, ldb int, c any, l
 		ob.dgemm(rowMajor, ta, tb, int32(s.m), int32(s.n), int32(s.k), 1, &a[0], int32(lda), &b.([]float64)[0], int32(ldb), 0, &c.([]float64)[0], int32(ldc))
 	}
 }
+
+// BenchmarkOwnThreshold times cubes around the size where splitting over
+// threads starts to pay (minWorkPerPart), on one thread and split, to
+// place that threshold:
+//
+//	go test ./ops/gemm -run '^$' -bench OwnThreshold -count 5
+func BenchmarkOwnThreshold(b *testing.B) {
+	prev := ownThreadCount()
+	defer func() { _ = Own{}.SetThreads(prev) }()
+	kern := ownKernelOf[float32]()
+	for _, size := range []int{32, 48, 64, 80, 96, 128, 192} {
+		s := ownShape{name: fmt.Sprint(size), m: size, n: size, k: size}
+		for _, threads := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%d/threads%d", size, threads), func(b *testing.B) {
+				_ = Own{}.SetThreads(threads)
+				saved := kern.minWorkPerPart
+				kern.minWorkPerPart = 1 // split whatever the size
+				defer func() { kern.minWorkPerPart = saved }()
+				ownBench[float32](b, s, nil)
+			})
+		}
+	}
+}
