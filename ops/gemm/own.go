@@ -284,6 +284,10 @@ func (g *ownArgs[T]) run(kern *ownKernel[T], ar *ownArena, i0, i1, j0, j1 int) {
 	nc0 := kern.nc / nr * nr
 	ap, bp, tile := ownBuffers[T](ar, mc0*min(kc0, g.k), min(kc0, g.k)*nc0, mr*nr)
 	c, ldc := g.c, g.ldc
+	// With a single A panel each B panel is used once, so packing B would
+	// only double its traffic: the kernel reads B's rows in place (all but
+	// a narrow last panel, which would read past the row).
+	direct := !g.tB && i1-i0 <= mr
 	for jc := j0; jc < j1; jc += nc0 {
 		nc := min(nc0, j1-jc)
 		for pc := 0; pc < g.k; pc += kc0 {
@@ -292,7 +296,9 @@ func (g *ownArgs[T]) run(kern *ownKernel[T], ar *ownArena, i0, i1, j0, j1 int) {
 			if pc > 0 {
 				beta = 1
 			}
-			ownPackB(bp, g.b, g.ldb, g.tB, pc, kc, jc, nc, nr)
+			if !direct {
+				ownPackB(bp, g.b, g.ldb, g.tB, pc, kc, jc, nc, nr)
+			}
 			for ic := i0; ic < i1; ic += mc0 {
 				mc := min(mc0, i1-ic)
 				ownPackA(ap, g.a, g.lda, g.tA, ic, mc, pc, kc, mr)
@@ -300,19 +306,25 @@ func (g *ownArgs[T]) run(kern *ownKernel[T], ar *ownArena, i0, i1, j0, j1 int) {
 					panelA := &ap[ir*kc]
 					rows := min(mr, mc-ir)
 					for jr := 0; jr < nc; jr += nr {
-						panelB := &bp[jr*kc]
+						panelB, ldb := &bp[jr*kc], nr
 						cols := min(nr, nc-jr)
+						if direct && cols == nr {
+							panelB, ldb = &g.b[pc*g.ldb+jc+jr], g.ldb
+						} else if direct {
+							ownPackB(bp, g.b, g.ldb, g.tB, pc, kc, jc+jr, cols, nr)
+							panelB = &bp[0]
+						}
 						ci := (ic+ir)*ldc + jc + jr
 						if g.transC {
-							kern.micro(kc, panelA, panelB, &tile[0], nr, g.alpha, 0)
+							kern.micro(kc, panelA, panelB, ldb, &tile[0], nr, g.alpha, 0)
 							ownAddTileT(c[(jc+jr)*ldc+ic+ir:], ldc, tile, nr, rows, cols, beta)
 							continue
 						}
 						if rows == mr && cols == nr {
-							kern.micro(kc, panelA, panelB, &c[ci], ldc, g.alpha, beta)
+							kern.micro(kc, panelA, panelB, ldb, &c[ci], ldc, g.alpha, beta)
 							continue
 						}
-						kern.micro(kc, panelA, panelB, &tile[0], nr, g.alpha, 0)
+						kern.micro(kc, panelA, panelB, ldb, &tile[0], nr, g.alpha, 0)
 						ownAddTile(c[ci:], ldc, tile, nr, rows, cols, beta)
 					}
 				}

@@ -10,9 +10,10 @@ import (
 type ownFloat interface{ ~float32 | ~float64 }
 
 // ownMicro computes one mr×nr tile c = alpha·a·b + beta·c from a packed A
-// panel (k steps of mr values) and a packed B panel (k steps of nr values);
-// c is not read when beta == 0. c is row-major with row stride ldc.
-type ownMicro[T ownFloat] func(k int, a, b, c *T, ldc int, alpha, beta T)
+// panel (k steps of mr values) and k rows of nr values of B, ldb apart (nr
+// for a packed panel); c is not read when beta == 0. c is row-major with
+// row stride ldc.
+type ownMicro[T ownFloat] func(k int, a, b *T, ldb int, c *T, ldc int, alpha, beta T)
 
 // ownKernel is a micro-kernel with the blocking that suits it: kc is the
 // depth of a packed panel (an mr×kc A panel stays in L1 while B panels
@@ -121,14 +122,14 @@ func ownKernelOf[T ownFloat]() *ownKernel[T] {
 
 // ownMicroGo is the portable micro-kernel, 4×4 with the tile in sixteen
 // locals so the compiler keeps it in registers.
-func ownMicroGo[T ownFloat](k int, a, b, c *T, ldc int, alpha, beta T) {
+func ownMicroGo[T ownFloat](k int, a, b *T, ldb int, c *T, ldc int, alpha, beta T) {
 	const mr, nr = 4, 4
 	ap := unsafeSlice(a, k*mr)
-	bp := unsafeSlice(b, k*nr)
+	bp := unsafeSlice(b, max(0, (k-1)*ldb+nr))
 	var c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33 T
 	for p := 0; p < k; p++ {
 		av := ap[p*mr : p*mr+mr : p*mr+mr]
-		bv := bp[p*nr : p*nr+nr : p*nr+nr]
+		bv := bp[p*ldb : p*ldb+nr : p*ldb+nr]
 		a0, a1, a2, a3 := av[0], av[1], av[2], av[3]
 		b0, b1, b2, b3 := bv[0], bv[1], bv[2], bv[3]
 		c00 += a0 * b0

@@ -4,14 +4,14 @@
 
 package gemm
 
-// ownKernS12x32AVX512 computes the 12×32 tile c = alpha·a·b + beta·c from packed panels (c not read when beta == 0).
-func ownKernS12x32AVX512(k int, a *float32, b *float32, c *float32, ldc int, alpha float32, beta float32)
+// ownKernS12x32AVX512 computes the 12×32 tile c = alpha·a·b + beta·c from a packed A panel and B rows ldb apart (c not read when beta == 0).
+func ownKernS12x32AVX512(k int, a *float32, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32)
 
-// ownKernD12x16AVX512 computes the 12×16 tile c = alpha·a·b + beta·c from packed panels (c not read when beta == 0).
-func ownKernD12x16AVX512(k int, a *float64, b *float64, c *float64, ldc int, alpha float64, beta float64)
+// ownKernD12x16AVX512 computes the 12×16 tile c = alpha·a·b + beta·c from a packed A panel and B rows ldb apart (c not read when beta == 0).
+func ownKernD12x16AVX512(k int, a *float64, b *float64, ldb int, c *float64, ldc int, alpha float64, beta float64)
 
-// ownKernS6x16AVX2 computes the 6×16 tile c = alpha·a·b + beta·c from packed panels (c not read when beta == 0).
-func ownKernS6x16AVX2(k int, a *float32, b *float32, c *float32, ldc int, alpha float32, beta float32)
+// ownKernS6x16AVX2 computes the 6×16 tile c = alpha·a·b + beta·c from a packed A panel and B rows ldb apart (c not read when beta == 0).
+func ownKernS6x16AVX2(k int, a *float32, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32)
 
-// ownKernD6x8AVX2 computes the 6×8 tile c = alpha·a·b + beta·c from packed panels (c not read when beta == 0).
-func ownKernD6x8AVX2(k int, a *float64, b *float64, c *float64, ldc int, alpha float64, beta float64)
+// ownKernD6x8AVX2 computes the 6×8 tile c = alpha·a·b + beta·c from a packed A panel and B rows ldb apart (c not read when beta == 0).
+func ownKernD6x8AVX2(k int, a *float64, b *float64, ldb int, c *float64, ldc int, alpha float64, beta float64)

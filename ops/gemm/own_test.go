@@ -47,6 +47,10 @@ func ownCases(seed uint64, random int) []ownCase {
 		{m: 150, n: 140, k: 300, alpha: 1, beta: 0, nanC: true, tA: true, tB: true, padA: 3, padB: 1, padC: 5},
 		{m: 9, n: 9, k: 9, alpha: 0, beta: 3},
 		{m: 9, n: 9, k: 9, alpha: 0, beta: 0, nanC: true},
+		// A single A panel: the kernels read B in place, the narrow last
+		// panel packed (B's padding is NaN, so reading past a row shows).
+		{m: 10, n: 70, k: 300, alpha: 1, beta: 1, tA: true, padB: 3},
+		{m: 4, n: 33, k: 5, alpha: 2, padB: 1, padC: 2},
 		// Narrow C, computed as Cᵀ by the assembly kernels.
 		{m: 128, n: 10, k: 128, alpha: 1, beta: 0.5, tA: true, padC: 3},
 		{m: 131, n: 7, k: 300, alpha: -1, beta: 0, nanC: true, tB: true, padA: 2, padC: 1},

@@ -98,17 +98,18 @@ func (k kernel) generate() {
 		vecBytes = 64
 	}
 	nr := k.nv * vecBytes / in.size
-	TEXT(k.name, NOSPLIT, fmt.Sprintf("func(k int, a, b, c *%s, ldc int, alpha, beta %s)", typ, typ))
-	Doc(fmt.Sprintf("%s computes the %d×%d tile c = alpha·a·b + beta·c from packed panels (c not read when beta == 0).", k.name, k.mr, nr))
+	TEXT(k.name, NOSPLIT, fmt.Sprintf("func(k int, a, b *%s, ldb int, c *%s, ldc int, alpha, beta %s)", typ, typ, typ))
+	Doc(fmt.Sprintf("%s computes the %d×%d tile c = alpha·a·b + beta·c from a packed A panel and B rows ldb apart (c not read when beta == 0).", k.name, k.mr, nr))
 
 	acc := func(i, v int) reg.VecPhysical { return k.vec(i*k.nv + v) }
 	bv := func(v int) reg.VecPhysical { return k.vec(k.mr*k.nv + v) }
 	bc := func(j int) reg.VecPhysical { return k.vec(k.mr*k.nv + k.nv + j%2) }
 
-	kr, ap, bp, cp, ldc := GP64(), GP64(), GP64(), GP64(), GP64()
+	kr, ap, bp, ldb, cp, ldc := GP64(), GP64(), GP64(), GP64(), GP64(), GP64()
 	Load(Param("k"), kr)
 	Load(Param("a"), ap)
 	Load(Param("b"), bp)
+	Load(Param("ldb"), ldb)
 	Load(Param("c"), cp)
 	Load(Param("ldc"), ldc)
 	shift := 2
@@ -116,6 +117,7 @@ func (k kernel) generate() {
 		shift = 3
 	}
 	SHLQ(Imm(uint64(shift)), ldc)
+	SHLQ(Imm(uint64(shift)), ldb)
 
 	for i := 0; i < k.mr; i++ {
 		for v := 0; v < k.nv; v++ {
@@ -130,7 +132,7 @@ func (k kernel) generate() {
 
 	step := func(u int) {
 		for v := 0; v < k.nv; v++ {
-			in.load(Mem{Base: bp, Disp: (u*nr)*in.size + v*vecBytes}, bv(v))
+			in.load(Mem{Base: bp, Disp: v * vecBytes}, bv(v))
 		}
 		for i := 0; i < k.mr; i++ {
 			t := bc(i)
@@ -139,6 +141,9 @@ func (k kernel) generate() {
 				in.fma(bv(v), t, acc(i, v))
 			}
 		}
+		// B is a packed panel (ldb = nr) or, for a single A panel, the
+		// rows of B itself.
+		ADDQ(ldb, bp)
 	}
 
 	Comment("main loop: unroll k steps at a time")
@@ -149,7 +154,6 @@ func (k kernel) generate() {
 		step(u)
 	}
 	ADDQ(U32(k.unroll*k.mr*in.size), ap)
-	ADDQ(U32(k.unroll*nr*in.size), bp)
 	SUBQ(Imm(uint64(k.unroll)), kr)
 	CMPQ(kr, Imm(uint64(k.unroll)))
 	JGE(LabelRef("main"))
@@ -160,7 +164,6 @@ func (k kernel) generate() {
 	Label("tailloop")
 	step(0)
 	ADDQ(U32(k.mr*in.size), ap)
-	ADDQ(U32(nr*in.size), bp)
 	DECQ(kr)
 	JNZ(LabelRef("tailloop"))
 
