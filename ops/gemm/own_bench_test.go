@@ -109,7 +109,10 @@ func ownBench[T ownFloat](b *testing.B, s ownShape, ob *ownOpenBLAS) {
 		if ob != nil {
 			ob.gemm(s, any(x), lda, any(y), ldb, any(z), s.n)
 		} else {
-			ownGemm(s.tA, s.tB, s.m, s.n, s.k, 1, x, lda, y, ldb, 0, z, s.n)
+			// What Sgemm/Dgemm do, generically.
+			if ownCheck(s.tA, s.tB, s.m, s.n, s.k, x, lda, y, ldb, z, s.n) == nil {
+				ownGemm(s.tA, s.tB, s.m, s.n, s.k, 1, x, lda, y, ldb, 0, z, s.n)
+			}
 		}
 	}
 	cpu := ownCPUTime() - cpu0
