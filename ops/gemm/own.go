@@ -487,7 +487,7 @@ func ownBuffers[T ownFloat](ar *ownArena, n0, n1, n2 int) (x0, x1, x2 []T) {
 	return x0, x1, x2
 }
 
-func unsafeSlice[T any](p *T, n int) []T { return unsafe.Slice(p, n) }
+func ownUnsafeSlice[T any](p *T, n int) []T { return unsafe.Slice(p, n) }
 
 // ownCall is a product split over threads; it is pooled so that a call
 // allocates nothing.

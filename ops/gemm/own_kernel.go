@@ -124,8 +124,8 @@ func ownKernelOf[T ownFloat]() *ownKernel[T] {
 // locals so the compiler keeps it in registers.
 func ownMicroGo[T ownFloat](k int, a, b *T, ldb int, c *T, ldc int, alpha, beta T) {
 	const mr, nr = 4, 4
-	ap := unsafeSlice(a, k*mr)
-	bp := unsafeSlice(b, max(0, (k-1)*ldb+nr))
+	ap := ownUnsafeSlice(a, k*mr)
+	bp := ownUnsafeSlice(b, max(0, (k-1)*ldb+nr))
 	var c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33 T
 	for p := 0; p < k; p++ {
 		av := ap[p*mr : p*mr+mr : p*mr+mr]
@@ -150,7 +150,7 @@ func ownMicroGo[T ownFloat](k int, a, b *T, ldb int, c *T, ldc int, alpha, beta 
 		c33 += a3 * b3
 	}
 	tile := [mr][nr]T{{c00, c01, c02, c03}, {c10, c11, c12, c13}, {c20, c21, c22, c23}, {c30, c31, c32, c33}}
-	cs := unsafeSlice(c, (mr-1)*ldc+nr)
+	cs := ownUnsafeSlice(c, (mr-1)*ldc+nr)
 	for i := range mr {
 		row := cs[i*ldc : i*ldc+nr : i*ldc+nr]
 		for j := range nr {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -468,6 +469,31 @@ func TestOwnGemmAllocations(t *testing.T) {
 		run()
 		if allocs := testing.AllocsPerRun(20, run); allocs != 0 {
 			t.Errorf("%d×%d×%d: %v allocations per call, want 0", m, n, k, allocs)
+		}
+	}
+}
+
+// TestOwnMatchesGonumSignatures checks that Own's methods have the exact
+// types of gonum's blas.Float32Level3.Sgemm and blas.Float64Level3.Dgemm,
+// so that a BLAS type can take them over.
+func TestOwnMatchesGonumSignatures(t *testing.T) {
+	for _, c := range []struct {
+		iface  reflect.Type
+		method string
+	}{
+		{reflect.TypeFor[blas.Float32Level3](), "Sgemm"},
+		{reflect.TypeFor[blas.Float64Level3](), "Dgemm"},
+	} {
+		want, ok := c.iface.MethodByName(c.method)
+		if !ok {
+			t.Fatalf("%v has no %s", c.iface, c.method)
+		}
+		got := reflect.ValueOf(Own{}).MethodByName(c.method)
+		if !got.IsValid() {
+			t.Fatalf("Own has no %s", c.method)
+		}
+		if got.Type() != want.Type {
+			t.Errorf("Own.%s is %v, gonum's is %v", c.method, got.Type(), want.Type)
 		}
 	}
 }
