@@ -6,6 +6,7 @@ package gemm
 // blas_openblas.go) and otherwise uses gonum's pure-Go BLAS; the
 // environment variable GELU_BLAS overrides the choice:
 //
+//	GELU_BLAS=own              the project's own GEMM (assembly), never load a C library
 //	GELU_BLAS=gonum            pure Go, never load a C library
 //	GELU_BLAS=openblas         OpenBLAS from the usual library names (the default)
 //	GELU_BLAS=/path/to/lib.so  OpenBLAS from this file
@@ -54,28 +55,60 @@ func init() {
 }
 
 // defaultBLAS picks the implementation for the value of GELU_BLAS and, when
-// it falls back to gonum, says why.
+// it is not OpenBLAS, says why. Without OpenBLAS the project's own GEMM
+// runs where it has assembly kernels (amd64 with AVX2 or AVX-512), gonum's
+// pure Go elsewhere.
 func defaultBLAS(env string) (BLAS, string) {
 	env = strings.TrimSpace(env)
 	switch strings.ToLower(env) {
 	case "gonum", "go", "purego", "pure-go":
 		return gonumBLAS{}, ""
+	case "own":
+		return ownBLAS{}, ""
 	case "", "auto", "openblas":
 		ob, err := LoadOpenBLAS("")
 		if err != nil {
-			return gonumBLAS{}, err.Error()
+			return fallback(), err.Error()
 		}
 		return ob, ""
 	}
 	if !strings.ContainsRune(env, '/') {
-		return gonumBLAS{}, fmt.Sprintf("%s=%q not understood; want gonum, openblas or a library path", blasEnv, env)
+		return fallback(), fmt.Sprintf("%s=%q not understood; want own, gonum, openblas or a library path", blasEnv, env)
 	}
 	ob, err := LoadOpenBLAS(env)
 	if err != nil {
-		return gonumBLAS{}, err.Error()
+		return fallback(), err.Error()
 	}
 	return ob, ""
 }
+
+// fallback is the implementation used without OpenBLAS.
+func fallback() BLAS {
+	if ownBestPath() != &ownGenericPath {
+		return ownBLAS{}
+	}
+	return gonumBLAS{}
+}
+
+// ownBLAS is the project's own GEMM for matrix products and gonum's pure
+// Go for the rest of BLAS (which gorgonia may call).
+type ownBLAS struct {
+	gonum.Implementation
+	own Own
+}
+
+func (b ownBLAS) Name() string { return b.own.Name() }
+
+func (b ownBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, bm []float32, ldb int, beta float32, c []float32, ldc int) {
+	b.own.Sgemm(tA, tB, m, n, k, alpha, a, lda, bm, ldb, beta, c, ldc)
+}
+
+func (b ownBLAS) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, bm []float64, ldb int, beta float64, c []float64, ldc int) {
+	b.own.Dgemm(tA, tB, m, n, k, alpha, a, lda, bm, ldb, beta, c, ldc)
+}
+
+// SetThreads sets how many cores the own GEMM splits large products over.
+func (b ownBLAS) SetThreads(n int) error { return b.own.SetThreads(n) }
 
 // useInGorgonia makes gorgonia's own matrix ops use impl when it is a
 // complete BLAS (OpenBLAS and gonum are; a user's Level-3-only BLAS is not,

@@ -234,12 +234,17 @@ func TestDefaultBLASChoice(t *testing.T) {
 	if impl, note := defaultBLAS("gonum"); impl.Name() != "gonum (pure Go)" || note != "" {
 		t.Errorf(`GELU_BLAS=gonum gives %q (%q), want gonum without a note`, impl.Name(), note)
 	}
+	// Without OpenBLAS: the own GEMM where it has assembly kernels, else gonum.
+	want := fallback().Name()
 	impl, note := defaultBLAS("/nonexistent/libopenblas.so")
-	if _, ok := impl.(gonumBLAS); !ok || !strings.Contains(note, "/nonexistent/libopenblas.so") {
-		t.Errorf("a missing library gives %q with note %q, want gonum and a note naming the path", impl.Name(), note)
+	if impl.Name() != want || !strings.Contains(note, "/nonexistent/libopenblas.so") {
+		t.Errorf("a missing library gives %q with note %q, want %q and a note naming the path", impl.Name(), note, want)
 	}
-	if impl, note := defaultBLAS("mkl"); impl.Name() != "gonum (pure Go)" || !strings.Contains(note, `"mkl"`) {
-		t.Errorf("an unknown value gives %q (%q), want gonum and a note quoting it", impl.Name(), note)
+	if impl, note := defaultBLAS("mkl"); impl.Name() != want || !strings.Contains(note, `"mkl"`) {
+		t.Errorf("an unknown value gives %q (%q), want %q and a note quoting it", impl.Name(), note, want)
+	}
+	if impl, _ := defaultBLAS("own"); !strings.HasPrefix(impl.Name(), "own GEMM") {
+		t.Errorf("GELU_BLAS=own gives %q", impl.Name())
 	}
 	impl, note = defaultBLAS("")
 	if _, err := LoadOpenBLAS(""); err == nil {
@@ -258,9 +263,15 @@ func TestBLASEnvAtStartup(t *testing.T) {
 		fmt.Printf("BLAS=%s\n", Name())
 		return
 	}
+	// Without OpenBLAS: the own GEMM where it has assembly, else gonum.
+	fallback, own := "BLAS=gonum (pure Go)", "BLAS=own GEMM ("
+	if ownBestPath() != &ownGenericPath {
+		fallback = own
+	}
 	for env, want := range map[string]string{
 		"gonum":               "BLAS=gonum (pure Go)\n",
-		"/nonexistent/lib.so": "BLAS=gonum (pure Go); ops: OpenBLAS not loaded: /nonexistent/lib.so",
+		"own":                 own,
+		"/nonexistent/lib.so": fallback,
 	} {
 		cmd := selfCommand("-test.run=^TestBLASEnvAtStartup$", "-test.count=1")
 		cmd.Env = append(os.Environ(), "GELU_BLAS_CHILD=1", "GELU_BLAS="+env)
@@ -270,6 +281,9 @@ func TestBLASEnvAtStartup(t *testing.T) {
 		}
 		if !strings.HasPrefix(string(out), want) {
 			t.Errorf("GELU_BLAS=%s: child printed %q, want prefix %q", env, out, want)
+		}
+		if strings.HasPrefix(env, "/") && !strings.Contains(string(out), "OpenBLAS not loaded: "+env) {
+			t.Errorf("GELU_BLAS=%s: child printed %q, which does not say why OpenBLAS was not used", env, out)
 		}
 	}
 }

@@ -1,0 +1,222 @@
+// Command asm generates ../own_amd64.s and ../own_stubs_amd64.go, the
+// GEMM micro-kernels of package gemm (AVX-512 and AVX2+FMA, float32 and
+// float64):
+//
+//	cd ops/gemm/asm && go run . -out ../own_amd64.s -stubs ../own_stubs_amd64.go -pkg gemm
+//
+// (go generate ./ops/gemm runs this.) It has its own module so that avo is
+// not a dependency of the project.
+//
+// A micro-kernel computes one mr×nr tile of C from a packed panel of A
+// (k steps of mr values) and a packed panel of B (k steps of nr values):
+//
+//	C = alpha·Ap·Bp + beta·C,  C not read when beta == 0
+//
+// The tile lives in registers for the whole k loop: mr rows of nv vectors,
+// one broadcast of an A value feeding nv FMAs. The shapes are chosen to fill
+// the register file (32 zmm: 12×2 accumulators, 16 ymm: 6×2) while leaving
+// the B vectors and the broadcast their own registers.
+package main
+
+import (
+	"flag"
+	"fmt"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+var unroll = flag.Int("unroll", 4, "k steps per iteration of the main loop")
+
+func main() {
+	flag.Parse()
+	ConstraintExpr("amd64,!noasm")
+	kernels := []kernel{
+		{name: "ownKernS12x32AVX512", f32: true, avx512: true, mr: 12, nv: 2},
+		{name: "ownKernD12x16AVX512", f32: false, avx512: true, mr: 12, nv: 2},
+		{name: "ownKernS6x16AVX2", f32: true, avx512: false, mr: 6, nv: 2},
+		{name: "ownKernD6x8AVX2", f32: false, avx512: false, mr: 6, nv: 2},
+	}
+	for _, k := range kernels {
+		k.unroll = *unroll
+		k.generate()
+	}
+	Generate()
+}
+
+type kernel struct {
+	name        string
+	f32, avx512 bool
+	mr, nv      int // tile rows, vectors per tile row
+	unroll      int
+}
+
+// isa holds the instructions that differ between float32 and float64.
+type isa struct {
+	load, store, fma, mul func(...Op)
+	bcast                 func(...Op)
+	ucomis                func(Op, Op)
+	size                  int
+}
+
+func (k kernel) isa() isa {
+	if k.f32 {
+		return isa{load: VMOVUPS, store: VMOVUPS, fma: VFMADD231PS, mul: VMULPS,
+			bcast: VBROADCASTSS, ucomis: VUCOMISS, size: 4}
+	}
+	return isa{load: VMOVUPD, store: VMOVUPD, fma: VFMADD231PD, mul: VMULPD,
+		bcast: VBROADCASTSD, ucomis: VUCOMISD, size: 8}
+}
+
+// vec returns the i-th vector register of the kernel's width. Physical
+// registers, because avo's allocator may hand an AVX2 kernel Y16–Y31, which
+// need AVX-512 encodings.
+func (k kernel) vec(i int) reg.VecPhysical {
+	zs := []reg.VecPhysical{reg.Z0, reg.Z1, reg.Z2, reg.Z3, reg.Z4, reg.Z5, reg.Z6, reg.Z7, reg.Z8, reg.Z9,
+		reg.Z10, reg.Z11, reg.Z12, reg.Z13, reg.Z14, reg.Z15, reg.Z16, reg.Z17, reg.Z18, reg.Z19, reg.Z20,
+		reg.Z21, reg.Z22, reg.Z23, reg.Z24, reg.Z25, reg.Z26, reg.Z27, reg.Z28, reg.Z29, reg.Z30, reg.Z31}
+	ys := []reg.VecPhysical{reg.Y0, reg.Y1, reg.Y2, reg.Y3, reg.Y4, reg.Y5, reg.Y6, reg.Y7, reg.Y8, reg.Y9,
+		reg.Y10, reg.Y11, reg.Y12, reg.Y13, reg.Y14, reg.Y15}
+	if k.avx512 {
+		return zs[i]
+	}
+	if i >= len(ys) {
+		panic(fmt.Sprintf("%s needs %d ymm registers", k.name, i+1))
+	}
+	return ys[i]
+}
+
+func (k kernel) generate() {
+	in := k.isa()
+	typ := "float64"
+	if k.f32 {
+		typ = "float32"
+	}
+	vecBytes := 32
+	if k.avx512 {
+		vecBytes = 64
+	}
+	nr := k.nv * vecBytes / in.size
+	TEXT(k.name, NOSPLIT, fmt.Sprintf("func(k int, a, b *%s, ldb int, c *%s, ldc int, alpha, beta %s)", typ, typ, typ))
+	Doc(fmt.Sprintf("%s computes the %d×%d tile c = alpha·a·b + beta·c from a packed A panel and B rows ldb apart (c not read when beta == 0).", k.name, k.mr, nr))
+
+	acc := func(i, v int) reg.VecPhysical { return k.vec(i*k.nv + v) }
+	bv := func(v int) reg.VecPhysical { return k.vec(k.mr*k.nv + v) }
+	bc := func(j int) reg.VecPhysical { return k.vec(k.mr*k.nv + k.nv + j%2) }
+
+	kr, ap, bp, ldb, cp, ldc := GP64(), GP64(), GP64(), GP64(), GP64(), GP64()
+	Load(Param("k"), kr)
+	Load(Param("a"), ap)
+	Load(Param("b"), bp)
+	Load(Param("ldb"), ldb)
+	Load(Param("c"), cp)
+	Load(Param("ldc"), ldc)
+	shift := 2
+	if !k.f32 {
+		shift = 3
+	}
+	SHLQ(Imm(uint64(shift)), ldc)
+	SHLQ(Imm(uint64(shift)), ldb)
+
+	for i := 0; i < k.mr; i++ {
+		for v := 0; v < k.nv; v++ {
+			r := acc(i, v)
+			if k.avx512 {
+				VPXORD(r, r, r)
+			} else {
+				VXORPS(r, r, r)
+			}
+		}
+	}
+
+	step := func(u int) {
+		for v := 0; v < k.nv; v++ {
+			in.load(Mem{Base: bp, Disp: v * vecBytes}, bv(v))
+		}
+		for i := 0; i < k.mr; i++ {
+			t := bc(i)
+			in.bcast(Mem{Base: ap, Disp: (u*k.mr + i) * in.size}, t)
+			for v := 0; v < k.nv; v++ {
+				in.fma(bv(v), t, acc(i, v))
+			}
+		}
+		// B is a packed panel (ldb = nr) or, for a single A panel, the
+		// rows of B itself.
+		ADDQ(ldb, bp)
+	}
+
+	Comment("main loop: unroll k steps at a time")
+	CMPQ(kr, Imm(uint64(k.unroll)))
+	JL(LabelRef("tail"))
+	Label("main")
+	for u := 0; u < k.unroll; u++ {
+		step(u)
+	}
+	ADDQ(U32(k.unroll*k.mr*in.size), ap)
+	SUBQ(Imm(uint64(k.unroll)), kr)
+	CMPQ(kr, Imm(uint64(k.unroll)))
+	JGE(LabelRef("main"))
+
+	Label("tail")
+	TESTQ(kr, kr)
+	JZ(LabelRef("store"))
+	Label("tailloop")
+	step(0)
+	ADDQ(U32(k.mr*in.size), ap)
+	DECQ(kr)
+	JNZ(LabelRef("tailloop"))
+
+	Label("store")
+	if k.nv < 2 {
+		panic(k.name + ": the epilogue keeps alpha and beta in the two B registers")
+	}
+	alpha, beta := bv(0), bv(1)
+	// Broadcast straight from the argument frame: a scalar load into X16+
+	// would need an EVEX encoding Go's MOVSS does not have.
+	in.bcast(paramAddr("alpha"), alpha)
+	in.bcast(paramAddr("beta"), beta)
+	betaX, zeroX := beta.AsX(), bc(1).AsX()
+	for i := 0; i < k.mr; i++ {
+		for v := 0; v < k.nv; v++ {
+			in.mul(alpha, acc(i, v), acc(i, v))
+		}
+	}
+	VXORPS(zeroX, zeroX, zeroX)
+	in.ucomis(zeroX, betaX)
+	JNE(LabelRef("withbeta"))
+	JP(LabelRef("withbeta"))
+	Comment("beta == 0: c is not read, so NaNs in it do not propagate")
+	for i := 0; i < k.mr; i++ {
+		for v := 0; v < k.nv; v++ {
+			in.store(acc(i, v), Mem{Base: cp, Disp: v * vecBytes})
+		}
+		if i < k.mr-1 {
+			ADDQ(ldc, cp)
+		}
+	}
+	VZEROUPPER()
+	RET()
+
+	Label("withbeta")
+	for i := 0; i < k.mr; i++ {
+		for v := 0; v < k.nv; v++ {
+			in.fma(Mem{Base: cp, Disp: v * vecBytes}, beta, acc(i, v))
+			in.store(acc(i, v), Mem{Base: cp, Disp: v * vecBytes})
+		}
+		if i < k.mr-1 {
+			ADDQ(ldc, cp)
+		}
+	}
+	VZEROUPPER()
+	RET()
+}
+
+// paramAddr is the frame address of a scalar argument.
+func paramAddr(name string) Mem {
+	b, err := Param(name).Resolve()
+	if err != nil {
+		panic(err)
+	}
+	return b.Addr
+}

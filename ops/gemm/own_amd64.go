@@ -1,0 +1,32 @@
+//go:build amd64 && !noasm
+
+package gemm
+
+import "golang.org/x/sys/cpu"
+
+//go:generate sh -c "cd asm && go run . -out ../own_amd64.s -stubs ../own_stubs_amd64.go -pkg gemm"
+
+// The assembly paths, fastest first. minWorkPerPart: on BenchmarkOwnThreshold
+// (2 cores, float32, best of 5 on a shared machine) a product split over
+// two threads beat one thread from 64³ multiply-adds up (40 against 18
+// GFLOP/s; at 48³ they tied), so each part gets at least 2¹⁷. Blocking: an mr×kc A panel of at most
+// 12 KiB stays in L1 (32 KiB per core on the machines measured), and a
+// kc×nc B block of at most 512 KiB in L2.
+var (
+	ownAVX512Path = ownPath{
+		name:  "avx512",
+		label: "AVX-512",
+		s:     ownKernel[float32]{micro: ownKernS12x32AVX512, mr: 12, nr: 32, kc: 256, mc: 144, nc: 512, minWorkPerPart: 1 << 17},
+		d:     ownKernel[float64]{micro: ownKernD12x16AVX512, mr: 12, nr: 16, kc: 128, mc: 144, nc: 512, minWorkPerPart: 1 << 17},
+		ok:    func() bool { return cpu.X86.HasAVX512F },
+	}
+	ownAVX2Path = ownPath{
+		name:  "avx2",
+		label: "AVX2+FMA",
+		s:     ownKernel[float32]{micro: ownKernS6x16AVX2, mr: 6, nr: 16, kc: 256, mc: 144, nc: 512, minWorkPerPart: 1 << 17},
+		d:     ownKernel[float64]{micro: ownKernD6x8AVX2, mr: 6, nr: 8, kc: 256, mc: 144, nc: 256, minWorkPerPart: 1 << 17},
+		ok:    func() bool { return cpu.X86.HasAVX2 && cpu.X86.HasFMA },
+	}
+)
+
+var ownPaths = []*ownPath{&ownAVX512Path, &ownAVX2Path, &ownGenericPath}
