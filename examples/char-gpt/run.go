@@ -1,0 +1,229 @@
+package main
+
+// The experiment, like nanoGPT's train.py top to bottom: data, model,
+// optimizer, the training loop (train.Trainer), then sampling and the
+// report. Per seed, every MLP variant sees the same batches in the same
+// order.
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/geluproject/gelu/datasets"
+	"github.com/geluproject/gelu/graph"
+	"github.com/geluproject/gelu/graph/rng"
+	"github.com/geluproject/gelu/nn"
+	"github.com/geluproject/gelu/optim"
+	"github.com/geluproject/gelu/train"
+	"github.com/geluproject/gelu/train/experiment"
+	"gorgonia.org/tensor"
+)
+
+type runResult = experiment.Run[string]
+
+// data is the task shared by every run.
+type data struct {
+	Name             string
+	Chars            int
+	Train, Val, Eval *datasets.Dataset // Eval: the validation windows scored
+	Vocab            *datasets.CharVocab
+	Prompt           []int // the first T characters of the validation text
+}
+
+// results is what run returns besides the files.
+type results struct {
+	Data  data
+	Model map[string]modelConfig // per MLP variant
+	Runs  []*runResult           // seeds outermost, then -mlp order
+}
+
+func loadData(c config) (d data, err error) {
+	d.Name, d.Chars = "Newton's Opticks (datasets.Opticks)", 0
+	text := datasets.Opticks()
+	if c.TextFile != "" {
+		if text, err = datasets.LoadText(c.TextFile); err != nil {
+			return d, err
+		}
+		d.Name = filepath.Base(c.TextFile)
+	}
+	d.Train, d.Val, d.Vocab, err = datasets.CharTask(text, datasets.CharTaskConfig{Context: c.T, ValFraction: 0.1, Seed: c.Seed})
+	if err != nil {
+		return d, fmt.Errorf("-T %d: %w", c.T, err)
+	}
+	d.Chars, d.Eval = len([]rune(text)), d.Val
+	if c.ValWindows > 0 && c.ValWindows < d.Val.Len() {
+		idx := rng.New(c.Seed, "validation windows").Perm(d.Val.Len())[:c.ValWindows]
+		slices.Sort(idx)
+		if d.Eval, err = d.Val.Subset(idx); err != nil {
+			return d, err
+		}
+	}
+	if d.Train.Len() < c.Batch || d.Val.Len() == 0 {
+		return d, fmt.Errorf("%d training and %d validation windows of %d characters: want at least one batch of %d and one validation window; use a longer text or smaller -batch, -T",
+			d.Train.Len(), d.Val.Len(), c.T, c.Batch)
+	}
+	for _, id := range d.Val.X[:c.T] {
+		d.Prompt = append(d.Prompt, int(id))
+	}
+	return d, nil
+}
+
+func run(c config) (*results, error) {
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	d, err := loadData(c)
+	if err != nil {
+		return nil, err
+	}
+	res := &results{Data: d, Model: map[string]modelConfig{}}
+	for _, m := range c.MLPs {
+		res.Model[m] = modelConfig{Vocab: d.Vocab.Size(), T: c.T, DModel: c.DModel, Heads: c.Heads, Blocks: c.Blocks, Embed: c.Embed, FF: c.FF, MLP: m}
+	}
+	grid := experiment.Grid[string]{Settings: c.MLPs, Name: func(s string) string { return s }, Dir: c.Out, Workers: c.Workers,
+		Metrics: []string{"train_bpc", "val_bpc"}}
+	for i := range c.Seeds {
+		grid.Seeds = append(grid.Seeds, c.Seed+uint64(i))
+	}
+	if c.Progress == nil {
+		c.Progress = os.Stderr
+	}
+	if !c.Quiet {
+		grid.Progress = c.Progress
+	}
+	if res.Runs, err = grid.Run(func(r *runResult) error { return trainOne(c, d, res.Model[r.Setting], r) }); err != nil {
+		return nil, err
+	}
+	return res, writeReport(c, res)
+}
+
+// newModel builds the training graph around buildModel: inputs, logits,
+// cross-entropy.
+func newModel(mc modelConfig, rows int, seed uint64, recompute bool) (train.Model, error) {
+	g, err := graph.New(tensor.Float32, seed)
+	if err != nil {
+		return train.Model{}, err
+	}
+	x, err := g.Input("x", rows, mc.T)
+	if err != nil {
+		return train.Model{}, err
+	}
+	y, err := g.Input("y", rows)
+	if err != nil {
+		return train.Model{}, err
+	}
+	logits, err := buildModel(g, x, mc, recompute)
+	if err != nil {
+		return train.Model{}, err
+	}
+	loss, err := nn.CrossEntropyLoss(logits, y)
+	if err != nil {
+		return train.Model{}, err
+	}
+	return train.Model{Graph: g, Input: x, Target: y, Output: logits, Loss: loss, Task: train.Classification}, nil
+}
+
+func trainOne(c config, d data, mc modelConfig, r *runResult) error {
+	m, err := newModel(mc, c.Batch, r.Seed, c.Recompute)
+	if err != nil {
+		return err
+	}
+	trainData, err := datasets.NewLoader(d.Train, datasets.LoaderConfig{BatchSize: c.Batch, Shuffle: true, Seed: r.Seed, DropLast: true})
+	if err != nil {
+		return err
+	}
+	valData, err := datasets.NewLoader(d.Eval, datasets.LoaderConfig{BatchSize: c.Batch})
+	if err != nil {
+		return err
+	}
+	sched, err := optim.Cosine(c.LR, c.Steps, c.LR/10) // nanoGPT: decay to lr/10
+	if err == nil {
+		sched, err = optim.Warmup(sched, c.Warmup)
+	}
+	if err != nil {
+		return err
+	}
+	t, err := train.New(m, optim.NewAdamW(c.LR), trainData, valData, train.Config{
+		MaxSteps: c.Steps, EvalEvery: c.EvalEvery, EvalAtStart: true, Schedule: sched, ClipNorm: c.Clip,
+		Dir: r.Dir, Quiet: c.Quiet || c.Workers > 1, Progress: c.Progress,
+		OnStep: func(_ *train.Trainer, si train.StepInfo) error {
+			r.Vectors["step_bpc"] = append(r.Vectors["step_bpc"], bits(si.Loss))
+			return nil
+		},
+		OnEval: func(_ *train.Trainer, e train.EvalInfo) error {
+			return r.Curve.Add(e.Step, bits(e.TrainLoss), bits(e.ValLoss))
+		}})
+	if err != nil {
+		return err
+	}
+	if err := r.Train(t); err != nil {
+		return err
+	}
+	if r.Diverged != "" {
+		return errors.New(r.Diverged)
+	}
+	r.Vectors["sample"], err = sample(c, d, mc, m.Graph)
+	return err
+}
+
+// sample generates c.SampleLen characters after d.Prompt from the trained
+// parameters of trained, at c.Temperature with the sampler seeded by
+// -seed (the same for every model), and returns them as ids.
+func sample(c config, d data, mc modelConfig, trained *graph.Graph) ([]float64, error) {
+	m, err := newModel(mc, 1, trained.Seed(), false)
+	if err != nil {
+		return nil, err
+	}
+	src, dst := trained.ParamTensors(), m.Graph.ParamTensors()
+	for i := range dst {
+		copy(dst[i].Value.Float32s(), src[i].Value.Float32s())
+	}
+	mach, err := m.Graph.Compile(nil, graph.Keep(m.Output))
+	if err != nil {
+		return nil, err
+	}
+	defer mach.Close()
+	if err := mach.Set(m.Target, tensor.New(tensor.WithShape(1), tensor.WithBacking([]float32{0}))); err != nil {
+		return nil, err // the loss is in the graph; its value is not used
+	}
+	s, err := nn.NewSampler(nn.SampleConfig{Temperature: c.Temperature, Seed: c.Seed})
+	if err != nil {
+		return nil, err
+	}
+	window := make([]float32, c.T)
+	next := func(ids []int) ([]float64, error) {
+		for i, id := range ids[len(ids)-c.T:] {
+			window[i] = float32(id)
+		}
+		if err := mach.Set(m.Input, tensor.New(tensor.WithShape(1, c.T), tensor.WithBacking(window))); err != nil {
+			return nil, err
+		}
+		if err := mach.Run(); err != nil {
+			return nil, err
+		}
+		v, err := mach.Value(m.Output)
+		if err != nil {
+			return nil, err
+		}
+		logits := make([]float64, mc.Vocab)
+		for i, l := range v.Data().([]float32) {
+			logits[i] = float64(l)
+		}
+		return logits, nil
+	}
+	ids, err := nn.Generate(next, d.Prompt, c.SampleLen, s)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, 0, len(ids))
+	for _, id := range ids[len(d.Prompt):] {
+		out = append(out, float64(id))
+	}
+	return out, nil
+}
+
+func bits(nats float64) float64 { return nats / math.Ln2 }
