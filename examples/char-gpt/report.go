@@ -24,16 +24,16 @@ type group = experiment.Group[string]
 
 // view is what report.md.tmpl sees.
 type view struct {
-	C                   config
-	D                   data
-	Groups              []*group
-	Model               map[string]modelConfig
-	Epochs, TrainSecs   float64
-	MinSeeds, Evals     int
-	Samples             []sampleText
-	BLAS                string
-	CPUs, GOMAXPROCS    int
-	Similar             string
+	C                 config
+	D                 data
+	Groups            []*group
+	Model             map[string]modelConfig
+	Epochs, TrainSecs float64
+	MinSeeds, Evals   int
+	Samples           []sampleText
+	BLAS              string
+	CPUs, GOMAXPROCS  int
+	Similar           string
 }
 
 type sampleText struct{ MLP, Text string }
