@@ -1,0 +1,171 @@
+package main
+
+// The experiment, top to bottom: data, model, optimizer, the training loop
+// (train.Trainer), the final test error, then the report. Per data set and
+// seed, every MLP variant sees the same batches in the same order.
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/geluproject/gelu/datasets"
+	"github.com/geluproject/gelu/graph"
+	"github.com/geluproject/gelu/nn"
+	"github.com/geluproject/gelu/optim"
+	"github.com/geluproject/gelu/train"
+	"github.com/geluproject/gelu/train/experiment"
+	"gorgonia.org/tensor"
+)
+
+// setting is one cell of the grid.
+type setting struct{ Data, MLP string }
+
+func (s setting) String() string { return s.Data + "-" + s.MLP }
+
+type runResult = experiment.Run[setting]
+
+// data is one data set: the training images, the test images scored along
+// the way (Eval) and all of them (Test).
+type data struct {
+	Name              string
+	Train, Eval, Test *datasets.Dataset
+}
+
+// results is what run returns besides the files.
+type results struct {
+	Data map[string]data
+	Runs []*runResult // seeds outermost, then -data, then -mlp order
+}
+
+var dataNames = map[string]string{"mnist": "MNIST", "fashion": "Fashion-MNIST"}
+
+func loadData(c config, name string) (d data, err error) {
+	tr, te, err := experiment.MNIST("")
+	if name == "fashion" {
+		tr, te, err = datasets.FashionMNIST("")
+	}
+	if err != nil {
+		return d, fmt.Errorf("-data %s: %w", name, err)
+	}
+	subsets := experiment.Flags{Seed: c.Seed, TrainN: c.TrainN, TestN: c.TestN}
+	if d.Train, d.Test, err = subsets.Subsets(tr, te); err != nil {
+		return d, err
+	}
+	if d.Train.Len() < c.Batch {
+		return d, fmt.Errorf("-train-n %d: fewer training images than one batch of %d", d.Train.Len(), c.Batch)
+	}
+	d.Name, d.Eval = dataNames[name], d.Test
+	if c.EvalN < d.Test.Len() {
+		d.Eval, err = experiment.Subset(d.Test, c.EvalN, c.Seed, "eval")
+	}
+	return d, err
+}
+
+func run(c config) (*results, error) {
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	res := &results{Data: map[string]data{}}
+	var settings []setting
+	for _, name := range c.Data {
+		d, err := loadData(c, name)
+		if err != nil {
+			return nil, err
+		}
+		res.Data[name] = d
+		for _, m := range c.MLPs {
+			settings = append(settings, setting{name, m})
+		}
+	}
+	grid := experiment.Grid[setting]{Settings: settings, Name: setting.String, Dir: c.Out, Workers: c.Workers,
+		Metrics: []string{"train_loss", "test_error"}}
+	for i := range c.Seeds {
+		grid.Seeds = append(grid.Seeds, c.Seed+uint64(i))
+	}
+	if c.Progress == nil {
+		c.Progress = os.Stderr
+	}
+	if !c.Quiet {
+		grid.Progress = c.Progress
+	}
+	var err error
+	if res.Runs, err = grid.Run(func(r *runResult) error { return trainOne(c, res.Data[r.Setting.Data], r) }); err != nil {
+		return nil, err
+	}
+	return res, writeReport(c, res)
+}
+
+func (c config) model(mlp string) modelConfig {
+	return modelConfig{DModel: c.DModel, Heads: c.Heads, Blocks: c.Blocks, FF: c.FF, MLP: mlp}
+}
+
+// newModel builds the training graph around buildModel: inputs, logits,
+// cross-entropy.
+func newModel(mc modelConfig, rows int, seed uint64, recompute bool) (train.Model, error) {
+	g, err := graph.New(tensor.Float32, seed)
+	if err != nil {
+		return train.Model{}, err
+	}
+	x, err := g.Input("x", rows, side*side)
+	if err != nil {
+		return train.Model{}, err
+	}
+	y, err := g.Input("y", rows)
+	if err != nil {
+		return train.Model{}, err
+	}
+	logits, err := buildModel(g, x, mc, recompute)
+	if err != nil {
+		return train.Model{}, err
+	}
+	loss, err := nn.CrossEntropyLoss(logits, y)
+	if err != nil {
+		return train.Model{}, err
+	}
+	return train.Model{Graph: g, Input: x, Target: y, Output: logits, Loss: loss, Task: train.Classification}, nil
+}
+
+func trainOne(c config, d data, r *runResult) error {
+	m, err := newModel(c.model(r.Setting.MLP), c.Batch, r.Seed, c.Recompute)
+	if err != nil {
+		return err
+	}
+	trainData, err := datasets.NewLoader(d.Train, datasets.LoaderConfig{BatchSize: c.Batch, Shuffle: true, Seed: r.Seed, DropLast: true})
+	if err != nil {
+		return err
+	}
+	evalData, err := datasets.NewLoader(d.Eval, datasets.LoaderConfig{BatchSize: c.Batch})
+	if err != nil {
+		return err
+	}
+	sched, err := optim.Cosine(c.LR, c.Steps, c.LR/10)
+	if err == nil {
+		sched, err = optim.Warmup(sched, c.Warmup)
+	}
+	if err != nil {
+		return err
+	}
+	t, err := train.New(m, optim.NewAdamW(c.LR), trainData, evalData, train.Config{
+		MaxSteps: c.Steps, EvalEvery: c.EvalEvery, EvalAtStart: true, Schedule: sched, ClipNorm: c.Clip,
+		Dir: r.Dir, Quiet: c.Quiet || c.Workers > 1, Progress: c.Progress,
+		OnEval: func(_ *train.Trainer, e train.EvalInfo) error {
+			return r.Curve.Add(e.Step, e.TrainLoss, 1-e.ValAccuracy)
+		}})
+	if err != nil {
+		return err
+	}
+	if err := r.Train(t); err != nil {
+		return err
+	}
+	if r.Diverged != "" {
+		return errors.New(r.Diverged)
+	}
+	testData, err := datasets.NewLoader(d.Test, datasets.LoaderConfig{BatchSize: c.Batch})
+	if err != nil {
+		return err
+	}
+	e, err := t.Evaluate(testData)
+	r.Values["final_test_error"] = 1 - e.Accuracy
+	return err
+}
