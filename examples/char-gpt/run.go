@@ -2,8 +2,7 @@ package main
 
 // The experiment, like nanoGPT's train.py top to bottom: data, model,
 // optimizer, the training loop (train.Trainer), then sampling and the
-// report. Per seed, every MLP variant sees the same batches in the same
-// order.
+// report. Per seed, every MLP variant sees the same batches in the same order.
 
 import (
 	"errors"
@@ -34,7 +33,6 @@ type data struct {
 	Prompt           []int // the first T characters of the validation text
 }
 
-// results is what run returns besides the files.
 type results struct {
 	Data  data
 	Model map[string]modelConfig // per MLP variant
@@ -50,8 +48,7 @@ func loadData(c config) (d data, err error) {
 		}
 		d.Name = filepath.Base(c.TextFile)
 	}
-	d.Train, d.Val, d.Vocab, err = datasets.CharTask(text, datasets.CharTaskConfig{Context: c.T, ValFraction: 0.1, Seed: c.Seed})
-	if err != nil {
+	if d.Train, d.Val, d.Vocab, err = datasets.CharTask(text, datasets.CharTaskConfig{Context: c.T, ValFraction: 0.1, Seed: c.Seed}); err != nil {
 		return d, fmt.Errorf("-T %d: %w", c.T, err)
 	}
 	d.Chars, d.Eval = len([]rune(text)), d.Val
@@ -63,7 +60,7 @@ func loadData(c config) (d data, err error) {
 		}
 	}
 	if d.Train.Len() < c.Batch || d.Val.Len() == 0 {
-		return d, fmt.Errorf("%d training and %d validation windows of %d characters: want at least one batch of %d and one validation window; use a longer text or smaller -batch, -T",
+		return d, fmt.Errorf("%d training and %d validation windows of %d characters: want a batch of %d and a validation window; use a longer text or smaller -batch, -T",
 			d.Train.Len(), d.Val.Len(), c.T, c.Batch)
 	}
 	for _, id := range d.Val.X[:c.T] {
@@ -101,65 +98,27 @@ func run(c config) (*results, error) {
 	return res, writeReport(c, res)
 }
 
-// newModel builds the training graph around buildModel: inputs, logits,
-// cross-entropy.
-func newModel(mc modelConfig, rows int, seed uint64, recompute bool) (train.Model, error) {
-	g, err := graph.New(tensor.Float32, seed)
-	if err != nil {
-		return train.Model{}, err
-	}
-	x, err := g.Input("x", rows, mc.T)
-	if err != nil {
-		return train.Model{}, err
-	}
-	y, err := g.Input("y", rows)
-	if err != nil {
-		return train.Model{}, err
-	}
-	logits, err := buildModel(g, x, mc, recompute)
-	if err != nil {
-		return train.Model{}, err
-	}
-	loss, err := nn.CrossEntropyLoss(logits, y)
-	if err != nil {
-		return train.Model{}, err
-	}
-	return train.Model{Graph: g, Input: x, Target: y, Output: logits, Loss: loss, Task: train.Classification}, nil
+// newModel wraps buildModel for the trainer: inputs and cross-entropy.
+func newModel(mc modelConfig, rows int, seed uint64, recompute bool) (m train.Model, err error) {
+	defer catch(&err)
+	g := must(graph.New(tensor.Float32, seed))
+	x, y := must(g.Input("x", rows, mc.T)), must(g.Input("y", rows))
+	logits := must(buildModel(g, x, mc, recompute))
+	return train.Model{Graph: g, Input: x, Target: y, Output: logits, Loss: must(nn.CrossEntropyLoss(logits, y)), Task: train.Classification}, nil
 }
 
-func trainOne(c config, d data, mc modelConfig, r *runResult) error {
-	m, err := newModel(mc, c.Batch, r.Seed, c.Recompute)
-	if err != nil {
-		return err
-	}
-	trainData, err := datasets.NewLoader(d.Train, datasets.LoaderConfig{BatchSize: c.Batch, Shuffle: true, Seed: r.Seed, DropLast: true})
-	if err != nil {
-		return err
-	}
-	valData, err := datasets.NewLoader(d.Eval, datasets.LoaderConfig{BatchSize: c.Batch})
-	if err != nil {
-		return err
-	}
-	sched, err := optim.Cosine(c.LR, c.Steps, c.LR/10) // nanoGPT: decay to lr/10
-	if err == nil {
-		sched, err = optim.Warmup(sched, c.Warmup)
-	}
-	if err != nil {
-		return err
-	}
-	t, err := train.New(m, optim.NewAdamW(c.LR), trainData, valData, train.Config{
+func trainOne(c config, d data, mc modelConfig, r *runResult) (err error) {
+	defer catch(&err)
+	m := must(newModel(mc, c.Batch, r.Seed, c.Recompute))
+	trainData := must(datasets.NewLoader(d.Train, datasets.LoaderConfig{BatchSize: c.Batch, Shuffle: true, Seed: r.Seed, DropLast: true}))
+	valData := must(datasets.NewLoader(d.Eval, datasets.LoaderConfig{BatchSize: c.Batch}))
+	sched := must(optim.Warmup(must(optim.Cosine(c.LR, c.Steps, c.LR/10)), c.Warmup)) // nanoGPT: decay to lr/10
+	t := must(train.New(m, optim.NewAdamW(c.LR), trainData, valData, train.Config{
 		MaxSteps: c.Steps, EvalEvery: c.EvalEvery, EvalAtStart: true, Schedule: sched, ClipNorm: c.Clip,
 		Dir: r.Dir, Quiet: c.Quiet || c.Workers > 1, Progress: c.Progress,
-		OnStep: func(_ *train.Trainer, si train.StepInfo) error {
-			r.Vectors["step_bpc"] = append(r.Vectors["step_bpc"], bits(si.Loss))
-			return nil
-		},
 		OnEval: func(_ *train.Trainer, e train.EvalInfo) error {
 			return r.Curve.Add(e.Step, bits(e.TrainLoss), bits(e.ValLoss))
-		}})
-	if err != nil {
-		return err
-	}
+		}}))
 	if err := r.Train(t); err != nil {
 		return err
 	}
@@ -170,60 +129,36 @@ func trainOne(c config, d data, mc modelConfig, r *runResult) error {
 	return err
 }
 
-// sample generates c.SampleLen characters after d.Prompt from the trained
-// parameters of trained, at c.Temperature with the sampler seeded by
-// -seed (the same for every model), and returns them as ids.
-func sample(c config, d data, mc modelConfig, trained *graph.Graph) ([]float64, error) {
-	m, err := newModel(mc, 1, trained.Seed(), false)
-	if err != nil {
-		return nil, err
+// sample generates c.SampleLen characters after d.Prompt with trained's
+// parameters, at c.Temperature, the sampler seeded by -seed for every model.
+func sample(c config, d data, mc modelConfig, trained *graph.Graph) (ids []float64, err error) {
+	defer catch(&err)
+	m := must(newModel(mc, 1, trained.Seed(), false))
+	src := trained.ParamTensors()
+	for i, p := range m.Graph.ParamTensors() {
+		copy(p.Value.Float32s(), src[i].Value.Float32s())
 	}
-	src, dst := trained.ParamTensors(), m.Graph.ParamTensors()
-	for i := range dst {
-		copy(dst[i].Value.Float32s(), src[i].Value.Float32s())
-	}
-	mach, err := m.Graph.Compile(nil, graph.Keep(m.Output))
-	if err != nil {
-		return nil, err
-	}
+	mach := must(m.Graph.Compile(nil, graph.Keep(m.Output)))
 	defer mach.Close()
-	if err := mach.Set(m.Target, tensor.New(tensor.WithShape(1), tensor.WithBacking([]float32{0}))); err != nil {
-		return nil, err // the loss is in the graph; its value is not used
-	}
-	s, err := nn.NewSampler(nn.SampleConfig{Temperature: c.Temperature, Seed: c.Seed})
-	if err != nil {
-		return nil, err
-	}
+	// The loss is in the graph, so y needs a value; it is not used.
+	must(0, mach.Set(m.Target, tensor.New(tensor.WithShape(1), tensor.WithBacking([]float32{0}))))
 	window := make([]float32, c.T)
-	next := func(ids []int) ([]float64, error) {
+	next := func(ids []int) (logits []float64, err error) {
+		defer catch(&err)
 		for i, id := range ids[len(ids)-c.T:] {
 			window[i] = float32(id)
 		}
-		if err := mach.Set(m.Input, tensor.New(tensor.WithShape(1, c.T), tensor.WithBacking(window))); err != nil {
-			return nil, err
-		}
-		if err := mach.Run(); err != nil {
-			return nil, err
-		}
-		v, err := mach.Value(m.Output)
-		if err != nil {
-			return nil, err
-		}
-		logits := make([]float64, mc.Vocab)
-		for i, l := range v.Data().([]float32) {
-			logits[i] = float64(l)
+		must(0, mach.Set(m.Input, tensor.New(tensor.WithShape(1, c.T), tensor.WithBacking(window))))
+		must(0, mach.Run())
+		for _, l := range must(mach.Value(m.Output)).Data().([]float32) {
+			logits = append(logits, float64(l))
 		}
 		return logits, nil
 	}
-	ids, err := nn.Generate(next, d.Prompt, c.SampleLen, s)
-	if err != nil {
-		return nil, err
+	for _, id := range must(nn.Generate(next, d.Prompt, c.SampleLen, must(nn.NewSampler(nn.SampleConfig{Temperature: c.Temperature, Seed: c.Seed}))))[len(d.Prompt):] {
+		ids = append(ids, float64(id))
 	}
-	out := make([]float64, 0, len(ids))
-	for _, id := range ids[len(d.Prompt):] {
-		out = append(out, float64(id))
-	}
-	return out, nil
+	return ids, nil
 }
 
 func bits(nats float64) float64 { return nats / math.Ln2 }

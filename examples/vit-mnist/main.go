@@ -47,7 +47,7 @@ type config struct {
 
 func defaults() config {
 	c := config{Data: experiment.Strings{"mnist"}, MLPs: experiment.Strings{"gelu", "relu", "geglu"},
-		DModel: 48, Heads: 4, Blocks: 2, FF: 192, Batch: 64, Steps: 600, EvalEvery: 100, Warmup: 30, EvalN: 2000,
+		DModel: 48, Heads: 4, Blocks: 2, FF: 192, Batch: 64, Steps: 400, EvalEvery: 100, Warmup: 30, EvalN: 2000,
 		LR: 2e-3, Clip: 1, DPI: 144, Args: os.Args}
 	if _, err := os.Stat(datasets.FashionMNISTDir); err == nil {
 		c.Data = append(c.Data, "fashion")
@@ -68,7 +68,7 @@ func load(name string) (train, test *datasets.Dataset, err error) {
 
 func main() {
 	c := defaults()
-	f := experiment.Flags{Out: "out/vit-mnist", Seed: 1, Seeds: 3, Workers: 2}
+	f := experiment.Flags{Out: "out/vit-mnist", Seed: 1, Seeds: 5, Workers: 2}
 	f.Register(flag.CommandLine, experiment.SeedsFlag|experiment.SubsetFlag)
 	flag.Var(&c.Data, "data", "comma-separated data sets: mnist, fashion (default: both when Fashion-MNIST is installed at "+datasets.FashionMNISTDir+")")
 	flag.Var(&c.MLPs, "mlp", "comma-separated MLP variants: "+mlpNames())
@@ -84,13 +84,13 @@ func main() {
 	flag.Float64Var(&c.LR, "lr", c.LR, "peak learning rate of AdamW")
 	flag.Float64Var(&c.Clip, "clip", c.Clip, "clip the global gradient norm to this; 0: off")
 	flag.IntVar(&c.DPI, "dpi", c.DPI, "resolution of the PNG plots in dots per inch")
-	flag.BoolVar(&c.Full, "full", false, "the longer run: at least 5 seeds and 4× -steps")
+	flag.BoolVar(&c.Full, "full", false, "the longer run: 4× -steps, -eval-every and -warmup")
 	flag.BoolVar(&c.Recompute, "recompute", false, "recompute block activations in the backward pass (less memory, more time)")
 	flag.BoolVar(&c.Quiet, "quiet", false, "no progress output")
 	flag.Parse()
 	c.Out, c.Seed, c.Seeds, c.Workers, c.TrainN, c.TestN = f.Out, f.Seed, f.Seeds, f.Workers, f.TrainN, f.TestN
 	if c.Full {
-		c.Seeds, c.Steps, c.EvalEvery, c.Warmup = max(c.Seeds, 5), 4*c.Steps, 4*c.EvalEvery, 4*c.Warmup
+		c.Steps, c.EvalEvery, c.Warmup = 4*c.Steps, 4*c.EvalEvery, 4*c.Warmup
 	}
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "vit-mnist: unexpected arguments %q (flags only)\n", flag.Args())
