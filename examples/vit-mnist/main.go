@@ -23,7 +23,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/geluproject/gelu/datasets"
 	"github.com/geluproject/gelu/train/experiment"
@@ -66,24 +65,40 @@ func load(name string) (train, test *datasets.Dataset, err error) {
 	return nil, nil, fmt.Errorf("-data %q: want mnist or fashion", name)
 }
 
+// ints are the integer flags with their least allowed values; main
+// registers them and check enforces the bounds.
+func (c *config) ints() []intFlag {
+	return []intFlag{
+		{&c.DModel, "d-model", 1, "model width"}, {&c.Heads, "heads", 1, "attention heads; must divide -d-model (unused by the stand-in model)"},
+		{&c.Blocks, "blocks", 0, "Transformer blocks"}, {&c.FF, "ff", 3, "inner width of an ungated MLP; gated ones get 2/3 of it (equal parameters)"},
+		{&c.Batch, "batch", 1, "images per step"}, {&c.Steps, "steps", 1, "optimizer steps per run"},
+		{&c.EvalEvery, "eval-every", 1, "evaluate on -eval-n test images every this many steps"},
+		{&c.EvalN, "eval-n", 1, "test images scored along the way (a seeded sample); the final error uses them all"},
+		{&c.Warmup, "warmup", 0, "steps of linear warmup before the cosine decay"}, {&c.DPI, "dpi", 0, "resolution of the plot in dots per inch"},
+		{&c.Seeds, "seeds", 1, ""}, {&c.Workers, "workers", 1, ""}, {&c.TrainN, "train-n", 0, ""}, {&c.TestN, "test-n", 0, ""}, // registered by experiment.Flags
+	}
+}
+
+type intFlag struct {
+	p     *int
+	name  string
+	min   int
+	usage string
+}
+
 func main() {
 	c := defaults()
 	f := experiment.Flags{Out: "out/vit-mnist", Seed: 1, Seeds: 5, Workers: 2}
 	f.Register(flag.CommandLine, experiment.SeedsFlag|experiment.SubsetFlag)
 	flag.Var(&c.Data, "data", "comma-separated data sets: mnist, fashion (default: both when Fashion-MNIST is installed at "+datasets.FashionMNISTDir+")")
 	flag.Var(&c.MLPs, "mlp", "comma-separated MLP variants: "+mlpNames())
-	flag.IntVar(&c.DModel, "d-model", c.DModel, "model width")
-	flag.IntVar(&c.Heads, "heads", c.Heads, "attention heads (must divide -d-model; unused by the stand-in model)")
-	flag.IntVar(&c.Blocks, "blocks", c.Blocks, "Transformer blocks")
-	flag.IntVar(&c.FF, "ff", c.FF, "inner width of an ungated MLP; gated ones get 2/3 of it (equal parameters)")
-	flag.IntVar(&c.Batch, "batch", c.Batch, "images per step")
-	flag.IntVar(&c.Steps, "steps", c.Steps, "optimizer steps per run")
-	flag.IntVar(&c.EvalEvery, "eval-every", c.EvalEvery, "evaluate on -eval-n test images every this many steps")
-	flag.IntVar(&c.EvalN, "eval-n", c.EvalN, "test images scored along the way (a seeded sample); the final error uses them all")
-	flag.IntVar(&c.Warmup, "warmup", c.Warmup, "steps of linear warmup before the cosine decay")
+	for _, v := range c.ints() {
+		if v.usage != "" {
+			flag.IntVar(v.p, v.name, *v.p, v.usage)
+		}
+	}
 	flag.Float64Var(&c.LR, "lr", c.LR, "peak learning rate of AdamW")
 	flag.Float64Var(&c.Clip, "clip", c.Clip, "clip the global gradient norm to this; 0: off")
-	flag.IntVar(&c.DPI, "dpi", c.DPI, "resolution of the PNG plots in dots per inch")
 	flag.BoolVar(&c.Full, "full", false, "the longer run: 4× -steps, -eval-every and -warmup")
 	flag.BoolVar(&c.Recompute, "recompute", false, "recompute block activations in the backward pass (less memory, more time)")
 	flag.BoolVar(&c.Quiet, "quiet", false, "no progress output")
@@ -104,38 +119,36 @@ func main() {
 }
 
 func (c config) check() error {
-	for _, m := range c.MLPs {
-		if _, ok := mlpKinds[m]; !ok {
-			return fmt.Errorf("-mlp %q: want a comma-separated list of %s", m, mlpNames())
+	for _, list := range []struct {
+		flag  string
+		names []string
+		ok    func(string) bool
+		want  string
+	}{
+		{"mlp", c.MLPs, func(m string) bool { _, ok := mlpKinds[m]; return ok }, mlpNames()},
+		{"data", c.Data, func(d string) bool { return dataNames[d] != "" }, "mnist, fashion"},
+	} {
+		seen := map[string]bool{}
+		for _, n := range list.names {
+			if !list.ok(n) || seen[n] {
+				return fmt.Errorf("-%s %q: want a comma-separated list of distinct names from %s", list.flag, n, list.want)
+			}
+			seen[n] = true
+		}
+		if len(list.names) == 0 {
+			return fmt.Errorf("-%s is empty: want at least one of %s", list.flag, list.want)
 		}
 	}
-	for _, d := range c.Data {
-		if d != "mnist" && d != "fashion" {
-			return fmt.Errorf("-data %q: want mnist or fashion", d)
+	for _, v := range c.ints() {
+		if *v.p < v.min {
+			return fmt.Errorf("-%s %d: want ≥ %d", v.name, *v.p, v.min)
 		}
 	}
 	switch {
-	case len(c.MLPs) == 0 || len(c.Data) == 0:
-		return fmt.Errorf("-mlp %q -data %q: want at least one of each", c.MLPs.String(), c.Data.String())
-	case len(c.MLPs) != len(uniq(c.MLPs)) || len(c.Data) != len(uniq(c.Data)):
-		return fmt.Errorf("-mlp %s -data %s: a name is repeated", strings.Join(c.MLPs, ","), strings.Join(c.Data, ","))
-	case c.DModel < 1 || c.Heads < 1 || c.Blocks < 0 || c.FF < 3:
-		return fmt.Errorf("-d-model %d -heads %d -blocks %d -ff %d: want sizes ≥ 1, blocks ≥ 0, ff ≥ 3", c.DModel, c.Heads, c.Blocks, c.FF)
 	case c.DModel%c.Heads != 0:
 		return fmt.Errorf("-heads %d does not divide -d-model %d", c.Heads, c.DModel)
-	case c.Batch < 1 || c.Steps < 1 || c.EvalEvery < 1 || c.Seeds < 1 || c.Workers < 1 || c.EvalN < 1 || c.Warmup < 0 || c.TrainN < 0 || c.TestN < 0 || c.DPI < 0:
-		return fmt.Errorf("-batch %d -steps %d -eval-every %d -seeds %d -workers %d -eval-n %d -warmup %d -train-n %d -test-n %d -dpi %d: want the first six ≥ 1 and the rest ≥ 0",
-			c.Batch, c.Steps, c.EvalEvery, c.Seeds, c.Workers, c.EvalN, c.Warmup, c.TrainN, c.TestN, c.DPI)
-	case !(c.LR > 0 && c.LR*0.01 <= 1) || !(c.Clip >= 0):
-		return fmt.Errorf("-lr %v -clip %v: want 0 < lr ≤ 100 and clip ≥ 0", c.LR, c.Clip)
+	case !(c.LR > 0 && c.LR <= 100) || !(c.Clip >= 0):
+		return fmt.Errorf("-lr %v -clip %v: want 0 < lr ≤ 100 (AdamW's decay needs lr·0.01 ≤ 1) and clip ≥ 0", c.LR, c.Clip)
 	}
 	return nil
-}
-
-func uniq(s []string) map[string]bool {
-	m := map[string]bool{}
-	for _, x := range s {
-		m[x] = true
-	}
-	return m
 }

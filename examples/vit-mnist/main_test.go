@@ -181,11 +181,11 @@ func TestBadConfigurationsAreRefused(t *testing.T) {
 		change func(*config)
 		want   string
 	}{
-		{func(c *config) { c.MLPs = experiment.Strings{"gelu", "swish"} }, `-mlp "swish": want a comma-separated list of geglu, gelu`},
-		{func(c *config) { c.Data = experiment.Strings{"cifar"} }, `-data "cifar": want mnist or fashion`},
-		{func(c *config) { c.Data = experiment.Strings{"mnist", "mnist"} }, "a name is repeated"},
+		{func(c *config) { c.MLPs = experiment.Strings{"gelu", "swish"} }, `-mlp "swish": want a comma-separated list of distinct names from geglu, gelu`},
+		{func(c *config) { c.Data = experiment.Strings{"cifar"} }, `-data "cifar": want a comma-separated list of distinct names from mnist, fashion`},
+		{func(c *config) { c.Data = experiment.Strings{"mnist", "mnist"} }, `-data "mnist": want a comma-separated list of distinct`},
 		{func(c *config) { c.Heads = 5 }, "-heads 5 does not divide -d-model 16"},
-		{func(c *config) { c.EvalN = 0 }, "-eval-n 0"},
+		{func(c *config) { c.EvalN = 0 }, "-eval-n 0: want ≥ 1"},
 		{func(c *config) { c.LR = -1 }, "-lr -1"},
 		{func(c *config) { c.TrainN = 10 }, "-train-n 10: fewer training images than one batch of 32"},
 	} {

@@ -37,11 +37,11 @@ var mlpKinds = map[string]mlpKind{
 }
 
 func mlpNames() string {
-	var names []string
-	for k := range mlpKinds {
-		names = append(names, k)
-	}
-	slices.Sort(names)
+	names := slices.Sorted(func(yield func(string) bool) {
+		for k := range mlpKinds {
+			yield(k)
+		}
+	})
 	return strings.Join(names, ", ")
 }
 
@@ -81,67 +81,28 @@ func (c modelConfig) params() int {
 // act on each patch, the patches are summed (a mean, once normalized), and a LayerNorm and a
 // Linear give the logits. nn.ViT will take the same x and return the same
 // logits.
-func buildModel(g *graph.Graph, x *G.Node, c modelConfig, recompute bool) (*G.Node, error) {
+func buildModel(g *graph.Graph, x *G.Node, c modelConfig, recompute bool) (logits *G.Node, err error) {
 	kind, ok := mlpKinds[c.MLP]
 	if !ok {
 		return nil, fmt.Errorf("-mlp %q: want one of %s", c.MLP, mlpNames())
 	}
+	defer catch(&err)
 	rows, d := x.Shape()[0], c.DModel
-	h, err := patches(x)
-	if err != nil {
-		return nil, err
-	}
-	embed, err := nn.NewLinear(g, "patch_embed", patch*patch, d)
-	if err != nil {
-		return nil, err
-	}
-	pos, err := g.Param("pos_embed", graph.Normal(0, 0.02), tokens*d)
-	if err != nil {
-		return nil, err
-	}
-	if h, err = embed.Forward(h); err == nil {
-		h, err = G.Reshape(h, []int{rows, tokens * d})
-	}
-	var posRows *G.Node
-	if err == nil {
-		posRows, err = fused.BroadcastRows(pos, rows)
-	}
-	if err == nil {
-		h, err = fused.Add(h, posRows)
-	}
-	if err == nil {
-		h, err = G.Reshape(h, []int{rows * tokens, d})
-	}
-	if err != nil {
-		return nil, err
-	}
+	h := must(must(nn.NewLinear(g, "patch_embed", patch*patch, d)).Forward(must(patches(x))))
+	pos := must(fused.BroadcastRows(must(g.Param("pos_embed", graph.Normal(0, 0.02), tokens*d)), rows))
+	h = must(G.Reshape(must(fused.Add(must(G.Reshape(h, []int{rows, tokens * d})), pos)), []int{rows * tokens, d}))
 	names := make([]string, c.Blocks)
 	for i := range names {
 		names[i] = fmt.Sprintf("blocks.%d.mlp", i)
 	}
 	if c.Blocks > 0 {
-		if h, err = nn.Stack(g, h, names, recompute, mlpBlock(d, c.hidden(), kind)); err != nil {
-			return nil, err
-		}
+		h = must(nn.Stack(g, h, names, recompute, mlpBlock(d, c.hidden(), kind)))
 	}
-	if h, err = G.Reshape(h, []int{rows, tokens, d}); err == nil {
-		// The sum, not the mean: the LayerNorm that follows removes the
-		// factor 16 (up to its eps), and G.Mean's divisor is a node the
-		// project's graph.Grad refuses to differentiate.
-		h, err = G.Sum(h, 1)
-	}
-	if err != nil {
-		return nil, err
-	}
-	norm, err := nn.NewLayerNorm(g, "norm", d)
-	if err != nil {
-		return nil, err
-	}
-	head, err := nn.NewLinear(g, "head", d, classes)
-	if err != nil {
-		return nil, err
-	}
-	return nn.Sequential{norm, head}.Forward(h)
+	// The sum over patches, not the mean: the LayerNorm after it removes
+	// the factor 16 (up to its eps), and G.Mean's divisor is a node the
+	// project's graph.Grad refuses to differentiate.
+	h = must(G.Sum(must(G.Reshape(h, []int{rows, tokens, d})), 1))
+	return nn.Sequential{must(nn.NewLayerNorm(g, "norm", d)), must(nn.NewLinear(g, "head", d, classes))}.Forward(h)
 }
 
 // patches cuts rows images (rows × 784, row-major) into their 16 patches
@@ -160,10 +121,10 @@ func patches(x *G.Node) (*G.Node, error) {
 }
 
 // mlpBlock builds x + fc2(act(fc1(LN x))), or for a gated kind
-// x + fc2(act(fc1(LN x)) ⊙ gate(LN x)). The gated form belongs in nn
-// (nn.FeedForward with a gate); it is here until then.
+// x + fc2(act(fc1(LN x)) ⊙ gate(LN x)). The gated form belongs in nn; it
+// is here until nn's gated FFN lands.
 func mlpBlock(d, hidden int, kind mlpKind) nn.BlockFunc {
-	return func(g *graph.Graph, name string, x *G.Node) (*G.Node, error) {
+	return func(g *graph.Graph, name string, x *G.Node) (y *G.Node, err error) {
 		if !kind.Gated {
 			b, err := nn.NewFeedForward(g, name, nn.FeedForwardConfig{Dim: d, Hidden: hidden, Activation: kind.Act})
 			if err != nil {
@@ -171,40 +132,32 @@ func mlpBlock(d, hidden int, kind mlpKind) nn.BlockFunc {
 			}
 			return b.Forward(x)
 		}
-		ln, err := nn.NewLayerNorm(g, name+".ln", d)
-		if err != nil {
-			return nil, err
+		defer catch(&err)
+		n := must(must(nn.NewLayerNorm(g, name+".ln", d)).Forward(x))
+		a := must(nn.Sequential{must(nn.NewLinear(g, name+".fc1", d, hidden)), nn.Act(kind.Act)}.Forward(n))
+		v := must(must(nn.NewLinear(g, name+".gate", d, hidden)).Forward(n))
+		return fused.Add(x, must(must(nn.NewLinear(g, name+".fc2", hidden, d)).Forward(must(G.HadamardProd(a, v)))))
+	}
+}
+
+// buildError carries an error from must to catch: graph building is a
+// long chain of calls that can fail, and this keeps it readable.
+type buildError struct{ err error }
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(buildError{err})
+	}
+	return v
+}
+
+// catch turns a must failure into *err; other panics go on.
+func catch(err *error) {
+	if r := recover(); r != nil {
+		b, ok := r.(buildError)
+		if !ok {
+			panic(r)
 		}
-		fc1, err := nn.NewLinear(g, name+".fc1", d, hidden)
-		if err != nil {
-			return nil, err
-		}
-		gate, err := nn.NewLinear(g, name+".gate", d, hidden)
-		if err != nil {
-			return nil, err
-		}
-		fc2, err := nn.NewLinear(g, name+".fc2", hidden, d)
-		if err != nil {
-			return nil, err
-		}
-		n, err := ln.Forward(x)
-		if err != nil {
-			return nil, err
-		}
-		a, err := nn.Sequential{fc1, nn.Act(kind.Act)}.Forward(n)
-		if err != nil {
-			return nil, err
-		}
-		v, err := gate.Forward(n)
-		if err != nil {
-			return nil, err
-		}
-		if a, err = G.HadamardProd(a, v); err != nil {
-			return nil, err
-		}
-		if a, err = fc2.Forward(a); err != nil {
-			return nil, err
-		}
-		return fused.Add(x, a)
+		*err = b.err
 	}
 }

@@ -67,13 +67,13 @@ func writeReport(c config, res *results) error {
 			v.TrainSecs += run.StepSeconds
 		}
 	}
-	tables := map[string]func() error{"params": func() error { return paramsTable(r, &v) }, "results": func() error { return resultsTable(r, v) }}
+	r.Set("train_seconds", v.TrainSecs)
+	tables := map[string]func() error{"params": func() error { return paramsTable(r, &v) }, "results": func() error { return resultsTable(r, v) },
+		"plot": func() error { return plot(r, v) }}
 	p := &prose{r: r}
-	funcs := template.FuncMap{
-		"f":     report.Format,
-		"pct":   func(x float64) string { return report.Format(100 * x) },
-		"table": func(name string) (string, error) { p.flush(); return "", tables[name]() },
-		"plot":  func() (string, error) { p.flush(); return "", plot(r, v) },
+	funcs := template.FuncMap{"f": report.Format,
+		"table":    func(name string) (string, error) { p.flush(); return "", tables[name]() },
+		"describe": func(key, text string) (string, error) { p.flush(); return "", r.Describe(key, text) },
 	}
 	claims(r, v)
 	t, err := template.New("report.md.tmpl").Funcs(funcs).Parse(reportTemplate)
@@ -84,8 +84,6 @@ func writeReport(c config, res *results) error {
 		return err
 	}
 	p.flush()
-	r.Set("train_seconds", v.TrainSecs)
-	describe(r)
 	return r.Close()
 }
 
@@ -156,18 +154,5 @@ func claims(r *report.Report, v view) {
 			Measured: fmt.Sprintf("final test error (%%): GELU %s vs ReLU %s (medians over %d seeds); GELU lower in %d of %d seeds (sign test p = %s)",
 				report.Format(100*experiment.Median(a)), report.Format(100*experiment.Median(b)), len(a), p.Lower, p.N, report.Format(p.P)),
 			Verdict: p.Verdict(alpha)})
-	}
-}
-
-func describe(r *report.Report) {
-	for _, d := range [][2]string{
-		{"*.params", "trainable parameters of the model with this MLP"},
-		{"*.final_test_error", "error of the final model on the whole test set (fraction): median over seeds"},
-		{"*.final_train_loss", "mean training minibatch loss over the last evaluation interval: median over seeds"},
-		{"train_seconds", "total wall time of the training steps of all runs; varies between runs"},
-		{"compare.*.lower_seeds", "seeds in which GELU's final test error is lower than ReLU's"},
-		{"compare.*.p_value", "one-sided sign test: probability of at least lower_seeds lower seeds by chance"},
-	} {
-		r.Describe(d[0], d[1])
 	}
 }

@@ -100,72 +100,34 @@ func (c config) model(mlp string) modelConfig {
 	return modelConfig{DModel: c.DModel, Heads: c.Heads, Blocks: c.Blocks, FF: c.FF, MLP: mlp}
 }
 
-// newModel builds the training graph around buildModel: inputs, logits,
-// cross-entropy.
-func newModel(mc modelConfig, rows int, seed uint64, recompute bool) (train.Model, error) {
-	g, err := graph.New(tensor.Float32, seed)
-	if err != nil {
-		return train.Model{}, err
-	}
-	x, err := g.Input("x", rows, side*side)
-	if err != nil {
-		return train.Model{}, err
-	}
-	y, err := g.Input("y", rows)
-	if err != nil {
-		return train.Model{}, err
-	}
-	logits, err := buildModel(g, x, mc, recompute)
-	if err != nil {
-		return train.Model{}, err
-	}
-	loss, err := nn.CrossEntropyLoss(logits, y)
-	if err != nil {
-		return train.Model{}, err
-	}
-	return train.Model{Graph: g, Input: x, Target: y, Output: logits, Loss: loss, Task: train.Classification}, nil
+// newModel wraps buildModel for the trainer: inputs and cross-entropy.
+func newModel(mc modelConfig, rows int, seed uint64, recompute bool) (m train.Model, err error) {
+	defer catch(&err)
+	g := must(graph.New(tensor.Float32, seed))
+	x, y := must(g.Input("x", rows, side*side)), must(g.Input("y", rows))
+	logits := must(buildModel(g, x, mc, recompute))
+	return train.Model{Graph: g, Input: x, Target: y, Output: logits, Loss: must(nn.CrossEntropyLoss(logits, y)), Task: train.Classification}, nil
 }
 
-func trainOne(c config, d data, r *runResult) error {
-	m, err := newModel(c.model(r.Setting.MLP), c.Batch, r.Seed, c.Recompute)
-	if err != nil {
-		return err
-	}
-	trainData, err := datasets.NewLoader(d.Train, datasets.LoaderConfig{BatchSize: c.Batch, Shuffle: true, Seed: r.Seed, DropLast: true})
-	if err != nil {
-		return err
-	}
-	evalData, err := datasets.NewLoader(d.Eval, datasets.LoaderConfig{BatchSize: c.Batch})
-	if err != nil {
-		return err
-	}
-	sched, err := optim.Cosine(c.LR, c.Steps, c.LR/10)
-	if err == nil {
-		sched, err = optim.Warmup(sched, c.Warmup)
-	}
-	if err != nil {
-		return err
-	}
-	t, err := train.New(m, optim.NewAdamW(c.LR), trainData, evalData, train.Config{
+func trainOne(c config, d data, r *runResult) (err error) {
+	defer catch(&err)
+	m := must(newModel(c.model(r.Setting.MLP), c.Batch, r.Seed, c.Recompute))
+	trainData := must(datasets.NewLoader(d.Train, datasets.LoaderConfig{BatchSize: c.Batch, Shuffle: true, Seed: r.Seed, DropLast: true}))
+	evalData := must(datasets.NewLoader(d.Eval, datasets.LoaderConfig{BatchSize: c.Batch}))
+	sched := must(optim.Warmup(must(optim.Cosine(c.LR, c.Steps, c.LR/10)), c.Warmup))
+	t := must(train.New(m, optim.NewAdamW(c.LR), trainData, evalData, train.Config{
 		MaxSteps: c.Steps, EvalEvery: c.EvalEvery, EvalAtStart: true, Schedule: sched, ClipNorm: c.Clip,
 		Dir: r.Dir, Quiet: c.Quiet || c.Workers > 1, Progress: c.Progress,
 		OnEval: func(_ *train.Trainer, e train.EvalInfo) error {
 			return r.Curve.Add(e.Step, e.TrainLoss, 1-e.ValAccuracy)
-		}})
-	if err != nil {
-		return err
-	}
+		}}))
 	if err := r.Train(t); err != nil {
 		return err
 	}
 	if r.Diverged != "" {
 		return errors.New(r.Diverged)
 	}
-	testData, err := datasets.NewLoader(d.Test, datasets.LoaderConfig{BatchSize: c.Batch})
-	if err != nil {
-		return err
-	}
-	e, err := t.Evaluate(testData)
+	e := must(t.Evaluate(must(datasets.NewLoader(d.Test, datasets.LoaderConfig{BatchSize: c.Batch}))))
 	r.Values["final_test_error"] = 1 - e.Accuracy
-	return err
+	return nil
 }
