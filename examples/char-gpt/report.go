@@ -109,30 +109,20 @@ var tables = map[string]func(*report.Report, *view) error{
 	},
 	// samples writes samples.csv; the markdown shows the texts as code
 	// blocks, which keep their line breaks.
-	"samples": func(r *report.Report, v *view) error {
-		w, err := r.CSV("samples", "mlp", "seed", "text")
+	"samples": func(r *report.Report, v *view) (err error) {
+		defer catch(&err)
+		w := must(r.CSV("samples", "mlp", "seed", "text"))
 		for _, g := range v.Groups {
 			ids := make([]int, len(g.Runs[0].Vectors["sample"]))
 			for i, id := range g.Runs[0].Vectors["sample"] {
 				ids[i] = int(id)
 			}
-			text, err2 := v.D.Vocab.Decode(ids)
-			if err = firstErr(err, err2, w.Write(g.Setting, g.Runs[0].Seed, text)); err != nil {
-				return err
-			}
+			text := must(v.D.Vocab.Decode(ids))
+			must(0, w.Write(g.Setting, g.Runs[0].Seed, text))
 			v.Samples[g.Setting] = strings.ReplaceAll(text, "```", "'''")
 		}
-		return firstErr(err, w.Close())
+		return w.Close()
 	},
-}
-
-func firstErr(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 func mean(v []float64) (m float64) {

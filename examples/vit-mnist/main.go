@@ -54,17 +54,6 @@ func defaults() config {
 	return c
 }
 
-// load reads a data set by its -data name.
-func load(name string) (train, test *datasets.Dataset, err error) {
-	switch name {
-	case "mnist":
-		return datasets.MNIST("")
-	case "fashion":
-		return datasets.FashionMNIST("")
-	}
-	return nil, nil, fmt.Errorf("-data %q: want mnist or fashion", name)
-}
-
 // ints are the integer flags with their least allowed values; main
 // registers them and check enforces the bounds.
 func (c *config) ints() []intFlag {
