@@ -21,84 +21,31 @@
 // and report.md, whose prose is report.md.tmpl.
 package main
 
+// The experiment, like nanoGPT's train.py top to bottom: data, model,
+// optimizer, the training loop (train.Trainer), then sampling and the
+// report. Per seed, every MLP variant sees the same batches in the same order.
+
 import (
+	"errors"
 	"flag"
 	"fmt"
-	"io"
+	"math"
 	"os"
+	"path/filepath"
+	"slices"
 
+	"github.com/geluproject/gelu/datasets"
+	"github.com/geluproject/gelu/graph"
+	"github.com/geluproject/gelu/graph/rng"
+	"github.com/geluproject/gelu/nn"
+	"github.com/geluproject/gelu/optim"
+	"github.com/geluproject/gelu/train"
 	"github.com/geluproject/gelu/train/experiment"
+	"gorgonia.org/tensor"
 )
 
-// config is everything a run depends on.
-type config struct {
-	Out, TextFile                         string
-	MLPs                                  experiment.Strings
-	T, DModel, Heads, Blocks, Embed, FF   int
-	Batch, Steps, EvalEvery, Warmup       int
-	ValWindows, Seeds, Workers, SampleLen int
-	DPI                                   int
-	LR, Clip, Temperature                 float64
-	Seed                                  uint64
-	Full, Recompute, Quiet                bool
-	Progress                              io.Writer // nil: os.Stderr
-	Args                                  []string  // the command line shown in report.md
-}
-
-// defaults: sized so that 7 variants × 5 seeds train in under 15 minutes
-// on 2 busy cores. The learning rate was the best of 2e-3, 4e-3 and 8e-3
-// for GELU and ReLU in 600-step runs of seed 1.
-func defaults() config {
-	return config{MLPs: experiment.Strings{"relu", "gelu", "gelu_tanh", "silu", "geglu", "swiglu", "reglu"},
-		T: 32, DModel: 96, Heads: 4, Blocks: 3, Embed: 16, FF: 384, Batch: 96, Steps: 600, EvalEvery: 100, Warmup: 50,
-		ValWindows: 2048, SampleLen: 300, DPI: 144, LR: 8e-3, Clip: 1, Temperature: 0.8, Args: os.Args}
-}
-
-// ints are the integer flags with their least allowed values; main
-// registers them and check enforces the bounds.
-func (c *config) ints() []intFlag {
-	return []intFlag{
-		{&c.T, "T", 1, "context length in characters (nanoGPT's block_size)"}, {&c.DModel, "d-model", 1, "model width"},
-		{&c.Heads, "heads", 1, "attention heads; must divide -d-model (unused by the stand-in model)"}, {&c.Blocks, "blocks", 0, "Transformer blocks"},
-		{&c.FF, "ff", 3, "inner width of an ungated MLP; gated ones get 2/3 of it (equal parameters)"},
-		{&c.Embed, "embed", 1, "stand-in model only: numbers per character before the projection to -d-model"},
-		{&c.Batch, "batch", 1, "windows per step"}, {&c.Steps, "steps", 1, "optimizer steps per run"},
-		{&c.EvalEvery, "eval-every", 1, "evaluate every this many steps"}, {&c.Warmup, "warmup", 0, "steps of linear warmup before the cosine decay"},
-		{&c.ValWindows, "val-windows", 0, "validation windows scored (a seeded sample); 0: all"},
-		{&c.SampleLen, "sample", 0, "characters sampled from each model for the report"}, {&c.DPI, "dpi", 0, "resolution of the plot in dots per inch"},
-		{&c.Seeds, "seeds", 1, ""}, {&c.Workers, "workers", 1, ""}, // registered by experiment.Flags
-	}
-}
-
-type intFlag struct {
-	p     *int
-	name  string
-	min   int
-	usage string
-}
-
 func main() {
-	c := defaults()
-	f := experiment.Flags{Out: "out/char-gpt", Seed: 1, Seeds: 5, Workers: 2}
-	f.Register(flag.CommandLine, experiment.SeedsFlag)
-	flag.StringVar(&c.TextFile, "text", "", "UTF-8 text file to model (default: Newton's Opticks, embedded)")
-	flag.Var(&c.MLPs, "mlp", "comma-separated feed-forward variants: "+mlpNames())
-	for _, v := range c.ints() {
-		if v.usage != "" {
-			flag.IntVar(v.p, v.name, *v.p, v.usage)
-		}
-	}
-	flag.Float64Var(&c.LR, "lr", c.LR, "peak learning rate of AdamW")
-	flag.Float64Var(&c.Clip, "clip", c.Clip, "clip the global gradient norm to this; 0: off")
-	flag.Float64Var(&c.Temperature, "temperature", c.Temperature, "sampling temperature")
-	flag.BoolVar(&c.Full, "full", false, "the longer run: 4× -steps, -eval-every and -warmup")
-	flag.BoolVar(&c.Recompute, "recompute", false, "recompute block activations in the backward pass (less memory, more time)")
-	flag.BoolVar(&c.Quiet, "quiet", false, "no progress output")
-	flag.Parse()
-	c.Out, c.Seed, c.Seeds, c.Workers = f.Out, f.Seed, f.Seeds, f.Workers
-	if c.Full {
-		c.Steps, c.EvalEvery, c.Warmup = 4*c.Steps, 4*c.EvalEvery, 4*c.Warmup
-	}
+	c := parseFlags()
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "char-gpt: unexpected arguments %q (flags only)\n", flag.Args())
 		os.Exit(2)
@@ -110,26 +57,143 @@ func main() {
 	fmt.Println("wrote", c.Out+"/report.md")
 }
 
-func (c config) check() error {
-	seen := map[string]bool{}
-	for _, m := range c.MLPs {
-		if _, ok := mlpKinds[m]; !ok || seen[m] {
-			return fmt.Errorf("-mlp %q: want a comma-separated list of distinct names from %s", m, mlpNames())
-		}
-		seen[m] = true
-	}
-	for _, v := range c.ints() {
-		if *v.p < v.min {
-			return fmt.Errorf("-%s %d: want ≥ %d", v.name, *v.p, v.min)
-		}
-	}
-	switch {
-	case len(c.MLPs) == 0:
-		return fmt.Errorf("-mlp is empty: want at least one of %s", mlpNames())
-	case c.DModel%c.Heads != 0:
-		return fmt.Errorf("-heads %d does not divide -d-model %d", c.Heads, c.DModel)
-	case !(c.LR > 0 && c.LR <= 100) || !(c.Clip >= 0) || !(c.Temperature >= 0 && c.Temperature <= 100):
-		return fmt.Errorf("-lr %v -clip %v -temperature %v: want 0 < lr ≤ 100 (AdamW's decay needs lr·0.01 ≤ 1), clip ≥ 0, 0 ≤ temperature ≤ 100", c.LR, c.Clip, c.Temperature)
-	}
-	return nil
+type runResult = experiment.Run[string]
+
+// data is the task shared by every run.
+type data struct {
+	Name             string
+	Chars            int
+	Train, Val, Eval *datasets.Dataset // Eval: the validation windows scored
+	Vocab            *datasets.CharVocab
+	Prompt           []int // the first T characters of the validation text
 }
+
+type results struct {
+	Data  data
+	Model map[string]modelConfig // per MLP variant
+	Runs  []*runResult           // seeds outermost, then -mlp order
+}
+
+func loadData(c config) (d data, err error) {
+	d.Name, d.Chars = "Newton's Opticks (datasets.Opticks)", 0
+	text := datasets.Opticks()
+	if c.TextFile != "" {
+		if text, err = datasets.LoadText(c.TextFile); err != nil {
+			return d, err
+		}
+		d.Name = filepath.Base(c.TextFile)
+	}
+	if d.Train, d.Val, d.Vocab, err = datasets.CharTask(text, datasets.CharTaskConfig{Context: c.T, ValFraction: 0.1, Seed: c.Seed}); err != nil {
+		return d, fmt.Errorf("-T %d: %w", c.T, err)
+	}
+	d.Chars, d.Eval = len([]rune(text)), d.Val
+	if c.ValWindows > 0 && c.ValWindows < d.Val.Len() {
+		idx := rng.New(c.Seed, "validation windows").Perm(d.Val.Len())[:c.ValWindows]
+		slices.Sort(idx)
+		if d.Eval, err = d.Val.Subset(idx); err != nil {
+			return d, err
+		}
+	}
+	if d.Train.Len() < c.Batch || d.Val.Len() == 0 {
+		return d, fmt.Errorf("%d training and %d validation windows of %d characters: want a batch of %d and a validation window; use a longer text or smaller -batch, -T",
+			d.Train.Len(), d.Val.Len(), c.T, c.Batch)
+	}
+	for _, id := range d.Val.X[:c.T] {
+		d.Prompt = append(d.Prompt, int(id))
+	}
+	return d, nil
+}
+
+func run(c config) (*results, error) {
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	d, err := loadData(c)
+	if err != nil {
+		return nil, err
+	}
+	res := &results{Data: d, Model: map[string]modelConfig{}}
+	for _, m := range c.MLPs {
+		res.Model[m] = modelConfig{Vocab: d.Vocab.Size(), T: c.T, DModel: c.DModel, Heads: c.Heads, Blocks: c.Blocks, Embed: c.Embed, FF: c.FF, MLP: m}
+	}
+	grid := experiment.Grid[string]{Settings: c.MLPs, Name: func(s string) string { return s }, Dir: c.Out, Workers: c.Workers,
+		Metrics: []string{"train_bpc", "val_bpc"}}
+	for i := range c.Seeds {
+		grid.Seeds = append(grid.Seeds, c.Seed+uint64(i))
+	}
+	if c.Progress == nil {
+		c.Progress = os.Stderr
+	}
+	if !c.Quiet {
+		grid.Progress = c.Progress
+	}
+	if res.Runs, err = grid.Run(func(r *runResult) error { return trainOne(c, d, res.Model[r.Setting], r) }); err != nil {
+		return nil, err
+	}
+	return res, writeReport(c, res)
+}
+
+// newModel wraps buildModel for the trainer: inputs and cross-entropy.
+func newModel(mc modelConfig, rows int, seed uint64, recompute bool) (m train.Model, err error) {
+	defer catch(&err)
+	g := must(graph.New(tensor.Float32, seed))
+	x, y := must(g.Input("x", rows, mc.T)), must(g.Input("y", rows))
+	logits := must(buildModel(g, x, mc, recompute))
+	return train.Model{Graph: g, Input: x, Target: y, Output: logits, Loss: must(nn.CrossEntropyLoss(logits, y)), Task: train.Classification}, nil
+}
+
+func trainOne(c config, d data, mc modelConfig, r *runResult) (err error) {
+	defer catch(&err)
+	m := must(newModel(mc, c.Batch, r.Seed, c.Recompute))
+	trainData := must(datasets.NewLoader(d.Train, datasets.LoaderConfig{BatchSize: c.Batch, Shuffle: true, Seed: r.Seed, DropLast: true}))
+	valData := must(datasets.NewLoader(d.Eval, datasets.LoaderConfig{BatchSize: c.Batch}))
+	sched := must(optim.Warmup(must(optim.Cosine(c.LR, c.Steps, c.LR/10)), c.Warmup)) // nanoGPT: decay to lr/10
+	t := must(train.New(m, optim.NewAdamW(c.LR), trainData, valData, train.Config{
+		MaxSteps: c.Steps, EvalEvery: c.EvalEvery, EvalAtStart: true, Schedule: sched, ClipNorm: c.Clip,
+		Dir: r.Dir, Quiet: c.Quiet || c.Workers > 1, Progress: c.Progress,
+		OnEval: func(_ *train.Trainer, e train.EvalInfo) error {
+			return r.Curve.Add(e.Step, bits(e.TrainLoss), bits(e.ValLoss))
+		}}))
+	if err := r.Train(t); err != nil {
+		return err
+	}
+	if r.Diverged != "" {
+		return errors.New(r.Diverged)
+	}
+	r.Vectors["sample"], err = sample(c, d, mc, m.Graph)
+	return err
+}
+
+// sample generates c.SampleLen characters after d.Prompt with trained's
+// parameters, at c.Temperature, the sampler seeded by -seed for every model.
+func sample(c config, d data, mc modelConfig, trained *graph.Graph) (ids []float64, err error) {
+	defer catch(&err)
+	m := must(newModel(mc, 1, trained.Seed(), false))
+	src := trained.ParamTensors()
+	for i, p := range m.Graph.ParamTensors() {
+		copy(p.Value.Float32s(), src[i].Value.Float32s())
+	}
+	mach := must(m.Graph.Compile(nil, graph.Keep(m.Output)))
+	defer mach.Close()
+	// The loss is in the graph, so y needs a value; it is not used.
+	must(0, mach.Set(m.Target, tensor.New(tensor.WithShape(1), tensor.WithBacking([]float32{0}))))
+	window := make([]float32, c.T)
+	next := func(ids []int) (logits []float64, err error) {
+		defer catch(&err)
+		for i, id := range ids[len(ids)-c.T:] {
+			window[i] = float32(id)
+		}
+		must(0, mach.Set(m.Input, tensor.New(tensor.WithShape(1, c.T), tensor.WithBacking(window))))
+		must(0, mach.Run())
+		for _, l := range must(mach.Value(m.Output)).Data().([]float32) {
+			logits = append(logits, float64(l))
+		}
+		return logits, nil
+	}
+	for _, id := range must(nn.Generate(next, d.Prompt, c.SampleLen, must(nn.NewSampler(nn.SampleConfig{Temperature: c.Temperature, Seed: c.Seed}))))[len(d.Prompt):] {
+		ids = append(ids, float64(id))
+	}
+	return ids, nil
+}
+
+func bits(nats float64) float64 { return nats / math.Ln2 }

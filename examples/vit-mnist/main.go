@@ -18,84 +18,27 @@
 // and report.md (prose from report.md.tmpl).
 package main
 
+// The experiment, top to bottom: data, model, optimizer, the training loop
+// (train.Trainer), the final test error, then the report. Per data set and
+// seed, every MLP variant sees the same batches in the same order.
+
 import (
+	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/geluproject/gelu/datasets"
+	"github.com/geluproject/gelu/graph"
+	"github.com/geluproject/gelu/nn"
+	"github.com/geluproject/gelu/optim"
+	"github.com/geluproject/gelu/train"
 	"github.com/geluproject/gelu/train/experiment"
+	"gorgonia.org/tensor"
 )
 
-// config is everything a run depends on.
-type config struct {
-	Out                             string
-	Data, MLPs                      experiment.Strings
-	DModel, Heads, Blocks, FF       int
-	Batch, Steps, EvalEvery, Warmup int
-	EvalN, TrainN, TestN, Seeds     int
-	Workers, DPI                    int
-	LR, Clip                        float64
-	Seed                            uint64
-	Full, Recompute, Quiet          bool
-	Progress                        io.Writer // nil: os.Stderr
-	Args                            []string  // the command line shown in report.md
-	Load                            func(name string) (train, test *datasets.Dataset, err error)
-}
-
-func defaults() config {
-	c := config{Data: experiment.Strings{"mnist"}, MLPs: experiment.Strings{"gelu", "relu", "geglu"},
-		DModel: 48, Heads: 4, Blocks: 2, FF: 192, Batch: 64, Steps: 400, EvalEvery: 100, Warmup: 30, EvalN: 2000,
-		LR: 2e-3, Clip: 1, DPI: 144, Args: os.Args}
-	if _, err := os.Stat(datasets.FashionMNISTDir); err == nil {
-		c.Data = append(c.Data, "fashion")
-	}
-	return c
-}
-
-// ints are the integer flags with their least allowed values; main
-// registers them and check enforces the bounds.
-func (c *config) ints() []intFlag {
-	return []intFlag{
-		{&c.DModel, "d-model", 1, "model width"}, {&c.Heads, "heads", 1, "attention heads; must divide -d-model (unused by the stand-in model)"},
-		{&c.Blocks, "blocks", 0, "Transformer blocks"}, {&c.FF, "ff", 3, "inner width of an ungated MLP; gated ones get 2/3 of it (equal parameters)"},
-		{&c.Batch, "batch", 1, "images per step"}, {&c.Steps, "steps", 1, "optimizer steps per run"},
-		{&c.EvalEvery, "eval-every", 1, "evaluate on -eval-n test images every this many steps"},
-		{&c.EvalN, "eval-n", 1, "test images scored along the way (a seeded sample); the final error uses them all"},
-		{&c.Warmup, "warmup", 0, "steps of linear warmup before the cosine decay"}, {&c.DPI, "dpi", 0, "resolution of the plot in dots per inch"},
-		{&c.Seeds, "seeds", 1, ""}, {&c.Workers, "workers", 1, ""}, {&c.TrainN, "train-n", 0, ""}, {&c.TestN, "test-n", 0, ""}, // registered by experiment.Flags
-	}
-}
-
-type intFlag struct {
-	p     *int
-	name  string
-	min   int
-	usage string
-}
-
 func main() {
-	c := defaults()
-	f := experiment.Flags{Out: "out/vit-mnist", Seed: 1, Seeds: 5, Workers: 2}
-	f.Register(flag.CommandLine, experiment.SeedsFlag|experiment.SubsetFlag)
-	flag.Var(&c.Data, "data", "comma-separated data sets: mnist, fashion (default: both when Fashion-MNIST is installed at "+datasets.FashionMNISTDir+")")
-	flag.Var(&c.MLPs, "mlp", "comma-separated MLP variants: "+mlpNames())
-	for _, v := range c.ints() {
-		if v.usage != "" {
-			flag.IntVar(v.p, v.name, *v.p, v.usage)
-		}
-	}
-	flag.Float64Var(&c.LR, "lr", c.LR, "peak learning rate of AdamW")
-	flag.Float64Var(&c.Clip, "clip", c.Clip, "clip the global gradient norm to this; 0: off")
-	flag.BoolVar(&c.Full, "full", false, "the longer run: 4× -steps, -eval-every and -warmup")
-	flag.BoolVar(&c.Recompute, "recompute", false, "recompute block activations in the backward pass (less memory, more time)")
-	flag.BoolVar(&c.Quiet, "quiet", false, "no progress output")
-	flag.Parse()
-	c.Out, c.Seed, c.Seeds, c.Workers, c.TrainN, c.TestN = f.Out, f.Seed, f.Seeds, f.Workers, f.TrainN, f.TestN
-	if c.Full {
-		c.Steps, c.EvalEvery, c.Warmup = 4*c.Steps, 4*c.EvalEvery, 4*c.Warmup
-	}
+	c := parseFlags()
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "vit-mnist: unexpected arguments %q (flags only)\n", flag.Args())
 		os.Exit(2)
@@ -107,37 +50,116 @@ func main() {
 	fmt.Println("wrote", c.Out+"/report.md")
 }
 
-func (c config) check() error {
-	for _, list := range []struct {
-		flag  string
-		names []string
-		ok    func(string) bool
-		want  string
-	}{
-		{"mlp", c.MLPs, func(m string) bool { _, ok := mlpKinds[m]; return ok }, mlpNames()},
-		{"data", c.Data, func(d string) bool { return dataNames[d] != "" }, "mnist, fashion"},
-	} {
-		seen := map[string]bool{}
-		for _, n := range list.names {
-			if !list.ok(n) || seen[n] {
-				return fmt.Errorf("-%s %q: want a comma-separated list of distinct names from %s", list.flag, n, list.want)
-			}
-			seen[n] = true
+// setting is one cell of the grid.
+type setting struct{ Data, MLP string }
+
+func (s setting) String() string { return s.Data + "-" + s.MLP }
+
+type runResult = experiment.Run[setting]
+
+// data is one data set: the training images, the test images scored along
+// the way (Eval) and all of them (Test).
+type data struct {
+	Name              string
+	Train, Eval, Test *datasets.Dataset
+}
+
+// results is what run returns besides the files.
+type results struct {
+	Data map[string]data
+	Runs []*runResult // seeds outermost, then -data, then -mlp order
+}
+
+var dataNames = map[string]string{"mnist": "MNIST", "fashion": "Fashion-MNIST"}
+
+func loadData(c config, name string) (d data, err error) {
+	tr, te, err := experiment.MNIST("")
+	if name == "fashion" {
+		tr, te, err = datasets.FashionMNIST("")
+	}
+	if err != nil {
+		return d, fmt.Errorf("-data %s: %w", name, err)
+	}
+	subsets := experiment.Flags{Seed: c.Seed, TrainN: c.TrainN, TestN: c.TestN}
+	if d.Train, d.Test, err = subsets.Subsets(tr, te); err != nil {
+		return d, err
+	}
+	if d.Train.Len() < c.Batch {
+		return d, fmt.Errorf("-train-n %d: fewer training images than one batch of %d", d.Train.Len(), c.Batch)
+	}
+	d.Name, d.Eval = dataNames[name], d.Test
+	if c.EvalN < d.Test.Len() {
+		d.Eval, err = experiment.Subset(d.Test, c.EvalN, c.Seed, "eval")
+	}
+	return d, err
+}
+
+func run(c config) (*results, error) {
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	res := &results{Data: map[string]data{}}
+	var settings []setting
+	for _, name := range c.Data {
+		d, err := loadData(c, name)
+		if err != nil {
+			return nil, err
 		}
-		if len(list.names) == 0 {
-			return fmt.Errorf("-%s is empty: want at least one of %s", list.flag, list.want)
+		res.Data[name] = d
+		for _, m := range c.MLPs {
+			settings = append(settings, setting{name, m})
 		}
 	}
-	for _, v := range c.ints() {
-		if *v.p < v.min {
-			return fmt.Errorf("-%s %d: want ≥ %d", v.name, *v.p, v.min)
-		}
+	grid := experiment.Grid[setting]{Settings: settings, Name: setting.String, Dir: c.Out, Workers: c.Workers,
+		Metrics: []string{"train_loss", "test_error"}}
+	for i := range c.Seeds {
+		grid.Seeds = append(grid.Seeds, c.Seed+uint64(i))
 	}
-	switch {
-	case c.DModel%c.Heads != 0:
-		return fmt.Errorf("-heads %d does not divide -d-model %d", c.Heads, c.DModel)
-	case !(c.LR > 0 && c.LR <= 100) || !(c.Clip >= 0):
-		return fmt.Errorf("-lr %v -clip %v: want 0 < lr ≤ 100 (AdamW's decay needs lr·0.01 ≤ 1) and clip ≥ 0", c.LR, c.Clip)
+	if c.Progress == nil {
+		c.Progress = os.Stderr
 	}
+	if !c.Quiet {
+		grid.Progress = c.Progress
+	}
+	var err error
+	if res.Runs, err = grid.Run(func(r *runResult) error { return trainOne(c, res.Data[r.Setting.Data], r) }); err != nil {
+		return nil, err
+	}
+	return res, writeReport(c, res)
+}
+
+func (c config) model(mlp string) modelConfig {
+	return modelConfig{DModel: c.DModel, Heads: c.Heads, Blocks: c.Blocks, FF: c.FF, MLP: mlp}
+}
+
+// newModel wraps buildModel for the trainer: inputs and cross-entropy.
+func newModel(mc modelConfig, rows int, seed uint64, recompute bool) (m train.Model, err error) {
+	defer catch(&err)
+	g := must(graph.New(tensor.Float32, seed))
+	x, y := must(g.Input("x", rows, side*side)), must(g.Input("y", rows))
+	logits := must(buildModel(g, x, mc, recompute))
+	return train.Model{Graph: g, Input: x, Target: y, Output: logits, Loss: must(nn.CrossEntropyLoss(logits, y)), Task: train.Classification}, nil
+}
+
+func trainOne(c config, d data, r *runResult) (err error) {
+	defer catch(&err)
+	m := must(newModel(c.model(r.Setting.MLP), c.Batch, r.Seed, c.Recompute))
+	trainData := must(datasets.NewLoader(d.Train, datasets.LoaderConfig{BatchSize: c.Batch, Shuffle: true, Seed: r.Seed, DropLast: true}))
+	evalData := must(datasets.NewLoader(d.Eval, datasets.LoaderConfig{BatchSize: c.Batch}))
+	sched := must(optim.Warmup(must(optim.Cosine(c.LR, c.Steps, c.LR/10)), c.Warmup))
+	t := must(train.New(m, optim.NewAdamW(c.LR), trainData, evalData, train.Config{
+		MaxSteps: c.Steps, EvalEvery: c.EvalEvery, EvalAtStart: true, Schedule: sched, ClipNorm: c.Clip,
+		Dir: r.Dir, Quiet: c.Quiet || c.Workers > 1, Progress: c.Progress,
+		OnEval: func(_ *train.Trainer, e train.EvalInfo) error {
+			return r.Curve.Add(e.Step, e.TrainLoss, 1-e.ValAccuracy)
+		}}))
+	if err := r.Train(t); err != nil {
+		return err
+	}
+	if r.Diverged != "" {
+		return errors.New(r.Diverged)
+	}
+	e := must(t.Evaluate(must(datasets.NewLoader(d.Test, datasets.LoaderConfig{BatchSize: c.Batch}))))
+	r.Values["final_test_error"] = 1 - e.Accuracy
 	return nil
 }
