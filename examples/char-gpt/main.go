@@ -19,11 +19,11 @@
 // It writes to -out: <mlp>/seed<n>/ (the trainer's files), params.csv,
 // results.csv, curves.csv, loss.png, samples.csv, claims.csv, summary.json
 // and report.md, whose prose is report.md.tmpl.
+//
+// main.go reads like nanoGPT's train.py: data, model, optimizer, the
+// training loop (train.Trainer), sampling, the report. Per seed, every MLP
+// variant sees the same batches in the same order.
 package main
-
-// The experiment, like nanoGPT's train.py top to bottom: data, model,
-// optimizer, the training loop (train.Trainer), then sampling and the
-// report. Per seed, every MLP variant sees the same batches in the same order.
 
 import (
 	"errors"

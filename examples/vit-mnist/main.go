@@ -7,20 +7,20 @@
 //
 // The model is behind one function, buildModel in model.go: today a
 // stand-in without attention (7×7 patches, feed-forward blocks per patch,
-// mean pooling), later nn.ViT. The flags already name the ViT's sizes.
+// pooling), later nn.ViT. The flags already name the ViT's sizes.
 //
-//	go run ./examples/vit-mnist              # 2 data sets × 3 variants × 3 seeds: see report.md for the measured time
-//	go run ./examples/vit-mnist -full        # 5 seeds, 4× the steps
+//	go run ./examples/vit-mnist              # 2 data sets × 3 variants × 5 seeds (time: see report.md)
+//	go run ./examples/vit-mnist -full        # 4× the steps
 //	go run ./examples/vit-mnist -data fashion -mlp gelu,relu,geglu,swiglu -seeds 5
 //
 // It writes to -out: <data>-<mlp>/seed<n>/ (the trainer's files),
 // curves.csv, params.csv, results.csv, error.png, summary.json, claims.csv
 // and report.md (prose from report.md.tmpl).
-package main
-
-// The experiment, top to bottom: data, model, optimizer, the training loop
-// (train.Trainer), the final test error, then the report. Per data set and
+//
+// main.go reads top to bottom: data, model, optimizer, the training loop
+// (train.Trainer), the final test error, the report. Per data set and
 // seed, every MLP variant sees the same batches in the same order.
+package main
 
 import (
 	"errors"

@@ -150,7 +150,7 @@ func claims(r *report.Report, v view) {
 		p := experiment.Compare(a, b)
 		r.Set("compare."+d+".gelu_vs_relu.lower_seeds", p.Lower)
 		r.Set("compare."+d+".gelu_vs_relu.p_value", p.P)
-		r.Claim(report.Claim{Source: "task brief (common GELU claim)", Claim: "GELU's test error is below ReLU's in a vision Transformer (" + dataNames[d] + ")",
+		r.Claim(report.Claim{Source: "project claim list (vision Transformers)", Claim: "GELU's test error is below ReLU's in a vision Transformer (" + dataNames[d] + ")",
 			Measured: fmt.Sprintf("final test error (%%): GELU %s vs ReLU %s (medians over %d seeds); GELU lower in %d of %d seeds (sign test p = %s)",
 				report.Format(100*experiment.Median(a)), report.Format(100*experiment.Median(b)), len(a), p.Lower, p.N, report.Format(p.P)),
 			Verdict: p.Verdict(alpha)})
