@@ -1,0 +1,258 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/geluproject/gelu/datasets"
+	"github.com/geluproject/gelu/graph"
+	"github.com/geluproject/gelu/train/experiment"
+	"github.com/geluproject/gelu/train/report"
+	"gorgonia.org/tensor"
+)
+
+// tiny is a configuration that trains in about a second.
+func tiny(t *testing.T, text string) config {
+	c := defaults()
+	c.Out, c.TextFile, c.MLPs = t.TempDir(), text, experiment.Strings{"relu", "gelu", "geglu", "swiglu", "reglu"}
+	c.T, c.DModel, c.Heads, c.Blocks, c.Embed, c.FF = 8, 16, 2, 2, 4, 48
+	c.Batch, c.Steps, c.EvalEvery, c.Warmup, c.ValWindows, c.SampleLen, c.DPI = 32, 30, 10, 5, 256, 40, 30
+	c.LR, c.Seed, c.Seeds, c.Workers, c.Quiet, c.Args = 1e-2, 1, 2, 1, true, []string{"char-gpt", "-steps", "30"}
+	return c
+}
+
+func tinyText(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "text.txt")
+	if err := os.WriteFile(p, []byte(string([]rune(datasets.Opticks())[:30000])), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// The same configuration run twice, once run by run and once two at a
+// time, writes the same files byte for byte; only the wall times differ,
+// and those are masked before comparing.
+func TestRunTwiceWritesTheSameFiles(t *testing.T) {
+	text := tinyText(t)
+	c1, c2 := tiny(t, text), tiny(t, text)
+	c2.Workers = 2
+	res, err := run(c1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(c2); err != nil {
+		t.Fatal(err)
+	}
+	timing := regexp.MustCompile(`("[a-z_.]*train_seconds": |took )[0-9.e+-]+`)
+	n := 0
+	err = filepath.WalkDir(c1.Out, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(c1.Out, path)
+		a, _ := os.ReadFile(path)
+		b, err := os.ReadFile(filepath.Join(c2.Out, rel))
+		if err != nil {
+			return err
+		}
+		if rel == "report.md" || rel == "summary.json" {
+			a, b = timing.ReplaceAll(a, []byte("${1}T")), timing.ReplaceAll(b, []byte("${1}T"))
+			a = bytes.ReplaceAll(a, []byte("-workers\n1"), []byte("-workers\n2"))
+		}
+		if len(a) == 0 || !bytes.Equal(a, b) {
+			t.Errorf("%s differs between two runs of the same configuration (or is empty)", rel)
+		}
+		n++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 10+5*2*5 {
+		t.Errorf("compared %d files, want the report's and 5 per run", n)
+	}
+	checkResults(t, c1, res)
+}
+
+func checkResults(t *testing.T, c config, res *results) {
+	t.Helper()
+	sum, err := report.ReadSummary(c.Out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := sum.Undocumented(); len(u) > 0 {
+		t.Errorf("summary keys without a description: %v", u)
+	}
+	for _, run := range res.Runs {
+		val := run.Curve.Metric("val_bpc")
+		// Learning: from about log2(vocab) bits, the loss falls by a bit.
+		if uniform := math.Log2(float64(res.Data.Vocab.Size())); math.Abs(val[0]-uniform) > 1.5 || !(val[len(val)-1] < val[0]-1) {
+			t.Errorf("%s seed %d: validation bits/char %v, want to start near log2(vocab) = %.2f and fall by more than 1", run.Setting, run.Seed, val, uniform)
+		}
+		if got := len(run.Vectors["sample"]); got != c.SampleLen {
+			t.Errorf("%s: %d sampled characters, want %d", run.Setting, got, c.SampleLen)
+		}
+	}
+	g := experiment.Groups(res.Runs)[1] // gelu
+	if v, _ := sum.Number("gelu.final_val_bpc"); v != experiment.Median(g.Final("val_bpc")) {
+		t.Errorf("gelu.final_val_bpc = %v, want the median of %v", v, g.Final("val_bpc"))
+	}
+	md, _ := os.ReadFile(filepath.Join(c.Out, "report.md"))
+	for _, want := range []string{"**The model is a stand-in.**", "![Validation loss vs step](loss.png)", "**swiglu**", "| reglu | 1 |",
+		"GEGLU and SwiGLU both have lower held-out loss than ReGLU", "GEGLU ≈ SwiGLU", "GELU consistently outperforms ReLU"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	var claims struct {
+		Claims []report.Claim `json:"claims"`
+	}
+	raw, _ := os.ReadFile(filepath.Join(c.Out, "summary.json"))
+	if err := json.Unmarshal(raw, &claims); err != nil || len(claims.Claims) != 5 {
+		t.Errorf("%d claims (%v), want 5: GELU vs ReLU, GEGLU vs GELU, ReGLU vs ReLU, GEGLU and SwiGLU vs ReGLU, GEGLU ≈ SwiGLU (no SiLU: no convergence claim, no SwiGLU vs SiLU)", len(claims.Claims), err)
+	}
+	for _, cl := range claims.Claims {
+		if cl.Verdict != report.Unclear { // 2 seeds cannot reach p ≤ 0.05
+			t.Errorf("claim %q: verdict %q with 2 seeds, want unclear", cl.Claim, cl.Verdict)
+		}
+	}
+}
+
+// The parameter count in the report is the graph's, and gated and ungated
+// MLPs have the same count up to the biases.
+func TestParamsMatchTheGraph(t *testing.T) {
+	counts := map[string]int{}
+	for name := range mlpKinds {
+		mc := modelConfig{Vocab: 50, T: 8, DModel: 24, Heads: 2, Blocks: 2, Embed: 4, FF: 96, MLP: name}
+		m, err := newModel(mc, 4, 1, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, p := range m.Graph.ParamTensors() {
+			n += p.Value.Shape().TotalSize()
+		}
+		if n != mc.params() {
+			t.Errorf("%s: the graph has %d parameters, params() says %d", name, n, mc.params())
+		}
+		counts[name] = n
+	}
+	// Per block, gated: 3·d·64 + 2·64 + d; ungated: 2·d·96 + 96 + d.
+	if d := counts["geglu"] - counts["gelu"]; d != 2*(2*64-96) {
+		t.Errorf("geglu − gelu = %d parameters, want 2 blocks × (128 − 96 biases) = 64", d)
+	}
+}
+
+// The gated block computes x + fc2(act(fc1(LN x)) ⊙ gate(LN x)): checked
+// in float64 from the block's own parameters, with ReLU so the reference
+// needs no special function.
+func TestGatedBlockFormula(t *testing.T) {
+	const d, h, rows = 4, 6, 3
+	g, _ := graph.New(tensor.Float64, 7)
+	x, _ := g.Input("x", rows, d)
+	y, err := mlpBlock(d, h, mlpKinds["reglu"])(g, "b", x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := g.Compile(nil, graph.Keep(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := make([]float64, rows*d)
+	for i := range in {
+		in[i] = math.Sin(float64(3*i + 1))
+	}
+	m.Set(x, tensor.New(tensor.WithShape(rows, d), tensor.WithBacking(append([]float64(nil), in...))))
+	if err := m.Run(); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := m.Value(y)
+	p := map[string][]float64{}
+	for _, pt := range g.ParamTensors() {
+		p[pt.Name] = pt.Value.Float64s()
+		// nn.Linear's weight is PyTorch's (out, in).
+	}
+	lin := func(name string, v []float64, in, out int) []float64 {
+		w, b := p[name+".weight"], p[name+".bias"]
+		r := make([]float64, out)
+		for o := range out {
+			r[o] = b[o]
+			for i := range in {
+				r[o] += w[o*in+i] * v[i]
+			}
+		}
+		return r
+	}
+	for r := range rows {
+		v := in[r*d : (r+1)*d]
+		var mu, va float64
+		for _, x := range v {
+			mu += x / d
+		}
+		for _, x := range v {
+			va += (x - mu) * (x - mu) / d
+		}
+		n := make([]float64, d)
+		for i, x := range v {
+			n[i] = (x-mu)/math.Sqrt(va+1e-5)*p["b.ln.weight"][i] + p["b.ln.bias"][i]
+		}
+		a, gate := lin("b.fc1", n, d, h), lin("b.gate", n, d, h)
+		for i := range a {
+			a[i] = math.Max(a[i], 0) * gate[i]
+		}
+		want := lin("b.fc2", a, h, d)
+		for i := range want {
+			if got := out.Data().([]float64)[r*d+i]; math.Abs(got-(v[i]+want[i])) > 1e-12 {
+				t.Errorf("row %d, column %d: %v, want %v", r, i, got, v[i]+want[i])
+			}
+		}
+	}
+}
+
+func TestBadConfigurationsAreRefused(t *testing.T) {
+	for _, tc := range []struct {
+		change func(*config)
+		want   string
+	}{
+		{func(c *config) { c.MLPs = experiment.Strings{"gelu", "swish_glu"} }, `-mlp "swish_glu": want a comma-separated list of distinct names from geglu, gelu`},
+		{func(c *config) { c.MLPs = nil }, "-mlp is empty"},
+		{func(c *config) { c.MLPs = experiment.Strings{"gelu", "gelu"} }, `-mlp "gelu": want a comma-separated list of distinct`},
+		{func(c *config) { c.Heads = 5 }, "-heads 5 does not divide -d-model 16"},
+		{func(c *config) { c.Steps = 0 }, "-steps 0: want ≥ 1"},
+		{func(c *config) { c.LR = math.NaN() }, "-lr NaN"},
+		{func(c *config) { c.T = 50000 }, "-T 50000: datasets.CharTask: context 50000 and chunk length 4096"},
+		{func(c *config) { c.T = 4095 }, "use a longer text or smaller -batch, -T"},
+	} {
+		c := tiny(t, tinyText(t))
+		tc.change(&c)
+		if _, err := run(c); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("error %v, want one containing %q", err, tc.want)
+		}
+	}
+}
+
+// -recompute changes memory and time, not results: the curves of a gated
+// and an ungated MLP are the same bytes with and without it.
+func TestRecomputeGivesTheSameCurves(t *testing.T) {
+	text := tinyText(t)
+	a, b := tiny(t, text), tiny(t, text)
+	a.MLPs, b.MLPs, a.Seeds, b.Seeds, a.Steps, b.Steps, b.Recompute = experiment.Strings{"gelu", "swiglu"}, experiment.Strings{"gelu", "swiglu"}, 1, 1, 10, 10, true
+	for _, c := range []config{a, b} {
+		if _, err := run(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ca, _ := os.ReadFile(filepath.Join(a.Out, "curves.csv"))
+	cb, _ := os.ReadFile(filepath.Join(b.Out, "curves.csv"))
+	if len(ca) == 0 || !bytes.Equal(ca, cb) {
+		t.Errorf("curves differ with -recompute:\n%s\nwithout:\n%s", cb, ca)
+	}
+}
