@@ -197,18 +197,10 @@ func (op *lossOp) DoDiff(ctx G.ExecutionContext, inputs G.Nodes, output *G.Node)
 	if err != nil {
 		return err
 	}
-	dp, err := (&lossGradOp{kind: op.kind, fwd: op}).Do(vals[0], vals[1], gv)
-	if err != nil {
+	if err := opkit.DiffInto(op, inputs[0], &lossGradOp{kind: op.kind, fwd: op}, vals[0], vals[1], gv); err != nil || op.kind == lossCE {
 		return err
 	}
-	if err := opkit.AccumulateGrad(op, inputs[0], dp); err != nil || op.kind == lossCE {
-		return err
-	}
-	dt, err := (&lossGradOp{kind: op.kind, fwd: op, target: true}).Do(vals[0], vals[1], gv)
-	if err != nil {
-		return err
-	}
-	return opkit.AccumulateGrad(op, inputs[1], dt)
+	return opkit.DiffInto(op, inputs[1], &lossGradOp{kind: op.kind, fwd: op, target: true}, vals[0], vals[1], gv)
 }
 
 // lossGradOp computes the gradient with respect to the prediction (or, with
