@@ -68,26 +68,12 @@ func TestAdamMatchesScalarReference(t *testing.T) {
 	for _, dt := range dtypes {
 		for _, r := range adamSettings {
 			t.Run(fmt.Sprintf("%v/%+v", dt, r), func(t *testing.T) {
-				p0 := asStored(dt, randn("p0", n, 1))
-				grads := make([][]float64, steps)
-				for s := range grads {
-					// Shrinking gradients make v fall behind its maximum (AMSGrad).
-					grads[s] = asStored(dt, randn(fmt.Sprint("g", s), n, math.Pow(0.5, float64(s))))
-				}
-				params := []graph.NamedTensor{{Name: "w", Value: dense(dt, []int{n}, p0)}}
 				o := r.optimizer()
-				for s := 0; s < steps; s++ {
-					if err := o.Step(params, []*tensor.Dense{dense(dt, []int{n}, grads[s])}); err != nil {
-						t.Fatal(err)
-					}
-				}
+				// Shrinking gradients make v fall behind its maximum (AMSGrad).
+				p0, grads, params := stepRandom(t, o, dt, steps, n, func(s int) float64 { return math.Pow(0.5, float64(s)) })
 				wantP, wantM, wantV := make([]float64, n), make([]float64, n), make([]float64, n)
 				for i := range wantP {
-					g := make([]float64, steps)
-					for s := range g {
-						g[s] = grads[s][i]
-					}
-					wantP[i], wantM[i], wantV[i] = r.run(p0[i], g)
+					wantP[i], wantM[i], wantV[i] = r.run(p0[i], column(grads, i))
 				}
 				mustClose(t, "params", values(params[0].Value), wantP, tolFor(dt))
 				st := map[string]*tensor.Dense{}

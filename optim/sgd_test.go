@@ -56,26 +56,12 @@ func TestSGDMatchesScalarReference(t *testing.T) {
 	for _, dt := range dtypes {
 		for _, r := range sgdSettings {
 			t.Run(fmt.Sprintf("%v/%+v", dt, r), func(t *testing.T) {
-				p0 := asStored(dt, randn("p0", n, 1))
-				grads := make([][]float64, steps)
-				for s := range grads {
-					grads[s] = asStored(dt, randn(fmt.Sprint("g", s), n, 1))
-				}
-				params := []graph.NamedTensor{{Name: "w", Value: dense(dt, []int{n}, p0)}}
 				o := &optim.SGD{LearningRate: r.lr, Momentum: r.mu, Dampening: r.damp, WeightDecay: r.wd,
 					Nesterov: r.nesterov, Maximize: r.maximize}
-				for s := 0; s < steps; s++ {
-					if err := o.Step(params, []*tensor.Dense{dense(dt, []int{n}, grads[s])}); err != nil {
-						t.Fatal(err)
-					}
-				}
+				p0, grads, params := stepRandom(t, o, dt, steps, n, func(int) float64 { return 1 })
 				wantP, wantBuf := make([]float64, n), make([]float64, n)
 				for i := range wantP {
-					g := make([]float64, steps)
-					for s := range g {
-						g[s] = grads[s][i]
-					}
-					wantP[i], wantBuf[i] = r.run(p0[i], g)
+					wantP[i], wantBuf[i] = r.run(p0[i], column(grads, i))
 				}
 				mustClose(t, "params", values(params[0].Value), wantP, tolFor(dt))
 				if r.mu != 0 {
