@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math"
+	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
@@ -242,5 +244,49 @@ func TestTornMetricsLineIsDropped(t *testing.T) {
 		if !bytes.Equal(a[name], b[name]) {
 			t.Errorf("%s after resuming over a torn line differs:\n%s\nvs\n%s", name, head(b[name]), head(a[name]))
 		}
+	}
+}
+
+// Evaluate and Run on a nil loader, a nil Trainer or one not made by New
+// are errors that say so, not panics.
+func TestNilTrainerAndLoaderAreErrors(t *testing.T) {
+	s := regression(t, tensor.Float64, regressionData(1))
+	tr, err := train.New(s.model, s.opt, s.trainData, s.valData, train.Config{Quiet: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nilTrainer *train.Trainer
+	for _, c := range []struct {
+		name string
+		f    func() error
+		want string
+	}{
+		{"Evaluate(nil)", func() error { _, err := tr.Evaluate(nil); return err }, "train.Evaluate: nil data loader"},
+		{"nil Trainer Evaluate", func() error { _, err := nilTrainer.Evaluate(s.valData); return err }, "not made by train.New"},
+		{"nil Trainer Run", func() error { _, err := nilTrainer.Run(); return err }, "not made by train.New"},
+		{"zero Trainer Run", func() error { _, err := (&train.Trainer{}).Run(); return err }, "not made by train.New"},
+	} {
+		if err := noPanic(c.f); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want an error containing %q", c.name, err, c.want)
+		}
+	}
+	if n := nilTrainer.Step(); n != 0 {
+		t.Errorf("nil Trainer Step() = %d, want 0", n)
+	}
+}
+
+// MaxSteps near MaxInt gives ⌈MaxSteps/batches⌉ epochs, not a negative
+// count from an overflowing sum (which silently trained nothing).
+func TestHugeMaxStepsDoesNotOverflowEpochs(t *testing.T) {
+	s := regression(t, tensor.Float64, regressionData(1))
+	tr, err := train.New(s.model, s.opt, s.trainData, s.valData, train.Config{Quiet: true, MaxSteps: math.MaxInt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nb := big.NewInt(int64(s.trainData.NumBatches()))
+	want := new(big.Int).Add(big.NewInt(math.MaxInt), nb)
+	want.Sub(want, big.NewInt(1)).Quo(want, nb)
+	if got := big.NewInt(int64(tr.Config.Epochs)); got.Cmp(want) != 0 {
+		t.Errorf("Epochs = %v, want %v", got, want)
 	}
 }
