@@ -163,11 +163,7 @@ func (op *layerNormOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, e
 }
 
 func (op *layerNormOp) DoDiff(ctx G.ExecutionContext, inputs G.Nodes, output *G.Node) error {
-	vals, err := opkit.Values(op, inputs)
-	if err != nil {
-		return err
-	}
-	gv, err := opkit.OutGrad(op, output)
+	vals, gv, err := opkit.DiffArgs(op, inputs, output)
 	if err != nil {
 		return err
 	}

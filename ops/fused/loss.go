@@ -189,11 +189,7 @@ func (op *lossOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error)
 }
 
 func (op *lossOp) DoDiff(ctx G.ExecutionContext, inputs G.Nodes, output *G.Node) error {
-	vals, err := opkit.Values(op, inputs)
-	if err != nil {
-		return err
-	}
-	gv, err := opkit.OutGrad(op, output)
+	vals, gv, err := opkit.DiffArgs(op, inputs, output)
 	if err != nil {
 		return err
 	}

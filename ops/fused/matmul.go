@@ -220,11 +220,7 @@ func (op *matMulOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, erro
 }
 
 func (op *matMulOp) DoDiff(ctx G.ExecutionContext, inputs G.Nodes, output *G.Node) error {
-	vals, err := opkit.Values(op, inputs)
-	if err != nil {
-		return err
-	}
-	gv, err := opkit.OutGrad(op, output)
+	vals, gv, err := opkit.DiffArgs(op, inputs, output)
 	if err != nil {
 		return err
 	}

@@ -138,6 +138,20 @@ func OutGrad(op fmt.Stringer, output *G.Node) (G.Value, error) {
 	return g, nil
 }
 
+// DiffArgs is the preamble of a DoDiff that reads its inputs: their values
+// as dense tensors and the output's gradient.
+func DiffArgs(op fmt.Stringer, inputs G.Nodes, output *G.Node) ([]*tensor.Dense, G.Value, error) {
+	vals, err := Values(op, inputs)
+	if err != nil {
+		return nil, nil, err
+	}
+	g, err := OutGrad(op, output)
+	if err != nil {
+		return nil, nil, err
+	}
+	return vals, g, nil
+}
+
 // CheckMatrix checks at graph-build time that n is a float matrix.
 func CheckMatrix(op, role string, n *G.Node) error {
 	if err := CheckFloatTensor(op, role, n); err != nil {
