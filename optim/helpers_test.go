@@ -34,22 +34,6 @@ func set(t *tensor.Dense, vals []float64) {
 	copy(t.Float64s(), vals)
 }
 
-// values returns a tensor's elements as float64.
-func values(t *tensor.Dense) []float64 {
-	if t == nil {
-		return nil
-	}
-	out := make([]float64, t.DataSize())
-	if t.Dtype() == tensor.Float32 {
-		for i, v := range t.Float32s() {
-			out[i] = float64(v)
-		}
-		return out
-	}
-	copy(out, t.Float64s())
-	return out
-}
-
 // asStored rounds vals as storing them in dtype dt would.
 func asStored(dt tensor.Dtype, vals []float64) []float64 {
 	out := make([]float64, len(vals))
