@@ -12,21 +12,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// listDir returns the names in dir, to catch leftover temporary files.
-func listDir(t *testing.T, dir string) []string {
-	t.Helper()
-	es, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range es {
-		names = append(names, e.Name())
-	}
-	return names
-}
+	"github.com/geluproject/gelu/train/internal/testutil"
+)
 
 func TestWriteFileAtomicWrapsAtomicfile(t *testing.T) {
 	dir := t.TempDir()
@@ -81,7 +69,7 @@ func TestAtomicFileWrapsAtomicfile(t *testing.T) {
 	if err := g.Abort(); err != nil {
 		t.Fatal(err)
 	}
-	if names := listDir(t, dir); len(names) != 1 || names[0] != "metrics.csv" {
+	if names := testutil.ListDir(t, dir); len(names) != 1 || names[0] != "metrics.csv" {
 		t.Errorf("directory holds %v after Abort, want only metrics.csv", names)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/geluproject/gelu/train/internal/testutil"
 )
 
 // buildReport exercises every part of a Report in dir.
@@ -57,7 +59,7 @@ func TestReportWritesEveryFile(t *testing.T) {
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
 	}
-	names := listDir(t, dir)
+	names := testutil.ListDir(t, dir)
 	if want := []string{"claims.csv", "f.png", "minima.csv", "report.md", "steps.csv", "summary.json"}; !slices.Equal(names, want) {
 		t.Errorf("files %v, want %v", names, want)
 	}
@@ -141,7 +143,7 @@ func TestReportIsDeterministic(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, name := range listDir(t, d1) {
+	for _, name := range testutil.ListDir(t, d1) {
 		a, _ := os.ReadFile(filepath.Join(d1, name))
 		b, err := os.ReadFile(filepath.Join(d2, name))
 		if err != nil || !bytes.Equal(a, b) {
@@ -198,7 +200,7 @@ func TestReportBadInput(t *testing.T) {
 		t.Errorf("report.md does not list the errors:\n%s", md)
 	}
 	// The failed tables left no files behind.
-	if names := listDir(t, dir); !slices.Equal(names, []string{"report.md", "summary.json", "t1.csv"}) {
+	if names := testutil.ListDir(t, dir); !slices.Equal(names, []string{"report.md", "summary.json", "t1.csv"}) {
 		t.Errorf("files %v", names)
 	}
 }
