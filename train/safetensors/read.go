@@ -2,6 +2,7 @@ package safetensors
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -166,25 +167,15 @@ func parseHeader(hdr []byte) (map[string]string, []item, error) {
 		items = append(items, it)
 	}
 	slices.SortFunc(items, func(a, b item) int {
-		if c := cmpInt64(a.begin, b.begin); c != 0 {
+		if c := cmp.Compare(a.begin, b.begin); c != 0 {
 			return c
 		}
-		if c := cmpInt64(a.end, b.end); c != 0 {
+		if c := cmp.Compare(a.end, b.end); c != 0 {
 			return c
 		}
 		return bytes.Compare([]byte(a.name), []byte(b.name))
 	})
 	return metadata, items, nil
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // parseEntry decodes one tensor entry. Fields are looked up by their exact
