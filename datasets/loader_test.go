@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/geluproject/gelu/datasets"
+	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/graph/rng"
 	"gorgonia.org/tensor"
 )
@@ -163,7 +164,7 @@ func TestLoaderBatchValues(t *testing.T) {
 				if b.X.Dtype() != dt || b.Y.Dtype() != dt {
 					t.Fatalf("dtypes %v, %v; want %v", b.X.Dtype(), b.Y.Dtype(), dt)
 				}
-				x, y := asFloat64(b.X), asFloat64(b.Y)
+				x, y := graph.Float64s(b.X), graph.Float64s(b.Y)
 				f := c.d.Features
 				for j, k := range b.Index {
 					for q := range f {
@@ -213,19 +214,6 @@ func b2f(b bool) float64 {
 		return 1
 	}
 	return 0
-}
-
-func asFloat64(d *tensor.Dense) []float64 {
-	switch d.Dtype() {
-	case tensor.Float32:
-		var out []float64
-		for _, v := range d.Float32s() {
-			out = append(out, float64(v))
-		}
-		return out
-	default:
-		return slices.Clone(d.Float64s())
-	}
 }
 
 // Batches reuse the loader's tensors: after the first epoch's permutation

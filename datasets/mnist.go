@@ -4,7 +4,9 @@ package datasets
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -110,17 +112,30 @@ func loadMNISTFormat(dir, name string) (train, test *Dataset, err error) {
 	return train, test, nil
 }
 
-// findIDX returns the first existing file among base-kind.gz, base-kind and
-// base.kind in dir.
+// findIDX returns the first regular file among base-kind.gz, base-kind and
+// base.kind in dir. A name that exists but cannot be used (a directory, a
+// FIFO, no permission) is named in the error, so "not found" is never
+// said of a file that is there.
 func findIDX(dir, base, kind string) (string, error) {
 	names := []string{base + "-" + kind + ".gz", base + "-" + kind, base + "." + kind}
+	var skipped []string
 	for _, n := range names {
 		p := filepath.Join(dir, n)
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+		st, err := os.Stat(p)
+		switch {
+		case err == nil && st.Mode().IsRegular():
 			return p, nil
+		case err == nil:
+			skipped = append(skipped, fmt.Sprintf("%s is not a regular file (mode %v)", n, st.Mode()))
+		case !errors.Is(err, fs.ErrNotExist):
+			skipped = append(skipped, err.Error())
 		}
 	}
-	return "", fmt.Errorf("none of %s found in %s", strings.Join(names, ", "), dir)
+	msg := fmt.Sprintf("none of %s found in %s", strings.Join(names, ", "), dir)
+	if len(skipped) > 0 {
+		msg += "; skipped: " + strings.Join(skipped, "; ")
+	}
+	return "", errors.New(msg)
 }
 
 // gomnistDataDir finds the data/ folder of the GoMNIST module: from the

@@ -191,3 +191,16 @@ func BenchmarkMNIST(b *testing.B) {
 		}
 	}
 }
+
+// A directory where an IDX file should be is named in the error, with the
+// reason it was skipped, instead of a bare "none found".
+func TestMNISTNamesASkippedNonRegularFile(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "train-images-idx3-ubyte.gz"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := datasets.FashionMNIST(dir)
+	if err == nil || !strings.Contains(err.Error(), "train-images-idx3-ubyte.gz is not a regular file") {
+		t.Fatalf("got %v, want an error naming the skipped directory", err)
+	}
+}

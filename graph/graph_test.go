@@ -184,10 +184,9 @@ func mlp(act activation.Activation) graph.BuildFunc {
 }
 
 func randTensor(seed uint64, shape ...int) *tensor.Dense {
-	r := rng.New(seed, "t")
-	t := tensor.New(tensor.Of(tensor.Float64), tensor.WithShape(shape...))
-	for i := range t.Float64s() {
-		t.Float64s()[i] = r.Normal()
+	t, err := graph.NewTensor(tensor.Float64, graph.Normal(0, 1), rng.New(seed, "t"), shape...)
+	if err != nil {
+		panic(err)
 	}
 	return t
 }

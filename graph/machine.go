@@ -378,6 +378,30 @@ func scalarOf(n *G.Node, v G.Value) (float64, error) {
 	return x, nil
 }
 
+// Float64s returns a copy of the elements of a float32 or float64 tensor
+// as float64, nil for a nil tensor or another dtype: the form in which
+// results of either dtype are compared with float64 references.
+func Float64s(t *tensor.Dense) []float64 {
+	if t == nil {
+		return nil
+	}
+	switch d := t.Data().(type) {
+	case []float64:
+		return append([]float64(nil), d...)
+	case []float32:
+		out := make([]float64, len(d))
+		for i, v := range d {
+			out[i] = float64(v)
+		}
+		return out
+	case float64: // a scalar-shaped tensor
+		return []float64{d}
+	case float32:
+		return []float64{float64(d)}
+	}
+	return nil
+}
+
 // Scalar reads a float32 or float64 scalar Value (or a one-element tensor)
 // as a float64.
 func Scalar(v G.Value) (float64, error) {

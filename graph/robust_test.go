@@ -372,3 +372,27 @@ func TestSetRefusesMaskedTensor(t *testing.T) {
 	v := tensor.New(tensor.WithShape(1, 2), tensor.WithBacking([]float64{1, 2}), tensor.WithMask([]bool{false, true}))
 	wantErr(t, m.Set(x, v), "masked")
 }
+
+// Float64s widens float32 exactly, copies float64 (no aliasing), reads a
+// scalar-shaped tensor, and gives nil for nil or a non-float tensor.
+func TestFloat64s(t *testing.T) {
+	f32 := tensor.New(tensor.WithShape(2), tensor.WithBacking([]float32{0.1, -3}))
+	if got := graph.Float64s(f32); len(got) != 2 || got[0] != float64(float32(0.1)) || got[1] != -3 {
+		t.Errorf("float32: %v", got)
+	}
+	back := []float64{1, 2, 3}
+	got := graph.Float64s(tensor.New(tensor.WithShape(3), tensor.WithBacking(back)))
+	got[0] = 9
+	if back[0] != 1 || got[2] != 3 {
+		t.Errorf("float64: got %v, backing %v; want a copy", got, back)
+	}
+	if got := graph.Float64s(tensor.New(tensor.FromScalar(2.5))); len(got) != 1 || got[0] != 2.5 {
+		t.Errorf("scalar: %v", got)
+	}
+	if got := graph.Float64s(nil); got != nil {
+		t.Errorf("nil: %v", got)
+	}
+	if got := graph.Float64s(tensor.New(tensor.WithShape(2), tensor.WithBacking([]int{1, 2}))); got != nil {
+		t.Errorf("int tensor: %v", got)
+	}
+}

@@ -68,35 +68,21 @@ func TestAdamMatchesScalarReference(t *testing.T) {
 	for _, dt := range dtypes {
 		for _, r := range adamSettings {
 			t.Run(fmt.Sprintf("%v/%+v", dt, r), func(t *testing.T) {
-				p0 := asStored(dt, randn("p0", n, 1))
-				grads := make([][]float64, steps)
-				for s := range grads {
-					// Shrinking gradients make v fall behind its maximum (AMSGrad).
-					grads[s] = asStored(dt, randn(fmt.Sprint("g", s), n, math.Pow(0.5, float64(s))))
-				}
-				params := []graph.NamedTensor{{Name: "w", Value: dense(dt, []int{n}, p0)}}
 				o := r.optimizer()
-				for s := 0; s < steps; s++ {
-					if err := o.Step(params, []*tensor.Dense{dense(dt, []int{n}, grads[s])}); err != nil {
-						t.Fatal(err)
-					}
-				}
+				// Shrinking gradients make v fall behind its maximum (AMSGrad).
+				p0, grads, params := stepRandom(t, o, dt, steps, n, func(s int) float64 { return math.Pow(0.5, float64(s)) })
 				wantP, wantM, wantV := make([]float64, n), make([]float64, n), make([]float64, n)
 				for i := range wantP {
-					g := make([]float64, steps)
-					for s := range g {
-						g[s] = grads[s][i]
-					}
-					wantP[i], wantM[i], wantV[i] = r.run(p0[i], g)
+					wantP[i], wantM[i], wantV[i] = r.run(p0[i], column(grads, i))
 				}
-				mustClose(t, "params", values(params[0].Value), wantP, tolFor(dt))
+				mustClose(t, "params", graph.Float64s(params[0].Value), wantP, tolFor(dt))
 				st := map[string]*tensor.Dense{}
 				for _, nt := range o.State() {
 					st[nt.Name] = nt.Value
 				}
-				mustClose(t, "exp_avg", values(st["w.exp_avg"]), wantM, tolFor(dt))
-				mustClose(t, "exp_avg_sq", values(st["w.exp_avg_sq"]), wantV, tol{abs: 1e-12, rel: tolFor(dt).rel})
-				if got := values(st["w.step"]); len(got) != 1 || got[0] != steps {
+				mustClose(t, "exp_avg", graph.Float64s(st["w.exp_avg"]), wantM, tolFor(dt))
+				mustClose(t, "exp_avg_sq", graph.Float64s(st["w.exp_avg_sq"]), wantV, tol{abs: 1e-12, rel: tolFor(dt).rel})
+				if got := graph.Float64s(st["w.step"]); len(got) != 1 || got[0] != steps {
 					t.Fatalf("step = %v, want [%d]", got, steps)
 				}
 				if _, ok := st["w.max_exp_avg_sq"]; ok != r.amsgrad {
@@ -141,7 +127,7 @@ func TestAdamConstantGradientClosedForms(t *testing.T) {
 					want[i] = p0 - steps*c
 				}
 			}
-			mustClose(t, fmt.Sprintf("%v decoupled=%v", dt, decoupled), values(params[0].Value), want, tolFor(dt))
+			mustClose(t, fmt.Sprintf("%v decoupled=%v", dt, decoupled), graph.Float64s(params[0].Value), want, tolFor(dt))
 		}
 	}
 }
@@ -161,7 +147,7 @@ func TestAdamStepCountsArePerParameter(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if got := values(params[1].Value); got[0] != 1 {
+		if got := graph.Float64s(params[1].Value); got[0] != 1 {
 			t.Fatalf("parameter without gradient moved to %v", got[0])
 		}
 		if err := o.Step(params, []*tensor.Dense{g, g}); err != nil {
@@ -171,6 +157,6 @@ func TestAdamStepCountsArePerParameter(t *testing.T) {
 			t.Fatalf("steps a=%d b=%d, want 4 and 1", o.Steps("a"), o.Steps("b"))
 		}
 		// First step of b: m̂ = g, v̂ = g², so b moves by lr·g/(|g|+eps).
-		mustClose(t, "b after its first step", values(params[1].Value), []float64{1 - 0.1*3/(3+1e-8)}, tolFor(dt))
+		mustClose(t, "b after its first step", graph.Float64s(params[1].Value), []float64{1 - 0.1*3/(3+1e-8)}, tolFor(dt))
 	}
 }

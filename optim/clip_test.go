@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/optim"
 	"gorgonia.org/tensor"
 )
@@ -46,13 +47,13 @@ func TestClipGradNorm(t *testing.T) {
 					for j, v := range raw[i] {
 						want[j] = v * coef
 					}
-					mustClose(t, "clipped", values(g), want, tol{abs: 0, rel: 1e-7})
-				} else if !equalBits(values(g), want) {
+					mustClose(t, "clipped", graph.Float64s(g), want, tol{abs: 0, rel: 1e-7})
+				} else if !equalBits(graph.Float64s(g), want) {
 					t.Fatalf("%v max norm %v ≥ norm %v: gradients changed", dt, maxNorm, norm)
 				}
 			}
 			if coef < 1 {
-				after := hypotNorm([][]float64{values(grads[0]), values(grads[2]), values(grads[3])})
+				after := hypotNorm([][]float64{graph.Float64s(grads[0]), graph.Float64s(grads[2]), graph.Float64s(grads[3])})
 				if math.Abs(after-maxNorm) > 1e-6*maxNorm {
 					t.Fatalf("%v: norm after clipping %v, want %v", dt, after, maxNorm)
 				}
@@ -71,7 +72,7 @@ func TestClipGradNormHugeGradients(t *testing.T) {
 	if math.Abs(n-5e200) > 1e-15*5e200 {
 		t.Fatalf("norm %v, want 5e200", n)
 	}
-	mustClose(t, "clipped", values(g), []float64{0.6, -0.8, 0}, tol{abs: 0, rel: 1e-15})
+	mustClose(t, "clipped", graph.Float64s(g), []float64{0.6, -0.8, 0}, tol{abs: 0, rel: 1e-15})
 }
 
 func TestClipGradNormErrors(t *testing.T) {
@@ -96,7 +97,7 @@ func TestClipGradNormErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "grads[1]") || !strings.Contains(err.Error(), "element 3") {
 			t.Fatalf("%v: got %v", dt, err)
 		}
-		if !equalBits(values(a), []float64{10, 10}) {
+		if !equalBits(graph.Float64s(a), []float64{10, 10}) {
 			t.Fatalf("%v: gradients scaled despite the error", dt)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/graph/rng"
+	"github.com/geluproject/gelu/optim"
 	"gorgonia.org/tensor"
 )
 
@@ -33,22 +34,6 @@ func set(t *tensor.Dense, vals []float64) {
 	copy(t.Float64s(), vals)
 }
 
-// values returns a tensor's elements as float64.
-func values(t *tensor.Dense) []float64 {
-	if t == nil {
-		return nil
-	}
-	out := make([]float64, t.DataSize())
-	if t.Dtype() == tensor.Float32 {
-		for i, v := range t.Float32s() {
-			out[i] = float64(v)
-		}
-		return out
-	}
-	copy(out, t.Float64s())
-	return out
-}
-
 // asStored rounds vals as storing them in dtype dt would.
 func asStored(dt tensor.Dtype, vals []float64) []float64 {
 	out := make([]float64, len(vals))
@@ -67,6 +52,35 @@ func randn(stream string, n int, scale float64) []float64 {
 	out := make([]float64, n)
 	for i := range out {
 		out[i] = scale * r.Normal()
+	}
+	return out
+}
+
+// stepRandom runs steps steps of o on one seeded parameter "w" of n
+// elements, gradient s drawn from its own stream and scaled by scale(s). It
+// returns the starting values and the gradients as stored in dt (the inputs
+// of a float64 reference) and the parameter after the steps.
+func stepRandom(t *testing.T, o optim.Optimizer, dt tensor.Dtype, steps, n int, scale func(s int) float64) (p0 []float64, grads [][]float64, params []graph.NamedTensor) {
+	t.Helper()
+	p0 = asStored(dt, randn("p0", n, 1))
+	grads = make([][]float64, steps)
+	for s := range grads {
+		grads[s] = asStored(dt, randn(fmt.Sprint("g", s), n, scale(s)))
+	}
+	params = []graph.NamedTensor{{Name: "w", Value: dense(dt, []int{n}, p0)}}
+	for s := range steps {
+		if err := o.Step(params, []*tensor.Dense{dense(dt, []int{n}, grads[s])}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return p0, grads, params
+}
+
+// column returns element i of every step's gradient.
+func column(grads [][]float64, i int) []float64 {
+	out := make([]float64, len(grads))
+	for s, g := range grads {
+		out[s] = g[i]
 	}
 	return out
 }

@@ -33,9 +33,9 @@ func bigRun(dt tensor.Dtype, newOpt func() optim.Optimizer, procs int) []float64
 			panic(err)
 		}
 	}
-	out := values(p[0].Value)
+	out := graph.Float64s(p[0].Value)
 	for _, st := range o.State() {
-		out = append(out, values(st.Value)...)
+		out = append(out, graph.Float64s(st.Value)...)
 	}
 	return out
 }

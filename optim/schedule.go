@@ -110,9 +110,30 @@ func (w warmup) LR(step int) float64 {
 
 func (w warmup) String() string { return fmt.Sprintf("Warmup(%v, steps=%d)", w.s, w.steps) }
 
-type cosine struct {
-	lr, minLR float64
-	total     int
+// decay falls from lr to end over total steps and stays at end after: the
+// rate at step t ≤ total is end + (lr − end)·left(t, total), left going from
+// 1 to 0.
+type decay struct {
+	name, endName string
+	lr, end       float64
+	total         int
+	left          func(t, total float64) float64
+}
+
+func newDecay(name, endName string, lr float64, total int, end float64, left func(t, total float64) float64) (Schedule, error) {
+	if err := checkDecay(name, lr, total, end); err != nil {
+		return nil, err
+	}
+	return decay{name, endName, lr, end, total, left}, nil
+}
+
+func (d decay) LR(step int) float64 {
+	t := min(max(step, 0), d.total)
+	return d.end + (d.lr-d.end)*d.left(float64(t), float64(d.total))
+}
+
+func (d decay) String() string {
+	return fmt.Sprintf("%s(lr=%v, total=%d, %s=%v)", d.name, d.lr, d.total, d.endName, d.end)
 }
 
 // Cosine returns CosineAnnealingLR's closed form
@@ -123,42 +144,17 @@ type cosine struct {
 // stop at T_max: its rate climbs back towards lr over the next T_max
 // steps.) totalSteps ≥ 1, 0 ≤ minLR ≤ lr.
 func Cosine(lr float64, totalSteps int, minLR float64) (Schedule, error) {
-	if err := checkDecay("Cosine", lr, totalSteps, minLR); err != nil {
-		return nil, err
-	}
-	return cosine{lr, minLR, totalSteps}, nil
+	return newDecay("Cosine", "min", lr, totalSteps, minLR, func(t, total float64) float64 {
+		return (1 + math.Cos(math.Pi*t/total)) / 2
+	})
 }
 
-func (c cosine) LR(step int) float64 {
-	t := min(max(step, 0), c.total)
-	return c.minLR + (c.lr-c.minLR)*(1+math.Cos(math.Pi*float64(t)/float64(c.total)))/2
-}
-
-func (c cosine) String() string {
-	return fmt.Sprintf("Cosine(lr=%v, total=%d, min=%v)", c.lr, c.total, c.minLR)
-}
-
-type linearDecay struct {
-	lr, endLR float64
-	total     int
-}
-
-// LinearDecay returns lr + (endLR − lr)·t/totalSteps for steps t ≤
-// totalSteps, and endLR after. totalSteps ≥ 1, 0 ≤ endLR ≤ lr.
+// LinearDecay returns endLR + (lr − endLR)·(totalSteps − t)/totalSteps for
+// steps t ≤ totalSteps, and endLR after. totalSteps ≥ 1, 0 ≤ endLR ≤ lr.
 func LinearDecay(lr float64, totalSteps int, endLR float64) (Schedule, error) {
-	if err := checkDecay("LinearDecay", lr, totalSteps, endLR); err != nil {
-		return nil, err
-	}
-	return linearDecay{lr, endLR, totalSteps}, nil
-}
-
-func (l linearDecay) LR(step int) float64 {
-	t := min(max(step, 0), l.total)
-	return l.lr + (l.endLR-l.lr)*float64(t)/float64(l.total)
-}
-
-func (l linearDecay) String() string {
-	return fmt.Sprintf("LinearDecay(lr=%v, total=%d, end=%v)", l.lr, l.total, l.endLR)
+	return newDecay("LinearDecay", "end", lr, totalSteps, endLR, func(t, total float64) float64 {
+		return (total - t) / total
+	})
 }
 
 func checkDecay(who string, lr float64, total int, end float64) error {

@@ -56,30 +56,16 @@ func TestSGDMatchesScalarReference(t *testing.T) {
 	for _, dt := range dtypes {
 		for _, r := range sgdSettings {
 			t.Run(fmt.Sprintf("%v/%+v", dt, r), func(t *testing.T) {
-				p0 := asStored(dt, randn("p0", n, 1))
-				grads := make([][]float64, steps)
-				for s := range grads {
-					grads[s] = asStored(dt, randn(fmt.Sprint("g", s), n, 1))
-				}
-				params := []graph.NamedTensor{{Name: "w", Value: dense(dt, []int{n}, p0)}}
 				o := &optim.SGD{LearningRate: r.lr, Momentum: r.mu, Dampening: r.damp, WeightDecay: r.wd,
 					Nesterov: r.nesterov, Maximize: r.maximize}
-				for s := 0; s < steps; s++ {
-					if err := o.Step(params, []*tensor.Dense{dense(dt, []int{n}, grads[s])}); err != nil {
-						t.Fatal(err)
-					}
-				}
+				p0, grads, params := stepRandom(t, o, dt, steps, n, func(int) float64 { return 1 })
 				wantP, wantBuf := make([]float64, n), make([]float64, n)
 				for i := range wantP {
-					g := make([]float64, steps)
-					for s := range g {
-						g[s] = grads[s][i]
-					}
-					wantP[i], wantBuf[i] = r.run(p0[i], g)
+					wantP[i], wantBuf[i] = r.run(p0[i], column(grads, i))
 				}
-				mustClose(t, "params", values(params[0].Value), wantP, tolFor(dt))
+				mustClose(t, "params", graph.Float64s(params[0].Value), wantP, tolFor(dt))
 				if r.mu != 0 {
-					mustClose(t, "momentum buffer", values(o.MomentumBuffer("w")), wantBuf, tolFor(dt))
+					mustClose(t, "momentum buffer", graph.Float64s(o.MomentumBuffer("w")), wantBuf, tolFor(dt))
 				} else if o.MomentumBuffer("w") != nil || len(o.State()) != 0 {
 					t.Fatal("momentum 0 allocated a buffer")
 				}
@@ -124,8 +110,8 @@ func TestSGDConstantGradientClosedForms(t *testing.T) {
 					moved = lr * (ft*g + mu*g*(ft-mu*(1-math.Pow(mu, ft))/(1-mu))/(1-mu))
 				}
 				tl := tolFor(dt)
-				mustClose(t, fmt.Sprintf("%v %s buffer at step %d", dt, form, s), values(o.MomentumBuffers()[0]), []float64{buf, -buf}, tl)
-				mustClose(t, fmt.Sprintf("%v %s param at step %d", dt, form, s), values(params[0].Value), []float64{p0 - moved, p0 + moved}, tl)
+				mustClose(t, fmt.Sprintf("%v %s buffer at step %d", dt, form, s), graph.Float64s(o.MomentumBuffers()[0]), []float64{buf, -buf}, tl)
+				mustClose(t, fmt.Sprintf("%v %s param at step %d", dt, form, s), graph.Float64s(params[0].Value), []float64{p0 - moved, p0 + moved}, tl)
 			}
 		}
 	}
@@ -161,7 +147,7 @@ func TestSGDMomentumBufferVariance(t *testing.T) {
 				if s != 1 && s != 5 && s != steps {
 					continue
 				}
-				b := values(o.MomentumBuffers()[0])
+				b := graph.Float64s(o.MomentumBuffers()[0])
 				mean, sq := 0.0, 0.0
 				for _, v := range b {
 					mean += v
@@ -206,6 +192,6 @@ func TestSGDLearningRateIsOutsideTheBuffer(t *testing.T) {
 			t.Fatalf("LR() = %v after SetLR(0.25)", o.LR())
 		}
 		_ = o.Step(params, g) // b = 1.5, p = −1 − 0.375
-		mustClose(t, "param", values(params[0].Value), []float64{-1.375}, tol{})
+		mustClose(t, "param", graph.Float64s(params[0].Value), []float64{-1.375}, tol{})
 	}
 }

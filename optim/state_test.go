@@ -72,8 +72,8 @@ func TestStateRoundTripContinuesExactly(t *testing.T) {
 					}
 				}
 				for i := range pa {
-					if !equalBits(values(pa[i].Value), values(pb[i].Value)) {
-						t.Fatalf("%s differs after restoring: %v vs %v", pa[i].Name, values(pa[i].Value), values(pb[i].Value))
+					if !equalBits(graph.Float64s(pa[i].Value), graph.Float64s(pb[i].Value)) {
+						t.Fatalf("%s differs after restoring: %v vs %v", pa[i].Name, graph.Float64s(pa[i].Value), graph.Float64s(pb[i].Value))
 					}
 				}
 				sa, sb := a.State(), b.State()
@@ -81,7 +81,7 @@ func TestStateRoundTripContinuesExactly(t *testing.T) {
 					t.Fatalf("state sizes %d and %d", len(sa), len(sb))
 				}
 				for i := range sa {
-					if sa[i].Name != sb[i].Name || !equalBits(values(sa[i].Value), values(sb[i].Value)) {
+					if sa[i].Name != sb[i].Name || !equalBits(graph.Float64s(sa[i].Value), graph.Float64s(sb[i].Value)) {
 						t.Fatalf("state %q differs from %q", sa[i].Name, sb[i].Name)
 					}
 					if strings.HasPrefix(sa[i].Name, "frozen.") {
@@ -112,11 +112,11 @@ func TestStateNamesAndLiveness(t *testing.T) {
 		t.Fatalf("MomentumBuffers %v do not line up with the parameters and State", bufs)
 	}
 	// Live: the buffer State returned is the one the next step updates.
-	before := values(st[0].Value)
+	before := graph.Float64s(st[0].Value)
 	if err := sgd.Step(p, testGrads(dt, 1)); err != nil {
 		t.Fatal(err)
 	}
-	if equalBits(before, values(st[0].Value)) {
+	if equalBits(before, graph.Float64s(st[0].Value)) {
 		t.Fatal("State returned a copy, not the live buffer")
 	}
 
@@ -154,7 +154,7 @@ func TestLoadStateCopies(t *testing.T) {
 		t.Fatal(err)
 	}
 	set(src[0].Value, []float64{9, 9, 9})
-	if got := values(o.MomentumBuffer("enc.bias")); !equalBits(got, []float64{1, 2, 3}) {
+	if got := graph.Float64s(o.MomentumBuffer("enc.bias")); !equalBits(got, []float64{1, 2, 3}) {
 		t.Fatalf("buffer %v follows the source tensor", got)
 	}
 	if o.MomentumBuffer("enc.weight") != nil {
@@ -230,7 +230,7 @@ func TestLoadStateErrors(t *testing.T) {
 				t.Fatalf("failed load changed the state: %s → %s", names(before), names(after))
 			}
 			for i := range after {
-				if !equalBits(values(after[i].Value), values(before[i].Value)) {
+				if !equalBits(graph.Float64s(after[i].Value), graph.Float64s(before[i].Value)) {
 					t.Fatalf("failed load changed %s", after[i].Name)
 				}
 			}
@@ -252,7 +252,7 @@ func TestStepRejectsStateOfAnotherShape(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), `"w"`) || !strings.Contains(err.Error(), "state") {
 			t.Fatalf("got %v", err)
 		}
-		if got := values(p2[0].Value); !equalBits(got, []float64{1, 2, 3, 4}) {
+		if got := graph.Float64s(p2[0].Value); !equalBits(got, []float64{1, 2, 3, 4}) {
 			t.Fatalf("parameter changed to %v", got)
 		}
 	}

@@ -148,14 +148,14 @@ func TestMatchesPyTorch(t *testing.T) {
 				}
 				for i, n := range names {
 					want := flat(c.After[step][n])
-					got := values(params[i].Value)
+					got := graph.Float64s(params[i].Value)
 					mustClose(t, fmt.Sprintf("%s after step %d", n, step), got, want, tl)
 					worst[c.Dtype] = max(worst[c.Dtype], maxRel(got, want))
 				}
 			}
 			state := map[string][]float64{}
 			for _, nt := range o.State() {
-				state[nt.Name] = values(nt.Value)
+				state[nt.Name] = graph.Float64s(nt.Value)
 			}
 			if len(state) != len(c.State) {
 				t.Fatalf("state has keys %v, PyTorch's has %d", keys(state), len(c.State))
@@ -188,7 +188,7 @@ func TestClipGradNormMatchesPyTorch(t *testing.T) {
 			t.Errorf("max norm %v: norm %.17g, PyTorch %.17g", c.MaxNorm, norm, c.Norm)
 		}
 		for i := range grads {
-			mustClose(t, "clipped grad", values(grads[i]), flat(c.Clipped[i]), tol{abs: 1e-15, rel: 1e-13})
+			mustClose(t, "clipped grad", graph.Float64s(grads[i]), flat(c.Clipped[i]), tol{abs: 1e-15, rel: 1e-13})
 		}
 	}
 }

@@ -49,7 +49,7 @@ func TestHyperparameterValidation(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("got %v, want an error mentioning %q", err, c.want)
 			}
-			if got := values(p[0].Value); !equalBits(got, []float64{1, 2}) {
+			if got := graph.Float64s(p[0].Value); !equalBits(got, []float64{1, 2}) {
 				t.Fatalf("parameter changed to %v", got)
 			}
 		})
@@ -139,13 +139,13 @@ func TestNonFiniteGradientLeavesEverythingUntouched(t *testing.T) {
 					}
 				}
 				for i := range p {
-					if !equalBits(values(p[i].Value), values(params[i].Value)) {
+					if !equalBits(graph.Float64s(p[i].Value), graph.Float64s(params[i].Value)) {
 						t.Fatalf("%v %s: %s changed", dt, name, p[i].Name)
 					}
 				}
 				after := o.State()
 				for i := range after {
-					if !equalBits(values(after[i].Value), values(state[i].Value)) {
+					if !equalBits(graph.Float64s(after[i].Value), graph.Float64s(state[i].Value)) {
 						t.Fatalf("%v %s: state %s changed", dt, name, after[i].Name)
 					}
 				}

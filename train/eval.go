@@ -20,10 +20,16 @@ type Evaluation struct {
 // Evaluate scores the current model on data with dropout off, without
 // recording anything. Only the Size real rows of a padded batch count.
 func (t *Trainer) Evaluate(data *datasets.Loader) (Evaluation, error) {
+	if t == nil || t.Machine == nil {
+		return Evaluation{}, errNotFromNew("Evaluate")
+	}
 	if t.EvalMachine == nil {
 		return Evaluation{}, fmt.Errorf("train: Evaluate needs Model.Output")
 	}
-	if err := checkBatchFits(t.Model, data, "evaluation"); err != nil {
+	if data == nil {
+		return Evaluation{}, fmt.Errorf("train.Evaluate: nil data loader, want one from datasets.NewLoader")
+	}
+	if err := checkBatchFits("train.Evaluate", t.Model, data, "evaluation"); err != nil {
 		return Evaluation{}, err
 	}
 	return t.score(data)

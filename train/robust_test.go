@@ -1,9 +1,10 @@
 package train_test
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math"
+	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,7 +90,7 @@ func TestResumeRejectsImplausibleMetadata(t *testing.T) {
 	base := t.TempDir()
 	cfg := train.Config{Epochs: 2, CheckpointEvery: 2, EvalEvery: 3}
 	cfg.Dir, cfg.MaxSteps = base, 4
-	if _, err := run(t, regression(t, tensor.Float64, regressionData(1)), cfg); err != nil {
+	if _, err := runFresh(t, cfg); err != nil {
 		t.Fatal(err)
 	}
 	ckpt := filepath.Join(base, "checkpoint.safetensors")
@@ -121,7 +122,7 @@ func TestResumeRejectsImplausibleMetadata(t *testing.T) {
 		dir := t.TempDir()
 		rewriteCheckpoint(t, ckpt, filepath.Join(dir, "checkpoint.safetensors"), c.edit)
 		cfg := train.Config{Epochs: 2, CheckpointEvery: 2, EvalEvery: 3, Dir: dir, Resume: true, MaxSteps: c.maxSteps}
-		_, err := run(t, regression(t, tensor.Float64, regressionData(1)), cfg)
+		_, err := runFresh(t, cfg)
 		t.Logf("%s: %v", c.name, err)
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "resume") {
 			t.Errorf("%s: got %v, want a resume error containing %q", c.name, err, c.want)
@@ -134,7 +135,7 @@ func TestResumeRejectsImplausibleMetadata(t *testing.T) {
 	// at 4 of them), other evaluation and checkpoint intervals.
 	dir := t.TempDir()
 	rewriteCheckpoint(t, ckpt, filepath.Join(dir, "checkpoint.safetensors"), nil)
-	res, err := run(t, regression(t, tensor.Float64, regressionData(1)), train.Config{Epochs: 3, EvalEvery: 5, Dir: dir, Resume: true})
+	res, err := runFresh(t, train.Config{Epochs: 3, EvalEvery: 5, Dir: dir, Resume: true})
 	if err != nil || res.Steps != 18 {
 		t.Errorf("resume with more epochs: %v after %d steps, want 18 steps", err, res.Steps)
 	}
@@ -148,7 +149,7 @@ func TestKillAtEpochEndLeavesNoDuplicateEvals(t *testing.T) {
 	cfg := train.Config{Epochs: 2, CheckpointEvery: 1}
 	full := t.TempDir()
 	cfg.Dir = full
-	if _, err := run(t, regression(t, tensor.Float64, regressionData(1)), cfg); err != nil {
+	if _, err := runFresh(t, cfg); err != nil {
 		t.Fatal(err)
 	}
 	part := t.TempDir()
@@ -160,19 +161,14 @@ func TestKillAtEpochEndLeavesNoDuplicateEvals(t *testing.T) {
 		}
 		return nil
 	}
-	if _, err := run(t, regression(t, tensor.Float64, regressionData(1)), killed); err == nil {
+	if _, err := runFresh(t, killed); err == nil {
 		t.Fatal("the simulated kill did not stop the run")
 	}
 	cfg.Resume = true
-	if _, err := run(t, regression(t, tensor.Float64, regressionData(1)), cfg); err != nil {
+	if _, err := runFresh(t, cfg); err != nil {
 		t.Fatal(err)
 	}
-	a, b := readAll(t, full), readAll(t, part)
-	for _, name := range []string{"evals.csv", "evals.jsonl", "steps.csv", "steps.jsonl", "model.safetensors", "checkpoint.safetensors"} {
-		if !bytes.Equal(a[name], b[name]) {
-			t.Errorf("%s after the kill and resume differs from the uninterrupted run:\n%s\nvs\n%s", name, head(b[name]), head(a[name]))
-		}
-	}
+	checkSameFiles(t, "after a kill at the epoch end", full, part, "evals.csv", "evals.jsonl", "steps.csv", "steps.jsonl", "model.safetensors", "checkpoint.safetensors")
 }
 
 // Temporary files a killed checkpoint or model write left behind are
@@ -217,12 +213,12 @@ func TestTornMetricsLineIsDropped(t *testing.T) {
 	cfg := train.Config{Epochs: 1, CheckpointEvery: 2, EvalEvery: 3}
 	full := t.TempDir()
 	cfg.Dir = full
-	if _, err := run(t, regression(t, tensor.Float64, regressionData(1)), cfg); err != nil {
+	if _, err := runFresh(t, cfg); err != nil {
 		t.Fatal(err)
 	}
 	part := t.TempDir()
 	cfg.Dir, cfg.MaxSteps = part, 4
-	if _, err := run(t, regression(t, tensor.Float64, regressionData(1)), cfg); err != nil {
+	if _, err := runFresh(t, cfg); err != nil {
 		t.Fatal(err)
 	}
 	for name, torn := range map[string]string{"steps.csv": "5,0,4,0.3", "steps.jsonl": `{"st`, "evals.csv": "6,", "evals.jsonl": `{"step":6,"ep`} {
@@ -234,13 +230,52 @@ func TestTornMetricsLineIsDropped(t *testing.T) {
 		f.Close()
 	}
 	cfg.MaxSteps, cfg.Resume = 0, true
-	if _, err := run(t, regression(t, tensor.Float64, regressionData(1)), cfg); err != nil {
+	if _, err := runFresh(t, cfg); err != nil {
 		t.Fatal(err)
 	}
-	a, b := readAll(t, full), readAll(t, part)
-	for _, name := range []string{"steps.csv", "steps.jsonl", "evals.csv", "evals.jsonl"} {
-		if !bytes.Equal(a[name], b[name]) {
-			t.Errorf("%s after resuming over a torn line differs:\n%s\nvs\n%s", name, head(b[name]), head(a[name]))
+	checkSameFiles(t, "over a torn line", full, part, "steps.csv", "steps.jsonl", "evals.csv", "evals.jsonl")
+}
+
+// Evaluate and Run on a nil loader, a nil Trainer or one not made by New
+// are errors that say so, not panics.
+func TestNilTrainerAndLoaderAreErrors(t *testing.T) {
+	s := regression(t, tensor.Float64, regressionData(1))
+	tr, err := train.New(s.model, s.opt, s.trainData, s.valData, train.Config{Quiet: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nilTrainer *train.Trainer
+	for _, c := range []struct {
+		name string
+		f    func() error
+		want string
+	}{
+		{"Evaluate(nil)", func() error { _, err := tr.Evaluate(nil); return err }, "train.Evaluate: nil data loader"},
+		{"nil Trainer Evaluate", func() error { _, err := nilTrainer.Evaluate(s.valData); return err }, "not made by train.New"},
+		{"nil Trainer Run", func() error { _, err := nilTrainer.Run(); return err }, "not made by train.New"},
+		{"zero Trainer Run", func() error { _, err := (&train.Trainer{}).Run(); return err }, "not made by train.New"},
+	} {
+		if err := noPanic(c.f); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want an error containing %q", c.name, err, c.want)
 		}
+	}
+	if n := nilTrainer.Step(); n != 0 {
+		t.Errorf("nil Trainer Step() = %d, want 0", n)
+	}
+}
+
+// MaxSteps near MaxInt gives ⌈MaxSteps/batches⌉ epochs, not a negative
+// count from an overflowing sum (which silently trained nothing).
+func TestHugeMaxStepsDoesNotOverflowEpochs(t *testing.T) {
+	s := regression(t, tensor.Float64, regressionData(1))
+	tr, err := train.New(s.model, s.opt, s.trainData, s.valData, train.Config{Quiet: true, MaxSteps: math.MaxInt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nb := big.NewInt(int64(s.trainData.NumBatches()))
+	want := new(big.Int).Add(big.NewInt(math.MaxInt), nb)
+	want.Sub(want, big.NewInt(1)).Quo(want, nb)
+	if got := big.NewInt(int64(tr.Config.Epochs)); got.Cmp(want) != 0 {
+		t.Errorf("Epochs = %v, want %v", got, want)
 	}
 }

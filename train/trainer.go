@@ -136,14 +136,19 @@ func New(model Model, opt optim.Optimizer, trainData, valData *datasets.Loader, 
 	if cfg.Epochs == 0 {
 		cfg.Epochs = 1
 		if cfg.MaxSteps > 0 {
-			cfg.Epochs = (cfg.MaxSteps + trainData.NumBatches() - 1) / trainData.NumBatches()
+			// Rounded up without overflow: MaxSteps may be near MaxInt.
+			nb := trainData.NumBatches()
+			cfg.Epochs = cfg.MaxSteps / nb
+			if cfg.MaxSteps%nb != 0 {
+				cfg.Epochs++
+			}
 		}
 	}
-	if err := checkBatchFits(model, trainData, "training"); err != nil {
+	if err := checkBatchFits("train.New", model, trainData, "training"); err != nil {
 		return nil, err
 	}
 	if valData != nil {
-		if err := checkBatchFits(model, valData, "validation"); err != nil {
+		if err := checkBatchFits("train.New", model, valData, "validation"); err != nil {
 			return nil, err
 		}
 	}
@@ -161,26 +166,40 @@ func New(model Model, opt optim.Optimizer, trainData, valData *datasets.Loader, 
 	return t, nil
 }
 
-func checkBatchFits(m Model, l *datasets.Loader, what string) error {
+func checkBatchFits(who string, m Model, l *datasets.Loader, what string) error {
 	b, err := l.Batch(0, 0)
 	if err != nil {
-		return fmt.Errorf("train.New: %s data: %w", what, err)
+		return fmt.Errorf("%s: %s data: %w", who, what, err)
 	}
 	if !graph.SameShape(b.X.Shape(), m.Input.Shape()) || b.X.Dtype() != m.Input.Dtype() {
-		return fmt.Errorf("train.New: %s batches have X %v%v, input %q expects %v%v", what, b.X.Dtype(), b.X.Shape(), m.Input.Name(), m.Input.Dtype(), m.Input.Shape())
+		return fmt.Errorf("%s: %s batches have X %v%v, input %q expects %v%v", who, what, b.X.Dtype(), b.X.Shape(), m.Input.Name(), m.Input.Dtype(), m.Input.Shape())
 	}
 	if !graph.SameShape(b.Y.Shape(), m.Target.Shape()) || b.Y.Dtype() != m.Target.Dtype() {
-		return fmt.Errorf("train.New: %s batches have Y %v%v, target %q expects %v%v", what, b.Y.Dtype(), b.Y.Shape(), m.Target.Name(), m.Target.Dtype(), m.Target.Shape())
+		return fmt.Errorf("%s: %s batches have Y %v%v, target %q expects %v%v", who, what, b.Y.Dtype(), b.Y.Shape(), m.Target.Name(), m.Target.Dtype(), m.Target.Shape())
 	}
 	return nil
 }
 
-// Step returns the number of optimizer steps done.
-func (t *Trainer) Step() int { return t.step }
+// errNotFromNew is the error of a method called on a nil Trainer or one
+// not made by New (its machines are missing).
+func errNotFromNew(method string) error {
+	return fmt.Errorf("train.Trainer.%s: the Trainer is nil or was not made by train.New", method)
+}
+
+// Step returns the number of optimizer steps done (0 for a nil Trainer).
+func (t *Trainer) Step() int {
+	if t == nil {
+		return 0
+	}
+	return t.step
+}
 
 // Run trains until the last epoch or MaxSteps, evaluating, logging and
 // checkpointing along the way, and finally writes Dir/model.safetensors.
 func (t *Trainer) Run() (res Result, err error) {
+	if t == nil || t.Machine == nil || t.TrainData == nil {
+		return Result{}, errNotFromNew("Run")
+	}
 	defer func() { // also on error: how far the run got
 		t.result.Steps = t.step
 		res = t.result

@@ -157,26 +157,40 @@ func TestResumeReproducesUninterruptedRun(t *testing.T) {
 	cfg := train.Config{Epochs: 3, CheckpointEvery: 5}
 	full := t.TempDir()
 	cfg.Dir = full
-	if _, err := run(t, regression(t, tensor.Float64, regressionData(1)), cfg); err != nil {
+	if _, err := runFresh(t, cfg); err != nil {
 		t.Fatal(err)
 	}
 	part := t.TempDir()
 	cfg.Dir, cfg.MaxSteps = part, 13
-	if _, err := run(t, regression(t, tensor.Float64, regressionData(1)), cfg); err != nil {
+	if _, err := runFresh(t, cfg); err != nil {
 		t.Fatal(err)
 	}
 	cfg.MaxSteps, cfg.Resume = 0, true
-	res, err := run(t, regression(t, tensor.Float64, regressionData(1)), cfg)
+	res, err := runFresh(t, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Steps != 18 {
 		t.Errorf("resumed run ended at step %d, want 18", res.Steps)
 	}
-	a, b := readAll(t, full), readAll(t, part)
-	for _, name := range []string{"steps.csv", "steps.jsonl", "evals.csv", "model.safetensors", "checkpoint.safetensors"} {
+	checkSameFiles(t, "after step 13", full, part, "steps.csv", "steps.jsonl", "evals.csv", "model.safetensors", "checkpoint.safetensors")
+}
+
+// runFresh runs the float64 regression setup, built anew (so identical)
+// on every call, with cfg.
+func runFresh(t *testing.T, cfg train.Config) (train.Result, error) {
+	t.Helper()
+	return run(t, regression(t, tensor.Float64, regressionData(1)), cfg)
+}
+
+// checkSameFiles reports each named file of the resumed run's directory
+// that differs from the uninterrupted run's.
+func checkSameFiles(t *testing.T, what, full, resumed string, names ...string) {
+	t.Helper()
+	a, b := readAll(t, full), readAll(t, resumed)
+	for _, name := range names {
 		if !bytes.Equal(a[name], b[name]) {
-			t.Errorf("%s of the resumed run differs from the uninterrupted run:\n%s\nvs\n%s", name, head(a[name]), head(b[name]))
+			t.Errorf("%s of the run resumed %s differs from the uninterrupted run:\n%s\nvs\n%s", name, what, head(b[name]), head(a[name]))
 		}
 	}
 }

@@ -131,11 +131,7 @@ func (op *dropoutOp) DoDiff(ctx G.ExecutionContext, inputs G.Nodes, output *G.No
 	if err != nil {
 		return err
 	}
-	d, err := (&dropoutGradOp{fwd: op}).Do(inputs[0].Value(), gv)
-	if err != nil {
-		return err
-	}
-	return opkit.AccumulateGrad(op, inputs[0], d)
+	return opkit.DiffInto(op, inputs[0], &dropoutGradOp{fwd: op}, inputs[0].Value(), gv)
 }
 
 // dropoutGradOp multiplies the gradient by the forward op's mask. x is an
@@ -184,9 +180,5 @@ func (op *dropoutGradOp) DoDiff(ctx G.ExecutionContext, inputs G.Nodes, output *
 	if err != nil {
 		return err
 	}
-	d, err := (&dropoutGradOp{fwd: op.fwd}).Do(inputs[0].Value(), gv)
-	if err != nil {
-		return err
-	}
-	return opkit.AccumulateGrad(op, inputs[1], d)
+	return opkit.DiffInto(op, inputs[1], &dropoutGradOp{fwd: op.fwd}, inputs[0].Value(), gv)
 }

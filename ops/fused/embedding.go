@@ -111,11 +111,7 @@ func (op *embeddingOp) DoDiff(ctx G.ExecutionContext, inputs G.Nodes, output *G.
 	if err != nil {
 		return err
 	}
-	d, err := (&embeddingGradOp{vocab: inputs[1].Shape()[0]}).Do(inputs[0].Value(), gv)
-	if err != nil {
-		return err
-	}
-	return opkit.AccumulateGrad(op, inputs[1], d)
+	return opkit.DiffInto(op, inputs[1], &embeddingGradOp{vocab: inputs[1].Shape()[0]}, inputs[0].Value(), gv)
 }
 
 // embeddingGradOp scatter-adds G (rows × k·d) into a (vocab × d) table.
@@ -190,9 +186,5 @@ func (op *embeddingGradOp) DoDiff(ctx G.ExecutionContext, inputs G.Nodes, output
 	if err != nil {
 		return err
 	}
-	d, err := (&embeddingOp{}).Do(inputs[0].Value(), gv)
-	if err != nil {
-		return err
-	}
-	return opkit.AccumulateGrad(op, inputs[1], d)
+	return opkit.DiffInto(op, inputs[1], &embeddingOp{}, inputs[0].Value(), gv)
 }

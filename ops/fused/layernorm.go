@@ -61,19 +61,11 @@ type layerNormOp struct {
 	mean, rstd []float64 // per row, saved for the backward ops
 }
 
-func (op *layerNormOp) Arity() int {
-	if op.affine {
-		return 3
-	}
-	return 1
-}
+// layerNormSig: the input, then gamma and beta when affine.
+var layerNormSig = opkit.Signature{In: []int{2, 1, 1}, Required: 1, Out: 2}
 
-func (op *layerNormOp) Type() hm.Type {
-	if op.affine {
-		return opkit.FnType(2, 1, 1, 2)
-	}
-	return opkit.FnType(2, 2)
-}
+func (op *layerNormOp) Arity() int    { return layerNormSig.Arity(op.affine) }
+func (op *layerNormOp) Type() hm.Type { return layerNormSig.Type(op.affine) }
 
 func (op *layerNormOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
 	return opkit.ShapeArg(op, ds, 0)
@@ -171,11 +163,7 @@ func (op *layerNormOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, e
 }
 
 func (op *layerNormOp) DoDiff(ctx G.ExecutionContext, inputs G.Nodes, output *G.Node) error {
-	vals, err := opkit.Values(op, inputs)
-	if err != nil {
-		return err
-	}
-	gv, err := opkit.OutGrad(op, output)
+	vals, gv, err := opkit.DiffArgs(op, inputs, output)
 	if err != nil {
 		return err
 	}
@@ -183,25 +171,13 @@ func (op *layerNormOp) DoDiff(ctx G.ExecutionContext, inputs G.Nodes, output *G.
 	if op.affine {
 		args = append(args, vals[1])
 	}
-	dx, err := (&layerNormGradOp{fwd: op}).Do(args...)
-	if err != nil {
+	if err := opkit.DiffInto(op, inputs[0], &layerNormGradOp{fwd: op}, args...); err != nil || !op.affine {
 		return err
 	}
-	if err := opkit.AccumulateGrad(op, inputs[0], dx); err != nil || !op.affine {
+	if err := opkit.DiffInto(op, inputs[1], &layerNormGradOp{fwd: op, gamma: true}, vals[0], gv); err != nil {
 		return err
 	}
-	dgamma, err := (&layerNormGradOp{fwd: op, gamma: true}).Do(vals[0], gv)
-	if err != nil {
-		return err
-	}
-	if err := opkit.AccumulateGrad(op, inputs[1], dgamma); err != nil {
-		return err
-	}
-	dbeta, err := (&sumRowsOp{}).Do(gv)
-	if err != nil {
-		return err
-	}
-	return opkit.AccumulateGrad(op, inputs[2], dbeta)
+	return opkit.DiffInto(op, inputs[2], &sumRowsOp{}, gv)
 }
 
 // layerNormGradOp computes dx from (x, g[, γ]), or dγ from (x, g) when
@@ -214,22 +190,22 @@ type layerNormGradOp struct {
 	acc   []float64 // dγ accumulated in float64, reused across runs
 }
 
-func (op *layerNormGradOp) Arity() int {
-	if !op.gamma && op.fwd.affine {
-		return 3
+// dx takes the input and the gradient, then gamma when the forward op is
+// affine; dγ takes the input and the gradient only.
+var (
+	layerNormDxSig     = opkit.Signature{In: []int{2, 2, 1}, Required: 2, Out: 2}
+	layerNormDgammaSig = opkit.Signature{In: []int{2, 2}, Required: 2, Out: 1}
+)
+
+func (op *layerNormGradOp) sig() opkit.Signature {
+	if op.gamma {
+		return layerNormDgammaSig
 	}
-	return 2
+	return layerNormDxSig
 }
 
-func (op *layerNormGradOp) Type() hm.Type {
-	switch {
-	case op.gamma:
-		return opkit.FnType(2, 2, 1)
-	case op.fwd.affine:
-		return opkit.FnType(2, 2, 1, 2)
-	}
-	return opkit.FnType(2, 2, 2)
-}
+func (op *layerNormGradOp) Arity() int    { return op.sig().Arity(op.fwd.affine) }
+func (op *layerNormGradOp) Type() hm.Type { return op.sig().Type(op.fwd.affine) }
 
 func (op *layerNormGradOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
 	s, err := opkit.ShapeArg(op, ds, 0)

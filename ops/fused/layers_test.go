@@ -22,10 +22,9 @@ import (
 )
 
 func randn(seed uint64, shape ...int) *tensor.Dense {
-	r := rng.New(seed, "layers")
-	t := tensor.New(tensor.Of(tensor.Float64), tensor.WithShape(shape...))
-	for i := range t.Float64s() {
-		t.Float64s()[i] = r.Normal()
+	t, err := graph.NewTensor(tensor.Float64, graph.Normal(0, 1), rng.New(seed, "layers"), shape...)
+	if err != nil {
+		panic(err)
 	}
 	return t
 }

@@ -189,26 +189,14 @@ func (op *lossOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error)
 }
 
 func (op *lossOp) DoDiff(ctx G.ExecutionContext, inputs G.Nodes, output *G.Node) error {
-	vals, err := opkit.Values(op, inputs)
+	vals, gv, err := opkit.DiffArgs(op, inputs, output)
 	if err != nil {
 		return err
 	}
-	gv, err := opkit.OutGrad(op, output)
-	if err != nil {
+	if err := opkit.DiffInto(op, inputs[0], &lossGradOp{kind: op.kind, fwd: op}, vals[0], vals[1], gv); err != nil || op.kind == lossCE {
 		return err
 	}
-	dp, err := (&lossGradOp{kind: op.kind, fwd: op}).Do(vals[0], vals[1], gv)
-	if err != nil {
-		return err
-	}
-	if err := opkit.AccumulateGrad(op, inputs[0], dp); err != nil || op.kind == lossCE {
-		return err
-	}
-	dt, err := (&lossGradOp{kind: op.kind, fwd: op, target: true}).Do(vals[0], vals[1], gv)
-	if err != nil {
-		return err
-	}
-	return opkit.AccumulateGrad(op, inputs[1], dt)
+	return opkit.DiffInto(op, inputs[1], &lossGradOp{kind: op.kind, fwd: op, target: true}, vals[0], vals[1], gv)
 }
 
 // lossGradOp computes the gradient with respect to the prediction (or, with

@@ -72,19 +72,11 @@ type matMulOp struct {
 	out    opkit.Buffer
 }
 
-func (op *matMulOp) Arity() int {
-	if op.bias {
-		return 3
-	}
-	return 2
-}
+// matMulSig: a and b, then the bias when there is one.
+var matMulSig = opkit.Signature{In: []int{2, 2, 1}, Required: 2, Out: 2}
 
-func (op *matMulOp) Type() hm.Type {
-	if op.bias {
-		return opkit.FnType(2, 2, 1, 2)
-	}
-	return opkit.FnType(2, 2, 2)
-}
+func (op *matMulOp) Arity() int    { return matMulSig.Arity(op.bias) }
+func (op *matMulOp) Type() hm.Type { return matMulSig.Type(op.bias) }
 
 // dims returns m, n, k of op(A) (m×k) · op(B) (k×n).
 func (op *matMulOp) dims(a, b tensor.Shape) (m, n, k int, err error) {
@@ -228,38 +220,19 @@ func (op *matMulOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, erro
 }
 
 func (op *matMulOp) DoDiff(ctx G.ExecutionContext, inputs G.Nodes, output *G.Node) error {
-	vals, err := opkit.Values(op, inputs)
-	if err != nil {
-		return err
-	}
-	gv, err := opkit.OutGrad(op, output)
+	vals, gv, err := opkit.DiffArgs(op, inputs, output)
 	if err != nil {
 		return err
 	}
 	args := []G.Value{vals[0], vals[1], gv}
 	da, ia, db, ib := op.gradOps()
-	dA, err := da.Do(args[ia[0]], args[ia[1]])
-	if err != nil {
+	if err := opkit.DiffInto(op, inputs[0], da, args[ia[0]], args[ia[1]]); err != nil {
 		return err
 	}
-	if err := opkit.AccumulateGrad(op, inputs[0], dA); err != nil {
+	if err := opkit.DiffInto(op, inputs[1], db, args[ib[0]], args[ib[1]]); err != nil || !op.bias {
 		return err
 	}
-	dB, err := db.Do(args[ib[0]], args[ib[1]])
-	if err != nil {
-		return err
-	}
-	if err := opkit.AccumulateGrad(op, inputs[1], dB); err != nil {
-		return err
-	}
-	if op.bias {
-		dbias, err := (&sumRowsOp{}).Do(gv)
-		if err != nil {
-			return err
-		}
-		return opkit.AccumulateGrad(op, inputs[2], dbias)
-	}
-	return nil
+	return opkit.DiffInto(op, inputs[2], &sumRowsOp{}, gv)
 }
 
 // SumRows returns the column sums of a matrix (rows × n) as a vector (n):
@@ -342,11 +315,7 @@ func (op *sumRowsOp) DoDiff(ctx G.ExecutionContext, inputs G.Nodes, output *G.No
 	if err != nil {
 		return err
 	}
-	d, err := (&broadcastRowsOp{rows: inputs[0].Shape()[0]}).Do(gv)
-	if err != nil {
-		return err
-	}
-	return opkit.AccumulateGrad(op, inputs[0], d)
+	return opkit.DiffInto(op, inputs[0], &broadcastRowsOp{rows: inputs[0].Shape()[0]}, gv)
 }
 
 type broadcastRowsOp struct {

@@ -138,6 +138,20 @@ func OutGrad(op fmt.Stringer, output *G.Node) (G.Value, error) {
 	return g, nil
 }
 
+// DiffArgs is the preamble of a DoDiff that reads its inputs: their values
+// as dense tensors and the output's gradient.
+func DiffArgs(op fmt.Stringer, inputs G.Nodes, output *G.Node) ([]*tensor.Dense, G.Value, error) {
+	vals, err := Values(op, inputs)
+	if err != nil {
+		return nil, nil, err
+	}
+	g, err := OutGrad(op, output)
+	if err != nil {
+		return nil, nil, err
+	}
+	return vals, g, nil
+}
+
 // CheckMatrix checks at graph-build time that n is a float matrix.
 func CheckMatrix(op, role string, n *G.Node) error {
 	if err := CheckFloatTensor(op, role, n); err != nil {
@@ -162,4 +176,45 @@ func CheckVector(op, role string, n *G.Node, d int, dt tensor.Dtype) error {
 		return fmt.Errorf("%s: %s %q has dtype %v, want %v", op, role, n.Name(), n.Dtype(), dt)
 	}
 	return nil
+}
+
+// Signature is the Arity and Type of an op whose last inputs are optional
+// (a bias, an affine γ and β): In lists every input's number of dimensions,
+// the first Required of them always given, and Out is the result's.
+type Signature struct {
+	In       []int
+	Required int
+	Out      int
+}
+
+// Arity is the number of inputs, with or without the optional ones.
+func (s Signature) Arity(optional bool) int {
+	if optional {
+		return len(s.In)
+	}
+	return s.Required
+}
+
+// Type is FnType over the inputs taken and the result.
+func (s Signature) Type(optional bool) hm.Type {
+	n := s.Arity(optional)
+	dims := make([]int, n+1)
+	copy(dims, s.In[:n])
+	dims[n] = s.Out
+	return FnType(dims...)
+}
+
+// Doer is the part of an op that DiffInto runs: a gradient op's Do.
+type Doer interface {
+	Do(...G.Value) (G.Value, error)
+}
+
+// DiffInto runs grad on args and adds the result into the gradient of n:
+// one input's share of an op's DoDiff.
+func DiffInto(op fmt.Stringer, n *G.Node, grad Doer, args ...G.Value) error {
+	d, err := grad.Do(args...)
+	if err != nil {
+		return err
+	}
+	return AccumulateGrad(op, n, d)
 }

@@ -69,20 +69,38 @@ func NewMoments(params []graph.NamedTensor, blockLen int) (*Moments, error) {
 	return m, nil
 }
 
-// Names returns the tensors' names, in order.
-func (m *Moments) Names() []string { return append([]string(nil), m.names...) }
+// Names returns the tensors' names, in order (nil for a nil Moments).
+func (m *Moments) Names() []string {
+	if m == nil {
+		return nil
+	}
+	return append([]string(nil), m.names...)
+}
 
-// N returns the number of observations.
-func (m *Moments) N() int { return m.n }
+// N returns the number of observations (0 for a nil Moments).
+func (m *Moments) N() int {
+	if m == nil {
+		return 0
+	}
+	return m.n
+}
 
 // Blocks returns the number of blocks begun so far (the last may be
 // incomplete).
-func (m *Moments) Blocks() int { return len(m.blocks) }
+func (m *Moments) Blocks() int {
+	if m == nil {
+		return 0
+	}
+	return len(m.blocks)
+}
 
 // Add records one observation: ts[i] holds the values of tensor i (float32
 // or float64, as many elements as the tensor NewMoments was given). A NaN
 // or ±Inf value is an error, and then nothing is recorded.
 func (m *Moments) Add(ts []*tensor.Dense) error {
+	if m == nil {
+		return fmt.Errorf("probe.Moments.Add: nil Moments (use NewMoments)")
+	}
 	if len(ts) != len(m.names) {
 		return fmt.Errorf("probe.Moments.Add: %d tensors, want %d", len(ts), len(m.names))
 	}
@@ -132,7 +150,7 @@ func (m *Moments) Add(ts []*tensor.Dense) error {
 }
 
 func (m *Moments) span(i int) (lo, hi int, ok bool) {
-	if i < 0 || i >= len(m.names) {
+	if m == nil || i < 0 || i >= len(m.names) {
 		return 0, 0, false
 	}
 	return m.offs[i], m.offs[i+1], true
@@ -185,6 +203,9 @@ type Totals struct {
 // Total returns the sums over the elements of tensor i; i = −1 sums over
 // all tensors.
 func (m *Moments) Total(i int) (Totals, error) {
+	if m == nil {
+		return Totals{}, fmt.Errorf("probe.Moments.Total: nil Moments (use NewMoments)")
+	}
 	lo, hi := 0, len(m.el)
 	tensors := []int{}
 	if i != -1 {

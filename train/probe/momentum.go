@@ -145,6 +145,9 @@ func NewShadow(f Form, beta float64, params []graph.NamedTensor) (*Shadow, error
 
 // Step feeds one gradient per parameter (optim.Optimizer.Step's rules).
 func (s *Shadow) Step(grads []*tensor.Dense) error {
+	if s == nil {
+		return fmt.Errorf("probe.Shadow.Step: nil Shadow (use NewShadow)")
+	}
 	if err := s.opt.Step(s.params, grads); err != nil {
 		return fmt.Errorf("probe.Shadow %s β=%v: %w", s.Form, s.Beta, err)
 	}

@@ -37,7 +37,7 @@ func TestShadowFollowsTheRecurrence(t *testing.T) {
 						m[j] = beta*m[j] + c*g[j]
 					}
 				}
-				got := values(s.Buffers()[0])
+				got := graph.Float64s(s.Buffers()[0])
 				for j := range m {
 					if math.Abs(got[j]-m[j]) > 1e-6*math.Max(1, math.Abs(m[j])) {
 						t.Errorf("%v %v step %d: buffer %v, want %v", dt, f, step, got, m)
@@ -46,24 +46,10 @@ func TestShadowFollowsTheRecurrence(t *testing.T) {
 				}
 			}
 		}
-		if v := values(ps[0].Value); v[0] != 7 || v[1] != 8 {
+		if v := graph.Float64s(ps[0].Value); v[0] != 7 || v[1] != 8 {
 			t.Errorf("%v: a shadow changed the parameters: %v", dt, v)
 		}
 	}
-}
-
-func values(t *tensor.Dense) []float64 {
-	switch d := t.Data().(type) {
-	case []float32:
-		out := make([]float64, len(d))
-		for i, v := range d {
-			out[i] = float64(v)
-		}
-		return out
-	case []float64:
-		return append([]float64(nil), d...)
-	}
-	return nil
 }
 
 func TestFactors(t *testing.T) {

@@ -36,8 +36,19 @@ type Net struct {
 // (train.Gradients), without its optimizer. The tensors are the machine's, valid
 // until its next run.
 func (n *Net) Grads(x, y *tensor.Dense) ([]*tensor.Dense, error) {
+	if err := n.check("Grads"); err != nil {
+		return nil, err
+	}
 	_, grads, err := train.Gradients(n.M, n.Input, n.Target, x, y)
 	return grads, err
+}
+
+// check reports a nil Net or one without a machine.
+func (n *Net) check(method string) error {
+	if n == nil || n.M == nil {
+		return fmt.Errorf("probe.Net.%s: nil Net or no machine (Net.M)", method)
+	}
+	return nil
 }
 
 // Stream is an endless source of batches.
@@ -46,6 +57,11 @@ type Stream func() (x, y *tensor.Dense, err error)
 // LoaderStream yields l's batches in order, epoch after epoch (each epoch
 // shuffled as l shuffles it), from the first batch of epoch 0.
 func LoaderStream(l *datasets.Loader) Stream {
+	if l.NumBatches() == 0 { // also a nil Loader
+		return func() (x, y *tensor.Dense, err error) {
+			return nil, nil, fmt.Errorf("probe.LoaderStream: the loader is nil or has no batches")
+		}
+	}
 	step := 0
 	return func() (x, y *tensor.Dense, err error) {
 		b, err := l.Batch(step/l.NumBatches(), step%l.NumBatches())
@@ -61,8 +77,15 @@ func (s *Sampler) Stream() Stream {
 
 // Run runs steps batches of next: each step computes the gradients, feeds
 // them to w (if not nil) and then steps opt (if not nil; without one the
-// parameters stay frozen). It returns the mean loss over the steps.
+// parameters stay frozen). It returns the mean loss over the steps (NaN
+// for 0 steps, which run nothing).
 func (n *Net) Run(next Stream, steps int, w *Watch, opt optim.Optimizer) (meanLoss float64, err error) {
+	if err := n.check("Run"); err != nil {
+		return 0, err
+	}
+	if next == nil || steps < 0 {
+		return 0, fmt.Errorf("probe.Net.Run: stream nil = %v and %d steps, want a stream and 0 or more steps", next == nil, steps)
+	}
 	var sum float64
 	for i := 1; i <= steps; i++ {
 		x, y, err := next()
@@ -97,6 +120,9 @@ func (n *Net) Run(next Stream, steps int, w *Watch, opt optim.Optimizer) (meanLo
 // label. It runs the whole training graph, loss and gradients included,
 // and changes no parameter.
 func (n *Net) Accuracy(l *datasets.Loader) (float64, error) {
+	if err := n.check("Accuracy"); err != nil {
+		return 0, err
+	}
 	if n.Output == nil || l == nil {
 		return 0, fmt.Errorf("probe.Net.Accuracy: no output node or no loader")
 	}

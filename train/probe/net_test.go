@@ -3,6 +3,7 @@ package probe_test
 import (
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -147,7 +148,7 @@ func TestStreams(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		x, y, err := st()
 		wx, wy, _ := s2.Next()
-		if err != nil || !equal(x.Float64s(), wx.Float64s()) || !equal(y.Float64s(), wy.Float64s()) {
+		if err != nil || !slices.Equal(x.Float64s(), wx.Float64s()) || !slices.Equal(y.Float64s(), wy.Float64s()) {
 			t.Errorf("draw %d: stream %v %v, Next %v %v", i, x.Float64s(), y.Float64s(), wx.Float64s(), wy.Float64s())
 		}
 	}
@@ -159,16 +160,4 @@ func at0(t *tensor.Dense) float64 {
 		return float64(d[0])
 	}
 	return t.Float64s()[0]
-}
-
-func equal(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

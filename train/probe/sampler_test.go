@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/geluproject/gelu/datasets"
+	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/train/probe"
 	"gorgonia.org/tensor"
 )
@@ -26,7 +27,7 @@ func TestSamplerDrawsRowsWithReplacement(t *testing.T) {
 		repeats := 0
 		for k := 0; k < draws; k++ {
 			x, y, labels := s.Next()
-			xv, yv := values(x), values(y)
+			xv, yv := graph.Float64s(x), graph.Float64s(y)
 			seen := map[int]bool{}
 			for i := 0; i < batch; i++ {
 				row := int(xv[2*i])
@@ -40,7 +41,7 @@ func TestSamplerDrawsRowsWithReplacement(t *testing.T) {
 				seen[row] = true
 			}
 			x2, _, _ := s2.Next()
-			if v := values(x2); v[0] != xv[0] || v[6] != xv[6] {
+			if v := graph.Float64s(x2); v[0] != xv[0] || v[6] != xv[6] {
 				t.Fatalf("%v: the same seed and stream gave different batches", dt)
 			}
 		}

@@ -63,8 +63,13 @@ func NewUnits(a activation.Activation, widths ...int) (*Units, error) {
 // Activation returns the activation whose derivative is measured.
 func (u *Units) Activation() activation.Activation { return u.act }
 
-// Layers returns the number of layers.
-func (u *Units) Layers() int { return len(u.layers) }
+// Layers returns the number of layers (0 for nil Units).
+func (u *Units) Layers() int {
+	if u == nil {
+		return 0
+	}
+	return len(u.layers)
+}
 
 // Reset forgets every observation (before the next probe of the same set).
 func (u *Units) Reset() {
@@ -83,6 +88,9 @@ func (u *Units) Reset() {
 // pre-activation is an error naming its position, and then nothing is
 // added.
 func (u *Units) Observe(layer int, pre *tensor.Dense, rows int) error {
+	if u == nil {
+		return fmt.Errorf("probe.Units.Observe: nil Units (use NewUnits)")
+	}
 	if layer < 0 || layer >= len(u.layers) {
 		return fmt.Errorf("probe.Units.Observe: layer %d, want 0 ≤ layer < %d", layer, len(u.layers))
 	}
@@ -125,6 +133,9 @@ func (u *Units) Observe(layer int, pre *tensor.Dense, rows int) error {
 // with graph.Keep(pre...) on a graph in evaluation mode (SetTraining(false))
 // if it has dropout. It resets nothing: call Reset first for a fresh probe.
 func (u *Units) ObserveLoader(m *graph.Machine, input *G.Node, pre []*G.Node, l *datasets.Loader) error {
+	if u == nil {
+		return fmt.Errorf("probe.Units.ObserveLoader: nil Units (use NewUnits)")
+	}
 	if m == nil || input == nil || l == nil {
 		return fmt.Errorf("probe.Units.ObserveLoader: nil machine, input or loader")
 	}
@@ -162,7 +173,7 @@ func (u *Units) ObserveLoader(m *graph.Machine, input *G.Node, pre []*G.Node, l 
 // Examples returns the number of rows observed for layer (0 if layer is out
 // of range).
 func (u *Units) Examples(layer int) int {
-	if layer < 0 || layer >= len(u.layers) {
+	if u == nil || layer < 0 || layer >= len(u.layers) {
 		return 0
 	}
 	return u.layers[layer].rows
@@ -170,7 +181,7 @@ func (u *Units) Examples(layer int) int {
 
 // Width returns the number of units of layer (0 if out of range).
 func (u *Units) Width(layer int) int {
-	if layer < 0 || layer >= len(u.layers) {
+	if u == nil || layer < 0 || layer >= len(u.layers) {
 		return 0
 	}
 	return len(u.layers[layer].maxAbsD)
@@ -179,7 +190,7 @@ func (u *Units) Width(layer int) int {
 // Dead reports for every unit of layer whether |f'(z)| ≤ tol on every
 // observed example. With no examples observed no unit is dead.
 func (u *Units) Dead(layer int, tol float64) []bool {
-	if layer < 0 || layer >= len(u.layers) {
+	if u == nil || layer < 0 || layer >= len(u.layers) {
 		return nil
 	}
 	l := u.layers[layer]
@@ -217,7 +228,7 @@ func (u *Units) DeadFraction(tol float64) float64 {
 
 // MaxAbsDeriv returns a copy of max |f'(z)| over the examples, per unit.
 func (u *Units) MaxAbsDeriv(layer int) []float64 {
-	if layer < 0 || layer >= len(u.layers) {
+	if u == nil || layer < 0 || layer >= len(u.layers) {
 		return nil
 	}
 	return append([]float64(nil), u.layers[layer].maxAbsD...)
@@ -226,7 +237,7 @@ func (u *Units) MaxAbsDeriv(layer int) []float64 {
 // MaxPre returns a copy of max z over the examples, per unit (−Inf before
 // any observation).
 func (u *Units) MaxPre(layer int) []float64 {
-	if layer < 0 || layer >= len(u.layers) {
+	if u == nil || layer < 0 || layer >= len(u.layers) {
 		return nil
 	}
 	return append([]float64(nil), u.layers[layer].maxZ...)

@@ -63,6 +63,9 @@ func NewWatch(params []graph.NamedTensor, blockLen, burn int, buffers ...Buffer)
 // after the burn-in, records them and the buffers. It reports whether the
 // step was recorded.
 func (w *Watch) Add(grads []*tensor.Dense) (recorded bool, err error) {
+	if w == nil {
+		return false, fmt.Errorf("probe.Watch.Add: nil Watch (use NewWatch)")
+	}
 	for _, s := range w.shadows {
 		if err := s.Step(grads); err != nil {
 			return false, err
@@ -105,6 +108,9 @@ func (w *Watch) Add(grads []*tensor.Dense) (recorded bool, err error) {
 // it is given. Summary reports the averages as UnitMean and UnitMeanSq:
 // the network's counterparts of E[f'(X)] and E[f'(X)²], X ~ N(0, 1).
 func (w *Watch) WatchUnits(u *Units, m *graph.Machine, pre []*G.Node, steps int) error {
+	if w == nil {
+		return fmt.Errorf("probe.Watch.WatchUnits: nil Watch (use NewWatch)")
+	}
 	if u == nil || m == nil {
 		return fmt.Errorf("probe.Watch.WatchUnits: nil units or machine")
 	}
@@ -142,6 +148,9 @@ func (s Summary) All() Totals {
 // Summary returns the totals, comparisons and unit statistics so far; it
 // needs at least 2 recorded steps.
 func (w *Watch) Summary() (Summary, error) {
+	if w == nil {
+		return Summary{}, fmt.Errorf("probe.Watch.Summary: nil Watch (use NewWatch)")
+	}
 	s := Summary{Steps: w.grads.N(), Tensors: w.grads.Names(), UnitMean: math.NaN(), UnitMeanSq: math.NaN()}
 	for i := 0; i <= len(s.Tensors); i++ {
 		k := i
@@ -187,6 +196,9 @@ func (w *Watch) BufferMoments(i int) *Moments {
 // Compare compares buffer i with the gradients over parameter tensor t
 // (−1: all tensors); see the package function Compare.
 func (w *Watch) Compare(i, t int) (Comparison, error) {
+	if w == nil {
+		return Comparison{}, fmt.Errorf("probe.Watch.Compare: nil Watch (use NewWatch)")
+	}
 	if i < 0 || i >= len(w.bufs) {
 		return Comparison{}, fmt.Errorf("probe.Watch.Compare: buffer %d, want 0 ≤ i < %d", i, len(w.bufs))
 	}

@@ -13,6 +13,12 @@ import (
 	"github.com/geluproject/gelu/train/internal/atomicfile"
 )
 
+// errNil is the error of a method called on a nil value of a type that
+// must come from its constructor.
+func errNil(typ, constructor string) error {
+	return fmt.Errorf("report: nil %s (use %s)", typ, constructor)
+}
+
 // WriteFileAtomic creates or replaces the file at path with what write
 // writes, atomically: if write returns an error (or panics), or anything in
 // between fails, path is left as it was and the temporary file is removed.
@@ -41,10 +47,18 @@ func CreateAtomic(path string) (*AtomicFile, error) {
 }
 
 // Path returns the final path of the file.
-func (a *AtomicFile) Path() string { return a.f.Path() }
+func (a *AtomicFile) Path() string {
+	if a == nil {
+		return ""
+	}
+	return a.f.Path()
+}
 
 // Write buffers p for the temporary file.
 func (a *AtomicFile) Write(p []byte) (int, error) {
+	if a == nil {
+		return 0, errNil("AtomicFile", "report.CreateAtomic")
+	}
 	n, err := a.f.Write(p)
 	if err != nil {
 		err = fmt.Errorf("report: %w", err)
@@ -55,6 +69,9 @@ func (a *AtomicFile) Write(p []byte) (int, error) {
 // Commit flushes, fsyncs and renames the temporary file to the final path.
 // On failure the temporary file is removed and the old file, if any, stays.
 func (a *AtomicFile) Commit() error {
+	if a == nil {
+		return errNil("AtomicFile", "report.CreateAtomic")
+	}
 	if err := a.f.Commit(); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
@@ -62,4 +79,9 @@ func (a *AtomicFile) Commit() error {
 }
 
 // Abort discards the temporary file. It is a no-op after Commit.
-func (a *AtomicFile) Abort() error { return a.f.Abort() }
+func (a *AtomicFile) Abort() error {
+	if a == nil {
+		return nil
+	}
+	return a.f.Abort()
+}

@@ -48,6 +48,9 @@ type Claim struct {
 // Claim records a checked claim. Claims are shown as a table right after
 // the title of report.md, and written to claims.csv and summary.json.
 func (r *Report) Claim(c Claim) error {
+	if r == nil {
+		return errNil("Report", "report.New")
+	}
 	if r.closed {
 		return r.fail(fmt.Errorf("report: Claim after Close"))
 	}

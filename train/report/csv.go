@@ -59,6 +59,9 @@ func checkHeader(header []string) error {
 // strings, numbers (written at full precision, NaN as "NaN", infinities as
 // "+Inf"/"-Inf"), bools, nil (empty) or fmt.Stringers.
 func (c *CSVWriter) Write(cells ...any) error {
+	if c == nil {
+		return errNil("CSVWriter", "report.CreateCSV")
+	}
 	if c.closed {
 		return fmt.Errorf("report: CSV %s: Write after Close", c.f.Path())
 	}
@@ -93,14 +96,27 @@ func csvRecord(cells []any, ncol, row int) ([]string, error) {
 }
 
 // Rows returns the number of rows written so far (without the header).
-func (c *CSVWriter) Rows() int { return c.rows }
+func (c *CSVWriter) Rows() int {
+	if c == nil {
+		return 0
+	}
+	return c.rows
+}
 
 // Path returns the file's final path.
-func (c *CSVWriter) Path() string { return c.f.Path() }
+func (c *CSVWriter) Path() string {
+	if c == nil {
+		return ""
+	}
+	return c.f.Path()
+}
 
 // Close commits the file. If an earlier Write failed, the file is discarded
 // and that error is returned.
 func (c *CSVWriter) Close() error {
+	if c == nil {
+		return errNil("CSVWriter", "report.CreateCSV")
+	}
 	if c.closed {
 		return c.err
 	}
@@ -119,6 +135,9 @@ func (c *CSVWriter) Close() error {
 
 // Abort discards the file.
 func (c *CSVWriter) Abort() error {
+	if c == nil {
+		return errNil("CSVWriter", "report.CreateCSV")
+	}
 	c.closed = true
 	return c.f.Abort()
 }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/geluproject/gelu/train/internal/testutil"
 )
 
 func readCSV(t *testing.T, p string) [][]string {
@@ -113,7 +115,7 @@ func TestCSVBadInput(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "unsupported cell type struct {}") {
 		t.Errorf("bad cell type: error %v", err)
 	}
-	if names := listDir(t, dir); len(names) != 0 {
+	if names := testutil.ListDir(t, dir); len(names) != 0 {
 		t.Errorf("directory holds %v, want nothing", names)
 	}
 }

@@ -138,22 +138,8 @@ func cell(v any, digits int) (md, csv string, js any, err error) {
 		return FormatDigits(x, digits), strconv.FormatFloat(x, 'g', -1, 64), jsonFloat(x), nil
 	case float32:
 		return FormatDigits(float64(x), digits), strconv.FormatFloat(float64(x), 'g', -1, 32), jsonFloat(float64(x)), nil
-	case int:
-		return strconv.Itoa(x), strconv.Itoa(x), x, nil
-	case int64:
-		s := strconv.FormatInt(x, 10)
-		return s, s, x, nil
-	case int32:
-		s := strconv.FormatInt(int64(x), 10)
-		return s, s, x, nil
-	case uint64:
-		s := strconv.FormatUint(x, 10)
-		return s, s, x, nil
-	case uint32:
-		s := strconv.FormatUint(uint64(x), 10)
-		return s, s, x, nil
-	case uint:
-		s := strconv.FormatUint(uint64(x), 10)
+	case int, int64, int32, uint, uint64, uint32:
+		s := fmt.Sprint(x) // decimal, as strconv formats each
 		return s, s, x, nil
 	case bool:
 		s := strconv.FormatBool(x)

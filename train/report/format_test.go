@@ -100,3 +100,20 @@ func TestCommandLine(t *testing.T) {
 		}
 	}
 }
+
+// Integer cells of every supported width are their decimal digits in
+// markdown and CSV, and the value itself in JSON.
+func TestIntegerCells(t *testing.T) {
+	for _, c := range []struct {
+		v    any
+		want string
+	}{
+		{int(-7), "-7"}, {int64(math.MinInt64), "-9223372036854775808"}, {int32(math.MinInt32), "-2147483648"},
+		{uint(7), "7"}, {uint64(math.MaxUint64), "18446744073709551615"}, {uint32(math.MaxUint32), "4294967295"},
+	} {
+		md, csv, js, err := cell(c.v, 3)
+		if err != nil || md != c.want || csv != c.want || js != c.v {
+			t.Errorf("cell(%T %v) = %q, %q, %v, %v; want %q twice and the value", c.v, c.v, md, csv, js, err, c.want)
+		}
+	}
+}

@@ -166,3 +166,28 @@ func TestFuncSeries(t *testing.T) {
 		t.Errorf("%+v", s)
 	}
 }
+
+// A point count that would size an absurd allocation, or none at all, is
+// clamped; a nil function gives NaN values instead of a panic.
+func TestFuncSeriesBadArguments(t *testing.T) {
+	for _, c := range []struct{ n, points int }{{math.MaxInt, MaxFuncPoints + 1}, {0, 2}, {-3, 2}} {
+		if s := FuncSeries("sin", math.Sin, 0, 1, c.n); len(s.X) != c.points || len(s.Y) != c.points {
+			t.Errorf("n = %d: %d points, want %d", c.n, len(s.X), c.points)
+		}
+	}
+	s := FuncSeries("nil", nil, 0, 1, 2)
+	if len(s.Y) != 3 || !math.IsNaN(s.Y[0]) || !math.IsNaN(s.Y[2]) || s.X[1] != 0.5 {
+		t.Errorf("nil f: X %v, Y %v; want X 0, 0.5, 1 and NaN values", s.X, s.Y)
+	}
+}
+
+// A nil Option is skipped rather than called.
+func TestNewSkipsNilOption(t *testing.T) {
+	r, err := New(t.TempDir(), "x", nil, WithDigits(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -54,13 +54,22 @@ type PlotSpec struct {
 	Caption      string
 }
 
+// MaxFuncPoints bounds the number of intervals FuncSeries samples.
+const MaxFuncPoints = 1 << 20
+
 // FuncSeries samples f at n+1 evenly spaced points lo + (hi−lo)·i/n,
 // i = 0..n, for a Series: FuncSeries("GELU", activation.GELU.F, -4, 4, 800).
+// n is clamped to [1, MaxFuncPoints] (it sizes the allocation); a nil f
+// gives NaN values, which a plot reports as undrawable.
 func FuncSeries(name string, f func(float64) float64, lo, hi float64, n int) Series {
+	n = min(max(n, 1), MaxFuncPoints)
 	s := Series{Name: name, X: make([]float64, n+1), Y: make([]float64, n+1)}
 	for i := range s.X {
 		s.X[i] = lo + (hi-lo)*float64(i)/float64(n)
-		s.Y[i] = f(s.X[i])
+		s.Y[i] = math.NaN()
+		if f != nil {
+			s.Y[i] = f(s.X[i])
+		}
 	}
 	return s
 }

@@ -79,19 +79,34 @@ func New(dir, title string, opts ...Option) (*Report, error) {
 		values: map[string]any{}, tables: map[string]tableJSON{},
 	}
 	for _, o := range opts {
-		o(r)
+		if o != nil { // a nil Option changes nothing
+			o(r)
+		}
 	}
 	return r, nil
 }
 
 // Dir returns the output directory.
-func (r *Report) Dir() string { return r.dir }
+func (r *Report) Dir() string {
+	if r == nil {
+		return ""
+	}
+	return r.dir
+}
 
 // Command returns the command line shown at the top of report.md.
-func (r *Report) Command() string { return r.command }
+func (r *Report) Command() string {
+	if r == nil {
+		return ""
+	}
+	return r.command
+}
 
 // Err returns the first error so far, or nil.
 func (r *Report) Err() error {
+	if r == nil {
+		return errNil("Report", "report.New")
+	}
 	if len(r.errs) == 0 {
 		return nil
 	}
@@ -105,6 +120,9 @@ func (r *Report) fail(err error) error {
 
 // Text adds a markdown paragraph (or any markdown block).
 func (r *Report) Text(markdown string) {
+	if r == nil { // nothing to add to; the nil shows in Err and Close
+		return
+	}
 	r.blocks = append(r.blocks, strings.TrimSpace(markdown))
 }
 
@@ -135,6 +153,9 @@ func (r *Report) claimFile(what, name, ext string) (string, error) {
 // and to summary.json under "tables". Each row needs one cell per header
 // entry; cells are strings, numbers, bools, nil or fmt.Stringers.
 func (r *Report) Table(name string, header []string, rows [][]any) error {
+	if r == nil {
+		return errNil("Report", "report.New")
+	}
 	b, err := r.table(name, header, rows)
 	if err != nil {
 		return r.fail(err)
@@ -182,6 +203,9 @@ func (r *Report) table(name string, header []string, rows [][]any) (string, erro
 // and links it from report.md. Close the writer when done; Report.Close
 // closes it if it is still open.
 func (r *Report) CSV(name string, header ...string) (*CSVWriter, error) {
+	if r == nil {
+		return nil, errNil("Report", "report.New")
+	}
 	f, err := r.claimFile("CSV", name, ".csv")
 	if err != nil {
 		return nil, r.fail(err)
@@ -198,6 +222,9 @@ func (r *Report) CSV(name string, header ...string) (*CSVWriter, error) {
 // Plot writes name.png and adds it to report.md with its caption and a
 // note for every series with points that could not be drawn.
 func (r *Report) Plot(name string, spec PlotSpec) error {
+	if r == nil {
+		return errNil("Report", "report.New")
+	}
 	b, err := r.plot(name, spec)
 	if err != nil {
 		return r.fail(err)
@@ -238,6 +265,9 @@ var keyRe = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.:+-]*$`)
 // "+Inf", "-Inf". Every key must match a pattern given to Describe by the
 // time Close runs. Setting a key twice is an error.
 func (r *Report) Set(key string, value any) error {
+	if r == nil {
+		return errNil("Report", "report.New")
+	}
 	if r.closed {
 		return r.fail(fmt.Errorf("report: Set %q after Close", key))
 	}
@@ -258,6 +288,9 @@ func (r *Report) Set(key string, value any) error {
 // Float returns a number set earlier with Set, so that later sections (the
 // claims, say) can use what earlier ones measured without a second map.
 func (r *Report) Float(key string) (float64, bool) {
+	if r == nil {
+		return 0, false
+	}
 	switch v := r.values[key].(type) {
 	case float64:
 		return v, true
@@ -279,6 +312,9 @@ func (r *Report) Float(key string) (float64, bool) {
 // Close returns, so that a typo in a key cannot read as 0 and pass a check
 // unnoticed.
 func (r *Report) Get(key string) float64 {
+	if r == nil {
+		return math.NaN()
+	}
 	v, ok := r.Float(key)
 	if !ok {
 		r.fail(fmt.Errorf("report: Get %q: no number was set under this key", key))
@@ -289,6 +325,9 @@ func (r *Report) Get(key string) float64 {
 // SetAll sets prefix+name to value for every entry of values, in sorted
 // order of the names (see Set), and returns the first error.
 func (r *Report) SetAll(prefix string, values map[string]float64) error {
+	if r == nil {
+		return errNil("Report", "report.New")
+	}
 	var first error
 	for _, k := range sortedKeys(values) {
 		if err := r.Set(prefix+k, values[k]); err != nil && first == nil {
@@ -322,6 +361,9 @@ func jsonValue(value any) (any, error) {
 // where * matches any run of characters: "*.min_x" covers "gelu.min_x").
 // The descriptions are listed in report.md and summary.json.
 func (r *Report) Describe(pattern, description string) error {
+	if r == nil {
+		return errNil("Report", "report.New")
+	}
 	if _, err := path.Match(pattern, ""); err != nil || pattern == "" {
 		return r.fail(fmt.Errorf("report: Describe: bad key pattern %q", pattern))
 	}
@@ -338,6 +380,9 @@ func (r *Report) Describe(pattern, description string) error {
 // claims), summary.json and report.md. It returns the first error of the
 // report's life, including a summary key that no Describe pattern covers.
 func (r *Report) Close() error {
+	if r == nil {
+		return errNil("Report", "report.New")
+	}
 	if r.closed {
 		return fmt.Errorf("report: Close called twice")
 	}

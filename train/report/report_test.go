@@ -3,12 +3,15 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/geluproject/gelu/train/internal/testutil"
 )
 
 // buildReport exercises every part of a Report in dir.
@@ -57,7 +60,7 @@ func TestReportWritesEveryFile(t *testing.T) {
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
 	}
-	names := listDir(t, dir)
+	names := testutil.ListDir(t, dir)
 	if want := []string{"claims.csv", "f.png", "minima.csv", "report.md", "steps.csv", "summary.json"}; !slices.Equal(names, want) {
 		t.Errorf("files %v, want %v", names, want)
 	}
@@ -141,7 +144,7 @@ func TestReportIsDeterministic(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, name := range listDir(t, d1) {
+	for _, name := range testutil.ListDir(t, d1) {
 		a, _ := os.ReadFile(filepath.Join(d1, name))
 		b, err := os.ReadFile(filepath.Join(d2, name))
 		if err != nil || !bytes.Equal(a, b) {
@@ -198,7 +201,7 @@ func TestReportBadInput(t *testing.T) {
 		t.Errorf("report.md does not list the errors:\n%s", md)
 	}
 	// The failed tables left no files behind.
-	if names := listDir(t, dir); !slices.Equal(names, []string{"report.md", "summary.json", "t1.csv"}) {
+	if names := testutil.ListDir(t, dir); !slices.Equal(names, []string{"report.md", "summary.json", "t1.csv"}) {
 		t.Errorf("files %v", names)
 	}
 }
@@ -288,5 +291,58 @@ func TestVerdicts(t *testing.T) {
 		if c.got != c.want {
 			t.Errorf("%q, want %q", c.got, c.want)
 		}
+	}
+}
+
+// Methods on a nil Report, CSVWriter, AtomicFile or Summary return an error
+// naming the constructor to use, or a zero value; none panics.
+func TestNilReceiversAreErrors(t *testing.T) {
+	var (
+		r *Report
+		c *CSVWriter
+		a *AtomicFile
+		s *Summary
+	)
+	for name, f := range map[string]func() error{
+		"Report.Claim":    func() error { return r.Claim(Claim{}) },
+		"Report.Err":      func() error { return r.Err() },
+		"Report.Table":    func() error { return r.Table("t", nil, nil) },
+		"Report.CSV":      func() error { _, err := r.CSV("c"); return err },
+		"Report.Plot":     func() error { return r.Plot("p", PlotSpec{}) },
+		"Report.Set":      func() error { return r.Set("k", 1) },
+		"Report.SetAll":   func() error { return r.SetAll("k", nil) },
+		"Report.Describe": func() error { return r.Describe("k", "d") },
+		"Report.Close":    func() error { return r.Close() },
+		"CSVWriter.Write": func() error { return c.Write(1) },
+		"CSVWriter.Close": func() error { return c.Close() },
+		"CSVWriter.Abort": func() error { return c.Abort() },
+		"AtomicFile.Write": func() error {
+			_, err := a.Write([]byte("x"))
+			return err
+		},
+		"AtomicFile.Commit": func() error { return a.Commit() },
+	} {
+		var err error
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					err = fmt.Errorf("PANIC: %v", p)
+				}
+			}()
+			err = f()
+		}()
+		if err == nil || !strings.Contains(err.Error(), "report: nil ") || !strings.Contains(err.Error(), "(use report.") {
+			t.Errorf("%s on nil: got %v, want an error naming the constructor", name, err)
+		}
+	}
+	r.Text("x")
+	r.Section("x")
+	if _, ok := r.Float("k"); ok || !math.IsNaN(r.Get("k")) || r.Dir() != "" || r.Command() != "" ||
+		c.Rows() != 0 || c.Path() != "" || a.Path() != "" || a.Abort() != nil ||
+		s.Undocumented() != nil {
+		t.Error("a nil accessor returned a non-zero value")
+	}
+	if _, ok := s.Number("k"); ok {
+		t.Error("nil Summary.Number reported a value")
 	}
 }

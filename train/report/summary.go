@@ -38,6 +38,9 @@ func ReadSummary(dir string) (*Summary, error) {
 // Undocumented returns, sorted, the value keys that no key pattern matches
 // (Report.Close refuses to write such a summary).
 func (s *Summary) Undocumented() []string {
+	if s == nil {
+		return nil
+	}
 	var out []string
 	for k := range s.Values {
 		documented := false
@@ -58,6 +61,9 @@ func (s *Summary) Undocumented() []string {
 // Number returns the value of key; ok is false when the key is missing or
 // its value is not a number.
 func (s *Summary) Number(key string) (v float64, ok bool) {
+	if s == nil {
+		return 0, false
+	}
 	switch x := s.Values[key].(type) {
 	case float64:
 		return x, true

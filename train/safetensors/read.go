@@ -2,6 +2,7 @@ package safetensors
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -166,25 +167,15 @@ func parseHeader(hdr []byte) (map[string]string, []item, error) {
 		items = append(items, it)
 	}
 	slices.SortFunc(items, func(a, b item) int {
-		if c := cmpInt64(a.begin, b.begin); c != 0 {
+		if c := cmp.Compare(a.begin, b.begin); c != 0 {
 			return c
 		}
-		if c := cmpInt64(a.end, b.end); c != 0 {
+		if c := cmp.Compare(a.end, b.end); c != 0 {
 			return c
 		}
 		return bytes.Compare([]byte(a.name), []byte(b.name))
 	})
 	return metadata, items, nil
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // parseEntry decodes one tensor entry. Fields are looked up by their exact
@@ -299,6 +290,20 @@ func checkLayout(items []item, dataLen int64) error {
 	return nil
 }
 
+// decoder returns the backing slice of count elements and a fill function
+// that decodes each whole width-byte element of b with from, storing them
+// from index at on and returning the next index.
+func decoder[T float32 | float64](count, width int, from func([]byte) T) (any, func(b []byte, at int) int) {
+	v := make([]T, count)
+	return v, func(b []byte, at int) int {
+		for i := 0; i+width <= len(b); i += width {
+			v[at] = from(b[i:])
+			at++
+		}
+		return at
+	}
+}
+
 // readTensor reads exactly it's bytes from r, converting them in chunks so
 // that only the tensor itself is allocated.
 func readTensor(r io.Reader, it item) (*tensor.Dense, error) {
@@ -312,25 +317,9 @@ func readTensor(r io.Reader, it item) (*tensor.Dense, error) {
 	var fill func(b []byte, at int) int // decodes b into elements from at
 	switch it.dtype {
 	case tensor.Float32:
-		v := make([]float32, count)
-		backing = v
-		fill = func(b []byte, at int) int {
-			for i := 0; i+4 <= len(b); i += 4 {
-				v[at] = math.Float32frombits(binary.LittleEndian.Uint32(b[i:]))
-				at++
-			}
-			return at
-		}
+		backing, fill = decoder(count, 4, func(b []byte) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(b)) })
 	default:
-		v := make([]float64, count)
-		backing = v
-		fill = func(b []byte, at int) int {
-			for i := 0; i+8 <= len(b); i += 8 {
-				v[at] = math.Float64frombits(binary.LittleEndian.Uint64(b[i:]))
-				at++
-			}
-			return at
-		}
+		backing, fill = decoder(count, 8, func(b []byte) float64 { return math.Float64frombits(binary.LittleEndian.Uint64(b)) })
 	}
 	left, at := it.end-it.begin, 0
 	for left > 0 {

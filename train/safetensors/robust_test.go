@@ -241,8 +241,8 @@ func TestSaveWritesViewsInLogicalOrder(t *testing.T) {
 			want  []float64
 		}{{"t", tensor.Shape{cols, rows}, wantT}, {"s", tensor.Shape{rows, 2}, wantS}} {
 			got, _ := f.Get(c.name)
-			if !got.Shape().Eq(c.shape) || fmt.Sprint(asFloat64s(got)) != fmt.Sprint(c.want) {
-				t.Errorf("%v %s: saved %v %v, want %v %v", dt, c.name, got.Shape(), asFloat64s(got), c.shape, c.want)
+			if !got.Shape().Eq(c.shape) || fmt.Sprint(graph.Float64s(got)) != fmt.Sprint(c.want) {
+				t.Errorf("%v %s: saved %v %v, want %v %v", dt, c.name, got.Shape(), graph.Float64s(got), c.shape, c.want)
 			}
 		}
 	}
@@ -253,19 +253,6 @@ func convertTo(dt tensor.Dtype, v float64) any {
 		return float32(v)
 	}
 	return v
-}
-
-func asFloat64s(t *tensor.Dense) []float64 {
-	var out []float64
-	switch d := t.Data().(type) {
-	case []float32:
-		for _, v := range d {
-			out = append(out, float64(v))
-		}
-	case []float64:
-		out = append(out, d...)
-	}
-	return out
 }
 
 // Nil files, tensors and destinations are errors, not panics.

@@ -8,20 +8,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
-)
 
-func names(t *testing.T, dir string) []string {
-	t.Helper()
-	es, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range es {
-		out = append(out, e.Name())
-	}
-	return out
-}
+	"github.com/geluproject/gelu/train/internal/testutil"
+)
 
 func writeString(s string) func(io.Writer) error {
 	return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
@@ -41,7 +30,7 @@ func TestWriteFileReplacesWholeFile(t *testing.T) {
 	if st, _ := os.Stat(p); st.Mode().Perm()&^0o022 != Mode&^0o022 {
 		t.Errorf("mode %v, want %v less the umask", st.Mode().Perm(), Mode)
 	}
-	if got := names(t, dir); !slices.Equal(got, []string{"ckpt.bin"}) {
+	if got := testutil.ListDir(t, dir); !slices.Equal(got, []string{"ckpt.bin"}) {
 		t.Errorf("directory holds %v, want only ckpt.bin", got)
 	}
 }
@@ -63,7 +52,7 @@ func TestWriteFileKeepsOldFileOnFailure(t *testing.T) {
 		if got, _ := os.ReadFile(p); string(got) != "good" {
 			t.Errorf("%s: file holds %q after a failed write, want the old content", name, got)
 		}
-		if got := names(t, dir); len(got) != 1 {
+		if got := testutil.ListDir(t, dir); len(got) != 1 {
 			t.Errorf("%s: directory holds %v, want no temporary file left", name, got)
 		}
 	}
@@ -85,7 +74,7 @@ func TestWriteFileBadPaths(t *testing.T) {
 	if err := WriteFile(dir+"/", writeString("")); err == nil {
 		t.Error("path without a file name: no error")
 	}
-	if got := names(t, dir); !slices.Equal(got, []string{"sub"}) {
+	if got := testutil.ListDir(t, dir); !slices.Equal(got, []string{"sub"}) {
 		t.Errorf("directory holds %v, want only sub", got)
 	}
 }
@@ -118,7 +107,7 @@ func TestFileAppearsOnlyOnCommit(t *testing.T) {
 	if err := g.Abort(); err != nil {
 		t.Fatal(err)
 	}
-	if got := names(t, dir); !slices.Equal(got, []string{"metrics.csv"}) {
+	if got := testutil.ListDir(t, dir); !slices.Equal(got, []string{"metrics.csv"}) {
 		t.Errorf("directory holds %v after Abort, want only metrics.csv", got)
 	}
 }
@@ -139,7 +128,7 @@ func TestCleanupRemovesOnlyOwnOrphans(t *testing.T) {
 	}
 	want := append(append([]string{}, others...), ".ckpt.safetensors.tmp-99", "ckpt.safetensors")
 	slices.Sort(want)
-	if got := names(t, dir); !slices.Equal(got, want) {
+	if got := testutil.ListDir(t, dir); !slices.Equal(got, want) {
 		t.Errorf("after the write the directory holds\n%v\nwant\n%v", got, want)
 	}
 	if err := Cleanup(filepath.Join(dir, "nowhere", "x")); err != nil {
