@@ -95,16 +95,22 @@ func gelu32Body(order int, x V) (V, M) {
 			xm := sxor(smin(x, cs(gelu32ZMax)), csi(signBit))
 			dh, de := twoSumS(xm, sxor(sgn, cs(float64(gelu32Z0[0]))))
 			dl := sadd(de, sxor(sgn, cs(float64(gelu32Z0[1]))))
+			// Near the root dl is as large as dh, and ddMulS drops dl·pl:
+			// renormalize (Fast2Sum: dh is 0 or a multiple of 2^−24 ≥ |dl|).
+			dh, dl = fast2Sum(dh, dl)
 			dph, dpl := ddMulS(dh, dl, ph, pl)
 			yh, yl = ddMulS(th, tl, dph, dpl)
 		}
 	} else {
 		two := sreg(cs(2))
 		dh, de := twoSumS(two, sxor(sh, csi(signBit)))
-		yh, yl = ddMulS(th, tl, dh, ssub(de, sl))
+		// Near √2, sl is a large part of 2 − z²: renormalize (Fast2Sum:
+		// dh is 0 or a multiple of ulp(sh) > |sl|).
+		dh, dl := fast2Sum(dh, ssub(de, sl))
+		yh, yl = ddMulS(th, tl, dh, dl)
 	}
 	// · (1 + rh + τ)
-	yl = sfma(yh, rh, sfma(yh, tau, sfma(yl, rh, yl)))
+	yl = sfma(yh, rh, sfma(yh, tau, sfma(yl, sadd(rh, tau), yl)))
 	scale := sll(iadd(sra(ki, 3), csi(127)), 23) // 2^m, m = ⌊k/8⌋ ≥ −122
 	if order < 2 {
 		scale = keepOnly(scmp(cmpLE, x, cs(gelu32ZMax)), scale)
@@ -133,18 +139,26 @@ func gelu32Body(order int, x V) (V, M) {
 	default:
 		exc = scmp(cmpNLE, ax, cs(gelu32ZMax))
 	}
-	return packHiLo(hi, lo), exc
+	r := packHiLo(hi, lo)
+	if order == 0 {
+		// f has the sign of x; hi + lo would turn −0 + (+0) into +0 where
+		// f(x) rounds to zero (x = −0 and the smallest negative subnormals).
+		p := pending[r[0]]
+		p.sign = sand(x, csi(signBit))
+		pending[r[0]] = p
+	}
+	return r, exc
 }
 
 // hiLo is a result not yet rounded: the loop multiplies by g with one FMA,
 // or adds the parts.
-type hiLo struct{ hi, lo V }
+type hiLo struct{ hi, lo, sign V } // sign: nil, or a sign bit to give the result
 
 var pending = map[VecVirtual]hiLo{}
 
 // packHiLo returns hi as the result and remembers lo for the loop.
 func packHiLo(hi, lo V) V {
-	pending[hi[0]] = hiLo{hi, lo}
+	pending[hi[0]] = hiLo{hi: hi, lo: lo}
 	return hi
 }
 

@@ -107,9 +107,16 @@ func (k kernel32) generate() {
 	var res V
 	if k.withG {
 		g := load(gp)
+		gh := smul(g, p.hi)
 		res = sfma(g, p.hi, smul(g, p.lo))
+		// g = ±Inf: g·hi + g·lo is Inf − Inf = NaN when lo has the other
+		// sign; g·hi is then the answer.
+		res = sblend(scmp(cmpUNORD, res, res), res, gh)
 	} else {
 		res = sadd(p.hi, p.lo)
+	}
+	if p.sign != nil {
+		res = sop3(VORPS, sand(res, csi(0x7fffffff)), p.sign)
 	}
 	// exc &= active; then active &^= exc is the store mask.
 	store := active

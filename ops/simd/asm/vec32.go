@@ -269,6 +269,12 @@ func twoSumS(a, b arg) (s, e V) {
 	return s, sadd(ssub(a, ssub(s, bb)), ssub(b, bb))
 }
 
+// fast2Sum returns a + b as hi + lo, exactly, when |a| ≥ |b| or a = 0.
+func fast2Sum(a, b V) (V, V) {
+	s := sadd(a, b)
+	return s, ssub(b, ssub(s, a))
+}
+
 // ddMulS multiplies hi + lo pairs: (ah + al)(bh + bl) as an unnormalized
 // pair (ah·bh, its error + ah·bl + al·bh); al·bl is dropped.
 func ddMulS(ah, al, bh, bl V) (V, V) {
