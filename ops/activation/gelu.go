@@ -65,6 +65,9 @@ var geluRow = row{
 	simd32: func(order int, _ dd, _ *[8]float64) simd.ID {
 		return simd.GELU32D0 + simd.ID(order)
 	},
+	lane32: func(order int, _ dd, _ *[8]float64) simd.ID {
+		return simd.GELULane32D0 + simd.ID(order)
+	},
 	simd64: func(order int, _ dd, k *[8]float64) simd.ID {
 		k[0], k[1], k[2], k[3] = negInvSqrt2.hi, negInvSqrt2.lo, invSqrtPi, invSqrt2Pi
 		k[4] = 37 // beyond: the Mills-ratio tail and the split exponential

@@ -3,15 +3,26 @@ package activation
 // Slice kernels: the activation applied elementwise to whole tensors, split
 // across cores (package parallel).
 //
-// Every kernel computes what the portable loops (kernels_scalar.go)
-// compute: the float64 scalar reference F, Deriv, Deriv2, times g, rounded
-// once to the element type. On amd64 CPUs with AVX-512 the GELU family
-// (exact, tanh, sigmoid, SiLU, sigmoid-gated), and ELU in float32, run in
-// generated assembly (package simd) that gives the same results: float64 repeats the reference's operations bit for bit, float32 evaluates in
-// float64 lanes and keeps a lane only when its rounding is certain to be
-// the reference's (a zero may differ in sign), handing the rest back to
-// the reference. The environment variable GELU_KERNELS=generic forces the
-// portable loops; KernelsName reports which run.
+// The portable loops (kernels_scalar.go) compute the float64 scalar
+// reference F, Deriv, Deriv2, times g, rounded once to the element type. On
+// amd64 CPUs with AVX-512 the GELU family (exact, tanh, sigmoid, SiLU,
+// sigmoid-gated), and ELU in float32, run in generated assembly (package
+// simd). Which assembly is the path simd.Current (environment variable
+// GELU_KERNELS, see package simd):
+//
+//   - exact32 (the default): results equal the portable loops'. float64 repeats the
+//     reference's operations bit for bit; float32 evaluates in float64
+//     lanes and keeps a lane only when its rounding is certain to be the
+//     reference's (a zero may differ in sign), handing the rest back.
+//   - avx512: as exact32, except that float32 GELU runs in
+//     float32 lanes, each result within 1 ulp of the true value (the
+//     reference rounded or a neighbour; cmd/gelu32proof checks all 2^32
+//     inputs).
+//   - avx2: float32 GELU in float32 lanes as avx512 but 8 per register;
+//     everything else portable.
+//   - generic: portable loops only.
+//
+// KernelsName reports which run.
 
 import (
 	"fmt"
@@ -100,14 +111,20 @@ func run[T graph.Float](a Activation, order int, dst, x, g []T, add bool) {
 	r := a.row
 	if unsafe.Sizeof(T(0)) == 4 {
 		k := chunkKernel[float32]{a: a, order: order}
-		if simd.Available && r.simd32 != nil {
-			k.id = r.simd32(order, a.param, &k.p)
+		if simd.Available {
+			path := simd.Current
+			if (path == simd.AVX512 || path == simd.AVX2) && r.lane32 != nil {
+				k.id = r.lane32(order, a.param, &k.p)
+			}
+			if k.id == simd.None && path.Has512() && r.simd32 != nil {
+				k.id = r.simd32(order, a.param, &k.p)
+			}
 		}
 		runOn(k, as[float32](dst), as[float32](x), as[float32](g), add)
 		return
 	}
 	k := chunkKernel[float64]{a: a, order: order}
-	if simd.Available && exact64 && r.simd64 != nil {
+	if simd.Available && simd.Current.Has512() && exact64 && r.simd64 != nil {
 		k.id = r.simd64(order, a.param, &k.p)
 	}
 	runOn(k, as[float64](dst), as[float64](x), as[float64](g), add)
@@ -134,8 +151,9 @@ func runOn[T graph.Float](k chunkKernel[T], dst, x, g []T, add bool) {
 // lanes it hands back with the scalar reference: the float64 kernels hand
 // back those outside the range where they repeat the reference (|x| > 37
 // for GELU, say), the float32 ones those whose rounding they cannot be
-// sure of. Results are therefore the same, bit for bit, as the portable
-// loops'.
+// sure of, the float32-lane ones those outside their range (x < −13 for
+// GELU, NaN). Results are therefore the same, bit for bit, as the portable
+// loops', but for the float32-lane kernels (within 1 ulp).
 func (k chunkKernel[T]) runSIMD(dst, x, g []T, add bool) {
 	var exc simd.Bitmap
 	for lo := 0; lo < len(x); lo += simd.Block {
@@ -181,8 +199,15 @@ func KernelsName() string {
 	switch {
 	case !simd.Available:
 		return "portable Go"
-	case !exact64:
-		return "AVX-512 for float32 (float64: portable Go, as GOAMD64=v3 fuses multiply-adds)"
+	case simd.Current == simd.AVX2:
+		return "AVX2 float32 lanes for GELU in float32 (within 1 ulp); the rest portable Go"
 	}
-	return "AVX-512"
+	name := "AVX-512"
+	if simd.Current == simd.AVX512 {
+		name += ", float32 lanes for GELU in float32 (within 1 ulp)"
+	}
+	if !exact64 {
+		name += "; float64: portable Go, as GOAMD64=v3 fuses multiply-adds"
+	}
+	return name
 }

@@ -24,6 +24,10 @@ type row struct {
 	// simd32 and simd64 pick the assembly kernel for a derivative order
 	// and fill in its parameters, or return simd.None. Nil: none exists.
 	simd32, simd64 func(order int, p dd, k *[8]float64) simd.ID
+	// lane32 is simd32 for the float32-lane kernels (within 1 ulp, not
+	// always correctly rounded), run on the avx512 and avx2 paths. Nil:
+	// none exists (avx512 then runs simd32, avx2 the portable loop).
+	lane32 func(order int, p dd, k *[8]float64) simd.ID
 	// loop32 and loop64 replace the portable per-element loop (ReLU's is
 	// branch-free). Nil: the generic loop over ref.
 	loop32 func(order int, dst, x, g []float32, add bool)

@@ -22,9 +22,31 @@
 //		// fill in the marked lanes with the reference
 //	}
 //
-// Available is false on CPUs without AVX-512 F/DQ/VL and BMI2, off amd64,
-// with the noasm build tag, and when GELU_KERNELS=generic is set.
+// Which kernels run is Current, chosen at start-up from the CPU and the
+// environment variable GELU_KERNELS:
+//
+//	GELU_KERNELS=avx512   float32 lanes with AVX-512 where a kernel exists
+//	                      (GELU: within 1 ulp, not always correctly rounded);
+//	                      the other float32 kernels and all float64 kernels
+//	                      as with exact32.
+//	GELU_KERNELS=exact32  the float32 kernels that evaluate in float64 lanes
+//	                      and are correctly rounded (the reference path).
+//	                      The default on AVX-512 CPUs, until the rest of the
+//	                      project's float32 tests allow 1 ulp.
+//	GELU_KERNELS=avx2     the float32-lane kernels built for AVX2 (8 lanes);
+//	                      everything else portable Go. The default on CPUs
+//	                      with AVX2 and FMA but not AVX-512.
+//	GELU_KERNELS=generic  portable Go only.
+//
+// A path the CPU cannot run falls back to the best one it can. Available
+// is false (portable Go only) off amd64, with the noasm build tag, and on
+// the generic path.
 package simd
+
+import (
+	"fmt"
+	"strings"
+)
 
 // Block is how many elements a caller hands a kernel at once, so that the
 // exception bitmap fits on the stack.
@@ -51,6 +73,9 @@ const (
 	ELU32D0
 	ELU32D1
 	ELU32D2
+	GELULane32D0 // float32 lanes, within 1 ulp; Call32 runs the AVX2 build on the AVX2 path
+	GELULane32D1
+	GELULane32D2
 	GELU64D0
 	GELU64D1
 	GELU64D2
@@ -59,6 +84,39 @@ const (
 	Linear64D0
 	Linear64D1
 )
+
+// Lane32 reports whether id is a float32-lane kernel (not correctly
+// rounded: within 1 ulp).
+func (id ID) Lane32() bool { return id >= GELULane32D0 && id <= GELULane32D2 }
+
+// Path is a set of kernels; see the package documentation.
+type Path uint8
+
+// The paths.
+const (
+	Generic Path = iota
+	Exact32
+	AVX512
+	AVX2
+)
+
+var pathNames = [...]string{Generic: "generic", Exact32: "exact32", AVX512: "avx512", AVX2: "avx2"}
+
+func (p Path) String() string { return pathNames[p] }
+
+// ParsePath parses a GELU_KERNELS value (case-insensitive).
+func ParsePath(s string) (Path, error) {
+	for p, n := range pathNames {
+		if strings.EqualFold(strings.TrimSpace(s), n) {
+			return Path(p), nil
+		}
+	}
+	return Generic, fmt.Errorf("simd: GELU_KERNELS=%q: want one of generic, exact32, avx512, avx2", s)
+}
+
+// Has512 reports whether the path runs the AVX-512 kernels (float64, and
+// float32 in float64 lanes).
+func (p Path) Has512() bool { return p == Exact32 || p == AVX512 }
 
 // Float64 reports whether id is a float64 kernel.
 func (id ID) Float64() bool { return id >= GELU64D0 }

@@ -153,3 +153,39 @@ func TanhGated64D1(dst []float64, x []float64, g []float64, add bool, p *[8]floa
 //
 //go:noescape
 func LinearGated64D1(dst []float64, x []float64, g []float64, add bool, p *[8]float64, exc []uint8) bool
+
+// GELULane32AVX512D0 sets dst to (or, with add, adds) g·f^(0)(x) for the exact GELU in float32 lanes
+// (AVX512), within 1 ulp of the true value, except in lanes it leaves alone and reports. p is unused.
+//
+//go:noescape
+func GELULane32AVX512D0(dst []float32, x []float32, g []float32, add bool, p *[8]float64, exc []uint8) bool
+
+// GELULane32AVX512D1 sets dst to (or, with add, adds) g·f^(1)(x) for the exact GELU in float32 lanes
+// (AVX512), within 1 ulp of the true value, except in lanes it leaves alone and reports. p is unused.
+//
+//go:noescape
+func GELULane32AVX512D1(dst []float32, x []float32, g []float32, add bool, p *[8]float64, exc []uint8) bool
+
+// GELULane32AVX512D2 sets dst to (or, with add, adds) g·f^(2)(x) for the exact GELU in float32 lanes
+// (AVX512), within 1 ulp of the true value, except in lanes it leaves alone and reports. p is unused.
+//
+//go:noescape
+func GELULane32AVX512D2(dst []float32, x []float32, g []float32, add bool, p *[8]float64, exc []uint8) bool
+
+// GELULane32AVX2D0 sets dst to (or, with add, adds) g·f^(0)(x) for the exact GELU in float32 lanes
+// (AVX2), within 1 ulp of the true value, except in lanes it leaves alone and reports. p is unused.
+//
+//go:noescape
+func GELULane32AVX2D0(dst []float32, x []float32, g []float32, add bool, p *[8]float64, exc []uint8) bool
+
+// GELULane32AVX2D1 sets dst to (or, with add, adds) g·f^(1)(x) for the exact GELU in float32 lanes
+// (AVX2), within 1 ulp of the true value, except in lanes it leaves alone and reports. p is unused.
+//
+//go:noescape
+func GELULane32AVX2D1(dst []float32, x []float32, g []float32, add bool, p *[8]float64, exc []uint8) bool
+
+// GELULane32AVX2D2 sets dst to (or, with add, adds) g·f^(2)(x) for the exact GELU in float32 lanes
+// (AVX2), within 1 ulp of the true value, except in lanes it leaves alone and reports. p is unused.
+//
+//go:noescape
+func GELULane32AVX2D2(dst []float32, x []float32, g []float32, add bool, p *[8]float64, exc []uint8) bool

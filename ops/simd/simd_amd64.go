@@ -5,16 +5,71 @@ package simd
 //go:generate sh -c "cd asm && go run . -out ../kernels_amd64.s -stubs ../kernels_stubs_amd64.go -pkg simd"
 
 import (
+	"fmt"
 	"os"
-	"strings"
 
 	"golang.org/x/sys/cpu"
 )
 
-// Available reports whether the kernels can run here. Tests switch it off
-// to compare with the portable loops.
-var Available = cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ && cpu.X86.HasAVX512VL && cpu.X86.HasBMI2 &&
-	!strings.EqualFold(strings.TrimSpace(os.Getenv("GELU_KERNELS")), "generic")
+var (
+	has512  = cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ && cpu.X86.HasAVX512VL && cpu.X86.HasBMI2
+	hasAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+)
+
+// Current is the path the kernels take (see the package documentation).
+// Tests set it, with Use, to run every path this CPU has.
+var Current = pickPath()
+
+// Available reports whether any assembly runs: Current is not Generic.
+var Available = Current != Generic
+
+func pickPath() Path {
+	want := Exact32
+	if s := os.Getenv("GELU_KERNELS"); s != "" {
+		p, err := ParsePath(s)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err, "(using the default)")
+		} else {
+			want = p
+		}
+	}
+	return best(want)
+}
+
+// best returns want, or the best path below it the CPU can run.
+func best(want Path) Path {
+	switch {
+	case want == Generic:
+		return Generic
+	case want == AVX2 || !has512:
+		if hasAVX2 {
+			return AVX2
+		}
+		return Generic
+	}
+	return want
+}
+
+// Paths lists the paths this CPU can run, Generic first.
+func Paths() []Path {
+	ps := []Path{Generic}
+	if hasAVX2 {
+		ps = append(ps, AVX2)
+	}
+	if has512 {
+		ps = append(ps, Exact32, AVX512)
+	}
+	return ps
+}
+
+// Use switches to path p (which must be in Paths) and returns the previous
+// one, for tests and benchmarks that compare paths; not safe while kernels run.
+func Use(p Path) Path {
+	old := Current
+	Current = best(p)
+	Available = Current != Generic
+	return old
+}
 
 // Call32 runs the float32 kernel id on one block (len(x) ≤ Block) and
 // reports whether it left lanes for the caller (marked in exc).
@@ -38,6 +93,24 @@ func Call32(id ID, dst, x, g []float32, add bool, p *[8]float64, exc *Bitmap) bo
 		return ELUFast32D1(dst, x, g, add, p, exc[:])
 	case ELU32D2:
 		return ELUFast32D2(dst, x, g, add, p, exc[:])
+	}
+	if id.Lane32() && Current == AVX2 {
+		switch id {
+		case GELULane32D0:
+			return GELULane32AVX2D0(dst, x, g, add, p, exc[:])
+		case GELULane32D1:
+			return GELULane32AVX2D1(dst, x, g, add, p, exc[:])
+		case GELULane32D2:
+			return GELULane32AVX2D2(dst, x, g, add, p, exc[:])
+		}
+	}
+	switch id {
+	case GELULane32D0:
+		return GELULane32AVX512D0(dst, x, g, add, p, exc[:])
+	case GELULane32D1:
+		return GELULane32AVX512D1(dst, x, g, add, p, exc[:])
+	case GELULane32D2:
+		return GELULane32AVX512D2(dst, x, g, add, p, exc[:])
 	}
 	panic("simd: Call32 with a float64 or unknown kernel")
 }

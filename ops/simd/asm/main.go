@@ -21,6 +21,8 @@ var (
 	only        = flag.String("only", "", "generate only this kernel (for debugging)")
 	unrollExact = flag.Int("unroll64", 2, "independent chains per iteration in the float64 kernels")
 	unrollFast  = flag.Int("unroll32", 3, "independent chains per iteration in the float32 kernels")
+	unrollLane  = flag.Int("unrolllane", 2, "independent chains per iteration in the float32-lane AVX-512 kernels")
+	unrollAVX2  = flag.Int("unrollavx2", 1, "independent chains per iteration in the AVX2 kernels (16 YMM registers)")
 )
 
 func main() {
@@ -44,6 +46,19 @@ func main() {
 		k.generate()
 		if k.f32 {
 			k.generateProbe()
+		}
+	}
+	for _, avx512 := range []bool{true, false} {
+		for order := 0; order <= 2; order++ {
+			k := gelu32Kernel(order, avx512)
+			if *only != "" && k.name != *only {
+				continue
+			}
+			k.unroll = *unrollAVX2
+			if avx512 {
+				k.unroll = *unrollLane
+			}
+			k.generate()
 		}
 	}
 	consts.emit()

@@ -70,15 +70,16 @@ func at(a arg, i int) Op {
 // Comparison predicates for VCMPPD (ordered, quiet; NGE and NLE are true
 // for NaN).
 const (
-	cmpEQ  = 0x00
-	cmpLT  = 0x11
-	cmpLE  = 0x12
-	cmpNGE = 0x19 // !(a >= b): a < b or unordered
-	cmpNLE = 0x16 // !(a <= b): a > b or unordered
-	cmpNLT = 0x15 // !(a < b): a >= b or unordered
-	cmpNEQ = 0x04 // a != b or unordered
-	cmpGE  = 0x1D
-	cmpGT  = 0x1E
+	cmpEQ    = 0x00
+	cmpUNORD = 0x03
+	cmpLT    = 0x11
+	cmpLE    = 0x12
+	cmpNGE   = 0x19 // !(a >= b): a < b or unordered
+	cmpNLE   = 0x16 // !(a <= b): a > b or unordered
+	cmpNLT   = 0x15 // !(a < b): a >= b or unordered
+	cmpNEQ   = 0x04 // a != b or unordered
+	cmpGE    = 0x1D
+	cmpGT    = 0x1E
 )
 
 // constTable holds every constant as 8 copies of 64 bits, so each can be a

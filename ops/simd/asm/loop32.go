@@ -1,0 +1,187 @@
+package main
+
+// The loop of the float32-lane kernels: L·U elements per iteration (L = 16
+// with AVX-512, 8 with AVX2), the tail masked (masked loads do not fault on
+// masked-off lanes), and lanes the body marks as exceptions left unwritten
+// for the Go caller: their bits go to exc, L/8 bytes per chain (it must hold
+// (L/8)·U·⌈len(x)/(L·U)⌉ bytes: simd.Bitmap does for a Block). The body
+// returns its result as a hi + lo pair (packHiLo): the loop computes
+// g·(hi + lo) with one FMA, so the product is rounded once.
+
+import (
+	"fmt"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+type kernel32 struct {
+	name   string
+	wide   bool
+	unroll int
+	withG  bool
+	doc    []string
+	body   func(x V) (V, M)
+}
+
+func (k kernel32) generate() {
+	U, wide = k.unroll, k.wide
+	L := lanes()
+	TEXT(k.name, NOSPLIT, "func(dst, x, g []float32, add bool, p *[8]float64, exc []uint8) bool")
+	Pragma("noescape")
+	Doc(k.doc...)
+	dst, xp, gp := GP64(), GP64(), GP64()
+	Load(Param("dst").Base(), dst)
+	Load(Param("x").Base(), xp)
+	if k.withG {
+		Load(Param("g").Base(), gp)
+	}
+	n, addFlag, excp := GP64(), GP8(), GP64()
+	Load(Param("x").Len(), n)
+	Load(Param("add"), addFlag)
+	Load(Param("exc").Base(), excp)
+	anyExc := GP32()
+	XORL(anyExc, anyExc)
+	var full GPVirtual
+	var iota Mem
+	if wide {
+		full = GP32()
+		MOVL(U32(0xFFFF), full)
+	} else {
+		var w [8]uint64
+		for i := range w {
+			w[i] = uint64(2*i) | uint64(2*i+1)<<32
+		}
+		iota = consts.vec8(w)
+	}
+
+	loop, done := k.name+"_loop", k.name+"_done"
+	Label(loop)
+	TESTQ(n, n)
+	JZ(LabelRef(done))
+	// Chain i covers elements [L·i, L·i + L) of this iteration; its mask has
+	// min(max(n − L·i, 0), L) lanes.
+	active := make(M, U)
+	rest := GP64()
+	MOVQ(n, rest)
+	for i := range active {
+		cnt := GP64()
+		MOVQ(U32(L), cnt)
+		CMPQ(rest, cnt)
+		CMOVQLT(rest, cnt)
+		if wide {
+			bits := GP32()
+			BZHIL(cnt.As32(), full, bits)
+			active[i] = K()
+			KMOVW(bits, active[i])
+		} else {
+			xc, v := XMM(), YMM()
+			VMOVD(cnt.As32(), xc)
+			VPBROADCASTD(xc, v)
+			active[i] = YMM()
+			VPCMPGTD(iota, v, active[i]) // cnt > lane index
+		}
+		if i+1 < U {
+			SUBQ(cnt, rest)
+		}
+	}
+	at := func(base GPVirtual, i int) Mem { return Mem{Base: base, Disp: 4 * L * i} }
+	load := func(base GPVirtual) V {
+		v := newS()
+		for i := range v {
+			if wide {
+				VMOVUPS_Z(at(base, i), active[i], v[i])
+			} else {
+				VMASKMOVPS(at(base, i), active[i], v[i])
+			}
+		}
+		return v
+	}
+	x := load(xp)
+	hi, exc := k.body(x)
+	p, ok := pending[hi[0]]
+	if !ok {
+		panic("body did not return a hi + lo pair")
+	}
+	var res V
+	if k.withG {
+		g := load(gp)
+		gh := smul(g, p.hi)
+		res = sfma(g, p.hi, smul(g, p.lo))
+		// g = ±Inf: g·hi + g·lo is Inf − Inf = NaN when lo has the other
+		// sign; g·hi is then the answer.
+		res = sblend(scmp(cmpUNORD, res, res), res, gh)
+	} else {
+		res = sadd(p.hi, p.lo)
+	}
+	if p.sign != nil {
+		res = sop3(VORPS, sand(res, csi(0x7fffffff)), p.sign)
+	}
+	// exc &= active; then active &^= exc is the store mask.
+	store := active
+	for i := range exc {
+		bits := GP32()
+		if wide {
+			KANDW(active[i], exc[i], exc[i])
+			KMOVW(exc[i], bits)
+			MOVW(bits.As16(), Mem{Base: excp, Disp: 2 * i})
+			KANDNW(active[i], exc[i], active[i])
+		} else {
+			VANDPS(active[i], exc[i], exc[i])
+			VMOVMSKPS(exc[i], bits)
+			MOVB(bits.As8(), Mem{Base: excp, Disp: i})
+			VANDNPS(active[i], exc[i], active[i])
+		}
+		ORL(bits, anyExc)
+	}
+	plain, next := k.name+"_plain", k.name+"_next"
+	CMPB(addFlag, U8(0))
+	JE(LabelRef(plain))
+	for i := range res {
+		old := vreg()
+		if wide {
+			VMOVUPS_Z(at(dst, i), store[i], old)
+			VADDPS(res[i], old, old)
+			VMOVUPS(old, store[i], at(dst, i))
+		} else {
+			VMASKMOVPS(at(dst, i), store[i], old)
+			VADDPS(res[i], old, old)
+			VMASKMOVPS(old, store[i], at(dst, i))
+		}
+	}
+	JMP(LabelRef(next))
+	Label(plain)
+	for i := range res {
+		if wide {
+			VMOVUPS(res[i], store[i], at(dst, i))
+		} else {
+			VMASKMOVPS(res[i], store[i], at(dst, i))
+		}
+	}
+	Label(next)
+	step := U32(4 * L * U)
+	ADDQ(step, dst)
+	ADDQ(step, xp)
+	if k.withG {
+		ADDQ(step, gp)
+	}
+	ADDQ(U32(L/8*U), excp)
+	cnt := GP64()
+	MOVQ(U32(L*U), cnt)
+	CMPQ(n, cnt)
+	CMOVQLT(n, cnt)
+	SUBQ(cnt, n)
+	JMP(LabelRef(loop))
+
+	Label(done)
+	VZEROUPPER()
+	TESTL(anyExc, anyExc)
+	ret := GP8()
+	SETNE(ret)
+	Store(ret, ReturnIndex(0))
+	RET()
+	wide = false
+}
+
+func (k kernel32) String() string { return fmt.Sprintf("%s (U=%d)", k.name, k.unroll) }

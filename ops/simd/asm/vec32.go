@@ -1,0 +1,285 @@
+package main
+
+// Float32-lane helpers, for the kernels of gelu32.go: the same three-operand
+// style as vec.go, on 16 float32 lanes per ZMM register with opmask
+// registers for masks (AVX-512), or on 8 lanes per YMM register with
+// vector masks (AVX2), chosen by wide. A mask M holds, per chain, a K
+// register (AVX-512) or a vector whose lanes are all ones or all zeros, or
+// any vector whose sign bit selects (AVX2: VBLENDVPS reads only the sign).
+
+import (
+	"math"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+// wide selects AVX-512 (true) or AVX2 (false) for the kernel being generated.
+var wide bool
+
+// lanes is the number of float32 lanes per register.
+func lanes() int {
+	if wide {
+		return 16
+	}
+	return 8
+}
+
+// M is U masks.
+type M []Register
+
+func vreg() VecVirtual {
+	if wide {
+		return ZMM()
+	}
+	return YMM()
+}
+
+func newS() V {
+	v := make(V, U)
+	for i := range v {
+		v[i] = vreg()
+	}
+	return v
+}
+
+// cs is the float32 constant v in every lane.
+func cs(v float64) Mem {
+	b := uint64(math.Float32bits(float32(v)))
+	return consts.mem(b<<32 | b)
+}
+
+// csi is the 32-bit pattern b in every lane.
+func csi(b uint32) Mem { return consts.mem(uint64(b)<<32 | uint64(b)) }
+
+// row16 stores 16 float32 (a table row) and returns its address.
+func row16(v [16]float32) Mem {
+	var w [8]uint64
+	for i := range w {
+		w[i] = uint64(math.Float32bits(v[2*i])) | uint64(math.Float32bits(v[2*i+1]))<<32
+	}
+	return consts.vec8(w)
+}
+
+func sreg(a arg) V {
+	if v, ok := a.(V); ok {
+		return v
+	}
+	r := vreg()
+	VMOVUPS(a.(Mem), r)
+	return splat(r)
+}
+
+func sop3(inst func(...Op), a, b arg) V {
+	ra, r := sreg(a), newS()
+	for i := range r {
+		inst(at(b, i), ra[i], r[i])
+	}
+	return r
+}
+
+func sadd(a, b arg) V { a, b = commute(a, b); return sop3(VADDPS, a, b) }
+func ssub(a, b arg) V { return sop3(VSUBPS, a, b) }
+func smul(a, b arg) V { a, b = commute(a, b); return sop3(VMULPS, a, b) }
+func smin(a, b arg) V { return sop3(VMINPS, a, b) }
+func sand(a, b arg) V { a, b = commute(a, b); return sop3(VANDPS, a, b) }
+func sxor(a, b arg) V { a, b = commute(a, b); return sop3(VXORPS, a, b) }
+
+// iadd, sra and sll are 32-bit integer lane operations.
+func iadd(a, b arg) V { a, b = commute(a, b); return sop3(VPADDD, a, b) }
+func sra(a V, n uint8) V {
+	r := newS()
+	for i := range r {
+		VPSRAD(U8(n), a[i], r[i])
+	}
+	return r
+}
+func sll(a V, n uint8) V {
+	r := newS()
+	for i := range r {
+		VPSLLD(U8(n), a[i], r[i])
+	}
+	return r
+}
+
+// toInt truncates to int32 lanes (exact for the integral values passed).
+func toInt(a V) V {
+	r := newS()
+	for i := range r {
+		VCVTTPS2DQ(a[i], r[i])
+	}
+	return r
+}
+
+// sround rounds with the given VROUNDPS/VRNDSCALEPS mode: 0 nearest even,
+// 1 down; bit 3 suppresses the precision exception.
+func sround(a V, mode uint8) V {
+	r := newS()
+	for i := range r {
+		if wide {
+			VRNDSCALEPS(U8(0x08|mode), a[i], r[i])
+		} else {
+			VROUNDPS(U8(0x08|mode), a[i], r[i])
+		}
+	}
+	return r
+}
+
+func scopy(a arg) V {
+	r := newS()
+	for i := range r {
+		if isMem(a) {
+			VMOVUPS(at(a, i), r[i])
+		} else {
+			VMOVAPS(at(a, i), r[i])
+		}
+	}
+	return r
+}
+
+func sfmaLike(i213, i231 func(...Op), a, b, cc arg) V {
+	if isMem(cc) {
+		if isMem(b) {
+			a, b = b, a
+		}
+		r, rb := scopy(a), sreg(b)
+		for i := range r {
+			i213(cc.(Mem), rb[i], r[i])
+		}
+		return r
+	}
+	a, b = commute(a, b)
+	r, ra := scopy(cc), sreg(a)
+	for i := range r {
+		i231(at(b, i), ra[i], r[i])
+	}
+	return r
+}
+
+// sfma is a·b + c, sfms a·b − c, each rounded once.
+func sfma(a, b, cc arg) V { return sfmaLike(VFMADD213PS, VFMADD231PS, a, b, cc) }
+func sfms(a, b, cc arg) V { return sfmaLike(VFMSUB213PS, VFMSUB231PS, a, b, cc) }
+
+// scmp returns the mask a pred b (predicates of vec.go).
+func scmp(pred uint8, a, b arg) M {
+	ra, m := sreg(a), make(M, U)
+	for i := range m {
+		if wide {
+			m[i] = K()
+		} else {
+			m[i] = YMM()
+		}
+		VCMPPS(U8(pred), at(b, i), ra[i], m[i])
+	}
+	return m
+}
+
+// mor returns a | b.
+func mor(a, b M) M {
+	m := make(M, U)
+	for i := range m {
+		if wide {
+			m[i] = K()
+			KORW(b[i], a[i], m[i])
+		} else {
+			m[i] = YMM()
+			VORPS(b[i], a[i], m[i])
+		}
+	}
+	return m
+}
+
+// signOf is the mask of lanes whose sign bit is set.
+func signOf(a V) M {
+	m := make(M, U)
+	for i := range m {
+		if wide {
+			m[i] = K()
+			VPMOVD2M(a[i], m[i])
+		} else {
+			m[i] = a[i]
+		}
+	}
+	return m
+}
+
+// sblend returns m ? b : a lane by lane.
+func sblend(m M, a, b arg) V {
+	r := newS()
+	if wide {
+		r = scopy(a)
+		for i := range r {
+			VBLENDMPS(at(b, i), r[i], m[i], r[i])
+		}
+		return r
+	}
+	ra, rb := sreg(a), sreg(b)
+	for i := range r {
+		VBLENDVPS(m[i], rb[i], ra[i], r[i])
+	}
+	return r
+}
+
+// keepOnly returns a where m is set, +0 elsewhere. With AVX2, m must be a
+// full-lane mask (from scmp).
+func keepOnly(m M, a V) V {
+	r := newS()
+	for i := range r {
+		if wide {
+			VMOVAPS_Z(a[i], m[i], r[i])
+		} else {
+			VANDPS(m[i], a[i], r[i])
+		}
+	}
+	return r
+}
+
+// table16 returns, per lane, row[idx & 15] of the 16-entry row at m. With
+// AVX2 it needs hi, the lanes whose idx ≥ 8 (idx << 28: bit 3 in the sign).
+func table16(m Mem, idx, hi V) V {
+	r := newS()
+	for i := range r {
+		if wide {
+			VPERMPS(m, idx[i], r[i])
+			continue
+		}
+		lo, up := YMM(), YMM()
+		VPERMPS(m, idx[i], lo)
+		VPERMPS(m.Offset(32), idx[i], up)
+		VBLENDVPS(hi[i], up, lo, r[i])
+	}
+	return r
+}
+
+// table8 returns row[idx & 7] from a row whose 16 entries repeat with
+// period 8.
+func table8(m Mem, idx V) V {
+	r := newS()
+	for i := range r {
+		VPERMPS(m, idx[i], r[i])
+	}
+	return r
+}
+
+// twoSumS returns s = a + b and its exact rounding error (Knuth).
+func twoSumS(a, b arg) (s, e V) {
+	s = sadd(a, b)
+	bb := ssub(s, a)
+	return s, sadd(ssub(a, ssub(s, bb)), ssub(b, bb))
+}
+
+// fast2Sum returns a + b as hi + lo, exactly, when |a| ≥ |b| or a = 0.
+func fast2Sum(a, b V) (V, V) {
+	s := sadd(a, b)
+	return s, ssub(b, ssub(s, a))
+}
+
+// ddMulS multiplies hi + lo pairs: (ah + al)(bh + bl) as an unnormalized
+// pair (ah·bh, its error + ah·bl + al·bh); al·bl is dropped.
+func ddMulS(ah, al, bh, bl V) (V, V) {
+	p := smul(ah, bh)
+	e := sfms(ah, bh, p)
+	e = sfma(ah, bl, sfma(al, bh, e))
+	return p, e
+}
