@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """PyTorch side of examples/benchmark: the same workloads, named the same way
 (see workloads.go), timed the same way (2 warm-up runs, then the median of
---reps runs), printed as JSON on stdout in seconds per training step.
+--reps runs), printed as JSON on stdout in seconds per training step. With
+--serve it reads names from stdin and answers each (see serve).
 
     /usr/bin/python3 examples/benchmark/bench_torch.py --threads 1 --reps 7 \
         --workloads gelu/exact/float32,ffn/512x256x1024/float32,mlp/fixed/float32
@@ -39,8 +40,11 @@ def parse_args():
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--workloads", required=True, help="comma-separated workload names")
+    ap.add_argument("--workloads", help="comma-separated workload names")
+    ap.add_argument("--serve", action="store_true", help="read workload names from stdin instead, answer each with a JSON line")
     args = ap.parse_args()
+    if not args.serve and not args.workloads:
+        ap.error("want --workloads or --serve")
     if args.reps < 1 or args.threads < 1:
         ap.error(f"--reps {args.reps} --threads {args.threads}: want both >= 1")
     return args
@@ -229,13 +233,28 @@ def cpu_capability():
 def main():
     torch.set_num_threads(ARGS.threads)
     torch.set_num_interop_threads(1)
-    times = {}
-    for name in ARGS.workloads.split(","):
-        run, steps = build(name)
-        times[name] = timed(run, steps, ARGS.reps)
-    print(json.dumps({"torch": torch.__version__, "blas": libraries(), "cpu_capability": cpu_capability(),
-                      "threads": torch.get_num_threads(), "interop_threads": torch.get_num_interop_threads(),
-                      "times": times}))
+    info = {"torch": torch.__version__, "blas": libraries(), "cpu_capability": cpu_capability(),
+            "threads": torch.get_num_threads(), "interop_threads": torch.get_num_interop_threads()}
+    if ARGS.serve:
+        serve(info)
+        return
+    info["times"] = {name: timed(*build(name), ARGS.reps) for name in ARGS.workloads.split(",")}
+    print(json.dumps(info))
+
+
+def serve(info):
+    """Answers workload names read line by line from stdin with one JSON line
+    each, after a first line with info: examples/benchmark keeps one such
+    process per thread setting, so that it can alternate the two sides
+    workload by workload."""
+    print(json.dumps(info), flush=True)
+    for line in sys.stdin:
+        name = line.strip()
+        try:
+            reply = {"name": name, "seconds": timed(*build(name), ARGS.reps)}
+        except ValueError as e:
+            reply = {"name": name, "error": str(e)}
+        print(json.dumps(reply), flush=True)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 // tables the README's Performance section is made from (report.md, with
 // benchmark.csv and friends, in -out).
 //
-//	go run ./examples/benchmark                # about 10 minutes
+//	go run ./examples/benchmark                # about 15 minutes on 2 cores
 //	go run ./examples/benchmark -scaling       # plus step time vs tokens and vs width
 //	go run ./examples/benchmark -quick         # tiny shapes, 1 round: a smoke test
 //
@@ -18,18 +18,21 @@
 //     same number before torch is imported) and 1 inter-op thread.
 //
 // The thread counts are -threads (default 1,2). Each workload at each
-// setting is timed as the median of -reps runs after 2 warm-up runs, in a
-// child process of its own for this project (so its peak RSS is its own)
-// and in one python3 process per setting for PyTorch. This is repeated for
-// -rounds rounds alternating the two sides, and each (workload, setting)
-// keeps its best round: on a shared machine the least-disturbed round is
-// the most repeatable figure. The workloads are listed in workloads.go.
+// setting is timed as the median of -reps runs after 2 warm-up runs, for
+// this project in a child process of its own (so its peak RSS is its own),
+// for PyTorch in a python3 process per setting that serves workloads one by
+// one. This is repeated for -rounds rounds, alternating the sides workload
+// by workload, and each (workload, setting) keeps its best round: on a
+// shared machine the least-disturbed round is the most repeatable figure.
+// The workloads are listed in workloads.go.
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -222,8 +225,22 @@ func run(c config, argv []string) error {
 	if _, err := os.Stat(c.script); py != "" && err != nil {
 		return fmt.Errorf("the PyTorch side's script: %w (run from the module root or give -script)", err)
 	}
+	var torch []*torchServer
+	defer func() {
+		for _, ts := range torch {
+			ts.close()
+		}
+	}()
+	if py != "" {
+		for _, s := range torchSettings(c.threads) {
+			ts, err := startTorch(py, c.script, c.reps, s)
+			if err != nil {
+				return err
+			}
+			torch = append(torch, ts)
+		}
+	}
 	t := tally{}
-	var torch torchInfo
 	for round := 1; round <= c.rounds; round++ {
 		for _, w := range ws {
 			sides := map[string][]setting{sideOurs: oursSettings(w, c.threads, false)}
@@ -237,26 +254,28 @@ func run(c config, argv []string) error {
 						return err
 					}
 					t.add(side, w.name, s.name, res)
-					fmt.Fprintf(os.Stderr, "round %d  %-28s %-26s %-28s %10.4g %s\n", round, w.name, side, s.name, w.value(res.Seconds), w.fam.unit)
+					progress(round, w, side, s.name, res.Seconds)
 				}
 			}
-		}
-		if py == "" {
-			continue
-		}
-		for _, s := range torchSettings(c.threads) {
-			info, err := pytorch(py, c.script, ws, c.reps, s)
-			if err != nil {
-				return err
+			for _, ts := range torch {
+				sec, err := ts.time(w.name)
+				if err != nil {
+					return err
+				}
+				t.add(sideTorch, w.name, ts.setting.name, result{Seconds: sec})
+				progress(round, w, sideTorch, ts.setting.name, sec)
 			}
-			torch = info
-			for name, sec := range info.Times {
-				t.add(sideTorch, name, s.name, result{Seconds: sec})
-			}
-			fmt.Fprintf(os.Stderr, "round %d  PyTorch, %s: done\n", round, s.name)
 		}
 	}
-	return writeReport(c, argv, ws, t, torch, py)
+	var info torchInfo
+	if len(torch) > 0 {
+		info = torch[0].info
+	}
+	return writeReport(c, argv, ws, t, info, py)
+}
+
+func progress(round int, w workload, side, setting string, seconds float64) {
+	fmt.Fprintf(os.Stderr, "round %d  %-28s %-26s %-28s %10.4g %s\n", round, w.name, side, setting, w.value(seconds), w.fam.unit)
 }
 
 // measure runs workload w in a child process with env added to its
@@ -303,41 +322,86 @@ func findPython(choice string) (string, error) {
 	return "", nil
 }
 
-// torchInfo is what bench_torch.py prints.
+// torchInfo is what bench_torch.py prints first.
 type torchInfo struct {
-	Torch   string             `json:"torch"`
-	BLAS    string             `json:"blas"`
-	CPU     string             `json:"cpu_capability"`
-	Threads int                `json:"threads"`
-	Interop int                `json:"interop_threads"`
-	Times   map[string]float64 `json:"times"` // seconds per step
+	Torch   string `json:"torch"`
+	BLAS    string `json:"blas"`
+	CPU     string `json:"cpu_capability"`
+	Threads int    `json:"threads"`
+	Interop int    `json:"interop_threads"`
 }
 
-// pytorch runs every workload once in bench_torch.py at setting s.
-func pytorch(py, script string, ws []workload, reps int, s setting) (torchInfo, error) {
-	names := make([]string, len(ws))
-	for i, w := range ws {
-		names[i] = w.name
-	}
+// torchServer is a bench_torch.py --serve process at one setting: it times
+// the workloads it is sent one at a time, so that the run can alternate
+// the sides workload by workload, with torch imported once per setting.
+type torchServer struct {
+	setting setting
+	info    torchInfo
+	cmd     *exec.Cmd
+	in      io.WriteCloser
+	out     *bufio.Scanner
+}
+
+func startTorch(py, script string, reps int, s setting) (*torchServer, error) {
 	threads := strings.TrimPrefix(s.env[0], "OMP_NUM_THREADS=")
-	cmd := exec.Command(py, script, "--reps", strconv.Itoa(reps), "--threads", threads, "--workloads", strings.Join(names, ","))
+	cmd := exec.Command(py, script, "--serve", "--reps", strconv.Itoa(reps), "--threads", threads)
 	cmd.Env = append(os.Environ(), s.env...)
 	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
+	in, err := cmd.StdinPipe()
 	if err != nil {
-		return torchInfo{}, fmt.Errorf("%s %s: %w", py, script, err)
+		return nil, err
 	}
-	var info torchInfo
-	if err := json.Unmarshal(out, &info); err != nil {
-		return torchInfo{}, fmt.Errorf("%s output: %w", script, err)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
 	}
-	if strconv.Itoa(info.Threads) != threads {
-		return torchInfo{}, fmt.Errorf("%s ran with %d threads, asked for %s", script, info.Threads, threads)
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("%s %s: %w", py, script, err)
 	}
-	for _, n := range names {
-		if info.Times[n] <= 0 {
-			return torchInfo{}, fmt.Errorf("%s gave no time for %s", script, n)
-		}
+	ts := &torchServer{setting: s, cmd: cmd, in: in, out: bufio.NewScanner(out)}
+	if err := ts.read(&ts.info); err != nil {
+		ts.close()
+		return nil, err
 	}
-	return info, nil
+	if strconv.Itoa(ts.info.Threads) != threads {
+		ts.close()
+		return nil, fmt.Errorf("%s ran with %d threads, asked for %s", script, ts.info.Threads, threads)
+	}
+	return ts, nil
+}
+
+// read decodes the server's next line into v.
+func (ts *torchServer) read(v any) error {
+	if !ts.out.Scan() {
+		return fmt.Errorf("bench_torch.py (%s) stopped: %v", ts.setting.name, ts.out.Err())
+	}
+	if err := json.Unmarshal(ts.out.Bytes(), v); err != nil {
+		return fmt.Errorf("bench_torch.py (%s) printed %q: %w", ts.setting.name, ts.out.Text(), err)
+	}
+	return nil
+}
+
+// time returns PyTorch's seconds per step for workload w.
+func (ts *torchServer) time(w string) (float64, error) {
+	if _, err := fmt.Fprintln(ts.in, w); err != nil {
+		return 0, fmt.Errorf("bench_torch.py (%s): %w", ts.setting.name, err)
+	}
+	var reply struct {
+		Name    string  `json:"name"`
+		Seconds float64 `json:"seconds"`
+		Error   string  `json:"error"`
+	}
+	if err := ts.read(&reply); err != nil {
+		return 0, err
+	}
+	if reply.Error != "" || reply.Name != w || reply.Seconds <= 0 {
+		return 0, fmt.Errorf("bench_torch.py (%s) asked for %s answered %+v", ts.setting.name, w, reply)
+	}
+	return reply.Seconds, nil
+}
+
+// close ends the server: end of input makes it exit.
+func (ts *torchServer) close() error {
+	ts.in.Close()
+	return ts.cmd.Wait()
 }
