@@ -217,7 +217,7 @@ func machineText(c config, t tally, torch torchInfo, torchName string) string {
 	} else {
 		fmt.Fprintf(&b, "- %s.\n", torchName)
 	}
-	fmt.Fprintf(&b, "- Method: best of %d rounds alternating the sides; a round's figure is the median of %d runs after %d warm-up runs. "+
+	fmt.Fprintf(&b, "- Method: best of %d rounds, alternating the sides workload by workload; a round's figure is the median of %d runs after %d warm-up runs. "+
 		"The machine may be shared: compare ratios within one run.\n", c.rounds, c.reps, warmup)
 	return b.String()
 }
