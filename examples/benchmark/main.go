@@ -206,6 +206,20 @@ func (t tally) best(side, w string) (string, result, bool) {
 	return name, res, name != ""
 }
 
+// hopeless is how many times slower than its side's best a setting must
+// have been on a workload not to be run again in later rounds: PyTorch at 2
+// threads on a loaded 2-core machine took 1.5 s per 4 ms MLP step (OpenMP
+// threads spinning against each other), a quarter of an hour per round.
+const hopeless = 5
+
+// skip reports whether setting s of side has been over hopeless times
+// slower than the side's best on w.
+func (t tally) skip(side, w, s string) bool {
+	r, ok := t[side][w][s]
+	_, b, _ := t.best(side, w)
+	return ok && r.Seconds > hopeless*b.Seconds
+}
+
 func run(c config, argv []string) error {
 	if c.reps < 1 || c.rounds < 1 || len(c.threads) == 0 {
 		return fmt.Errorf("-reps %d -rounds %d -threads %v: want reps and rounds ≥ 1 and a thread count", c.reps, c.rounds, c.threads)
@@ -249,6 +263,9 @@ func run(c config, argv []string) error {
 			}
 			for _, side := range []string{sideOurs, sidePureGo} {
 				for _, s := range sides[side] {
+					if t.skip(side, w.name, s.name) {
+						continue
+					}
 					res, err := measure(w.name, c.reps, s.env)
 					if err != nil {
 						return err
@@ -258,6 +275,9 @@ func run(c config, argv []string) error {
 				}
 			}
 			for _, ts := range torch {
+				if t.skip(sideTorch, w.name, ts.setting.name) {
+					continue
+				}
 				sec, err := ts.time(w.name)
 				if err != nil {
 					return err

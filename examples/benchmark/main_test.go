@@ -88,6 +88,12 @@ func TestTallyBest(t *testing.T) {
 	if !ok || s != "a" || r.Seconds != 1.5 || tl[sideOurs]["w"]["b"].Seconds != 2 {
 		t.Errorf("best = %q %v %v, b kept %v; want a 1.5 true, b 2", s, r.Seconds, ok, tl[sideOurs]["w"]["b"].Seconds)
 	}
+	tl.add(sideOurs, "w", "c", result{Seconds: 1.5 * hopeless})
+	tl.add(sideOurs, "w", "d", result{Seconds: 1.5*hopeless + 0.1})
+	if tl.skip(sideOurs, "w", "a") || tl.skip(sideOurs, "w", "c") || !tl.skip(sideOurs, "w", "d") || tl.skip(sideOurs, "w", "never run") {
+		t.Errorf("skip: a %v, c (exactly %d× the best) %v, d (over) %v, never run %v; want false false true false", tl.skip(sideOurs, "w", "a"),
+			hopeless, tl.skip(sideOurs, "w", "c"), tl.skip(sideOurs, "w", "d"), tl.skip(sideOurs, "w", "never run"))
+	}
 	if _, _, ok := tl.best(sideTorch, "w"); ok {
 		t.Error("best of a side never measured: ok")
 	}

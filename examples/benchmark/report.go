@@ -218,7 +218,8 @@ func machineText(c config, t tally, torch torchInfo, torchName string) string {
 		fmt.Fprintf(&b, "- %s.\n", torchName)
 	}
 	fmt.Fprintf(&b, "- Method: best of %d rounds, alternating the sides workload by workload; a round's figure is the median of %d runs after %d warm-up runs. "+
-		"The machine may be shared: compare ratios within one run.\n", c.rounds, c.reps, warmup)
+		"A setting over %d× slower than its side's best on a workload is not run again in later rounds. "+
+		"The machine may be shared: compare ratios within one run.\n", c.rounds, c.reps, warmup, hopeless)
 	return b.String()
 }
 
