@@ -1,47 +1,117 @@
 #!/usr/bin/env python3
-"""PyTorch side of examples/benchmark: the same workloads, timed the same
-way (warm-up runs, then the median of -reps runs), printed as JSON on stdout.
+"""PyTorch side of examples/benchmark: the same workloads, named the same way
+(see workloads.go), timed the same way (2 warm-up runs, then the median of
+--reps runs), printed as JSON on stdout in seconds per training step. With
+--serve it reads names from stdin and answers each (see serve).
 
-    /usr/bin/python3 examples/benchmark/bench_torch.py --reps 7 --threads 2 [--scaling]
+    /usr/bin/python3 examples/benchmark/bench_torch.py --threads 1 --reps 7 \
+        --workloads gelu/exact/float32,ffn/512x256x1024/float32,mlp/fixed/float32
 
-Workloads (times in seconds per run):
-  gelu/<form>/<dtype>    forward + backward of GELU on 4M elements
-  ffn/<tokens>x<d>x<dff>/<dtype>
-                         one training step of the pre-LN feed-forward block:
-                         LayerNorm → Linear(d, dff) → GELU → Linear(dff, d) + residual,
-                         MSE loss, SGD with momentum 0.9
+--threads sets every thread count a PyTorch user would set: OMP_NUM_THREADS,
+OPENBLAS_NUM_THREADS and MKL_NUM_THREADS before torch is imported (a value
+already in the environment must agree), torch.set_num_threads and one
+inter-op thread.
+
+Workload families:
+  gelu/<exact|tanh>/<dtype>      forward + backward of GELU on 4M elements
+  copy/gelu-traffic/<dtype>      the same loads and stores: y <- x; dx <- x + up
+  ffn/<tokens>x<d>x<dff>/<dtype> one training step of the pre-LN feed-forward block:
+                                 LayerNorm -> Linear(d, dff) -> GELU -> Linear(dff, d) + residual,
+                                 MSE loss, SGD with momentum 0.9
+  gemm/<tokens>x<d>x<dff>/<dtype> the six matrix products of that step alone
+  mlp/<fixed|shuffledN>/float32  Adam step of the GELU paper's MNIST MLP (784 -> 8 x 128 -> 10,
+                                 GELU, batch 128, cross-entropy, lr 1e-3) on one batch, or over a
+                                 shuffled pass of N random MNIST-shaped examples (time per step)
 """
 import argparse
 import json
+import os
+import re
 import statistics
+import sys
 import time
 
-import torch
-import torch.nn as nn
+GELU_N = 4 << 20
+WARMUP = 2
+THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 
-def timed(fn, reps, warmup=2):
-    for _ in range(warmup):
-        fn()
+def parse_args():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--reps", type=int, default=7)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--workloads", help="comma-separated workload names")
+    ap.add_argument("--serve", action="store_true", help="read workload names from stdin instead, answer each with a JSON line")
+    args = ap.parse_args()
+    if not args.serve and not args.workloads:
+        ap.error("want --workloads or --serve")
+    if args.reps < 1 or args.threads < 1:
+        ap.error(f"--reps {args.reps} --threads {args.threads}: want both >= 1")
+    return args
+
+
+ARGS = parse_args()
+# The libraries under torch read these when they load: set before import.
+for var in THREAD_VARS:
+    have = os.environ.setdefault(var, str(ARGS.threads))
+    if have != str(ARGS.threads):
+        sys.exit(f"bench_torch.py: {var}={have} in the environment, but --threads {ARGS.threads}")
+
+import torch  # noqa: E402
+import torch.nn as nn  # noqa: E402
+
+DTYPES = {"float32": torch.float32, "float64": torch.float64}
+
+
+def timed(run, steps, reps):
+    for _ in range(WARMUP):
+        run()
     ts = []
     for _ in range(reps):
         t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
+        run()
+        ts.append((time.perf_counter() - t0) / steps)
     return statistics.median(ts)
 
 
-def gelu_workload(approximate, dtype, n=4 << 20):
+def gelu_inputs(dtype):
     g = torch.Generator().manual_seed(1)
-    x = (3 * torch.randn(n, generator=g, dtype=dtype)).requires_grad_()
-    up = torch.randn(n, generator=g, dtype=dtype)
+    x = 3 * torch.randn(GELU_N, generator=g, dtype=dtype)
+    up = torch.randn(GELU_N, generator=g, dtype=dtype)
+    return x, up
 
-    def step():
+
+def gelu(form, dtype):
+    approximate = {"exact": "none", "tanh": "tanh"}[form]
+    x, up = gelu_inputs(dtype)
+    x.requires_grad_()
+
+    def run():
         x.grad = None
         y = nn.functional.gelu(x, approximate=approximate)
         y.backward(up)
 
-    return step
+    return run, 1
+
+
+def copy(args, dtype):
+    if args != "gelu-traffic":
+        raise ValueError(f"copy {args!r}, want gelu-traffic")
+    x, up = gelu_inputs(dtype)
+    y, dx = torch.empty_like(x), torch.empty_like(x)
+
+    def run():
+        y.copy_(x)
+        torch.add(x, up, out=dx)
+
+    return run, 1
+
+
+def shape(args):
+    m = re.fullmatch(r"(\d+)x(\d+)x(\d+)", args)
+    if not m:
+        raise ValueError(f"shape {args!r}, want <tokens>x<d>x<dff>")
+    return tuple(int(v) for v in m.groups())
 
 
 class FeedForward(nn.Module):
@@ -56,44 +126,135 @@ class FeedForward(nn.Module):
         return x + self.fc2(self.act(self.fc1(self.ln(x))))
 
 
-def ffn_workload(tokens, d, dff, dtype):
+def ffn(args, dtype):
+    tokens, d, dff = shape(args)
     torch.manual_seed(1)
     model = FeedForward(d, dff).to(dtype)
     opt = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
     x = torch.randn(tokens, d, dtype=dtype)
     y = torch.randn(tokens, d, dtype=dtype)
 
-    def step():
+    def run():
         opt.zero_grad(set_to_none=True)
         loss = nn.functional.mse_loss(model(x), y)
         loss.backward()
         opt.step()
 
-    return step
+    return run, 1
+
+
+def gemm(args, dtype):
+    tokens, d, dff = shape(args)
+    torch.manual_seed(1)
+    r = lambda *s: torch.randn(*s, dtype=dtype)  # noqa: E731
+    x, w1, w2, h, gy, gh = r(tokens, d), r(dff, d), r(d, dff), r(tokens, dff), r(tokens, d), r(tokens, dff)
+    outs = [torch.empty(tokens, dff, dtype=dtype), torch.empty(tokens, d, dtype=dtype), torch.empty(tokens, dff, dtype=dtype),
+            torch.empty(d, dff, dtype=dtype), torch.empty(tokens, d, dtype=dtype), torch.empty(dff, d, dtype=dtype)]
+
+    def run():
+        # The same six products as workloads.go: 2 forward, 4 backward.
+        torch.mm(x, w1.t(), out=outs[0])
+        torch.mm(h, w2.t(), out=outs[1])
+        torch.mm(gy, w2, out=outs[2])
+        torch.mm(gy.t(), h, out=outs[3])
+        torch.mm(gh, w1, out=outs[4])
+        torch.mm(gh.t(), x, out=outs[5])
+
+    return run, 1
+
+
+def mlp(args, dtype):
+    batch, classes = 128, 10
+    if args == "fixed":
+        n = batch
+    else:
+        m = re.fullmatch(r"shuffled(\d+)", args)
+        if not m or int(m.group(1)) < batch:
+            raise ValueError(f"mlp {args!r}, want fixed or shuffled<N> with N >= {batch}")
+        n = int(m.group(1))
+    torch.manual_seed(1)
+    layers, width = [], 784
+    for _ in range(8):
+        layers += [nn.Linear(width, 128), nn.GELU()]
+        width = 128
+    model = nn.Sequential(*layers, nn.Linear(width, classes)).to(dtype)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    g = torch.Generator().manual_seed(1)
+    xs = torch.rand(n, 784, generator=g, dtype=dtype)
+    ys = torch.randint(0, classes, (n,), generator=g)
+
+    def step(x, y):
+        opt.zero_grad(set_to_none=True)
+        loss = nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+
+    if args == "fixed":
+        return (lambda: step(xs, ys)), 1
+    nb = n // batch  # drop the last incomplete batch
+
+    def run():
+        # What a PyTorch user writes for in-memory data (a DataLoader over a
+        # TensorDataset collates row by row and is several times slower).
+        perm = torch.randperm(n, generator=g)
+        for i in range(nb):
+            idx = perm[i * batch:(i + 1) * batch]
+            step(xs.index_select(0, idx), ys.index_select(0, idx))
+
+    return run, nb
+
+
+FAMILIES = {"gelu": gelu, "copy": copy, "ffn": ffn, "gemm": gemm, "mlp": mlp}
+
+
+def build(name):
+    parts = name.split("/")
+    if len(parts) != 3 or parts[0] not in FAMILIES or parts[2] not in DTYPES:
+        raise ValueError(f"workload {name!r}: want <{'|'.join(FAMILIES)}>/<args>/<float32|float64>")
+    return FAMILIES[parts[0]](parts[1], DTYPES[parts[2]])
+
+
+def libraries():
+    """The BLAS-like libraries torch loaded, from the process's memory map."""
+    try:
+        with open("/proc/self/maps") as f:
+            paths = {line.split()[-1] for line in f if "/" in line}
+    except OSError:
+        return "unknown"
+    keep = sorted(os.path.basename(p) for p in paths if re.search(r"blas|mkl|dnnl|gomp|iomp", os.path.basename(p)))
+    return ", ".join(keep) or "none found"
+
+
+def cpu_capability():
+    m = re.search(r"CPU capability usage: (\S+)", torch.__config__.show())
+    return m.group(1) if m else "unknown"
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--reps", type=int, default=7)
-    ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--scaling", action="store_true")
-    args = ap.parse_args()
-    torch.set_num_threads(args.threads)
-    out = {"torch": torch.__version__, "threads": torch.get_num_threads(), "times": {}}
-    t = out["times"]
-    for dtype, dn in ((torch.float32, "float32"), (torch.float64, "float64")):
-        for form, approx in (("exact", "none"), ("tanh", "tanh")):
-            t[f"gelu/{form}/{dn}"] = timed(gelu_workload(approx, dtype), args.reps)
-    shapes = [(512, 256, 1024), (256, 768, 3072)]
-    if args.scaling:
-        shapes += [(n, 768, 3072) for n in (64, 128, 512, 1024)]
-        shapes += [(256, d, 4 * d) for d in (128, 256, 512, 1024)]
-    for tokens, d, dff in shapes:
-        for dtype, dn in ((torch.float32, "float32"), (torch.float64, "float64")):
-            if dtype == torch.float64 and (tokens, d, dff) not in [(512, 256, 1024), (256, 768, 3072)]:
-                continue
-            t[f"ffn/{tokens}x{d}x{dff}/{dn}"] = timed(ffn_workload(tokens, d, dff, dtype), args.reps)
-    print(json.dumps(out))
+    torch.set_num_threads(ARGS.threads)
+    torch.set_num_interop_threads(1)
+    info = {"torch": torch.__version__, "blas": libraries(), "cpu_capability": cpu_capability(),
+            "threads": torch.get_num_threads(), "interop_threads": torch.get_num_interop_threads()}
+    if ARGS.serve:
+        serve(info)
+        return
+    info["times"] = {name: timed(*build(name), ARGS.reps) for name in ARGS.workloads.split(",")}
+    print(json.dumps(info))
+
+
+def serve(info):
+    """Answers workload names read line by line from stdin with one JSON line
+    each, after a first line with info: examples/benchmark keeps one such
+    process per thread setting, so that it can alternate the two sides
+    workload by workload."""
+    print(json.dumps(info), flush=True)
+    for line in sys.stdin:
+        name = line.strip()
+        try:
+            reply = {"name": name, "seconds": timed(*build(name), ARGS.reps)}
+        except ValueError as e:
+            reply = {"name": name, "error": str(e)}
+        print(json.dumps(reply), flush=True)
 
 
 if __name__ == "__main__":

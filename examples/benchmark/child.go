@@ -7,10 +7,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"runtime"
+	"slices"
 	"sort"
-	"strings"
+	"sync"
 	"time"
 
+	"github.com/geluproject/gelu/datasets"
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/graph/rng"
 	"github.com/geluproject/gelu/nn"
@@ -22,59 +25,112 @@ import (
 	"gorgonia.org/tensor"
 )
 
-const geluN = 4 << 20
+// warmup runs precede the timed ones in every child (and in bench_torch.py).
+const warmup = 2
 
-func runChild(w string, reps int) error {
-	step, err := build(w)
+// runChild times workload name: the median of reps runs after the warm-up,
+// printed as JSON.
+func runChild(name string, reps int) error {
+	w, err := parseWorkload(name)
 	if err != nil {
 		return err
 	}
-	for i := 0; i < 2; i++ {
-		if err := step(); err != nil {
+	run, steps, err := w.fam.build(w.args, w.dt)
+	if err != nil {
+		return fmt.Errorf("workload %s: %w", name, err)
+	}
+	for range warmup {
+		if err := run(); err != nil {
 			return err
 		}
 	}
 	times := make([]float64, reps)
 	for i := range times {
 		t0 := time.Now()
-		if err := step(); err != nil {
+		if err := run(); err != nil {
 			return err
 		}
-		times[i] = time.Since(t0).Seconds()
+		times[i] = time.Since(t0).Seconds() / float64(steps)
 	}
 	sort.Float64s(times)
 	return json.NewEncoder(os.Stdout).Encode(result{Seconds: times[len(times)/2], PeakMB: peakRSS(), BLAS: gemm.Name()})
 }
 
-// build parses a workload name (see the package comment) into a step.
-func build(w string) (func() error, error) {
-	parts := strings.Split(w, "/")
-	if len(parts) != 3 {
-		return nil, fmt.Errorf("unknown workload %q", w)
+func buildGELU(form string, dt tensor.Dtype) (func() error, int, error) {
+	act, ok := map[string]activation.Activation{"exact": activation.GELU, "tanh": activation.GELUTanh}[form]
+	if !ok {
+		return nil, 0, fmt.Errorf("GELU form %q, want exact or tanh", form)
 	}
-	dt := tensor.Float32
-	if parts[2] == "float64" {
-		dt = tensor.Float64
+	if dt == tensor.Float32 {
+		return geluStep[float32](act), 1, nil
 	}
-	if parts[0] == "gelu" {
-		act := map[string]activation.Activation{"exact": activation.GELU, "tanh": activation.GELUTanh}[parts[1]]
-		if dt == tensor.Float32 {
-			return geluStep[float32](act), nil
+	return geluStep[float64](act), 1, nil
+}
+
+// geluInputs are the elementwise workloads' inputs: x ~ N(0, 9), up ~ N(0, 1).
+func geluInputs[T graph.Float]() (x, up []T) {
+	r := rng.New(1, "gelu")
+	x, up = make([]T, geluN), make([]T, geluN)
+	for i := range x {
+		x[i], up[i] = T(3*r.Normal()), T(r.Normal())
+	}
+	return x, up
+}
+
+func geluStep[T graph.Float](act activation.Activation) func() error {
+	x, up := geluInputs[T]()
+	y, dx := make([]T, geluN), make([]T, geluN)
+	return func() error {
+		if err := activation.Forward(act, y, x); err != nil {
+			return err
 		}
-		return geluStep[float64](act), nil
+		return activation.Backward(act, dx, x, up)
 	}
-	var tokens, d, dff int
-	if _, err := fmt.Sscanf(parts[1], "%dx%dx%d", &tokens, &d, &dff); err != nil {
-		return nil, fmt.Errorf("workload %q: %w", w, err)
+}
+
+func buildCopy(args string, dt tensor.Dtype) (func() error, int, error) {
+	if args != "gelu-traffic" {
+		return nil, 0, fmt.Errorf("copy %q, want gelu-traffic", args)
 	}
-	g, err := graph.New(dt, 1)
-	if err != nil {
-		return nil, err
+	if dt == tensor.Float32 {
+		return copyStep[float32](), 1, nil
 	}
-	if parts[0] == "gemm" {
-		return gemmStep(g, tokens, d, dff)
+	return copyStep[float64](), 1, nil
+}
+
+// copyStep moves the bytes a GELU forward + backward moves, on every core
+// as the GELU kernels do: the forward's pass reads x and writes y, the
+// backward's reads x and up and writes dx.
+func copyStep[T graph.Float]() func() error {
+	x, up := geluInputs[T]()
+	y, dx := make([]T, geluN), make([]T, geluN)
+	return func() error {
+		onEveryCore(geluN, func(lo, hi int) { copy(y[lo:hi], x[lo:hi]) })
+		onEveryCore(geluN, func(lo, hi int) {
+			d, a, b := dx[lo:hi], x[lo:hi], up[lo:hi]
+			for i := range d {
+				d[i] = a[i] + b[i]
+			}
+		})
+		return nil
 	}
-	return ffnStep(g, tokens, d, dff)
+}
+
+// onEveryCore splits [0, n) into GOMAXPROCS contiguous chunks, one goroutine each.
+func onEveryCore(n int, body func(lo, hi int)) {
+	p := runtime.GOMAXPROCS(0)
+	var wg sync.WaitGroup
+	for i := range p {
+		wg.Go(func() { body(i*n/p, (i+1)*n/p) })
+	}
+	wg.Wait()
+}
+
+func shape(args string) (tokens, d, dff int, err error) {
+	if _, err = fmt.Sscanf(args, "%dx%dx%d", &tokens, &d, &dff); err != nil || tokens < 1 || d < 1 || dff < 1 {
+		return 0, 0, 0, fmt.Errorf("shape %q, want <tokens>x<d>x<dff> of positive integers", args)
+	}
+	return tokens, d, dff, nil
 }
 
 // setRandom binds seeded N(0, 1) data to the input n.
@@ -86,68 +142,73 @@ func setRandom(m *graph.Machine, n *G.Node, seed uint64) error {
 	return m.Set(n, v)
 }
 
-func geluStep[T graph.Float](act activation.Activation) func() error {
-	r := rng.New(1, "gelu")
-	x, up, y, dx := make([]T, geluN), make([]T, geluN), make([]T, geluN), make([]T, geluN)
-	for i := range x {
-		x[i], up[i] = T(3*r.Normal()), T(r.Normal())
+// trainStep runs the compiled graph, its gradients and one optimizer step.
+func trainStep(m *graph.Machine, opt optim.Optimizer, params []graph.NamedTensor) error {
+	if err := m.Run(); err != nil {
+		return err
 	}
-	return func() error {
-		if err := activation.Forward(act, y, x); err != nil {
-			return err
-		}
-		return activation.Backward(act, dx, x, up)
+	grads, err := m.Grads()
+	if err != nil {
+		return err
 	}
+	return opt.Step(params, grads)
 }
 
-// ffnStep is one SGD-momentum training step of the pre-LN block.
-func ffnStep(g *graph.Graph, tokens, d, dff int) (func() error, error) {
+// buildFFN is one SGD-momentum training step of the pre-LN block.
+func buildFFN(args string, dt tensor.Dtype) (func() error, int, error) {
+	tokens, d, dff, err := shape(args)
+	if err != nil {
+		return nil, 0, err
+	}
+	g, err := graph.New(dt, 1)
+	if err != nil {
+		return nil, 0, err
+	}
 	f, err := nn.NewFeedForward(g, "ffn", nn.FeedForwardConfig{Dim: d, Hidden: dff})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	x, err := g.Input("x", tokens, d)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	y, err := g.Input("y", tokens, d)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	out, err := f.Forward(x)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	loss, err := nn.MSELoss(out, y)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	m, err := g.Compile(loss)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if err := setRandom(m, x, 1); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if err := setRandom(m, y, 2); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	opt, params := &optim.SGD{LearningRate: 1e-3, Momentum: 0.9}, g.ParamTensors()
-	return func() error {
-		if err := m.Run(); err != nil {
-			return err
-		}
-		grads, err := m.Grads()
-		if err != nil {
-			return err
-		}
-		return opt.Step(params, grads)
-	}, nil
+	return func() error { return trainStep(m, opt, params) }, 1, nil
 }
 
-// gemmStep runs the six matrix products of a step of the block (two
+// buildGEMM runs the six matrix products of a step of the block (two
 // forward, four backward) and nothing else.
-func gemmStep(g *graph.Graph, tokens, d, dff int) (func() error, error) {
+func buildGEMM(args string, dt tensor.Dtype) (func() error, int, error) {
+	tokens, d, dff, err := shape(args)
+	if err != nil {
+		return nil, 0, err
+	}
+	g, err := graph.New(dt, 1)
+	if err != nil {
+		return nil, 0, err
+	}
 	in := func(name string, shape ...int) *G.Node { n, _ := g.Input(name, shape...); return n }
 	x, w1, w2 := in("x", tokens, d), in("w1", dff, d), in("w2", d, dff)
 	h, gy, gh := in("h", tokens, dff), in("gy", tokens, d), in("gh", tokens, dff)
@@ -158,20 +219,116 @@ func gemmStep(g *graph.Graph, tokens, d, dff int) (func() error, error) {
 	}{{x, w1, false, true}, {h, w2, false, true}, {gy, w2, false, false}, {gy, h, true, false}, {gh, w1, false, false}, {gh, x, true, false}} {
 		n, err := fused.MatMul(p.a, p.b, p.ta, p.tb)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		outs = append(outs, n)
 	}
 	m, err := g.Compile(nil, graph.Keep(outs...))
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	for i, n := range g.Inputs() {
 		if err := setRandom(m, n, uint64(i)); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
-	return m.Run, nil
+	return m.Run, 1, nil
+}
+
+// The GELU paper's MNIST network and batch.
+const (
+	mlpIn, mlpWidth, mlpDepth, mlpClasses, mlpBatch = 784, 128, 8, 10, 128
+)
+
+// buildMLP is the Adam training step of the GELU paper's MNIST MLP, built
+// as examples/gelu-vs-relu builds it, either on one fixed batch ("fixed")
+// or over a shuffled pass of N random MNIST-shaped examples ("shuffledN":
+// a run is the pass, DropLast, and the data loading is part of the time).
+func buildMLP(args string, dt tensor.Dtype) (func() error, int, error) {
+	var n int
+	if args != "fixed" {
+		if _, err := fmt.Sscanf(args, "shuffled%d", &n); err != nil || n < mlpBatch {
+			return nil, 0, fmt.Errorf("mlp %q, want fixed or shuffled<N> with N ≥ %d", args, mlpBatch)
+		}
+	}
+	g, err := graph.New(dt, 1)
+	if err != nil {
+		return nil, 0, err
+	}
+	mlp, err := nn.NewMLP(g, "mlp", nn.MLPConfig{In: mlpIn, Hidden: slices.Repeat([]int{mlpWidth}, mlpDepth), Out: mlpClasses,
+		Activation: activation.GELU, WeightInit: graph.UnitNormRows(), BiasInit: graph.Zeros()})
+	if err != nil {
+		return nil, 0, err
+	}
+	x, err := g.Input("x", mlpBatch, mlpIn)
+	if err != nil {
+		return nil, 0, err
+	}
+	y, err := g.Input("y", mlpBatch)
+	if err != nil {
+		return nil, 0, err
+	}
+	logits, err := mlp.Forward(x)
+	if err != nil {
+		return nil, 0, err
+	}
+	loss, err := nn.CrossEntropyLoss(logits, y)
+	if err != nil {
+		return nil, 0, err
+	}
+	m, err := g.Compile(loss)
+	if err != nil {
+		return nil, 0, err
+	}
+	opt, params := optim.NewAdam(1e-3), g.ParamTensors()
+	if n == 0 {
+		n = mlpBatch
+	}
+	l, err := datasets.NewLoader(syntheticMNIST(n), datasets.LoaderConfig{BatchSize: mlpBatch, Shuffle: args != "fixed", Seed: 1, DropLast: true, Dtype: dt})
+	if err != nil {
+		return nil, 0, err
+	}
+	epoch := 0
+	pass := func() error {
+		for i := range l.NumBatches() {
+			b, err := l.Batch(epoch, i)
+			if err != nil {
+				return err
+			}
+			if err := m.Set(x, b.X); err != nil {
+				return err
+			}
+			if err := m.Set(y, b.Y); err != nil {
+				return err
+			}
+			if err := trainStep(m, opt, params); err != nil {
+				return err
+			}
+		}
+		epoch++
+		return nil
+	}
+	if args != "fixed" {
+		return pass, l.NumBatches(), nil
+	}
+	if err := pass(); err != nil { // binds the one batch
+		return nil, 0, err
+	}
+	return func() error { return trainStep(m, opt, params) }, 1, nil
+}
+
+// syntheticMNIST is n seeded examples shaped like MNIST: 784 pixels uniform
+// in [0, 1), labels uniform in 0..9.
+func syntheticMNIST(n int) *datasets.Dataset {
+	r := rng.New(1, "synthetic mnist")
+	d := &datasets.Dataset{Name: "synthetic MNIST", X: make([]float32, n*mlpIn), Features: mlpIn, Labels: make([]int, n), Classes: mlpClasses}
+	for i := range d.X {
+		d.X[i] = float32(r.Float64())
+	}
+	for i := range d.Labels {
+		d.Labels[i] = r.IntN(mlpClasses)
+	}
+	return d
 }
 
 // peakRSS reads the process's peak resident set size (Linux), in MB.

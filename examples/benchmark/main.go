@@ -1,35 +1,42 @@
 // Benchmark runs the same workloads in this project and, when a python3
 // with torch is found, in PyTorch, in one run, and prints and writes the
-// table: workload, this project, PyTorch, ratio. It is the source of the
-// README's Performance section.
+// tables the README's Performance section is made from (report.md, with
+// benchmark.csv and friends, in -out).
 //
-//	go run ./examples/benchmark                # about 2 minutes
+//	go run ./examples/benchmark                # about 15 minutes on 2 cores
 //	go run ./examples/benchmark -scaling       # plus step time vs tokens and vs width
+//	go run ./examples/benchmark -quick         # tiny shapes, 1 round: a smoke test
 //
-// Each workload is timed as the median of -reps runs after 2 warm-up runs,
-// in a child process of its own (so its peak RSS is its own). This is
-// repeated for -rounds rounds that alternate between this project and
-// PyTorch, and each side's best round is reported: on a shared machine the
-// least-disturbed round is the most repeatable figure. Workloads:
+// Each side is run at every thread setting a user would try, and each
+// workload is reported at its side's best setting, named:
 //
-//	gelu/<exact|tanh>/<dtype>       GELU forward + backward on 4M elements (Melem/s)
-//	ffn/<tokens>x<d>x<dff>/<dtype>  a training step of the pre-LN feed-forward block:
-//	                                LayerNorm → Linear → GELU → Linear + residual, MSE, SGD-momentum (ms)
-//	gemm/<tokens>x<d>x<dff>/float32 the step's six matrix products alone: the matmul-only bound (ms)
+//   - this project: GOMAXPROCS 1 and 2 and, for workloads with matrix
+//     products, OpenBLAS 1 and 2 threads (OPENBLAS_NUM_THREADS);
+//   - the pure-Go BLAS (GELU_BLAS=gonum): GOMAXPROCS 1 and 2;
+//   - PyTorch: 1 and 2 intra-op threads (torch.set_num_threads, with
+//     OMP_NUM_THREADS, OPENBLAS_NUM_THREADS and MKL_NUM_THREADS set to the
+//     same number before torch is imported) and 1 inter-op thread.
 //
-// With -fallback (default on) every workload also runs on the pure-Go BLAS
-// (GELU_BLAS=gonum). Machines are noisy: compare ratios from one run.
+// The thread counts are -threads (default 1,2). Each workload at each
+// setting is timed as the median of -reps runs after 2 warm-up runs, for
+// this project in a child process of its own (so its peak RSS is its own),
+// for PyTorch in a python3 process per setting that serves workloads one by
+// one. This is repeated for -rounds rounds, alternating the sides workload
+// by workload, and each (workload, setting) keeps its best round: on a
+// shared machine the least-disturbed round is the most repeatable figure.
+// The workloads are listed in workloads.go.
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
-
-	"github.com/geluproject/gelu/train/report"
 )
 
 type config struct {
@@ -37,224 +44,384 @@ type config struct {
 	reps     int
 	rounds   int
 	python   string
+	script   string
+	threads  []int
 	scaling  bool
+	quick    bool
 	fallback bool
 }
 
+// childEnv names the workload a child process runs (and childReps its
+// repetitions): environment variables rather than flags, so that the test
+// binary can serve as the child too.
+const childEnv, childRepsEnv = "GELU_BENCHMARK_CHILD", "GELU_BENCHMARK_REPS"
+
 func main() {
+	if w := os.Getenv(childEnv); w != "" {
+		os.Exit(childMain(w))
+	}
 	var c config
-	flag.StringVar(&c.out, "out", "out/benchmark", "output folder for benchmark.csv, summary.json and report.md")
-	flag.IntVar(&c.reps, "reps", 7, "timed runs per workload and round (their median is the round's figure)")
+	threads := "1,2"
+	flag.StringVar(&c.out, "out", "out/benchmark", "output folder for report.md, the tables' CSV files and summary.json")
+	flag.IntVar(&c.reps, "reps", 7, "timed runs per workload, setting and round (their median is the round's figure)")
 	flag.IntVar(&c.rounds, "rounds", 3, "rounds alternating this project and PyTorch; the best round of each is reported")
 	flag.StringVar(&c.python, "python", "auto", `python3 with torch for the PyTorch side ("auto": python3, then /usr/bin/python3; "none": skip)`)
-	flag.BoolVar(&c.scaling, "scaling", false, "also measure the step at 4 more token counts and 4 more widths, with the matmul-only bound")
-	flag.BoolVar(&c.fallback, "fallback", true, "also run every workload on the pure-Go BLAS (GELU_BLAS=gonum)")
-	child := flag.String("child", "", "internal: run one workload and print its result as JSON")
+	flag.StringVar(&c.script, "script", "examples/benchmark/bench_torch.py", "the PyTorch side's script (the default is relative to the module root)")
+	flag.StringVar(&threads, "threads", threads, "thread counts tried on both sides, comma-separated")
+	flag.BoolVar(&c.scaling, "scaling", false, "also measure the step and its GEMMs at 4 more token counts and 4 more widths (float32)")
+	flag.BoolVar(&c.quick, "quick", false, "tiny shapes, -reps 1 -rounds 1 unless given: checks that everything runs")
+	flag.BoolVar(&c.fallback, "fallback", true, "also run the workloads with matrix products on the pure-Go BLAS (GELU_BLAS=gonum)")
 	flag.Parse()
-	if *child != "" {
-		if err := runChild(*child, c.reps); err != nil {
-			fmt.Fprintln(os.Stderr, "benchmark:", err)
-			os.Exit(1)
-		}
-		return
+	set := map[string]bool{}
+	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if c.quick && !set["reps"] {
+		c.reps = 1
 	}
-	if err := run(c); err != nil {
+	if c.quick && !set["rounds"] {
+		c.rounds = 1
+	}
+	var err error
+	if c.threads, err = parseThreads(threads); err == nil {
+		err = run(c, os.Args)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "benchmark:", err)
 		os.Exit(1)
 	}
 }
 
-// result is what a child prints.
+// childMain runs in the child process; see measure.
+func childMain(w string) int {
+	reps, err := strconv.Atoi(os.Getenv(childRepsEnv))
+	if err == nil && reps < 1 {
+		err = fmt.Errorf("%s=%d, want ≥ 1", childRepsEnv, reps)
+	}
+	if err == nil {
+		err = runChild(w, reps)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchmark child:", err)
+		return 1
+	}
+	return 0
+}
+
+func parseThreads(s string) ([]int, error) {
+	var ts []int
+	for f := range strings.SplitSeq(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("-threads %q: want positive integers separated by commas, found %q", s, f)
+		}
+		ts = append(ts, n)
+	}
+	return ts, nil
+}
+
+// result is one measurement: what a child prints.
 type result struct {
-	Seconds float64 `json:"seconds"` // median per run
+	Seconds float64 `json:"seconds"` // median per step
 	PeakMB  float64 `json:"peak_rss_mb"`
 	BLAS    string  `json:"blas"`
 }
 
-func run(c config) error {
-	if c.reps < 1 || c.rounds < 1 {
-		return fmt.Errorf("-reps %d -rounds %d: want both ≥ 1", c.reps, c.rounds)
+// setting is one configuration of a side, applied through the environment
+// of the process that runs the workload.
+type setting struct {
+	name string
+	env  []string
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
 	}
-	names := workloads(c.scaling)
-	r, err := report.New(c.out, "Benchmark: this project and PyTorch, side by side", report.WithCommand(os.Args...))
-	if err != nil {
-		return err
-	}
-	ours, fallback, torch := map[string]result{}, map[string]result{}, map[string]float64{}
-	torchVersion := "(not run)"
-	best := func(m map[string]result, w string, res result) {
-		if old, ok := m[w]; !ok || res.Seconds < old.Seconds {
-			m[w] = res
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// oursSettings are this project's settings for w: GOMAXPROCS, and the
+// OpenBLAS thread count when w runs matrix products. pureGo gives those
+// of the pure-Go BLAS instead, nil when w has no matrix product.
+func oursSettings(w workload, threads []int, pureGo bool) []setting {
+	var s []setting
+	for _, p := range threads {
+		procs := "GOMAXPROCS=" + strconv.Itoa(p)
+		switch {
+		case pureGo && w.fam.blas:
+			s = append(s, setting{procs, []string{procs, "GELU_BLAS=gonum"}})
+		case pureGo:
+		case !w.fam.blas:
+			s = append(s, setting{procs, []string{procs}})
+		default:
+			for _, t := range threads {
+				s = append(s, setting{procs + ", BLAS " + plural(t, "thread"), []string{procs, "OPENBLAS_NUM_THREADS=" + strconv.Itoa(t)}})
+			}
 		}
 	}
-	for round := 1; round <= c.rounds; round++ {
-		for _, w := range names {
-			res, err := measure(w, c.reps, "")
-			if err != nil {
-				return err
-			}
-			best(ours, w, res)
-			fmt.Fprintf(os.Stderr, "round %d  %-30s %10.4g %s\n", round, w, value(w, res.Seconds), unit(w))
-			if c.fallback {
-				if res, err = measure(w, c.reps, "gonum"); err != nil {
-					return err
-				}
-				best(fallback, w, res)
-			}
+	return s
+}
+
+// torchSettings are PyTorch's: the thread count, set everywhere PyTorch
+// and its libraries read one.
+func torchSettings(threads []int) []setting {
+	var s []setting
+	for _, t := range threads {
+		n := strconv.Itoa(t)
+		s = append(s, setting{plural(t, "thread"), []string{"OMP_NUM_THREADS=" + n, "OPENBLAS_NUM_THREADS=" + n, "MKL_NUM_THREADS=" + n}})
+	}
+	return s
+}
+
+// Sides, as named in the tables.
+const (
+	sideOurs   = "this project"
+	sidePureGo = "this project, pure-Go BLAS"
+	sideTorch  = "PyTorch"
+)
+
+// tally keeps, per side, workload and setting, the best round.
+type tally map[string]map[string]map[string]result
+
+func (t tally) add(side, w, s string, r result) {
+	if t[side] == nil {
+		t[side] = map[string]map[string]result{}
+	}
+	if t[side][w] == nil {
+		t[side][w] = map[string]result{}
+	}
+	if old, ok := t[side][w][s]; !ok || r.Seconds < old.Seconds {
+		t[side][w][s] = r
+	}
+}
+
+// best returns the best setting of side for w and its result.
+func (t tally) best(side, w string) (string, result, bool) {
+	var name string
+	var res result
+	for s, r := range t[side][w] {
+		if name == "" || r.Seconds < res.Seconds || (r.Seconds == res.Seconds && s < name) {
+			name, res = s, r
 		}
-		times, version, err := pytorch(c)
+	}
+	return name, res, name != ""
+}
+
+// hopeless is how many times slower than its side's best a setting must
+// have been on a workload not to be run again in later rounds: PyTorch at 2
+// threads on a loaded 2-core machine took 1.5 s per 4 ms MLP step (OpenMP
+// threads spinning against each other), a quarter of an hour per round.
+const hopeless = 5
+
+// skip reports whether setting s of side has been over hopeless times
+// slower than the side's best on w.
+func (t tally) skip(side, w, s string) bool {
+	r, ok := t[side][w][s]
+	_, b, _ := t.best(side, w)
+	return ok && r.Seconds > hopeless*b.Seconds
+}
+
+func run(c config, argv []string) error {
+	if c.reps < 1 || c.rounds < 1 || len(c.threads) == 0 {
+		return fmt.Errorf("-reps %d -rounds %d -threads %v: want reps and rounds ≥ 1 and a thread count", c.reps, c.rounds, c.threads)
+	}
+	var ws []workload
+	for _, name := range workloadNames(c.scaling, c.quick) {
+		w, err := parseWorkload(name)
 		if err != nil {
 			return err
 		}
-		torchVersion = version
-		for w, s := range times {
-			if old, ok := torch[w]; !ok || s < old {
-				torch[w] = s
+		ws = append(ws, w)
+	}
+	py, err := findPython(c.python)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(c.script); py != "" && err != nil {
+		return fmt.Errorf("the PyTorch side's script: %w (run from the module root or give -script)", err)
+	}
+	var torch []*torchServer
+	defer func() {
+		for _, ts := range torch {
+			ts.close()
+		}
+	}()
+	if py != "" {
+		for _, s := range torchSettings(c.threads) {
+			ts, err := startTorch(py, c.script, c.reps, s)
+			if err != nil {
+				return err
+			}
+			torch = append(torch, ts)
+		}
+	}
+	t := tally{}
+	for round := 1; round <= c.rounds; round++ {
+		for _, w := range ws {
+			sides := map[string][]setting{sideOurs: oursSettings(w, c.threads, false)}
+			if c.fallback {
+				sides[sidePureGo] = oursSettings(w, c.threads, true)
+			}
+			for _, side := range []string{sideOurs, sidePureGo} {
+				for _, s := range sides[side] {
+					if t.skip(side, w.name, s.name) {
+						continue
+					}
+					res, err := measure(w.name, c.reps, s.env)
+					if err != nil {
+						return err
+					}
+					t.add(side, w.name, s.name, res)
+					progress(round, w, side, s.name, res.Seconds)
+				}
+			}
+			for _, ts := range torch {
+				if t.skip(sideTorch, w.name, ts.setting.name) {
+					continue
+				}
+				sec, err := ts.time(w.name)
+				if err != nil {
+					return err
+				}
+				t.add(sideTorch, w.name, ts.setting.name, result{Seconds: sec})
+				progress(round, w, sideTorch, ts.setting.name, sec)
 			}
 		}
 	}
-	var rows [][]any
-	for _, w := range names {
-		o := ours[w]
-		row := []any{w, unit(w), value(w, o.Seconds)}
-		if c.fallback {
-			row = append(row, value(w, fallback[w].Seconds))
-		}
-		ts, ok := torch[w]
-		row = append(row, optional(ok, value(w, ts)), optional(ok, ts/o.Seconds), o.PeakMB)
-		rows = append(rows, row)
-		key := strings.NewReplacer("/", ".").Replace(w)
-		r.Set(key+".ours", value(w, o.Seconds))
-		r.Set(key+".peak_rss_mb", o.PeakMB)
-		if c.fallback {
-			r.Set(key+".pure_go", value(w, fallback[w].Seconds))
-		}
-		if ok {
-			r.Set(key+".pytorch", value(w, ts))
-			r.Set(key+".speedup_vs_pytorch", ts/o.Seconds)
-		}
+	var info torchInfo
+	if len(torch) > 0 {
+		info = torch[0].info
 	}
-	header := []string{"workload", "unit", "this project (" + ours[names[0]].BLAS + ")"}
-	if c.fallback {
-		header = append(header, "this project, pure Go")
-	}
-	header = append(header, "PyTorch "+torchVersion, "speedup vs PyTorch", "peak RSS MB")
-	r.Text(fmt.Sprintf("Best of %d rounds alternating the two sides; each round's figure is the median of %d runs after 2 warm-up runs. "+
-		"2 threads on both sides. Speedup = PyTorch time / this project's time (> 1: this project is faster). "+
-		"Throughputs in Melem/s (GELU forward + backward on 4M elements), step times in ms.", c.rounds, c.reps))
-	r.Table("benchmark", header, rows)
-	r.Describe("*.ours", "this project's result (Melem/s for gelu, ms otherwise), best round")
-	r.Describe("*.pure_go", "the same with GELU_BLAS=gonum (pure-Go BLAS)")
-	r.Describe("*.pytorch", "PyTorch's result in the same unit, best round")
-	r.Describe("*.speedup_vs_pytorch", "PyTorch time / this project's time")
-	r.Describe("*.peak_rss_mb", "peak resident memory of the child process that ran the workload")
-	return r.Close()
+	return writeReport(c, argv, ws, t, info, py)
 }
 
-// workloads lists the workload names; see the package comment.
-func workloads(scaling bool) []string {
-	var w []string
-	for _, dt := range []string{"float32", "float64"} {
-		w = append(w, "gelu/exact/"+dt, "gelu/tanh/"+dt)
-	}
-	shapes := []string{"512x256x1024", "256x768x3072"}
-	for _, s := range shapes {
-		w = append(w, "ffn/"+s+"/float32", "ffn/"+s+"/float64")
-	}
-	if scaling {
-		for _, n := range []int{64, 128, 256, 512, 1024} {
-			s := fmt.Sprintf("%dx768x3072", n)
-			if n != 256 {
-				w = append(w, "ffn/"+s+"/float32")
-			}
-			w = append(w, "gemm/"+s+"/float32")
-		}
-		for _, d := range []int{128, 256, 512, 768, 1024} {
-			s := fmt.Sprintf("256x%dx%d", d, 4*d)
-			if d != 768 {
-				w = append(w, "ffn/"+s+"/float32")
-				w = append(w, "gemm/"+s+"/float32")
-			}
-		}
-	}
-	return w
+func progress(round int, w workload, side, setting string, seconds float64) {
+	fmt.Fprintf(os.Stderr, "round %d  %-28s %-26s %-28s %10.4g %s\n", round, w.name, side, setting, w.value(seconds), w.fam.unit)
 }
 
-func unit(w string) string {
-	if strings.HasPrefix(w, "gelu/") {
-		return "Melem/s"
-	}
-	return "ms"
-}
-
-// value converts seconds per run to the workload's unit.
-func value(w string, s float64) float64 {
-	if strings.HasPrefix(w, "gelu/") {
-		return float64(geluN) / s / 1e6
-	}
-	return s * 1e3
-}
-
-func optional(ok bool, v float64) any {
-	if !ok {
-		return "—"
-	}
-	return v
-}
-
-// measure runs workload w in a child process; blas "gonum" forces pure Go.
-func measure(w string, reps int, blas string) (result, error) {
+// measure runs workload w in a child process with env added to its
+// environment.
+func measure(w string, reps int, env []string) (result, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return result{}, err
 	}
-	cmd := exec.Command(exe, "-child", w, "-reps", fmt.Sprint(reps))
-	cmd.Env = os.Environ()
-	if blas != "" {
-		cmd.Env = append(cmd.Env, "GELU_BLAS="+blas)
-	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), childEnv+"="+w, childRepsEnv+"="+strconv.Itoa(reps))
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return result{}, fmt.Errorf("workload %s: %w", w, err)
+		return result{}, fmt.Errorf("workload %s (%s): %w", w, strings.Join(env, " "), err)
 	}
 	var res result
-	if err := json.Unmarshal(out, &res); err != nil {
-		return result{}, fmt.Errorf("workload %s: bad child output %q", w, out)
+	if err := json.Unmarshal(out, &res); err != nil || res.Seconds <= 0 {
+		return result{}, fmt.Errorf("workload %s: child printed %q, want JSON with seconds > 0", w, out)
 	}
 	return res, nil
 }
 
-// pytorch runs bench_torch.py once and returns its times by workload.
-func pytorch(c config) (map[string]float64, string, error) {
-	if c.python == "none" {
-		return nil, "(skipped)", nil
+// findPython returns the python3 with torch to use, or "" (with a message)
+// when there is none.
+func findPython(choice string) (string, error) {
+	if choice == "none" {
+		return "", nil
 	}
-	candidates := []string{c.python}
-	if c.python == "auto" {
+	candidates := []string{choice}
+	if choice == "auto" {
 		candidates = []string{"python3", "/usr/bin/python3"}
 	}
 	for _, py := range candidates {
-		if exec.Command(py, "-c", "import torch").Run() != nil {
-			continue
+		if exec.Command(py, "-c", "import torch").Run() == nil {
+			return py, nil
 		}
-		args := []string{"examples/benchmark/bench_torch.py", "--reps", fmt.Sprint(c.reps), "--threads", "2"}
-		if c.scaling {
-			args = append(args, "--scaling")
-		}
-		out, err := exec.Command(py, args...).Output()
-		if err != nil {
-			return nil, "", fmt.Errorf("bench_torch.py: %w (run from the module root)", err)
-		}
-		var res struct {
-			Torch string             `json:"torch"`
-			Times map[string]float64 `json:"times"`
-		}
-		if err := json.Unmarshal(out, &res); err != nil {
-			return nil, "", fmt.Errorf("bench_torch.py output: %w", err)
-		}
-		return res.Times, res.Torch, nil
+	}
+	if choice != "auto" {
+		return "", fmt.Errorf("-python %s: cannot import torch", choice)
 	}
 	fmt.Fprintln(os.Stderr, "PyTorch side skipped: no python3 with torch (Debian: apt-get install python3-torch)")
-	return nil, "(not found)", nil
+	return "", nil
+}
+
+// torchInfo is what bench_torch.py prints first.
+type torchInfo struct {
+	Torch   string `json:"torch"`
+	BLAS    string `json:"blas"`
+	CPU     string `json:"cpu_capability"`
+	Threads int    `json:"threads"`
+	Interop int    `json:"interop_threads"`
+}
+
+// torchServer is a bench_torch.py --serve process at one setting: it times
+// the workloads it is sent one at a time, so that the run can alternate
+// the sides workload by workload, with torch imported once per setting.
+type torchServer struct {
+	setting setting
+	info    torchInfo
+	cmd     *exec.Cmd
+	in      io.WriteCloser
+	out     *bufio.Scanner
+}
+
+func startTorch(py, script string, reps int, s setting) (*torchServer, error) {
+	threads := strings.TrimPrefix(s.env[0], "OMP_NUM_THREADS=")
+	cmd := exec.Command(py, script, "--serve", "--reps", strconv.Itoa(reps), "--threads", threads)
+	cmd.Env = append(os.Environ(), s.env...)
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("%s %s: %w", py, script, err)
+	}
+	ts := &torchServer{setting: s, cmd: cmd, in: in, out: bufio.NewScanner(out)}
+	if err := ts.read(&ts.info); err != nil {
+		ts.close()
+		return nil, err
+	}
+	if strconv.Itoa(ts.info.Threads) != threads {
+		ts.close()
+		return nil, fmt.Errorf("%s ran with %d threads, asked for %s", script, ts.info.Threads, threads)
+	}
+	return ts, nil
+}
+
+// read decodes the server's next line into v.
+func (ts *torchServer) read(v any) error {
+	if !ts.out.Scan() {
+		return fmt.Errorf("bench_torch.py (%s) stopped: %v", ts.setting.name, ts.out.Err())
+	}
+	if err := json.Unmarshal(ts.out.Bytes(), v); err != nil {
+		return fmt.Errorf("bench_torch.py (%s) printed %q: %w", ts.setting.name, ts.out.Text(), err)
+	}
+	return nil
+}
+
+// time returns PyTorch's seconds per step for workload w.
+func (ts *torchServer) time(w string) (float64, error) {
+	if _, err := fmt.Fprintln(ts.in, w); err != nil {
+		return 0, fmt.Errorf("bench_torch.py (%s): %w", ts.setting.name, err)
+	}
+	var reply struct {
+		Name    string  `json:"name"`
+		Seconds float64 `json:"seconds"`
+		Error   string  `json:"error"`
+	}
+	if err := ts.read(&reply); err != nil {
+		return 0, err
+	}
+	if reply.Error != "" || reply.Name != w || reply.Seconds <= 0 {
+		return 0, fmt.Errorf("bench_torch.py (%s) asked for %s answered %+v", ts.setting.name, w, reply)
+	}
+	return reply.Seconds, nil
+}
+
+// close ends the server: end of input makes it exit.
+func (ts *torchServer) close() error {
+	ts.in.Close()
+	return ts.cmd.Wait()
 }
