@@ -12,7 +12,7 @@
 //
 //   - this project: GOMAXPROCS 1 and 2 and, for workloads with matrix
 //     products, OpenBLAS 1 and 2 threads (OPENBLAS_NUM_THREADS);
-//   - the pure-Go BLAS (GELU_BLAS=gonum): GOMAXPROCS 1 and 2;
+//   - the own GEMM, what a machine without OpenBLAS uses (GELU_BLAS=own): GOMAXPROCS 1 and 2;
 //   - PyTorch: 1 and 2 intra-op threads (torch.set_num_threads, with
 //     OMP_NUM_THREADS, OPENBLAS_NUM_THREADS and MKL_NUM_THREADS set to the
 //     same number before torch is imported) and 1 inter-op thread.
@@ -70,7 +70,7 @@ func main() {
 	flag.StringVar(&threads, "threads", threads, "thread counts tried on both sides, comma-separated")
 	flag.BoolVar(&c.scaling, "scaling", false, "also measure the step and its GEMMs at 4 more token counts and 4 more widths (float32)")
 	flag.BoolVar(&c.quick, "quick", false, "tiny shapes, -reps 1 -rounds 1 unless given: checks that everything runs")
-	flag.BoolVar(&c.fallback, "fallback", true, "also run the workloads with matrix products on the pure-Go BLAS (GELU_BLAS=gonum)")
+	flag.BoolVar(&c.fallback, "fallback", true, "also run the workloads with matrix products on the own GEMM, what a machine without OpenBLAS uses (GELU_BLAS=own)")
 	flag.Parse()
 	set := map[string]bool{}
 	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -141,14 +141,14 @@ func plural(n int, what string) string {
 
 // oursSettings are this project's settings for w: GOMAXPROCS, and the
 // OpenBLAS thread count when w runs matrix products. pureGo gives those
-// of the pure-Go BLAS instead, nil when w has no matrix product.
+// of the own GEMM (a machine without OpenBLAS) instead, nil when w has no matrix product.
 func oursSettings(w workload, threads []int, pureGo bool) []setting {
 	var s []setting
 	for _, p := range threads {
 		procs := "GOMAXPROCS=" + strconv.Itoa(p)
 		switch {
 		case pureGo && w.fam.blas:
-			s = append(s, setting{procs, []string{procs, "GELU_BLAS=gonum"}})
+			s = append(s, setting{procs, []string{procs, "GELU_BLAS=own"}})
 		case pureGo:
 		case !w.fam.blas:
 			s = append(s, setting{procs, []string{procs}})
@@ -175,7 +175,7 @@ func torchSettings(threads []int) []setting {
 // Sides, as named in the tables.
 const (
 	sideOurs   = "this project"
-	sidePureGo = "this project, pure-Go BLAS"
+	sidePureGo = "this project, no OpenBLAS (own GEMM)"
 	sideTorch  = "PyTorch"
 )
 

@@ -61,8 +61,8 @@ func TestSettings(t *testing.T) {
 		var got []string
 		for _, s := range oursSettings(c.w, threads, c.pureGo) {
 			got = append(got, s.name)
-			if c.pureGo && !slices.Contains(s.env, "GELU_BLAS=gonum") {
-				t.Errorf("%s pure Go %q: env %v lacks GELU_BLAS=gonum", c.w.name, s.name, s.env)
+			if c.pureGo && !slices.Contains(s.env, "GELU_BLAS=own") {
+				t.Errorf("%s pure Go %q: env %v lacks GELU_BLAS=own", c.w.name, s.name, s.env)
 			}
 		}
 		if !slices.Equal(got, c.want) {

@@ -80,7 +80,7 @@ func writeReport(c config, argv []string, ws []workload, t tally, torch torchInf
 
 	r.Describe("*.ours", "this project's result at its best setting (Melem/s for gelu and copy, ms per step otherwise)")
 	r.Describe("*.ours_setting", "the setting of *.ours")
-	r.Describe("*.pure_go", "the same with GELU_BLAS=gonum (pure-Go BLAS), best setting")
+	r.Describe("*.pure_go", "the same with GELU_BLAS=own (own GEMM, no OpenBLAS), best setting")
 	r.Describe("*.pytorch", "PyTorch's result in the same unit at its best setting")
 	r.Describe("*.pytorch_setting", "the setting of *.pytorch")
 	r.Describe("*.speedup_vs_pytorch", "PyTorch time / this project's time, each at its best setting")
@@ -209,7 +209,7 @@ func machineText(c config, t tally, torch torchInfo, torchName string) string {
 	fmt.Fprintf(&b, "- Machine: %s, %d logical CPUs, %s; %s, %s/%s.\n", cpuModel(), runtime.NumCPU(), osName(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	fmt.Fprintf(&b, "- This project's BLAS: %s. Settings tried: GOMAXPROCS ∈ %v and, for workloads with matrix products, OpenBLAS threads ∈ %v (OPENBLAS_NUM_THREADS).\n", blas, c.threads, c.threads)
 	if c.fallback {
-		fmt.Fprintf(&b, "- Pure-Go BLAS (GELU_BLAS=gonum), for workloads with matrix products: GOMAXPROCS ∈ %v.\n", c.threads)
+		fmt.Fprintf(&b, "- Own GEMM without OpenBLAS (GELU_BLAS=own), for workloads with matrix products: GOMAXPROCS ∈ %v.\n", c.threads)
 	}
 	if torch.Torch != "" {
 		fmt.Fprintf(&b, "- %s, CPU capability %s, libraries loaded: %s. Settings tried: intra-op threads ∈ %v (torch.set_num_threads, with OMP_NUM_THREADS, OPENBLAS_NUM_THREADS and MKL_NUM_THREADS set to the same number before import), inter-op threads %d.\n",
