@@ -136,17 +136,29 @@ func (c config) model(mlp string) modelConfig {
 }
 
 // newModel wraps buildModel for the trainer: inputs and cross-entropy.
-func newModel(mc modelConfig, rows int, seed uint64, recompute bool) (m train.Model, err error) {
+func newModel(mc modelConfig, rows int, seed uint64) (m train.Model, err error) {
 	defer catch(&err)
 	g := must(graph.New(tensor.Float32, seed))
 	x, y := must(g.Input("x", rows, side*side)), must(g.Input("y", rows))
-	logits := must(buildModel(g, x, mc, recompute))
+	logits := must(buildModel(g, x, mc))
 	return train.Model{Graph: g, Input: x, Target: y, Output: logits, Loss: must(nn.CrossEntropyLoss(logits, y)), Task: train.Classification}, nil
+}
+
+// countParams builds the model and counts its trainable scalars.
+func countParams(mc modelConfig) (n int, err error) {
+	m, err := newModel(mc, 1, 1)
+	if err != nil {
+		return 0, err
+	}
+	for _, p := range m.Graph.ParamTensors() {
+		n += p.Value.Shape().TotalSize()
+	}
+	return n, nil
 }
 
 func trainOne(c config, d data, r *runResult) (err error) {
 	defer catch(&err)
-	m := must(newModel(c.model(r.Setting.MLP), c.Batch, r.Seed, c.Recompute))
+	m := must(newModel(c.model(r.Setting.MLP), c.Batch, r.Seed))
 	trainData := must(datasets.NewLoader(d.Train, datasets.LoaderConfig{BatchSize: c.Batch, Shuffle: true, Seed: r.Seed, DropLast: true}))
 	evalData := must(datasets.NewLoader(d.Eval, datasets.LoaderConfig{BatchSize: c.Batch}))
 	sched := must(optim.Warmup(must(optim.Cosine(c.LR, c.Steps, c.LR/10)), c.Warmup))
