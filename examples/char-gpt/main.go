@@ -8,16 +8,20 @@
 // character, median and min–max over seeds; the report ends with text
 // sampled from every model at the same seed and temperature.
 //
-// The model is behind one function, buildModel in model.go: a stand-in
-// without attention until nn.GPT lands. The flags already name the GPT's
-// sizes (-d-model, -heads, -blocks, -T, -mlp).
+// The model, behind buildModel in model.go, is nn.GPT (nanoGPT's
+// architecture: causal self-attention, pre-LN blocks, tied embeddings)
+// sized by -d-model, -heads, -blocks, -T and -ff, with the MLP of -mlp from
+// nn's activations and gates. It trains as GPTs do, on every position of
+// each window with the targets shifted by one; validation scores the last
+// position (a full context of T characters). Samples come from
+// GPT.NextToken through nn.Generate.
 //
-//	go run ./examples/char-gpt            # 7 variants × 5 seeds: 9.4 minutes*
+//	go run ./examples/char-gpt            # 7 variants × 5 seeds: 8.2 minutes*
 //	go run ./examples/char-gpt -full      # 4× the steps
 //	go run ./examples/char-gpt -mlp relu,gelu,geglu -seeds 8 -steps 2000
 //
-// *Measured on 2 cores shared with other jobs (load average about 20),
-// 2026-11-23; the report states the time of its own training steps.
+// *489 s wall for `go run`, measured on 2 cores shared with other jobs
+// (load average about 15), 2026-11-23; the report states the time of its own training steps.
 //
 // It writes to -out: <mlp>/seed<n>/ (the trainer's files), params.csv,
 // results.csv, curves.csv, loss.png, samples.csv, claims.csv, summary.json
