@@ -16,12 +16,12 @@
 // position (a full context of T characters). Samples come from
 // GPT.NextToken through nn.Generate.
 //
-//	go run ./examples/char-gpt            # 7 variants × 5 seeds: 8.2 minutes*
+//	go run ./examples/char-gpt            # 7 variants × 5 seeds: 5.1–8.2 minutes*
 //	go run ./examples/char-gpt -full      # 4× the steps
 //	go run ./examples/char-gpt -mlp relu,gelu,geglu -seeds 8 -steps 2000
 //
-// *489 s wall for `go run`, measured on 2 cores shared with other jobs
-// (load average about 15), 2026-11-23; the report states the time of its own training steps.
+// *303 s wall for `go run` on 2 cores shared with other jobs (load
+// average about 10), 489 s under load about 15, 2026-11-23; the report states the time of its own training steps.
 //
 // It writes to -out: <mlp>/seed<n>/ (the trainer's files), params.csv,
 // results.csv, curves.csv, loss.png, samples.csv, claims.csv, summary.json
