@@ -8,16 +8,20 @@
 // character, median and min–max over seeds; the report ends with text
 // sampled from every model at the same seed and temperature.
 //
-// The model is behind one function, buildModel in model.go: a stand-in
-// without attention until nn.GPT lands. The flags already name the GPT's
-// sizes (-d-model, -heads, -blocks, -T, -mlp).
+// The model, behind buildModel in model.go, is nn.GPT (nanoGPT's
+// architecture: causal self-attention, pre-LN blocks, tied embeddings)
+// sized by -d-model, -heads, -blocks, -T and -ff, with the MLP of -mlp from
+// nn's activations and gates. It trains as GPTs do, on every position of
+// each window with the targets shifted by one; validation scores the last
+// position (a full context of T characters). Samples come from
+// GPT.NextToken through nn.Generate.
 //
-//	go run ./examples/char-gpt            # 7 variants × 5 seeds: 9.4 minutes*
+//	go run ./examples/char-gpt            # 7 variants × 5 seeds: 5.1–8.2 minutes*
 //	go run ./examples/char-gpt -full      # 4× the steps
 //	go run ./examples/char-gpt -mlp relu,gelu,geglu -seeds 8 -steps 2000
 //
-// *Measured on 2 cores shared with other jobs (load average about 20),
-// 2026-11-23; the report states the time of its own training steps.
+// *303 s wall for `go run` on 2 cores shared with other jobs (load
+// average about 10), 489 s under load about 15, 2026-11-23; the report states the time of its own training steps.
 //
 // It writes to -out: <mlp>/seed<n>/ (the trainer's files), params.csv,
 // results.csv, curves.csv, loss.png, samples.csv, claims.csv, summary.json
@@ -72,9 +76,10 @@ type data struct {
 }
 
 type results struct {
-	Data  data
-	Model map[string]modelConfig // per MLP variant
-	Runs  []*runResult           // seeds outermost, then -mlp order
+	Data   data
+	Model  map[string]modelConfig // per MLP variant
+	Params map[string]int         // trainable scalars per MLP variant, from the graph
+	Runs   []*runResult           // seeds outermost, then -mlp order
 }
 
 func loadData(c config) (d data, err error) {
@@ -115,9 +120,12 @@ func run(c config) (*results, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &results{Data: d, Model: map[string]modelConfig{}}
+	res := &results{Data: d, Model: map[string]modelConfig{}, Params: map[string]int{}}
 	for _, m := range c.MLPs {
-		res.Model[m] = modelConfig{Vocab: d.Vocab.Size(), T: c.T, DModel: c.DModel, Heads: c.Heads, Blocks: c.Blocks, Embed: c.Embed, FF: c.FF, MLP: m}
+		res.Model[m] = modelConfig{Vocab: d.Vocab.Size(), T: c.T, DModel: c.DModel, Heads: c.Heads, Blocks: c.Blocks, FF: c.FF, MLP: m}
+		if res.Params[m], err = countParams(res.Model[m]); err != nil {
+			return nil, err
+		}
 	}
 	grid := experiment.Grid[string]{Settings: c.MLPs, Name: func(s string) string { return s }, Dir: c.Out, Workers: c.Workers,
 		Metrics: []string{"train_bpc", "val_bpc"}}
@@ -136,18 +144,38 @@ func run(c config) (*results, error) {
 	return res, writeReport(c, res)
 }
 
-// newModel wraps buildModel for the trainer: inputs and cross-entropy.
-func newModel(mc modelConfig, rows int, seed uint64, recompute bool) (m train.Model, err error) {
+// newModel wraps buildModel for the trainer: x and y, the last
+// position's logits as the output evaluation scores, and the all-position
+// loss as the training loss.
+func newModel(mc modelConfig, rows int, seed uint64, recompute bool) (m train.Model, gpt *nn.GPT, err error) {
 	defer catch(&err)
 	g := must(graph.New(tensor.Float32, seed))
 	x, y := must(g.Input("x", rows, mc.T)), must(g.Input("y", rows))
-	logits := must(buildModel(g, x, mc, recompute))
-	return train.Model{Graph: g, Input: x, Target: y, Output: logits, Loss: must(nn.CrossEntropyLoss(logits, y)), Task: train.Classification}, nil
+	gpt, last, loss, err := buildModel(g, x, y, mc, recompute)
+	if err != nil {
+		return m, nil, err
+	}
+	return train.Model{Graph: g, Input: x, Target: y, Output: last, Loss: loss, Task: train.Classification}, gpt, nil
+}
+
+// countParams builds the model and counts its trainable scalars.
+func countParams(mc modelConfig) (n int, err error) {
+	m, _, err := newModel(mc, 1, 1, false)
+	if err != nil {
+		return 0, err
+	}
+	for _, p := range m.Graph.ParamTensors() {
+		n += p.Value.Shape().TotalSize()
+	}
+	return n, nil
 }
 
 func trainOne(c config, d data, mc modelConfig, r *runResult) (err error) {
 	defer catch(&err)
-	m := must(newModel(mc, c.Batch, r.Seed, c.Recompute))
+	m, gpt, err := newModel(mc, c.Batch, r.Seed, c.Recompute)
+	if err != nil {
+		return err
+	}
 	trainData := must(datasets.NewLoader(d.Train, datasets.LoaderConfig{BatchSize: c.Batch, Shuffle: true, Seed: r.Seed, DropLast: true}))
 	valData := must(datasets.NewLoader(d.Eval, datasets.LoaderConfig{BatchSize: c.Batch}))
 	sched := must(optim.Warmup(must(optim.Cosine(c.LR, c.Steps, c.LR/10)), c.Warmup)) // nanoGPT: decay to lr/10
@@ -163,36 +191,16 @@ func trainOne(c config, d data, mc modelConfig, r *runResult) (err error) {
 	if r.Diverged != "" {
 		return errors.New(r.Diverged)
 	}
-	r.Vectors["sample"], err = sample(c, d, mc, m.Graph)
+	r.Vectors["sample"], err = sample(c, d, gpt)
 	return err
 }
 
-// sample generates c.SampleLen characters after d.Prompt with trained's
-// parameters, at c.Temperature, the sampler seeded by -seed for every model.
-func sample(c config, d data, mc modelConfig, trained *graph.Graph) (ids []float64, err error) {
+// sample generates c.SampleLen characters after d.Prompt with the trained
+// model (GPT.NextToken: an inference copy sharing its parameters), at
+// c.Temperature, the sampler seeded by -seed for every model.
+func sample(c config, d data, m *nn.GPT) (ids []float64, err error) {
 	defer catch(&err)
-	m := must(newModel(mc, 1, trained.Seed(), false))
-	src := trained.ParamTensors()
-	for i, p := range m.Graph.ParamTensors() {
-		copy(p.Value.Float32s(), src[i].Value.Float32s())
-	}
-	mach := must(m.Graph.Compile(nil, graph.Keep(m.Output)))
-	defer mach.Close()
-	// The loss is in the graph, so y needs a value; it is not used.
-	must(0, mach.Set(m.Target, tensor.New(tensor.WithShape(1), tensor.WithBacking([]float32{0}))))
-	window := make([]float32, c.T)
-	next := func(ids []int) (logits []float64, err error) {
-		defer catch(&err)
-		for i, id := range ids[len(ids)-c.T:] {
-			window[i] = float32(id)
-		}
-		must(0, mach.Set(m.Input, tensor.New(tensor.WithShape(1, c.T), tensor.WithBacking(window))))
-		must(0, mach.Run())
-		for _, l := range must(mach.Value(m.Output)).Data().([]float32) {
-			logits = append(logits, float64(l))
-		}
-		return logits, nil
-	}
+	next := must(m.NextToken())
 	for _, id := range must(nn.Generate(next, d.Prompt, c.SampleLen, must(nn.NewSampler(nn.SampleConfig{Temperature: c.Temperature, Seed: c.Seed}))))[len(d.Prompt):] {
 		ids = append(ids, float64(id))
 	}

@@ -12,17 +12,15 @@ import (
 	"testing"
 
 	"github.com/geluproject/gelu/datasets"
-	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/train/experiment"
 	"github.com/geluproject/gelu/train/report"
-	"gorgonia.org/tensor"
 )
 
 // tiny is a configuration that trains in about a second.
 func tiny(t *testing.T, text string) config {
 	c := defaults()
 	c.Out, c.TextFile, c.MLPs = t.TempDir(), text, experiment.Strings{"relu", "gelu", "geglu", "swiglu", "reglu"}
-	c.T, c.DModel, c.Heads, c.Blocks, c.Embed, c.FF = 8, 16, 2, 2, 4, 48
+	c.T, c.DModel, c.Heads, c.Blocks, c.FF = 8, 16, 2, 2, 48
 	c.Batch, c.Steps, c.EvalEvery, c.Warmup, c.ValWindows, c.SampleLen, c.DPI = 32, 30, 10, 5, 256, 40, 30
 	c.LR, c.Seed, c.Seeds, c.Workers, c.Quiet, c.Args = 1e-2, 1, 2, 1, true, []string{"char-gpt", "-steps", "30"}
 	return c
@@ -106,7 +104,7 @@ func checkResults(t *testing.T, c config, res *results) {
 		t.Errorf("gelu.final_val_bpc = %v, want the median of %v", v, g.Final("val_bpc"))
 	}
 	md, _ := os.ReadFile(filepath.Join(c.Out, "report.md"))
-	for _, want := range []string{"**The model is a stand-in.**", "![Validation loss vs step](loss.png)", "**swiglu**", "| reglu | 1 |",
+	for _, want := range []string{"causal self-attention", "![Validation loss vs step](loss.png)", "**swiglu**", "| reglu | 1 |",
 		"GEGLU and SwiGLU both have lower held-out loss than ReGLU", "GEGLU ≈ SwiGLU", "GELU consistently outperforms ReLU"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report.md lacks %q", want)
@@ -126,94 +124,36 @@ func checkResults(t *testing.T, c config, res *results) {
 	}
 }
 
-// The parameter count in the report is the graph's, and gated and ungated
-// MLPs have the same count up to the biases.
+// The parameter count in the report is the graph's, and it is the GPT's
+// counted by hand: tied embeddings (V·d + T·d), per block two LayerNorms
+// (4d), attention (d·3d + 3d + d·d + d) and the MLP (ungated d·h + h + h·d
+// + d; gated one more d·h + h), and the final LayerNorm (2d).
 func TestParamsMatchTheGraph(t *testing.T) {
+	const v, T, d, blocks = 50, 8, 24, 2
 	counts := map[string]int{}
-	for name := range mlpKinds {
-		mc := modelConfig{Vocab: 50, T: 8, DModel: 24, Heads: 2, Blocks: 2, Embed: 4, FF: 96, MLP: name}
-		m, err := newModel(mc, 4, 1, false)
+	for name, kind := range mlpKinds {
+		mc := modelConfig{Vocab: v, T: T, DModel: d, Heads: 2, Blocks: blocks, FF: 96, MLP: name}
+		n, err := countParams(mc)
 		if err != nil {
 			t.Fatal(err)
 		}
-		n := 0
-		for _, p := range m.Graph.ParamTensors() {
-			n += p.Value.Shape().TotalSize()
+		h := 96
+		mlp := d*h + h + h*d + d
+		if kind.Gated() {
+			h = 64 // round(2·96/3)
+			mlp = 2*(d*h+h) + h*d + d
 		}
-		if n != mc.params() {
-			t.Errorf("%s: the graph has %d parameters, params() says %d", name, n, mc.params())
+		if want := v*d + T*d + blocks*(4*d+d*3*d+3*d+d*d+d+mlp) + 2*d; n != want {
+			t.Errorf("%s: the graph has %d parameters, want %d", name, n, want)
+		}
+		if mc.hidden() != h {
+			t.Errorf("%s: inner width %d, want %d", name, mc.hidden(), h)
 		}
 		counts[name] = n
 	}
-	// Per block, gated: 3·d·64 + 2·64 + d; ungated: 2·d·96 + 96 + d.
-	if d := counts["geglu"] - counts["gelu"]; d != 2*(2*64-96) {
-		t.Errorf("geglu − gelu = %d parameters, want 2 blocks × (128 − 96 biases) = 64", d)
-	}
-}
-
-// The gated block computes x + fc2(act(fc1(LN x)) ⊙ gate(LN x)): checked
-// in float64 from the block's own parameters, with ReLU so the reference
-// needs no special function.
-func TestGatedBlockFormula(t *testing.T) {
-	const d, h, rows = 4, 6, 3
-	g, _ := graph.New(tensor.Float64, 7)
-	x, _ := g.Input("x", rows, d)
-	y, err := mlpBlock(d, h, mlpKinds["reglu"])(g, "b", x)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := g.Compile(nil, graph.Keep(y))
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := make([]float64, rows*d)
-	for i := range in {
-		in[i] = math.Sin(float64(3*i + 1))
-	}
-	m.Set(x, tensor.New(tensor.WithShape(rows, d), tensor.WithBacking(append([]float64(nil), in...))))
-	if err := m.Run(); err != nil {
-		t.Fatal(err)
-	}
-	out, _ := m.Value(y)
-	p := map[string][]float64{}
-	for _, pt := range g.ParamTensors() {
-		p[pt.Name] = pt.Value.Float64s()
-		// nn.Linear's weight is PyTorch's (out, in).
-	}
-	lin := func(name string, v []float64, in, out int) []float64 {
-		w, b := p[name+".weight"], p[name+".bias"]
-		r := make([]float64, out)
-		for o := range out {
-			r[o] = b[o]
-			for i := range in {
-				r[o] += w[o*in+i] * v[i]
-			}
-		}
-		return r
-	}
-	for r := range rows {
-		v := in[r*d : (r+1)*d]
-		var mu, va float64
-		for _, x := range v {
-			mu += x / d
-		}
-		for _, x := range v {
-			va += (x - mu) * (x - mu) / d
-		}
-		n := make([]float64, d)
-		for i, x := range v {
-			n[i] = (x-mu)/math.Sqrt(va+1e-5)*p["b.ln.weight"][i] + p["b.ln.bias"][i]
-		}
-		a, gate := lin("b.fc1", n, d, h), lin("b.gate", n, d, h)
-		for i := range a {
-			a[i] = math.Max(a[i], 0) * gate[i]
-		}
-		want := lin("b.fc2", a, h, d)
-		for i := range want {
-			if got := out.Data().([]float64)[r*d+i]; math.Abs(got-(v[i]+want[i])) > 1e-12 {
-				t.Errorf("row %d, column %d: %v, want %v", r, i, got, v[i]+want[i])
-			}
-		}
+	// Gated and ungated differ by the biases only: per block 2·64 − 96.
+	if diff := counts["geglu"] - counts["gelu"]; diff != blocks*(2*64-96) {
+		t.Errorf("geglu − gelu = %d parameters, want 2 blocks × (128 − 96 biases) = 64", diff)
 	}
 }
 

@@ -15,16 +15,19 @@ import (
 	G "gorgonia.org/gorgonia"
 )
 
-// mlpKind is a feed-forward variant: an activation, and whether it gates a
-// second projection (Shazeer 2020: act(x·W1) ⊙ x·V, then W2).
+// mlpKind is a feed-forward variant: an activation, or a gate (Shazeer
+// 2020: act(x·W1) ⊙ x·V, then W2) from nn.
 type mlpKind struct {
-	Act   activation.Activation
-	Gated bool
+	Act  activation.Activation // the ungated MLP's, or the gate's
+	Gate nn.Gate               // zero: ungated
 }
 
+// Gated reports whether the MLP has a second input projection.
+func (k mlpKind) Gated() bool { return !k.Gate.IsZero() }
+
 var mlpKinds = map[string]mlpKind{
-	"relu": {activation.ReLU, false}, "gelu": {activation.GELU, false}, "gelu_tanh": {activation.GELUTanh, false},
-	"silu": {activation.SiLU, false}, "geglu": {activation.GELU, true}, "swiglu": {activation.SiLU, true}, "reglu": {activation.ReLU, true},
+	"relu": {Act: activation.ReLU}, "gelu": {Act: activation.GELU}, "gelu_tanh": {Act: activation.GELUTanh}, "silu": {Act: activation.SiLU},
+	"geglu": {activation.GELU, nn.GEGLU}, "swiglu": {activation.SiLU, nn.SwiGLU}, "reglu": {activation.ReLU, nn.ReGLU},
 }
 
 func mlpNames() string {
@@ -36,79 +39,71 @@ func mlpNames() string {
 	return strings.Join(names, ", ")
 }
 
-// modelConfig fixes the parameter shapes. Heads is the GPT's; the stand-in
-// has no attention and ignores it.
+// modelConfig fixes the parameter shapes.
 type modelConfig struct {
-	Vocab, T, DModel, Heads, Blocks, Embed, FF int
-	MLP                                        string
+	Vocab, T, DModel, Heads, Blocks, FF int
+	MLP                                 string
 }
 
-// hidden is FF for an ungated MLP and 2/3 of it for a gated one, whose
-// three matrices then hold as many weights as the ungated two (Shazeer 2020).
+// hidden is FF for an ungated MLP and nn.GatedHidden(FF), 2/3 of it, for a
+// gated one, whose three matrices then hold as many weights as the
+// ungated two (Shazeer 2020).
 func (c modelConfig) hidden() int {
-	if mlpKinds[c.MLP].Gated {
-		return 2 * c.FF / 3
+	if mlpKinds[c.MLP].Gated() {
+		return nn.GatedHidden(c.FF)
 	}
 	return c.FF
 }
 
-// params counts the trainable scalars from the shapes (the test compares
-// it with the graph's).
-func (c modelConfig) params() int {
-	d, h := c.DModel, c.hidden()
-	block := 2*d + d*h + h + h*d + d // LN, fc1, fc2
-	if mlpKinds[c.MLP].Gated {
-		block += d*h + h // gate
-	}
-	return c.Vocab*c.Embed + c.T*c.Embed*d + d + c.Blocks*block + 2*d + d*c.Vocab + c.Vocab
-}
-
-// buildModel adds the network to g and returns the next-character logits
-// (rows × Vocab) for x, rows windows of T character ids. Parameters depend
-// only on their names and g's seed. recompute trades memory for a second
-// forward pass of each block (nn.Stack).
-//
-// STAND-IN until nn.GPT / nn.ViT land: no attention. The T characters are
-// embedded, flattened and projected to width DModel, then Blocks pre-LN
-// MLP blocks, a final LayerNorm and a Linear to the vocabulary. nn.GPT
-// will take the same x and give logits for every position; this program
-// trains on and samples from the last position's.
-func buildModel(g *graph.Graph, x *G.Node, c modelConfig, recompute bool) (logits *G.Node, err error) {
+// gpt is the nn.GPTConfig: nanoGPT's model (pre-LN causal blocks, learned
+// positions, tied input and output embeddings, no dropout) with the MLP
+// of c.MLP.
+func (c modelConfig) gpt(recompute bool) (nn.GPTConfig, error) {
 	kind, ok := mlpKinds[c.MLP]
 	if !ok {
-		return nil, fmt.Errorf("-mlp %q: want one of %s", c.MLP, mlpNames())
+		return nn.GPTConfig{}, fmt.Errorf("-mlp %q: want one of %s", c.MLP, mlpNames())
 	}
-	defer catch(&err)
-	h := must(nn.Sequential{must(nn.NewEmbedding(g, "transformer.wte", c.Vocab, c.Embed)),
-		must(nn.NewLinear(g, "transformer.proj", c.T*c.Embed, c.DModel))}.Forward(x))
-	names := make([]string, c.Blocks)
-	for i := range names {
-		names[i] = fmt.Sprintf("transformer.h.%d.mlp", i)
+	cfg := nn.GPTConfig{BlockSize: c.T, VocabSize: c.Vocab, Layers: c.Blocks, Heads: c.Heads, Dim: c.DModel,
+		Hidden: c.hidden(), Gate: kind.Gate, TieWeights: true, Recompute: recompute}
+	if !kind.Gated() {
+		cfg.Activation = kind.Act
 	}
-	if c.Blocks > 0 {
-		h = must(nn.Stack(g, h, names, recompute, mlpBlock(c.DModel, c.hidden(), kind)))
-	}
-	return nn.Sequential{must(nn.NewLayerNorm(g, "transformer.ln_f", c.DModel)), must(nn.NewLinear(g, "lm_head", c.DModel, c.Vocab))}.Forward(h)
+	return cfg, nil
 }
 
-// mlpBlock builds x + fc2(act(fc1(LN x))), or for a gated kind
-// x + fc2(act(fc1(LN x)) ⊙ gate(LN x)). The gated form belongs in nn; it
-// is here until nn's gated FFN lands.
-func mlpBlock(d, hidden int, kind mlpKind) nn.BlockFunc {
-	return func(g *graph.Graph, name string, x *G.Node) (y *G.Node, err error) {
-		if !kind.Gated {
-			b, err := nn.NewFeedForward(g, name, nn.FeedForwardConfig{Dim: d, Hidden: hidden, Activation: kind.Act})
-			if err != nil {
-				return nil, err
-			}
-			return b.Forward(x)
+// buildModel adds nn.GPT to g for x (rows × T character ids) and y (rows:
+// the character after each window). It returns the GPT, the logits of the
+// last position (rows × Vocab, what evaluation and the report score) and
+// the training loss: nanoGPT's, the mean cross-entropy over all T
+// positions, each predicting the next character (the targets are x
+// shifted left by one with y appended), so one window trains T
+// predictions. Parameters depend only on their names and g's seed.
+// recompute trades memory for a second forward pass of each block.
+func buildModel(g *graph.Graph, x, y *G.Node, c modelConfig, recompute bool) (m *nn.GPT, last, loss *G.Node, err error) {
+	defer catch(&err)
+	cfg := must(c.gpt(recompute))
+	m = must(nn.NewGPT(g, cfg))
+	rows := x.Shape()[0]
+	// (rows × T+1): each window with its next character; columns 1…T are
+	// the targets.
+	full := must(G.Concat(1, x, must(fused.Reshape(y, rows, 1))))
+	tidx := make([]int, 0, rows*c.T)
+	for r := range rows {
+		for t := 1; t <= c.T; t++ {
+			tidx = append(tidx, r*(c.T+1)+t)
 		}
-		defer catch(&err)
-		n := must(must(nn.NewLayerNorm(g, name+".ln", d)).Forward(x))
-		a := must(nn.Sequential{must(nn.NewLinear(g, name+".fc1", d, hidden)), nn.Act(kind.Act)}.Forward(n))
-		v := must(must(nn.NewLinear(g, name+".gate", d, hidden)).Forward(n))
-		return fused.Add(x, must(must(nn.NewLinear(g, name+".fc2", hidden, d)).Forward(must(G.HadamardProd(a, v)))))
 	}
+	targets := must(fused.Gather(full, tidx, rows, c.T))
+	logits, l := must2(m.Loss(x, targets))
+	loss = l
+	idx := make([]int, 0, rows*c.Vocab)
+	for r := range rows {
+		for j := range c.Vocab {
+			idx = append(idx, (r*c.T+c.T-1)*c.Vocab+j)
+		}
+	}
+	last = must(fused.Gather(logits, idx, rows, c.Vocab))
+	return m, last, loss, nil
 }
 
 // buildError carries an error from must to catch: graph building is a
@@ -120,6 +115,13 @@ func must[T any](v T, err error) T {
 		panic(buildError{err})
 	}
 	return v
+}
+
+func must2[T, U any](a T, b U, err error) (T, U) {
+	if err != nil {
+		panic(buildError{err})
+	}
+	return a, b
 }
 
 // catch turns a must failure into *err; other panics go on.

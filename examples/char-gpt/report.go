@@ -28,6 +28,7 @@ type view struct {
 	D                data
 	Groups           []*group
 	Model            map[string]modelConfig
+	Params           map[string]int
 	Epochs, Secs     float64
 	MinSeeds, Evals  int
 	Samples          map[string]string
@@ -56,14 +57,14 @@ func writeReport(c config, res *results) error {
 	if err != nil {
 		return err
 	}
-	v := &view{C: c, D: res.Data, Groups: experiment.Groups(res.Runs), Model: res.Model, MinSeeds: experiment.MinPairs(alpha), Samples: map[string]string{},
+	v := &view{C: c, D: res.Data, Groups: experiment.Groups(res.Runs), Model: res.Model, Params: res.Params, MinSeeds: experiment.MinPairs(alpha), Samples: map[string]string{},
 		Epochs: float64(c.Steps*c.Batch) / float64(res.Data.Train.Len()), BLAS: gemm.Name(), CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0)}
 	for _, g := range v.Groups {
 		v.Evals = len(g.Runs[0].Curve.Steps)
 		for _, run := range g.Runs {
 			v.Secs += run.StepSeconds
 		}
-		r.Set(g.Setting+".params", v.Model[g.Setting].params())
+		r.Set(g.Setting+".params", v.Params[g.Setting])
 		r.Set(g.Setting+".final_val_bpc", experiment.Median(g.Final("val_bpc")))
 		r.Set(g.Setting+".final_train_bpc", experiment.Median(g.Final("train_bpc")))
 		r.Set(g.Setting+".mean_val_bpc", experiment.Median(g.Mean("val_bpc")))
@@ -92,8 +93,8 @@ var tables = map[string]func(*report.Report, *view) error{
 	"params": func(r *report.Report, v *view) error {
 		var rows [][]any
 		for _, g := range v.Groups {
-			form := map[bool]string{false: "act(x·W1)·W2", true: "(act(x·W1) ⊙ x·V)·W2"}[mlpKinds[g.Setting].Gated]
-			rows = append(rows, []any{g.Setting, form, mlpKinds[g.Setting].Act.Name(), v.Model[g.Setting].hidden(), v.Model[g.Setting].params()})
+			form := map[bool]string{false: "act(x·W1)·W2", true: "(act(x·W1) ⊙ x·V)·W2"}[mlpKinds[g.Setting].Gated()]
+			rows = append(rows, []any{g.Setting, form, mlpKinds[g.Setting].Act.Name(), v.Model[g.Setting].hidden(), v.Params[g.Setting]})
 		}
 		return r.Table("params", []string{"MLP", "form", "activation", "inner width", "parameters"}, rows)
 	},
@@ -141,7 +142,7 @@ func plot(r *report.Report, v *view) error {
 		runs = append(runs, g.Runs...)
 		b := g.Band("val_bpc") // without step 0, the untrained model, far above the rest
 		s := experiment.Band{Steps: b.Steps[1:], Median: b.Median[1:], Min: b.Min[1:], Max: b.Max[1:]}.Series(g.Setting, nil)
-		s.Dashed = mlpKinds[g.Setting].Gated
+		s.Dashed = mlpKinds[g.Setting].Gated()
 		series = append(series, s)
 	}
 	if err := experiment.WriteCurves(r, "curves", runs, []string{"mlp", "seed", "step"},

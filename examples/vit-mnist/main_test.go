@@ -13,6 +13,7 @@ import (
 
 	"github.com/geluproject/gelu/datasets"
 	"github.com/geluproject/gelu/graph"
+	"github.com/geluproject/gelu/nn"
 	"github.com/geluproject/gelu/train/experiment"
 	"github.com/geluproject/gelu/train/report"
 	"gorgonia.org/tensor"
@@ -94,7 +95,7 @@ func checkResults(t *testing.T, c config, res *results) {
 		t.Errorf("mnist-gelu.final_test_error = %v, want the median of %v", v, g.Value("final_test_error"))
 	}
 	md, _ := os.ReadFile(filepath.Join(c.Out, "report.md"))
-	for _, want := range []string{"**The model is a stand-in.**", "![Test error vs step](error.png)", "| mnist | geglu | 2 |",
+	for _, want := range []string{"non-causal self-attention", "![Test error vs step](error.png)", "| mnist | geglu | 2 |",
 		"GELU's test error is below ReLU's in a vision Transformer (MNIST)"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report.md lacks %q", want)
@@ -114,31 +115,19 @@ func checkResults(t *testing.T, c config, res *results) {
 	}
 }
 
-// patches cuts each image into 7×7 patches as a loop over pixels does.
+// The model cuts each image into 7×7 patches as a loop over pixels does:
+// the flat pixel index of every patch entry (nn.ViT.Patches, which its
+// Forward gathers).
 func TestPatches(t *testing.T) {
 	const rows = 2
 	g, _ := graph.New(tensor.Float64, 1)
-	x, _ := g.Input("x", rows, side*side)
-	p, err := patches(x)
+	v, err := nn.NewViT(g, modelConfig{DModel: 8, Heads: 2, Blocks: 1, FF: 16, MLP: "gelu"}.vit())
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := g.Compile(nil, graph.Keep(p))
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := make([]float64, rows*side*side)
-	for i := range in {
-		in[i] = float64(i)
-	}
-	m.Set(x, tensor.New(tensor.WithShape(rows, side*side), tensor.WithBacking(in)))
-	if err := m.Run(); err != nil {
-		t.Fatal(err)
-	}
-	v, _ := m.Value(p)
-	got := v.(tensor.Tensor).Data().([]float64)
-	if s := v.Shape(); !graph.SameShape(s, tensor.Shape{rows * tokens, patch * patch}) {
-		t.Fatalf("shape %v, want (%d, %d)", s, rows*tokens, patch*patch)
+	got := v.Patches(rows)
+	if len(got) != rows*tokens*patch*patch {
+		t.Fatalf("%d indices, want %d", len(got), rows*tokens*patch*patch)
 	}
 	k := 0
 	for r := range rows {
@@ -146,7 +135,7 @@ func TestPatches(t *testing.T) {
 			for pc := range grid {
 				for i := range patch {
 					for j := range patch {
-						want := float64(r*side*side + (pr*patch+i)*side + pc*patch + j)
+						want := (r*side*side + (pr*patch+i)*side + pc*patch + j)
 						if got[k] != want {
 							t.Fatalf("image %d, patch (%d, %d), pixel (%d, %d): %v, want %v", r, pr, pc, i, j, got[k], want)
 						}
@@ -158,20 +147,28 @@ func TestPatches(t *testing.T) {
 	}
 }
 
-// The parameter count in the report is the graph's.
+// The parameter count in the report is the graph's, and it is the ViT's
+// counted by hand: patch_embed (49·d + d), cls_token (d), pos_embed (17·d),
+// per block two LayerNorms (4d), attention (d·3d + 3d + d·d + d) and the
+// MLP (ungated d·h + h + h·d + d; gated one more d·h + h), the final
+// LayerNorm (2d) and the head (10·d + 10).
 func TestParamsMatchTheGraph(t *testing.T) {
-	for name := range mlpKinds {
-		mc := modelConfig{DModel: 12, Heads: 2, Blocks: 2, FF: 48, MLP: name}
-		m, err := newModel(mc, 3, 1, false)
+	const d, blocks = 12, 2
+	for name, kind := range mlpKinds {
+		mc := modelConfig{DModel: d, Heads: 2, Blocks: blocks, FF: 48, MLP: name}
+		n, err := countParams(mc)
 		if err != nil {
 			t.Fatal(err)
 		}
-		n := 0
-		for _, p := range m.Graph.ParamTensors() {
-			n += p.Value.Shape().TotalSize()
+		h := 48
+		mlp := d*h + h + h*d + d
+		if kind.Gated() {
+			h = 32 // round(2·48/3)
+			mlp = 2*(d*h+h) + h*d + d
 		}
-		if n != mc.params() {
-			t.Errorf("%s: the graph has %d parameters, params() says %d", name, n, mc.params())
+		want := 49*d + d + d + 17*d + blocks*(4*d+d*3*d+3*d+d*d+d+mlp) + 2*d + 10*d + 10
+		if n != want || mc.hidden() != h {
+			t.Errorf("%s: the graph has %d parameters and inner width %d, want %d and %d", name, n, mc.hidden(), want, h)
 		}
 	}
 }

@@ -91,9 +91,13 @@ func paramsTable(r *report.Report, v *view) error {
 	var rows [][]any
 	for _, m := range v.C.MLPs {
 		mc := v.C.model(m)
-		kind := map[bool]string{false: "act(x·W1)·W2", true: "(act(x·W1) ⊙ x·V)·W2"}[mlpKinds[m].Gated]
-		rows = append(rows, []any{m, kind, mlpKinds[m].Act.Name(), mc.hidden(), mc.params()})
-		r.Set(m+".params", mc.params())
+		n, err := countParams(mc)
+		if err != nil {
+			return err
+		}
+		kind := map[bool]string{false: "act(x·W1)·W2", true: "(act(x·W1) ⊙ x·V)·W2"}[mlpKinds[m].Gated()]
+		rows = append(rows, []any{m, kind, mlpKinds[m].Act.Name(), mc.hidden(), n})
+		r.Set(m+".params", n)
 	}
 	return r.Table("params", []string{"MLP", "form", "activation", "inner width", "parameters"}, rows)
 }
