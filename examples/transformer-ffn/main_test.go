@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -87,7 +88,7 @@ func TestRunLearnsAndWritesTheReport(t *testing.T) {
 	p1, p2 := g1.Graph.ParamTensors(), g2.Graph.ParamTensors()
 	n := 0
 	for i := range p1 {
-		if p1[i].Name != p2[i].Name || !equal(p1[i].Value.Float32s(), p2[i].Value.Float32s()) {
+		if p1[i].Name != p2[i].Name || !slices.Equal(p1[i].Value.Float32s(), p2[i].Value.Float32s()) {
 			t.Errorf("parameter %s differs between the activations' initial models", p1[i].Name)
 		}
 		n += p1[i].Value.Shape().TotalSize()
@@ -153,18 +154,6 @@ func checkSummary(t *testing.T, sum *report.Summary, res *results) {
 			t.Errorf("%s = %v, want > 0", k, v)
 		}
 	}
-}
-
-func equal(a, b []float32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestMaxRise(t *testing.T) {
