@@ -20,6 +20,20 @@ import (
 // it compared, so a caller can check that the run wrote what it should.
 func SameFiles(t testing.TB, a, b string, skip ...string) int {
 	t.Helper()
+	return compareFiles(t, a, b, nil, skip)
+}
+
+// SameFilesMasked is SameFiles for outputs with wall times inside files
+// (report.md, summary.json): mask(rel, data) returns a file's bytes with
+// those times replaced, for both runs, before comparing. It also fails for
+// an empty file.
+func SameFilesMasked(t testing.TB, a, b string, mask func(rel string, data []byte) []byte, skip ...string) int {
+	t.Helper()
+	return compareFiles(t, a, b, mask, skip)
+}
+
+func compareFiles(t testing.TB, a, b string, mask func(string, []byte) []byte, skip []string) int {
+	t.Helper()
 	n := 0
 	err := filepath.WalkDir(a, func(p string, e fs.DirEntry, err error) error {
 		if err != nil || e.IsDir() || slices.Contains(skip, e.Name()) {
@@ -31,6 +45,12 @@ func SameFiles(t testing.TB, a, b string, skip ...string) int {
 			return err
 		}
 		y, err := os.ReadFile(filepath.Join(b, rel))
+		if mask != nil {
+			if len(x) == 0 {
+				t.Errorf("%s is empty", rel)
+			}
+			x, y = mask(rel, x), mask(rel, y)
+		}
 		if err != nil || !bytes.Equal(x, y) {
 			t.Errorf("%s differs between two runs of the same configuration (%v)", rel, err)
 		}
