@@ -112,7 +112,8 @@ type kvState[T graph.Float] struct {
 	keys, values                   [][]T // per block: BlockSize × Dim, row p is position p
 	x, h, qkv, att, tmp, ff, up, s []T   // scratch for up to BlockSize rows
 	logits                         []T
-	seen                           [][]T // the LayerNorm parameters and biases the cache was computed with
+	w                              gptWeights[T]
+	fp, seen                       [][]T // the LayerNorm parameters and biases now and when the cache was computed
 }
 
 func newKVState[T graph.Float](cfg GPTConfig, hidden int) *kvState[T] {
@@ -137,12 +138,12 @@ type gptWeights[T graph.Float] struct {
 }
 
 type blockWeights[T graph.Float] struct {
-	ln1W, ln1B, attnW, attnB, projW, projB []T
+	ln1W, ln1B, attnW, attnB, projW, projB     []T
 	ln2W, ln2B, fcW, fcB, upW, upB, outW, outB []T
 }
 
-// weightsOf reads m's parameters, checking every shape.
-func weightsOf[T graph.Float](m *GPT, hidden int) (w gptWeights[T], err error) {
+// readWeights sets w to m's parameters, checking every shape.
+func readWeights[T graph.Float](w *gptWeights[T], m *GPT, hidden int) (err error) {
 	cfg := m.Config
 	d, v := cfg.Dim, cfg.VocabSize
 	get := func(n *G.Node, optional bool, shape ...int) []T {
@@ -155,9 +156,10 @@ func weightsOf[T graph.Float](m *GPT, hidden int) (w gptWeights[T], err error) {
 	}
 	w.wte, w.wpe, w.head = get(m.WTE, false, v, d), get(m.WPE, false, cfg.BlockSize, d), get(m.Head, false, v, d)
 	if m.LNF == nil || len(m.Blocks) != cfg.Layers {
-		return w, fmt.Errorf("nn.KVCache: the GPT has %d blocks and ln_f %v, want %d blocks and ln_f", len(m.Blocks), m.LNF != nil, cfg.Layers)
+		return fmt.Errorf("nn.KVCache: the GPT has %d blocks and ln_f %v, want %d blocks and ln_f", len(m.Blocks), m.LNF != nil, cfg.Layers)
 	}
 	w.lnfW, w.lnfB = get(m.LNF.Weight, true, d), get(m.LNF.Bias, true, d)
+	w.blocks = w.blocks[:0]
 	for _, b := range m.Blocks {
 		var bw blockWeights[T]
 		bw.ln1W, bw.ln1B = get(b.LN1.Weight, true, d), get(b.LN1.Bias, true, d)
@@ -171,7 +173,7 @@ func weightsOf[T graph.Float](m *GPT, hidden int) (w gptWeights[T], err error) {
 		bw.outW, bw.outB = get(b.MLP.CProj.Weight, false, d, hidden), get(b.MLP.CProj.Bias, true, d)
 		w.blocks = append(w.blocks, bw)
 	}
-	return w, err
+	return err
 }
 
 // paramData returns n's values, or nil for an absent optional parameter.
@@ -193,19 +195,16 @@ func paramData[T graph.Float](n *G.Node, optional bool, shape ...int) ([]T, erro
 	return x, nil
 }
 
-// fingerprint is every LayerNorm parameter and bias, in a fixed order.
-func (w *gptWeights[T]) fingerprint() [][]T {
-	f := [][]T{w.lnfW, w.lnfB}
+// unchanged reports whether every LayerNorm parameter and bias equals the
+// one the cache was computed with (bit for bit: a NaN counts as changed),
+// and records them.
+func (s *kvState[T]) unchanged() bool {
+	w := &s.w
+	f := append(s.fp[:0], w.lnfW, w.lnfB)
 	for _, b := range w.blocks {
 		f = append(f, b.ln1W, b.ln1B, b.ln2W, b.ln2B, b.attnB, b.projB, b.fcB, b.upB, b.outB)
 	}
-	return f
-}
-
-// unchanged reports whether the fingerprint equals the one the cache was
-// computed with (bit for bit: a NaN parameter counts as changed), and
-// records it.
-func (s *kvState[T]) unchanged(f [][]T) bool {
+	s.fp = f
 	same := len(s.seen) == len(f)
 	for i := 0; same && i < len(f); i++ {
 		same = slices.Equal(s.seen[i], f[i])
@@ -222,11 +221,10 @@ func (s *kvState[T]) unchanged(f [][]T) bool {
 // next brings the cache to ctx (at most BlockSize valid ids) and sets
 // c.ids and c.logits.
 func (s *kvState[T]) next(c *KVCache, ctx []int) error {
-	w, err := weightsOf[T](c.m, s.hidden)
-	if err != nil {
+	if err := readWeights(&s.w, c.m, s.hidden); err != nil {
 		return err
 	}
-	fresh := s.unchanged(w.fingerprint())
+	fresh := s.unchanged()
 	p0 := len(c.ids)
 	if !fresh || p0 > len(ctx) || !slices.Equal(c.ids, ctx[:p0]) {
 		p0 = 0
@@ -235,7 +233,7 @@ func (s *kvState[T]) next(c *KVCache, ctx []int) error {
 		return nil // the same context again: c.logits holds its answer
 	}
 	c.ids = append(c.ids[:p0], ctx[p0:]...)
-	if err := s.forward(&w, ctx[p0:], p0); err != nil {
+	if err := s.forward(&s.w, ctx[p0:], p0); err != nil {
 		return err
 	}
 	if cap(c.logits) < len(s.logits) {
