@@ -34,14 +34,12 @@ func BenchmarkGenerate(b *testing.B) {
 		start := kvSequence(prompt, cfg.VocabSize, 1)
 		for _, path := range []string{"uncached", "cached"} {
 			b.Run(fmt.Sprintf("window%d/%s", t, path), func(b *testing.B) {
-				var next func([]int) ([]float64, error)
-				if path == "cached" {
-					c, err := m.NewKVCache()
-					if err != nil {
-						b.Fatal(err)
-					}
-					next = c.Next
-				} else if next, err = m.NextToken(); err != nil {
+				newNext := m.NextToken // the default: with the cache
+				if path == "uncached" {
+					newNext = m.NextTokenUncached
+				}
+				next, err := newNext()
+				if err != nil {
 					b.Fatal(err)
 				}
 				b.ResetTimer()

@@ -3,6 +3,7 @@ package nn_test
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -222,4 +223,143 @@ func TestKVCacheMatchesForwardFloat32(t *testing.T) {
 		})
 	}
 	t.Logf("largest cache error / max(graph error, 2⁻²³): %.2f", worst)
+}
+
+// The same seed gives the same tokens with and without the cache, while the
+// context grows and after the window slides (BlockSize 6, 2 + 20 tokens),
+// for greedy decoding, temperature and top-k. Tested in float64, where
+// the logits agree to about 1e-15: a token can differ only if the sampler's
+// uniform draw falls that close to a boundary between two tokens'
+// cumulative probabilities. In float32 the logits may differ in the last
+// bits (GEMM over one row or BlockSize), so equal tokens there are likely
+// but not guaranteed.
+func TestKVCacheGenerateSameTokens(t *testing.T) {
+	for _, i := range []int{0, 9, 13} { // gelu, swiglu, post-LN SwiGLU tied
+		v := kvVariants[i]
+		_, m := kvModel(t, tensor.Float64, v.cfg, uint64(10+i))
+		for _, sc := range []nn.SampleConfig{{Temperature: 0, Seed: 1}, {Temperature: 1, Seed: 2}, {Temperature: 0.7, TopK: 3, Seed: 3}} {
+			var out [2][]int
+			for j, newNext := range []func() (func([]int) ([]float64, error), error){m.NextToken, m.NextTokenUncached} {
+				next, err := newNext()
+				if err != nil {
+					t.Fatal(err)
+				}
+				s, err := nn.NewSampler(sc)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if out[j], err = nn.Generate(next, []int{3, 1}, 20, s); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !slices.Equal(out[0], out[1]) {
+				t.Errorf("%s, %+v: cached %v, uncached %v", v.name, sc, out[0], out[1])
+			}
+			if sc.Temperature > 0 && len(slices.Compact(slices.Clone(out[0][2:]))) < 5 {
+				t.Errorf("%s, %+v: %v is too repetitive to test sampling", v.name, sc, out[0])
+			}
+		}
+	}
+}
+
+// The cache starts again from the whole window when the context is not the
+// previous one extended, when a LayerNorm parameter or bias changed, and
+// after Reset; asking for the same context twice gives the same logits
+// in a new slice.
+func TestKVCacheStartsAgain(t *testing.T) {
+	g, m := kvModel(t, tensor.Float64, nn.GPTConfig{Gate: nn.SwiGLU}, 5)
+	full := graphForward(t, g, m)
+	c, err := m.NewKVCache()
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(what string, ctx []int, cached int) {
+		t.Helper()
+		got, err := c.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := relErr(got, full(ctx)); !(e <= 1e-12) {
+			t.Fatalf("%s: relative error %.3g, want ≤ 1e-12", what, e)
+		}
+		if c.Len() != cached {
+			t.Fatalf("%s: %d positions cached, want %d", what, c.Len(), cached)
+		}
+	}
+	a, b := []int{1, 2, 3, 4, 5}, []int{1, 2, 6, 0}
+	check("first context", a[:3], 3)
+	check("a branch", b, 4)
+	check("a shorter context", a[:2], 2)
+	check("extended by three", a, 5)
+	first, _ := c.Next(a)
+	first[0] = math.NaN()
+	check("the same context again", a, 5)
+
+	ln, _ := g.Lookup("transformer.h.0.ln_1.bias") // the cached keys and values depend on it
+	ln.Value().(*tensor.Dense).Float64s()[3] += 0.25
+	check("extended after ln_1 changed", append(a[:5:5], 6), 6)
+
+	w, _ := g.Lookup("transformer.h.0.attn.c_attn.weight")
+	w.Value().(*tensor.Dense).Float64s()[7] -= 0.5
+	c.Reset()
+	if c.Len() != 0 {
+		t.Fatalf("%d positions cached after Reset", c.Len())
+	}
+	check("after a weight edit and Reset", a[:4], 4)
+}
+
+// Bad input gives an error naming what was expected, never a panic, and
+// the cache works again afterwards.
+func TestKVCacheErrors(t *testing.T) {
+	var nilModel *nn.GPT
+	if _, err := nilModel.NewKVCache(); err == nil {
+		t.Error("a nil GPT gave a cache")
+	}
+	if _, err := nilModel.NextToken(); err == nil {
+		t.Error("a nil GPT gave NextToken")
+	}
+	if _, err := nilModel.NextTokenUncached(); err == nil {
+		t.Error("a nil GPT gave NextTokenUncached")
+	}
+	if _, err := new(nn.GPT).NextToken(); err == nil {
+		t.Error("a zero GPT gave NextToken")
+	}
+	var nilCache *nn.KVCache
+	if _, err := nilCache.Next([]int{1}); err == nil {
+		t.Error("a nil cache returned logits")
+	}
+
+	g, m := kvModel(t, tensor.Float64, nn.GPTConfig{}, 6)
+	full := graphForward(t, g, m)
+	next, err := m.NextToken()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		ctx  []int
+		want string
+	}{
+		{nil, "empty context"},
+		{[]int{1, 7}, "token 1 is 7, want an id in [0, 7)"},
+		{[]int{1, -1, 2}, "token 1 is -1, want an id in [0, 7)"},
+		{[]int{9, 1, 2, 3, 4, 5, 6, 0, 8}, "token 8 is 8"}, // the window is the last 6
+	} {
+		if _, err := next(tc.ctx); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("context %v: error %v, want one saying %q", tc.ctx, err, tc.want)
+		}
+	}
+	// Token 9 is outside the vocabulary but also outside the window (as
+	// NextTokenUncached, only the window is looked at).
+	ctx := []int{9, 1, 2, 3, 4, 5, 6}
+	got, err := next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := relErr(got, full(ctx[1:])); !(e <= 1e-12) {
+		t.Errorf("after the errors: relative error %.3g from the graph, want ≤ 1e-12", e)
+	}
+	s, _ := nn.NewSampler(nn.SampleConfig{Temperature: 1})
+	if _, err := nn.Generate(next, nil, 3, s); err == nil || !strings.Contains(err.Error(), "empty context") {
+		t.Errorf("Generate from an empty prompt: %v, want an empty-context error", err)
+	}
 }
