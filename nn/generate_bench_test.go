@@ -5,7 +5,7 @@ package nn_test
 // 192, float32, tied weights; a vocabulary of 80 characters), 256 new
 // tokens per generation:
 //
-//	go test ./nn -run '^$' -bench Generate -benchtime 3x
+//	go test ./nn -run '^$' -bench Generate -benchtime 2x
 //
 // "window32" is char-gpt itself: T = 32 and a prompt of 32, so the window
 // slides at every token and the cache runs the whole window each time
