@@ -2,42 +2,29 @@
 // 2016, §3.1: eight hidden layers of 128 units, batch 128, Adam, weights
 // with unit-norm rows, biases 0, optional dropout) with ReLU, GELU (exact
 // and tanh form), ELU and SiLU, with Adam and with SGD + momentum, over
-// several seeds, and compares training loss and test error per epoch. It
-// writes to -out:
+// paired seeds (seed s gives every setting the same initial weights and
+// batch order), and checks the paper's and the documents' claims on
+// training loss and test error. From the module root:
 //
-//	report.md         the command, the claims with verdicts, the setup, tables, plots
-//	summary.json      every reported number under a documented key
-//	curves.csv        per activation, optimizer and evaluation: median/min/max over seeds
-//	*.png             training loss and test error against epochs, one plot per optimizer
-//	runs/<opt>/lr<rate>/<act>/seed<n>/   each run: the trainer's steps.csv and evals.csv, curve.csv, model.safetensors
-//	timing.csv        wall-clock time of each run (the one file that differs between reruns)
-//
-// Run it from the module root:
-//
-//	go run ./examples/gelu-vs-relu                  # default: 3 epochs × 5 seeds, 50 runs, about 4½ minutes on 2 cores (with or without OpenBLAS)
-//	go run ./examples/gelu-vs-relu -full -resume    # the paper's 50 epochs × 5 seeds
+//	go run ./examples/gelu-vs-relu                  # 3 epochs × 5 seeds, 50 runs, about 4½ minutes on 2 cores
+//	go run ./examples/gelu-vs-relu -full -resume    # the paper's 50 epochs × 5 seeds (about 70 minutes)
 //	go run ./examples/gelu-vs-relu -dropout 0.5     # the paper's second panel
 //	go run ./examples/gelu-vs-relu -opts adam -adam-lr 1e-3,1e-4,1e-5   # the paper's learning-rate tuning
 //
-// Five seeds is the fewest with which the one-sided sign test behind the
-// verdicts can reach p < 0.05 (when all five agree). -full is 50/3 times the
-// default's work, about 70 minutes; -resume continues run by run after an
-// interruption. timing.csv has each run's time, BenchmarkTrainStep the
-// step alone.
+// It writes to -out report.md (the command, the claims with verdicts, the
+// setup, tables, plots), summary.json (every number, keys in keys.txt),
+// CSV tables, PNG plots, runs/<opt>/lr<rate>/<act>/seed<n>/ (each run's
+// files) and timing.csv (the one file that differs between reruns). Five
+// seeds is the fewest with which the sign test behind the verdicts can
+// reach p < 0.05. On several machines sharing -out, each worker trains a
+// shard of the grid (-shard i/n, a Slurm array task or a Kubernetes
+// Indexed Job pod: cluster/ has both), and the last to finish, or a later
+// -merge, writes the report one process would.
 //
-// On several machines sharing -out, each worker trains a shard of the grid
-// (-shard i/n, or the index of a Slurm array task or a Kubernetes Indexed
-// Job pod), and the last to finish, or a later -merge, writes the same
-// report one process would: cluster/ has an sbatch script and a Job
-// manifest for -full.
-//
-// Seeds are paired: seed s gives every activation and optimizer the same
-// initial weights and the same order of batches. This file reads top to
-// bottom: flags, data, model, training (package train/experiment keeps the
-// runs, resumes and aggregates them), report; report.go computes what
-// report.md shows and report.md.tmpl says it (the summary keys are
-// described in keys.txt), claims.go checks the paper's and the documents'
-// claims.
+// This file reads top to bottom: flags, data, model, training (package
+// train/experiment keeps the runs, resumes and aggregates them); report.go
+// computes what report.md shows, report.md.tmpl says it, claims.go checks
+// the claims.
 package main
 
 import (
@@ -45,7 +32,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -54,7 +40,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/geluproject/gelu/datasets"
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/nn"
 	"github.com/geluproject/gelu/ops/activation"
@@ -263,37 +248,23 @@ func run(c config) (*results, error) {
 
 // data is what every run shares.
 type data struct {
-	train, val, test, trainEval *datasets.Dataset
-	stepsPerEpoch, evalEvery    int
-	evalSteps                   []int // where train.Trainer evaluates
+	experiment.Splits        // TrainEval: with -dropout, a training subset scored with dropout off
+	stepsPerEpoch, evalEvery int
+	evalSteps                []int // where train.Trainer evaluates
 }
 
 func loadData(c config) (*data, error) {
-	tr, te, err := experiment.MNIST("")
+	trainEval := 0
+	if c.Dropout > 0 { // the paper plots the loss of the network without dropout
+		trainEval = 5000
+	}
+	s, err := experiment.MNISTSplits(experiment.Flags{Seed: c.Seed, TrainN: c.NTrain, TestN: c.NTest}, c.Val, c.Batch, trainEval)
 	if err != nil {
 		return nil, err
 	}
-	d := &data{}
-	subsets := experiment.Flags{Seed: c.Seed, TrainN: c.NTrain, TestN: c.NTest}
-	if tr, d.test, err = subsets.Subsets(tr, te); err != nil {
-		return nil, err
-	}
-	d.train = tr
-	if c.Val > 0 {
-		if c.Val >= tr.Len()-c.Batch {
-			return nil, fmt.Errorf("-val %d leaves fewer than one batch of %d of the %d training images", c.Val, c.Batch, tr.Len())
-		}
-		if d.train, d.val, err = tr.Split(float64(c.Val)/float64(tr.Len()), c.Seed); err != nil {
-			return nil, err
-		}
-	}
-	if c.Dropout > 0 { // the paper plots the loss of the network without dropout
-		if d.trainEval, err = experiment.Subset(d.train, min(5000, d.train.Len()), c.Seed, "train-eval"); err != nil {
-			return nil, err
-		}
-	}
-	if d.stepsPerEpoch = d.train.Len() / c.Batch; d.stepsPerEpoch == 0 {
-		return nil, fmt.Errorf("%d training images make no batch of %d", d.train.Len(), c.Batch)
+	d := &data{Splits: s, stepsPerEpoch: s.Train.Len() / c.Batch}
+	if d.stepsPerEpoch == 0 {
+		return nil, fmt.Errorf("%d training images make no batch of %d", s.Train.Len(), c.Batch)
 	}
 	d.evalEvery = max(1, d.stepsPerEpoch/c.EvalsPerEpoch)
 	d.evalSteps = experiment.EvalSteps(c.Epochs, d.stepsPerEpoch, d.evalEvery)
@@ -307,12 +278,12 @@ func network(c config, d *data, a activation.Activation, seed uint64, dropout fl
 	if err != nil {
 		return train.Model{}, nil, err
 	}
-	mlp, err := nn.NewMLP(g, "mlp", nn.MLPConfig{In: d.train.Features, Hidden: slices.Repeat([]int{c.Width}, c.Layers),
-		Out: d.train.Classes, Activation: a, Dropout: dropout, WeightInit: graph.UnitNormRows(), BiasInit: graph.Zeros()})
+	mlp, err := nn.NewMLP(g, "mlp", nn.MLPConfig{In: d.Train.Features, Hidden: slices.Repeat([]int{c.Width}, c.Layers),
+		Out: d.Train.Classes, Activation: a, Dropout: dropout, WeightInit: graph.UnitNormRows(), BiasInit: graph.Zeros()})
 	if err != nil {
 		return train.Model{}, nil, err
 	}
-	x, _ := g.Input("x", c.Batch, d.train.Features)
+	x, _ := g.Input("x", c.Batch, d.Train.Features)
 	y, _ := g.Input("y", c.Batch)
 	logits, err := mlp.Forward(x)
 	if err != nil {
@@ -330,25 +301,12 @@ func trainRun(c config, d *data, r *runResult) error {
 	if err != nil {
 		return err
 	}
-	loader := func(ds *datasets.Dataset, shuffle bool) (*datasets.Loader, error) {
-		if ds == nil {
-			return nil, nil
-		}
-		return datasets.NewLoader(ds, datasets.LoaderConfig{BatchSize: c.Batch, Shuffle: shuffle, Seed: r.Seed, DropLast: shuffle})
-	}
-	trainL, err1 := loader(d.train, true)
-	testL, err2 := loader(d.test, false)
-	valL, err3 := loader(d.val, false)
-	trainEvalL, err4 := loader(d.trainEval, false)
+	trainL, err1 := experiment.Loader(d.Train, c.Batch, true, r.Seed)
+	testL, err2 := experiment.Loader(d.Test, c.Batch, false, r.Seed)
+	valL, err3 := experiment.Loader(d.Val, c.Batch, false, r.Seed)
+	trainEvalL, err4 := experiment.Loader(d.TrainEval, c.Batch, false, r.Seed)
 	if err := errors.Join(err1, err2, err3, err4); err != nil {
 		return err
-	}
-	score := func(t *train.Trainer, l *datasets.Loader) (loss, errRate float64, err error) {
-		if l == nil {
-			return math.NaN(), math.NaN(), nil
-		}
-		e, err := t.Evaluate(l)
-		return e.Loss, 1 - e.Accuracy, err
 	}
 	var opt optim.Optimizer = optim.NewAdam(r.Setting.LR)
 	if r.Setting.Opt == "sgd" {
@@ -357,11 +315,11 @@ func trainRun(c config, d *data, r *runResult) error {
 	t, err := train.New(model, opt, trainL, testL, train.Config{Epochs: c.Epochs, EvalEvery: d.evalEvery, Dir: r.Dir,
 		Quiet: c.Quiet || c.Workers > 1, Progress: c.Progress,
 		OnEval: func(t *train.Trainer, e train.EvalInfo) error {
-			valLoss, valErr, err := score(t, valL)
+			valLoss, valErr, err := experiment.Score(t, valL)
 			if err != nil {
 				return err
 			}
-			noDrop, _, err := score(t, trainEvalL)
+			noDrop, _, err := experiment.Score(t, trainEvalL)
 			if err != nil {
 				return err
 			}

@@ -119,11 +119,11 @@ func writeReport(c config, d *data, res *results) error {
 		return err
 	}
 	pg := &page{config: c, PaperEpochs: paperEpochs, PaperSeeds: paperSeeds, Work: float64(paperEpochs*paperSeeds) / float64(c.Epochs*c.Seeds),
-		Labels: map[string]string{}, TrainN: d.train.Len(), TestN: d.test.Len(), Features: d.train.Features, EvalEvery: d.evalEvery,
+		Labels: map[string]string{}, TrainN: d.Train.Len(), TestN: d.Test.Len(), Features: d.Train.Features, EvalEvery: d.evalEvery,
 		Evals: len(d.evalSteps), LastSeed: int(c.Seed) + c.Seeds - 1, Alpha: alpha, MinSeeds: experiment.MinPairs(alpha),
 		Runs: len(res.Runs), StepsPerEpoch: d.stepsPerEpoch, BLAS: gemm.Name()}
-	if d.val != nil {
-		pg.HeldOut = d.val.Len()
+	if d.Val != nil {
+		pg.HeldOut = d.Val.Len()
 	}
 	for _, o := range c.Opts {
 		if pg.Labels[o], err = report.Render(reportTmpl, "optimizer", view{page: pg, Opt: o}); err != nil {
@@ -146,7 +146,7 @@ func writeReport(c config, d *data, res *results) error {
 	for k, v := range map[string]any{
 		"config.epochs": c.Epochs, "config.seeds": c.Seeds, "config.first_seed": int(c.Seed), "config.batch": c.Batch,
 		"config.layers": c.Layers, "config.width": c.Width, "config.dropout": c.Dropout, "config.momentum": c.Momentum,
-		"config.train_examples": d.train.Len(), "config.test_examples": d.test.Len(), "config.val_examples": c.Val,
+		"config.train_examples": d.Train.Len(), "config.test_examples": d.Test.Len(), "config.val_examples": c.Val,
 		"config.steps_per_epoch": d.stepsPerEpoch, "config.eval_steps": d.evalSteps, "config.blas": gemm.Name(),
 		"config.activations": strings.Split(c.Acts.String(), ","), "config.optimizers": []string(c.Opts),
 		"config.adam_lr": []float64(c.AdamLR), "config.sgd_lr": []float64(c.SGDLR),
@@ -160,7 +160,7 @@ func writeReport(c config, d *data, res *results) error {
 // pre-activations (and of the logits) in the untrained network, seed
 // c.Seed, on the first training batch of epoch 0.
 func initScale(r *report.Report, c config, d *data) (report.TableData, error) {
-	l, err := datasets.NewLoader(d.train, datasets.LoaderConfig{BatchSize: c.Batch, Shuffle: true, Seed: c.Seed, DropLast: true})
+	l, err := datasets.NewLoader(d.Train, datasets.LoaderConfig{BatchSize: c.Batch, Shuffle: true, Seed: c.Seed, DropLast: true})
 	if err != nil {
 		return report.TableData{}, err
 	}

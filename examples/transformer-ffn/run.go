@@ -23,7 +23,7 @@ type runResult = experiment.Run[activation.Activation]
 
 // data is the task shared by every run.
 type data struct {
-	Name             string
+	Name             string // the -text file's name; "" for the Opticks
 	Chars            int
 	Train, Val, Eval *datasets.Dataset // Eval: the validation windows scored
 	Vocab            *datasets.CharVocab
@@ -37,8 +37,7 @@ type results struct {
 }
 
 func loadData(c config) (d data, err error) {
-	d.Name, d.Chars = "Newton's Opticks (datasets.Opticks)", 0
-	text := datasets.Opticks()
+	text := datasets.Opticks() // d.Name "": report.md.tmpl names it
 	if c.TextFile != "" {
 		if text, err = datasets.LoadText(c.TextFile); err != nil {
 			return d, err
@@ -72,11 +71,8 @@ func run(c config) (*results, error) {
 		return nil, err
 	}
 	s := shape{Vocab: d.Vocab.Size(), Context: c.Context, Embed: c.Embed, Dim: c.Dim, Hidden: c.Hidden, Layers: c.Layers}
-	grid := experiment.Grid[activation.Activation]{Settings: c.Acts, Name: key, Dir: c.Out, Workers: c.Workers,
-		Metrics: []string{"train_loss", "val_loss", "val_bpc", "val_accuracy"}}
-	for i := range c.Seeds {
-		grid.Seeds = append(grid.Seeds, c.Seed+uint64(i))
-	}
+	grid := experiment.Grid[activation.Activation]{Settings: c.Acts, Seeds: experiment.SeedRange(c.Seed, c.Seeds), Name: key, Dir: c.Out,
+		Workers: c.Workers, Metrics: []string{"train_loss", "val_loss", "val_bpc", "val_accuracy"}}
 	if c.Progress == nil {
 		c.Progress = os.Stderr
 	}
