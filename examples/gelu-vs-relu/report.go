@@ -110,11 +110,7 @@ func best(res *results, opt string, a activation.Activation) *group {
 }
 
 func writeReport(c config, d *data, res *results) error {
-	title, err := report.Render(reportTmpl, "title", nil)
-	if err != nil {
-		return err
-	}
-	r, err := report.New(c.Out, title, report.WithCommand(c.Args...))
+	r, err := report.NewFromTemplate(c.Out, reportTmpl, nil, report.WithCommand(c.Args...))
 	if err != nil {
 		return err
 	}

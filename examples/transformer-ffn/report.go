@@ -91,11 +91,7 @@ func writeReport(c config, res *results) error {
 	d, s := res.Data, res.Shape
 	pg := &page{config: c, D: d, S: s, Smooth: smooth, MinSeeds: experiment.MinPairs(0.05), Params: s.params(), BLAS: gemm.Name(), CPUs: runtime.NumCPU(),
 		Procs: runtime.GOMAXPROCS(0), Epochs: float64(c.Steps*c.Batch) / float64(d.Train.Len()), HalfStep: (c.Steps + 1) / 2}
-	title, err := report.Render(reportTmpl, "title", pg)
-	if err != nil {
-		return err
-	}
-	r, err := report.New(c.Out, title, report.WithCommand(c.Args...))
+	r, err := report.NewFromTemplate(c.Out, reportTmpl, pg, report.WithCommand(c.Args...))
 	if err != nil {
 		return err
 	}

@@ -37,6 +37,9 @@ type results struct {
 }
 
 func loadData(c config) (d data, err error) {
+	if err := c.check(); err != nil {
+		return d, err
+	}
 	text := datasets.Opticks() // d.Name "": report.md.tmpl names it
 	if c.TextFile != "" {
 		if text, err = datasets.LoadText(c.TextFile); err != nil {
@@ -63,10 +66,7 @@ func loadData(c config) (d data, err error) {
 }
 
 func run(c config) (*results, error) {
-	if err := c.check(); err != nil {
-		return nil, err
-	}
-	d, err := loadData(c)
+	d, err := loadData(c) // checks c first
 	if err != nil {
 		return nil, err
 	}

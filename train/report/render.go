@@ -114,3 +114,13 @@ func (r *Report) ClaimFrom(t *template.Template, name string, data any, v Verdic
 	c.Verdict = v
 	return r.Claim(c)
 }
+
+// NewFromTemplate starts a report in dir (New) titled by the template
+// named "title" of t, rendered with data (Render): the title is prose too.
+func NewFromTemplate(dir string, t *template.Template, data any, opts ...Option) (*Report, error) {
+	title, err := Render(t, "title", data)
+	if err != nil {
+		return nil, err
+	}
+	return New(dir, title, opts...)
+}
