@@ -216,7 +216,7 @@ func run(c config) (*results, error) {
 	grid := experiment.Grid[setting]{Name: setting.name, Metrics: metrics, Dir: filepath.Join(c.Out, "runs"), Resume: c.Resume,
 		Workers: c.Workers, Shard: c.Shard, Merge: c.Merge, Seeds: experiment.SeedRange(c.Seed, c.Seeds),
 		Fingerprint: fmt.Sprintf("epochs=%d batch=%d layers=%d width=%d dropout=%g momentum=%g val=%d n-train=%d n-test=%d evals=%v blas=%s",
-			c.Epochs, c.Batch, c.Layers, c.Width, c.Dropout, c.Momentum, c.Val, c.NTrain, c.NTest, d.evalSteps, experiment.RunBLAS())}
+			c.Epochs, c.Batch, c.Layers, c.Width, c.Dropout, c.Momentum, c.Val, c.NTrain, c.NTest, d.EvalSteps, experiment.RunBLAS())}
 	for _, o := range c.Opts {
 		for _, a := range c.Acts {
 			for _, lr := range c.lrs(o) {
@@ -249,8 +249,8 @@ func run(c config) (*results, error) {
 // data is what every run shares.
 type data struct {
 	experiment.Splits        // TrainEval: with -dropout, a training subset scored with dropout off
-	stepsPerEpoch, evalEvery int
-	evalSteps                []int // where train.Trainer evaluates
+	StepsPerEpoch, EvalEvery int
+	EvalSteps                []int // where train.Trainer evaluates
 }
 
 func loadData(c config) (*data, error) {
@@ -262,12 +262,12 @@ func loadData(c config) (*data, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &data{Splits: s, stepsPerEpoch: s.Train.Len() / c.Batch}
-	if d.stepsPerEpoch == 0 {
+	d := &data{Splits: s, StepsPerEpoch: s.Train.Len() / c.Batch}
+	if d.StepsPerEpoch == 0 {
 		return nil, fmt.Errorf("%d training images make no batch of %d", s.Train.Len(), c.Batch)
 	}
-	d.evalEvery = max(1, d.stepsPerEpoch/c.EvalsPerEpoch)
-	d.evalSteps = experiment.EvalSteps(c.Epochs, d.stepsPerEpoch, d.evalEvery)
+	d.EvalEvery = max(1, d.StepsPerEpoch/c.EvalsPerEpoch)
+	d.EvalSteps = experiment.EvalSteps(c.Epochs, d.StepsPerEpoch, d.EvalEvery)
 	return d, nil
 }
 
@@ -312,7 +312,7 @@ func trainRun(c config, d *data, r *runResult) error {
 	if r.Setting.Opt == "sgd" {
 		opt = &optim.SGD{LearningRate: r.Setting.LR, Momentum: c.Momentum}
 	}
-	t, err := train.New(model, opt, trainL, testL, train.Config{Epochs: c.Epochs, EvalEvery: d.evalEvery, Dir: r.Dir,
+	t, err := train.New(model, opt, trainL, testL, train.Config{Epochs: c.Epochs, EvalEvery: d.EvalEvery, Dir: r.Dir,
 		Quiet: c.Quiet || c.Workers > 1, Progress: c.Progress,
 		OnEval: func(t *train.Trainer, e train.EvalInfo) error {
 			valLoss, valErr, err := experiment.Score(t, valL)

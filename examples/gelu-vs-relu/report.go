@@ -32,22 +32,21 @@ const paperEpochs, paperSeeds = 50, 5
 // page is what report.md.tmpl shows besides the claims.
 type page struct {
 	config
-	PaperEpochs, PaperSeeds          int
-	Work                             float64           // the paper's epochs × seeds over this run's
-	Labels                           map[string]string // per optimizer: "Adam", "SGD, momentum 0.9"
-	TrainN, HeldOut, TestN, Features int               // images; HeldOut: 0 without a validation split
-	EvalEvery, Evals, LastSeed       int
-	Setup, InitRMS                   report.TableData
-	Orders                           []order
-	FinalTestError, Final            report.TableData
-	LRSelection                      report.TableData // empty unless a learning rate was chosen
-	Diverged                         []*runResult
-	Curves                           string // curves.csv's link
-	Plots                            []namedPlot
-	Along                            []alongTable
-	Alpha                            float64
-	MinSeeds, Runs, StepsPerEpoch    int
-	BLAS                             string
+	*data
+	PaperEpochs, PaperSeeds int
+	Work                    float64           // the paper's epochs × seeds over this run's
+	Labels                  map[string]string // per optimizer: "Adam", "SGD, momentum 0.9"
+	Setup, InitRMS          report.TableData
+	Orders                  []order
+	FinalTestError, Final   report.TableData
+	LRSelection             report.TableData // empty unless a learning rate was chosen
+	All, Diverged           []*runResult
+	Curves                  string // curves.csv's link
+	Plots                   []namedPlot
+	Along                   []alongTable
+	Alpha                   float64
+	MinSeeds                int
+	BLAS                    string
 }
 
 // order is one optimizer's reported settings, best first.
@@ -80,6 +79,7 @@ type view struct {
 	Vs    []experiment.Versus // or several
 }
 
+func (p *page) LastSeed() uint64                   { return p.Seed + uint64(p.Seeds) - 1 }
 func (p *page) Short() bool                        { return p.Epochs < p.PaperEpochs || p.Seeds < p.PaperSeeds }
 func (p *page) OptLabel(opt string) string         { return p.Labels[opt] }
 func (p *page) StepsPerRun() int                   { return p.Epochs * p.StepsPerEpoch }
@@ -114,13 +114,8 @@ func writeReport(c config, d *data, res *results) error {
 	if err != nil {
 		return err
 	}
-	pg := &page{config: c, PaperEpochs: paperEpochs, PaperSeeds: paperSeeds, Work: float64(paperEpochs*paperSeeds) / float64(c.Epochs*c.Seeds),
-		Labels: map[string]string{}, TrainN: d.Train.Len(), TestN: d.Test.Len(), Features: d.Train.Features, EvalEvery: d.evalEvery,
-		Evals: len(d.evalSteps), LastSeed: int(c.Seed) + c.Seeds - 1, Alpha: alpha, MinSeeds: experiment.MinPairs(alpha),
-		Runs: len(res.Runs), StepsPerEpoch: d.stepsPerEpoch, BLAS: gemm.Name()}
-	if d.Val != nil {
-		pg.HeldOut = d.Val.Len()
-	}
+	pg := &page{config: c, data: d, PaperEpochs: paperEpochs, PaperSeeds: paperSeeds, Work: float64(paperEpochs*paperSeeds) / float64(c.Epochs*c.Seeds),
+		Labels: map[string]string{}, All: res.Runs, Alpha: alpha, MinSeeds: experiment.MinPairs(alpha), BLAS: gemm.Name()}
 	for _, o := range c.Opts {
 		if pg.Labels[o], err = report.Render(reportTmpl, "optimizer", view{page: pg, Opt: o}); err != nil {
 			return err
@@ -143,7 +138,7 @@ func writeReport(c config, d *data, res *results) error {
 		"config.epochs": c.Epochs, "config.seeds": c.Seeds, "config.first_seed": int(c.Seed), "config.batch": c.Batch,
 		"config.layers": c.Layers, "config.width": c.Width, "config.dropout": c.Dropout, "config.momentum": c.Momentum,
 		"config.train_examples": d.Train.Len(), "config.test_examples": d.Test.Len(), "config.val_examples": c.Val,
-		"config.steps_per_epoch": d.stepsPerEpoch, "config.eval_steps": d.evalSteps, "config.blas": gemm.Name(),
+		"config.steps_per_epoch": d.StepsPerEpoch, "config.eval_steps": d.EvalSteps, "config.blas": gemm.Name(),
 		"config.activations": strings.Split(c.Acts.String(), ","), "config.optimizers": []string(c.Opts),
 		"config.adam_lr": []float64(c.AdamLR), "config.sgd_lr": []float64(c.SGDLR),
 	} {
@@ -243,7 +238,7 @@ func tables(r *report.Report, c config, d *data, res *results, pg *page) {
 			pg.Diverged = append(pg.Diverged, run)
 		}
 	}
-	epoch := func(step int) float64 { return float64(step) / float64(d.stepsPerEpoch) }
+	epoch := func(step int) float64 { return float64(step) / float64(d.StepsPerEpoch) }
 	pg.Curves, _ = r.Capture(func() error {
 		return experiment.WriteBands(r, "curves", res.Groups, []string{"activation", "optimizer", "lr", "selected", "step", "epoch"},
 			func(g *group, step int) []any {
@@ -251,7 +246,7 @@ func tables(r *report.Report, c config, d *data, res *results, pg *page) {
 			})
 	})
 	// The medians at every evaluation, thinned to about 12 rows.
-	steps := experiment.ThinSteps(d.evalSteps, d.stepsPerEpoch, 12)
+	steps := experiment.ThinSteps(d.EvalSteps, d.StepsPerEpoch, 12)
 	titles := strings.Split(labels(c.Acts), ", ")
 	for _, o := range c.Opts {
 		var gs []*group
@@ -275,7 +270,7 @@ func labels(as []activation.Activation) string {
 // with each optimizer against epochs: medians over seeds, shaded from min
 // to max.
 func plots(c config, d *data, res *results, pg *page) {
-	epoch := func(step int) float64 { return float64(step) / float64(d.stepsPerEpoch) }
+	epoch := func(step int) float64 { return float64(step) / float64(d.StepsPerEpoch) }
 	for _, o := range c.Opts {
 		for _, p := range []namedPlot{
 			{Name: "train_loss_" + o, NoDrop: c.Dropout > 0, Spec: report.PlotSpec{Title: "Training loss, " + pg.Labels[o], YLabel: "cross-entropy (nats)"}},

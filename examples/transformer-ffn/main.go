@@ -47,10 +47,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/geluproject/gelu/datasets"
-	"github.com/geluproject/gelu/graph/rng"
 	"github.com/geluproject/gelu/ops/activation"
 	"github.com/geluproject/gelu/optim"
 	"github.com/geluproject/gelu/train"
@@ -138,13 +136,9 @@ func loadData(c config) (d data, err error) {
 	if err != nil {
 		return d, err
 	}
-	d.Chars, d.Eval = len([]rune(text)), d.Val
-	if c.ValWindows > 0 && c.ValWindows < d.Val.Len() {
-		idx := rng.New(c.Seed, "validation windows").Perm(d.Val.Len())[:c.ValWindows]
-		slices.Sort(idx)
-		if d.Eval, err = d.Val.Subset(idx); err != nil {
-			return d, err
-		}
+	d.Chars = len([]rune(text))
+	if d.Eval, err = experiment.Subset(d.Val, min(c.ValWindows, d.Val.Len()), c.Seed, "validation windows"); err != nil {
+		return d, err
 	}
 	if d.Train.Len() < c.Batch {
 		return d, fmt.Errorf("%d training windows, fewer than one batch of %d: use a longer text or a smaller -batch", d.Train.Len(), c.Batch)
@@ -186,12 +180,9 @@ func trainOne(c config, d data, s shape, r *runResult) error {
 			return err
 		}
 	}
-	trainData, err := datasets.NewLoader(d.Train, datasets.LoaderConfig{BatchSize: c.Batch, Shuffle: true, Seed: r.Seed, DropLast: true})
-	if err != nil {
-		return err
-	}
-	valData, err := datasets.NewLoader(d.Eval, datasets.LoaderConfig{BatchSize: c.Batch})
-	if err != nil {
+	trainData, err1 := experiment.Loader(d.Train, c.Batch, true, r.Seed)
+	valData, err2 := experiment.Loader(d.Eval, c.Batch, false, 0)
+	if err := errors.Join(err1, err2); err != nil {
 		return err
 	}
 	sched, err := optim.Cosine(c.LR, c.Steps, 0)

@@ -58,23 +58,12 @@ func (p *page) Predicted() int      { return p.Steps * p.Batch }
 
 // diff is one activation's final validation loss against the first one's.
 type diff struct {
-	Name         string
-	Delta, SE, Z float64 // nats/char
-	Lower, N     int     // seeds where Name's loss is lower, of N
-	P            float64 // one-sided sign test
-	Along        experiment.Along
-}
-
-func (d diff) Clear() bool   { return math.Abs(d.Z) >= 2 } // two standard errors or more from zero
-func (d diff) AbsZ() float64 { return math.Abs(d.Z) }
-func (d diff) Bits() string  { return report.FormatPM(bits(d.Delta), bits(d.SE)) }
-
-// Better is the activation with the lower loss: d's or base's.
-func (d diff) Better(base string) string {
-	if d.Delta > 0 {
-		return base
-	}
-	return d.Name
+	Name              string
+	Delta, SE, AbsZ   float64 // nats/char; |Delta/SE|: two or more is a clear difference
+	BitsDelta, BitsSE float64 // the same in bits/char
+	Lower, N          int     // seeds where Name's loss is lower, of N
+	P                 float64 // one-sided sign test
+	Along             experiment.Along
 }
 
 // rise is a run whose training loss climbed by more than 0.2 nats.
@@ -225,7 +214,7 @@ func comparison(r *report.Report, c config, res *results, pg *page) {
 		if c.Seeds == 1 {
 			d.SE = ses[0]
 		}
-		d.Z = d.Delta / d.SE
+		d.AbsZ, d.BitsDelta, d.BitsSE = math.Abs(d.Delta/d.SE), bits(d.Delta), bits(d.SE)
 		r.Set(g.Name+".delta_val_loss", d.Delta)
 		r.Set(g.Name+".delta_val_loss_se", d.SE)
 		r.Set(g.Name+".lower_seeds", p.Lower)
