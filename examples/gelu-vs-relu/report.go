@@ -247,7 +247,10 @@ func tables(r *report.Report, c config, d *data, res *results, pg *page) {
 	})
 	// The medians at every evaluation, thinned to about 12 rows.
 	steps := experiment.ThinSteps(d.EvalSteps, d.StepsPerEpoch, 12)
-	titles := strings.Split(labels(c.Acts), ", ")
+	var titles []string
+	for _, a := range c.Acts {
+		titles = append(titles, a.Title())
+	}
 	for _, o := range c.Opts {
 		var gs []*group
 		for _, a := range c.Acts {
@@ -256,14 +259,6 @@ func tables(r *report.Report, c config, d *data, res *results, pg *page) {
 		pg.Along = append(pg.Along, alongTable{"curve_train_loss_" + o, pg.Labels[o], false, experiment.MedianTable("epoch", epoch, steps, gs, titles, tk, 1)},
 			alongTable{"curve_test_error_" + o, pg.Labels[o], true, experiment.MedianTable("epoch", epoch, steps, gs, titles, "test_error", 100)})
 	}
-}
-
-func labels(as []activation.Activation) string {
-	var s []string
-	for _, a := range as {
-		s = append(s, a.Title())
-	}
-	return strings.Join(s, ", ")
 }
 
 // plots draws the training loss and the test error of every activation
