@@ -67,11 +67,13 @@ func writeReport(c config, argv []string, ws []workload, t tally, torch torchInf
 		return err
 	} else if len(rows) > 0 {
 		r.Section("GPT training step")
-		r.Text("The gpt workloads (above) in tokens per second, batch·T / step time, each side at its best setting; ratio = this project's tokens/s ÷ " + torchName +
-			"'s. Parameters are counted from this project's graph (the tied embedding once); bench_torch.py builds the same model, checked to have as many by the tests. " +
-			"Allocations are per training step in steady state, this project's child process at its best setting.")
-		r.Table("gpt", []string{"model", "dtype", "parameters", "tokens/step", "tokens/s", "setting", "ms/step", torchName + " tokens/s", "PyTorch setting", torchName + " ms/step",
-			"tokens/s ratio", "allocs/step", "KB allocated/step"}, rows)
+		r.Text("The gpt workloads (above) in tokens per second, batch·T / step time, each side at its best setting: this project with OpenBLAS, " +
+			"this project with its own GEMM (GELU_BLAS=own) and " + torchName + "; a ratio is this project's tokens/s ÷ " + torchName + "'s. " +
+			"Parameters are counted from this project's graph (the tied embedding once); bench_torch.py builds the same model, checked to have as many by the tests. " +
+			"Allocations are per training step in steady state, in this project's child process at the setting named.")
+		r.Table("gpt", []string{"model", "dtype", "parameters", "tokens/step", "tokens/s", "setting", "ms/step", "allocs/step", "KB allocated/step",
+			"own GEMM tokens/s", "own GEMM setting", "own GEMM allocs/step", torchName + " tokens/s", "PyTorch setting", torchName + " ms/step",
+			"ratio", "own GEMM ratio"}, rows)
 	}
 
 	if rows := pairRows(ws, t, "ffn", "gemm", r, "step_over_gemm"); len(rows) > 0 {
@@ -101,6 +103,7 @@ func writeReport(c config, argv []string, ws []workload, t tally, torch torchInf
 	r.Describe("*.speedup_vs_pytorch", "PyTorch time / this project's time, each at its best setting")
 	r.Describe("*.peak_rss_mb", "peak resident memory of the child process that ran the workload at its best setting")
 	r.Describe("*.allocs_per_step", "heap allocations per step in the timed runs (runtime.MemStats.Mallocs difference ÷ steps) of the child at the best setting")
+	r.Describe("*.pure_go_allocs_per_step", "gpt: allocs_per_step of the own-GEMM child at its best setting")
 	r.Describe("*.alloc_bytes_per_step", "heap bytes allocated per step, likewise (TotalAlloc)")
 	r.Describe("*.params", "gpt: trainable scalars of the model, from this project's graph")
 	r.Describe("*.step_over_gemm*", "ffn step time / the time of its six matrix products (ours; _pytorch: PyTorch's)")
@@ -116,8 +119,8 @@ func writeReport(c config, argv []string, ws []workload, t tally, torch torchInf
 	return err
 }
 
-// gptRows gives a row per gpt workload of ws: the model, both sides'
-// tokens/s and step times, their ratio and this project's allocations.
+// gptRows gives a row per gpt workload of ws: the model, each side's
+// tokens/s, this project's allocations and the ratios to PyTorch.
 func gptRows(ws []workload, t tally, r *report.Report) ([][]any, error) {
 	var rows [][]any
 	for _, w := range ws {
@@ -130,9 +133,15 @@ func gptRows(ws []workload, t tally, r *report.Report) ([][]any, error) {
 		}
 		r.Set(strings.ReplaceAll(w.name, "/", ".")+".params", params)
 		oset, o, _ := t.best(sideOurs, w.name)
-		ts, tr, ok := t.best(sideTorch, w.name)
-		rows = append(rows, []any{w.args, w.dt.String(), params, int(w.work), w.value(o.Seconds), oset, o.Seconds * 1e3,
-			optional(ok, w.value(tr.Seconds)), optional(ok, ts), optional(ok, tr.Seconds*1e3), optional(ok, tr.Seconds/o.Seconds), o.Allocs, o.AllocBytes / 1024})
+		fset, f, okF := t.best(sidePureGo, w.name)
+		ts, tr, okT := t.best(sideTorch, w.name)
+		rows = append(rows, []any{w.args, w.dt.String(), params, int(w.work), w.value(o.Seconds), oset, o.Seconds * 1e3, o.Allocs, o.AllocBytes / 1024,
+			optional(okF, w.value(f.Seconds)), optional(okF, fset), optional(okF, f.Allocs),
+			optional(okT, w.value(tr.Seconds)), optional(okT, ts), optional(okT, tr.Seconds*1e3),
+			optional(okT, tr.Seconds/o.Seconds), optional(okT && okF, tr.Seconds/f.Seconds)})
+		if okF {
+			r.Set(strings.ReplaceAll(w.name, "/", ".")+".pure_go_allocs_per_step", f.Allocs)
+		}
 	}
 	return rows, nil
 }
