@@ -22,6 +22,14 @@ Workload families:
   mlp/<fixed|shuffledN>/float32  Adam step of the GELU paper's MNIST MLP (784 -> 8 x 128 -> 10,
                                  GELU, batch 128, cross-entropy, lr 1e-3) on one batch, or over a
                                  shuffled pass of N random MNIST-shaped examples (time per step)
+  gpt/L<n>-d<w>-h<h>-T<t>-B<b>/<dtype>
+                                 AdamW step (PyTorch's defaults: lr 1e-3, weight decay 0.01) of
+                                 nanoGPT's model on one fixed batch: n pre-LN blocks of width w, h
+                                 causal heads, exact-GELU MLP 4w, biases, tied embeddings, no
+                                 dropout, vocabulary 91, context t, batch b; nanoGPT's init
+
+--params prints, instead of timing, the parameter count of each --workloads
+model (gpt only): {"name": ..., "params": n}, one line each.
 """
 import argparse
 import json
@@ -42,6 +50,7 @@ def parse_args():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--workloads", help="comma-separated workload names")
     ap.add_argument("--serve", action="store_true", help="read workload names from stdin instead, answer each with a JSON line")
+    ap.add_argument("--params", action="store_true", help="print the parameter count of each --workloads model (gpt only) instead of timing")
     args = ap.parse_args()
     if not args.serve and not args.workloads:
         ap.error("want --workloads or --serve")
@@ -56,6 +65,8 @@ for var in THREAD_VARS:
     have = os.environ.setdefault(var, str(ARGS.threads))
     if have != str(ARGS.threads):
         sys.exit(f"bench_torch.py: {var}={have} in the environment, but --threads {ARGS.threads}")
+
+import math  # noqa: E402
 
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
@@ -204,7 +215,128 @@ def mlp(args, dtype):
     return run, nb
 
 
-FAMILIES = {"gelu": gelu, "copy": copy, "ffn": ffn, "gemm": gemm, "mlp": mlp}
+# The gpt workload: nanoGPT's model.py as PyTorch 1.13 runs it (no
+# scaled_dot_product_attention before 2.0: nanoGPT's explicit attention),
+# with dropout 0 left out, as examples/benchmark's nn.GPT.
+GPT_VOCAB = 91  # the distinct characters of Newton's Opticks, examples/char-gpt's vocabulary
+
+
+class CausalSelfAttention(nn.Module):
+    def __init__(self, d, heads, t):
+        super().__init__()
+        self.c_attn = nn.Linear(d, 3 * d)
+        self.c_proj = nn.Linear(d, d)
+        self.heads, self.d = heads, d
+        self.register_buffer("bias", torch.tril(torch.ones(t, t)).view(1, 1, t, t))
+
+    def forward(self, x):
+        b, t, d = x.size()
+        q, k, v = self.c_attn(x).split(d, dim=2)
+        k = k.view(b, t, self.heads, d // self.heads).transpose(1, 2)
+        q = q.view(b, t, self.heads, d // self.heads).transpose(1, 2)
+        v = v.view(b, t, self.heads, d // self.heads).transpose(1, 2)
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+        att = att.masked_fill(self.bias[:, :, :t, :t] == 0, float("-inf"))
+        att = nn.functional.softmax(att, dim=-1)
+        y = (att @ v).transpose(1, 2).contiguous().view(b, t, d)
+        return self.c_proj(y)
+
+
+class MLP(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.c_fc = nn.Linear(d, 4 * d)
+        self.gelu = nn.GELU()
+        self.c_proj = nn.Linear(4 * d, d)
+
+    def forward(self, x):
+        return self.c_proj(self.gelu(self.c_fc(x)))
+
+
+class Block(nn.Module):
+    def __init__(self, d, heads, t):
+        super().__init__()
+        self.ln_1 = nn.LayerNorm(d)
+        self.attn = CausalSelfAttention(d, heads, t)
+        self.ln_2 = nn.LayerNorm(d)
+        self.mlp = MLP(d)
+
+    def forward(self, x):
+        x = x + self.attn(self.ln_1(x))
+        return x + self.mlp(self.ln_2(x))
+
+
+class GPT(nn.Module):
+    def __init__(self, layers, d, heads, t, vocab):
+        super().__init__()
+        self.transformer = nn.ModuleDict(dict(
+            wte=nn.Embedding(vocab, d), wpe=nn.Embedding(t, d),
+            h=nn.ModuleList([Block(d, heads, t) for _ in range(layers)]), ln_f=nn.LayerNorm(d)))
+        self.lm_head = nn.Linear(d, vocab, bias=False)
+        self.transformer.wte.weight = self.lm_head.weight  # tied
+        self.apply(self._init_weights)
+        for name, p in self.named_parameters():
+            if name.endswith("c_proj.weight"):
+                nn.init.normal_(p, mean=0.0, std=0.02 / math.sqrt(2 * layers))
+
+    def _init_weights(self, module):
+        if isinstance(module, (nn.Linear, nn.Embedding)):
+            nn.init.normal_(module.weight, mean=0.0, std=0.02)
+        if isinstance(module, nn.Linear) and module.bias is not None:
+            nn.init.zeros_(module.bias)
+
+    def forward(self, ids, targets):
+        t = ids.size(1)
+        pos = torch.arange(0, t, dtype=torch.long)
+        x = self.transformer.wte(ids) + self.transformer.wpe(pos)
+        for block in self.transformer.h:
+            x = block(x)
+        logits = self.lm_head(self.transformer.ln_f(x))
+        return nn.functional.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1))
+
+
+def gpt_config(args):
+    m = re.fullmatch(r"L(\d+)-d(\d+)-h(\d+)-T(\d+)-B(\d+)", args)
+    if not m:
+        raise ValueError(f"gpt {args!r}, want L<blocks>-d<width>-h<heads>-T<context>-B<batch>")
+    layers, d, heads, t, batch = (int(v) for v in m.groups())
+    if min(layers, d, heads, t, batch) < 1 or d % heads:
+        raise ValueError(f"gpt {args!r}: want sizes >= 1 and heads dividing the width")
+    return layers, d, heads, t, batch
+
+
+def gpt_model(args, dtype):
+    layers, d, heads, t, _ = gpt_config(args)
+    torch.manual_seed(1)
+    return GPT(layers, d, heads, t, GPT_VOCAB).to(dtype)
+
+
+def gpt(args, dtype):
+    _, _, _, t, batch = gpt_config(args)
+    model = gpt_model(args, dtype)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    g = torch.Generator().manual_seed(1)
+    ids = torch.randint(0, GPT_VOCAB, (batch, t), generator=g)
+    targets = torch.randint(0, GPT_VOCAB, (batch, t), generator=g)
+
+    def run():
+        opt.zero_grad(set_to_none=True)
+        loss = model(ids, targets)
+        loss.backward()
+        opt.step()
+
+    return run, 1
+
+
+def params(name):
+    """The number of trainable scalars of workload name's model (shared tensors once)."""
+    parts = name.split("/")
+    if len(parts) != 3 or parts[0] != "gpt" or parts[2] not in DTYPES:
+        raise ValueError(f"--params {name!r}: want gpt/<args>/<float32|float64>")
+    return sum(p.numel() for p in gpt_model(parts[1], DTYPES[parts[2]]).parameters())
+
+
+FAMILIES = {"gelu": gelu, "copy": copy, "ffn": ffn, "gemm": gemm, "mlp": mlp, "gpt": gpt}
 
 
 def build(name):
@@ -237,6 +369,10 @@ def main():
             "threads": torch.get_num_threads(), "interop_threads": torch.get_num_interop_threads()}
     if ARGS.serve:
         serve(info)
+        return
+    if ARGS.params:
+        for name in ARGS.workloads.split(","):
+            print(json.dumps({"name": name, "params": params(name)}))
         return
     info["times"] = {name: timed(*build(name), ARGS.reps) for name in ARGS.workloads.split(",")}
     print(json.dumps(info))

@@ -29,7 +29,9 @@ import (
 const warmup = 2
 
 // runChild times workload name: the median of reps runs after the warm-up,
-// printed as JSON.
+// printed as JSON, with the heap allocations per step over the timed runs
+// (the difference of runtime.MemStats.Mallocs and TotalAlloc, every
+// goroutine of the process counted, divided by the steps).
 func runChild(name string, reps int) error {
 	w, err := parseWorkload(name)
 	if err != nil {
@@ -45,6 +47,8 @@ func runChild(name string, reps int) error {
 		}
 	}
 	times := make([]float64, reps)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
 	for i := range times {
 		t0 := time.Now()
 		if err := run(); err != nil {
@@ -52,8 +56,11 @@ func runChild(name string, reps int) error {
 		}
 		times[i] = time.Since(t0).Seconds() / float64(steps)
 	}
+	runtime.ReadMemStats(&after)
 	sort.Float64s(times)
-	return json.NewEncoder(os.Stdout).Encode(result{Seconds: times[len(times)/2], PeakMB: peakRSS(), BLAS: gemm.Name()})
+	n := float64(reps * steps)
+	return json.NewEncoder(os.Stdout).Encode(result{Seconds: times[len(times)/2], PeakMB: peakRSS(), BLAS: gemm.Name(),
+		Allocs: float64(after.Mallocs-before.Mallocs) / n, AllocBytes: float64(after.TotalAlloc-before.TotalAlloc) / n})
 }
 
 func buildGELU(form string, dt tensor.Dtype) (func() error, int, error) {

@@ -6,6 +6,7 @@
 //	go run ./examples/benchmark                # about 15 minutes on 2 cores
 //	go run ./examples/benchmark -scaling       # plus step time vs tokens and vs width
 //	go run ./examples/benchmark -quick         # tiny shapes, 1 round: a smoke test
+//	go run ./examples/benchmark -workloads gpt # only the GPT training step
 //
 // Each side is run at every thread setting a user would try, and each
 // workload is reported at its side's best setting, named:
@@ -35,6 +36,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -46,6 +48,7 @@ type config struct {
 	python   string
 	script   string
 	threads  []int
+	only     []string // -workloads: families or workload names; nil: all
 	scaling  bool
 	quick    bool
 	fallback bool
@@ -61,13 +64,14 @@ func main() {
 		os.Exit(childMain(w))
 	}
 	var c config
-	threads := "1,2"
+	threads, only := "1,2", ""
 	flag.StringVar(&c.out, "out", "out/benchmark", "output folder for report.md, the tables' CSV files and summary.json")
 	flag.IntVar(&c.reps, "reps", 7, "timed runs per workload, setting and round (their median is the round's figure)")
 	flag.IntVar(&c.rounds, "rounds", 3, "rounds alternating this project and PyTorch; the best round of each is reported")
 	flag.StringVar(&c.python, "python", "auto", `python3 with torch for the PyTorch side ("auto": python3, then /usr/bin/python3; "none": skip)`)
 	flag.StringVar(&c.script, "script", "examples/benchmark/bench_torch.py", "the PyTorch side's script (the default is relative to the module root)")
 	flag.StringVar(&threads, "threads", threads, "thread counts tried on both sides, comma-separated")
+	flag.StringVar(&only, "workloads", "", "comma-separated families ("+familyNames()+": their workloads of this run) or full workload names such as gpt/L2-d128-h4-T64-B8/float32; empty: all")
 	flag.BoolVar(&c.scaling, "scaling", false, "also measure the step and its GEMMs at 4 more token counts and 4 more widths (float32)")
 	flag.BoolVar(&c.quick, "quick", false, "tiny shapes, -reps 1 -rounds 1 unless given: checks that everything runs")
 	flag.BoolVar(&c.fallback, "fallback", true, "also run the workloads with matrix products on the own GEMM, what a machine without OpenBLAS uses (GELU_BLAS=own)")
@@ -79,6 +83,9 @@ func main() {
 	}
 	if c.quick && !set["rounds"] {
 		c.rounds = 1
+	}
+	if only != "" {
+		c.only = strings.Split(only, ",")
 	}
 	var err error
 	if c.threads, err = parseThreads(threads); err == nil {
@@ -123,6 +130,10 @@ type result struct {
 	Seconds float64 `json:"seconds"` // median per step
 	PeakMB  float64 `json:"peak_rss_mb"`
 	BLAS    string  `json:"blas"`
+	// Heap allocations and bytes allocated per step in the timed runs
+	// (after the warm-up): steady state.
+	Allocs     float64 `json:"allocs_per_step"`
+	AllocBytes float64 `json:"alloc_bytes_per_step"`
 }
 
 // setting is one configuration of a side, applied through the environment
@@ -224,8 +235,12 @@ func run(c config, argv []string) error {
 	if c.reps < 1 || c.rounds < 1 || len(c.threads) == 0 {
 		return fmt.Errorf("-reps %d -rounds %d -threads %v: want reps and rounds ≥ 1 and a thread count", c.reps, c.rounds, c.threads)
 	}
+	names, err := selectWorkloads(workloadNames(c.scaling, c.quick), c.only)
+	if err != nil {
+		return err
+	}
 	var ws []workload
-	for _, name := range workloadNames(c.scaling, c.quick) {
+	for _, name := range names {
 		w, err := parseWorkload(name)
 		if err != nil {
 			return err
@@ -292,6 +307,45 @@ func run(c config, argv []string) error {
 		info = torch[0].info
 	}
 	return writeReport(c, argv, ws, t, info, py)
+}
+
+// selectWorkloads keeps those of names that -workloads selects: an item
+// with a "/" is a workload name, taken as given; any other item is a
+// family, selecting its workloads in names. nil selects all names.
+func selectWorkloads(names, only []string) ([]string, error) {
+	if only == nil {
+		return names, nil
+	}
+	var sel []string
+	for _, item := range only {
+		item = strings.TrimSpace(item)
+		if strings.Contains(item, "/") {
+			if !slices.Contains(sel, item) {
+				sel = append(sel, item)
+			}
+			continue
+		}
+		if !slices.ContainsFunc(families, func(f family) bool { return f.name == item }) {
+			return nil, fmt.Errorf("-workloads: %q is neither a family (want one of %s) nor a workload name <family>/<args>/<dtype>", item, familyNames())
+		}
+		for _, n := range names {
+			if strings.HasPrefix(n, item+"/") && !slices.Contains(sel, n) {
+				sel = append(sel, n)
+			}
+		}
+	}
+	if len(sel) == 0 {
+		return nil, fmt.Errorf("-workloads %s: no workload of this run selected", strings.Join(only, ","))
+	}
+	return sel, nil
+}
+
+func familyNames() string {
+	var s []string
+	for _, f := range families {
+		s = append(s, f.name)
+	}
+	return strings.Join(s, ", ")
 }
 
 func progress(round int, w workload, side, setting string, seconds float64) {

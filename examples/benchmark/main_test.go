@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/csv"
+	"encoding/json"
 	"math"
 	"os"
 	"os/exec"
@@ -28,7 +29,8 @@ func TestParseWorkload(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	for _, bad := range []string{"gelu/exact", "gelu/exact/float16", "conv/3x3/float32", "ffn/64x32/float32/x"} {
+	for _, bad := range []string{"gelu/exact", "gelu/exact/float16", "conv/3x3/float32", "ffn/64x32/float32/x",
+		"gpt/L1-d16/float32", "gpt/L1-d16-h3-T8-B2/float32", "gpt/L0-d16-h2-T8-B2/float32", "gpt/L1-d16-h2-T8-B2x/float32", "gpt/L1-d16-h2-T8-B-2/float32"} {
 		if _, err := parseWorkload(bad); err == nil {
 			t.Errorf("parseWorkload(%q): no error", bad)
 		}
@@ -180,7 +182,7 @@ func TestQuickReport(t *testing.T) {
 		torch, _ := s.Number(key + ".pytorch")
 		speedup, _ := s.Number(key + ".speedup_vs_pytorch")
 		want := torch / ours // ms: PyTorch's time over ours
-		if w.fam.unit == "Melem/s" {
+		if w.fam.unit != "ms" {
 			want = ours / torch
 		}
 		if math.Abs(speedup-want) > 1e-9*want {
@@ -190,6 +192,130 @@ func TestQuickReport(t *testing.T) {
 	for _, k := range []string{"ffn.64x32x128.float32.step_over_gemm", "gelu.exact.float64.gelu_over_copy"} {
 		if v, ok := s.Number(k); !ok || !(v > 0) {
 			t.Errorf("summary %s = %v (%v), want a positive ratio", k, v, ok)
+		}
+	}
+	// The GPT section: its row, the parameter count of the quick model
+	// (L1-d16-h2-T8-B2, closed form as in TestGPTParams), and tokens/s
+	// that is the batch·T = 16 tokens of a step over its time.
+	if !strings.Contains(string(md), "## GPT training step") || !strings.Contains(string(md), "| "+gptQuickShape+" | float32 |") {
+		t.Errorf("report.md has no GPT section with a row for %s", gptQuickShape)
+	}
+	if n, ok := s.Number("gpt." + gptQuickShape + ".float32.params"); !ok || n != float64(gptParamsClosedForm(1, 16, 8, gptVocab)) {
+		t.Errorf("summary gpt params = %v (%v), want %d", n, ok, gptParamsClosedForm(1, 16, 8, gptVocab))
+	}
+	_, gr := readCSV(t, filepath.Join(dir, "gpt.csv"))
+	row := gr[gptQuickShape]
+	if row == nil {
+		t.Fatalf("gpt.csv has no row for %s", gptQuickShape)
+	}
+	tps, err1 := strconv.ParseFloat(row[4], 64)
+	ms, err2 := strconv.ParseFloat(row[6], 64)
+	if err1 != nil || err2 != nil || math.Abs(tps*ms/1e3-2*8) > 1e-9*16 {
+		t.Errorf("gpt.csv: %s tokens/s × %s ms/step = %v tokens, want batch·T = 16", row[4], row[6], tps*ms/1e3)
+	}
+	if a, ok := s.Number("gpt." + gptQuickShape + ".float32.allocs_per_step"); !ok || a < 0 {
+		t.Errorf("summary gpt allocs_per_step = %v (%v), want a count ≥ 0", a, ok)
+	}
+}
+
+// gptParamsClosedForm counts nanoGPT's parameters by hand: the tied token
+// table V·d, the positions T·d, per block two LayerNorms (2·2d), c_attn
+// (3d² + 3d), attn c_proj (d² + d), c_fc (4d² + 4d) and mlp c_proj (4d² +
+// d), that is 12d² + 13d, and ln_f (2d).
+func gptParamsClosedForm(layers, d, t, vocab int) int {
+	return vocab*d + t*d + layers*(12*d*d+13*d) + 2*d
+}
+
+// TestGPTParams checks that this project's GPT and bench_torch.py's have
+// the parameter count of the closed form: the same model on both sides.
+func TestGPTParams(t *testing.T) {
+	py := ""
+	for _, p := range []string{"python3", "/usr/bin/python3"} {
+		if exec.Command(p, "-c", "import torch").Run() == nil {
+			py = p
+			break
+		}
+	}
+	cases := []struct {
+		args                 string
+		layers, d, heads, tc int
+	}{{gptShape, 4, 256, 8, 128}, {gptQuickShape, 1, 16, 2, 8}, {"L3-d24-h3-T5-B1", 3, 24, 3, 5}}
+	var names []string
+	for _, c := range cases {
+		want := gptParamsClosedForm(c.layers, c.d, c.tc, gptVocab)
+		got, err := gptParams(c.args)
+		if err != nil || got != want {
+			t.Errorf("%s: this project's GPT has %d parameters (%v), want %d", c.args, got, err, want)
+		}
+		names = append(names, "gpt/"+c.args+"/float32")
+	}
+	if py == "" {
+		t.Skip("no python3 with torch: the PyTorch model is not checked")
+	}
+	out, err := exec.Command(py, "bench_torch.py", "--params", "--workloads", strings.Join(names, ",")).Output()
+	if err != nil {
+		t.Fatalf("bench_torch.py --params: %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != len(cases) {
+		t.Fatalf("bench_torch.py --params printed %q, want %d lines", out, len(cases))
+	}
+	for i, c := range cases {
+		want := gptParamsClosedForm(c.layers, c.d, c.tc, gptVocab)
+		var reply struct {
+			Name   string `json:"name"`
+			Params int    `json:"params"`
+		}
+		if err := json.Unmarshal([]byte(lines[i]), &reply); err != nil || reply.Name != names[i] || reply.Params != want {
+			t.Errorf("%s: bench_torch.py's GPT has %+v (%v), want %d parameters", c.args, reply, err, want)
+		}
+	}
+}
+
+// TestGPTWork: a gpt step processes batch·T tokens, so one of 0.5 s runs at
+// 2·batch·T tokens/s.
+func TestGPTWork(t *testing.T) {
+	w, err := parseWorkload("gpt/L1-d16-h2-T8-B2/float32")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := w.value(0.5); got != 32 || !w.throughput() {
+		t.Errorf("gpt B2 T8 at 0.5 s per step: %v tokens/s (throughput unit %v), want 32", got, w.throughput())
+	}
+	if got := mustParse(t, "ffn/8x4x16/float32").value(0.5); got != 500 {
+		t.Errorf("ffn at 0.5 s per step: %v, want 500 ms", got)
+	}
+}
+
+func mustParse(t *testing.T, name string) workload {
+	t.Helper()
+	w, err := parseWorkload(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func TestSelectWorkloads(t *testing.T) {
+	names := workloadNames(false, true)
+	for _, c := range []struct {
+		only []string
+		want []string
+	}{
+		{nil, names},
+		{[]string{"gpt"}, []string{"gpt/" + gptQuickShape + "/float32"}},
+		{[]string{"mlp", " gpt"}, []string{"mlp/fixed/float32", "mlp/shuffled1024/float32", "gpt/" + gptQuickShape + "/float32"}},
+		{[]string{"gpt/L2-d32-h4-T16-B4/float64", "gpt"}, []string{"gpt/L2-d32-h4-T16-B4/float64", "gpt/" + gptQuickShape + "/float32"}},
+		{[]string{"gpt", "gpt"}, []string{"gpt/" + gptQuickShape + "/float32"}},
+	} {
+		got, err := selectWorkloads(names, c.only)
+		if err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("selectWorkloads(%q) = %q (%v), want %q", c.only, got, err, c.want)
+		}
+	}
+	for _, bad := range [][]string{{"conv"}, {""}} {
+		if got, err := selectWorkloads(names, bad); err == nil {
+			t.Errorf("selectWorkloads(%q) = %q, want an error", bad, got)
 		}
 	}
 }

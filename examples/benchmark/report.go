@@ -27,13 +27,13 @@ func writeReport(c config, argv []string, ws []workload, t tally, torch torchInf
 	r.Text(machineText(c, t, torch, torchName))
 	r.Section("All workloads")
 	r.Text(fmt.Sprintf("Each side at its best setting per workload (named beside it). Speedup = %s time / this project's time "+
-		"(> 1: this project is faster), both from this run. Throughputs in Melem/s of 4M elements, step times in ms per step. "+
-		"Peak RSS is that of this project's child process at its best setting.", torchName))
+		"(> 1: this project is faster), both from this run. Throughputs in Melem/s of 4M elements or in tokens/s (batch·T per step), step times in ms per step. "+
+		"Peak RSS and heap allocations per step (runtime.MemStats: Mallocs over the timed runs after the warm-up, every goroutine, ÷ steps) are those of this project's child process at its best setting.", torchName))
 	header := []string{"workload", "unit", sideOurs, "our setting"}
 	if c.fallback {
 		header = append(header, sidePureGo)
 	}
-	header = append(header, torchName, "PyTorch setting", "speedup vs PyTorch", "peak RSS MB")
+	header = append(header, torchName, "PyTorch setting", "speedup vs PyTorch", "peak RSS MB", "allocs/step")
 	var rows [][]any
 	for _, w := range ws {
 		key := strings.ReplaceAll(w.name, "/", ".")
@@ -42,6 +42,8 @@ func writeReport(c config, argv []string, ws []workload, t tally, torch torchInf
 		r.Set(key+".ours", w.value(o.Seconds))
 		r.Set(key+".ours_setting", oset)
 		r.Set(key+".peak_rss_mb", o.PeakMB)
+		r.Set(key+".allocs_per_step", o.Allocs)
+		r.Set(key+".alloc_bytes_per_step", o.AllocBytes)
 		if c.fallback {
 			_, f, ok := t.best(sidePureGo, w.name)
 			row = append(row, optional(ok, w.value(f.Seconds)))
@@ -50,7 +52,7 @@ func writeReport(c config, argv []string, ws []workload, t tally, torch torchInf
 			}
 		}
 		ts, tr, ok := t.best(sideTorch, w.name)
-		row = append(row, optional(ok, w.value(tr.Seconds)), optional(ok, ts), optional(ok, tr.Seconds/o.Seconds), o.PeakMB)
+		row = append(row, optional(ok, w.value(tr.Seconds)), optional(ok, ts), optional(ok, tr.Seconds/o.Seconds), o.PeakMB, o.Allocs)
 		if ok {
 			r.Set(key+".pytorch", w.value(tr.Seconds))
 			r.Set(key+".pytorch_setting", ts)
@@ -61,30 +63,49 @@ func writeReport(c config, argv []string, ws []workload, t tally, torch torchInf
 	r.Table("benchmark", header, rows)
 	r.Text(familiesText(ws))
 
-	r.Section("Training steps against their matrix products")
-	r.Text("A step's time over the time of its six matrix products alone (gemm workload of the same shape and dtype), " +
-		"each at its side's best setting: how far the step is from the matmul-only bound.")
-	r.Table("ffn_vs_gemm", []string{"shape", "dtype", "step ms", "GEMMs ms", "step ÷ GEMMs", torchName + " step ms", torchName + " GEMMs ms", torchName + " step ÷ GEMMs"},
-		pairRows(ws, t, "ffn", "gemm", r, "step_over_gemm"))
+	if rows, err := gptRows(ws, t, r); err != nil {
+		return err
+	} else if len(rows) > 0 {
+		r.Section("GPT training step")
+		r.Text("The gpt workloads (above) in tokens per second, batch·T / step time, each side at its best setting: this project with OpenBLAS, " +
+			"this project with its own GEMM (GELU_BLAS=own) and " + torchName + "; a ratio is this project's tokens/s ÷ " + torchName + "'s. " +
+			"Parameters are counted from this project's graph (the tied embedding once); bench_torch.py builds the same model, checked to have as many by the tests. " +
+			"Allocations are per training step in steady state, in this project's child process at the setting named.")
+		r.Table("gpt", []string{"model", "dtype", "parameters", "tokens/step", "tokens/s", "setting", "ms/step", "allocs/step", "KB allocated/step",
+			"own GEMM tokens/s", "own GEMM setting", "own GEMM allocs/step", torchName + " tokens/s", "PyTorch setting", torchName + " ms/step",
+			"ratio", "own GEMM ratio"}, rows)
+	}
 
-	r.Section("GELU against a copy moving the same bytes")
-	r.Text("The copy reference (copy/gelu-traffic) does the loads and stores of a GELU forward + backward and no real arithmetic: " +
-		"the memory-bound floor. Its GB/s counts 5 element loads or stores per element (this project's copy). GELU time ÷ copy time near 1 means the kernel is memory-bound.")
-	r.Table("gelu_vs_copy", []string{"form", "dtype", "copy GB/s", "GELU Melem/s", "copy Melem/s", "GELU time ÷ copy time", torchName + " GELU Melem/s", torchName + " copy Melem/s", torchName + " GELU time ÷ copy time"},
-		pairRows(ws, t, "gelu", "copy", r, "gelu_over_copy"))
+	if rows := pairRows(ws, t, "ffn", "gemm", r, "step_over_gemm"); len(rows) > 0 {
+		r.Section("Training steps against their matrix products")
+		r.Text("A step's time over the time of its six matrix products alone (gemm workload of the same shape and dtype), " +
+			"each at its side's best setting: how far the step is from the matmul-only bound.")
+		r.Table("ffn_vs_gemm", []string{"shape", "dtype", "step ms", "GEMMs ms", "step ÷ GEMMs", torchName + " step ms", torchName + " GEMMs ms", torchName + " step ÷ GEMMs"}, rows)
+	}
+
+	if rows := pairRows(ws, t, "gelu", "copy", r, "gelu_over_copy"); len(rows) > 0 {
+		r.Section("GELU against a copy moving the same bytes")
+		r.Text("The copy reference (copy/gelu-traffic) does the loads and stores of a GELU forward + backward and no real arithmetic: " +
+			"the memory-bound floor. Its GB/s counts 5 element loads or stores per element (this project's copy). GELU time ÷ copy time near 1 means the kernel is memory-bound.")
+		r.Table("gelu_vs_copy", []string{"form", "dtype", "copy GB/s", "GELU Melem/s", "copy Melem/s", "GELU time ÷ copy time", torchName + " GELU Melem/s", torchName + " copy Melem/s", torchName + " GELU time ÷ copy time"}, rows)
+	}
 
 	r.Section("Every setting tried")
 	r.Text("Each (workload, setting) at its best round, in the workload's unit; — where a setting does not apply.")
 	sh, sr := settingsTable(ws, t)
 	r.Table("settings", sh, sr)
 
-	r.Describe("*.ours", "this project's result at its best setting (Melem/s for gelu and copy, ms per step otherwise)")
+	r.Describe("*.ours", "this project's result at its best setting (Melem/s for gelu and copy, tokens/s for gpt, ms per step otherwise)")
 	r.Describe("*.ours_setting", "the setting of *.ours")
 	r.Describe("*.pure_go", "the same with GELU_BLAS=own (own GEMM, no OpenBLAS), best setting")
 	r.Describe("*.pytorch", "PyTorch's result in the same unit at its best setting")
 	r.Describe("*.pytorch_setting", "the setting of *.pytorch")
 	r.Describe("*.speedup_vs_pytorch", "PyTorch time / this project's time, each at its best setting")
 	r.Describe("*.peak_rss_mb", "peak resident memory of the child process that ran the workload at its best setting")
+	r.Describe("*.allocs_per_step", "heap allocations per step in the timed runs (runtime.MemStats.Mallocs difference ÷ steps) of the child at the best setting")
+	r.Describe("*.pure_go_allocs_per_step", "gpt: allocs_per_step of the own-GEMM child at its best setting")
+	r.Describe("*.alloc_bytes_per_step", "heap bytes allocated per step, likewise (TotalAlloc)")
+	r.Describe("*.params", "gpt: trainable scalars of the model, from this project's graph")
 	r.Describe("*.step_over_gemm*", "ffn step time / the time of its six matrix products (ours; _pytorch: PyTorch's)")
 	r.Describe("*.gelu_over_copy*", "GELU forward+backward time / the same-bytes copy's time (ours; _pytorch: PyTorch's)")
 	if err := r.Close(); err != nil {
@@ -96,6 +117,33 @@ func writeReport(c config, argv []string, ws []workload, t tally, torch torchInf
 	}
 	_, err = os.Stdout.Write(md)
 	return err
+}
+
+// gptRows gives a row per gpt workload of ws: the model, each side's
+// tokens/s, this project's allocations and the ratios to PyTorch.
+func gptRows(ws []workload, t tally, r *report.Report) ([][]any, error) {
+	var rows [][]any
+	for _, w := range ws {
+		if w.fam.name != "gpt" {
+			continue
+		}
+		params, err := gptParams(w.args)
+		if err != nil {
+			return nil, err
+		}
+		r.Set(strings.ReplaceAll(w.name, "/", ".")+".params", params)
+		oset, o, _ := t.best(sideOurs, w.name)
+		fset, f, okF := t.best(sidePureGo, w.name)
+		ts, tr, okT := t.best(sideTorch, w.name)
+		rows = append(rows, []any{w.args, w.dt.String(), params, int(w.work), w.value(o.Seconds), oset, o.Seconds * 1e3, o.Allocs, o.AllocBytes / 1024,
+			optional(okF, w.value(f.Seconds)), optional(okF, fset), optional(okF, f.Allocs),
+			optional(okT, w.value(tr.Seconds)), optional(okT, ts), optional(okT, tr.Seconds*1e3),
+			optional(okT, tr.Seconds/o.Seconds), optional(okT && okF, tr.Seconds/f.Seconds)})
+		if okF {
+			r.Set(strings.ReplaceAll(w.name, "/", ".")+".pure_go_allocs_per_step", f.Allocs)
+		}
+	}
+	return rows, nil
 }
 
 // pairRows pairs each workload of family a with the workload of family b

@@ -1,0 +1,140 @@
+package main
+
+// The gpt workload: one AdamW training step of nn.GPT, the model of
+// examples/char-gpt at the size of issue 10 (bench_torch.py builds the same
+// model as nanoGPT does).
+
+import (
+	"fmt"
+
+	"github.com/geluproject/gelu/graph"
+	"github.com/geluproject/gelu/graph/rng"
+	"github.com/geluproject/gelu/nn"
+	"github.com/geluproject/gelu/optim"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// gptVocab is the vocabulary: the 91 distinct characters of Newton's
+// Opticks, examples/char-gpt's default text.
+const gptVocab = 91
+
+const gptAbout = "AdamW training step of a GPT on one fixed batch: nanoGPT's model (learned positions, pre-LN blocks, causal attention, " +
+	"exact-GELU MLP 4·d, biases, tied input and output embeddings, no dropout, nanoGPT's N(0, 0.02) init with c_proj at 0.02/√(2L)), " +
+	"vocabulary 91 (examples/char-gpt's), mean cross-entropy over every position, AdamW at PyTorch's defaults (lr 1e-3, β 0.9, 0.999, ε 1e-8, " +
+	"weight decay 0.01 on every parameter), no clipping; args L<blocks>-d<width>-h<heads>-T<context>-B<batch>; tokens/s = batch·T / step time"
+
+// gptConfig is a gpt workload's args.
+type gptConfig struct{ layers, dim, heads, t, batch int }
+
+func parseGPT(args string) (gptConfig, error) {
+	var c gptConfig
+	_, err := fmt.Sscanf(args, "L%d-d%d-h%d-T%d-B%d", &c.layers, &c.dim, &c.heads, &c.t, &c.batch)
+	switch {
+	case err != nil || c.String() != args:
+		return c, fmt.Errorf("gpt %q, want L<blocks>-d<width>-h<heads>-T<context>-B<batch>, e.g. %s", args, gptShape)
+	case c.layers < 1 || c.dim < 1 || c.heads < 1 || c.t < 1 || c.batch < 1:
+		return c, fmt.Errorf("gpt %q: want every size ≥ 1", args)
+	case c.dim%c.heads != 0:
+		return c, fmt.Errorf("gpt %q: %d heads do not divide the width %d", args, c.heads, c.dim)
+	}
+	return c, nil
+}
+
+func (c gptConfig) String() string {
+	return fmt.Sprintf("L%d-d%d-h%d-T%d-B%d", c.layers, c.dim, c.heads, c.t, c.batch)
+}
+
+// gptWork is the tokens of one step: batch·T.
+func gptWork(args string) (float64, error) {
+	c, err := parseGPT(args)
+	return float64(c.batch * c.t), err
+}
+
+// newGPT adds the model to a new graph (seed 1).
+func newGPT(c gptConfig, dt tensor.Dtype) (*graph.Graph, *nn.GPT, error) {
+	g, err := graph.New(dt, 1)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := nn.NewGPT(g, nn.GPTConfig{BlockSize: c.t, VocabSize: gptVocab, Layers: c.layers, Heads: c.heads, Dim: c.dim, TieWeights: true})
+	return g, m, err
+}
+
+// gptParams counts the trainable scalars of workload args' model, from its
+// graph.
+func gptParams(args string) (int, error) {
+	c, err := parseGPT(args)
+	if err != nil {
+		return 0, err
+	}
+	g, _, err := newGPT(c, tensor.Float32)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, p := range g.ParamTensors() {
+		n += p.Value.Shape().TotalSize()
+	}
+	return n, nil
+}
+
+// newGPTStep builds the model, binds a seeded batch of ids and next-token
+// targets (uniform over the vocabulary) and returns the graph and the
+// training step.
+func newGPTStep(args string, dt tensor.Dtype) (*graph.Graph, func() error, error) {
+	c, err := parseGPT(args)
+	if err != nil {
+		return nil, nil, err
+	}
+	g, m, err := newGPT(c, dt)
+	if err != nil {
+		return nil, nil, err
+	}
+	ids, err := g.Input("ids", c.batch, c.t)
+	if err != nil {
+		return nil, nil, err
+	}
+	targets, err := g.Input("targets", c.batch, c.t)
+	if err != nil {
+		return nil, nil, err
+	}
+	_, loss, err := m.Loss(ids, targets)
+	if err != nil {
+		return nil, nil, err
+	}
+	mc, err := g.Compile(loss)
+	if err != nil {
+		return nil, nil, err
+	}
+	r := rng.New(1, "benchmark gpt")
+	for _, n := range []*G.Node{ids, targets} {
+		v := tensor.New(tensor.Of(dt), tensor.WithShape(c.batch, c.t))
+		for i := range c.batch {
+			for j := range c.t {
+				if err := v.SetAt(castToken(dt, r.IntN(gptVocab)), i, j); err != nil {
+					return nil, nil, err
+				}
+			}
+		}
+		if err := mc.Set(n, v); err != nil {
+			return nil, nil, err
+		}
+	}
+	opt, params := optim.NewAdamW(1e-3), g.ParamTensors()
+	return g, func() error { return trainStep(mc, opt, params) }, nil
+}
+
+func buildGPT(args string, dt tensor.Dtype) (func() error, int, error) {
+	_, step, err := newGPTStep(args, dt)
+	return step, 1, err
+}
+
+// castToken returns a token id as a value of dtype dt (ids are stored as
+// floats).
+func castToken(dt tensor.Dtype, id int) any {
+	if dt == tensor.Float32 {
+		return float32(id)
+	}
+	return float64(id)
+}
