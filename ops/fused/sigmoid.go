@@ -8,59 +8,19 @@ package fused
 // Double backward is not implemented (the backward op reports an error).
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/geluproject/gelu/graph"
-	"github.com/geluproject/gelu/ops/opkit"
 	"github.com/geluproject/gelu/ops/parallel"
 	G "gorgonia.org/gorgonia"
 )
 
 // Sigmoid returns σ(x) elementwise (torch.sigmoid).
-func Sigmoid(x *G.Node) (*G.Node, error) {
-	if err := opkit.CheckFloatTensor("fused.Sigmoid", "input", x); err != nil {
-		return nil, err
-	}
-	return opkit.Apply(newSigmoid(x.Dims(), false), x)
-}
-
-// sigmoidOp is σ, or with grad its backward op (y, g) ↦ g·y·(1−y).
-type sigmoidOp struct {
-	opkit.Base
-	grad bool
-	out  opkit.Buffer
-}
-
-func newSigmoid(dims int, grad bool) *sigmoidOp {
-	op := &sigmoidOp{grad: grad}
-	op.Base = opkit.Base{Name: "sigmoid", Key: fmt.Sprintf("ops.sigmoid(%d,%t)", dims, grad), Dims: []int{dims, dims}, Backward: op.backward}
-	if grad {
-		op.Name, op.Dims = "sigmoid.dx", []int{dims, dims, dims}
-		op.Backward = opkit.NotImplemented("double backward through Sigmoid")
-	}
-	return op
-}
-
-func (op *sigmoidOp) Do(vs ...G.Value) (G.Value, error) {
-	in, err := opkit.SameInputs(op, vs, []string{"input", "gradient"}[:op.Arity()]...)
-	if err != nil {
-		return nil, err
-	}
-	x := in[0]
-	out := op.out.Get(x.Dtype(), x.Shape())
-	switch o := out.Data().(type) {
-	case []float32:
-		sigmoidInto(o, x.Float32s(), affineData[float32](in[1]))
-	case []float64:
-		sigmoidInto(o, x.Float64s(), affineData[float64](in[1]))
-	}
-	return out, nil
-}
+func Sigmoid(x *G.Node) (*G.Node, error) { return applySavedOutput(sigmoidKind, x) }
 
 // sigmoidInto writes σ(x), or with g given (x then being σ's output)
-// g·x·(1−x).
-func sigmoidInto[T graph.Float](out, x, g []T) {
+// g·x·(1−x). It is elementwise: n is not used.
+func sigmoidInto[T graph.Float](out, x, g []T, n int) {
 	parallel.Elements(len(out), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			v := float64(x[i])
@@ -77,13 +37,3 @@ func sigmoidInto[T graph.Float](out, x, g []T) {
 		}
 	})
 }
-
-// backward: dx = g·y·(1−y), from the saved output y.
-func (op *sigmoidOp) backward(gs *opkit.Grads) {
-	gs.Set(0, gs.Apply(newSigmoid(op.Dims[0], true), gs.Output(), gs.Grad()))
-}
-
-var (
-	_ G.ADOp = &sigmoidOp{}
-	_ G.SDOp = &sigmoidOp{}
-)

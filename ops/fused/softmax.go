@@ -10,59 +10,16 @@ package fused
 // is not implemented (the backward op reports an error if differentiated).
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/geluproject/gelu/graph"
-	"github.com/geluproject/gelu/ops/opkit"
 	"github.com/geluproject/gelu/ops/parallel"
 	G "gorgonia.org/gorgonia"
 )
 
 // Softmax returns softmax(x) over the last axis of x (any number of
 // dimensions ≥ 1), like torch.softmax(x, dim=-1).
-func Softmax(x *G.Node) (*G.Node, error) {
-	if err := opkit.CheckFloatTensor("fused.Softmax", "input", x); err != nil {
-		return nil, err
-	}
-	return opkit.Apply(newSoftmax(x.Dims(), false), x)
-}
-
-// softmaxOp is softmax, or with grad its backward op, which computes
-// dx = y ⊙ (g − Σ g ⊙ y) from the forward output y and the upstream
-// gradient g.
-type softmaxOp struct {
-	opkit.Base
-	grad bool
-	out  opkit.Buffer
-}
-
-func newSoftmax(dims int, grad bool) *softmaxOp {
-	op := &softmaxOp{grad: grad}
-	op.Base = opkit.Base{Name: "softmax", Key: fmt.Sprintf("ops.softmax(%d)", dims), Dims: []int{dims, dims}, Backward: op.backward}
-	if grad {
-		op.Name, op.Key, op.Dims = "softmax.dx", fmt.Sprintf("ops.softmaxgrad(%d)", dims), []int{dims, dims, dims}
-		op.Backward = opkit.NotImplemented("double backward through Softmax")
-	}
-	return op
-}
-
-func (op *softmaxOp) Do(vs ...G.Value) (G.Value, error) {
-	in, err := opkit.SameInputs(op, vs, []string{"input", "gradient"}[:op.Arity()]...)
-	if err != nil {
-		return nil, err
-	}
-	x := in[0]
-	n := x.Shape()[x.Dims()-1]
-	out := op.out.Get(x.Dtype(), x.Shape())
-	switch o := out.Data().(type) {
-	case []float32:
-		softmaxRows(o, x.Float32s(), affineData[float32](in[1]), n)
-	case []float64:
-		softmaxRows(o, x.Float64s(), affineData[float64](in[1]), n)
-	}
-	return out, nil
-}
+func Softmax(x *G.Node) (*G.Node, error) { return applySavedOutput(softmaxKind, x) }
 
 // softmaxRows writes softmax(x) per row of n, or with g given (x then
 // being softmax's output) the backward y ⊙ (g − Σ g ⊙ y).
@@ -109,10 +66,6 @@ func softmaxRow[T graph.Float](y, x []T) {
 	}
 }
 
-func (op *softmaxOp) backward(gs *opkit.Grads) {
-	gs.Set(0, gs.Apply(newSoftmax(op.Dims[0], true), gs.Output(), gs.Grad()))
-}
-
 // softmaxGradRow writes dx = y ⊙ (g − Σ g ⊙ y) for one row.
 func softmaxGradRow[T graph.Float](dx, y, g []T) {
 	var s float64
@@ -123,8 +76,3 @@ func softmaxGradRow[T graph.Float](dx, y, g []T) {
 		dx[j] = T(float64(v) * (float64(g[j]) - s))
 	}
 }
-
-var (
-	_ G.ADOp = &softmaxOp{}
-	_ G.SDOp = &softmaxOp{}
-)
