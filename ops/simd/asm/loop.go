@@ -79,10 +79,7 @@ func (k kernel) generate() {
 	rest := GP64()
 	MOVQ(n, rest)
 	for i := range active {
-		cnt, bits := GP64(), GP32()
-		MOVQ(U32(8), cnt)
-		CMPQ(rest, cnt)
-		CMOVQLT(rest, cnt)
+		cnt, bits := atMost(rest, 8), GP32()
 		BZHIL(cnt.As32(), full, bits)
 		KMOVB(bits, active[i])
 		if i+1 < U {
@@ -131,10 +128,7 @@ func (k kernel) generate() {
 		KANDNB(active[i], exc[i], active[i])
 	}
 
-	plain, next := k.name+"_plain", k.name+"_next"
-	CMPB(addFlag, U8(0))
-	JE(LabelRef(plain))
-	for i := range res {
+	addOrStore(k.name, addFlag, func(i int) {
 		if k.f32 {
 			old := YMM()
 			VMOVUPS_Z(at(dst, i), store[i], old)
@@ -146,36 +140,65 @@ func (k kernel) generate() {
 			VADDPD(res[i], old, old)
 			VMOVUPD(old, store[i], at(dst, i))
 		}
-	}
-	JMP(LabelRef(next))
-	Label(plain)
-	for i := range res {
+	}, func(i int) {
 		if k.f32 {
 			VMOVUPS(r32[i], store[i], at(dst, i))
 		} else {
 			VMOVUPD(res[i], store[i], at(dst, i))
 		}
-	}
-	Label(next)
-	step := U32(8 * elem * U)
-	ADDQ(step, dst)
-	ADDQ(step, xp)
+	})
+	pointers := []GPVirtual{dst, xp}
 	if k.withG {
-		ADDQ(step, gp)
+		pointers = append(pointers, gp)
 	}
-	ADDQ(U32(U), excp)
-	// n −= min(n, 8U)
-	cnt := GP64()
-	MOVQ(U32(8*U), cnt)
-	CMPQ(n, cnt)
-	CMOVQLT(n, cnt)
-	SUBQ(cnt, n)
-	JMP(LabelRef(loop))
+	nextIteration(loop, n, 8*elem*U, pointers, excp, U, 8*U)
 
 	Label(done)
 	VZEROUPPER()
 	r := GP32()
 	KMOVB(anyExc, r)
+	returnNonzero(r)
+}
+
+// atMost returns min(n, m) in a new register.
+func atMost(n GPVirtual, m int) GPVirtual {
+	cnt := GP64()
+	MOVQ(U32(m), cnt)
+	CMPQ(n, cnt)
+	CMOVQLT(n, cnt)
+	return cnt
+}
+
+// addOrStore emits the stores of one iteration, U chains: add(i) when the
+// kernel's add flag is set (dst += result), else store(i) (dst = result).
+func addOrStore(name string, addFlag GPVirtual, add, store func(i int)) {
+	plain, next := name+"_plain", name+"_next"
+	CMPB(addFlag, U8(0))
+	JE(LabelRef(plain))
+	for i := range U {
+		add(i)
+	}
+	JMP(LabelRef(next))
+	Label(plain)
+	for i := range U {
+		store(i)
+	}
+	Label(next)
+}
+
+// nextIteration moves the element pointers on by step bytes and excp by
+// excStep, takes min(n, count) elements off n, and jumps back to loop.
+func nextIteration(loop string, n GPVirtual, step int, pointers []GPVirtual, excp GPVirtual, excStep, count int) {
+	for _, p := range pointers {
+		ADDQ(U32(step), p)
+	}
+	ADDQ(U32(excStep), excp)
+	SUBQ(atMost(n, count), n)
+	JMP(LabelRef(loop))
+}
+
+// returnNonzero returns r ≠ 0 as the kernel's bool result.
+func returnNonzero(r GPVirtual) {
 	TESTL(r, r)
 	ret := GP8()
 	SETNE(ret)
@@ -224,10 +247,7 @@ func (k kernel) generateProbe() {
 	Label(loop)
 	TESTQ(n, n)
 	JZ(LabelRef(done))
-	cnt, bits := GP64(), GP32()
-	MOVQ(U32(8), cnt)
-	CMPQ(n, cnt)
-	CMOVQLT(n, cnt)
+	cnt, bits := atMost(n, 8), GP32()
 	BZHIL(cnt.As32(), full, bits)
 	active := K()
 	KMOVB(bits, active)

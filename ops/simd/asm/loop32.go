@@ -66,10 +66,7 @@ func (k kernel32) generate() {
 	rest := GP64()
 	MOVQ(n, rest)
 	for i := range active {
-		cnt := GP64()
-		MOVQ(U32(L), cnt)
-		CMPQ(rest, cnt)
-		CMOVQLT(rest, cnt)
+		cnt := atMost(rest, L)
 		if wide {
 			bits := GP32()
 			BZHIL(cnt.As32(), full, bits)
@@ -135,10 +132,7 @@ func (k kernel32) generate() {
 		}
 		ORL(bits, anyExc)
 	}
-	plain, next := k.name+"_plain", k.name+"_next"
-	CMPB(addFlag, U8(0))
-	JE(LabelRef(plain))
-	for i := range res {
+	addOrStore(k.name, addFlag, func(i int) {
 		old := vreg()
 		if wide {
 			VMOVUPS_Z(at(dst, i), store[i], old)
@@ -149,38 +143,22 @@ func (k kernel32) generate() {
 			VADDPS(res[i], old, old)
 			VMASKMOVPS(old, store[i], at(dst, i))
 		}
-	}
-	JMP(LabelRef(next))
-	Label(plain)
-	for i := range res {
+	}, func(i int) {
 		if wide {
 			VMOVUPS(res[i], store[i], at(dst, i))
 		} else {
 			VMASKMOVPS(res[i], store[i], at(dst, i))
 		}
-	}
-	Label(next)
-	step := U32(4 * L * U)
-	ADDQ(step, dst)
-	ADDQ(step, xp)
+	})
+	pointers := []GPVirtual{dst, xp}
 	if k.withG {
-		ADDQ(step, gp)
+		pointers = append(pointers, gp)
 	}
-	ADDQ(U32(L/8*U), excp)
-	cnt := GP64()
-	MOVQ(U32(L*U), cnt)
-	CMPQ(n, cnt)
-	CMOVQLT(n, cnt)
-	SUBQ(cnt, n)
-	JMP(LabelRef(loop))
+	nextIteration(loop, n, 4*L*U, pointers, excp, L/8*U, L*U)
 
 	Label(done)
 	VZEROUPPER()
-	TESTL(anyExc, anyExc)
-	ret := GP8()
-	SETNE(ret)
-	Store(ret, ReturnIndex(0))
-	RET()
+	returnNonzero(anyExc)
 	wide = false
 }
 
