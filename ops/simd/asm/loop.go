@@ -76,16 +76,11 @@ func (k kernel) generate() {
 	// Chain i covers elements [8i, 8i+8) of this iteration; its mask has
 	// min(max(n − 8i, 0), 8) bits.
 	active := newK()
-	rest := GP64()
-	MOVQ(n, rest)
-	for i := range active {
-		cnt, bits := atMost(rest, 8), GP32()
+	chainCounts(n, 8, func(i int, cnt GPVirtual) {
+		bits := GP32()
 		BZHIL(cnt.As32(), full, bits)
 		KMOVB(bits, active[i])
-		if i+1 < U {
-			SUBQ(cnt, rest)
-		}
-	}
+	})
 	at := func(base GPVirtual, i int) Mem { return Mem{Base: base, Disp: 8 * elem * i} }
 	load := func(base GPVirtual) V {
 		v := newV()
@@ -158,6 +153,21 @@ func (k kernel) generate() {
 	r := GP32()
 	KMOVB(anyExc, r)
 	returnNonzero(r)
+}
+
+// chainCounts emits, for each chain i of U, cnt = min(max(n − width·i, 0),
+// width), the number of its elements this iteration, and calls mask to
+// turn cnt into the chain's mask.
+func chainCounts(n GPVirtual, width int, mask func(i int, cnt GPVirtual)) {
+	rest := GP64()
+	MOVQ(n, rest)
+	for i := range U {
+		cnt := atMost(rest, width)
+		mask(i, cnt)
+		if i+1 < U {
+			SUBQ(cnt, rest)
+		}
+	}
 }
 
 // atMost returns min(n, m) in a new register.

@@ -63,10 +63,7 @@ func (k kernel32) generate() {
 	// Chain i covers elements [L·i, L·i + L) of this iteration; its mask has
 	// min(max(n − L·i, 0), L) lanes.
 	active := make(M, U)
-	rest := GP64()
-	MOVQ(n, rest)
-	for i := range active {
-		cnt := atMost(rest, L)
+	chainCounts(n, L, func(i int, cnt GPVirtual) {
 		if wide {
 			bits := GP32()
 			BZHIL(cnt.As32(), full, bits)
@@ -79,10 +76,7 @@ func (k kernel32) generate() {
 			active[i] = YMM()
 			VPCMPGTD(iota, v, active[i]) // cnt > lane index
 		}
-		if i+1 < U {
-			SUBQ(cnt, rest)
-		}
-	}
+	})
 	at := func(base GPVirtual, i int) Mem { return Mem{Base: base, Disp: 4 * L * i} }
 	load := func(base GPVirtual) V {
 		v := newS()
