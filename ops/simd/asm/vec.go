@@ -172,6 +172,16 @@ func (e elem) op3(inst func(...Op), a, b arg) V {
 
 func op3(inst func(...Op), a, b arg) V { return f64.op3(inst, a, b) }
 
+// unary emits inst(pre..., a, r) per chain: r = inst(a), with pre the
+// immediate or table operands that come first.
+func (e elem) unary(inst func(...Op), a V, pre ...Op) V {
+	r := e.new()
+	for i := range r {
+		inst(append(append([]Op{}, pre...), a[i], r[i])...)
+	}
+	return r
+}
+
 func add(a, b arg) V { a, b = commute(a, b); return op3(VADDPD, a, b) }
 func sub(a, b arg) V { return op3(VSUBPD, a, b) }
 func mul(a, b arg) V { a, b = commute(a, b); return op3(VMULPD, a, b) }
@@ -240,11 +250,7 @@ func fms(a, b, cc arg) V { return f64.fmaLike(VFMSUB213PD, VFMSUB231PD, a, b, cc
 
 // roundEven rounds to the nearest integer, ties to even.
 func roundEven(a V) V {
-	r := newV()
-	for i := range r {
-		VRNDSCALEPD(U8(0x08), a[i], r[i]) // imm 0: nearest even; bit 3: no precision exception
-	}
-	return r
+	return f64.unary(VRNDSCALEPD, a, U8(0x08)) // imm 0: nearest even; bit 3: no precision exception
 }
 
 // cmp returns the mask a pred b.
@@ -298,13 +304,7 @@ func permTable16(m Mem, idx V) V {
 }
 
 // permTable8 returns t[idx & 7] per lane from the 8-entry row at m.
-func permTable8(m Mem, idx V) V {
-	r := newV()
-	for i := range r {
-		VPERMPD(m, idx[i], r[i])
-	}
-	return r
-}
+func permTable8(m Mem, idx V) V { return f64.unary(VPERMPD, idx, m) }
 
 // param broadcasts p[i] to all lanes, one register shared by the chains.
 func param(p GPVirtual, i int) V {

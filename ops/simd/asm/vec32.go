@@ -69,30 +69,12 @@ func sand(a, b arg) V { a, b = commute(a, b); return sop3(VANDPS, a, b) }
 func sxor(a, b arg) V { a, b = commute(a, b); return sop3(VXORPS, a, b) }
 
 // iadd, sra and sll are 32-bit integer lane operations.
-func iadd(a, b arg) V { a, b = commute(a, b); return sop3(VPADDD, a, b) }
-func sra(a V, n uint8) V {
-	r := newS()
-	for i := range r {
-		VPSRAD(U8(n), a[i], r[i])
-	}
-	return r
-}
-func sll(a V, n uint8) V {
-	r := newS()
-	for i := range r {
-		VPSLLD(U8(n), a[i], r[i])
-	}
-	return r
-}
+func iadd(a, b arg) V    { a, b = commute(a, b); return sop3(VPADDD, a, b) }
+func sra(a V, n uint8) V { return f32.unary(VPSRAD, a, U8(n)) }
+func sll(a V, n uint8) V { return f32.unary(VPSLLD, a, U8(n)) }
 
 // toInt truncates to int32 lanes (exact for the integral values passed).
-func toInt(a V) V {
-	r := newS()
-	for i := range r {
-		VCVTTPS2DQ(a[i], r[i])
-	}
-	return r
-}
+func toInt(a V) V { return f32.unary(VCVTTPS2DQ, a) }
 
 // sround rounds with the given VROUNDPS/VRNDSCALEPS mode: 0 nearest even,
 // 1 down; bit 3 suppresses the precision exception.
@@ -205,13 +187,7 @@ func table16(m Mem, idx, hi V) V {
 
 // table8 returns row[idx & 7] from a row whose 16 entries repeat with
 // period 8.
-func table8(m Mem, idx V) V {
-	r := newS()
-	for i := range r {
-		VPERMPS(m, idx[i], r[i])
-	}
-	return r
-}
+func table8(m Mem, idx V) V { return f32.unary(VPERMPS, idx, m) }
 
 // twoSumS returns s = a + b and its exact rounding error (Knuth).
 func twoSumS(a, b arg) (s, e V) {
