@@ -82,14 +82,7 @@ func runForward(t *testing.T, c layerCase, dt tensor.Dtype) []float64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, n := range nodes {
-		if err := m.Set(n, toDtype(c.inputs[i], dt)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := m.Run(); err != nil {
-		t.Fatal(err)
-	}
+	setAndRun(t, m, nodes, c, dt)
 	v, _ := m.Value(out)
 	if !out.IsScalar() {
 		return optest.Floats(t, v)
@@ -103,6 +96,19 @@ func runForward(t *testing.T, c layerCase, dt tensor.Dtype) []float64 {
 	}
 	t.Fatalf("scalar output is %T", s)
 	return nil
+}
+
+// setAndRun sets the case's inputs, in dtype dt, on the nodes and runs m.
+func setAndRun(t *testing.T, m *graph.Machine, nodes []*G.Node, c layerCase, dt tensor.Dtype) {
+	t.Helper()
+	for i, n := range nodes {
+		if err := m.Set(n, toDtype(c.inputs[i], dt)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.Run(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // checkForward compares each case's output in both dtypes with its float64
@@ -205,14 +211,7 @@ func gradients(t *testing.T, c layerCase, dt tensor.Dtype) [][]float64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, n := range nodes {
-		if err := m.Set(n, toDtype(c.inputs[i], dt)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := m.Run(); err != nil {
-		t.Fatal(err)
-	}
+	setAndRun(t, m, nodes, c, dt)
 	var out [][]float64
 	for _, gr := range grads {
 		v, _ := m.Value(gr)

@@ -261,28 +261,25 @@ func mustInput(g *graph.Graph, name string, shape ...int) *G.Node {
 
 // Labels and indices are checked when the graph runs, naming the position.
 func TestLayerOpsRunErrors(t *testing.T) {
+	crossEntropy := func(g *graph.Graph) (*G.Node, []*G.Node) {
+		z, y := mustInput(g, "z", 2, 3), mustInput(g, "y", 2)
+		l, _ := fused.CrossEntropy(z, y)
+		return l, []*G.Node{z, y}
+	}
 	for _, c := range []struct {
 		build func(g *graph.Graph) (*G.Node, []*G.Node)
 		data  []*tensor.Dense
 		want  string
 	}{
 		{
-			build: func(g *graph.Graph) (*G.Node, []*G.Node) {
-				z, y := mustInput(g, "z", 2, 3), mustInput(g, "y", 2)
-				l, _ := fused.CrossEntropy(z, y)
-				return l, []*G.Node{z, y}
-			},
-			data: []*tensor.Dense{randn(1, 2, 3), labelsTensor(1, 3)},
-			want: "label of row 1 is 3, want an integer class in [0, 3)",
+			build: crossEntropy,
+			data:  []*tensor.Dense{randn(1, 2, 3), labelsTensor(1, 3)},
+			want:  "label of row 1 is 3, want an integer class in [0, 3)",
 		},
 		{
-			build: func(g *graph.Graph) (*G.Node, []*G.Node) {
-				z, y := mustInput(g, "z", 2, 3), mustInput(g, "y", 2)
-				l, _ := fused.CrossEntropy(z, y)
-				return l, []*G.Node{z, y}
-			},
-			data: []*tensor.Dense{randn(1, 2, 3), labelsTensor(0.5, 1)},
-			want: "label of row 0 is 0.5",
+			build: crossEntropy,
+			data:  []*tensor.Dense{randn(1, 2, 3), labelsTensor(0.5, 1)},
+			want:  "label of row 0 is 0.5",
 		},
 		{
 			build: func(g *graph.Graph) (*G.Node, []*G.Node) {
