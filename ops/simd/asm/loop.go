@@ -125,10 +125,7 @@ func (k kernel) generate() {
 
 	addOrStore(k.name, addFlag, func(i int) {
 		if k.f32 {
-			old := YMM()
-			VMOVUPS_Z(at(dst, i), store[i], old)
-			VADDPS(r32[i], old, old)
-			VMOVUPS(old, store[i], at(dst, i))
+			addMaskedPS(at(dst, i), store[i], r32[i], YMM())
 		} else {
 			old := ZMM()
 			VMOVUPD_Z(at(dst, i), store[i], old)
@@ -142,11 +139,7 @@ func (k kernel) generate() {
 			VMOVUPD(res[i], store[i], at(dst, i))
 		}
 	})
-	pointers := []GPVirtual{dst, xp}
-	if k.withG {
-		pointers = append(pointers, gp)
-	}
-	nextIteration(loop, n, 8*elem*U, pointers, excp, U, 8*U)
+	nextIteration(loop, n, 8*elem*U, k.withG, dst, xp, gp, excp, U, 8*U)
 
 	Label(done)
 	VZEROUPPER()
@@ -196,11 +189,22 @@ func addOrStore(name string, addFlag GPVirtual, add, store func(i int)) {
 	Label(next)
 }
 
-// nextIteration moves the element pointers on by step bytes and excp by
-// excStep, takes min(n, count) elements off n, and jumps back to loop.
-func nextIteration(loop string, n GPVirtual, step int, pointers []GPVirtual, excp GPVirtual, excStep, count int) {
-	for _, p := range pointers {
-		ADDQ(U32(step), p)
+// addMaskedPS adds r into the lanes of m that mask selects (AVX-512 masked
+// float32 load, add, store; old is the scratch register).
+func addMaskedPS(m Mem, mask, r, old Op) {
+	VMOVUPS_Z(m, mask, old)
+	VADDPS(r, old, old)
+	VMOVUPS(old, mask, m)
+}
+
+// nextIteration moves the element pointers dst, x (and g when withG) on by
+// step bytes and excp by excStep, takes min(n, count) elements off n, and
+// jumps back to loop.
+func nextIteration(loop string, n GPVirtual, step int, withG bool, dst, xp, gp, excp GPVirtual, excStep, count int) {
+	ADDQ(U32(step), dst)
+	ADDQ(U32(step), xp)
+	if withG {
+		ADDQ(U32(step), gp)
 	}
 	ADDQ(U32(excStep), excp)
 	SUBQ(atMost(n, count), n)

@@ -129,9 +129,7 @@ func (k kernel32) generate() {
 	addOrStore(k.name, addFlag, func(i int) {
 		old := vreg()
 		if wide {
-			VMOVUPS_Z(at(dst, i), store[i], old)
-			VADDPS(res[i], old, old)
-			VMOVUPS(old, store[i], at(dst, i))
+			addMaskedPS(at(dst, i), store[i], res[i], old)
 		} else {
 			VMASKMOVPS(at(dst, i), store[i], old)
 			VADDPS(res[i], old, old)
@@ -144,11 +142,7 @@ func (k kernel32) generate() {
 			VMASKMOVPS(res[i], store[i], at(dst, i))
 		}
 	})
-	pointers := []GPVirtual{dst, xp}
-	if k.withG {
-		pointers = append(pointers, gp)
-	}
-	nextIteration(loop, n, 4*L*U, pointers, excp, L/8*U, L*U)
+	nextIteration(loop, n, 4*L*U, k.withG, dst, xp, gp, excp, L/8*U, L*U)
 
 	Label(done)
 	VZEROUPPER()
