@@ -47,15 +47,7 @@ func (k kernel) generate() {
 	if k.f32 {
 		typ, elem = "float32", 4
 	}
-	TEXT(k.name, NOSPLIT, fmt.Sprintf("func(dst, x, g []%s, add bool, p *[8]float64, exc []uint8) bool", typ))
-	Pragma("noescape")
-	Doc(k.doc...)
-	dst, xp, gp := GP64(), GP64(), GP64()
-	Load(Param("dst").Base(), dst)
-	Load(Param("x").Base(), xp)
-	if k.withG {
-		Load(Param("g").Base(), gp)
-	}
+	dst, xp, gp := kernelHeader(k.name, typ, k.doc, k.withG)
 	n, addFlag := GP64(), GP8()
 	Load(Param("x").Len(), n)
 	Load(Param("add"), addFlag)
@@ -146,6 +138,22 @@ func (k kernel) generate() {
 	r := GP32()
 	KMOVB(anyExc, r)
 	returnNonzero(r)
+}
+
+// kernelHeader declares a kernel func(dst, x, g []typ, add bool,
+// p *[8]float64, exc []uint8) bool and loads the bases of dst, x and (when
+// withG) g.
+func kernelHeader(name, typ string, doc []string, withG bool) (dst, xp, gp GPVirtual) {
+	TEXT(name, NOSPLIT, fmt.Sprintf("func(dst, x, g []%s, add bool, p *[8]float64, exc []uint8) bool", typ))
+	Pragma("noescape")
+	Doc(doc...)
+	dst, xp, gp = GP64(), GP64(), GP64()
+	Load(Param("dst").Base(), dst)
+	Load(Param("x").Base(), xp)
+	if withG {
+		Load(Param("g").Base(), gp)
+	}
+	return dst, xp, gp
 }
 
 // chainCounts emits, for each chain i of U, cnt = min(max(n − width·i, 0),

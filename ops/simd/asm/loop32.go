@@ -28,15 +28,7 @@ type kernel32 struct {
 func (k kernel32) generate() {
 	U, wide = k.unroll, k.wide
 	L := lanes()
-	TEXT(k.name, NOSPLIT, "func(dst, x, g []float32, add bool, p *[8]float64, exc []uint8) bool")
-	Pragma("noescape")
-	Doc(k.doc...)
-	dst, xp, gp := GP64(), GP64(), GP64()
-	Load(Param("dst").Base(), dst)
-	Load(Param("x").Base(), xp)
-	if k.withG {
-		Load(Param("g").Base(), gp)
-	}
+	dst, xp, gp := kernelHeader(k.name, "float32", k.doc, k.withG)
 	n, addFlag, excp := GP64(), GP8(), GP64()
 	Load(Param("x").Len(), n)
 	Load(Param("add"), addFlag)
