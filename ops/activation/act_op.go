@@ -13,10 +13,8 @@ package activation
 
 import (
 	"fmt"
-	"hash"
 	"math"
 
-	"github.com/chewxy/hm"
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/ops/opkit"
 	G "gorgonia.org/gorgonia"
@@ -31,7 +29,7 @@ func (a Activation) Apply(x *G.Node) (*G.Node, error) {
 	if err := opkit.CheckFloatTensor("ops."+a.Name(), "input", x); err != nil {
 		return nil, err
 	}
-	return opkit.Apply(&actOp{act: a}, x)
+	return opkit.Apply(newActOp(a, 0), x)
 }
 
 // ApplyGrad returns the node g·f'(x): the backward op of Apply for an
@@ -49,7 +47,7 @@ func (a Activation) ApplyGrad(x, g *G.Node) (*G.Node, error) {
 
 // applyDeriv returns the node g·f^(order)(x).
 func applyDeriv(a Activation, order int, x, g *G.Node) (*G.Node, error) {
-	op := &actOp{act: a, order: order}
+	op := newActOp(a, order)
 	if g == nil {
 		return nil, fmt.Errorf("%v: gradient is nil", op)
 	}
@@ -59,28 +57,32 @@ func applyDeriv(a Activation, order int, x, g *G.Node) (*G.Node, error) {
 	return opkit.Apply(op, x, g)
 }
 
+// actOp has its own SymDiff and DoDiff: the backward multiplies by the
+// upstream gradient inside the kernel, and DoDiff adds into the gradient
+// in place.
 type actOp struct {
-	opkit.Defaults
+	opkit.Base
 	act   Activation
 	order int
 	out   opkit.Buffer
 }
 
-func (op *actOp) Arity() int {
-	if op.order == 0 {
-		return 1
+func newActOp(a Activation, order int) *actOp {
+	name := a.Name()
+	switch order {
+	case 1:
+		name += "'·g"
+	case 2:
+		name += "''·g"
 	}
-	return 2
-}
-
-// Type is a → a (or a → a → a): a fresh value each call, because gorgonia
-// mutates the types it is given.
-func (op *actOp) Type() hm.Type {
-	a := hm.TypeVariable('a')
-	if op.order == 0 {
-		return hm.NewFnType(a, a)
-	}
-	return hm.NewFnType(a, a, a)
+	return &actOp{act: a, order: order, Base: opkit.Base{
+		Name: name,
+		// Key includes every parameter, or gorgonia would merge, say, exact
+		// and tanh GELU of the same input into one node.
+		Key: fmt.Sprintf("ops.act(%s,%x,%x,%d)", a.Name(), math.Float64bits(a.param.hi), math.Float64bits(a.param.lo), order),
+		// a → a, or a → a → a with the gradient
+		Dims: []int{0, 0, 0}[:2+min(order, 1)],
+	}}
 }
 
 func (op *actOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
@@ -154,26 +156,6 @@ func (op *actOp) kernel(dst, x, g any, add bool) {
 	}
 }
 
-// WriteHash includes every parameter, or gorgonia would merge, say, exact
-// and tanh GELU of the same input into one node.
-func (op *actOp) WriteHash(h hash.Hash) {
-	fmt.Fprintf(h, "ops.act(%s,%x,%x,%d)", op.act.Name(), math.Float64bits(op.act.param.hi), math.Float64bits(op.act.param.lo), op.order)
-}
-
-func (op *actOp) Hashcode() uint32 { return opkit.HashOf(op) }
-
-func (op *actOp) String() string {
-	switch op.order {
-	case 0:
-		return op.act.Name()
-	case 1:
-		return op.act.Name() + "'·g"
-	}
-	return op.act.Name() + "''·g"
-}
-
-func (op *actOp) DiffWRT(n int) []bool { return opkit.AllTrue(n) }
-
 // SymDiff builds the gradient nodes for the tape machine.
 func (op *actOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 	if len(inputs) != op.Arity() {
@@ -243,7 +225,7 @@ func (op *actOp) accumulate(n *G.Node, order int, x, g *tensor.Dense) error {
 	if err := opkit.SameLayout(op, x, "gradient of "+n.Name(), d); err != nil {
 		return err
 	}
-	k := &actOp{act: op.act, order: order}
+	k := &actOp{act: op.act, order: order} // only its kernel runs
 	k.kernel(d.Data(), x.Data(), g.Data(), true)
 	return nil
 }

@@ -9,7 +9,7 @@ import (
 // Gorgonia mutates op types during inference, so Type must not hand out a
 // shared value.
 func TestTypeIsFreshEachCall(t *testing.T) {
-	op := &actOp{act: GELU, order: 1}
+	op := newActOp(GELU, 1)
 	if a, b := op.Type(), op.Type(); a == b {
 		t.Error("Type returned the same value twice")
 	}
@@ -19,7 +19,7 @@ func TestTypeIsFreshEachCall(t *testing.T) {
 // destination; the kernels must give the same result in place.
 func TestUsePreallocDoToleratesAliasing(t *testing.T) {
 	for _, order := range []int{0, 1, 2} {
-		op := &actOp{act: GELUTanh, order: order}
+		op := newActOp(GELUTanh, order)
 		xs := []float64{-3, -0.5, 0.25, 2}
 		x := tensor.New(tensor.WithShape(4), tensor.WithBacking(append([]float64(nil), xs...)))
 		gs := []float64{1.5, -2, 0.5, 3}
@@ -53,7 +53,7 @@ func TestUsePreallocDoToleratesAliasing(t *testing.T) {
 // The output opkit.Buffer is reused across runs: Do must not allocate a new
 // tensor each time.
 func TestDoReusesItsBuffer(t *testing.T) {
-	op := &actOp{act: GELU}
+	op := newActOp(GELU, 0)
 	x := tensor.New(tensor.WithShape(8), tensor.Of(tensor.Float32))
 	a, err := op.Do(x)
 	if err != nil {

@@ -77,45 +77,63 @@ func TestApplyForwardAndGradientOnTapeMachine(t *testing.T) {
 	}
 }
 
+// lispGrads runs Σ f(x) (v nil) or Σ v·f'(x) (the backward op) on the
+// LispMachine and returns the gradients with respect to x and v. (The
+// symbolic gradient of G.Sum is avoided here: gorgonia's own
+// repeatOp.DoDiff panics on float32 scalars.)
+func lispGrads(t *testing.T, act activation.Activation, dt tensor.Dtype, v []float64) (dx, dv []float64) {
+	t.Helper()
+	eg := G.NewGraph()
+	x := G.NewVector(eg, dt, G.WithShape(len(testInputs)), G.WithName("x"), G.WithValue(tensorOf(dt, testInputs)))
+	var vn, y *G.Node
+	var err error
+	if v == nil {
+		y, err = act.Apply(x)
+	} else {
+		vn = G.NewVector(eg, dt, G.WithShape(len(v)), G.WithName("v"), G.WithValue(tensorOf(dt, v)))
+		y, err = act.ApplyGrad(x, vn)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := G.Sum(y); err != nil {
+		t.Fatal(err)
+	}
+	m := G.NewLispMachine(eg)
+	defer m.Close()
+	if err := m.RunAll(); err != nil {
+		t.Fatalf("%s %v: %v", act, dt, err)
+	}
+	grad := func(n *G.Node) []float64 {
+		d, err := n.Grad()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return append([]float64(nil), optest.Floats(t, d)...) // a copy: m.Close may reuse the memory
+	}
+	dx = grad(x)
+	if vn != nil {
+		dv = grad(vn)
+	}
+	return dx, dv
+}
+
 // On the LispMachine, DoDiff of the backward op y = v·f'(x) gives
-// ∂Σy/∂x = v·f”(x) and ∂Σy/∂v = f'(x). (The symbolic gradient of G.Sum is
-// avoided here: gorgonia's own repeatOp.DoDiff panics on float32 scalars.)
+// ∂Σy/∂x = v·f”(x) and ∂Σy/∂v = f'(x).
 func TestBackwardOpDoDiffOnLispMachine(t *testing.T) {
 	v := []float64{0.5, -1, 2, 0.25, -0.75, 1.5, -2, 1, 0.1, -0.3, 0.7, 1.1, -1.2}
 	for _, act := range activation.All() {
 		for _, dt := range optest.Dtypes() {
-			eg := G.NewGraph()
-			x := G.NewVector(eg, dt, G.WithShape(len(testInputs)), G.WithName("x"), G.WithValue(tensorOf(dt, testInputs)))
-			vn := G.NewVector(eg, dt, G.WithShape(len(v)), G.WithName("v"), G.WithValue(tensorOf(dt, v)))
-			y, err := act.ApplyGrad(x, vn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := G.Sum(y); err != nil {
-				t.Fatal(err)
-			}
-			m := G.NewLispMachine(eg)
-			if err := m.RunAll(); err != nil {
-				t.Fatalf("%s %v: %v", act, dt, err)
-			}
-			dx, err := x.Grad()
-			if err != nil {
-				t.Fatal(err)
-			}
-			dv, err := vn.Grad()
-			if err != nil {
-				t.Fatal(err)
-			}
+			dx, dv := lispGrads(t, act, dt, v)
 			for i, xi := range testInputs {
 				xi, vi := round(dt, xi), round(dt, v[i])
-				if got, want := optest.Floats(t, dx)[i], round(dt, vi*act.Deriv2(xi)); got != want {
+				if got, want := dx[i], round(dt, vi*act.Deriv2(xi)); got != want {
 					t.Errorf("%s %v: d/dx v·f'(x) at %v = %v, want %v", act, dt, xi, got, want)
 				}
-				if got, want := optest.Floats(t, dv)[i], round(dt, act.Deriv(xi)); got != want {
+				if got, want := dv[i], round(dt, act.Deriv(xi)); got != want {
 					t.Errorf("%s %v: d/dv v·f'(x) at %v = %v, want %v", act, dt, xi, got, want)
 				}
 			}
-			m.Close()
 		}
 	}
 }
@@ -124,30 +142,13 @@ func TestBackwardOpDoDiffOnLispMachine(t *testing.T) {
 func TestDoDiffForwardOnLispMachine(t *testing.T) {
 	for _, act := range activation.All() {
 		for _, dt := range optest.Dtypes() {
-			eg := G.NewGraph()
-			x := G.NewVector(eg, dt, G.WithShape(len(testInputs)), G.WithName("x"), G.WithValue(tensorOf(dt, testInputs)))
-			y, err := act.Apply(x)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := G.Sum(y); err != nil {
-				t.Fatal(err)
-			}
-			m := G.NewLispMachine(eg)
-			if err := m.RunAll(); err != nil {
-				t.Fatalf("%s %v: %v", act, dt, err)
-			}
-			d, err := x.Grad()
-			if err != nil {
-				t.Fatal(err)
-			}
+			d, _ := lispGrads(t, act, dt, nil)
 			for i, xi := range testInputs {
 				xi = round(dt, xi)
-				if got, want := optest.Floats(t, d)[i], round(dt, act.Deriv(xi)); got != want {
+				if got, want := d[i], round(dt, act.Deriv(xi)); got != want {
 					t.Errorf("%s %v: f'(%v) = %v, want %v", act, dt, xi, got, want)
 				}
 			}
-			m.Close()
 		}
 	}
 }

@@ -288,40 +288,39 @@ func testLengthsAndBounds(t *testing.T, r *rng.RNG, lengths []int) {
 				for i := range ones {
 					ones[i] = 1
 				}
-				buf := make([]float64, n+16)
-				for i := range buf {
-					buf[i] = 12345
-				}
-				dst := buf[8 : 8+n]
-				runKernel(a, k, dst, xs, ones, false)
-				for i, v := range buf {
-					inside := i >= 8 && i < 8+n
-					if !inside && v != 12345 {
-						t.Fatalf("%s f^(%d) n=%d: wrote outside dst at %d", a, k, n, i-8)
-					}
-					if inside && math.Float64bits(v) != math.Float64bits(want(a, k, xs[i-8], 1)) {
-						t.Fatalf("%s f^(%d) n=%d: dst[%d] = %v, want %v", a, k, n, i-8, v, want(a, k, xs[i-8], 1))
+				for i, v := range runGuarded(t, a, k, xs, ones) {
+					if math.Float64bits(v) != math.Float64bits(want(a, k, xs[i], 1)) {
+						t.Fatalf("%s f^(%d) n=%d: dst[%d] = %v, want %v", a, k, n, i, v, want(a, k, xs[i], 1))
 					}
 				}
 				x32, one32 := make([]float32, n), make([]float32, n)
 				for i := range x32 {
 					x32[i], one32[i] = float32(xs[i]), 1
 				}
-				b32 := make([]float32, n+16)
-				for i := range b32 {
-					b32[i] = 12345
-				}
-				d32 := b32[8 : 8+n]
-				runKernel(a, k, d32, x32, one32, false)
-				for i, v := range b32 {
-					if (i < 8 || i >= 8+n) && v != 12345 {
-						t.Fatalf("%s f^(%d) float32 n=%d: wrote outside dst at %d", a, k, n, i-8)
-					}
-				}
+				d32 := runGuarded(t, a, k, x32, one32)
 				check32(t, a, k, x32, one32, make([]float32, n), d32, false)
 			}
 		}
 	}
+}
+
+// runGuarded runs the kernel into a dst with 8 sentinels on each side and
+// fails if any of them changed; it returns dst.
+func runGuarded[T graph.Float](t *testing.T, a Activation, k int, x, g []T) []T {
+	t.Helper()
+	n := len(x)
+	buf := make([]T, n+16)
+	for i := range buf {
+		buf[i] = 12345
+	}
+	dst := buf[8 : 8+n]
+	runKernel(a, k, dst, x, g, false)
+	for i, v := range buf {
+		if (i < 8 || i >= 8+n) && v != 12345 {
+			t.Fatalf("%s f^(%d) %T n=%d: wrote outside dst at %d", a, k, v, n, i-8)
+		}
+	}
+	return dst
 }
 
 // excBlockLen is the exception block of the assembly path (any length on

@@ -21,10 +21,9 @@ package fused
 
 import (
 	"fmt"
-	"hash"
 	"math"
+	"slices"
 
-	"github.com/chewxy/hm"
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/graph/rng"
 	"github.com/geluproject/gelu/ops/gemm"
@@ -74,10 +73,10 @@ func ScaledDotProductAttention(qkv, padMask *G.Node, cfg AttentionConfig) (*G.No
 	if cfg.Dropout > 0 && cfg.Mode == nil {
 		return nil, fmt.Errorf("%s %q: dropout needs a Mode (training flag and step)", name, cfg.Name)
 	}
-	op := &attentionOp{cfg: cfg, t: rows / cfg.Batch, d: cols / 3}
 	if padMask == nil {
-		return opkit.Apply(op, qkv)
+		return opkit.Apply(newAttention(cfg, rows/cfg.Batch, cols/3, false), qkv)
 	}
+	op := newAttention(cfg, rows/cfg.Batch, cols/3, true)
 	if err := opkit.CheckMatrix(name, "padding mask", padMask); err != nil {
 		return nil, err
 	}
@@ -87,12 +86,11 @@ func ScaledDotProductAttention(qkv, padMask *G.Node, cfg AttentionConfig) (*G.No
 	if padMask.Dtype() != qkv.Dtype() {
 		return nil, fmt.Errorf("%s %q: padding mask is %v but qkv is %v", name, cfg.Name, padMask.Dtype(), qkv.Dtype())
 	}
-	op.masked = true
 	return opkit.Apply(op, qkv, padMask)
 }
 
 type attentionOp struct {
-	opkit.Defaults
+	opkit.Base
 	cfg    AttentionConfig
 	t, d   int // sequence length, model width
 	masked bool
@@ -106,18 +104,26 @@ type attentionOp struct {
 	k64         *attentionKernel[float64]
 }
 
-func (op *attentionOp) Arity() int {
-	if op.masked {
-		return 2
+func newAttention(cfg AttentionConfig, t, d int, masked bool) *attentionOp {
+	op := &attentionOp{cfg: cfg, t: t, d: d, masked: masked}
+	name := fmt.Sprintf("attention(heads=%d", cfg.Heads)
+	if cfg.Causal {
+		name += ", causal"
 	}
-	return 1
-}
-
-func (op *attentionOp) Type() hm.Type {
-	if op.masked {
-		return opkit.FnType(2, 2, 2)
+	if cfg.Dropout > 0 {
+		name += fmt.Sprintf(", dropout=%g", cfg.Dropout)
 	}
-	return opkit.FnType(2, 2)
+	op.Base = opkit.Base{
+		Name:     name + ")",
+		Key:      fmt.Sprintf("ops.attention(%d,%d,%t,%x,%d,%q,%p,%d,%d,%t)", cfg.Batch, cfg.Heads, cfg.Causal, math.Float64bits(cfg.Dropout), cfg.Seed, cfg.Name, cfg.Mode, t, d, masked),
+		Dims:     []int{2, 2},
+		WRT:      []bool{true},
+		Backward: op.backward,
+	}
+	if masked { // the padding mask gets no gradient
+		op.Dims, op.WRT = []int{2, 2, 2}, []bool{true, false}
+	}
+	return op
 }
 
 func (op *attentionOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
@@ -292,79 +298,25 @@ func drawMask[T graph.Float](mask []T, p float64, r *rng.RNG) {
 	}
 }
 
-func (op *attentionOp) WriteHash(h hash.Hash) {
-	c := op.cfg
-	fmt.Fprintf(h, "ops.attention(%d,%d,%t,%x,%d,%q,%p,%d,%d,%t)", c.Batch, c.Heads, c.Causal, math.Float64bits(c.Dropout), c.Seed, c.Name, c.Mode, op.t, op.d, op.masked)
-}
-func (op *attentionOp) Hashcode() uint32 { return opkit.HashOf(op) }
-func (op *attentionOp) String() string {
-	s := fmt.Sprintf("attention(heads=%d", op.cfg.Heads)
-	if op.cfg.Causal {
-		s += ", causal"
-	}
-	if op.cfg.Dropout > 0 {
-		s += fmt.Sprintf(", dropout=%g", op.cfg.Dropout)
-	}
-	return s + ")"
-}
-
-// DiffWRT: the padding mask gets no gradient.
-func (op *attentionOp) DiffWRT(n int) []bool {
-	d := make([]bool, n)
-	d[0] = true
-	return d
-}
-
-func (op *attentionOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	args := append(G.Nodes{}, inputs...)
-	args = append(args, grad)
-	d, err := opkit.Apply(&attentionGradOp{fwd: op}, args...)
-	if err != nil {
-		return nil, err
-	}
-	out := make(G.Nodes, len(inputs))
-	out[0] = d
-	return out, nil
-}
-
-func (op *attentionOp) DoDiff(ctx G.ExecutionContext, inputs G.Nodes, output *G.Node) error {
-	gv, err := opkit.OutGrad(op, output)
-	if err != nil {
-		return err
-	}
-	args := make([]G.Value, 0, 3)
-	for _, n := range inputs {
-		args = append(args, n.Value())
-	}
-	d, err := (&attentionGradOp{fwd: op}).Do(append(args, gv)...)
-	if err != nil {
-		return err
-	}
-	return opkit.AccumulateGrad(op, inputs[0], d)
+func (op *attentionOp) backward(gs *opkit.Grads) {
+	gs.Set(0, gs.Apply(newAttentionGrad(op), append(gs.Inputs(), gs.Grad())...))
 }
 
 // attentionGradOp computes dqkv from (qkv[, padMask], dO) and the
 // probabilities its forward op saved.
 type attentionGradOp struct {
-	opkit.Defaults
+	opkit.Base
 	fwd     *attentionOp
 	out     opkit.Buffer
 	scratch opkit.Buffer // dP, then dS, of every (batch, head) pair
 }
 
-func (op *attentionGradOp) Arity() int { return op.fwd.Arity() + 1 }
-func (op *attentionGradOp) Type() hm.Type {
-	if op.fwd.masked {
-		return opkit.FnType(2, 2, 2, 2)
-	}
-	return opkit.FnType(2, 2, 2)
-}
-func (op *attentionGradOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
-	s, err := opkit.ShapeArg(op, ds, 0)
-	if err != nil {
-		return nil, err
-	}
-	return s.Clone(), nil
+func newAttentionGrad(fwd *attentionOp) *attentionGradOp {
+	return &attentionGradOp{fwd: fwd, Base: opkit.Base{
+		Name: "attention.dqkv", Key: fmt.Sprintf("ops.attentiongrad(%p)", fwd),
+		Dims:     append(slices.Clone(fwd.Dims[:fwd.Arity()]), 2, 2),
+		Backward: opkit.NotImplemented("double backward through ScaledDotProductAttention"),
+	}}
 }
 
 func (op *attentionGradOp) Do(vs ...G.Value) (G.Value, error) {
@@ -408,17 +360,6 @@ func attentionBackward[T graph.Float](k *attentionKernel[T], dqkv, qkv, g, p, pd
 	bh, _, _, _, _ := k.op.heads()
 	parallel.For(bh, 1, k)
 	k.dqkv, k.qkv, k.g, k.p, k.pd, k.mask, k.w = nil, nil, nil, nil, nil, nil, nil
-}
-
-func (op *attentionGradOp) WriteHash(h hash.Hash) { fmt.Fprintf(h, "ops.attentiongrad(%p)", op.fwd) }
-func (op *attentionGradOp) Hashcode() uint32      { return opkit.HashOf(op) }
-func (op *attentionGradOp) String() string        { return "attention.dqkv" }
-func (op *attentionGradOp) DiffWRT(n int) []bool  { return opkit.AllTrue(n) }
-func (op *attentionGradOp) SymDiff(G.Nodes, *G.Node, *G.Node) (G.Nodes, error) {
-	return nil, fmt.Errorf("%v: double backward through ScaledDotProductAttention is not implemented", op)
-}
-func (op *attentionGradOp) DoDiff(G.ExecutionContext, G.Nodes, *G.Node) error {
-	return fmt.Errorf("%v: double backward through ScaledDotProductAttention is not implemented", op)
 }
 
 var (

@@ -10,15 +10,12 @@ package fused
 
 import (
 	"fmt"
-	"hash"
 	"math"
 
-	"github.com/chewxy/hm"
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/graph/rng"
 	"github.com/geluproject/gelu/ops/opkit"
 	G "gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
 )
 
 // Mode tells stochastic ops whether the model is training and which
@@ -52,11 +49,11 @@ func Dropout(x *G.Node, p float64, seed uint64, name string, mode Mode) (*G.Node
 	if mode == nil {
 		return nil, fmt.Errorf("fused.Dropout %q: mode is nil", name)
 	}
-	return opkit.Apply(&dropoutOp{p: p, seed: seed, name: name, mode: mode, dims: x.Dims()}, x)
+	return opkit.Apply(newDropout(p, seed, name, mode, x.Dims()), x)
 }
 
 type dropoutOp struct {
-	opkit.Defaults
+	opkit.Base
 	p      float64
 	seed   uint64
 	name   string
@@ -67,10 +64,15 @@ type dropoutOp struct {
 	masked bool
 }
 
-func (op *dropoutOp) Arity() int    { return 1 }
-func (op *dropoutOp) Type() hm.Type { return opkit.FnType(op.dims, op.dims) }
-func (op *dropoutOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
-	return opkit.ShapeArg(op, ds, 0)
+func newDropout(p float64, seed uint64, name string, mode Mode, dims int) *dropoutOp {
+	op := &dropoutOp{p: p, seed: seed, name: name, mode: mode, dims: dims}
+	op.Base = opkit.Base{
+		Name:     fmt.Sprintf("dropout(%g)", p),
+		Key:      fmt.Sprintf("ops.dropout(%x,%d,%q,%p)", math.Float64bits(p), seed, name, mode),
+		Dims:     []int{dims, dims},
+		Backward: func(gs *opkit.Grads) { gs.Set(0, gs.Apply(newDropoutGrad(op), gs.Input(0), gs.Grad())) },
+	}
+	return op
 }
 
 func (op *dropoutOp) Do(vs ...G.Value) (G.Value, error) {
@@ -114,39 +116,26 @@ func applyMask[T graph.Float](out, x []T, mask []float64, masked bool) {
 	}
 }
 
-func (op *dropoutOp) WriteHash(h hash.Hash) {
-	fmt.Fprintf(h, "ops.dropout(%x,%d,%q,%p)", math.Float64bits(op.p), op.seed, op.name, op.mode)
-}
-func (op *dropoutOp) Hashcode() uint32     { return opkit.HashOf(op) }
-func (op *dropoutOp) String() string       { return fmt.Sprintf("dropout(%g)", op.p) }
-func (op *dropoutOp) DiffWRT(n int) []bool { return opkit.AllTrue(n) }
-
-func (op *dropoutOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	d, err := opkit.Apply(&dropoutGradOp{fwd: op}, inputs[0], grad)
-	return G.Nodes{d}, err
-}
-
-func (op *dropoutOp) DoDiff(ctx G.ExecutionContext, inputs G.Nodes, output *G.Node) error {
-	gv, err := opkit.OutGrad(op, output)
-	if err != nil {
-		return err
-	}
-	return opkit.DiffInto(op, inputs[0], &dropoutGradOp{fwd: op}, inputs[0].Value(), gv)
-}
-
 // dropoutGradOp multiplies the gradient by the forward op's mask. x is an
 // input only so that it runs after the forward op.
 type dropoutGradOp struct {
-	opkit.Defaults
+	opkit.Base
 	fwd *dropoutOp
 	out opkit.Buffer
 }
 
-func (op *dropoutGradOp) Arity() int    { return 2 }
-func (op *dropoutGradOp) Type() hm.Type { return opkit.FnType(op.fwd.dims, op.fwd.dims, op.fwd.dims) }
-func (op *dropoutGradOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
-	return opkit.ShapeArg(op, ds, 1)
+// newDropoutGrad: the output does not depend on x (only the mask does), so
+// x gets no gradient; the backward is the op itself again.
+func newDropoutGrad(fwd *dropoutOp) *dropoutGradOp {
+	op := &dropoutGradOp{fwd: fwd}
+	op.Base = opkit.Base{
+		Name: "dropout.dx", Key: fmt.Sprintf("ops.dropoutgrad(%p)", fwd),
+		Dims: []int{fwd.dims, fwd.dims, fwd.dims}, ShapeOf: 1, WRT: []bool{false, true},
+		Backward: func(gs *opkit.Grads) { gs.Set(1, gs.Apply(newDropoutGrad(fwd), gs.Input(0), gs.Grad())) },
+	}
+	return op
 }
+
 func (op *dropoutGradOp) Do(vs ...G.Value) (G.Value, error) {
 	in, err := opkit.Inputs(op, vs, "", "gradient")
 	if err != nil {
@@ -164,21 +153,4 @@ func (op *dropoutGradOp) Do(vs ...G.Value) (G.Value, error) {
 		applyMask(o, g.Float64s(), op.fwd.mask, op.fwd.masked)
 	}
 	return out, nil
-}
-func (op *dropoutGradOp) WriteHash(h hash.Hash) { fmt.Fprintf(h, "ops.dropoutgrad(%p)", op.fwd) }
-func (op *dropoutGradOp) Hashcode() uint32      { return opkit.HashOf(op) }
-func (op *dropoutGradOp) String() string        { return "dropout.dx" }
-
-// DiffWRT: the output does not depend on x (only the mask does).
-func (op *dropoutGradOp) DiffWRT(n int) []bool { return []bool{false, true} }
-func (op *dropoutGradOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	d, err := opkit.Apply(&dropoutGradOp{fwd: op.fwd}, inputs[0], grad)
-	return G.Nodes{nil, d}, err
-}
-func (op *dropoutGradOp) DoDiff(ctx G.ExecutionContext, inputs G.Nodes, output *G.Node) error {
-	gv, err := opkit.OutGrad(op, output)
-	if err != nil {
-		return err
-	}
-	return opkit.DiffInto(op, inputs[1], &dropoutGradOp{fwd: op.fwd}, inputs[0].Value(), gv)
 }

@@ -11,10 +11,8 @@ package fused
 
 import (
 	"fmt"
-	"hash"
 	"math"
 
-	"github.com/chewxy/hm"
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/ops/opkit"
 	G "gorgonia.org/gorgonia"
@@ -34,42 +32,74 @@ func Embedding(idx, table *G.Node) (*G.Node, error) {
 	if idx.Dtype() != table.Dtype() {
 		return nil, fmt.Errorf("fused.Embedding: indices are %v but the table is %v", idx.Dtype(), table.Dtype())
 	}
-	return opkit.Apply(&embeddingOp{}, idx, table)
+	return opkit.Apply(newEmbedding(false, 0), idx, table)
 }
 
+// embeddingOp is the lookup or, with grad set, its adjoint: the
+// scatter-add of G (rows × k·d) into a (vocab × d) table. Each is the
+// other's backward; indices get no gradient.
 type embeddingOp struct {
-	opkit.Defaults
-	out opkit.Buffer
+	opkit.Base
+	grad  bool
+	vocab int // of the adjoint's result
+	out   opkit.Buffer
 }
 
-func (op *embeddingOp) Arity() int    { return 2 }
-func (op *embeddingOp) Type() hm.Type { return opkit.FnType(2, 2, 2) }
+func newEmbedding(grad bool, vocab int) *embeddingOp {
+	op := &embeddingOp{grad: grad, vocab: vocab}
+	op.Base = opkit.Base{Name: "embedding", Key: "ops.embedding", Dims: []int{2, 2, 2}, WRT: []bool{false, true}, Backward: op.backward}
+	if grad {
+		op.Name, op.Key = "embedding.dtable", fmt.Sprintf("ops.embeddinggrad(%d)", vocab)
+	}
+	return op
+}
+
+func (op *embeddingOp) backward(gs *opkit.Grads) {
+	adjoint := newEmbedding(!op.grad, gs.Node(1).Shape()[0])
+	gs.Set(1, gs.Apply(adjoint, gs.Input(0), gs.Grad()))
+}
+
 func (op *embeddingOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
 	idx, err := opkit.ShapeArg(op, ds, 0)
 	if err != nil {
 		return nil, err
 	}
-	table, err := opkit.ShapeArg(op, ds, 1)
+	x, err := opkit.ShapeArg(op, ds, 1)
 	if err != nil {
 		return nil, err
 	}
-	return tensor.Shape{idx[0], idx[1] * table[1]}, nil
+	if !op.grad {
+		return tensor.Shape{idx[0], idx[1] * x[1]}, nil
+	}
+	if idx[1] == 0 || x[1]%idx[1] != 0 {
+		return nil, fmt.Errorf("%v: gradient shape %v does not split into %d embeddings", op, x, idx[1])
+	}
+	return tensor.Shape{op.vocab, x[1] / idx[1]}, nil
 }
 
 func (op *embeddingOp) Do(vs ...G.Value) (G.Value, error) {
-	in, err := opkit.Inputs(op, vs, "indices", "table")
+	role := "table"
+	if op.grad {
+		role = "gradient"
+	}
+	in, err := opkit.Inputs(op, vs, "indices", role)
 	if err != nil {
 		return nil, err
 	}
-	idx, table := in[0], in[1]
+	idx, x := in[0], in[1]
 	rows, k := idx.Shape()[0], idx.Shape()[1]
-	vocab, d := table.Shape()[0], table.Shape()[1]
-	out := op.out.Get(table.Dtype(), tensor.Shape{rows, k * d})
+	vocab, d := x.Shape()[0], x.Shape()[1]
+	shape := tensor.Shape{rows, k * d}
+	if op.grad {
+		vocab, d = op.vocab, d/k
+		shape = tensor.Shape{vocab, d}
+	}
+	out := op.out.Get(x.Dtype(), shape)
 	switch o := out.Data().(type) {
 	case []float32:
-		err = gather(o, idx.Float32s(), table.Float32s(), vocab, d)
+		err = embed(op.grad, o, idx.Float32s(), x.Float32s(), vocab, d)
 	case []float64:
-		err = gather(o, idx.Float64s(), table.Float64s(), vocab, d)
+		err = embed(op.grad, o, idx.Float64s(), x.Float64s(), vocab, d)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%v: %w", op, err)
@@ -96,66 +126,12 @@ func gather[T graph.Float](out, idx, table []T, vocab, d int) error {
 	return nil
 }
 
-func (op *embeddingOp) WriteHash(h hash.Hash) { fmt.Fprint(h, "ops.embedding") }
-func (op *embeddingOp) Hashcode() uint32      { return opkit.HashOf(op) }
-func (op *embeddingOp) String() string        { return "embedding" }
-func (op *embeddingOp) DiffWRT(n int) []bool  { return []bool{false, true} }
-
-func (op *embeddingOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	d, err := opkit.Apply(&embeddingGradOp{vocab: inputs[1].Shape()[0]}, inputs[0], grad)
-	return G.Nodes{nil, d}, err
-}
-
-func (op *embeddingOp) DoDiff(ctx G.ExecutionContext, inputs G.Nodes, output *G.Node) error {
-	gv, err := opkit.OutGrad(op, output)
-	if err != nil {
-		return err
+// embed runs the lookup (gather) or its adjoint (scatterAdd).
+func embed[T graph.Float](adjoint bool, out, idx, x []T, vocab, d int) error {
+	if adjoint {
+		return scatterAdd(out, idx, x, vocab, d)
 	}
-	return opkit.DiffInto(op, inputs[1], &embeddingGradOp{vocab: inputs[1].Shape()[0]}, inputs[0].Value(), gv)
-}
-
-// embeddingGradOp scatter-adds G (rows × k·d) into a (vocab × d) table.
-type embeddingGradOp struct {
-	opkit.Defaults
-	vocab int
-	out   opkit.Buffer
-}
-
-func (op *embeddingGradOp) Arity() int    { return 2 }
-func (op *embeddingGradOp) Type() hm.Type { return opkit.FnType(2, 2, 2) }
-func (op *embeddingGradOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
-	idx, err := opkit.ShapeArg(op, ds, 0)
-	if err != nil {
-		return nil, err
-	}
-	g, err := opkit.ShapeArg(op, ds, 1)
-	if err != nil {
-		return nil, err
-	}
-	if idx[1] == 0 || g[1]%idx[1] != 0 {
-		return nil, fmt.Errorf("%v: gradient shape %v does not split into %d embeddings", op, g, idx[1])
-	}
-	return tensor.Shape{op.vocab, g[1] / idx[1]}, nil
-}
-
-func (op *embeddingGradOp) Do(vs ...G.Value) (G.Value, error) {
-	in, err := opkit.Inputs(op, vs, "indices", "gradient")
-	if err != nil {
-		return nil, err
-	}
-	idx, g := in[0], in[1]
-	d := g.Shape()[1] / idx.Shape()[1]
-	out := op.out.Get(g.Dtype(), tensor.Shape{op.vocab, d})
-	switch o := out.Data().(type) {
-	case []float32:
-		err = scatterAdd(o, idx.Float32s(), g.Float32s(), op.vocab, d)
-	case []float64:
-		err = scatterAdd(o, idx.Float64s(), g.Float64s(), op.vocab, d)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%v: %w", op, err)
-	}
-	return out, nil
+	return gather(out, idx, x, vocab, d)
 }
 
 func scatterAdd[T graph.Float](out, idx, g []T, vocab, d int) error {
@@ -171,20 +147,4 @@ func scatterAdd[T graph.Float](out, idx, g []T, vocab, d int) error {
 		}
 	}
 	return nil
-}
-
-func (op *embeddingGradOp) WriteHash(h hash.Hash) { fmt.Fprintf(h, "ops.embeddinggrad(%d)", op.vocab) }
-func (op *embeddingGradOp) Hashcode() uint32      { return opkit.HashOf(op) }
-func (op *embeddingGradOp) String() string        { return "embedding.dtable" }
-func (op *embeddingGradOp) DiffWRT(n int) []bool  { return []bool{false, true} }
-func (op *embeddingGradOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	d, err := opkit.Apply(&embeddingOp{}, inputs[0], grad)
-	return G.Nodes{nil, d}, err
-}
-func (op *embeddingGradOp) DoDiff(ctx G.ExecutionContext, inputs G.Nodes, output *G.Node) error {
-	gv, err := opkit.OutGrad(op, output)
-	if err != nil {
-		return err
-	}
-	return opkit.DiffInto(op, inputs[1], &embeddingOp{}, inputs[0].Value(), gv)
 }

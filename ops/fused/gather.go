@@ -15,10 +15,8 @@ package fused
 
 import (
 	"fmt"
-	"hash"
 	"slices"
 
-	"github.com/chewxy/hm"
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/ops/opkit"
 	G "gorgonia.org/gorgonia"
@@ -48,7 +46,7 @@ func Gather(x *G.Node, idx []int, shape ...int) (*G.Node, error) {
 			return nil, fmt.Errorf("fused.Gather: index %d is %d, want one in [0, %d) (input %q of shape %v)", i, j, size, x.Name(), x.Shape())
 		}
 	}
-	return opkit.Apply(&gatherOp{idx: slices.Clone(idx), in: x.Shape().Clone(), shape: tensor.Shape(slices.Clone(shape))}, x)
+	return opkit.Apply(newGather(slices.Clone(idx), x.Shape().Clone(), tensor.Shape(slices.Clone(shape)), false), x)
 }
 
 // Reshape returns x with the given shape (same size), as a copy the op owns.
@@ -72,15 +70,34 @@ func Reshape(x *G.Node, shape ...int) (*G.Node, error) {
 // adds element i of its input into element idx[i] of a zero tensor of shape
 // in.
 type gatherOp struct {
-	opkit.Defaults
+	opkit.Base
 	idx       []int
 	in, shape tensor.Shape // the gather's input and output shapes
 	scatter   bool
 	out       opkit.Buffer
 }
 
+func newGather(idx []int, in, shape tensor.Shape, scatter bool) *gatherOp {
+	op := &gatherOp{idx: idx, in: in, shape: shape, scatter: scatter}
+	from, to := op.shapes()
+	key := []byte(fmt.Sprintf("ops.gather(%t,%v,%v,%d:", scatter, in, shape, len(idx)))
+	for _, j := range idx {
+		for k := 0; k < 8; k++ {
+			key = append(key, byte(j>>(8*k)))
+		}
+	}
+	op.Base = opkit.Base{
+		Name: fmt.Sprintf("gather%v", shape), Key: string(key), Dims: []int{len(from), len(to)},
+		Backward: func(gs *opkit.Grads) { gs.Set(0, gs.Apply(op.adjoint(), gs.Grad())) },
+	}
+	if scatter {
+		op.Name = fmt.Sprintf("scatter%v", in)
+	}
+	return op
+}
+
 func (op *gatherOp) adjoint() *gatherOp {
-	return &gatherOp{idx: op.idx, in: op.in, shape: op.shape, scatter: !op.scatter}
+	return newGather(op.idx, op.in, op.shape, !op.scatter)
 }
 
 // shapes returns the op's input and output shapes.
@@ -91,11 +108,6 @@ func (op *gatherOp) shapes() (from, to tensor.Shape) {
 	return op.in, op.shape
 }
 
-func (op *gatherOp) Arity() int { return 1 }
-func (op *gatherOp) Type() hm.Type {
-	from, to := op.shapes()
-	return opkit.FnType(len(from), len(to))
-}
 func (op *gatherOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
 	s, err := opkit.ShapeArg(op, ds, 0)
 	if err != nil {
@@ -141,40 +153,6 @@ func gatherInto[T graph.Float](out, x []T, idx []int, scatter bool) {
 	}
 }
 
-func (op *gatherOp) WriteHash(h hash.Hash) {
-	fmt.Fprintf(h, "ops.gather(%t,%v,%v,%d:", op.scatter, op.in, op.shape, len(op.idx))
-	var b [8]byte
-	for _, j := range op.idx {
-		for k := range b {
-			b[k] = byte(j >> (8 * k))
-		}
-		h.Write(b[:])
-	}
-}
-func (op *gatherOp) Hashcode() uint32 { return opkit.HashOf(op) }
-func (op *gatherOp) String() string {
-	if op.scatter {
-		return fmt.Sprintf("scatter%v", op.in)
-	}
-	return fmt.Sprintf("gather%v", op.shape)
-}
-func (op *gatherOp) DiffWRT(n int) []bool { return opkit.AllTrue(n) }
-func (op *gatherOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	d, err := opkit.Apply(op.adjoint(), grad)
-	return G.Nodes{d}, err
-}
-func (op *gatherOp) DoDiff(ctx G.ExecutionContext, inputs G.Nodes, output *G.Node) error {
-	gv, err := opkit.OutGrad(op, output)
-	if err != nil {
-		return err
-	}
-	d, err := op.adjoint().Do(gv)
-	if err != nil {
-		return err
-	}
-	return opkit.AccumulateGrad(op, inputs[0], d)
-}
-
 // PrependRow returns x (groups·n × d) with the vector row (d) inserted
 // before each group of n rows: (groups·(n+1) × d). It is how a [CLS]
 // token joins every image's sequence of patch embeddings.
@@ -189,17 +167,24 @@ func PrependRow(x, row *G.Node, groups int) (*G.Node, error) {
 	if err := opkit.CheckVector("fused.PrependRow", "row", row, d, x.Dtype()); err != nil {
 		return nil, err
 	}
-	return opkit.Apply(&prependRowOp{groups: groups, n: rows / groups, d: d}, x, row)
+	return opkit.Apply(newPrependRow(groups, rows/groups, d), x, row)
 }
 
 type prependRowOp struct {
-	opkit.Defaults
+	opkit.Base
 	groups, n, d int
 	out          opkit.Buffer
 }
 
-func (op *prependRowOp) Arity() int    { return 2 }
-func (op *prependRowOp) Type() hm.Type { return opkit.FnType(2, 1, 2) }
+func newPrependRow(groups, n, d int) *prependRowOp {
+	op := &prependRowOp{groups: groups, n: n, d: d}
+	op.Base = opkit.Base{
+		Name: fmt.Sprintf("prependrow(%d groups)", groups), Key: fmt.Sprintf("ops.prependrow(%d,%d,%d)", groups, n, d),
+		Dims: []int{2, 1, 2}, Backward: op.backward,
+	}
+	return op
+}
+
 func (op *prependRowOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{op.groups * (op.n + 1), op.d}, nil
 }
@@ -250,56 +235,15 @@ func (op *prependRowOp) gradIndices() (xs, rs []int) {
 func (op *prependRowOp) gradOps() (dx, drows *gatherOp) {
 	xs, rs := op.gradIndices()
 	out := tensor.Shape{op.groups * (op.n + 1), op.d}
-	return &gatherOp{idx: xs, in: out, shape: tensor.Shape{op.groups * op.n, op.d}},
-		&gatherOp{idx: rs, in: out, shape: tensor.Shape{op.groups, op.d}}
+	return newGather(xs, out, tensor.Shape{op.groups * op.n, op.d}, false),
+		newGather(rs, out, tensor.Shape{op.groups, op.d}, false)
 }
 
-func (op *prependRowOp) WriteHash(h hash.Hash) {
-	fmt.Fprintf(h, "ops.prependrow(%d,%d,%d)", op.groups, op.n, op.d)
-}
-func (op *prependRowOp) Hashcode() uint32     { return opkit.HashOf(op) }
-func (op *prependRowOp) String() string       { return fmt.Sprintf("prependrow(%d groups)", op.groups) }
-func (op *prependRowOp) DiffWRT(n int) []bool { return opkit.AllTrue(n) }
-
-func (op *prependRowOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
+// backward: dx gathers the x rows of g, dr sums its inserted rows.
+func (op *prependRowOp) backward(gs *opkit.Grads) {
 	gx, gr := op.gradOps()
-	dx, err := opkit.Apply(gx, grad)
-	if err != nil {
-		return nil, err
-	}
-	rowsG, err := opkit.Apply(gr, grad)
-	if err != nil {
-		return nil, err
-	}
-	dr, err := SumRows(rowsG)
-	if err != nil {
-		return nil, err
-	}
-	return G.Nodes{dx, dr}, nil
-}
-
-func (op *prependRowOp) DoDiff(ctx G.ExecutionContext, inputs G.Nodes, output *G.Node) error {
-	gv, err := opkit.OutGrad(op, output)
-	if err != nil {
-		return err
-	}
-	gx, gr := op.gradOps()
-	dx, err := gx.Do(gv)
-	if err != nil {
-		return err
-	}
-	if err := opkit.AccumulateGrad(op, inputs[0], dx); err != nil {
-		return err
-	}
-	rowsG, err := gr.Do(gv)
-	if err != nil {
-		return err
-	}
-	dr, err := (&sumRowsOp{}).Do(rowsG)
-	if err != nil {
-		return err
-	}
-	return opkit.AccumulateGrad(op, inputs[1], dr)
+	gs.Set(0, gs.Apply(gx, gs.Grad()))
+	gs.Set(1, gs.Apply(newSumRows(), gs.Apply(gr, gs.Grad())))
 }
 
 var (

@@ -15,10 +15,8 @@ package fused
 
 import (
 	"fmt"
-	"hash"
 	"math"
 
-	"github.com/chewxy/hm"
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/ops/opkit"
 	"github.com/geluproject/gelu/ops/parallel"
@@ -39,7 +37,7 @@ func LayerNorm(x, gamma, beta *G.Node, eps float64) (*G.Node, error) {
 	if (gamma == nil) != (beta == nil) {
 		return nil, fmt.Errorf("fused.LayerNorm: give both gamma and beta, or neither")
 	}
-	op := &layerNormOp{eps: eps, affine: gamma != nil}
+	op := newLayerNorm(eps, gamma != nil)
 	if gamma == nil {
 		return opkit.Apply(op, x)
 	}
@@ -54,7 +52,7 @@ func LayerNorm(x, gamma, beta *G.Node, eps float64) (*G.Node, error) {
 }
 
 type layerNormOp struct {
-	opkit.Defaults
+	opkit.Base
 	eps        float64
 	affine     bool
 	out        opkit.Buffer
@@ -64,11 +62,15 @@ type layerNormOp struct {
 // layerNormSig: the input, then gamma and beta when affine.
 var layerNormSig = opkit.Signature{In: []int{2, 1, 1}, Required: 1, Out: 2}
 
-func (op *layerNormOp) Arity() int    { return layerNormSig.Arity(op.affine) }
-func (op *layerNormOp) Type() hm.Type { return layerNormSig.Type(op.affine) }
-
-func (op *layerNormOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
-	return opkit.ShapeArg(op, ds, 0)
+func newLayerNorm(eps float64, affine bool) *layerNormOp {
+	op := &layerNormOp{eps: eps, affine: affine}
+	op.Base = opkit.Base{
+		Name:     fmt.Sprintf("layernorm(eps=%g)", eps),
+		Key:      fmt.Sprintf("ops.layernorm(%x,%t)", math.Float64bits(eps), affine),
+		Dims:     layerNormSig.Dims(affine),
+		Backward: op.backward,
+	}
+	return op
 }
 
 func (op *layerNormOp) Do(vs ...G.Value) (G.Value, error) {
@@ -134,56 +136,22 @@ func layerNormForward[T graph.Float](y, x, gamma, beta []T, mean, rstd []float64
 	})
 }
 
-func (op *layerNormOp) WriteHash(h hash.Hash) {
-	fmt.Fprintf(h, "ops.layernorm(%x,%t)", math.Float64bits(op.eps), op.affine)
-}
-func (op *layerNormOp) Hashcode() uint32     { return opkit.HashOf(op) }
-func (op *layerNormOp) String() string       { return fmt.Sprintf("layernorm(eps=%g)", op.eps) }
-func (op *layerNormOp) DiffWRT(n int) []bool { return opkit.AllTrue(n) }
-
-func (op *layerNormOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	x := inputs[0]
+// backward: dx from (x, g[, γ]), dγ from (x, g), dβ = Σ_rows g.
+func (op *layerNormOp) backward(gs *opkit.Grads) {
+	x, g := gs.Input(0), gs.Grad()
 	if !op.affine {
-		dx, err := opkit.Apply(&layerNormGradOp{fwd: op}, x, grad)
-		return G.Nodes{dx}, err
+		gs.Set(0, gs.Apply(newLayerNormGrad(op, false), x, g))
+		return
 	}
-	dx, err := opkit.Apply(&layerNormGradOp{fwd: op}, x, grad, inputs[1])
-	if err != nil {
-		return nil, err
-	}
-	dgamma, err := opkit.Apply(&layerNormGradOp{fwd: op, gamma: true}, x, grad)
-	if err != nil {
-		return nil, err
-	}
-	dbeta, err := SumRows(grad)
-	if err != nil {
-		return nil, err
-	}
-	return G.Nodes{dx, dgamma, dbeta}, nil
-}
-
-func (op *layerNormOp) DoDiff(ctx G.ExecutionContext, inputs G.Nodes, output *G.Node) error {
-	vals, gv, err := opkit.DiffArgs(op, inputs, output)
-	if err != nil {
-		return err
-	}
-	args := []G.Value{vals[0], gv}
-	if op.affine {
-		args = append(args, vals[1])
-	}
-	if err := opkit.DiffInto(op, inputs[0], &layerNormGradOp{fwd: op}, args...); err != nil || !op.affine {
-		return err
-	}
-	if err := opkit.DiffInto(op, inputs[1], &layerNormGradOp{fwd: op, gamma: true}, vals[0], gv); err != nil {
-		return err
-	}
-	return opkit.DiffInto(op, inputs[2], &sumRowsOp{}, gv)
+	gs.Set(0, gs.Apply(newLayerNormGrad(op, false), x, g, gs.Input(1)))
+	gs.Set(1, gs.Apply(newLayerNormGrad(op, true), x, g))
+	gs.Set(2, gs.Apply(newSumRows(), g))
 }
 
 // layerNormGradOp computes dx from (x, g[, γ]), or dγ from (x, g) when
 // gamma is set, using the statistics saved by fwd.
 type layerNormGradOp struct {
-	opkit.Defaults
+	opkit.Base
 	fwd   *layerNormOp
 	gamma bool
 	out   opkit.Buffer
@@ -197,15 +165,19 @@ var (
 	layerNormDgammaSig = opkit.Signature{In: []int{2, 2}, Required: 2, Out: 1}
 )
 
-func (op *layerNormGradOp) sig() opkit.Signature {
-	if op.gamma {
-		return layerNormDgammaSig
+func newLayerNormGrad(fwd *layerNormOp, gamma bool) *layerNormGradOp {
+	op := &layerNormGradOp{fwd: fwd, gamma: gamma}
+	op.Base = opkit.Base{
+		Name:     "layernorm.dx",
+		Key:      fmt.Sprintf("ops.layernormgrad(%p,%t)", fwd, gamma),
+		Dims:     layerNormDxSig.Dims(fwd.affine),
+		Backward: opkit.NotImplemented("double backward through LayerNorm"),
 	}
-	return layerNormDxSig
+	if gamma {
+		op.Name, op.Dims = "layernorm.dγ", layerNormDgammaSig.Dims(fwd.affine)
+	}
+	return op
 }
-
-func (op *layerNormGradOp) Arity() int    { return op.sig().Arity(op.fwd.affine) }
-func (op *layerNormGradOp) Type() hm.Type { return op.sig().Type(op.fwd.affine) }
 
 func (op *layerNormGradOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
 	s, err := opkit.ShapeArg(op, ds, 0)
@@ -303,22 +275,4 @@ func layerNormGradGamma[T graph.Float](dgamma, x, g []T, mean, rstd, acc []float
 	for j := range dgamma {
 		dgamma[j] = T(acc[j])
 	}
-}
-
-func (op *layerNormGradOp) WriteHash(h hash.Hash) {
-	fmt.Fprintf(h, "ops.layernormgrad(%p,%t)", op.fwd, op.gamma)
-}
-func (op *layerNormGradOp) Hashcode() uint32 { return opkit.HashOf(op) }
-func (op *layerNormGradOp) String() string {
-	if op.gamma {
-		return "layernorm.dγ"
-	}
-	return "layernorm.dx"
-}
-func (op *layerNormGradOp) DiffWRT(n int) []bool { return opkit.AllTrue(n) }
-func (op *layerNormGradOp) SymDiff(G.Nodes, *G.Node, *G.Node) (G.Nodes, error) {
-	return nil, fmt.Errorf("%v: double backward through LayerNorm is not implemented", op)
-}
-func (op *layerNormGradOp) DoDiff(G.ExecutionContext, G.Nodes, *G.Node) error {
-	return fmt.Errorf("%v: double backward through LayerNorm is not implemented", op)
 }

@@ -7,53 +7,17 @@ package fused_test
 // reference at float32 tolerance.
 
 import (
-	"fmt"
 	"math"
 	"strings"
 	"testing"
 
 	"github.com/geluproject/gelu/graph"
-	"github.com/geluproject/gelu/graph/rng"
 	"github.com/geluproject/gelu/ops/activation"
 	"github.com/geluproject/gelu/ops/fused"
 	"github.com/geluproject/gelu/ops/internal/optest"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
-
-func randn(seed uint64, shape ...int) *tensor.Dense {
-	t, err := graph.NewTensor(tensor.Float64, graph.Normal(0, 1), rng.New(seed, "layers"), shape...)
-	if err != nil {
-		panic(err)
-	}
-	return t
-}
-
-func labelsTensor(ys ...float64) *tensor.Dense {
-	return tensor.New(tensor.WithShape(len(ys)), tensor.WithBacking(ys))
-}
-
-func toDtype(t *tensor.Dense, dt tensor.Dtype) *tensor.Dense {
-	if dt == tensor.Float64 {
-		return t.Clone().(*tensor.Dense)
-	}
-	f := make([]float32, t.Shape().TotalSize())
-	for i, x := range t.Float64s() {
-		f[i] = float32(x)
-	}
-	return tensor.New(tensor.WithShape(t.Shape()...), tensor.WithBacking(f))
-}
-
-// layerCase is one op under test: build on input nodes, and the reference
-// forward value computed from float64 inputs.
-type layerCase struct {
-	name   string
-	inputs []*tensor.Dense
-	// noGrad lists inputs that are not differentiable (labels, indices).
-	noGrad map[int]bool
-	build  func(in []*G.Node) (*G.Node, error)
-	ref    func(in [][]float64) []float64
-}
 
 func layerCases() []layerCase {
 	x := randn(1, 5, 4)
@@ -222,117 +186,16 @@ func refLayerNorm(x, gamma, beta []float64, d int, eps float64) []float64 {
 	return out
 }
 
-// runForward evaluates the case on the tape machine in dtype dt.
-func runForward(t *testing.T, c layerCase, dt tensor.Dtype) []float64 {
-	t.Helper()
-	g, _ := graph.New(dt, 1)
-	var nodes []*G.Node
-	for i, in := range c.inputs {
-		n, err := g.Input(fmt.Sprintf("in%d", i), in.Shape()...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		nodes = append(nodes, n)
-	}
-	out, err := c.build(nodes)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := g.Compile(nil, graph.Keep(out))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, n := range nodes {
-		if err := m.Set(n, toDtype(c.inputs[i], dt)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := m.Run(); err != nil {
-		t.Fatal(err)
-	}
-	v, _ := m.Value(out)
-	if !out.IsScalar() {
-		return optest.Floats(t, v)
-	}
-	s, _ := m.Value(out)
-	switch x := s.(type) {
-	case *G.F64:
-		return []float64{float64(*x)}
-	case *G.F32:
-		return []float64{float64(*x)}
-	}
-	t.Fatalf("scalar output is %T", s)
-	return nil
-}
+func TestLayerOpsForward(t *testing.T) { checkForward(t, layerCases(), 2e-6) }
 
-func TestLayerOpsForward(t *testing.T) {
-	for _, c := range layerCases() {
-		var in [][]float64
-		for _, x := range c.inputs {
-			in = append(in, x.Float64s())
-		}
-		want := c.ref(in)
-		for _, dt := range optest.Dtypes() {
-			got := runForward(t, c, dt)
-			tol := 1e-13
-			if dt == tensor.Float32 {
-				tol = 2e-6
-			}
-			if len(got) != len(want) {
-				t.Fatalf("%s %v: %d outputs, want %d", c.name, dt, len(got), len(want))
-			}
-			for i := range want {
-				if math.Abs(got[i]-want[i]) > tol*math.Max(1, math.Abs(want[i])) {
-					t.Errorf("%s %v: output %d = %v, want %v", c.name, dt, i, got[i], want[i])
-					break
-				}
-			}
-		}
-	}
-}
-
+// Labels and indices are not differentiable: they are held fixed.
 func TestLayerOpsGradCheck(t *testing.T) {
 	for _, c := range layerCases() {
-		if len(c.noGrad) > 0 {
-			// Labels and indices are not differentiable: hold them fixed.
-			checkWithConstants(t, c)
-			continue
-		}
-		res, err := graph.CheckGrad(func(g *graph.Graph, in []*G.Node) (*G.Node, error) {
-			return c.build(in)
-		}, c.inputs, graph.GradCheck{Seed: 2, RTol: 1e-6, ATol: 1e-8})
-		if err != nil || !res.OK {
-			t.Errorf("%s: %v %v", c.name, res, err)
-		}
+		checkWithConstants(t, c)
 	}
 }
 
-// checkWithConstants grad-checks a case whose noGrad inputs are fixed.
-func checkWithConstants(t *testing.T, c layerCase) {
-	var free []*tensor.Dense
-	var freeIdx []int
-	for i, x := range c.inputs {
-		if !c.noGrad[i] {
-			free = append(free, x)
-			freeIdx = append(freeIdx, i)
-		}
-	}
-	res, err := graph.CheckGrad(func(g *graph.Graph, in []*G.Node) (*G.Node, error) {
-		all := make([]*G.Node, len(c.inputs))
-		for j, i := range freeIdx {
-			all[i] = in[j]
-		}
-		for i, x := range c.inputs {
-			if c.noGrad[i] {
-				all[i] = G.NewTensor(g.ExprGraph(), tensor.Float64, x.Dims(), G.WithShape(x.Shape()...), G.WithName(fmt.Sprintf("const%d", i)), G.WithValue(x))
-			}
-		}
-		return c.build(all)
-	}, free, graph.GradCheck{Seed: 2, RTol: 1e-6, ATol: 1e-8})
-	if err != nil || !res.OK {
-		t.Errorf("%s: %v %v", c.name, res, err)
-	}
-}
+func TestLayerOpsDoDiffMatchesTape(t *testing.T) { checkDoDiffMatchesTape(t, layerCases()) }
 
 // Linear, MatMul, SumRows, Add and Embedding have differentiable backward ops.
 func TestLayerOpsGradGradCheck(t *testing.T) {
@@ -352,89 +215,6 @@ func TestLayerOpsGradGradCheck(t *testing.T) {
 		if err != nil || !res.OK {
 			t.Errorf("%s: %v %v", c.name, res, err)
 		}
-	}
-}
-
-// The LispMachine's DoDiff gives the tape machine's gradients.
-func TestLayerOpsDoDiffMatchesTape(t *testing.T) {
-	for _, c := range layerCases() {
-		// Tape: gradient of Σ u⊙y with fixed u (via a scalar-producing build).
-		g, _ := graph.New(tensor.Float64, 1)
-		eg := g.ExprGraph()
-		var nodes []*G.Node
-		for i, in := range c.inputs {
-			nodes = append(nodes, G.NewTensor(eg, tensor.Float64, in.Dims(), G.WithShape(in.Shape()...), G.WithName(fmt.Sprintf("in%d", i)), G.WithValue(in.Clone())))
-		}
-		y, err := c.build(nodes)
-		if err != nil {
-			t.Fatal(err)
-		}
-		loss := y
-		if !y.IsScalar() {
-			if loss, err = G.Sum(y); err != nil {
-				t.Fatal(err)
-			}
-		}
-		var wrt []*G.Node
-		for i, n := range nodes {
-			if !c.noGrad[i] {
-				wrt = append(wrt, n)
-			}
-		}
-		grads, err := g.Grad(loss, wrt...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := g.Compile(loss, graph.WithRespectTo(), graph.Keep(grads...))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := m.Run(); err != nil {
-			t.Fatal(err)
-		}
-		var want [][]float64
-		for _, gr := range grads {
-			v, _ := m.Value(gr)
-			want = append(want, append([]float64(nil), optest.Floats(t, v)...))
-		}
-		// Lisp: a fresh graph with the same ops.
-		eg2 := G.NewGraph()
-		var nodes2 []*G.Node
-		for i, in := range c.inputs {
-			nodes2 = append(nodes2, G.NewTensor(eg2, tensor.Float64, in.Dims(), G.WithShape(in.Shape()...), G.WithName(fmt.Sprintf("in%d", i)), G.WithValue(in.Clone())))
-		}
-		y2, err := c.build(nodes2)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !y2.IsScalar() {
-			if _, err := G.Sum(y2); err != nil {
-				t.Fatal(err)
-			}
-		}
-		lm := G.NewLispMachine(eg2)
-		if err := lm.RunAll(); err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		k := 0
-		for i, n := range nodes2 {
-			if c.noGrad[i] {
-				continue
-			}
-			d, err := n.Grad()
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := optest.Floats(t, d)
-			for j := range got {
-				if math.Abs(got[j]-want[k][j]) > 1e-12*math.Max(1, math.Abs(want[k][j])) {
-					t.Errorf("%s input %d: Lisp gradient %v, tape %v", c.name, i, got, want[k])
-					break
-				}
-			}
-			k++
-		}
-		lm.Close()
 	}
 }
 
@@ -481,28 +261,25 @@ func mustInput(g *graph.Graph, name string, shape ...int) *G.Node {
 
 // Labels and indices are checked when the graph runs, naming the position.
 func TestLayerOpsRunErrors(t *testing.T) {
+	crossEntropy := func(g *graph.Graph) (*G.Node, []*G.Node) {
+		z, y := mustInput(g, "z", 2, 3), mustInput(g, "y", 2)
+		l, _ := fused.CrossEntropy(z, y)
+		return l, []*G.Node{z, y}
+	}
 	for _, c := range []struct {
 		build func(g *graph.Graph) (*G.Node, []*G.Node)
 		data  []*tensor.Dense
 		want  string
 	}{
 		{
-			build: func(g *graph.Graph) (*G.Node, []*G.Node) {
-				z, y := mustInput(g, "z", 2, 3), mustInput(g, "y", 2)
-				l, _ := fused.CrossEntropy(z, y)
-				return l, []*G.Node{z, y}
-			},
-			data: []*tensor.Dense{randn(1, 2, 3), labelsTensor(1, 3)},
-			want: "label of row 1 is 3, want an integer class in [0, 3)",
+			build: crossEntropy,
+			data:  []*tensor.Dense{randn(1, 2, 3), labelsTensor(1, 3)},
+			want:  "label of row 1 is 3, want an integer class in [0, 3)",
 		},
 		{
-			build: func(g *graph.Graph) (*G.Node, []*G.Node) {
-				z, y := mustInput(g, "z", 2, 3), mustInput(g, "y", 2)
-				l, _ := fused.CrossEntropy(z, y)
-				return l, []*G.Node{z, y}
-			},
-			data: []*tensor.Dense{randn(1, 2, 3), labelsTensor(0.5, 1)},
-			want: "label of row 0 is 0.5",
+			build: crossEntropy,
+			data:  []*tensor.Dense{randn(1, 2, 3), labelsTensor(0.5, 1)},
+			want:  "label of row 0 is 0.5",
 		},
 		{
 			build: func(g *graph.Graph) (*G.Node, []*G.Node) {

@@ -13,10 +13,8 @@ package fused
 
 import (
 	"fmt"
-	"hash"
 	"math"
 
-	"github.com/chewxy/hm"
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/ops/opkit"
 	G "gorgonia.org/gorgonia"
@@ -38,7 +36,7 @@ func (k lossKind) String() string {
 // MSELoss returns the mean squared error between pred and target (same
 // shape and dtype).
 func MSELoss(pred, target *G.Node) (*G.Node, error) {
-	return newLoss(lossMSE, pred, target)
+	return applyLoss(lossMSE, pred, target)
 }
 
 // CrossEntropy returns the mean over rows of −log softmax(logits)[label]
@@ -46,16 +44,16 @@ func MSELoss(pred, target *G.Node) (*G.Node, error) {
 // indices as floats. Labels outside [0, classes) or not integers are a run
 // time error naming the row.
 func CrossEntropy(logits, labels *G.Node) (*G.Node, error) {
-	return newLoss(lossCE, logits, labels)
+	return applyLoss(lossCE, logits, labels)
 }
 
 // BCEWithLogits returns the mean binary cross-entropy between sigmoid(logits)
 // and targets in [0, 1] (same shape), computed stably from the logits.
 func BCEWithLogits(logits, targets *G.Node) (*G.Node, error) {
-	return newLoss(lossBCE, logits, targets)
+	return applyLoss(lossBCE, logits, targets)
 }
 
-func newLoss(kind lossKind, pred, target *G.Node) (*G.Node, error) {
+func applyLoss(kind lossKind, pred, target *G.Node) (*G.Node, error) {
 	name := "ops." + kind.String()
 	if err := opkit.CheckFloatTensor(name, "prediction", pred); err != nil {
 		return nil, err
@@ -73,18 +71,26 @@ func newLoss(kind lossKind, pred, target *G.Node) (*G.Node, error) {
 	} else if err := opkit.CheckSameType(name, pred, target); err != nil {
 		return nil, err
 	}
-	return opkit.Apply(&lossOp{kind: kind, predDims: pred.Dims(), targetDims: target.Dims()}, pred, target)
+	return opkit.Apply(newLoss(kind, pred.Dims(), target.Dims()), pred, target)
 }
 
 type lossOp struct {
-	opkit.Defaults
+	opkit.Base
 	kind                 lossKind
 	predDims, targetDims int
 	out                  opkit.ScalarBuffer
 }
 
-func (op *lossOp) Arity() int    { return 2 }
-func (op *lossOp) Type() hm.Type { return opkit.FnType(op.predDims, op.targetDims, 0) }
+func newLoss(kind lossKind, predDims, targetDims int) *lossOp {
+	op := &lossOp{kind: kind, predDims: predDims, targetDims: targetDims}
+	op.Base = opkit.Base{
+		Name: kind.String(), Key: fmt.Sprintf("ops.loss(%d)", kind), Dims: []int{predDims, targetDims, 0},
+		// integer labels get no gradient
+		WRT: []bool{true, kind != lossCE}, Backward: op.backward,
+	}
+	return op
+}
+
 func (op *lossOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
 	return tensor.ScalarShape(), nil
 }
@@ -172,61 +178,34 @@ func logSumExp[T graph.Float](row []T) float64 {
 	return mx + math.Log(s)
 }
 
-func (op *lossOp) WriteHash(h hash.Hash) { fmt.Fprintf(h, "ops.loss(%d)", op.kind) }
-func (op *lossOp) Hashcode() uint32      { return opkit.HashOf(op) }
-func (op *lossOp) String() string        { return op.kind.String() }
-
-// DiffWRT: integer labels get no gradient.
-func (op *lossOp) DiffWRT(n int) []bool { return []bool{true, op.kind != lossCE} }
-
-func (op *lossOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	dp, err := opkit.Apply(&lossGradOp{kind: op.kind, fwd: op}, inputs[0], inputs[1], grad)
-	if err != nil || op.kind == lossCE {
-		return G.Nodes{dp, nil}, err
+func (op *lossOp) backward(gs *opkit.Grads) {
+	args := []opkit.Ref{gs.Input(0), gs.Input(1), gs.Grad()}
+	gs.Set(0, gs.Apply(newLossGrad(op, false), args...))
+	if op.kind != lossCE {
+		gs.Set(1, gs.Apply(newLossGrad(op, true), args...))
 	}
-	dt, err := opkit.Apply(&lossGradOp{kind: op.kind, fwd: op, target: true}, inputs[0], inputs[1], grad)
-	return G.Nodes{dp, dt}, err
-}
-
-func (op *lossOp) DoDiff(ctx G.ExecutionContext, inputs G.Nodes, output *G.Node) error {
-	vals, gv, err := opkit.DiffArgs(op, inputs, output)
-	if err != nil {
-		return err
-	}
-	if err := opkit.DiffInto(op, inputs[0], &lossGradOp{kind: op.kind, fwd: op}, vals[0], vals[1], gv); err != nil || op.kind == lossCE {
-		return err
-	}
-	return opkit.DiffInto(op, inputs[1], &lossGradOp{kind: op.kind, fwd: op, target: true}, vals[0], vals[1], gv)
 }
 
 // lossGradOp computes the gradient with respect to the prediction (or, with
 // target set, the target) from (prediction, target, G).
 type lossGradOp struct {
-	opkit.Defaults
+	opkit.Base
 	kind   lossKind
-	fwd    *lossOp
 	target bool
 	out    opkit.Buffer
 }
 
-func (op *lossGradOp) Arity() int { return 3 }
-func (op *lossGradOp) Type() hm.Type {
-	d := op.fwd.predDims
-	if op.target {
-		d = op.fwd.targetDims
+func newLossGrad(fwd *lossOp, target bool) *lossGradOp {
+	op := &lossGradOp{kind: fwd.kind, target: target}
+	op.Base = opkit.Base{
+		Name: fwd.kind.String() + ".dinput", Key: fmt.Sprintf("ops.lossgrad(%d,%t)", fwd.kind, target),
+		Dims:     []int{fwd.predDims, fwd.targetDims, 0, fwd.predDims},
+		Backward: opkit.NotImplemented("double backward through " + fwd.kind.String() + " (compose the loss from gorgonia ops for second derivatives)"),
 	}
-	return opkit.FnType(op.fwd.predDims, op.fwd.targetDims, 0, d)
-}
-func (op *lossGradOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
-	i := 0
-	if op.target {
-		i = 1
+	if target {
+		op.Name, op.ShapeOf, op.Dims[3] = fwd.kind.String()+".dtarget", 1, fwd.targetDims
 	}
-	s, err := opkit.ShapeArg(op, ds, i)
-	if err != nil {
-		return nil, err
-	}
-	return s.Clone(), nil
+	return op
 }
 
 func (op *lossGradOp) Do(vs ...G.Value) (G.Value, error) {
@@ -304,22 +283,4 @@ func sigmoid(z float64) float64 {
 	}
 	e := math.Exp(z)
 	return e / (1 + e)
-}
-
-func (op *lossGradOp) WriteHash(h hash.Hash) {
-	fmt.Fprintf(h, "ops.lossgrad(%d,%t)", op.kind, op.target)
-}
-func (op *lossGradOp) Hashcode() uint32 { return opkit.HashOf(op) }
-func (op *lossGradOp) String() string {
-	if op.target {
-		return op.kind.String() + ".dtarget"
-	}
-	return op.kind.String() + ".dinput"
-}
-func (op *lossGradOp) DiffWRT(n int) []bool { return opkit.AllTrue(n) }
-func (op *lossGradOp) SymDiff(G.Nodes, *G.Node, *G.Node) (G.Nodes, error) {
-	return nil, fmt.Errorf("%v: double backward through %s is not implemented; compose the loss from gorgonia ops for second derivatives", op, op.kind)
-}
-func (op *lossGradOp) DoDiff(G.ExecutionContext, G.Nodes, *G.Node) error {
-	return fmt.Errorf("%v: double backward through %s is not implemented", op, op.kind)
 }

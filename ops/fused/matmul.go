@@ -12,11 +12,8 @@ package fused
 
 import (
 	"fmt"
-	"hash"
 
-	"github.com/chewxy/hm"
 	"github.com/geluproject/gelu/graph"
-	"github.com/geluproject/gelu/ops/gemm"
 	"github.com/geluproject/gelu/ops/opkit"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -38,12 +35,12 @@ func Linear(x, w, bias *G.Node) (*G.Node, error) {
 		return nil, fmt.Errorf("fused.Linear: input %q is %v but weight %q is %v", x.Name(), x.Dtype(), w.Name(), w.Dtype())
 	}
 	if bias == nil {
-		return opkit.Apply(&matMulOp{tB: true}, x, w)
+		return opkit.Apply(newMatMul(false, true, false, false), x, w)
 	}
 	if err := opkit.CheckVector("fused.Linear", "bias", bias, w.Shape()[0], w.Dtype()); err != nil {
 		return nil, err
 	}
-	return opkit.Apply(&matMulOp{tB: true, bias: true}, x, w, bias)
+	return opkit.Apply(newMatMul(false, true, true, false), x, w, bias)
 }
 
 // MatMul returns op(a)·op(b), where op transposes its argument when the flag
@@ -55,7 +52,7 @@ func MatMul(a, b *G.Node, transA, transB bool) (*G.Node, error) {
 	if err := opkit.CheckMatrix("fused.MatMul", "b", b); err != nil {
 		return nil, err
 	}
-	op := &matMulOp{tA: transA, tB: transB}
+	op := newMatMul(transA, transB, false, false)
 	if _, err := op.InferShape(a.Shape(), b.Shape()); err != nil {
 		return nil, err
 	}
@@ -65,18 +62,41 @@ func MatMul(a, b *G.Node, transA, transB bool) (*G.Node, error) {
 	return opkit.Apply(op, a, b)
 }
 
+// matMulOp is MatMul (with a bias: Linear) or, batched, BatchedMatMul.
 type matMulOp struct {
-	opkit.Defaults
-	tA, tB bool
-	bias   bool
-	out    opkit.Buffer
+	opkit.Base
+	tA, tB  bool
+	bias    bool
+	batched bool
+	out     opkit.Buffer
 }
 
 // matMulSig: a and b, then the bias when there is one.
 var matMulSig = opkit.Signature{In: []int{2, 2, 1}, Required: 2, Out: 2}
 
-func (op *matMulOp) Arity() int    { return matMulSig.Arity(op.bias) }
-func (op *matMulOp) Type() hm.Type { return matMulSig.Type(op.bias) }
+func newMatMul(tA, tB, bias, batched bool) *matMulOp {
+	op := &matMulOp{tA: tA, tB: tB, bias: bias, batched: batched}
+	op.Base = opkit.Base{Name: matMulName(tA, tB, bias), Key: fmt.Sprintf("ops.matmul(%t,%t,%t)", tA, tB, bias), Dims: matMulSig.Dims(bias), Backward: op.backward}
+	if batched {
+		op.Name, op.Key, op.Dims = "batched "+op.Name, fmt.Sprintf("ops.bmm(%t,%t)", tA, tB), []int{3, 3, 3}
+	}
+	return op
+}
+
+func matMulName(tA, tB, bias bool) string {
+	s := "matmul"
+	if tA {
+		s += "ᵀ"
+	}
+	s += "·"
+	if tB {
+		s += "ᵀ"
+	}
+	if bias {
+		s += "+b"
+	}
+	return s
+}
 
 // dims returns m, n, k of op(A) (m×k) · op(B) (k×n).
 func (op *matMulOp) dims(a, b tensor.Shape) (m, n, k int, err error) {
@@ -97,6 +117,16 @@ func (op *matMulOp) dims(a, b tensor.Shape) (m, n, k int, err error) {
 	return m, n, k, nil
 }
 
+// shape returns the product's shape (batch, m, n) or (m, n), and k.
+func (op *matMulOp) shape(a, b tensor.Shape) (c tensor.Shape, k int, err error) {
+	if op.batched {
+		batch, m, n, k, err := op.batchDims(a, b)
+		return tensor.Shape{batch, m, n}, k, err
+	}
+	m, n, k, err := op.dims(a, b)
+	return tensor.Shape{m, n}, k, err
+}
+
 func (op *matMulOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
 	a, err := opkit.ShapeArg(op, ds, 0)
 	if err != nil {
@@ -106,11 +136,11 @@ func (op *matMulOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, n, _, err := op.dims(a, b)
+	c, _, err := op.shape(a, b)
 	if err != nil {
 		return nil, err
 	}
-	return tensor.Shape{m, n}, nil
+	return c, nil
 }
 
 func (op *matMulOp) Do(vs ...G.Value) (G.Value, error) {
@@ -119,10 +149,11 @@ func (op *matMulOp) Do(vs ...G.Value) (G.Value, error) {
 		return nil, err
 	}
 	a, b, bias := in[0], in[1], in[2]
-	m, n, k, err := op.dims(a.Shape(), b.Shape())
+	cs, k, err := op.shape(a.Shape(), b.Shape())
 	if err != nil {
 		return nil, err
 	}
+	n := cs[len(cs)-1]
 	if op.bias {
 		if bias.Shape().TotalSize() != n {
 			return nil, fmt.Errorf("%v: bias has %d elements, want %d", op, bias.Shape().TotalSize(), n)
@@ -131,15 +162,19 @@ func (op *matMulOp) Do(vs ...G.Value) (G.Value, error) {
 	if a.Dtype() != b.Dtype() || (bias != nil && bias.Dtype() != a.Dtype()) {
 		return nil, fmt.Errorf("%v: mixed dtypes", op)
 	}
-	c := op.out.Get(a.Dtype(), tensor.Shape{m, n})
-	lda, ldb := a.Shape()[1], b.Shape()[1]
+	c := op.out.Get(a.Dtype(), cs)
+	batch, m := 1, cs[len(cs)-2]
+	if op.batched {
+		batch = cs[0]
+	}
+	lda, ldb := a.Shape()[a.Dims()-1], b.Shape()[b.Dims()-1]
 	switch cd := c.Data().(type) {
 	case []float32:
 		beta := fillRows(cd, bias, n)
-		gemm.Gemm(op.tA, op.tB, m, n, k, 1, a.Float32s(), lda, b.Float32s(), ldb, float32(beta), cd, n)
+		bmm(op.tA, op.tB, batch, m, n, k, a.Float32s(), lda, b.Float32s(), ldb, float32(beta), cd)
 	case []float64:
 		beta := fillRows(cd, bias, n)
-		gemm.Gemm(op.tA, op.tB, m, n, k, 1, a.Float64s(), lda, b.Float64s(), ldb, beta, cd, n)
+		bmm(op.tA, op.tB, batch, m, n, k, a.Float64s(), lda, b.Float64s(), ldb, beta, cd)
 	}
 	return c, nil
 }
@@ -157,82 +192,31 @@ func fillRows[T graph.Float](c []T, bias *tensor.Dense, n int) float64 {
 	return 1
 }
 
-func (op *matMulOp) WriteHash(h hash.Hash) {
-	fmt.Fprintf(h, "ops.matmul(%t,%t,%t)", op.tA, op.tB, op.bias)
-}
-func (op *matMulOp) Hashcode() uint32 { return opkit.HashOf(op) }
-func (op *matMulOp) String() string {
-	s := "matmul"
-	if op.tA {
-		s += "ᵀ"
-	}
-	s += "·"
-	if op.tB {
-		s += "ᵀ"
-	}
-	if op.bias {
-		s += "+b"
-	}
-	return s
-}
-func (op *matMulOp) DiffWRT(n int) []bool { return opkit.AllTrue(n) }
-
 // gradOps returns the ops and argument order for dA and dB given G:
 // dA = G·op(B)ᵀ, dB = op(A)ᵀ·G, written without explicit transposes.
 func (op *matMulOp) gradOps() (da *matMulOp, daArgs [2]int, db *matMulOp, dbArgs [2]int) {
 	const A, B, Gr = 0, 1, 2
 	if !op.tA {
-		da, daArgs = &matMulOp{tA: false, tB: !op.tB}, [2]int{Gr, B}
+		da, daArgs = newMatMul(false, !op.tB, false, op.batched), [2]int{Gr, B}
 	} else {
-		da, daArgs = &matMulOp{tA: op.tB, tB: true}, [2]int{B, Gr}
+		da, daArgs = newMatMul(op.tB, true, false, op.batched), [2]int{B, Gr}
 	}
 	if !op.tB {
-		db, dbArgs = &matMulOp{tA: !op.tA, tB: false}, [2]int{A, Gr}
+		db, dbArgs = newMatMul(!op.tA, false, false, op.batched), [2]int{A, Gr}
 	} else {
-		db, dbArgs = &matMulOp{tA: true, tB: op.tA}, [2]int{Gr, A}
+		db, dbArgs = newMatMul(true, op.tA, false, op.batched), [2]int{Gr, A}
 	}
 	return
 }
 
-func (op *matMulOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	if len(inputs) != op.Arity() {
-		return nil, fmt.Errorf("%v: SymDiff got %d inputs", op, len(inputs))
-	}
-	args := []*G.Node{inputs[0], inputs[1], grad}
+func (op *matMulOp) backward(gs *opkit.Grads) {
+	args := []opkit.Ref{gs.Input(0), gs.Input(1), gs.Grad()}
 	da, ia, db, ib := op.gradOps()
-	dA, err := opkit.Apply(da, args[ia[0]], args[ia[1]])
-	if err != nil {
-		return nil, err
-	}
-	dB, err := opkit.Apply(db, args[ib[0]], args[ib[1]])
-	if err != nil {
-		return nil, err
-	}
-	out := G.Nodes{dA, dB}
+	gs.Set(0, gs.Apply(da, args[ia[0]], args[ia[1]]))
+	gs.Set(1, gs.Apply(db, args[ib[0]], args[ib[1]]))
 	if op.bias {
-		dbias, err := SumRows(grad)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, dbias)
+		gs.Set(2, gs.Apply(newSumRows(), gs.Grad()))
 	}
-	return out, nil
-}
-
-func (op *matMulOp) DoDiff(ctx G.ExecutionContext, inputs G.Nodes, output *G.Node) error {
-	vals, gv, err := opkit.DiffArgs(op, inputs, output)
-	if err != nil {
-		return err
-	}
-	args := []G.Value{vals[0], vals[1], gv}
-	da, ia, db, ib := op.gradOps()
-	if err := opkit.DiffInto(op, inputs[0], da, args[ia[0]], args[ia[1]]); err != nil {
-		return err
-	}
-	if err := opkit.DiffInto(op, inputs[1], db, args[ib[0]], args[ib[1]]); err != nil || !op.bias {
-		return err
-	}
-	return opkit.DiffInto(op, inputs[2], &sumRowsOp{}, gv)
 }
 
 // SumRows returns the column sums of a matrix (rows × n) as a vector (n):
@@ -241,7 +225,7 @@ func SumRows(x *G.Node) (*G.Node, error) {
 	if err := opkit.CheckMatrix("fused.SumRows", "input", x); err != nil {
 		return nil, err
 	}
-	return opkit.Apply(&sumRowsOp{}, x)
+	return opkit.Apply(newSumRows(), x)
 }
 
 // BroadcastRows returns a (rows × n) matrix whose rows are all v (n).
@@ -252,16 +236,23 @@ func BroadcastRows(v *G.Node, rows int) (*G.Node, error) {
 	if v.Dims() != 1 || rows <= 0 {
 		return nil, fmt.Errorf("fused.BroadcastRows: input %q has shape %v and rows = %d, want a vector and rows > 0", v.Name(), v.Shape(), rows)
 	}
-	return opkit.Apply(&broadcastRowsOp{rows: rows}, v)
+	return opkit.Apply(newBroadcastRows(rows), v)
 }
 
+// sumRowsOp and broadcastRowsOp are each other's adjoints.
 type sumRowsOp struct {
-	opkit.Defaults
+	opkit.Base
 	out opkit.Buffer
 }
 
-func (op *sumRowsOp) Arity() int    { return 1 }
-func (op *sumRowsOp) Type() hm.Type { return opkit.FnType(2, 1) }
+func newSumRows() *sumRowsOp {
+	op := &sumRowsOp{}
+	op.Base = opkit.Base{Name: "sumrows", Key: "ops.sumrows", Dims: []int{2, 1}, Backward: func(gs *opkit.Grads) {
+		gs.Set(0, gs.Apply(newBroadcastRows(gs.Node(0).Shape()[0]), gs.Grad()))
+	}}
+	return op
+}
+
 func (op *sumRowsOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
 	s, err := opkit.ShapeArg(op, ds, 0)
 	if err != nil {
@@ -272,6 +263,7 @@ func (op *sumRowsOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
 	}
 	return tensor.Shape{s[1]}, nil
 }
+
 func (op *sumRowsOp) Do(vs ...G.Value) (G.Value, error) {
 	in, err := opkit.Inputs(op, vs, "input")
 	if err != nil {
@@ -302,30 +294,21 @@ func sumRows[T graph.Float](out, x []T, n int) {
 	}
 }
 
-func (op *sumRowsOp) WriteHash(h hash.Hash) { fmt.Fprint(h, "ops.sumrows") }
-func (op *sumRowsOp) Hashcode() uint32      { return opkit.HashOf(op) }
-func (op *sumRowsOp) String() string        { return "sumrows" }
-func (op *sumRowsOp) DiffWRT(n int) []bool  { return opkit.AllTrue(n) }
-func (op *sumRowsOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	d, err := BroadcastRows(grad, inputs[0].Shape()[0])
-	return G.Nodes{d}, err
-}
-func (op *sumRowsOp) DoDiff(ctx G.ExecutionContext, inputs G.Nodes, output *G.Node) error {
-	gv, err := opkit.OutGrad(op, output)
-	if err != nil {
-		return err
-	}
-	return opkit.DiffInto(op, inputs[0], &broadcastRowsOp{rows: inputs[0].Shape()[0]}, gv)
-}
-
 type broadcastRowsOp struct {
-	opkit.Defaults
+	opkit.Base
 	rows int
 	out  opkit.Buffer
 }
 
-func (op *broadcastRowsOp) Arity() int    { return 1 }
-func (op *broadcastRowsOp) Type() hm.Type { return opkit.FnType(1, 2) }
+func newBroadcastRows(rows int) *broadcastRowsOp {
+	op := &broadcastRowsOp{rows: rows}
+	op.Base = opkit.Base{
+		Name: fmt.Sprintf("broadcastrows(%d)", rows), Key: fmt.Sprintf("ops.broadcastrows(%d)", rows), Dims: []int{1, 2},
+		Backward: func(gs *opkit.Grads) { gs.Set(0, gs.Apply(newSumRows(), gs.Grad())) },
+	}
+	return op
+}
+
 func (op *broadcastRowsOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
 	s, err := opkit.ShapeArg(op, ds, 0)
 	if err != nil {
@@ -336,6 +319,7 @@ func (op *broadcastRowsOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
 	}
 	return tensor.Shape{op.rows, s[0]}, nil
 }
+
 func (op *broadcastRowsOp) Do(vs ...G.Value) (G.Value, error) {
 	in, err := opkit.Inputs(op, vs, "input")
 	if err != nil {
@@ -351,25 +335,6 @@ func (op *broadcastRowsOp) Do(vs ...G.Value) (G.Value, error) {
 		fillRows(o, v, n)
 	}
 	return out, nil
-}
-func (op *broadcastRowsOp) WriteHash(h hash.Hash) { fmt.Fprintf(h, "ops.broadcastrows(%d)", op.rows) }
-func (op *broadcastRowsOp) Hashcode() uint32      { return opkit.HashOf(op) }
-func (op *broadcastRowsOp) String() string        { return fmt.Sprintf("broadcastrows(%d)", op.rows) }
-func (op *broadcastRowsOp) DiffWRT(n int) []bool  { return opkit.AllTrue(n) }
-func (op *broadcastRowsOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	d, err := SumRows(grad)
-	return G.Nodes{d}, err
-}
-func (op *broadcastRowsOp) DoDiff(ctx G.ExecutionContext, inputs G.Nodes, output *G.Node) error {
-	gv, err := opkit.OutGrad(op, output)
-	if err != nil {
-		return err
-	}
-	d, err := (&sumRowsOp{}).Do(gv)
-	if err != nil {
-		return err
-	}
-	return opkit.AccumulateGrad(op, inputs[0], d)
 }
 
 var (

@@ -7,7 +7,6 @@ package fused_test
 // is not.
 
 import (
-	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -210,31 +209,7 @@ func transformerCases() []layerCase {
 	}
 }
 
-func TestTransformerOpsForward(t *testing.T) {
-	for _, c := range transformerCases() {
-		var in [][]float64
-		for _, x := range c.inputs {
-			in = append(in, x.Float64s())
-		}
-		want := c.ref(in)
-		for _, dt := range optest.Dtypes() {
-			got := runForward(t, c, dt)
-			tol := 1e-13
-			if dt == tensor.Float32 {
-				tol = 3e-6
-			}
-			if len(got) != len(want) {
-				t.Fatalf("%s %v: %d outputs, want %d", c.name, dt, len(got), len(want))
-			}
-			for i := range want {
-				if math.Abs(got[i]-want[i]) > tol*math.Max(1, math.Abs(want[i])) {
-					t.Errorf("%s %v: output %d = %v, want %v", c.name, dt, i, got[i], want[i])
-					break
-				}
-			}
-		}
-	}
-}
+func TestTransformerOpsForward(t *testing.T) { checkForward(t, transformerCases(), 3e-6) }
 
 func TestTransformerOpsGradCheck(t *testing.T) {
 	for _, c := range transformerCases() {
@@ -271,78 +246,7 @@ func TestTransformerOpsGradGrad(t *testing.T) {
 	}
 }
 
-// The LispMachine's DoDiff gives the tape machine's gradients.
-func TestTransformerOpsDoDiffMatchesTape(t *testing.T) {
-	for _, c := range transformerCases() {
-		var tape, lisp [][]float64
-		for _, lispMode := range []bool{false, true} {
-			g, _ := graph.New(tensor.Float64, 1)
-			eg := g.ExprGraph()
-			var nodes []*G.Node
-			for i, in := range c.inputs {
-				nodes = append(nodes, G.NewTensor(eg, tensor.Float64, in.Dims(), G.WithShape(in.Shape()...), G.WithName(fmt.Sprintf("in%d", i)), G.WithValue(in.Clone())))
-			}
-			y, err := c.build(nodes)
-			if err != nil {
-				t.Fatal(err)
-			}
-			// A weighted sum, so that the gradient is not a constant.
-			w := G.NewTensor(eg, tensor.Float64, y.Dims(), G.WithShape(y.Shape()...), G.WithName("w"), G.WithValue(randn(77, y.Shape()...)))
-			wy, err := fused.Mul(y, w)
-			if err != nil {
-				t.Fatal(err)
-			}
-			loss, err := G.Sum(wy)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var wrt []*G.Node
-			for i, n := range nodes {
-				if !c.noGrad[i] {
-					wrt = append(wrt, n)
-				}
-			}
-			if !lispMode {
-				grads, err := g.Grad(loss, wrt...)
-				if err != nil {
-					t.Fatal(err)
-				}
-				m, err := g.Compile(loss, graph.WithRespectTo(), graph.Keep(grads...))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := m.Run(); err != nil {
-					t.Fatal(err)
-				}
-				for _, gr := range grads {
-					v, _ := m.Value(gr)
-					tape = append(tape, append([]float64(nil), optest.Floats(t, v)...))
-				}
-				continue
-			}
-			lm := G.NewLispMachine(eg)
-			if err := lm.RunAll(); err != nil {
-				t.Fatalf("%s: %v", c.name, err)
-			}
-			for _, n := range wrt {
-				d, err := n.Grad()
-				if err != nil {
-					t.Fatal(err)
-				}
-				lisp = append(lisp, append([]float64(nil), optest.Floats(t, d)...))
-			}
-			lm.Close()
-		}
-		for i := range tape {
-			for j := range tape[i] {
-				if math.Abs(lisp[i][j]-tape[i][j]) > 1e-12*math.Max(1, math.Abs(tape[i][j])) {
-					t.Errorf("%s input %d: Lisp gradient %v, tape %v", c.name, i, lisp[i], tape[i])
-					break
-				}
-			}
-		}
-	}
-}
+func TestTransformerOpsDoDiffMatchesTape(t *testing.T) { checkDoDiffMatchesTape(t, transformerCases()) }
 
 // Softmax of large logits does not overflow: softmax(x + c) = softmax(x).
 func TestSoftmaxStable(t *testing.T) {
@@ -456,70 +360,14 @@ func TestTransformerOpsBuildErrors(t *testing.T) {
 	}
 }
 
-// gradients returns the gradients of Σ w ⊙ f(inputs) with respect to the
-// differentiable inputs, computed in dtype dt (w fixed and random).
-func gradients(t *testing.T, c layerCase, dt tensor.Dtype) [][]float64 {
-	t.Helper()
-	g, _ := graph.New(dt, 1)
-	var nodes, wrt []*G.Node
-	for i, in := range c.inputs {
-		n, err := g.Input(fmt.Sprintf("in%d", i), in.Shape()...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		nodes = append(nodes, n)
-		if !c.noGrad[i] {
-			wrt = append(wrt, n)
-		}
-	}
-	y, err := c.build(nodes)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := G.NewTensor(g.ExprGraph(), dt, y.Dims(), G.WithShape(y.Shape()...), G.WithName("w"), G.WithValue(toDtype(randn(78, y.Shape()...), dt)))
-	wy, err := fused.Mul(y, w)
-	if err != nil {
-		t.Fatal(err)
-	}
-	loss, err := G.Sum(wy)
-	if err != nil {
-		t.Fatal(err)
-	}
-	grads, err := g.Grad(loss, wrt...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := g.Compile(loss, graph.WithRespectTo(), graph.Keep(grads...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, n := range nodes {
-		if err := m.Set(n, toDtype(c.inputs[i], dt)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := m.Run(); err != nil {
-		t.Fatal(err)
-	}
-	var out [][]float64
-	for _, gr := range grads {
-		v, _ := m.Value(gr)
-		out = append(out, append([]float64(nil), optest.Floats(t, v)...))
-	}
-	return out
-}
-
 // The float32 backward passes agree with the float64 ones (which the
 // finite-difference checks verify) to float32 precision.
 func TestTransformerOpsFloat32Gradients(t *testing.T) {
 	for _, c := range transformerCases() {
 		want, got := gradients(t, c, tensor.Float64), gradients(t, c, tensor.Float32)
 		for i := range want {
-			for j := range want[i] {
-				if math.Abs(got[i][j]-want[i][j]) > 2e-5*math.Max(1, math.Abs(want[i][j])) {
-					t.Errorf("%s: float32 gradient %d[%d] = %v, float64 %v", c.name, i, j, got[i][j], want[i][j])
-					break
-				}
+			if j := mismatch(got[i], want[i], 2e-5); j >= 0 {
+				t.Errorf("%s: float32 gradient %d[%d] = %v, float64 %v", c.name, i, j, got[i][j], want[i][j])
 			}
 		}
 	}

@@ -179,3 +179,28 @@ func Gemm[T graph.Float](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []
 		impl.Dgemm(ta, tb, m, n, k, float64(alpha), any(a).([]float64), lda, any(b).([]float64), ldb, float64(beta), c, ldc)
 	}
 }
+
+// isTrans reads a BLAS transpose flag: whether op(X) is Xᵀ, and whether the
+// flag is valid.
+func isTrans(t blas.Transpose) (trans, ok bool) {
+	switch t {
+	case blas.NoTrans:
+		return false, true
+	case blas.Trans, blas.ConjTrans:
+		return true, true
+	}
+	return false, false
+}
+
+// storedShapes returns the shapes A and B are stored in (rowsA × colsA,
+// rowsB × colsB) when op(A) is m×k and op(B) is k×n.
+func storedShapes(tA, tB bool, m, n, k int) (rowsA, colsA, rowsB, colsB int) {
+	rowsA, colsA, rowsB, colsB = m, k, k, n
+	if tA {
+		rowsA, colsA = k, m
+	}
+	if tB {
+		rowsB, colsB = n, k
+	}
+	return rowsA, colsA, rowsB, colsB
+}

@@ -16,12 +16,7 @@ import (
 )
 
 func BenchmarkGEMM(b *testing.B) {
-	impls := []BLAS{gonumBLAS{}}
-	if ob, err := LoadOpenBLAS(""); err == nil {
-		impls = append(impls, ob)
-	} else {
-		b.Logf("OpenBLAS not benchmarked: %v", err)
-	}
+	impls := testedBLAS(b)
 	sizes := [][3]int{{64, 64, 64}, {256, 256, 256}, {256, 768, 3072}, {1024, 1024, 1024}}
 	for _, impl := range impls {
 		name := "gonum"

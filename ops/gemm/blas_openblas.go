@@ -220,14 +220,7 @@ func gemmToC(tA, tB blas.Transpose, m, n, k, lda, la, ldb, lb, ldc, lc int) bool
 	if m == 0 || n == 0 || k == 0 {
 		return false // gonum scales C by beta or returns
 	}
-	rowsA, colsA := m, k
-	if aT {
-		rowsA, colsA = k, m
-	}
-	rowsB, colsB := k, n
-	if bT {
-		rowsB, colsB = n, k
-	}
+	rowsA, colsA, rowsB, colsB := storedShapes(aT, bT, m, n, k)
 	switch {
 	case la < (rowsA-1)*lda+colsA:
 		panic("blas: insufficient length of a")
@@ -242,16 +235,6 @@ func gemmToC(tA, tB blas.Transpose, m, n, k, lda, la, ldb, lb, ldc, lc int) bool
 		}
 	}
 	return float64(m)*float64(n)*float64(k) >= smallGEMM
-}
-
-func isTrans(t blas.Transpose) (trans, ok bool) {
-	switch t {
-	case blas.NoTrans:
-		return false, true
-	case blas.Trans, blas.ConjTrans:
-		return true, true
-	}
-	return false, false
 }
 
 // setCEnv sets a variable in the C library's environment (os.Setenv does

@@ -61,14 +61,7 @@ const cPad = 7.5
 // than needed; the padding of A and B holds NaN, which must never reach the
 // result.
 func operands[T graph.Float](c gemmCase, r *rng.RNG) (a []T, lda int, b []T, ldb int, cm []T, ldc int) {
-	rowsA, colsA := c.m, c.k
-	if c.tA {
-		rowsA, colsA = c.k, c.m
-	}
-	rowsB, colsB := c.k, c.n
-	if c.tB {
-		rowsB, colsB = c.n, c.k
-	}
+	rowsA, colsA, rowsB, colsB := storedShapes(c.tA, c.tB, c.m, c.n, c.k)
 	lda, ldb, ldc = colsA+3, colsB+3, c.n+3
 	fill := func(rows, cols, ld int, pad T) []T {
 		s := make([]T, rows*ld)
@@ -163,14 +156,19 @@ func gemmWith[T graph.Float](impl BLAS, c gemmCase, a []T, lda int, b []T, ldb i
 	}
 }
 
-func TestGEMMAgainstNaive(t *testing.T) {
+// testedBLAS returns gonum's BLAS, and OpenBLAS when it loads.
+func testedBLAS(tb testing.TB) []BLAS {
 	impls := []BLAS{gonumBLAS{}}
 	if ob, err := LoadOpenBLAS(""); err == nil {
 		impls = append(impls, ob)
 	} else {
-		t.Logf("OpenBLAS not tested: %v", err)
+		tb.Logf("OpenBLAS not tested: %v", err)
 	}
-	for _, impl := range impls {
+	return impls
+}
+
+func TestGEMMAgainstNaive(t *testing.T) {
+	for _, impl := range testedBLAS(t) {
 		t.Run(impl.Name()+"/float32", func(t *testing.T) { checkGEMM[float32](t, impl, 0x1p-24) })
 		t.Run(impl.Name()+"/float64", func(t *testing.T) { checkGEMM[float64](t, impl, 0x1p-53) })
 	}

@@ -87,8 +87,8 @@ func (Own) Name() string {
 
 // Sgemm is the package function Sgemm with gonum's transpose flags.
 func (Own) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	ta, okA := ownTrans(tA)
-	tb, okB := ownTrans(tB)
+	ta, okA := isTrans(tA)
+	tb, okB := isTrans(tB)
 	if okA && okB {
 		Sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 	}
@@ -96,8 +96,8 @@ func (Own) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32,
 
 // Dgemm is the package function Dgemm with gonum's transpose flags.
 func (Own) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
-	ta, okA := ownTrans(tA)
-	tb, okB := ownTrans(tB)
+	ta, okA := isTrans(tA)
+	tb, okB := isTrans(tB)
 	if okA && okB {
 		Dgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 	}
@@ -116,29 +116,12 @@ func (Own) SetThreads(n int) error {
 // Threads returns the number of threads a large product is split over.
 func (Own) Threads() int { return ownThreadCount() }
 
-func ownTrans(t blas.Transpose) (trans, ok bool) {
-	switch t {
-	case blas.NoTrans:
-		return false, true
-	case blas.Trans, blas.ConjTrans:
-		return true, true
-	}
-	return false, false
-}
-
 // ownCheck validates the arguments of a product; see Sgemm.
 func ownCheck[T ownFloat](tA, tB bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) error {
 	if m < 0 || n < 0 || k < 0 {
 		return fmt.Errorf("gemm: m, n, k = %d, %d, %d, want all ≥ 0", m, n, k)
 	}
-	rowsA, colsA := m, k
-	if tA {
-		rowsA, colsA = k, m
-	}
-	rowsB, colsB := k, n
-	if tB {
-		rowsB, colsB = n, k
-	}
+	rowsA, colsA, rowsB, colsB := storedShapes(tA, tB, m, n, k)
 	needA, err := ownNeed("a", a, rowsA, colsA, lda)
 	if err != nil {
 		return err
@@ -297,11 +280,11 @@ func (g *ownArgs[T]) run(kern *ownKernel[T], ar *ownArena, i0, i1, j0, j1 int) {
 				beta = 1
 			}
 			if !direct {
-				ownPackB(bp, g.b, g.ldb, g.tB, pc, kc, jc, nc, nr)
+				ownPack(bp, g.b, g.ldb, !g.tB, jc, nc, pc, kc, nr)
 			}
 			for ic := i0; ic < i1; ic += mc0 {
 				mc := min(mc0, i1-ic)
-				ownPackA(ap, g.a, g.lda, g.tA, ic, mc, pc, kc, mr)
+				ownPack(ap, g.a, g.lda, g.tA, ic, mc, pc, kc, mr)
 				for ir := 0; ir < mc; ir += mr {
 					panelA := &ap[ir*kc]
 					rows := min(mr, mc-ir)
@@ -311,7 +294,7 @@ func (g *ownArgs[T]) run(kern *ownKernel[T], ar *ownArena, i0, i1, j0, j1 int) {
 						if direct && cols == nr {
 							panelB, ldb = &g.b[pc*g.ldb+jc+jr], g.ldb
 						} else if direct {
-							ownPackB(bp, g.b, g.ldb, g.tB, pc, kc, jc+jr, cols, nr)
+							ownPack(bp, g.b, g.ldb, !g.tB, jc+jr, cols, pc, kc, nr)
 							panelB = &bp[0]
 						}
 						ci := (ic+ir)*ldc + jc + jr
@@ -363,9 +346,14 @@ func ownAddTileT[T ownFloat](c []T, ldc int, tile []T, nr, rows, cols int, beta 
 	}
 }
 
-// ownPackA copies rows ic:ic+mc, columns pc:pc+kc of op(A) into mr-row
+// ownPack copies rows ic:ic+mc, columns pc:pc+kc of op(A) into mr-row
 // panels: element (i, p) of a panel at p·mr+i. Rows past mc are zero.
-func ownPackA[T ownFloat](ap, a []T, lda int, tA bool, ic, mc, pc, kc, mr int) {
+//
+// It packs B too: the nr-column panels of columns jc:jc+nc, rows pc:pc+kc
+// of op(B) (element (p, j) at p·nr+j) are the mr-row panels of op(B)ᵀ,
+// which is b with the transpose flag flipped, so the call is
+// ownPack(bp, b, ldb, !tB, jc, nc, pc, kc, nr).
+func ownPack[T ownFloat](ap, a []T, lda int, tA bool, ic, mc, pc, kc, mr int) {
 	for ir := 0; ir < mc; ir += mr {
 		panel := ap[ir*kc : ir*kc+mr*kc]
 		rows := min(mr, mc-ir)
@@ -383,31 +371,6 @@ func ownPackA[T ownFloat](ap, a []T, lda int, tA bool, ic, mc, pc, kc, mr int) {
 		if rows < mr {
 			for p := range kc {
 				clear(panel[p*mr+rows : p*mr+mr])
-			}
-		}
-	}
-}
-
-// ownPackB copies rows pc:pc+kc, columns jc:jc+nc of op(B) into nr-column
-// panels: element (p, j) of a panel at p·nr+j. Columns past nc are zero.
-func ownPackB[T ownFloat](bp, b []T, ldb int, tB bool, pc, kc, jc, nc, nr int) {
-	for jr := 0; jr < nc; jr += nr {
-		panel := bp[jr*kc : jr*kc+nr*kc]
-		cols := min(nr, nc-jr)
-		if !tB {
-			for p := range kc {
-				src := b[(pc+p)*ldb+jc+jr:]
-				dst := panel[p*nr : p*nr+nr]
-				copy(dst, src[:cols])
-				clear(dst[cols:])
-			}
-			continue
-		}
-		// op(B)(p, j) = b[j·ldb + p]: rows of b are panel columns.
-		ownPackT(panel, nr, b[(jc+jr)*ldb+pc:], ldb, cols, kc)
-		if cols < nr {
-			for p := range kc {
-				clear(panel[p*nr+cols : p*nr+nr])
 			}
 		}
 	}

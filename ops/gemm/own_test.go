@@ -93,14 +93,7 @@ func ownCases(seed uint64, random int) []ownCase {
 // padding columns hold NaN, so reading them would show in C, and C's
 // padding holds a sentinel that must survive.
 func ownOperands[T ownFloat](c ownCase, r *rand.Rand) (a []T, lda int, b []T, ldb int, cm []T, ldc int) {
-	rowsA, colsA := c.m, c.k
-	if c.tA {
-		rowsA, colsA = c.k, c.m
-	}
-	rowsB, colsB := c.k, c.n
-	if c.tB {
-		rowsB, colsB = c.n, c.k
-	}
+	rowsA, colsA, rowsB, colsB := storedShapes(c.tA, c.tB, c.m, c.n, c.k)
 	fill := func(rows, cols, pad int, pads T) ([]T, int) {
 		ld := max(1, cols+pad)
 		x := make([]T, rows*ld)

@@ -195,14 +195,18 @@ func (s Signature) Arity(optional bool) int {
 	return s.Required
 }
 
-// Type is FnType over the inputs taken and the result.
-func (s Signature) Type(optional bool) hm.Type {
+// Dims lists the number of dimensions of the inputs taken and of the
+// result: Base.Dims.
+func (s Signature) Dims(optional bool) []int {
 	n := s.Arity(optional)
 	dims := make([]int, n+1)
 	copy(dims, s.In[:n])
 	dims[n] = s.Out
-	return FnType(dims...)
+	return dims
 }
+
+// Type is FnType over the inputs taken and the result.
+func (s Signature) Type(optional bool) hm.Type { return FnType(s.Dims(optional)...) }
 
 // Doer is the part of an op that DiffInto runs: a gradient op's Do.
 type Doer interface {
@@ -217,4 +221,34 @@ func DiffInto(op fmt.Stringer, n *G.Node, grad Doer, args ...G.Value) error {
 		return err
 	}
 	return AccumulateGrad(op, n, d)
+}
+
+// CheckSameFloat checks at graph-build time that a and b are float tensors
+// of the same dtype and shape: the inputs of an elementwise binary op.
+func CheckSameFloat(op string, a, b *G.Node) error {
+	if err := CheckFloatTensor(op, "a", a); err != nil {
+		return err
+	}
+	if err := CheckFloatTensor(op, "b", b); err != nil {
+		return err
+	}
+	return CheckSameType(op, a, b)
+}
+
+// SameInputs is Inputs for ops whose inputs share the first one's dtype
+// and shape (elementwise ops and their gradients): every checked role
+// after the first must match it.
+func SameInputs(op fmt.Stringer, vs []G.Value, roles ...string) (in [MaxInputs]*tensor.Dense, err error) {
+	if in, err = Inputs(op, vs, roles...); err != nil {
+		return in, err
+	}
+	for i := 1; i < len(roles); i++ {
+		if in[i] == nil {
+			continue
+		}
+		if err := SameLayout(op, in[0], roles[i], in[i]); err != nil {
+			return in, err
+		}
+	}
+	return in, nil
 }

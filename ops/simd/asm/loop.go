@@ -47,15 +47,7 @@ func (k kernel) generate() {
 	if k.f32 {
 		typ, elem = "float32", 4
 	}
-	TEXT(k.name, NOSPLIT, fmt.Sprintf("func(dst, x, g []%s, add bool, p *[8]float64, exc []uint8) bool", typ))
-	Pragma("noescape")
-	Doc(k.doc...)
-	dst, xp, gp := GP64(), GP64(), GP64()
-	Load(Param("dst").Base(), dst)
-	Load(Param("x").Base(), xp)
-	if k.withG {
-		Load(Param("g").Base(), gp)
-	}
+	dst, xp, gp := kernelHeader(k.name, typ, k.doc, k.withG)
 	n, addFlag := GP64(), GP8()
 	Load(Param("x").Len(), n)
 	Load(Param("add"), addFlag)
@@ -76,19 +68,11 @@ func (k kernel) generate() {
 	// Chain i covers elements [8i, 8i+8) of this iteration; its mask has
 	// min(max(n − 8i, 0), 8) bits.
 	active := newK()
-	rest := GP64()
-	MOVQ(n, rest)
-	for i := range active {
-		cnt, bits := GP64(), GP32()
-		MOVQ(U32(8), cnt)
-		CMPQ(rest, cnt)
-		CMOVQLT(rest, cnt)
+	chainCounts(n, 8, func(i int, cnt GPVirtual) {
+		bits := GP32()
 		BZHIL(cnt.As32(), full, bits)
 		KMOVB(bits, active[i])
-		if i+1 < U {
-			SUBQ(cnt, rest)
-		}
-	}
+	})
 	at := func(base GPVirtual, i int) Mem { return Mem{Base: base, Disp: 8 * elem * i} }
 	load := func(base GPVirtual) V {
 		v := newV()
@@ -131,51 +115,112 @@ func (k kernel) generate() {
 		KANDNB(active[i], exc[i], active[i])
 	}
 
-	plain, next := k.name+"_plain", k.name+"_next"
-	CMPB(addFlag, U8(0))
-	JE(LabelRef(plain))
-	for i := range res {
+	addOrStore(k.name, addFlag, func(i int) {
 		if k.f32 {
-			old := YMM()
-			VMOVUPS_Z(at(dst, i), store[i], old)
-			VADDPS(r32[i], old, old)
-			VMOVUPS(old, store[i], at(dst, i))
+			addMaskedPS(at(dst, i), store[i], r32[i], YMM())
 		} else {
 			old := ZMM()
 			VMOVUPD_Z(at(dst, i), store[i], old)
 			VADDPD(res[i], old, old)
 			VMOVUPD(old, store[i], at(dst, i))
 		}
-	}
-	JMP(LabelRef(next))
-	Label(plain)
-	for i := range res {
+	}, func(i int) {
 		if k.f32 {
 			VMOVUPS(r32[i], store[i], at(dst, i))
 		} else {
 			VMOVUPD(res[i], store[i], at(dst, i))
 		}
-	}
-	Label(next)
-	step := U32(8 * elem * U)
-	ADDQ(step, dst)
-	ADDQ(step, xp)
-	if k.withG {
-		ADDQ(step, gp)
-	}
-	ADDQ(U32(U), excp)
-	// n −= min(n, 8U)
-	cnt := GP64()
-	MOVQ(U32(8*U), cnt)
-	CMPQ(n, cnt)
-	CMOVQLT(n, cnt)
-	SUBQ(cnt, n)
-	JMP(LabelRef(loop))
+	})
+	nextIteration(loop, n, 8*elem*U, k.withG, dst, xp, gp, excp, U, 8*U)
 
 	Label(done)
 	VZEROUPPER()
 	r := GP32()
 	KMOVB(anyExc, r)
+	returnNonzero(r)
+}
+
+// kernelHeader declares a kernel func(dst, x, g []typ, add bool,
+// p *[8]float64, exc []uint8) bool and loads the bases of dst, x and (when
+// withG) g.
+func kernelHeader(name, typ string, doc []string, withG bool) (dst, xp, gp GPVirtual) {
+	TEXT(name, NOSPLIT, fmt.Sprintf("func(dst, x, g []%s, add bool, p *[8]float64, exc []uint8) bool", typ))
+	Pragma("noescape")
+	Doc(doc...)
+	dst, xp, gp = GP64(), GP64(), GP64()
+	Load(Param("dst").Base(), dst)
+	Load(Param("x").Base(), xp)
+	if withG {
+		Load(Param("g").Base(), gp)
+	}
+	return dst, xp, gp
+}
+
+// chainCounts emits, for each chain i of U, cnt = min(max(n − width·i, 0),
+// width), the number of its elements this iteration, and calls mask to
+// turn cnt into the chain's mask.
+func chainCounts(n GPVirtual, width int, mask func(i int, cnt GPVirtual)) {
+	rest := GP64()
+	MOVQ(n, rest)
+	for i := range U {
+		cnt := atMost(rest, width)
+		mask(i, cnt)
+		if i+1 < U {
+			SUBQ(cnt, rest)
+		}
+	}
+}
+
+// atMost returns min(n, m) in a new register.
+func atMost(n GPVirtual, m int) GPVirtual {
+	cnt := GP64()
+	MOVQ(U32(m), cnt)
+	CMPQ(n, cnt)
+	CMOVQLT(n, cnt)
+	return cnt
+}
+
+// addOrStore emits the stores of one iteration, U chains: add(i) when the
+// kernel's add flag is set (dst += result), else store(i) (dst = result).
+func addOrStore(name string, addFlag GPVirtual, add, store func(i int)) {
+	plain, next := name+"_plain", name+"_next"
+	CMPB(addFlag, U8(0))
+	JE(LabelRef(plain))
+	for i := range U {
+		add(i)
+	}
+	JMP(LabelRef(next))
+	Label(plain)
+	for i := range U {
+		store(i)
+	}
+	Label(next)
+}
+
+// addMaskedPS adds r into the lanes of m that mask selects (AVX-512 masked
+// float32 load, add, store; old is the scratch register).
+func addMaskedPS(m Mem, mask, r, old Op) {
+	VMOVUPS_Z(m, mask, old)
+	VADDPS(r, old, old)
+	VMOVUPS(old, mask, m)
+}
+
+// nextIteration moves the element pointers dst, x (and g when withG) on by
+// step bytes and excp by excStep, takes min(n, count) elements off n, and
+// jumps back to loop.
+func nextIteration(loop string, n GPVirtual, step int, withG bool, dst, xp, gp, excp GPVirtual, excStep, count int) {
+	ADDQ(U32(step), dst)
+	ADDQ(U32(step), xp)
+	if withG {
+		ADDQ(U32(step), gp)
+	}
+	ADDQ(U32(excStep), excp)
+	SUBQ(atMost(n, count), n)
+	JMP(LabelRef(loop))
+}
+
+// returnNonzero returns r ≠ 0 as the kernel's bool result.
+func returnNonzero(r GPVirtual) {
 	TESTL(r, r)
 	ret := GP8()
 	SETNE(ret)
@@ -224,10 +269,7 @@ func (k kernel) generateProbe() {
 	Label(loop)
 	TESTQ(n, n)
 	JZ(LabelRef(done))
-	cnt, bits := GP64(), GP32()
-	MOVQ(U32(8), cnt)
-	CMPQ(n, cnt)
-	CMOVQLT(n, cnt)
+	cnt, bits := atMost(n, 8), GP32()
 	BZHIL(cnt.As32(), full, bits)
 	active := K()
 	KMOVB(bits, active)

@@ -28,15 +28,7 @@ type kernel32 struct {
 func (k kernel32) generate() {
 	U, wide = k.unroll, k.wide
 	L := lanes()
-	TEXT(k.name, NOSPLIT, "func(dst, x, g []float32, add bool, p *[8]float64, exc []uint8) bool")
-	Pragma("noescape")
-	Doc(k.doc...)
-	dst, xp, gp := GP64(), GP64(), GP64()
-	Load(Param("dst").Base(), dst)
-	Load(Param("x").Base(), xp)
-	if k.withG {
-		Load(Param("g").Base(), gp)
-	}
+	dst, xp, gp := kernelHeader(k.name, "float32", k.doc, k.withG)
 	n, addFlag, excp := GP64(), GP8(), GP64()
 	Load(Param("x").Len(), n)
 	Load(Param("add"), addFlag)
@@ -63,13 +55,7 @@ func (k kernel32) generate() {
 	// Chain i covers elements [L·i, L·i + L) of this iteration; its mask has
 	// min(max(n − L·i, 0), L) lanes.
 	active := make(M, U)
-	rest := GP64()
-	MOVQ(n, rest)
-	for i := range active {
-		cnt := GP64()
-		MOVQ(U32(L), cnt)
-		CMPQ(rest, cnt)
-		CMOVQLT(rest, cnt)
+	chainCounts(n, L, func(i int, cnt GPVirtual) {
 		if wide {
 			bits := GP32()
 			BZHIL(cnt.As32(), full, bits)
@@ -82,10 +68,7 @@ func (k kernel32) generate() {
 			active[i] = YMM()
 			VPCMPGTD(iota, v, active[i]) // cnt > lane index
 		}
-		if i+1 < U {
-			SUBQ(cnt, rest)
-		}
-	}
+	})
 	at := func(base GPVirtual, i int) Mem { return Mem{Base: base, Disp: 4 * L * i} }
 	load := func(base GPVirtual) V {
 		v := newS()
@@ -135,52 +118,27 @@ func (k kernel32) generate() {
 		}
 		ORL(bits, anyExc)
 	}
-	plain, next := k.name+"_plain", k.name+"_next"
-	CMPB(addFlag, U8(0))
-	JE(LabelRef(plain))
-	for i := range res {
+	addOrStore(k.name, addFlag, func(i int) {
 		old := vreg()
 		if wide {
-			VMOVUPS_Z(at(dst, i), store[i], old)
-			VADDPS(res[i], old, old)
-			VMOVUPS(old, store[i], at(dst, i))
+			addMaskedPS(at(dst, i), store[i], res[i], old)
 		} else {
 			VMASKMOVPS(at(dst, i), store[i], old)
 			VADDPS(res[i], old, old)
 			VMASKMOVPS(old, store[i], at(dst, i))
 		}
-	}
-	JMP(LabelRef(next))
-	Label(plain)
-	for i := range res {
+	}, func(i int) {
 		if wide {
 			VMOVUPS(res[i], store[i], at(dst, i))
 		} else {
 			VMASKMOVPS(res[i], store[i], at(dst, i))
 		}
-	}
-	Label(next)
-	step := U32(4 * L * U)
-	ADDQ(step, dst)
-	ADDQ(step, xp)
-	if k.withG {
-		ADDQ(step, gp)
-	}
-	ADDQ(U32(L/8*U), excp)
-	cnt := GP64()
-	MOVQ(U32(L*U), cnt)
-	CMPQ(n, cnt)
-	CMOVQLT(n, cnt)
-	SUBQ(cnt, n)
-	JMP(LabelRef(loop))
+	})
+	nextIteration(loop, n, 4*L*U, k.withG, dst, xp, gp, excp, L/8*U, L*U)
 
 	Label(done)
 	VZEROUPPER()
-	TESTL(anyExc, anyExc)
-	ret := GP8()
-	SETNE(ret)
-	Store(ret, ReturnIndex(0))
-	RET()
+	returnNonzero(anyExc)
 	wide = false
 }
 

@@ -29,13 +29,26 @@ type V []VecVirtual
 // K_ is U opmask registers.
 type K_ []OpmaskVirtual
 
-func newV() V {
+// elem is what a lane type needs of the instruction set: a fresh register
+// and the unaligned and aligned moves. f64 is float64 lanes in ZMM
+// registers (this file); f32 is float32 lanes in ZMM or YMM (vec32.go).
+type elem struct {
+	fresh      func() VecVirtual
+	movu, mova func(...Op)
+}
+
+var f64 = elem{func() VecVirtual { return ZMM() }, VMOVUPD, VMOVAPD}
+
+// new returns U fresh registers.
+func (e elem) new() V {
 	v := make(V, U)
 	for i := range v {
-		v[i] = ZMM()
+		v[i] = e.fresh()
 	}
 	return v
 }
+
+func newV() V { return f64.new() }
 
 func newK() K_ {
 	k := make(K_, U)
@@ -129,14 +142,16 @@ func ci(b uint64) Mem { return consts.mem(b) }
 func isMem(a arg) bool { _, ok := a.(Mem); return ok }
 
 // reg returns a in registers, loading a memory operand once for all chains.
-func reg(a arg) V {
+func (e elem) reg(a arg) V {
 	if v, ok := a.(V); ok {
 		return v
 	}
-	r := ZMM()
-	VMOVUPD(a.(Mem), r)
+	r := e.fresh()
+	e.movu(a.(Mem), r)
 	return splat(r)
 }
+
+func reg(a arg) V { return f64.reg(a) }
 
 // commute puts a memory operand, if any, second.
 func commute(a, b arg) (arg, arg) {
@@ -147,10 +162,22 @@ func commute(a, b arg) (arg, arg) {
 }
 
 // op3 emits inst(b, a, r) per chain: r = a ∘ b, b may be in memory.
-func op3(inst func(...Op), a, b arg) V {
-	ra, r := reg(a), newV()
+func (e elem) op3(inst func(...Op), a, b arg) V {
+	ra, r := e.reg(a), e.new()
 	for i := range r {
 		inst(at(b, i), ra[i], r[i])
+	}
+	return r
+}
+
+func op3(inst func(...Op), a, b arg) V { return f64.op3(inst, a, b) }
+
+// unary emits inst(pre..., a, r) per chain: r = inst(a), with pre the
+// immediate or table operands that come first.
+func (e elem) unary(inst func(...Op), a V, pre ...Op) V {
+	r := e.new()
+	for i := range r {
+		inst(append(append([]Op{}, pre...), a[i], r[i])...)
 	}
 	return r
 }
@@ -176,34 +203,36 @@ func negV(a arg) V    { return xorV(a, ci(1<<63)) }
 // scalef returns a·2^floor(b).
 func scalef(a, b arg) V { return op3(VSCALEFPD, a, b) }
 
-// copyV returns a fresh copy of a in every chain.
-func copyV(a arg) V {
-	r := newV()
+// copy returns a fresh copy of a in every chain.
+func (e elem) copy(a arg) V {
+	r := e.new()
 	for i := range r {
 		if isMem(a) {
-			VMOVUPD(at(a, i), r[i])
+			e.movu(at(a, i), r[i])
 		} else {
-			VMOVAPD(at(a, i), r[i])
+			e.mova(at(a, i), r[i])
 		}
 	}
 	return r
 }
 
+func copyV(a arg) V { return f64.copy(a) }
+
 // fmaLike emits a fused multiply-add family instruction: the 213 form
 // (r = r·b ∘ cc) when cc is in memory, else the 231 form (r = a·b ∘ r).
-func fmaLike(i213, i231 func(...Op), a, b, cc arg) V {
+func (e elem) fmaLike(i213, i231 func(...Op), a, b, cc arg) V {
 	if isMem(cc) {
 		if isMem(b) {
 			a, b = b, a
 		}
-		r, rb := copyV(a), reg(b)
+		r, rb := e.copy(a), e.reg(b)
 		for i := range r {
 			i213(cc.(Mem), rb[i], r[i])
 		}
 		return r
 	}
 	a, b = commute(a, b)
-	r, ra := copyV(cc), reg(a)
+	r, ra := e.copy(cc), e.reg(a)
 	for i := range r {
 		i231(at(b, i), ra[i], r[i])
 	}
@@ -211,21 +240,17 @@ func fmaLike(i213, i231 func(...Op), a, b, cc arg) V {
 }
 
 // fma returns a·b + c rounded once.
-func fma(a, b, cc arg) V { return fmaLike(VFMADD213PD, VFMADD231PD, a, b, cc) }
+func fma(a, b, cc arg) V { return f64.fmaLike(VFMADD213PD, VFMADD231PD, a, b, cc) }
 
 // fnma returns −(a·b) + c rounded once.
-func fnma(a, b, cc arg) V { return fmaLike(VFNMADD213PD, VFNMADD231PD, a, b, cc) }
+func fnma(a, b, cc arg) V { return f64.fmaLike(VFNMADD213PD, VFNMADD231PD, a, b, cc) }
 
 // fms returns a·b − c rounded once.
-func fms(a, b, cc arg) V { return fmaLike(VFMSUB213PD, VFMSUB231PD, a, b, cc) }
+func fms(a, b, cc arg) V { return f64.fmaLike(VFMSUB213PD, VFMSUB231PD, a, b, cc) }
 
 // roundEven rounds to the nearest integer, ties to even.
 func roundEven(a V) V {
-	r := newV()
-	for i := range r {
-		VRNDSCALEPD(U8(0x08), a[i], r[i]) // imm 0: nearest even; bit 3: no precision exception
-	}
-	return r
+	return f64.unary(VRNDSCALEPD, a, U8(0x08)) // imm 0: nearest even; bit 3: no precision exception
 }
 
 // cmp returns the mask a pred b.
@@ -279,13 +304,7 @@ func permTable16(m Mem, idx V) V {
 }
 
 // permTable8 returns t[idx & 7] per lane from the 8-entry row at m.
-func permTable8(m Mem, idx V) V {
-	r := newV()
-	for i := range r {
-		VPERMPD(m, idx[i], r[i])
-	}
-	return r
-}
+func permTable8(m Mem, idx V) V { return f64.unary(VPERMPD, idx, m) }
 
 // param broadcasts p[i] to all lanes, one register shared by the chains.
 func param(p GPVirtual, i int) V {

@@ -36,13 +36,9 @@ func vreg() VecVirtual {
 	return YMM()
 }
 
-func newS() V {
-	v := make(V, U)
-	for i := range v {
-		v[i] = vreg()
-	}
-	return v
-}
+var f32 = elem{vreg, VMOVUPS, VMOVAPS}
+
+func newS() V { return f32.new() }
 
 // cs is the float32 constant v in every lane.
 func cs(v float64) Mem {
@@ -62,22 +58,8 @@ func row16(v [16]float32) Mem {
 	return consts.vec8(w)
 }
 
-func sreg(a arg) V {
-	if v, ok := a.(V); ok {
-		return v
-	}
-	r := vreg()
-	VMOVUPS(a.(Mem), r)
-	return splat(r)
-}
-
-func sop3(inst func(...Op), a, b arg) V {
-	ra, r := sreg(a), newS()
-	for i := range r {
-		inst(at(b, i), ra[i], r[i])
-	}
-	return r
-}
+func sreg(a arg) V                      { return f32.reg(a) }
+func sop3(inst func(...Op), a, b arg) V { return f32.op3(inst, a, b) }
 
 func sadd(a, b arg) V { a, b = commute(a, b); return sop3(VADDPS, a, b) }
 func ssub(a, b arg) V { return sop3(VSUBPS, a, b) }
@@ -87,30 +69,12 @@ func sand(a, b arg) V { a, b = commute(a, b); return sop3(VANDPS, a, b) }
 func sxor(a, b arg) V { a, b = commute(a, b); return sop3(VXORPS, a, b) }
 
 // iadd, sra and sll are 32-bit integer lane operations.
-func iadd(a, b arg) V { a, b = commute(a, b); return sop3(VPADDD, a, b) }
-func sra(a V, n uint8) V {
-	r := newS()
-	for i := range r {
-		VPSRAD(U8(n), a[i], r[i])
-	}
-	return r
-}
-func sll(a V, n uint8) V {
-	r := newS()
-	for i := range r {
-		VPSLLD(U8(n), a[i], r[i])
-	}
-	return r
-}
+func iadd(a, b arg) V    { a, b = commute(a, b); return sop3(VPADDD, a, b) }
+func sra(a V, n uint8) V { return f32.unary(VPSRAD, a, U8(n)) }
+func sll(a V, n uint8) V { return f32.unary(VPSLLD, a, U8(n)) }
 
 // toInt truncates to int32 lanes (exact for the integral values passed).
-func toInt(a V) V {
-	r := newS()
-	for i := range r {
-		VCVTTPS2DQ(a[i], r[i])
-	}
-	return r
-}
+func toInt(a V) V { return f32.unary(VCVTTPS2DQ, a) }
 
 // sround rounds with the given VROUNDPS/VRNDSCALEPS mode: 0 nearest even,
 // 1 down; bit 3 suppresses the precision exception.
@@ -126,40 +90,9 @@ func sround(a V, mode uint8) V {
 	return r
 }
 
-func scopy(a arg) V {
-	r := newS()
-	for i := range r {
-		if isMem(a) {
-			VMOVUPS(at(a, i), r[i])
-		} else {
-			VMOVAPS(at(a, i), r[i])
-		}
-	}
-	return r
-}
-
-func sfmaLike(i213, i231 func(...Op), a, b, cc arg) V {
-	if isMem(cc) {
-		if isMem(b) {
-			a, b = b, a
-		}
-		r, rb := scopy(a), sreg(b)
-		for i := range r {
-			i213(cc.(Mem), rb[i], r[i])
-		}
-		return r
-	}
-	a, b = commute(a, b)
-	r, ra := scopy(cc), sreg(a)
-	for i := range r {
-		i231(at(b, i), ra[i], r[i])
-	}
-	return r
-}
-
 // sfma is a·b + c, sfms a·b − c, each rounded once.
-func sfma(a, b, cc arg) V { return sfmaLike(VFMADD213PS, VFMADD231PS, a, b, cc) }
-func sfms(a, b, cc arg) V { return sfmaLike(VFMSUB213PS, VFMSUB231PS, a, b, cc) }
+func sfma(a, b, cc arg) V { return f32.fmaLike(VFMADD213PS, VFMADD231PS, a, b, cc) }
+func sfms(a, b, cc arg) V { return f32.fmaLike(VFMSUB213PS, VFMSUB231PS, a, b, cc) }
 
 // scmp returns the mask a pred b (predicates of vec.go).
 func scmp(pred uint8, a, b arg) M {
@@ -208,7 +141,7 @@ func signOf(a V) M {
 func sblend(m M, a, b arg) V {
 	r := newS()
 	if wide {
-		r = scopy(a)
+		r = f32.copy(a)
 		for i := range r {
 			VBLENDMPS(at(b, i), r[i], m[i], r[i])
 		}
@@ -254,13 +187,7 @@ func table16(m Mem, idx, hi V) V {
 
 // table8 returns row[idx & 7] from a row whose 16 entries repeat with
 // period 8.
-func table8(m Mem, idx V) V {
-	r := newS()
-	for i := range r {
-		VPERMPS(m, idx[i], r[i])
-	}
-	return r
-}
+func table8(m Mem, idx V) V { return f32.unary(VPERMPS, idx, m) }
 
 // twoSumS returns s = a + b and its exact rounding error (Knuth).
 func twoSumS(a, b arg) (s, e V) {
