@@ -1,0 +1,65 @@
+package experiment
+
+import (
+	"flag"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/geluproject/gelu/ops/activation"
+)
+
+func TestBindFlagsParsesIntoTheConfig(t *testing.T) {
+	type config struct {
+		Batch  int         `flag:"batch" help:"mini-batch size"`
+		Seed   uint64      `flag:"seed" help:"seed"`
+		LR     float64     `flag:"lr" help:"learning rate"`
+		Data   string      `flag:"data" help:"folder"`
+		Quiet  bool        `flag:"quiet" help:"say nothing"`
+		Hidden Ints        `flag:"hidden" help:"widths"`
+		Acts   Activations `flag:"acts" help:"activations"`
+		Args   []string    // no tag: not a flag
+	}
+	c := config{Batch: 64, LR: 0.1, Data: "d", Hidden: Ints{128}, Acts: Activations{activation.ReLU}}
+	fs := flag.NewFlagSet("p", flag.ContinueOnError)
+	if err := BindFlags(fs, &c); err != nil {
+		t.Fatal(err)
+	}
+	if got := fs.Lookup("hidden").DefValue; got != "128" {
+		t.Errorf("-hidden default %q, want 128", got)
+	}
+	if got := fs.Lookup("batch").Usage; got != "mini-batch size" {
+		t.Errorf("-batch usage %q", got)
+	}
+	if err := fs.Parse([]string{"-batch", "16", "-seed", "7", "-lr", "2.5e-3", "-quiet", "-hidden", "8,4", "-acts", "gelu,silu"}); err != nil {
+		t.Fatal(err)
+	}
+	want := config{Batch: 16, Seed: 7, LR: 2.5e-3, Data: "d", Quiet: true, Hidden: Ints{8, 4}, Acts: Activations{activation.GELU, activation.SiLU}}
+	if c.Batch != want.Batch || c.Seed != want.Seed || c.LR != want.LR || c.Data != want.Data || !c.Quiet ||
+		c.Hidden.String() != want.Hidden.String() || c.Acts.String() != want.Acts.String() {
+		t.Errorf("parsed %+v, want %+v", c, want)
+	}
+}
+
+func TestBindFlagsErrors(t *testing.T) {
+	fs := flag.NewFlagSet("p", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var n int
+	for _, tc := range []struct {
+		cfg  any
+		want string
+	}{
+		{&n, "pointer to a struct"},
+		{struct{}{}, "pointer to a struct"},
+		{&struct {
+			X int `flag:"x"`
+		}{}, "field X"},
+		{&struct {
+			X int32 `flag:"x" help:"h"`
+		}{}, "type int32"},
+	} {
+		if err := BindFlags(fs, tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%T: %v, want an error mentioning %q", tc.cfg, err, tc.want)
+		}
+	}
+}
