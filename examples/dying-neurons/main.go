@@ -37,52 +37,39 @@ import (
 )
 
 // config is everything a run depends on; the same config gives identical
-// files.
+// files. -seed is the seed of the weights, the train/validation split, the
+// batch order and the -train-n/-test-n subsets.
 type config struct {
-	Out, MNIST         string
-	Seed               uint64
-	Acts               experiment.Activations
-	LRs                experiment.Floats
-	Biases             experiment.Strings // "default" (PyTorch's U(±1/√in)) or a constant
-	Hidden             experiment.Ints
-	Batch, Steps       int
-	NeuronSteps        int // gradient-descent steps on the single neuron
-	ProbeEvery, ProbeN int
-	TestN              int // -test-n: a seeded subset of the test images for the final accuracy (0: all 10 000)
-	TrainN             int // -train-n: a seeded subset of the training images, split 11:1 into training and validation (0: all 60 000)
-	Momentum, Tol      float64
-	Workers, DPI       int
-	Quiet              bool     // no progress output
-	Args               []string // the command line shown in report.md
+	experiment.Flags                        // -out, -seed, -workers, -train-n, -test-n
+	MNIST            string                 `flag:"mnist" help:"directory with the MNIST IDX files (default: the GoMNIST module copy)"`
+	Acts             experiment.Activations `flag:"acts" help:"activations, comma-separated (names as activation.ParseActivation takes them)"`
+	LRs              experiment.Floats      `flag:"lrs" help:"learning rates, comma-separated"`
+	Biases           experiment.Strings     `flag:"bias" help:"bias initializations, comma-separated: default (PyTorch's U(±1/√in)) or a constant"`
+	Hidden           experiment.Ints        `flag:"hidden" help:"hidden layer widths, comma-separated"`
+	NeuronSteps      int                    `flag:"neuron-steps" help:"gradient-descent steps on the single neuron of part (a)"`
+	Batch            int                    `flag:"batch" help:"mini-batch size"`
+	Steps            int                    `flag:"steps" help:"optimizer steps per run"`
+	ProbeEvery       int                    `flag:"probe-every" help:"count dead units every this many steps"`
+	ProbeN           int                    `flag:"probe-n" help:"validation examples the dead units are counted on"`
+	Momentum         float64                `flag:"momentum" help:"SGD heavy-ball momentum (PyTorch's convention, dampening 0)"`
+	Tol              float64                `flag:"tol" help:"a unit is dead when |f'(z)| ≤ tol on every probe example"`
+	DPI              int                    `flag:"dpi" help:"resolution of the PNG plots"`
+	Quiet            bool                   // no progress output
+	Args             []string               // the command line shown in report.md
 }
 
 func main() {
-	c := config{Args: os.Args, Acts: experiment.Activations{activation.ReLU, activation.GELU, activation.SiLU, activation.ELU, activation.Softplus},
-		LRs: experiment.Floats{0.1, 0.3, 0.5}, Biases: experiment.Strings{"default", "-1", "-3"}, Hidden: experiment.Ints{128, 128}}
-	// -seed is the seed of the weights, the train/validation split, the
-	// batch order and the -train-n/-test-n subsets.
-	f := experiment.Flags{Out: "out/dying-neurons", Seed: 1, Workers: runtime.NumCPU()}
-	f.Register(flag.CommandLine, experiment.SubsetFlag)
-	flag.StringVar(&c.MNIST, "mnist", "", "directory with the MNIST IDX files (default: the GoMNIST module copy)")
-	flag.Var(&c.Acts, "acts", "activations, comma-separated (names as activation.ParseActivation takes them)")
-	flag.Var(&c.LRs, "lrs", "learning rates, comma-separated")
-	flag.Var(&c.Biases, "bias", "bias initializations, comma-separated: default (PyTorch's U(±1/√in)) or a constant")
-	flag.Var(&c.Hidden, "hidden", "hidden layer widths, comma-separated")
-	flag.IntVar(&c.NeuronSteps, "neuron-steps", 500, "gradient-descent steps on the single neuron of part (a)")
-	flag.IntVar(&c.Batch, "batch", 64, "mini-batch size")
-	flag.IntVar(&c.Steps, "steps", 600, "optimizer steps per run")
-	flag.IntVar(&c.ProbeEvery, "probe-every", 25, "count dead units every this many steps")
-	flag.IntVar(&c.ProbeN, "probe-n", 1000, "validation examples the dead units are counted on")
-	flag.Float64Var(&c.Momentum, "momentum", 0.9, "SGD heavy-ball momentum (PyTorch's convention, dampening 0)")
-	flag.Float64Var(&c.Tol, "tol", probe.DefaultDeadTol, "a unit is dead when |f'(z)| ≤ tol on every probe example")
-	flag.IntVar(&c.DPI, "dpi", 144, "resolution of the PNG plots")
-	flag.Parse()
-	c.Out, c.Seed, c.Workers, c.TrainN, c.TestN = f.Out, f.Seed, f.Workers, f.TrainN, f.TestN
-	if _, err := run(c); err != nil {
-		fmt.Fprintln(os.Stderr, "dying-neurons:", err)
-		os.Exit(1)
+	c := config{Flags: experiment.Flags{Out: "out/dying-neurons", Seed: 1, Workers: runtime.NumCPU()}, Args: os.Args,
+		Acts: experiment.Activations{activation.ReLU, activation.GELU, activation.SiLU, activation.ELU, activation.Softplus},
+		LRs:  experiment.Floats{0.1, 0.3, 0.5}, Biases: experiment.Strings{"default", "-1", "-3"}, Hidden: experiment.Ints{128, 128},
+		NeuronSteps: 500, Batch: 64, Steps: 600, ProbeEvery: 25, ProbeN: 1000, Momentum: 0.9, Tol: probe.DefaultDeadTol, DPI: 144}
+	c.Flags.Register(flag.CommandLine, experiment.SubsetFlag)
+	if err := experiment.BindFlags(flag.CommandLine, &c); err != nil {
+		experiment.Exit("dying-neurons", c.Out, err)
 	}
-	fmt.Println("wrote", c.Out+"/report.md")
+	flag.Parse()
+	_, err := run(c)
+	experiment.Exit("dying-neurons", c.Out, err)
 }
 
 func (c config) validate() error {
@@ -113,6 +100,8 @@ func (c config) validate() error {
 	return nil
 }
 
+// run is the whole program: part (a), the sweep of part (b), the claims,
+// then report.md.
 func run(c config) ([]*runResult, error) {
 	if err := c.validate(); err != nil {
 		return nil, err
@@ -125,17 +114,17 @@ func run(c config) ([]*runResult, error) {
 	if err := neuronGradients(r, pg); err != nil {
 		return nil, err
 	}
-	if err := neuronDescent(r, c, pg); err != nil {
+	if err := neuronDescent(r, pg); err != nil {
 		return nil, err
 	}
 	runs, err := sweep(c)
 	if err != nil {
 		return nil, err
 	}
-	if err := sweepReport(r, c, runs, pg); err != nil {
+	if err := sweepReport(r, runs, pg); err != nil {
 		return nil, err
 	}
-	if err := claims(r, c, runs); err != nil {
+	if err := claims(r, runs, pg); err != nil {
 		return nil, err
 	}
 	if err := r.Execute(reportTmpl, pg); err != nil {

@@ -2,7 +2,7 @@ package main
 
 // Part (b): an MLP on MNIST trained with SGD-momentum for every
 // (activation, learning rate, bias initialization), counting dead units on
-// a fixed validation subset every few steps.
+// a fixed validation subset every few steps (probe.DeadProbe).
 
 import (
 	"errors"
@@ -54,11 +54,10 @@ const (
 // sweep trains every setting, c.Workers at a time.
 func sweep(c config) ([]*runResult, error) {
 	full, test, err := experiment.MNIST(c.MNIST)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		full, test, err = c.Subsets(full, test)
 	}
-	subsets := experiment.Flags{Seed: c.Seed, TrainN: c.TrainN, TestN: c.TestN}
-	if full, test, err = subsets.Subsets(full, test); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	tr, val, err := full.Split(1.0/12, c.Seed) // 55 000 / 5 000 of all 60 000
@@ -68,7 +67,11 @@ func sweep(c config) ([]*runResult, error) {
 	if c.ProbeN > val.Len() {
 		return nil, fmt.Errorf("-probe-n %d: the validation split has only %d examples", c.ProbeN, val.Len())
 	}
-	probeSet, err := val.Subset(seq(c.ProbeN))
+	first := make([]int, c.ProbeN)
+	for i := range first {
+		first[i] = i
+	}
+	probeSet, err := val.Subset(first)
 	if err != nil {
 		return nil, err
 	}
@@ -96,12 +99,6 @@ func sweep(c config) ([]*runResult, error) {
 // trainOne trains one setting and probes it every c.ProbeEvery steps.
 func trainOne(c config, trainSet, probeSet, test *datasets.Dataset, r *runResult) error {
 	s := r.Setting
-	g, err := graph.New(tensor.Float32, r.Seed)
-	if err != nil {
-		return err
-	}
-	x, _ := g.Input("x", c.Batch, 784)
-	y, _ := g.Input("y", c.Batch)
 	cfg := nn.MLPConfig{In: 784, Hidden: c.Hidden, Out: 10, Activation: s.Act}
 	if s.Bias != "default" {
 		v, err := strconv.ParseFloat(s.Bias, 64)
@@ -110,75 +107,36 @@ func trainOne(c config, trainSet, probeSet, test *datasets.Dataset, r *runResult
 		}
 		cfg.BiasInit = graph.Constant(v)
 	}
-	mlp, err := nn.NewMLP(g, "mlp", cfg)
+	model, mlp, err := experiment.Classifier(tensor.Float32, r.Seed, c.Batch, cfg)
 	if err != nil {
 		return err
 	}
-	logits, err := mlp.Forward(x)
-	if err != nil {
-		return err
-	}
-	loss, err := nn.CrossEntropyLoss(logits, y)
-	if err != nil {
-		return err
-	}
-	// A second forward pass of the same weights on the probe set; its
-	// pre-activations are kept. (Forward reuses mlp.Pre's array: copy it.)
-	xp, _ := g.Input("probe_x", c.ProbeN, 784)
-	if _, err := mlp.Forward(xp); err != nil {
-		return err
-	}
-	pre := slices.Clone(mlp.Pre)
-	pm, err := g.Compile(nil, graph.Keep(pre...))
+	dead, err := probe.NewDeadProbe(model.Graph, mlp, probeSet, c.Tol)
 	if err != nil {
 		return err
 	}
 	trainL, err1 := datasets.NewLoader(trainSet, datasets.LoaderConfig{BatchSize: c.Batch, Shuffle: true, Seed: r.Seed, DropLast: true})
 	testL, err2 := datasets.NewLoader(test, datasets.LoaderConfig{BatchSize: c.Batch})
-	probeL, err3 := datasets.NewLoader(probeSet, datasets.LoaderConfig{BatchSize: c.ProbeN})
-	units, err4 := probe.NewUnits(s.Act, c.Hidden...)
-	if err := errors.Join(err1, err2, err3, err4); err != nil {
+	if err := errors.Join(err1, err2); err != nil {
 		return err
 	}
-	var lossSum float64
-	var lossN int
-	wasDead := make([][]bool, len(c.Hidden))
-	observe := func(step int) error {
-		units.Reset()
-		if err := units.ObserveLoader(pm, xp, pre, probeL); err != nil {
+	onStep, err := experiment.ProbeSteps(c.ProbeEvery, c.Steps, func(step int, loss float64) error {
+		if err := dead.Observe(); err != nil {
 			return err
 		}
-		var slopes []float64
-		values := []float64{lossSum / float64(lossN), units.DeadFraction(c.Tol), units.DeadFraction(0), 0}
+		u := dead.Units
+		values := []float64{loss, u.DeadFraction(c.Tol), u.DeadFraction(0), experiment.Median(dead.MaxAbsDeriv())}
 		for l := range c.Hidden {
-			slopes = append(slopes, units.MaxAbsDeriv(l)...)
-			values = append(values, float64(units.DeadCount(l, c.Tol)))
-			if wasDead[l] == nil {
-				wasDead[l] = make([]bool, c.Hidden[l])
-			}
-			for j, d := range units.Dead(l, c.Tol) {
-				wasDead[l][j] = wasDead[l][j] || d
-			}
+			values = append(values, float64(u.DeadCount(l, c.Tol)))
 		}
-		values[3] = experiment.Median(slopes)
-		lossSum, lossN = 0, 0
 		return r.Curve.Add(step, values...)
-	}
-	if err := observe(0); err != nil {
+	})
+	if err != nil {
 		return err
 	}
 	r.Values[accuracy] = math.NaN()
-	t, err := train.New(train.Model{Graph: g, Input: x, Target: y, Output: logits, Loss: loss, Task: train.Classification},
-		&optim.SGD{LearningRate: s.LR, Momentum: c.Momentum}, trainL, testL,
-		train.Config{MaxSteps: c.Steps, EvalEvery: c.Steps, Quiet: true,
-			OnStep: func(t *train.Trainer, si train.StepInfo) error {
-				lossSum += si.Loss
-				lossN++
-				if si.Step%c.ProbeEvery == 0 || si.Step == c.Steps {
-					return observe(si.Step)
-				}
-				return nil
-			},
+	t, err := train.New(model, &optim.SGD{LearningRate: s.LR, Momentum: c.Momentum}, trainL, testL,
+		train.Config{MaxSteps: c.Steps, EvalEvery: c.Steps, Quiet: true, OnStep: onStep,
 			OnEval: func(t *train.Trainer, e train.EvalInfo) error {
 				r.Values[accuracy] = e.ValAccuracy
 				return nil
@@ -192,32 +150,8 @@ func trainOne(c config, trainSet, probeSet, test *datasets.Dataset, r *runResult
 	if r.Diverged != "" {
 		r.Values[accuracy] = math.NaN()
 	}
-	// The dead units of the last probe.
-	var zs []float64
-	for l := range c.Hidden {
-		mz, dead := units.MaxPre(l), units.Dead(l, c.Tol)
-		for j := range dead {
-			if wasDead[l][j] {
-				r.Values[everDead]++
-				if !dead[j] {
-					r.Values[revived]++
-				}
-			}
-			if dead[j] {
-				zs = append(zs, mz[j])
-			}
-		}
-	}
-	r.Values[deadMaxZ] = experiment.Median(zs)
-	_, r.Values[meanSqDeriv] = units.DerivMoments()
+	ever, back := dead.EverDead()
+	r.Values[everDead], r.Values[revived], r.Values[deadMaxZ] = float64(ever), float64(back), experiment.Median(dead.DeadMaxPre())
+	_, r.Values[meanSqDeriv] = dead.Units.DerivMoments()
 	return nil
-}
-
-// seq returns 0, 1, ..., n−1.
-func seq(n int) []int {
-	out := make([]int, n)
-	for i := range out {
-		out[i] = i
-	}
-	return out
 }

@@ -6,11 +6,13 @@ package probe
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/geluproject/gelu/datasets"
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/nn"
+	"github.com/geluproject/gelu/ops/activation"
 	G "gorgonia.org/gorgonia"
 )
 
@@ -114,4 +116,18 @@ func (p *DeadProbe) DeadMaxPre() []float64 {
 		}
 	}
 	return out
+}
+
+// DeadBelow returns the z below which |a'(z)| ≤ tol everywhere, to 0.001:
+// the grid point before the first z, scanning up from −60, where |a'(z)|
+// exceeds tol (NaN if none does up to 1). For the smooth activations it
+// says how far below zero a pre-activation must be for a unit to count as
+// dead at tol.
+func DeadBelow(a activation.Activation, tol float64) float64 {
+	for i := 1; i <= 61000; i++ {
+		if z := float64(i-60000) / 1000; math.Abs(a.Deriv(z)) > tol {
+			return z - 0.001
+		}
+	}
+	return math.NaN()
 }

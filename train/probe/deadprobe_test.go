@@ -105,3 +105,18 @@ func fillTensor(t *tensor.Dense, v []float64) {
 		copy(d, v)
 	}
 }
+
+func TestDeadBelow(t *testing.T) {
+	// ReLU' = 0 up to 0; ELU' = e^z ≤ 1e-3 for z ≤ ln(1e-3) = −6.9078.
+	if got := DeadBelow(activation.ReLU, 1e-3); math.Abs(got) > 1e-9 {
+		t.Errorf("ReLU: %v, want 0", got)
+	}
+	if got := DeadBelow(activation.ELU, 1e-3); math.Abs(got-math.Log(1e-3)) > 0.0011 {
+		t.Errorf("ELU: %v, want %v", got, math.Log(1e-3))
+	}
+	// GELU: |Φ(z) + zφ(z)| at the returned z and just above it.
+	d := func(z float64) float64 { _, d := geluRef(z); return math.Abs(d) }
+	if z := DeadBelow(activation.GELU, 1e-3); d(z) > 1e-3 || d(z+0.002) <= 1e-3 {
+		t.Errorf("GELU: %v, |f'| there %v and at +0.002 %v", z, d(z), d(z+0.002))
+	}
+}
