@@ -38,8 +38,6 @@ import (
 	"os"
 	"runtime"
 	"slices"
-	"strconv"
-	"strings"
 	"text/template"
 
 	"github.com/geluproject/gelu/ops/activation"
@@ -48,56 +46,42 @@ import (
 )
 
 // config is everything a run depends on; the same config gives identical
-// files.
+// files. -seed is the seed of the weights, the batch order, the batches
+// drawn with replacement and the -train-n/-test-n subsets; -workers is how
+// many activations are measured at once, one BLAS thread each.
 type config struct {
-	Out, MNIST               string
-	Seed                     uint64
-	Acts                     []activation.Activation
-	Hidden                   []int
-	Batch                    int
-	LR, Momentum             float64
-	WindowLRs                []float64
-	InitSamples, TrainSteps  int
-	Window, Blocks, VarBlock int
-	UnitBatches              int // batches per phase whose pre-activations give the network's E[f'(z)²]
-	BurnEps                  float64
-	TrainN, TestN            int      // -train-n, -test-n: seeded subsets of the MNIST images (0: all 60 000 and 10 000)
-	Workers, DPI             int      // Workers: activations measured at once, one BLAS thread each
-	Quiet                    bool     // no progress lines on stderr
-	Args                     []string // the command line shown in report.md
+	experiment.Flags                        // -out, -seed, -workers, -train-n, -test-n
+	MNIST            string                 `flag:"mnist" help:"directory with the MNIST IDX files (default: the GoMNIST module copy)"`
+	Acts             experiment.Activations `flag:"acts" help:"activations, comma-separated, as activation.ParseActivation takes them"`
+	Hidden           experiment.Ints        `flag:"hidden" help:"hidden layer widths, comma-separated"`
+	Batch            int                    `flag:"batch" help:"mini-batch size"`
+	LR               float64                `flag:"lr" help:"learning rate of the training phase"`
+	WindowLRs        experiment.Floats      `flag:"window-lrs" help:"learning rates of the late windows, measured one after the other, comma-separated"`
+	Momentum         float64                `flag:"momentum" help:"momentum of the optimizer that trains (heavy ball, PyTorch's default)"`
+	InitSamples      int                    `flag:"init-samples" help:"gradient samples at the frozen initial weights"`
+	TrainSteps       int                    `flag:"train-steps" help:"training steps before the window"`
+	Window           int                    `flag:"window" help:"measured steps of the window and of the frozen phase (after burn-in)"`
+	Blocks           int                    `flag:"blocks" help:"blocks the window is cut into for standard errors; must divide -window"`
+	VarBlock         int                    `flag:"var-block" help:"training steps per gradient-variance point during training"`
+	UnitBatches      int                    `flag:"unit-batches" help:"batches per phase over which the network's E[f'(z)²] is averaged"`
+	BurnEps          float64                `flag:"burn-eps" help:"burn-in: skip the first t steps of each buffer, with β^t ≤ burn-eps"`
+	DPI              int                    `flag:"dpi" help:"resolution of the PNG plots"`
+	Quiet            bool                   // no progress lines on stderr
+	Args             []string               // the command line shown in report.md
 }
 
 func main() {
-	c := config{Hidden: []int{128, 128}, WindowLRs: []float64{0.005, 0.0005}, Args: os.Args}
-	c.Acts, _ = activation.ParseActivations("relu,gelu")
-	// -seed is the seed of the weights, the batch order, the batches drawn
-	// with replacement and the -train-n/-test-n subsets.
-	f := experiment.Flags{Out: "out/gradient-variance", Seed: 1, Workers: runtime.NumCPU()}
-	f.Register(flag.CommandLine, experiment.SubsetFlag)
-	flag.StringVar(&c.MNIST, "mnist", "", "directory with the MNIST IDX files (default: the GoMNIST module copy)")
-	flag.Func("acts", "activations, comma-separated, as activation.ParseActivations takes them (default relu,gelu)",
-		func(s string) (err error) { c.Acts, err = activation.ParseActivations(s); return err })
-	flag.Func("hidden", "hidden layer widths, comma-separated (default 128,128)", func(s string) (err error) { c.Hidden, err = list(s, strconv.Atoi); return err })
-	flag.IntVar(&c.Batch, "batch", 64, "mini-batch size")
-	flag.Float64Var(&c.LR, "lr", 0.05, "learning rate of the training phase")
-	flag.Func("window-lrs", "learning rates of the late windows, measured one after the other, comma-separated (default 0.005,0.0005)",
-		func(s string) (err error) { c.WindowLRs, err = list(s, parseFloat); return err })
-	flag.Float64Var(&c.Momentum, "momentum", 0.9, "momentum of the optimizer that trains (heavy ball, PyTorch's default)")
-	flag.IntVar(&c.InitSamples, "init-samples", 1000, "gradient samples at the frozen initial weights")
-	flag.IntVar(&c.TrainSteps, "train-steps", 1500, "training steps before the window")
-	flag.IntVar(&c.Window, "window", 3000, "measured steps of the window and of the frozen phase (after burn-in)")
-	flag.IntVar(&c.Blocks, "blocks", 6, "blocks the window is cut into for standard errors; must divide -window")
-	flag.IntVar(&c.VarBlock, "var-block", 100, "training steps per gradient-variance point during training")
-	flag.IntVar(&c.UnitBatches, "unit-batches", 50, "batches per phase over which the network's E[f'(z)²] is averaged")
-	flag.Float64Var(&c.BurnEps, "burn-eps", 1e-4, "burn-in: skip the first t steps of each buffer, with β^t ≤ burn-eps")
-	flag.IntVar(&c.DPI, "dpi", 144, "resolution of the PNG plots")
-	flag.Parse()
-	c.Out, c.Seed, c.Workers, c.TrainN, c.TestN = f.Out, f.Seed, f.Workers, f.TrainN, f.TestN
-	if _, err := run(c); err != nil {
-		fmt.Fprintln(os.Stderr, "gradient-variance:", err)
-		os.Exit(1)
+	c := config{Flags: experiment.Flags{Out: "out/gradient-variance", Seed: 1, Workers: runtime.NumCPU()}, Args: os.Args,
+		Acts: experiment.Activations{activation.ReLU, activation.GELU}, Hidden: experiment.Ints{128, 128}, Batch: 64, LR: 0.05,
+		WindowLRs: experiment.Floats{0.005, 0.0005}, Momentum: 0.9, InitSamples: 1000, TrainSteps: 1500, Window: 3000, Blocks: 6,
+		VarBlock: 100, UnitBatches: 50, BurnEps: 1e-4, DPI: 144}
+	c.Flags.Register(flag.CommandLine, experiment.SubsetFlag)
+	if err := experiment.BindFlags(flag.CommandLine, &c); err != nil {
+		experiment.Exit("gradient-variance", c.Out, err)
 	}
-	fmt.Println("wrote", c.Out+"/report.md")
+	flag.Parse()
+	_, err := run(c)
+	experiment.Exit("gradient-variance", c.Out, err)
 }
 
 //go:embed report.md.tmpl
@@ -107,20 +91,6 @@ var reportText string
 var keysText string
 
 var reportTmpl = template.Must(report.ParseTemplate("report.md.tmpl", reportText))
-
-func parseFloat(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
-
-// list parses a comma-separated list.
-func list[T any](s string, parse func(string) (T, error)) (out []T, err error) {
-	for _, f := range strings.Split(s, ",") {
-		v, err := parse(strings.TrimSpace(f))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
 
 func (c config) validate() error {
 	if len(c.Acts) == 0 || len(c.Hidden) == 0 || len(c.WindowLRs) == 0 || slices.Min(c.Hidden) <= 0 || !(slices.Min(c.WindowLRs) >= 0) ||
@@ -136,6 +106,8 @@ func (c config) validate() error {
 	return nil
 }
 
+// run is the whole program: section 1, the measurements of sections 2 and
+// 3, the claims, then report.md.
 func run(c config) (acts []*actResult, err error) {
 	if err := c.validate(); err != nil {
 		return nil, err
@@ -144,7 +116,7 @@ func run(c config) (acts []*actResult, err error) {
 	if err != nil {
 		return nil, err
 	}
-	pg := &page{config: c}
+	pg := &page{config: c, R: r}
 	if err := derivStats(r, pg); err != nil { // 1
 		return nil, err
 	}
@@ -153,7 +125,7 @@ func run(c config) (acts []*actResult, err error) {
 	}
 	momentumReport(r, acts, pg) // 2
 	gradientReport(r, acts, pg) // 3
-	claims(r, acts)             // at the top of report.md
+	claims(r, acts, pg)         // at the top of report.md
 	if err := r.Execute(reportTmpl, pg); err != nil {
 		return nil, err
 	}
