@@ -6,10 +6,13 @@ package experiment
 // a column of flag.IntVar calls.
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"reflect"
+	"strconv"
+	"strings"
 )
 
 // BindFlags defines a flag on fs for every field of the struct *cfg that
@@ -69,4 +72,91 @@ func Exit(program, out string, err error) {
 		os.Exit(1)
 	}
 	fmt.Println("wrote", out+"/report.md")
+}
+
+// CheckFlags checks the fields of the struct *cfg (or cfg) that have both a
+// flag tag and a `check:"…"` tag, a comma-separated list of rules:
+//
+//	positive    > 0
+//	min=v       ≥ v
+//	below=v     < v
+//	nonempty    a list with at least one element
+//
+// A rule on a list applies to every element; NaN passes no numeric rule.
+// The error names every flag that fails, with its value and the rule
+// ("-batch 0: want ≥ 1"). Programs call it from their own validation, so
+// that a config built in a test is checked as one built from flags.
+func CheckFlags(cfg any) error {
+	v := reflect.Indirect(reflect.ValueOf(cfg))
+	if v.Kind() != reflect.Struct {
+		return fmt.Errorf("experiment.CheckFlags: got %T, want a struct or a pointer to one", cfg)
+	}
+	var errs []error
+	for i := 0; i < v.NumField(); i++ {
+		f, field := v.Type().Field(i), v.Field(i)
+		name, rules := f.Tag.Get("flag"), f.Tag.Get("check")
+		if name == "" || rules == "" {
+			continue
+		}
+		var values []reflect.Value
+		if field.Kind() == reflect.Slice {
+			for j := 0; j < field.Len(); j++ {
+				values = append(values, field.Index(j))
+			}
+		} else {
+			values = append(values, field)
+		}
+		for _, rule := range strings.Split(rules, ",") {
+			want, ok, err := checkRule(rule, field.Len, values)
+			if err != nil {
+				return fmt.Errorf("experiment.CheckFlags: field %s (-%s): %w", f.Name, name, err)
+			}
+			if !ok {
+				if field.Kind() == reflect.Slice && rule != "nonempty" {
+					want = "every value " + want
+				}
+				errs = append(errs, fmt.Errorf("-%s %v: want %s", name, field.Interface(), want))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// checkRule applies one rule to values; n is the field's length (lists).
+func checkRule(rule string, n func() int, values []reflect.Value) (want string, ok bool, err error) {
+	key, arg, _ := strings.Cut(strings.TrimSpace(rule), "=")
+	if key == "nonempty" {
+		return "a non-empty list", n() > 0, nil
+	}
+	bound := 0.0
+	if key != "positive" {
+		if bound, err = strconv.ParseFloat(arg, 64); err != nil {
+			return "", false, fmt.Errorf("rule %q, want positive, min=v, below=v or nonempty", rule)
+		}
+	}
+	test, want := map[string]func(float64) bool{
+		"positive": func(x float64) bool { return x > 0 },
+		"min":      func(x float64) bool { return x >= bound },
+		"below":    func(x float64) bool { return x < bound },
+	}[key], map[string]string{"positive": "> 0", "min": "≥ " + arg, "below": "< " + arg}[key]
+	if test == nil {
+		return "", false, fmt.Errorf("rule %q, want positive, min=v, below=v or nonempty", rule)
+	}
+	for _, v := range values {
+		var x float64
+		switch v.Kind() {
+		case reflect.Int, reflect.Int64, reflect.Int32:
+			x = float64(v.Int())
+		case reflect.Uint64, reflect.Uint, reflect.Uint32:
+			x = float64(v.Uint())
+		case reflect.Float64, reflect.Float32:
+			x = v.Float()
+		default:
+			return "", false, fmt.Errorf("rule %q on a %s, want numbers", rule, v.Type())
+		}
+		if !test(x) {
+			return want, false, nil
+		}
+	}
+	return want, true, nil
 }

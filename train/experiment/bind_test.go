@@ -3,6 +3,7 @@ package experiment
 import (
 	"flag"
 	"io"
+	"math"
 	"strings"
 	"testing"
 
@@ -61,5 +62,39 @@ func TestBindFlagsErrors(t *testing.T) {
 		if err := BindFlags(fs, tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%T: %v, want an error mentioning %q", tc.cfg, err, tc.want)
 		}
+	}
+}
+
+func TestCheckFlags(t *testing.T) {
+	type config struct {
+		Batch int     `flag:"batch" help:"h" check:"min=1"`
+		Tol   float64 `flag:"tol" help:"h" check:"min=0,below=1"`
+		LRs   Floats  `flag:"lrs" help:"h" check:"nonempty,positive"`
+		Free  int     `flag:"free" help:"h"`
+		Other int     `check:"positive"` // no flag: not checked
+	}
+	good := config{Batch: 1, Tol: 0, LRs: Floats{0.1}, Free: -5, Other: -1}
+	if err := CheckFlags(good); err != nil {
+		t.Errorf("good config: %v", err)
+	}
+	bad := config{Batch: 0, Tol: math.NaN(), LRs: Floats{0.1, -1}}
+	err := CheckFlags(&bad)
+	for _, want := range []string{"-batch 0: want ≥ 1", "-tol NaN: want ≥ 0", "-tol NaN: want < 1", "-lrs [0.1 -1]: want every value > 0"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("bad config: %v, want it to say %q", err, want)
+		}
+	}
+	if err := CheckFlags(config{Batch: 1, LRs: nil}); err == nil || !strings.Contains(err.Error(), "-lrs []: want a non-empty list") {
+		t.Errorf("empty list: %v", err)
+	}
+	if err := CheckFlags(&struct {
+		S string `flag:"s" help:"h" check:"positive"`
+	}{}); err == nil || !strings.Contains(err.Error(), "want numbers") {
+		t.Errorf("rule on a string: %v", err)
+	}
+	if err := CheckFlags(&struct {
+		N int `flag:"n" help:"h" check:"huge"`
+	}{}); err == nil || !strings.Contains(err.Error(), `rule "huge"`) {
+		t.Errorf("unknown rule: %v", err)
 	}
 }

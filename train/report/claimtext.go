@@ -67,3 +67,16 @@ func oneLine(s string) string {
 	}
 	return strings.Join(lines, " ")
 }
+
+// Decide is Confirmed when confirmed holds, else NotConfirmed when
+// notConfirmed holds, else Unclear: for claims checked by a count ("GELU
+// lower in every setting" against "higher in some").
+func Decide(confirmed, notConfirmed bool) Verdict {
+	switch {
+	case confirmed:
+		return Confirmed
+	case notConfirmed:
+		return NotConfirmed
+	}
+	return Unclear
+}
