@@ -71,8 +71,10 @@ func TestBadFlags(t *testing.T) {
 		change func(*config)
 		want   string
 	}{
-		{func(c *config) { c.LRs = experiment.Floats{0.1, -1} }, "-1 is not a positive number"},
-		{func(c *config) { c.Hidden = experiment.Ints{8, 0} }, "0 is not a positive width"},
+		{func(c *config) { c.LRs = experiment.Floats{0.1, -1} }, "-lrs [0.1 -1]: want every value > 0"},
+		{func(c *config) { c.Hidden = experiment.Ints{8, 0} }, "-hidden [8 0]: want every value > 0"},
+		{func(c *config) { c.Tol = 1 }, "-tol 1: want < 1"},
+		{func(c *config) { c.Workers = 0 }, "workers ≥ 1"},
 		{func(c *config) { c.Biases = experiment.Strings{"minus one"} }, `"minus one"`},
 	} {
 		c := tiny(t.TempDir())

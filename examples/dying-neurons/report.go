@@ -67,7 +67,13 @@ type lrBiasPlots struct {
 func (p lrBiasPlots) Name() string { return fmt.Sprintf("lr%g_bias%s", p.LR, p.Bias) }
 
 func newPage(c config) *page {
-	pg := &page{config: c, NeuronX: neuronX, NeuronW: neuronW, NeuronB: -1 - neuronW*neuronX, NeuronT: neuronT, NeuronLR: neuronLR,
+	pg := &page{config: c,
+		NeuronGradient: report.TableData{Header: []string{"activation", "a(−1)", "a'(−1)", "analytic ∂L/∂w", "graph ∂L/∂w float64", "rel. error",
+			"graph ∂L/∂w float32", "rel. error f32"}},
+		NeuronDescent: report.TableData{Header: []string{"activation", "start z", "a'(start)", "loss at start", "z after descent", "a'(end)",
+			"loss after descent"}},
+		DescentPlot: report.PlotSpec{Title: "Single neuron: z = w·x + b during gradient descent", XLabel: "step", YLabel: "z",
+			HLines: []float64{0, rootOf(activation.GELU)}, LegendLeft: true, Width: 6.5, Height: 5, DPI: c.DPI}, NeuronX: neuronX, NeuronW: neuronW, NeuronB: -1 - neuronW*neuronX, NeuronT: neuronT, NeuronLR: neuronLR,
 		Starts: neuronStarts, GELURoot: rootOf(activation.GELU), SiLURoot: rootOf(activation.SiLU),
 		GELULossAtM1: 0.5 * math.Pow(activation.GELU.F(-1)-neuronT, 2), HiddenList: strings.ReplaceAll(c.Hidden.String(), ",", " → "),
 		GELUUnderflow: probe.DeadBelow(activation.GELU, 0)}
@@ -203,9 +209,9 @@ func claims(r *report.Report, runs []*runResult, pg *page) error {
 			}
 		}
 	}
-	verdicts["fewer_die"] = verdict(anyDead && pg.Higher == 0 && pg.Lower > 0, pg.Higher > 0)
-	verdicts["keeps_learning"] = verdict(4*pg.Learned >= 3*len(pg.Died), 4*pg.Learned <= len(pg.Died))
-	verdicts["near_zero"] = verdict(pg.Far == 0, pg.Far == len(pg.ReLUDeadZ))
+	verdicts["fewer_die"] = report.Decide(anyDead && pg.Higher == 0 && pg.Lower > 0, pg.Higher > 0)
+	verdicts["keeps_learning"] = report.Decide(4*pg.Learned >= 3*len(pg.Died), 4*pg.Learned <= len(pg.Died))
+	verdicts["near_zero"] = report.Decide(pg.Far == 0, pg.Far == len(pg.ReLUDeadZ))
 	for _, c := range []struct {
 		id, src string
 		show    bool
@@ -218,13 +224,11 @@ func claims(r *report.Report, runs []*runResult, pg *page) error {
 	return r.Err()
 }
 
-// verdict is Confirmed if yes, else NotConfirmed if no, else Unclear.
-func verdict(yes, no bool) report.Verdict {
-	switch {
-	case yes:
-		return report.Confirmed
-	case no:
-		return report.NotConfirmed
+// rootOf returns the zero of a' in [−5, 0], or 0 if it has none.
+func rootOf(a activation.Activation) float64 {
+	r, err := analysis.Roots(a, 1, -5, 0)
+	if err != nil || len(r) == 0 {
+		return 0
 	}
-	return report.Unclear
+	return r[0]
 }
