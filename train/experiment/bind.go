@@ -36,6 +36,12 @@ func BindFlags(fs *flag.FlagSet, cfg any) error {
 	for i := 0; i < v.NumField(); i++ {
 		f, field := v.Type().Field(i), v.Field(i)
 		name, ok := f.Tag.Lookup("flag")
+		if !ok && f.Anonymous && field.Kind() == reflect.Struct {
+			if err := BindFlags(fs, field.Addr().Interface()); err != nil { // an embedded group of flags (MNISTMLP)
+				return err
+			}
+			continue
+		}
 		if !ok {
 			continue
 		}
@@ -83,6 +89,7 @@ func Exit(program, out string, err error) {
 //	nonempty    a list with at least one element
 //
 // A rule on a list applies to every element; NaN passes no numeric rule.
+// Embedded structs without a flag tag are checked in turn.
 // The error names every flag that fails, with its value and the rule
 // ("-batch 0: want ≥ 1"). Programs call it from their own validation, so
 // that a config built in a test is checked as one built from flags.
@@ -95,6 +102,10 @@ func CheckFlags(cfg any) error {
 	for i := 0; i < v.NumField(); i++ {
 		f, field := v.Type().Field(i), v.Field(i)
 		name, rules := f.Tag.Get("flag"), f.Tag.Get("check")
+		if name == "" && f.Anonymous && field.Kind() == reflect.Struct {
+			errs = append(errs, CheckFlags(field.Interface()))
+			continue
+		}
 		if name == "" || rules == "" {
 			continue
 		}
@@ -159,4 +170,17 @@ func checkRule(rule string, n func() int, values []reflect.Value) (want string, 
 		}
 	}
 	return want, true, nil
+}
+
+// MNISTMLP are the flags of a program that trains MLP classifiers on
+// MNIST with SGD and momentum. Embed it in the config (BindFlags and
+// CheckFlags look inside); the values set before BindFlags are the
+// defaults.
+type MNISTMLP struct {
+	MNIST    string      `flag:"mnist" help:"directory with the MNIST IDX files (default: the GoMNIST module copy)"`
+	Acts     Activations `flag:"acts" help:"activations, comma-separated (names as activation.ParseActivation takes them)" check:"nonempty"`
+	Hidden   Ints        `flag:"hidden" help:"hidden layer widths, comma-separated" check:"nonempty,positive"`
+	Batch    int         `flag:"batch" help:"mini-batch size" check:"positive"`
+	Momentum float64     `flag:"momentum" help:"SGD heavy-ball momentum (PyTorch's convention, dampening 0)" check:"min=0,below=1"`
+	DPI      int         `flag:"dpi" help:"resolution of the PNG plots"`
 }

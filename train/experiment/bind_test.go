@@ -98,3 +98,29 @@ func TestCheckFlags(t *testing.T) {
 		t.Errorf("unknown rule: %v", err)
 	}
 }
+
+// An embedded group of flags is bound and checked like the config's own.
+func TestBindFlagsEmbedded(t *testing.T) {
+	type config struct {
+		MNISTMLP
+		Flags     // no flag tags inside: nothing to bind or check
+		Steps int `flag:"steps" help:"h" check:"positive"`
+	}
+	c := config{MNISTMLP: MNISTMLP{Hidden: Ints{128}, Batch: 64, Acts: Activations{activation.ReLU}}, Steps: 10}
+	fs := flag.NewFlagSet("p", flag.ContinueOnError)
+	if err := BindFlags(fs, &c); err != nil {
+		t.Fatal(err)
+	}
+	if err := fs.Parse([]string{"-hidden", "8,0", "-batch", "16", "-steps", "0"}); err != nil {
+		t.Fatal(err)
+	}
+	if c.Batch != 16 || c.Hidden.String() != "8,0" {
+		t.Errorf("parsed batch %d hidden %v", c.Batch, c.Hidden)
+	}
+	err := CheckFlags(c)
+	for _, want := range []string{"-hidden [8 0]: want every value > 0", "-steps 0: want > 0"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("CheckFlags: %v, want it to say %q", err, want)
+		}
+	}
+}
