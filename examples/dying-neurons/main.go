@@ -42,29 +42,25 @@ import (
 // files. -seed is the seed of the weights, the train/validation split, the
 // batch order and the -train-n/-test-n subsets.
 type config struct {
-	experiment.Flags                        // -out, -seed, -workers, -train-n, -test-n
-	MNIST            string                 `flag:"mnist" help:"directory with the MNIST IDX files (default: the GoMNIST module copy)"`
-	Acts             experiment.Activations `flag:"acts" help:"activations, comma-separated (names as activation.ParseActivation takes them)" check:"nonempty"`
-	LRs              experiment.Floats      `flag:"lrs" help:"learning rates, comma-separated" check:"nonempty,positive"`
-	Biases           experiment.Strings     `flag:"bias" help:"bias initializations, comma-separated: default (PyTorch's U(±1/√in)) or a constant" check:"nonempty"`
-	Hidden           experiment.Ints        `flag:"hidden" help:"hidden layer widths, comma-separated" check:"nonempty,positive"`
-	NeuronSteps      int                    `flag:"neuron-steps" help:"gradient-descent steps on the single neuron of part (a)" check:"positive"`
-	Batch            int                    `flag:"batch" help:"mini-batch size" check:"positive"`
-	Steps            int                    `flag:"steps" help:"optimizer steps per run" check:"positive"`
-	ProbeEvery       int                    `flag:"probe-every" help:"count dead units every this many steps" check:"positive"`
-	ProbeN           int                    `flag:"probe-n" help:"validation examples the dead units are counted on" check:"positive"`
-	Momentum         float64                `flag:"momentum" help:"SGD heavy-ball momentum (PyTorch's convention, dampening 0)" check:"min=0,below=1"`
-	Tol              float64                `flag:"tol" help:"a unit is dead when |f'(z)| ≤ tol on every probe example" check:"min=0,below=1"`
-	DPI              int                    `flag:"dpi" help:"resolution of the PNG plots"`
-	Quiet            bool                   // no progress output
-	Args             []string               // the command line shown in report.md
+	experiment.Flags                       // -out, -seed, -workers, -train-n, -test-n
+	experiment.MNISTMLP                    // -mnist, -acts, -hidden, -batch, -momentum, -dpi
+	LRs                 experiment.Floats  `flag:"lrs" help:"learning rates, comma-separated" check:"nonempty,positive"`
+	Biases              experiment.Strings `flag:"bias" help:"bias initializations, comma-separated: default (PyTorch's U(±1/√in)) or a constant" check:"nonempty"`
+	NeuronSteps         int                `flag:"neuron-steps" help:"gradient-descent steps on the single neuron of part (a)" check:"positive"`
+	Steps               int                `flag:"steps" help:"optimizer steps per run" check:"positive"`
+	ProbeEvery          int                `flag:"probe-every" help:"count dead units every this many steps" check:"positive"`
+	ProbeN              int                `flag:"probe-n" help:"validation examples the dead units are counted on" check:"positive"`
+	Tol                 float64            `flag:"tol" help:"a unit is dead when |f'(z)| ≤ tol on every probe example" check:"min=0,below=1"`
+	Quiet               bool               // no progress output
+	Args                []string           // the command line shown in report.md
 }
 
 func main() {
 	c := config{Flags: experiment.Flags{Out: "out/dying-neurons", Seed: 1, Workers: runtime.NumCPU()}, Args: os.Args,
-		Acts: experiment.Activations{activation.ReLU, activation.GELU, activation.SiLU, activation.ELU, activation.Softplus},
-		LRs:  experiment.Floats{0.1, 0.3, 0.5}, Biases: experiment.Strings{"default", "-1", "-3"}, Hidden: experiment.Ints{128, 128},
-		NeuronSteps: 500, Batch: 64, Steps: 600, ProbeEvery: 25, ProbeN: 1000, Momentum: 0.9, Tol: probe.DefaultDeadTol, DPI: 144}
+		MNISTMLP: experiment.MNISTMLP{Acts: experiment.Activations{activation.ReLU, activation.GELU, activation.SiLU, activation.ELU, activation.Softplus},
+			Hidden: experiment.Ints{128, 128}, Batch: 64, Momentum: 0.9, DPI: 144},
+		LRs: experiment.Floats{0.1, 0.3, 0.5}, Biases: experiment.Strings{"default", "-1", "-3"},
+		NeuronSteps: 500, Steps: 600, ProbeEvery: 25, ProbeN: 1000, Tol: probe.DefaultDeadTol}
 	c.Flags.Register(flag.CommandLine, experiment.SubsetFlag)
 	if err := experiment.BindFlags(flag.CommandLine, &c); err != nil {
 		experiment.Exit("dying-neurons", c.Out, err)
@@ -110,7 +106,7 @@ func run(c config) ([]*runResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.DescribeKeys(keysText)
+	r.DescribeKeysFS(files)
 	return runs, r.Close()
 }
 

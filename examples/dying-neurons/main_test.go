@@ -9,10 +9,11 @@ import (
 	"github.com/geluproject/gelu/train/experiment"
 )
 
-func tiny(dir string) config {
-	return config{Flags: experiment.Flags{Out: dir, Seed: 3, TestN: 100, TrainN: 1200, Workers: 2}, Acts: experiment.Activations{activation.ReLU, activation.GELU}, LRs: experiment.Floats{0.1},
-		Biases: experiment.Strings{"default", "-100"}, Hidden: experiment.Ints{8}, Batch: 16, Steps: 20, NeuronSteps: 40,
-		ProbeEvery: 10, ProbeN: 50, Momentum: 0.9, Tol: 1e-3, DPI: 30, Quiet: true,
+func tiny(dir string, workers int) config {
+	return config{Flags: experiment.Flags{Out: dir, Seed: 3, TestN: 100, TrainN: 1200, Workers: workers},
+		MNISTMLP: experiment.MNISTMLP{Acts: experiment.Activations{activation.ReLU, activation.GELU}, Hidden: experiment.Ints{8}, Batch: 16, Momentum: 0.9, DPI: 30},
+		LRs:      experiment.Floats{0.1}, Biases: experiment.Strings{"default", "-100"}, Steps: 20, NeuronSteps: 40,
+		ProbeEvery: 10, ProbeN: 50, Tol: 1e-3, Quiet: true,
 		Args: []string{"dying-neurons", "-steps", "20"}}
 }
 
@@ -21,11 +22,7 @@ func tiny(dir string) config {
 // the second wrote the same bytes.
 func TestRunTinyWritesTheReport(t *testing.T) {
 	runs, dir := extest.RunTwice(t, func(dir string, first bool) ([]*runResult, error) {
-		c := tiny(dir)
-		if first {
-			c.Workers = 1
-		}
-		return run(c)
+		return run(tiny(dir, map[bool]int{true: 1, false: 2}[first]))
 	})
 	if len(runs) != 4 {
 		t.Fatalf("%d runs, want 2 activations × 1 lr × 2 bias inits", len(runs))
@@ -77,7 +74,7 @@ func TestBadFlags(t *testing.T) {
 		{func(c *config) { c.Workers = 0 }, "workers ≥ 1"},
 		{func(c *config) { c.Biases = experiment.Strings{"minus one"} }, `"minus one"`},
 	} {
-		c := tiny(t.TempDir())
+		c := tiny(t.TempDir(), 2)
 		tc.change(&c)
 		if _, err := run(c); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v, want an error mentioning %s", err, tc.want)

@@ -6,11 +6,10 @@ package main
 // in the template too (report.ClaimFrom), with verdicts computed here.
 
 import (
-	_ "embed"
+	"embed"
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"text/template"
 
 	"github.com/geluproject/gelu/ops/activation"
@@ -20,13 +19,10 @@ import (
 	"github.com/geluproject/gelu/train/report"
 )
 
-//go:embed report.md.tmpl
-var reportText string
+//go:embed report.md.tmpl keys.txt
+var files embed.FS
 
-//go:embed keys.txt
-var keysText string
-
-var reportTmpl = template.Must(report.ParseTemplate("report.md.tmpl", reportText))
+var reportTmpl = template.Must(report.ParseTemplateFS(files))
 
 // page is what report.md.tmpl shows and its claims say.
 type page struct {
@@ -38,7 +34,6 @@ type page struct {
 	DescentPlot                                  report.PlotSpec
 	GELURoot, SiLURoot                           float64 // the zeros of GELU' and SiLU'
 	GELULossAtM1                                 float64 // the neuron's loss at z = −1
-	HiddenList                                   string
 	GELUUnderflow                                float64 // GELU' is 0 in float64 below it
 	DeadBelow                                    []float64
 	Dead                                         string // dead.csv's link
@@ -75,7 +70,7 @@ func newPage(c config) *page {
 		DescentPlot: report.PlotSpec{Title: "Single neuron: z = w·x + b during gradient descent", XLabel: "step", YLabel: "z",
 			HLines: []float64{0, rootOf(activation.GELU)}, LegendLeft: true, Width: 6.5, Height: 5, DPI: c.DPI}, NeuronX: neuronX, NeuronW: neuronW, NeuronB: -1 - neuronW*neuronX, NeuronT: neuronT, NeuronLR: neuronLR,
 		Starts: neuronStarts, GELURoot: rootOf(activation.GELU), SiLURoot: rootOf(activation.SiLU),
-		GELULossAtM1: 0.5 * math.Pow(activation.GELU.F(-1)-neuronT, 2), HiddenList: strings.ReplaceAll(c.Hidden.String(), ",", " → "),
+		GELULossAtM1:  0.5 * math.Pow(activation.GELU.F(-1)-neuronT, 2),
 		GELUUnderflow: probe.DeadBelow(activation.GELU, 0)}
 	for _, a := range c.Acts {
 		pg.DeadBelow = append(pg.DeadBelow, probe.DeadBelow(a, c.Tol))
