@@ -29,7 +29,7 @@
 package main
 
 import (
-	_ "embed"
+	"embed"
 	"errors"
 	"flag"
 	"fmt"
@@ -54,31 +54,27 @@ import (
 // drawn with replacement and the -train-n/-test-n subsets; -workers is how
 // many activations are measured at once, one BLAS thread each.
 type config struct {
-	experiment.Flags                        // -out, -seed, -workers, -train-n, -test-n
-	MNIST            string                 `flag:"mnist" help:"directory with the MNIST IDX files (default: the GoMNIST module copy)"`
-	Acts             experiment.Activations `flag:"acts" help:"activations, comma-separated, as activation.ParseActivation takes them" check:"nonempty"`
-	Hidden           experiment.Ints        `flag:"hidden" help:"hidden layer widths, comma-separated" check:"nonempty,positive"`
-	Batch            int                    `flag:"batch" help:"mini-batch size" check:"positive"`
-	LR               float64                `flag:"lr" help:"learning rate of the training phase" check:"min=0"`
-	WindowLRs        experiment.Floats      `flag:"window-lrs" help:"learning rates of the late windows, measured one after the other, comma-separated" check:"nonempty,min=0"`
-	Momentum         float64                `flag:"momentum" help:"momentum of the optimizer that trains (heavy ball, PyTorch's default)" check:"min=0,below=1"`
-	InitSamples      int                    `flag:"init-samples" help:"gradient samples at the frozen initial weights" check:"min=2"`
-	TrainSteps       int                    `flag:"train-steps" help:"training steps before the window" check:"min=0"`
-	Window           int                    `flag:"window" help:"measured steps of the window and of the frozen phase (after burn-in)" check:"min=2"`
-	Blocks           int                    `flag:"blocks" help:"blocks the window is cut into for standard errors; must divide -window" check:"min=2"`
-	VarBlock         int                    `flag:"var-block" help:"training steps per gradient-variance point during training" check:"min=2"`
-	UnitBatches      int                    `flag:"unit-batches" help:"batches per phase over which the network's E[f'(z)²] is averaged" check:"positive"`
-	BurnEps          float64                `flag:"burn-eps" help:"burn-in: skip the first t steps of each buffer, with β^t ≤ burn-eps" check:"positive,below=1"`
-	DPI              int                    `flag:"dpi" help:"resolution of the PNG plots"`
-	Quiet            bool                   // no progress lines on stderr
-	Args             []string               // the command line shown in report.md
+	experiment.Flags                      // -out, -seed, -workers, -train-n, -test-n
+	experiment.MNISTMLP                   // -mnist, -acts, -hidden, -batch, -momentum (of the optimizer that trains), -dpi
+	LR                  float64           `flag:"lr" help:"learning rate of the training phase" check:"min=0"`
+	WindowLRs           experiment.Floats `flag:"window-lrs" help:"learning rates of the late windows, measured one after the other, comma-separated" check:"nonempty,min=0"`
+	InitSamples         int               `flag:"init-samples" help:"gradient samples at the frozen initial weights" check:"min=2"`
+	TrainSteps          int               `flag:"train-steps" help:"training steps before the window" check:"min=0"`
+	Window              int               `flag:"window" help:"measured steps of the window and of the frozen phase (after burn-in)" check:"min=2"`
+	Blocks              int               `flag:"blocks" help:"blocks the window is cut into for standard errors; must divide -window" check:"min=2"`
+	VarBlock            int               `flag:"var-block" help:"training steps per gradient-variance point during training" check:"min=2"`
+	UnitBatches         int               `flag:"unit-batches" help:"batches per phase over which the network's E[f'(z)²] is averaged" check:"positive"`
+	BurnEps             float64           `flag:"burn-eps" help:"burn-in: skip the first t steps of each buffer, with β^t ≤ burn-eps" check:"positive,below=1"`
+	Quiet               bool              // no progress lines on stderr
+	Args                []string          // the command line shown in report.md
 }
 
 func main() {
 	c := config{Flags: experiment.Flags{Out: "out/gradient-variance", Seed: 1, Workers: runtime.NumCPU()}, Args: os.Args,
-		Acts: experiment.Activations{activation.ReLU, activation.GELU}, Hidden: experiment.Ints{128, 128}, Batch: 64, LR: 0.05,
-		WindowLRs: experiment.Floats{0.005, 0.0005}, Momentum: 0.9, InitSamples: 1000, TrainSteps: 1500, Window: 3000, Blocks: 6,
-		VarBlock: 100, UnitBatches: 50, BurnEps: 1e-4, DPI: 144}
+		MNISTMLP: experiment.MNISTMLP{Acts: experiment.Activations{activation.ReLU, activation.GELU}, Hidden: experiment.Ints{128, 128}, Batch: 64,
+			Momentum: 0.9, DPI: 144},
+		LR: 0.05, WindowLRs: experiment.Floats{0.005, 0.0005}, InitSamples: 1000, TrainSteps: 1500, Window: 3000, Blocks: 6,
+		VarBlock: 100, UnitBatches: 50, BurnEps: 1e-4}
 	c.Flags.Register(flag.CommandLine, experiment.SubsetFlag)
 	if err := experiment.BindFlags(flag.CommandLine, &c); err != nil {
 		experiment.Exit("gradient-variance", c.Out, err)
@@ -88,13 +84,10 @@ func main() {
 	experiment.Exit("gradient-variance", c.Out, err)
 }
 
-//go:embed report.md.tmpl
-var reportText string
+//go:embed report.md.tmpl keys.txt
+var files embed.FS
 
-//go:embed keys.txt
-var keysText string
-
-var reportTmpl = template.Must(report.ParseTemplate("report.md.tmpl", reportText))
+var reportTmpl = template.Must(report.ParseTemplateFS(files))
 
 // run is the whole program: section 1, the measurements of sections 2 and
 // 3, the claims, then report.md.
@@ -124,7 +117,7 @@ func run(c config) (acts []*actResult, err error) {
 	if err := r.Execute(reportTmpl, pg); err != nil {
 		return nil, err
 	}
-	r.DescribeKeys(keysText)
+	r.DescribeKeysFS(files)
 	return acts, r.Close()
 }
 

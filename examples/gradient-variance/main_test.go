@@ -10,12 +10,11 @@ import (
 	"github.com/geluproject/gelu/train/experiment"
 )
 
-func tiny(dir string) config {
-	c := config{Flags: experiment.Flags{Out: dir, Seed: 2, TrainN: 500, TestN: 100, Workers: 2}, Batch: 16, LR: 0.05, Momentum: 0.9, InitSamples: 30, TrainSteps: 40,
-		Window: 60, Blocks: 3, VarBlock: 20, UnitBatches: 5, BurnEps: 0.3, DPI: 30, Quiet: true,
-		Args: []string{"gradient-variance", "-window", "60"}, Hidden: experiment.Ints{8}, WindowLRs: experiment.Floats{0.005, 0.0005},
-		Acts: experiment.Activations{activation.ReLU, activation.GELU}}
-	return c
+func tiny(dir string, workers int) config {
+	return config{Flags: experiment.Flags{Out: dir, Seed: 2, TrainN: 500, TestN: 100, Workers: workers},
+		MNISTMLP: experiment.MNISTMLP{Acts: experiment.Activations{activation.ReLU, activation.GELU}, Hidden: experiment.Ints{8}, Batch: 16, Momentum: 0.9, DPI: 30},
+		LR:       0.05, InitSamples: 30, TrainSteps: 40, Window: 60, Blocks: 3, VarBlock: 20, UnitBatches: 5, BurnEps: 0.3, Quiet: true,
+		Args: []string{"gradient-variance", "-window", "60"}, WindowLRs: experiment.Floats{0.005, 0.0005}}
 }
 
 // TestRunTinyWritesTheReport runs the whole program at a tiny size twice,
@@ -23,11 +22,7 @@ func tiny(dir string) config {
 // the second wrote the same bytes.
 func TestRunTinyWritesTheReport(t *testing.T) {
 	res, dir := extest.RunTwice(t, func(dir string, first bool) ([]*actResult, error) {
-		c := tiny(dir)
-		if first {
-			c.Workers = 1
-		}
-		return run(c)
+		return run(tiny(dir, map[bool]int{true: 1, false: 2}[first]))
 	})
 	if len(res) != 2 {
 		t.Fatalf("%d activations, want 2", len(res))
@@ -72,7 +67,7 @@ func TestRunTinyWritesTheReport(t *testing.T) {
 }
 
 func TestBadConfig(t *testing.T) {
-	c := tiny(t.TempDir())
+	c := tiny(t.TempDir(), 2)
 	c.Blocks = 7
 	if _, err := run(c); err == nil || !strings.Contains(err.Error(), "-blocks 7") {
 		t.Errorf("blocks not dividing the window: %v", err)
@@ -81,7 +76,7 @@ func TestBadConfig(t *testing.T) {
 	if err := acts.Set("gelu,swish2"); err == nil || !strings.Contains(err.Error(), "swish2") {
 		t.Errorf("bad activation: %v", err)
 	}
-	c = tiny(t.TempDir())
+	c = tiny(t.TempDir(), 2)
 	c.Hidden = experiment.Ints{8, 0}
 	if _, err := run(c); err == nil || !strings.Contains(err.Error(), "-hidden [8 0]") {
 		t.Errorf("width 0: %v", err)
