@@ -18,7 +18,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -61,13 +60,7 @@ func main() {
 			Hidden: experiment.Ints{128, 128}, Batch: 64, Momentum: 0.9, DPI: 144},
 		LRs: experiment.Floats{0.1, 0.3, 0.5}, Biases: experiment.Strings{"default", "-1", "-3"},
 		NeuronSteps: 500, Steps: 600, ProbeEvery: 25, ProbeN: 1000, Tol: probe.DefaultDeadTol}
-	c.Flags.Register(flag.CommandLine, experiment.SubsetFlag)
-	if err := experiment.BindFlags(flag.CommandLine, &c); err != nil {
-		experiment.Exit("dying-neurons", c.Out, err)
-	}
-	flag.Parse()
-	_, err := run(c)
-	experiment.Exit("dying-neurons", c.Out, err)
+	experiment.Main("dying-neurons", &c.Flags, experiment.SubsetFlag, &c, func() error { _, err := run(c); return err })
 }
 
 // run is the whole program: part (a), the sweep of part (b), the claims,

@@ -31,7 +31,6 @@ package main
 import (
 	"embed"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"runtime"
@@ -75,13 +74,7 @@ func main() {
 			Momentum: 0.9, DPI: 144},
 		LR: 0.05, WindowLRs: experiment.Floats{0.005, 0.0005}, InitSamples: 1000, TrainSteps: 1500, Window: 3000, Blocks: 6,
 		VarBlock: 100, UnitBatches: 50, BurnEps: 1e-4}
-	c.Flags.Register(flag.CommandLine, experiment.SubsetFlag)
-	if err := experiment.BindFlags(flag.CommandLine, &c); err != nil {
-		experiment.Exit("gradient-variance", c.Out, err)
-	}
-	flag.Parse()
-	_, err := run(c)
-	experiment.Exit("gradient-variance", c.Out, err)
+	experiment.Main("gradient-variance", &c.Flags, experiment.SubsetFlag, &c, func() error { _, err := run(c); return err })
 }
 
 //go:embed report.md.tmpl keys.txt

@@ -184,3 +184,27 @@ type MNISTMLP struct {
 	Momentum float64     `flag:"momentum" help:"SGD heavy-ball momentum (PyTorch's convention, dampening 0)" check:"min=0,below=1"`
 	DPI      int         `flag:"dpi" help:"resolution of the PNG plots"`
 }
+
+// Main is an experiment program's main once its config holds the
+// defaults: it defines f's shared flags (which, see Flags.Register) and
+// cfg's own (BindFlags) on flag.CommandLine, parses the command line, calls
+// run and ends the program through Exit(program, f.Out, err).
+//
+//	c := config{Flags: experiment.Flags{Out: "out/x", Seed: 1}, Steps: 600}
+//	experiment.Main("x", &c.Flags, experiment.SubsetFlag, &c, func() error { _, err := run(c); return err })
+func Main(program string, f *Flags, which FlagSet, cfg any, run func() error) {
+	err := parseFlags(flag.CommandLine, os.Args[1:], f, which, cfg)
+	if err == nil {
+		err = run()
+	}
+	Exit(program, f.Out, err)
+}
+
+// parseFlags is Main's parsing on fs with args.
+func parseFlags(fs *flag.FlagSet, args []string, f *Flags, which FlagSet, cfg any) error {
+	f.Register(fs, which)
+	if err := BindFlags(fs, cfg); err != nil {
+		return err
+	}
+	return fs.Parse(args)
+}

@@ -124,3 +124,22 @@ func TestBindFlagsEmbedded(t *testing.T) {
 		}
 	}
 }
+
+func TestMainParsing(t *testing.T) {
+	type config struct {
+		Flags
+		Steps int `flag:"steps" help:"h"`
+	}
+	c := config{Flags: Flags{Out: "out/x", Seed: 1}, Steps: 600}
+	fs := flag.NewFlagSet("x", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if err := parseFlags(fs, []string{"-steps", "20", "-train-n", "100", "-out", "o"}, &c.Flags, SubsetFlag, &c); err != nil {
+		t.Fatal(err)
+	}
+	if c.Steps != 20 || c.TrainN != 100 || c.Out != "o" || c.Seed != 1 {
+		t.Errorf("parsed %+v", c)
+	}
+	if err := parseFlags(flag.NewFlagSet("y", flag.ContinueOnError), nil, &c.Flags, 0, c); err == nil {
+		t.Error("a config that is not a pointer: no error")
+	}
+}
