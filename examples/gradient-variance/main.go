@@ -3,9 +3,7 @@
 // claims with verdicts, tables, plots), summary.json, the tables as CSV
 // and the plots as PNG to -out.
 //
-// 1. E[f'(X)], E[f'(X)²] and Var[f'(X)] for X ~ N(0, 1), every activation
-// (analysis.ProfileOf).
-//
+// 1. E[f'(X)], E[f'(X)²] and Var[f'(X)] for X ~ N(0, 1), every activation.
 // 2. For each of -acts, an MLP on MNIST (784 → -hidden → 10, float32,
 // SGD with heavy-ball momentum -momentum) is measured in four phases:
 //

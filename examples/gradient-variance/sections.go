@@ -33,7 +33,6 @@ type page struct {
 	MomentumPlots                     []namedPlot
 	Ref                               string // the activation the gradient variances are divided by
 	GradientVariance, NetDerivative   report.TableData
-	TestImages                        int
 	Results                           []*actResult
 	TrainVariance                     []report.PlotSpec // none or one
 	// For the claims: the activation the momentum claims quote (GELU if
@@ -192,10 +191,6 @@ func gradientReport(r *report.Report, acts []*actResult, pg *page) {
 		"Σ Var(g) / " + pg.Ref + "'s"}, Rows: rows}
 	pg.NetDerivative = report.TableData{Header: []string{"activation", "phase", "E[f'(z)] in the network", "E[f'(z)²] in the network",
 		"E[f'(X)²], X ~ N(0,1)"}, Rows: drows}
-	pg.TestImages = 10000
-	if c.TestN > 0 {
-		pg.TestImages = min(c.TestN, pg.TestImages)
-	}
 	if len(series) > 0 {
 		pg.TrainVariance = []report.PlotSpec{{Title: "Gradient variance during training", XLabel: "step",
 			YLabel: fmt.Sprintf("Σ_j Var(g_j) over %d steps", c.VarBlock), Series: series, LogY: true, DPI: c.DPI}}
