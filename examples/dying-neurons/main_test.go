@@ -9,20 +9,21 @@ import (
 	"github.com/geluproject/gelu/train/experiment"
 )
 
-func tiny(dir string, workers int) config {
-	return config{Flags: experiment.Flags{Out: dir, Seed: 3, TestN: 100, TrainN: 1200, Workers: workers},
-		MNISTMLP: experiment.MNISTMLP{Acts: experiment.Activations{activation.ReLU, activation.GELU}, Hidden: experiment.Ints{8}, Batch: 16, Momentum: 0.9, DPI: 30},
+// tiny is the whole program at a tiny size: 2 activations × 1 lr × 2 bias inits,
+// with 1 and then 2 workers when run twice (extest.Workers).
+func tiny(dir string, first bool) config {
+	return config{Flags: experiment.Flags{Out: dir, Seed: 3, TestN: 100, TrainN: 1200, Workers: extest.Workers(first)},
+		MNISTMLP: extest.TinyMLP(),
 		LRs:      experiment.Floats{0.1}, Biases: experiment.Strings{"default", "-100"}, Steps: 20, NeuronSteps: 40,
 		ProbeEvery: 10, ProbeN: 50, Tol: 1e-3, Quiet: true,
 		Args: []string{"dying-neurons", "-steps", "20"}}
 }
 
-// TestRunTinyWritesTheReport runs the whole program at a tiny size twice,
-// with one and with two workers, checks the first run's files and that
-// the second wrote the same bytes.
+// TestRunTinyWritesTheReport runs the whole program twice (see tiny),
+// checks the first run's files and that the second wrote the same bytes.
 func TestRunTinyWritesTheReport(t *testing.T) {
 	runs, dir := extest.RunTwice(t, func(dir string, first bool) ([]*runResult, error) {
-		return run(tiny(dir, map[bool]int{true: 1, false: 2}[first]))
+		return run(tiny(dir, first))
 	})
 	if len(runs) != 4 {
 		t.Fatalf("%d runs, want 2 activations × 1 lr × 2 bias inits", len(runs))
@@ -74,7 +75,7 @@ func TestBadFlags(t *testing.T) {
 		{func(c *config) { c.Workers = 0 }, "workers ≥ 1"},
 		{func(c *config) { c.Biases = experiment.Strings{"minus one"} }, `"minus one"`},
 	} {
-		c := tiny(t.TempDir(), 2)
+		c := tiny(t.TempDir(), false)
 		tc.change(&c)
 		if _, err := run(c); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v, want an error mentioning %s", err, tc.want)

@@ -89,15 +89,16 @@ func sweepReport(r *report.Report, runs []*runResult, pg *page) (err error) {
 	}
 	var rows [][]any
 	for _, run := range runs {
-		dead, exact, v, div := run.Curve.Metric("dead_fraction"), run.Curve.Last("dead_fraction_exact"), run.Values, 0
+		dead, exact, v, div, divCell := run.Curve.Metric("dead_fraction"), run.Curve.Last("dead_fraction_exact"), run.Values, 0, any("no")
 		if run.Diverged != "" {
 			div = run.Steps + 1 // the step whose loss, gradient or weight was NaN or ±Inf
+			divCell = div
 		}
 		r.SetAll("run."+run.Name+".", map[string]float64{"dead_start": dead[0], "dead_end": dead[len(dead)-1], "dead_max": slices.Max(dead),
 			"dead_exact_end": exact, "accuracy": v[accuracy], "diverged_step": float64(div), "dead_max_z_median": v[deadMaxZ],
 			"mean_sq_deriv": v[meanSqDeriv], "median_max_abs_deriv": run.Curve.Last("median_max_abs_deriv"), "ever_dead": v[everDead], "revived": v[revived]})
 		rows = append(rows, []any{run.Setting.Act.Title(), run.Setting.LR, run.Setting.Bias, dead[0], slices.Max(dead), dead[len(dead)-1], exact,
-			int(v[everDead]), int(v[revived]), v[deadMaxZ], run.Curve.Last("median_max_abs_deriv"), v[meanSqDeriv], v[accuracy], map[bool]any{true: "no", false: div}[div == 0]})
+			int(v[everDead]), int(v[revived]), v[deadMaxZ], run.Curve.Last("median_max_abs_deriv"), v[meanSqDeriv], v[accuracy], divCell})
 	}
 	pg.Runs = report.TableData{Header: []string{"activation", "lr", "bias", "dead at start", "dead max", "dead at end", "exactly dead at end",
 		"units ever dead", "of them alive at end", "median max z of dead units", "median max |f'| at end", "E[f'(z)²] at end",

@@ -6,23 +6,22 @@ import (
 	"testing"
 
 	"github.com/geluproject/gelu/examples/internal/extest"
-	"github.com/geluproject/gelu/ops/activation"
 	"github.com/geluproject/gelu/train/experiment"
 )
 
-func tiny(dir string, workers int) config {
-	return config{Flags: experiment.Flags{Out: dir, Seed: 2, TrainN: 500, TestN: 100, Workers: workers},
-		MNISTMLP: experiment.MNISTMLP{Acts: experiment.Activations{activation.ReLU, activation.GELU}, Hidden: experiment.Ints{8}, Batch: 16, Momentum: 0.9, DPI: 30},
+// tiny measures ReLU and GELU on an 8-unit network for a few dozen steps.
+func tiny(dir string, first bool) config {
+	return config{Flags: experiment.Flags{Out: dir, Seed: 2, TrainN: 500, TestN: 100, Workers: extest.Workers(first)},
+		MNISTMLP: extest.TinyMLP(),
 		LR:       0.05, InitSamples: 30, TrainSteps: 40, Window: 60, Blocks: 3, VarBlock: 20, UnitBatches: 5, BurnEps: 0.3, Quiet: true,
 		Args: []string{"gradient-variance", "-window", "60"}, WindowLRs: experiment.Floats{0.005, 0.0005}}
 }
 
-// TestRunTinyWritesTheReport runs the whole program at a tiny size twice,
-// with one and with two workers, checks the first run's files and that
-// the second wrote the same bytes.
+// TestRunTinyWritesTheReport runs the whole program twice (see tiny),
+// checks the first run's files and that the second wrote the same bytes.
 func TestRunTinyWritesTheReport(t *testing.T) {
 	res, dir := extest.RunTwice(t, func(dir string, first bool) ([]*actResult, error) {
-		return run(tiny(dir, map[bool]int{true: 1, false: 2}[first]))
+		return run(tiny(dir, first))
 	})
 	if len(res) != 2 {
 		t.Fatalf("%d activations, want 2", len(res))
@@ -67,7 +66,7 @@ func TestRunTinyWritesTheReport(t *testing.T) {
 }
 
 func TestBadConfig(t *testing.T) {
-	c := tiny(t.TempDir(), 2)
+	c := tiny(t.TempDir(), false)
 	c.Blocks = 7
 	if _, err := run(c); err == nil || !strings.Contains(err.Error(), "-blocks 7") {
 		t.Errorf("blocks not dividing the window: %v", err)
@@ -76,7 +75,7 @@ func TestBadConfig(t *testing.T) {
 	if err := acts.Set("gelu,swish2"); err == nil || !strings.Contains(err.Error(), "swish2") {
 		t.Errorf("bad activation: %v", err)
 	}
-	c = tiny(t.TempDir(), 2)
+	c = tiny(t.TempDir(), false)
 	c.Hidden = experiment.Ints{8, 0}
 	if _, err := run(c); err == nil || !strings.Contains(err.Error(), "-hidden [8 0]") {
 		t.Errorf("width 0: %v", err)
