@@ -4,7 +4,11 @@ import (
 	"math"
 	"testing"
 
+	"github.com/geluproject/gelu/datasets"
+	"github.com/geluproject/gelu/graph"
+	"github.com/geluproject/gelu/nn"
 	"github.com/geluproject/gelu/optim"
+	"github.com/geluproject/gelu/train"
 	"github.com/geluproject/gelu/train/probe"
 	"gorgonia.org/tensor"
 )
@@ -78,5 +82,32 @@ func TestMeasureSkipsTheBurnIn(t *testing.T) {
 	}
 	if _, err := (&probe.Net{}).Measure(nil, probe.Phase{}); err == nil {
 		t.Error("an empty Net measured")
+	}
+}
+
+// NewNet keeps the output, so Accuracy can read it: with W = I on two
+// inputs the larger input is the predicted class (2 of 3 right).
+func TestNewNetKeepsTheOutput(t *testing.T) {
+	g, _ := graph.New(tensor.Float64, 1)
+	x, _ := g.Input("x", 3, 2)
+	y, _ := g.Input("y", 3)
+	lin, err := nn.NewLinear(g, "lin", 2, 2, nn.NoBias())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := lin.Forward(x)
+	loss, _ := nn.CrossEntropyLoss(out, y)
+	copyInto(g.ParamTensors()[0].Value, []float64{1, 0, 0, 1})
+	n, err := probe.NewNet(train.Model{Graph: g, Input: x, Target: y, Output: out, Loss: loss}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &datasets.Dataset{Name: "d", Features: 2, Classes: 2, X: []float32{2, 1, 0, 1, 3, 0}, Labels: []int{0, 0, 0}}
+	l, _ := datasets.NewLoader(d, datasets.LoaderConfig{BatchSize: 3, Dtype: tensor.Float64})
+	if acc, err := n.Accuracy(l); err != nil || math.Abs(acc-2.0/3) > 1e-12 {
+		t.Errorf("accuracy %v, %v; want 2/3", acc, err)
+	}
+	if _, err := probe.NewNet(train.Model{}, nil); err == nil {
+		t.Error("a model without graph: no error")
 	}
 }
