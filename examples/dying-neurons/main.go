@@ -1,120 +1,81 @@
 // Dying-neurons checks the documents' dying-ReLU argument (shared/seeds/000)
-// in two parts and writes to -out:
+// in two parts, and writes report.md (the claims with verdicts, tables,
+// plots), summary.json, the tables as CSV and the plots as PNG to -out.
 //
-//	report.md        the command, the documents' claims with verdicts, tables, plots
-//	summary.json     every reported number under a documented key
-//	*.csv            the tables; dead.csv has every probe of every run
-//	*.png            z during gradient descent on one neuron; per (lr, bias init): dead fraction and median max |f'| over steps
-//
-// (a) The single neuron L = ½(a(w·x + b) − t)² at z = −1: ∂L/∂w through the
-// graph against (a(z) − t)·a'(z)·x for every activation, then gradient
-// descent from z = −3, −1, −0.5.
+// (a) The single neuron L = ½(a(w·x + b) − t)² at z = −1 (probe.Neuron):
+// ∂L/∂w through the graph against (a(z) − t)·a'(z)·x for every activation,
+// then gradient descent from z = −3, −1, −0.5.
 //
 // (b) An MLP on MNIST (784 → -hidden → 10, float32) trained with SGD and
-// heavy-ball momentum for every activation × learning rate × bias
-// initialization. Every -probe-every steps the hidden pre-activations of a
-// fixed validation subset (-probe-n examples held out of the training
-// images) are kept (graph.Keep on mlp.Pre) and a unit counts as dead when
-// |f'(z)| ≤ -tol on every one of them (package train/probe explains the
-// tolerance). All runs start from the same weights (same seed and
-// parameter names); only the biases differ between bias settings.
+// heavy-ball momentum for every activation × learning rate × bias init,
+// counting every -probe-every steps the units dead on -probe-n held-out
+// training images (probe.DeadProbe: |f'(z)| ≤ -tol on every one). All runs
+// start from the same weights; only the biases differ between bias inits.
 //
 //	go run ./examples/dying-neurons                 # defaults: 45 runs, about a minute on 2 cores
 //	go run ./examples/dying-neurons -acts relu,gelu -lrs 0.1 -bias default,-3 -steps 2000
 package main
 
 import (
-	"flag"
+	"errors"
 	"fmt"
+	"math"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 
+	"github.com/geluproject/gelu/datasets"
+	"github.com/geluproject/gelu/graph"
+	"github.com/geluproject/gelu/nn"
 	"github.com/geluproject/gelu/ops/activation"
+	"github.com/geluproject/gelu/optim"
+	"github.com/geluproject/gelu/train"
 	"github.com/geluproject/gelu/train/experiment"
 	"github.com/geluproject/gelu/train/probe"
 	"github.com/geluproject/gelu/train/report"
+	"gorgonia.org/tensor"
 )
 
 // config is everything a run depends on; the same config gives identical
-// files.
+// files. -seed is the seed of the weights, the train/validation split, the
+// batch order and the -train-n/-test-n subsets.
 type config struct {
-	Out, MNIST         string
-	Seed               uint64
-	Acts               experiment.Activations
-	LRs                experiment.Floats
-	Biases             experiment.Strings // "default" (PyTorch's U(±1/√in)) or a constant
-	Hidden             experiment.Ints
-	Batch, Steps       int
-	NeuronSteps        int // gradient-descent steps on the single neuron
-	ProbeEvery, ProbeN int
-	TestN              int // -test-n: a seeded subset of the test images for the final accuracy (0: all 10 000)
-	TrainN             int // -train-n: a seeded subset of the training images, split 11:1 into training and validation (0: all 60 000)
-	Momentum, Tol      float64
-	Workers, DPI       int
-	Quiet              bool     // no progress output
-	Args               []string // the command line shown in report.md
+	experiment.Flags                       // -out, -seed, -workers, -train-n, -test-n
+	experiment.MNISTMLP                    // -mnist, -acts, -hidden, -batch, -momentum, -dpi
+	LRs                 experiment.Floats  `flag:"lrs" help:"learning rates, comma-separated" check:"nonempty,positive"`
+	Biases              experiment.Strings `flag:"bias" help:"bias initializations, comma-separated: default (PyTorch's U(±1/√in)) or a constant" check:"nonempty"`
+	NeuronSteps         int                `flag:"neuron-steps" help:"gradient-descent steps on the single neuron of part (a)" check:"positive"`
+	Steps               int                `flag:"steps" help:"optimizer steps per run" check:"positive"`
+	ProbeEvery          int                `flag:"probe-every" help:"count dead units every this many steps" check:"positive"`
+	ProbeN              int                `flag:"probe-n" help:"validation examples the dead units are counted on" check:"positive"`
+	Tol                 float64            `flag:"tol" help:"a unit is dead when |f'(z)| ≤ tol on every probe example" check:"min=0,below=1"`
+	Quiet               bool               // no progress output
+	Args                []string           // the command line shown in report.md
 }
 
 func main() {
-	c := config{Args: os.Args, Acts: experiment.Activations{activation.ReLU, activation.GELU, activation.SiLU, activation.ELU, activation.Softplus},
-		LRs: experiment.Floats{0.1, 0.3, 0.5}, Biases: experiment.Strings{"default", "-1", "-3"}, Hidden: experiment.Ints{128, 128}}
-	// -seed is the seed of the weights, the train/validation split, the
-	// batch order and the -train-n/-test-n subsets.
-	f := experiment.Flags{Out: "out/dying-neurons", Seed: 1, Workers: runtime.NumCPU()}
-	f.Register(flag.CommandLine, experiment.SubsetFlag)
-	flag.StringVar(&c.MNIST, "mnist", "", "directory with the MNIST IDX files (default: the GoMNIST module copy)")
-	flag.Var(&c.Acts, "acts", "activations, comma-separated (names as activation.ParseActivation takes them)")
-	flag.Var(&c.LRs, "lrs", "learning rates, comma-separated")
-	flag.Var(&c.Biases, "bias", "bias initializations, comma-separated: default (PyTorch's U(±1/√in)) or a constant")
-	flag.Var(&c.Hidden, "hidden", "hidden layer widths, comma-separated")
-	flag.IntVar(&c.NeuronSteps, "neuron-steps", 500, "gradient-descent steps on the single neuron of part (a)")
-	flag.IntVar(&c.Batch, "batch", 64, "mini-batch size")
-	flag.IntVar(&c.Steps, "steps", 600, "optimizer steps per run")
-	flag.IntVar(&c.ProbeEvery, "probe-every", 25, "count dead units every this many steps")
-	flag.IntVar(&c.ProbeN, "probe-n", 1000, "validation examples the dead units are counted on")
-	flag.Float64Var(&c.Momentum, "momentum", 0.9, "SGD heavy-ball momentum (PyTorch's convention, dampening 0)")
-	flag.Float64Var(&c.Tol, "tol", probe.DefaultDeadTol, "a unit is dead when |f'(z)| ≤ tol on every probe example")
-	flag.IntVar(&c.DPI, "dpi", 144, "resolution of the PNG plots")
-	flag.Parse()
-	c.Out, c.Seed, c.Workers, c.TrainN, c.TestN = f.Out, f.Seed, f.Workers, f.TrainN, f.TestN
-	if _, err := run(c); err != nil {
-		fmt.Fprintln(os.Stderr, "dying-neurons:", err)
-		os.Exit(1)
-	}
-	fmt.Println("wrote", c.Out+"/report.md")
+	c := config{Flags: experiment.Flags{Out: "out/dying-neurons", Seed: 1, Workers: runtime.NumCPU()}, Args: os.Args,
+		MNISTMLP: experiment.MNISTMLP{Acts: experiment.Activations{activation.ReLU, activation.GELU, activation.SiLU, activation.ELU, activation.Softplus},
+			Hidden: experiment.Ints{128, 128}, Batch: 64, Momentum: 0.9, DPI: 144},
+		LRs: experiment.Floats{0.1, 0.3, 0.5}, Biases: experiment.Strings{"default", "-1", "-3"},
+		NeuronSteps: 500, Steps: 600, ProbeEvery: 25, ProbeN: 1000, Tol: probe.DefaultDeadTol}
+	experiment.Main("dying-neurons", &c.Flags, experiment.SubsetFlag, &c, func() error { _, err := run(c); return err })
 }
 
-func (c config) validate() error {
-	switch {
-	case len(c.Acts) == 0 || len(c.LRs) == 0 || len(c.Biases) == 0 || len(c.Hidden) == 0:
-		return fmt.Errorf("need at least one activation, learning rate, bias init and hidden layer")
-	case c.Batch < 1 || c.Steps < 1 || c.NeuronSteps < 1 || c.ProbeEvery < 1 || c.ProbeN < 1 || c.TestN < 0 || c.TrainN < 0 || c.Workers < 1:
-		return fmt.Errorf("-batch %d -steps %d -neuron-steps %d -probe-every %d -probe-n %d -test-n %d -train-n %d -workers %d: want positive values (test-n, train-n ≥ 0)",
-			c.Batch, c.Steps, c.NeuronSteps, c.ProbeEvery, c.ProbeN, c.TestN, c.TrainN, c.Workers)
-	case !(c.Momentum >= 0 && c.Momentum < 1) || !(c.Tol >= 0 && c.Tol < 1):
-		return fmt.Errorf("-momentum %v -tol %v: want both in [0, 1)", c.Momentum, c.Tol)
-	}
-	for _, lr := range c.LRs {
-		if !(lr > 0) {
-			return fmt.Errorf("-lrs: %v is not a positive number", lr)
-		}
-	}
-	for _, w := range c.Hidden {
-		if w <= 0 {
-			return fmt.Errorf("-hidden: %d is not a positive width", w)
-		}
+// run is the whole program: part (a), the sweep of part (b), the claims,
+// then report.md.
+func run(c config) ([]*runResult, error) {
+	err := experiment.CheckFlags(c)
+	if c.TestN < 0 || c.TrainN < 0 || c.Workers < 1 {
+		err = errors.Join(err, fmt.Errorf("-test-n %d -train-n %d -workers %d: want test-n, train-n ≥ 0 and workers ≥ 1", c.TestN, c.TrainN, c.Workers))
 	}
 	for _, b := range c.Biases {
-		if _, err := strconv.ParseFloat(b, 64); err != nil && b != "default" {
-			return fmt.Errorf("-bias: %q, want default or a number", b)
+		if _, e := strconv.ParseFloat(b, 64); e != nil && b != "default" {
+			err = errors.Join(err, fmt.Errorf("-bias: %q, want default or a number", b))
 		}
 	}
-	return nil
-}
-
-func run(c config) ([]*runResult, error) {
-	if err := c.validate(); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	r, err := report.New(c.Out, "Dying neurons: ReLU, GELU and the others", report.WithCommand(c.Args...))
@@ -122,25 +83,198 @@ func run(c config) ([]*runResult, error) {
 		return nil, err
 	}
 	pg := newPage(c)
-	if err := neuronGradients(r, pg); err != nil {
+	if err := singleNeuron(r, pg); err != nil { // (a)
 		return nil, err
 	}
-	if err := neuronDescent(r, c, pg); err != nil {
-		return nil, err
+	runs, err := sweep(c) // (b)
+	if err == nil {
+		err = sweepReport(r, runs, pg)
 	}
-	runs, err := sweep(c)
+	if err == nil {
+		err = claims(r, runs, pg)
+	}
+	if err == nil {
+		err = r.Execute(reportTmpl, pg)
+	}
 	if err != nil {
 		return nil, err
 	}
-	if err := sweepReport(r, c, runs, pg); err != nil {
-		return nil, err
-	}
-	if err := claims(r, c, runs); err != nil {
-		return nil, err
-	}
-	if err := r.Execute(reportTmpl, pg); err != nil {
-		return nil, err
-	}
-	r.DescribeKeys(keysText)
+	r.DescribeKeysFS(files)
 	return runs, r.Close()
+}
+
+// The single neuron's input and target, and gradient descent's settings.
+// The documents fix only z = −1; t = 1 asks the neuron to raise its
+// output, which needs z > 0 for every activation here.
+const neuronX, neuronW, neuronT, neuronLR = 1.5, -1.0, 1.0, 0.1
+
+var neuronStarts = []float64{-3, -1, -0.5}
+
+// singleNeuron compares the graph's ∂L/∂w at z = −1 with the analytic
+// (a(z) − t)·a'(z)·x, in float64 and float32, then trains the neuron by
+// plain gradient descent from each start, for every activation.
+func singleNeuron(r *report.Report, pg *page) error {
+	for _, a := range activation.All() {
+		want := (a.F(-1) - neuronT) * a.Deriv(-1) * neuronX
+		row := []any{a.Title(), a.F(-1), a.Deriv(-1), want}
+		for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
+			n, err := probe.NewNeuron(a, dt, neuronX, neuronW, -1, neuronT)
+			if err != nil {
+				return fmt.Errorf("%s %v: %w", a, dt, err)
+			}
+			dw, db, _, err := n.Grads()
+			if err != nil {
+				return fmt.Errorf("%s %v: %w", a, dt, err)
+			}
+			r.SetAll(fmt.Sprintf("neuron.%s.%s.", a.Key(), dt), map[string]float64{"dL_dw": dw, "dL_dw_analytic": want, "dL_db": db})
+			rel := math.Abs(dw - want) // relative error, absolute where want is 0
+			if want != 0 {
+				rel /= math.Abs(want)
+			}
+			row = append(row, dw, rel)
+		}
+		r.Set("neuron."+a.Key()+".d1_at_m1", a.Deriv(-1))
+		pg.NeuronGradient.Rows = append(pg.NeuronGradient.Rows, row)
+		for _, z0 := range neuronStarts {
+			n, err := probe.NewNeuron(a, tensor.Float64, neuronX, neuronW, z0, neuronT)
+			if err != nil {
+				return err
+			}
+			zs, loss0, loss, err := n.Descend(neuronLR, pg.NeuronSteps)
+			if err != nil {
+				return err
+			}
+			zEnd := n.Z()
+			r.SetAll(fmt.Sprintf("descent.%s.z0_%g.", a.Key(), z0), map[string]float64{"z_end": zEnd, "loss_end": loss, "d1_end": a.Deriv(zEnd)})
+			pg.NeuronDescent.Rows = append(pg.NeuronDescent.Rows, []any{a.Title(), z0, a.Deriv(z0), loss0, zEnd, a.Deriv(zEnd), loss})
+			// The plot shows GELU from every start and the other activations
+			// (without GELU's approximations) from −1.
+			if a == activation.GELU || (z0 == -1 && (a == activation.ReLU || a == activation.SiLU || a == activation.ELU || a == activation.Softplus)) {
+				s := report.Series{Name: fmt.Sprintf("%s from %g", a.Title(), z0), Dashed: a != activation.GELU && a != activation.ReLU, Y: zs}
+				for step := range zs {
+					s.X = append(s.X, float64(step))
+				}
+				pg.DescentPlot.Series = append(pg.DescentPlot.Series, s)
+			}
+		}
+	}
+	return nil
+}
+
+// setting is one training run of the sweep; its name is the run's in
+// summary keys: "gelu.lr_0.1.bias_-3".
+type setting struct {
+	Act  activation.Activation
+	LR   float64
+	Bias string // "default" (PyTorch's U(±1/√in)) or a constant
+}
+
+func (s setting) name() string { return fmt.Sprintf("%s.lr_%g.bias_%s", s.Act.Key(), s.LR, s.Bias) }
+
+type runResult = experiment.Run[setting]
+
+// What a run records at every probe (Run.Curve): the mean training loss
+// since the previous probe (NaN at step 0), the dead fraction of all
+// hidden units at config.Tol and at tolerance 0, the median over hidden
+// units of max |f'(z)| on the probe set, then dead units per hidden layer
+// (dead_layer1, …). And at its end (Run.Values: the last step, or the last
+// probe before a divergence): test accuracy (NaN if it diverged), the
+// median over dead units of their largest pre-activation (NaN: none), the
+// mean of f'(z)² over hidden units and probe examples, the units dead at
+// some probe and those of them alive at the end.
+var probes = []string{"train_loss", "dead_fraction", "dead_fraction_exact", "median_max_abs_deriv"}
+
+const accuracy, deadMaxZ, meanSqDeriv, everDead, revived = "accuracy", "dead_max_z_median", "mean_sq_deriv", "ever_dead", "revived"
+
+// sweep trains every setting, c.Workers at a time.
+func sweep(c config) ([]*runResult, error) {
+	full, test, err := experiment.MNIST(c.MNIST)
+	if err == nil {
+		full, test, err = c.Subsets(full, test)
+	}
+	if err != nil {
+		return nil, err
+	}
+	tr, val, err := full.Split(1.0/12, c.Seed) // 55 000 / 5 000 of all 60 000
+	if err != nil {
+		return nil, err
+	}
+	if c.ProbeN > val.Len() {
+		return nil, fmt.Errorf("-probe-n %d: the validation split has only %d examples", c.ProbeN, val.Len())
+	}
+	first := make([]int, c.ProbeN)
+	for i := range first {
+		first[i] = i
+	}
+	probeSet, err := val.Subset(first)
+	if err != nil {
+		return nil, err
+	}
+	grid := experiment.Grid[setting]{Seeds: []uint64{c.Seed}, Name: setting.name, Workers: c.Workers, Metrics: slices.Clone(probes),
+		Note: func(r *runResult) string {
+			dead := r.Curve.Metric("dead_fraction")
+			return fmt.Sprintf("dead %.1f%% → %.1f%%, test accuracy %.2f%%", 100*dead[0], 100*dead[len(dead)-1], 100*r.Values[accuracy])
+		}}
+	for l := range c.Hidden {
+		grid.Metrics = append(grid.Metrics, fmt.Sprintf("dead_layer%d", l+1))
+	}
+	for _, b := range c.Biases {
+		for _, lr := range c.LRs {
+			for _, a := range c.Acts {
+				grid.Settings = append(grid.Settings, setting{a, lr, b})
+			}
+		}
+	}
+	if !c.Quiet {
+		grid.Progress = os.Stderr
+	}
+	return grid.Run(func(r *runResult) error { return trainOne(c, tr, probeSet, test, r) })
+}
+
+// trainOne trains one setting and probes it every c.ProbeEvery steps.
+func trainOne(c config, trainSet, probeSet, test *datasets.Dataset, r *runResult) error {
+	cfg := nn.MLPConfig{In: 784, Hidden: c.Hidden, Out: 10, Activation: r.Setting.Act}
+	if b, err := strconv.ParseFloat(r.Setting.Bias, 64); err == nil {
+		cfg.BiasInit = graph.Constant(b)
+	}
+	model, mlp, err := experiment.Classifier(tensor.Float32, r.Seed, c.Batch, cfg)
+	if err != nil {
+		return err
+	}
+	dead, err1 := probe.NewDeadProbe(model.Graph, mlp, probeSet, c.Tol)
+	trainL, err2 := datasets.NewLoader(trainSet, datasets.LoaderConfig{BatchSize: c.Batch, Shuffle: true, Seed: r.Seed, DropLast: true})
+	testL, err3 := datasets.NewLoader(test, datasets.LoaderConfig{BatchSize: c.Batch})
+	if err := errors.Join(err1, err2, err3); err != nil {
+		return err
+	}
+	onStep, err := experiment.ProbeSteps(c.ProbeEvery, c.Steps, func(step int, loss float64) error {
+		if err := dead.Observe(); err != nil {
+			return err
+		}
+		values := []float64{loss, dead.Units.DeadFraction(c.Tol), dead.Units.DeadFraction(0), experiment.Median(dead.MaxAbsDeriv())}
+		for l := range c.Hidden {
+			values = append(values, float64(dead.Units.DeadCount(l, c.Tol)))
+		}
+		return r.Curve.Add(step, values...)
+	})
+	if err != nil {
+		return err
+	}
+	r.Values[accuracy] = math.NaN()
+	t, err := train.New(model, &optim.SGD{LearningRate: r.Setting.LR, Momentum: c.Momentum}, trainL, testL,
+		train.Config{MaxSteps: c.Steps, EvalEvery: c.Steps, Quiet: true, OnStep: onStep,
+			OnEval: func(t *train.Trainer, e train.EvalInfo) error { r.Values[accuracy] = e.ValAccuracy; return nil }})
+	if err == nil {
+		err = r.Train(t)
+	}
+	if err != nil {
+		return err
+	}
+	if r.Diverged != "" {
+		r.Values[accuracy] = math.NaN()
+	}
+	ever, back := dead.EverDead()
+	r.Values[everDead], r.Values[revived], r.Values[deadMaxZ] = float64(ever), float64(back), experiment.Median(dead.DeadMaxPre())
+	_, r.Values[meanSqDeriv] = dead.Units.DerivMoments()
+	return nil
 }

@@ -1,38 +1,54 @@
 package main
 
-// What report.md.tmpl shows: the single neuron of part (a), and of part
-// (b) dead.csv, the runs table, the best accuracies and one pair of plots
-// per (learning rate, bias init); and the summary keys.
+// What report.md.tmpl shows and says: the single neuron of part (a), and
+// of part (b) dead.csv, the runs table, the best accuracies and one pair
+// of plots per (learning rate, bias init); and the claims, whose words are
+// in the template too (report.ClaimFrom), with verdicts computed here.
 
 import (
-	_ "embed"
+	"embed"
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"text/template"
 
 	"github.com/geluproject/gelu/ops/activation"
+	"github.com/geluproject/gelu/ops/analysis"
 	"github.com/geluproject/gelu/train/experiment"
+	"github.com/geluproject/gelu/train/probe"
 	"github.com/geluproject/gelu/train/report"
 )
 
-// page is what report.md.tmpl shows besides the claims.
+//go:embed report.md.tmpl keys.txt
+var files embed.FS
+
+var reportTmpl = template.Must(report.ParseTemplateFS(files))
+
+// page is what report.md.tmpl shows and its claims say.
 type page struct {
 	config
+	R                                            *report.Report // the claims read measurements back with .R.Get
 	NeuronX, NeuronW, NeuronB, NeuronT, NeuronLR float64
-	Starts                                       string // of the descent: "-3, -1, -0.5"
+	Starts                                       []float64 // of the descent
 	NeuronGradient, NeuronDescent                report.TableData
 	DescentPlot                                  report.PlotSpec
-	GELURoot, SiLURoot                           float64  // the zeros of GELU' and SiLU'
-	GELULossAtM1                                 float64  // the neuron's loss at z = −1
-	HiddenList, TestImages                       string   // TestImages: "the first 10000" or "a seeded subset of N"
-	GELUUnderflow                                float64  // GELU' is 0 in float64 below it
-	DeadBelow                                    []string // "<activation> <z below which |f'| ≤ tol>"
-	Dead                                         string   // dead.csv's link
+	GELURoot, SiLURoot                           float64 // the zeros of GELU' and SiLU'
+	GELULossAtM1                                 float64 // the neuron's loss at z = −1
+	GELUUnderflow                                float64 // GELU' is 0 in float64 below it
+	DeadBelow                                    []float64
+	Dead                                         string // dead.csv's link
 	Runs, BestAccuracy                           report.TableData
 	Plots                                        []lrBiasPlots
+	Root                                         float64   // the first zero of GELU' on [−10, 10] (NaN: none), for the claims
+	Roots                                        []float64 // all of them
+	Pairs, Died                                  []pair    // ReLU and GELU at the same lr and bias init; those where ReLU's units died
+	Lower, Higher, Learned                       int       // GELU's dead fraction lower, higher; GELU learned where ReLU died
+	ReLUDeadZ                                    []*runResult
+	Far                                          int // ReLU runs whose dead units' median max z is below −0.5
 }
+
+// pair is a ReLU run and a GELU run of the same lr and bias init.
+type pair struct{ ReLU, GELU *runResult }
 
 // lrBiasPlots are the plots of one learning rate and bias init.
 type lrBiasPlots struct {
@@ -42,33 +58,27 @@ type lrBiasPlots struct {
 	Zero        []string // activations whose slope is 0 at every probe: not in Slope
 }
 
-//go:embed report.md.tmpl
-var reportText string
-
-//go:embed keys.txt
-var keysText string
-
-var reportTmpl = template.Must(report.ParseTemplate("report.md.tmpl", reportText))
+// Name is the plots' file name suffix.
+func (p lrBiasPlots) Name() string { return fmt.Sprintf("lr%g_bias%s", p.LR, p.Bias) }
 
 func newPage(c config) *page {
-	starts := make([]string, len(neuronStarts))
-	for i, z := range neuronStarts {
-		starts[i] = fmt.Sprint(z)
-	}
-	pg := &page{config: c, NeuronX: neuronX, NeuronW: neuronW, NeuronB: -1 - neuronW*neuronX, NeuronT: neuronT, NeuronLR: neuronLR,
-		Starts: strings.Join(starts, ", "), GELURoot: rootOf(activation.GELU), SiLURoot: rootOf(activation.SiLU),
-		GELULossAtM1: 0.5 * math.Pow(activation.GELU.F(-1)-neuronT, 2), HiddenList: strings.ReplaceAll(c.Hidden.String(), ",", " → "),
-		TestImages: "the first 10000", GELUUnderflow: deadBelow(activation.GELU, 0)}
-	if c.TestN > 0 {
-		pg.TestImages = fmt.Sprintf("a seeded subset of %d", c.TestN)
-	}
+	pg := &page{config: c,
+		NeuronGradient: report.TableData{Header: []string{"activation", "a(−1)", "a'(−1)", "analytic ∂L/∂w", "graph ∂L/∂w float64", "rel. error",
+			"graph ∂L/∂w float32", "rel. error f32"}},
+		NeuronDescent: report.TableData{Header: []string{"activation", "start z", "a'(start)", "loss at start", "z after descent", "a'(end)",
+			"loss after descent"}},
+		DescentPlot: report.PlotSpec{Title: "Single neuron: z = w·x + b during gradient descent", XLabel: "step", YLabel: "z",
+			HLines: []float64{0, rootOf(activation.GELU)}, LegendLeft: true, Width: 6.5, Height: 5, DPI: c.DPI}, NeuronX: neuronX, NeuronW: neuronW, NeuronB: -1 - neuronW*neuronX, NeuronT: neuronT, NeuronLR: neuronLR,
+		Starts: neuronStarts, GELURoot: rootOf(activation.GELU), SiLURoot: rootOf(activation.SiLU),
+		GELULossAtM1:  0.5 * math.Pow(activation.GELU.F(-1)-neuronT, 2),
+		GELUUnderflow: probe.DeadBelow(activation.GELU, 0)}
 	for _, a := range c.Acts {
-		pg.DeadBelow = append(pg.DeadBelow, fmt.Sprintf("%s %s", a.Title(), report.Format(deadBelow(a, c.Tol))))
+		pg.DeadBelow = append(pg.DeadBelow, probe.DeadBelow(a, c.Tol))
 	}
 	return pg
 }
 
-func sweepReport(r *report.Report, c config, runs []*runResult, pg *page) (err error) {
+func sweepReport(r *report.Report, runs []*runResult, pg *page) (err error) {
 	pg.Dead, err = r.Capture(func() error {
 		return experiment.WriteCurves(r, "dead", runs, []string{"activation", "lr", "bias", "step"}, func(run *runResult, step int) []any {
 			return []any{run.Setting.Act.Name(), run.Setting.LR, run.Setting.Bias, step}
@@ -79,29 +89,27 @@ func sweepReport(r *report.Report, c config, runs []*runResult, pg *page) (err e
 	}
 	var rows [][]any
 	for _, run := range runs {
-		dead, exact := run.Curve.Metric("dead_fraction"), run.Curve.Last("dead_fraction_exact")
-		v, div := run.Values, any("no")
-		if d := divergedStep(run); d > 0 {
-			div = d
+		dead, exact, v, div, divCell := run.Curve.Metric("dead_fraction"), run.Curve.Last("dead_fraction_exact"), run.Values, 0, any("no")
+		if run.Diverged != "" {
+			div = run.Steps + 1 // the step whose loss, gradient or weight was NaN or ±Inf
+			divCell = div
 		}
-		for name, x := range map[string]float64{"dead_start": dead[0], "dead_end": dead[len(dead)-1], "dead_max": slices.Max(dead),
-			"dead_exact_end": exact, "accuracy": v[accuracy], "diverged_step": float64(divergedStep(run)), "dead_max_z_median": v[deadMaxZ],
-			"mean_sq_deriv": v[meanSqDeriv], "median_max_abs_deriv": run.Curve.Last("median_max_abs_deriv"), "ever_dead": v[everDead], "revived": v[revived]} {
-			r.Set("run."+run.Name+"."+name, x)
-		}
+		r.SetAll("run."+run.Name+".", map[string]float64{"dead_start": dead[0], "dead_end": dead[len(dead)-1], "dead_max": slices.Max(dead),
+			"dead_exact_end": exact, "accuracy": v[accuracy], "diverged_step": float64(div), "dead_max_z_median": v[deadMaxZ],
+			"mean_sq_deriv": v[meanSqDeriv], "median_max_abs_deriv": run.Curve.Last("median_max_abs_deriv"), "ever_dead": v[everDead], "revived": v[revived]})
 		rows = append(rows, []any{run.Setting.Act.Title(), run.Setting.LR, run.Setting.Bias, dead[0], slices.Max(dead), dead[len(dead)-1], exact,
-			int(v[everDead]), int(v[revived]), v[deadMaxZ], run.Curve.Last("median_max_abs_deriv"), v[meanSqDeriv], v[accuracy], div})
+			int(v[everDead]), int(v[revived]), v[deadMaxZ], run.Curve.Last("median_max_abs_deriv"), v[meanSqDeriv], v[accuracy], divCell})
 	}
 	pg.Runs = report.TableData{Header: []string{"activation", "lr", "bias", "dead at start", "dead max", "dead at end", "exactly dead at end",
 		"units ever dead", "of them alive at end", "median max z of dead units", "median max |f'| at end", "E[f'(z)²] at end",
 		"test accuracy", "diverged at step"}, Rows: rows}
-	header, rows := []string{"activation"}, nil
-	for _, b := range c.Biases {
-		header = append(header, "bias "+b)
+	pg.BestAccuracy = report.TableData{Header: []string{"activation"}}
+	for _, b := range pg.Biases {
+		pg.BestAccuracy.Header = append(pg.BestAccuracy.Header, "bias "+b)
 	}
-	for _, a := range c.Acts {
+	for _, a := range pg.Acts {
 		row := []any{a.Title()}
-		for _, b := range c.Biases {
+		for _, b := range pg.Biases {
 			best, at := math.NaN(), 0.0
 			for _, run := range runs {
 				if acc := run.Values[accuracy]; run.Setting.Act == a && run.Setting.Bias == b && (math.IsNaN(best) || acc > best) {
@@ -110,24 +118,14 @@ func sweepReport(r *report.Report, c config, runs []*runResult, pg *page) (err e
 			}
 			row = append(row, fmt.Sprintf("%s (lr %g)", report.Format(best), at))
 		}
-		rows = append(rows, row)
+		pg.BestAccuracy.Rows = append(pg.BestAccuracy.Rows, row)
 	}
-	pg.BestAccuracy = report.TableData{Header: header, Rows: rows}
-	for _, b := range c.Biases {
-		for _, lr := range c.LRs {
-			pg.Plots = append(pg.Plots, plots(c, runs, lr, b))
+	for _, b := range pg.Biases {
+		for _, lr := range pg.LRs {
+			pg.Plots = append(pg.Plots, plots(pg.config, runs, lr, b))
 		}
 	}
 	return nil
-}
-
-// divergedStep is the step whose loss, gradient or weight was NaN or
-// ±Inf (0: none).
-func divergedStep(run *runResult) int {
-	if run.Diverged == "" {
-		return 0
-	}
-	return run.Steps + 1
 }
 
 // plots draws the dead fraction and the median max |f'| of every
@@ -158,17 +156,75 @@ func plots(c config, runs []*runResult, lr float64, b string) lrBiasPlots {
 	return p
 }
 
-// Name is the plots' file name suffix.
-func (p lrBiasPlots) Name() string { return fmt.Sprintf("lr%g_bias%s", p.LR, p.Bias) }
-
-// deadBelow returns the z below which |a'(z)| ≤ tol everywhere, to 0.001:
-// the grid point before the first z, scanning up from −60, where |a'(z)|
-// exceeds tol.
-func deadBelow(a activation.Activation, tol float64) float64 {
-	for i := 1; i <= 61000; i++ {
-		if z := float64(i-60000) / 1000; math.Abs(a.Deriv(z)) > tol {
-			return z - 0.001
+// claims checks the documents' claims (the words are the template's
+// "claim …" and "measured …"): the single neuron, then GELU against ReLU
+// at every (learning rate, bias init) that ran both, and where dead ReLU
+// units' pre-activations are.
+func claims(r *report.Report, runs []*runResult, pg *page) error {
+	const doc000, doc001 = "000 (principles)", "001 (blog)"
+	g := r.Get // a key never set fails the report
+	roots, err := analysis.Roots(activation.GELU, 1, -10, 10)
+	if err != nil {
+		return err
+	}
+	pg.R, pg.Roots, pg.Root = r, roots, math.NaN()
+	if len(roots) > 0 {
+		pg.Root = roots[0]
+	}
+	if len(roots) == 1 {
+		r.Set("gelu.d1_root", pg.Root)
+	}
+	geluEnd, geluD1End := g("descent.gelu.z0_-1.z_end"), g("descent.gelu.z0_-1.d1_end")
+	verdicts := map[string]report.Verdict{
+		"relu_zero": report.VerdictOf(g("neuron.relu.float64.dL_dw") == 0 && g("neuron.relu.float32.dL_dw") == 0 && g("descent.relu.z0_-1.z_end") == -1),
+		"gelu_d1":   report.VerdictOf(math.Abs(g("neuron.gelu.d1_at_m1")+0.083) <= 0.0005),
+		"nonzero":   report.VerdictOf(len(roots) == 0),
+		"learns":    report.VerdictOf(!(geluEnd < -1 && math.Abs(geluD1End) < math.Abs(g("neuron.gelu.d1_at_m1")))),
+	}
+	is := func(a activation.Activation) func(setting) bool { return func(s setting) bool { return s.Act == a } }
+	for _, p := range experiment.Pairs(runs, is(activation.ReLU), is(activation.GELU), func(s setting) any { return [2]any{s.LR, s.Bias} }) {
+		pg.Pairs = append(pg.Pairs, pair{p[0], p[1]})
+	}
+	var reluDead, geluDead []float64
+	anyDead := false
+	for _, p := range pg.Pairs {
+		re, ge := p.ReLU.Curve.Last("dead_fraction"), p.GELU.Curve.Last("dead_fraction")
+		reluDead, geluDead, anyDead = append(reluDead, re), append(geluDead, ge), anyDead || re > 0 || ge > 0
+		if re >= 0.5 { // half or more of ReLU's units died
+			if pg.Died = append(pg.Died, p); p.GELU.Values[accuracy] > 0.5 {
+				pg.Learned++
+			}
 		}
 	}
-	return math.NaN()
+	cmp := experiment.Compare(geluDead, reluDead)
+	pg.Lower, pg.Higher = cmp.Lower, cmp.Higher
+	for _, run := range runs {
+		if z := run.Values[deadMaxZ]; run.Setting.Act == activation.ReLU && !math.IsNaN(z) {
+			if pg.ReLUDeadZ = append(pg.ReLUDeadZ, run); z < -0.5 {
+				pg.Far++
+			}
+		}
+	}
+	verdicts["fewer_die"] = report.Decide(anyDead && pg.Higher == 0 && pg.Lower > 0, pg.Higher > 0)
+	verdicts["keeps_learning"] = report.Decide(4*pg.Learned >= 3*len(pg.Died), 4*pg.Learned <= len(pg.Died))
+	verdicts["near_zero"] = report.Decide(pg.Far == 0, pg.Far == len(pg.ReLUDeadZ))
+	for _, c := range []struct {
+		id, src string
+		show    bool
+	}{{"relu_zero", doc000, true}, {"gelu_d1", doc000, true}, {"nonzero", doc000, true}, {"learns", doc000, true},
+		{"fewer_die", doc000, len(pg.Pairs) > 0}, {"keeps_learning", doc000, len(pg.Died) > 0}, {"near_zero", doc001, len(pg.ReLUDeadZ) > 0}} {
+		if c.show {
+			r.ClaimFrom(reportTmpl, c.id, c.src, verdicts[c.id], pg)
+		}
+	}
+	return r.Err()
+}
+
+// rootOf returns the zero of a' in [−5, 0], or 0 if it has none.
+func rootOf(a activation.Activation) float64 {
+	r, err := analysis.Roots(a, 1, -5, 0)
+	if err != nil || len(r) == 0 {
+		return 0
+	}
+	return r[0]
 }

@@ -1,14 +1,9 @@
 // Gradient-variance checks the documents' gradient-variance and
-// momentum-variance argument (shared/seeds/000) and writes to -out:
+// momentum-variance argument (shared/seeds/000), and writes report.md (the
+// claims with verdicts, tables, plots), summary.json, the tables as CSV
+// and the plots as PNG to -out.
 //
-//	report.md        the command, the documents' claims with verdicts, tables, plots
-//	summary.json     every reported number under a documented key
-//	*.csv            the tables
-//	*.png            f'(x)²φ(x); gradient variance during training; Var(m) against the prediction per block
-//
-// 1. E[f'(X)], E[f'(X)²] and Var[f'(X)] for X ~ N(0, 1), every activation
-// (analysis.ProfileOf).
-//
+// 1. E[f'(X)], E[f'(X)²] and Var[f'(X)] for X ~ N(0, 1), every activation.
 // 2. For each of -acts, an MLP on MNIST (784 → -hidden → 10, float32,
 // SGD with heavy-ball momentum -momentum) is measured in four phases:
 //
@@ -32,119 +27,75 @@
 package main
 
 import (
-	_ "embed"
-	"flag"
+	"embed"
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
 	"slices"
-	"strconv"
-	"strings"
 	"text/template"
+	"time"
 
+	"github.com/geluproject/gelu/datasets"
+	"github.com/geluproject/gelu/nn"
 	"github.com/geluproject/gelu/ops/activation"
+	"github.com/geluproject/gelu/optim"
 	"github.com/geluproject/gelu/train/experiment"
+	"github.com/geluproject/gelu/train/probe"
 	"github.com/geluproject/gelu/train/report"
+	"gorgonia.org/tensor"
 )
 
 // config is everything a run depends on; the same config gives identical
-// files.
+// files. -seed is the seed of the weights, the batch order, the batches
+// drawn with replacement and the -train-n/-test-n subsets; -workers is how
+// many activations are measured at once, one BLAS thread each.
 type config struct {
-	Out, MNIST               string
-	Seed                     uint64
-	Acts                     []activation.Activation
-	Hidden                   []int
-	Batch                    int
-	LR, Momentum             float64
-	WindowLRs                []float64
-	InitSamples, TrainSteps  int
-	Window, Blocks, VarBlock int
-	UnitBatches              int // batches per phase whose pre-activations give the network's E[f'(z)²]
-	BurnEps                  float64
-	TrainN, TestN            int      // -train-n, -test-n: seeded subsets of the MNIST images (0: all 60 000 and 10 000)
-	Workers, DPI             int      // Workers: activations measured at once, one BLAS thread each
-	Quiet                    bool     // no progress lines on stderr
-	Args                     []string // the command line shown in report.md
+	experiment.Flags                      // -out, -seed, -workers, -train-n, -test-n
+	experiment.MNISTMLP                   // -mnist, -acts, -hidden, -batch, -momentum (of the optimizer that trains), -dpi
+	LR                  float64           `flag:"lr" help:"learning rate of the training phase" check:"min=0"`
+	WindowLRs           experiment.Floats `flag:"window-lrs" help:"learning rates of the late windows, measured one after the other, comma-separated" check:"nonempty,min=0"`
+	InitSamples         int               `flag:"init-samples" help:"gradient samples at the frozen initial weights" check:"min=2"`
+	TrainSteps          int               `flag:"train-steps" help:"training steps before the window" check:"min=0"`
+	Window              int               `flag:"window" help:"measured steps of the window and of the frozen phase (after burn-in)" check:"min=2"`
+	Blocks              int               `flag:"blocks" help:"blocks the window is cut into for standard errors; must divide -window" check:"min=2"`
+	VarBlock            int               `flag:"var-block" help:"training steps per gradient-variance point during training" check:"min=2"`
+	UnitBatches         int               `flag:"unit-batches" help:"batches per phase over which the network's E[f'(z)²] is averaged" check:"positive"`
+	BurnEps             float64           `flag:"burn-eps" help:"burn-in: skip the first t steps of each buffer, with β^t ≤ burn-eps" check:"positive,below=1"`
+	Quiet               bool              // no progress lines on stderr
+	Args                []string          // the command line shown in report.md
 }
 
 func main() {
-	c := config{Hidden: []int{128, 128}, WindowLRs: []float64{0.005, 0.0005}, Args: os.Args}
-	c.Acts, _ = activation.ParseActivations("relu,gelu")
-	// -seed is the seed of the weights, the batch order, the batches drawn
-	// with replacement and the -train-n/-test-n subsets.
-	f := experiment.Flags{Out: "out/gradient-variance", Seed: 1, Workers: runtime.NumCPU()}
-	f.Register(flag.CommandLine, experiment.SubsetFlag)
-	flag.StringVar(&c.MNIST, "mnist", "", "directory with the MNIST IDX files (default: the GoMNIST module copy)")
-	flag.Func("acts", "activations, comma-separated, as activation.ParseActivations takes them (default relu,gelu)",
-		func(s string) (err error) { c.Acts, err = activation.ParseActivations(s); return err })
-	flag.Func("hidden", "hidden layer widths, comma-separated (default 128,128)", func(s string) (err error) { c.Hidden, err = list(s, strconv.Atoi); return err })
-	flag.IntVar(&c.Batch, "batch", 64, "mini-batch size")
-	flag.Float64Var(&c.LR, "lr", 0.05, "learning rate of the training phase")
-	flag.Func("window-lrs", "learning rates of the late windows, measured one after the other, comma-separated (default 0.005,0.0005)",
-		func(s string) (err error) { c.WindowLRs, err = list(s, parseFloat); return err })
-	flag.Float64Var(&c.Momentum, "momentum", 0.9, "momentum of the optimizer that trains (heavy ball, PyTorch's default)")
-	flag.IntVar(&c.InitSamples, "init-samples", 1000, "gradient samples at the frozen initial weights")
-	flag.IntVar(&c.TrainSteps, "train-steps", 1500, "training steps before the window")
-	flag.IntVar(&c.Window, "window", 3000, "measured steps of the window and of the frozen phase (after burn-in)")
-	flag.IntVar(&c.Blocks, "blocks", 6, "blocks the window is cut into for standard errors; must divide -window")
-	flag.IntVar(&c.VarBlock, "var-block", 100, "training steps per gradient-variance point during training")
-	flag.IntVar(&c.UnitBatches, "unit-batches", 50, "batches per phase over which the network's E[f'(z)²] is averaged")
-	flag.Float64Var(&c.BurnEps, "burn-eps", 1e-4, "burn-in: skip the first t steps of each buffer, with β^t ≤ burn-eps")
-	flag.IntVar(&c.DPI, "dpi", 144, "resolution of the PNG plots")
-	flag.Parse()
-	c.Out, c.Seed, c.Workers, c.TrainN, c.TestN = f.Out, f.Seed, f.Workers, f.TrainN, f.TestN
-	if _, err := run(c); err != nil {
-		fmt.Fprintln(os.Stderr, "gradient-variance:", err)
-		os.Exit(1)
-	}
-	fmt.Println("wrote", c.Out+"/report.md")
+	c := config{Flags: experiment.Flags{Out: "out/gradient-variance", Seed: 1, Workers: runtime.NumCPU()}, Args: os.Args,
+		MNISTMLP: experiment.MNISTMLP{Acts: experiment.Activations{activation.ReLU, activation.GELU}, Hidden: experiment.Ints{128, 128}, Batch: 64,
+			Momentum: 0.9, DPI: 144},
+		LR: 0.05, WindowLRs: experiment.Floats{0.005, 0.0005}, InitSamples: 1000, TrainSteps: 1500, Window: 3000, Blocks: 6,
+		VarBlock: 100, UnitBatches: 50, BurnEps: 1e-4}
+	experiment.Main("gradient-variance", &c.Flags, experiment.SubsetFlag, &c, func() error { _, err := run(c); return err })
 }
 
-//go:embed report.md.tmpl
-var reportText string
+//go:embed report.md.tmpl keys.txt
+var files embed.FS
 
-//go:embed keys.txt
-var keysText string
+var reportTmpl = template.Must(report.ParseTemplateFS(files))
 
-var reportTmpl = template.Must(report.ParseTemplate("report.md.tmpl", reportText))
-
-func parseFloat(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
-
-// list parses a comma-separated list.
-func list[T any](s string, parse func(string) (T, error)) (out []T, err error) {
-	for _, f := range strings.Split(s, ",") {
-		v, err := parse(strings.TrimSpace(f))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
-
-func (c config) validate() error {
-	if len(c.Acts) == 0 || len(c.Hidden) == 0 || len(c.WindowLRs) == 0 || slices.Min(c.Hidden) <= 0 || !(slices.Min(c.WindowLRs) >= 0) ||
-		c.Batch < 1 || !(c.LR >= 0) || !(c.Momentum >= 0 && c.Momentum < 1) || c.InitSamples < 2 || c.TrainSteps < 0 || c.Window < 2 ||
-		c.Blocks < 2 || c.Window%c.Blocks != 0 || c.VarBlock < 2 || c.UnitBatches < 1 || !(c.BurnEps > 0 && c.BurnEps < 1) ||
-		c.TrainN < 0 || c.TestN < 0 || c.Workers < 1 {
-		return fmt.Errorf("-acts %v -hidden %v -window-lrs %v -batch %d -lr %v -momentum %v -init-samples %d -train-steps %d -window %d "+
-			"-blocks %d -var-block %d -unit-batches %d -burn-eps %v -train-n %d -test-n %d -workers %d: want non-empty lists, positive widths "+
-			"and sizes, learning rates ≥ 0, momentum in [0, 1), at least 2 samples per phase and block, blocks dividing the window, burn-eps in (0, 1)",
-			c.Acts, c.Hidden, c.WindowLRs, c.Batch, c.LR, c.Momentum, c.InitSamples, c.TrainSteps, c.Window, c.Blocks, c.VarBlock, c.UnitBatches,
-			c.BurnEps, c.TrainN, c.TestN, c.Workers)
-	}
-	return nil
-}
-
+// run is the whole program: section 1, the measurements of sections 2 and
+// 3, the claims, then report.md.
 func run(c config) (acts []*actResult, err error) {
-	if err := c.validate(); err != nil {
+	err = experiment.CheckFlags(c)
+	if c.Blocks > 0 && c.Window%c.Blocks != 0 || c.TrainN < 0 || c.TestN < 0 || c.Workers < 1 {
+		err = errors.Join(err, fmt.Errorf("-window %d -blocks %d -train-n %d -test-n %d -workers %d: want blocks dividing the window, train-n, test-n ≥ 0 and workers ≥ 1",
+			c.Window, c.Blocks, c.TrainN, c.TestN, c.Workers))
+	}
+	if err != nil {
 		return nil, err
 	}
 	r, err := report.New(c.Out, "Gradient variance and momentum variance", report.WithCommand(c.Args...))
 	if err != nil {
 		return nil, err
 	}
-	pg := &page{config: c}
+	pg := &page{config: c, R: r}
 	if err := derivStats(r, pg); err != nil { // 1
 		return nil, err
 	}
@@ -153,10 +104,120 @@ func run(c config) (acts []*actResult, err error) {
 	}
 	momentumReport(r, acts, pg) // 2
 	gradientReport(r, acts, pg) // 3
-	claims(r, acts)             // at the top of report.md
+	claims(r, acts, pg)         // at the top of report.md
 	if err := r.Execute(reportTmpl, pg); err != nil {
 		return nil, err
 	}
-	r.DescribeKeys(keysText)
+	r.DescribeKeysFS(files)
 	return acts, r.Close()
+}
+
+// buffers are the momentum buffers every phase watches.
+var buffers = []probe.Buffer{{Form: probe.EMA, Beta: 0.9}, {Form: probe.HeavyBall, Beta: 0.9}, {Form: probe.EMA, Beta: 0.99}, {Form: probe.HeavyBall, Beta: 0.99}}
+
+// burnIn is the steps after which every buffer has forgotten its start.
+func burnIn(c config) int {
+	burn := 0
+	for _, b := range buffers {
+		burn = max(burn, probe.BurnIn(b.Beta, c.BurnEps))
+	}
+	return burn
+}
+
+// phase is what one measurement phase found.
+type phase struct {
+	Name string
+	probe.Summary
+}
+
+// actResult is everything measured for one activation.
+type actResult struct {
+	Act    activation.Activation
+	Phases []phase // init, one per window, frozen
+	// Σ_j Var(g_j) within consecutive blocks of config.VarBlock training
+	// steps, the block's last step, and the mean training loss over it.
+	TrainStep           []int
+	TrainVar, TrainLoss []float64
+	Accuracy            float64 // test accuracy after the last window
+}
+
+// measureAll measures every activation, c.Workers at a time (a grid of
+// one seed, which also fixes the BLAS threads); each has its own graph and
+// streams, so the results do not depend on scheduling.
+func measureAll(c config) ([]*actResult, error) {
+	train, test, err := datasets.MNIST(c.MNIST)
+	if err == nil {
+		train, test, err = c.Subsets(train, test)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*actResult, len(c.Acts))
+	grid := experiment.Grid[activation.Activation]{Settings: c.Acts, Seeds: []uint64{c.Seed}, Workers: c.Workers, Name: activation.Activation.Name}
+	_, err = grid.Run(func(r *experiment.Run[activation.Activation]) (err error) {
+		out[slices.Index(c.Acts, r.Setting)], err = measureAct(c, train, test, r.Setting)
+		return err
+	})
+	return out, err
+}
+
+// measureAct runs the four phases for activation a.
+func measureAct(c config, train, test *datasets.Dataset, a activation.Activation) (*actResult, error) {
+	start := time.Now()
+	note := func(what string) {
+		if !c.Quiet {
+			fmt.Fprintf(os.Stderr, "%-10s %-20s done at %4.0fs\n", a, what, time.Since(start).Seconds())
+		}
+	}
+	model, mlp, err := experiment.Classifier(tensor.Float32, c.Seed, c.Batch, nn.MLPConfig{In: 784, Hidden: c.Hidden, Out: 10, Activation: a})
+	if err != nil {
+		return nil, err
+	}
+	net, err := probe.NewNet(model, mlp.Pre)
+	if err != nil {
+		return nil, err
+	}
+	units, err := probe.NewUnits(a, c.Hidden...)
+	if err != nil {
+		return nil, err
+	}
+	res := &actResult{Act: a}
+	// watch measures burn + steps steps with the buffers (none: gradients
+	// only), and the network's f'(z) on the first unit-batches steps.
+	watch := func(name string, next probe.Stream, steps, burn int, bufs []probe.Buffer, opt optim.Optimizer) error {
+		s, err := net.Measure(next, probe.Phase{Steps: steps, Burn: burn, BlockLen: c.Window / c.Blocks, Buffers: bufs, Opt: opt,
+			Units: units, UnitSteps: c.UnitBatches})
+		res.Phases = append(res.Phases, phase{name, s})
+		note(name)
+		return err
+	}
+	// Frozen phases draw batches with replacement from streams shared by
+	// all activations, so that their gradients are paired batch by batch.
+	initS, err1 := probe.NewSampler(train, c.Batch, tensor.Float32, c.Seed, "init")
+	frozenS, err2 := probe.NewSampler(train, c.Batch, tensor.Float32, c.Seed, "frozen")
+	l, err3 := datasets.NewLoader(train, datasets.LoaderConfig{BatchSize: c.Batch, Shuffle: true, Seed: c.Seed, DropLast: true})
+	tl, err4 := datasets.NewLoader(test, datasets.LoaderConfig{BatchSize: c.Batch})
+	if err := errors.Join(err1, err2, err3, err4); err != nil {
+		return nil, err
+	}
+	if err := watch("init", initS.Stream(), c.InitSamples, 0, nil, nil); err != nil {
+		return nil, err
+	}
+	next, opt := probe.LoaderStream(l), &optim.SGD{LearningRate: c.LR, Momentum: c.Momentum}
+	// Training: Σ_j Var(g_j) and the mean loss in blocks of c.VarBlock steps.
+	if res.TrainStep, res.TrainVar, res.TrainLoss, err = net.TrainVariance(next, c.TrainSteps, c.VarBlock, opt); err != nil {
+		return nil, fmt.Errorf("training: %w", err)
+	}
+	note("train")
+	for _, lr := range c.WindowLRs {
+		opt.SetLR(lr)
+		if err := watch(fmt.Sprintf("window_lr%g", lr), next, c.Window, burnIn(c), buffers, opt); err != nil {
+			return nil, err
+		}
+	}
+	if res.Accuracy, err = net.Accuracy(tl); err != nil {
+		return nil, err
+	}
+	note(fmt.Sprintf("test accuracy %.4f", res.Accuracy))
+	return res, watch("frozen", frozenS.Stream(), c.Window, burnIn(c), buffers, nil)
 }

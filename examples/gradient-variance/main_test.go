@@ -2,32 +2,26 @@ package main
 
 import (
 	"math"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/geluproject/gelu/examples/internal/extest"
-	"github.com/geluproject/gelu/ops/activation"
+	"github.com/geluproject/gelu/train/experiment"
 )
 
-func tiny(dir string) config {
-	c := config{Out: dir, Seed: 2, Batch: 16, LR: 0.05, Momentum: 0.9, InitSamples: 30, TrainSteps: 40,
-		Window: 60, Blocks: 3, VarBlock: 20, UnitBatches: 5, BurnEps: 0.3, TrainN: 500, TestN: 100, Workers: 2, DPI: 30, Quiet: true,
-		Args: []string{"gradient-variance", "-window", "60"}, Hidden: []int{8}, WindowLRs: []float64{0.005, 0.0005}}
-	c.Acts, _ = activation.ParseActivations("relu,gelu")
-	return c
+// tiny measures ReLU and GELU on an 8-unit network for a few dozen steps.
+func tiny(dir string, first bool) config {
+	return config{Flags: experiment.Flags{Out: dir, Seed: 2, TrainN: 500, TestN: 100, Workers: extest.Workers(first)},
+		MNISTMLP: extest.TinyMLP(),
+		LR:       0.05, InitSamples: 30, TrainSteps: 40, Window: 60, Blocks: 3, VarBlock: 20, UnitBatches: 5, BurnEps: 0.3, Quiet: true,
+		Args: []string{"gradient-variance", "-window", "60"}, WindowLRs: experiment.Floats{0.005, 0.0005}}
 }
 
-// TestRunTinyWritesTheReport runs the whole program at a tiny size twice,
-// with one and with two workers, checks the first run's files and that
-// the second wrote the same bytes.
+// TestRunTinyWritesTheReport runs the whole program twice (see tiny),
+// checks the first run's files and that the second wrote the same bytes.
 func TestRunTinyWritesTheReport(t *testing.T) {
 	res, dir := extest.RunTwice(t, func(dir string, first bool) ([]*actResult, error) {
-		c := tiny(dir)
-		if first {
-			c.Workers = 1
-		}
-		return run(c)
+		return run(tiny(dir, first))
 	})
 	if len(res) != 2 {
 		t.Fatalf("%d activations, want 2", len(res))
@@ -72,22 +66,17 @@ func TestRunTinyWritesTheReport(t *testing.T) {
 }
 
 func TestBadConfig(t *testing.T) {
-	c := tiny(t.TempDir())
+	c := tiny(t.TempDir(), false)
 	c.Blocks = 7
 	if _, err := run(c); err == nil || !strings.Contains(err.Error(), "-blocks 7") {
 		t.Errorf("blocks not dividing the window: %v", err)
 	}
-	if _, err := activation.ParseActivations("gelu,swish2"); err == nil || !strings.Contains(err.Error(), "swish2") {
+	var acts experiment.Activations
+	if err := acts.Set("gelu,swish2"); err == nil || !strings.Contains(err.Error(), "swish2") {
 		t.Errorf("bad activation: %v", err)
 	}
-	if v, err := list("8, 16", strconv.Atoi); err != nil || len(v) != 2 || v[1] != 16 {
-		t.Errorf("list of widths: %v, %v", v, err)
-	}
-	if _, err := list("0.1,x", parseFloat); err == nil || !strings.Contains(err.Error(), `"x"`) {
-		t.Errorf("bad learning rate: %v", err)
-	}
-	c = tiny(t.TempDir())
-	c.Hidden = []int{8, 0}
+	c = tiny(t.TempDir(), false)
+	c.Hidden = experiment.Ints{8, 0}
 	if _, err := run(c); err == nil || !strings.Contains(err.Error(), "-hidden [8 0]") {
 		t.Errorf("width 0: %v", err)
 	}

@@ -1,0 +1,58 @@
+package experiment
+
+import (
+	"math"
+	"testing"
+
+	"github.com/geluproject/gelu/nn"
+	"github.com/geluproject/gelu/ops/activation"
+	"github.com/geluproject/gelu/train"
+	"gorgonia.org/tensor"
+)
+
+func TestClassifierShapes(t *testing.T) {
+	model, mlp, err := Classifier(tensor.Float64, 1, 4, nn.MLPConfig{In: 3, Hidden: []int{5, 6}, Out: 2, Activation: activation.GELU})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := model.Input.Shape(); len(got) != 2 || got[0] != 4 || got[1] != 3 {
+		t.Errorf("input shape %v, want (4, 3)", got)
+	}
+	if got := model.Output.Shape(); len(got) != 2 || got[0] != 4 || got[1] != 2 {
+		t.Errorf("logits shape %v, want (4, 2)", got)
+	}
+	if len(mlp.Pre) != 2 || model.Task != train.Classification || model.Loss == nil || model.Target == nil {
+		t.Errorf("%d pre-activations, task %v, loss %v", len(mlp.Pre), model.Task, model.Loss)
+	}
+	if _, _, err := Classifier(tensor.Float32, 1, 4, nn.MLPConfig{In: 0, Out: 2}); err == nil {
+		t.Error("an MLP without inputs: no error")
+	}
+}
+
+// ProbeSteps calls the probe at 0, every 3 steps and at the last (7),
+// with the mean of the losses since the call before.
+func TestProbeSteps(t *testing.T) {
+	var steps []int
+	var losses []float64
+	hook, err := ProbeSteps(3, 7, func(step int, loss float64) error {
+		steps, losses = append(steps, step), append(losses, loss)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s := 1; s <= 7; s++ {
+		if err := hook(nil, train.StepInfo{Step: s, Loss: float64(s)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []float64{math.NaN(), (1 + 2 + 3) / 3.0, (4 + 5 + 6) / 3.0, 7}
+	if len(steps) != 4 || steps[0] != 0 || steps[1] != 3 || steps[2] != 6 || steps[3] != 7 || !math.IsNaN(losses[0]) {
+		t.Fatalf("probed at %v with losses %v, want steps 0, 3, 6, 7 and losses %v", steps, losses, want)
+	}
+	for i := 1; i < 4; i++ {
+		if losses[i] != want[i] {
+			t.Errorf("loss at step %d: %v, want %v", steps[i], losses[i], want[i])
+		}
+	}
+}
