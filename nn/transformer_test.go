@@ -210,22 +210,14 @@ func TestGPTFloat32AndCausality(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v := tensor.New(tensor.WithShape(1, len(seq)), tensor.WithBacking(append([]float64(nil), seq...)))
-		if dt == tensor.Float32 {
-			f := make([]float32, len(seq))
-			for i, s := range seq {
-				f[i] = float32(s)
-			}
-			v = tensor.New(tensor.WithShape(1, len(seq)), tensor.WithBacking(f))
-		}
-		if err := mc.Set(x, v); err != nil {
+		if err := mc.Set(x, denseOf(dt, seq, 1, len(seq))); err != nil {
 			t.Fatal(err)
 		}
 		if err := mc.Run(); err != nil {
 			t.Fatal(err)
 		}
 		out, _ := mc.Value(logits)
-		return append([]float64(nil), floats(out)...)
+		return graph.Float64s(out.(*tensor.Dense))
 	}
 	a := run(tensor.Float64, []float64{3, 1, 4, 1, 5, 9})
 	b := run(tensor.Float64, []float64{3, 1, 4, 2, 6, 5})
@@ -242,20 +234,6 @@ func TestGPTFloat32AndCausality(t *testing.T) {
 	if reflect.DeepEqual(a[3*v:], b[3*v:]) {
 		t.Error("changing positions ≥ 3 changed none of their logits")
 	}
-}
-
-func floats(v G.Value) []float64 {
-	switch d := v.(*tensor.Dense).Data().(type) {
-	case []float32:
-		out := make([]float64, len(d))
-		for i, x := range d {
-			out[i] = float64(x)
-		}
-		return out
-	case []float64:
-		return d
-	}
-	return nil
 }
 
 func TestTransformerErrors(t *testing.T) {
