@@ -166,31 +166,12 @@ func TestStackUsesExistingParameters(t *testing.T) {
 // gradients bit for bit, in both float types.
 func TestGPTRecomputeBitIdentical(t *testing.T) {
 	run := func(dt tensor.Dtype, recompute bool) (float64, map[string][]float64) {
-		g, _ := graph.New(dt, 5)
-		m, err := nn.NewGPT(g, nn.GPTConfig{BlockSize: 6, VocabSize: 7, Layers: 3, Heads: 2, Dim: 8, Dropout: 0.2, Recompute: recompute})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids, _ := g.Input("ids", 2, 6)
-		tg, _ := g.Input("targets", 2, 6)
-		_, loss, err := m.Loss(ids, tg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mc, err := g.Compile(loss)
-		if err != nil {
-			t.Fatal(err)
-		}
 		idv, tgv := make([]float64, 12), make([]float64, 12)
 		for i := range idv {
 			idv[i], tgv[i] = float64(i*3%7), float64((i*5+1)%7)
 		}
-		if err := mc.Set(ids, denseOf(dt, idv, 2, 6)); err != nil {
-			t.Fatal(err)
-		}
-		if err := mc.Set(tg, denseOf(dt, tgv, 2, 6)); err != nil {
-			t.Fatal(err)
-		}
+		cfg := nn.GPTConfig{BlockSize: 6, VocabSize: 7, Layers: 3, Heads: 2, Dim: 8, Dropout: 0.2, Recompute: recompute}
+		g, mc := gptTrainer(t, dt, 5, cfg, 2, 6, idv, tgv)
 		g.SetTraining(true)
 		var l float64
 		for step := 0; step < 2; step++ {

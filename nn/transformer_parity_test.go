@@ -53,19 +53,7 @@ func buildGPT(t *testing.T, seed uint64) (*graph.Graph, *G.Node, *G.Node, *G.Nod
 }
 
 func buildGPTWith(t *testing.T, seed uint64, cfg nn.GPTConfig) (*graph.Graph, *G.Node, *G.Node, *G.Node, *G.Node) {
-	t.Helper()
-	g, _ := graph.New(tensor.Float64, seed)
-	m, err := nn.NewGPT(g, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x, _ := g.Input("x", parityBatch, paritySeq)
-	y, _ := g.Input("y", parityBatch, paritySeq)
-	logits, loss, err := m.Loss(x, y)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g, x, y, logits, loss
+	return gptLoss(t, tensor.Float64, seed, cfg, parityBatch, paritySeq)
 }
 
 func vitParityConfig() nn.ViTConfig {

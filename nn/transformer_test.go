@@ -311,20 +311,8 @@ func TestTransformerErrors(t *testing.T) {
 // Attention dropout inside a GPT: the training loss depends on the step
 // (new masks), repeats for a repeated step, and evaluation is deterministic.
 func TestGPTDropoutSteps(t *testing.T) {
-	g, _ := graph.New(tensor.Float64, 1)
-	m, _ := nn.NewGPT(g, nn.GPTConfig{BlockSize: 4, VocabSize: 5, Layers: 1, Heads: 2, Dim: 4, Dropout: 0.3})
-	ids, _ := g.Input("ids", 2, 4)
-	tg, _ := g.Input("targets", 2, 4)
-	_, loss, err := m.Loss(ids, tg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mc, err := g.Compile(loss)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mc.Set(ids, tensor.New(tensor.WithShape(2, 4), tensor.WithBacking([]float64{0, 1, 2, 3, 4, 3, 2, 1})))
-	mc.Set(tg, tensor.New(tensor.WithShape(2, 4), tensor.WithBacking([]float64{1, 2, 3, 4, 3, 2, 1, 0})))
+	cfg := nn.GPTConfig{BlockSize: 4, VocabSize: 5, Layers: 1, Heads: 2, Dim: 4, Dropout: 0.3}
+	g, mc := gptTrainer(t, tensor.Float64, 1, cfg, 2, 4, []float64{0, 1, 2, 3, 4, 3, 2, 1}, []float64{1, 2, 3, 4, 3, 2, 1, 0})
 	at := func(step int, training bool) float64 {
 		g.SetStep(step)
 		g.SetTraining(training)
