@@ -132,16 +132,7 @@ func NewTensor(dtype tensor.Dtype, init Init, r *rng.RNG, shape ...int) (*tensor
 	if err := fill(init, vals, shape, r); err != nil {
 		return nil, err
 	}
-	v := tensor.New(tensor.Of(dtype), tensor.WithShape(shape...))
-	if dtype == tensor.Float32 {
-		d := v.Float32s()
-		for i, x := range vals {
-			d[i] = float32(x)
-		}
-	} else {
-		copy(v.Float64s(), vals)
-	}
-	return v, nil
+	return FromFloat64s(dtype, vals, shape...)
 }
 
 // fill calls init.Fill, turning a panic (in an initializer written by a

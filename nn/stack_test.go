@@ -212,12 +212,9 @@ func TestGPTRecomputeBitIdentical(t *testing.T) {
 
 // denseOf returns the values as a tensor of dtype dt and the given shape.
 func denseOf(dt tensor.Dtype, v []float64, shape ...int) *tensor.Dense {
-	if dt == tensor.Float32 {
-		f := make([]float32, len(v))
-		for i, x := range v {
-			f[i] = float32(x)
-		}
-		return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(f))
+	t, err := graph.FromFloat64s(dt, v, shape...)
+	if err != nil {
+		panic(err)
 	}
-	return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(append([]float64(nil), v...)))
+	return t
 }

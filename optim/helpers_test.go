@@ -18,20 +18,18 @@ var dtypes = []tensor.Dtype{tensor.Float32, tensor.Float64}
 
 // dense returns a tensor of dtype dt holding vals (rounded for float32).
 func dense(dt tensor.Dtype, shape []int, vals []float64) *tensor.Dense {
-	t := tensor.New(tensor.Of(dt), tensor.WithShape(shape...))
-	set(t, vals)
+	t, err := graph.FromFloat64s(dt, vals, shape...)
+	if err != nil {
+		panic(err)
+	}
 	return t
 }
 
+// set overwrites t's values with vals (rounded for float32).
 func set(t *tensor.Dense, vals []float64) {
-	if t.Dtype() == tensor.Float32 {
-		d := t.Float32s()
-		for i, v := range vals {
-			d[i] = float32(v)
-		}
-		return
+	if err := graph.SetFloat64s(t, vals); err != nil {
+		panic(err)
 	}
-	copy(t.Float64s(), vals)
 }
 
 // asStored rounds vals as storing them in dtype dt would.

@@ -16,14 +16,11 @@ import (
 
 var dtypes = []tensor.Dtype{tensor.Float32, tensor.Float64}
 
+// dense returns a tensor of dtype dt holding vals (rounded for float32).
 func dense(dt tensor.Dtype, shape []int, vals []float64) *tensor.Dense {
-	t := tensor.New(tensor.Of(dt), tensor.WithShape(shape...))
-	for i, v := range vals {
-		if dt == tensor.Float32 {
-			t.Float32s()[i] = float32(v)
-		} else {
-			t.Float64s()[i] = v
-		}
+	t, err := graph.FromFloat64s(dt, vals, shape...)
+	if err != nil {
+		panic(err)
 	}
 	return t
 }
@@ -190,14 +187,10 @@ func TestUnitsDeadOnHandBuiltNetwork(t *testing.T) {
 	}
 }
 
+// copyInto overwrites t's values with vals (rounded for float32).
 func copyInto(t *tensor.Dense, vals []float64) {
-	switch d := t.Data().(type) {
-	case []float32:
-		for i, v := range vals {
-			d[i] = float32(v)
-		}
-	case []float64:
-		copy(d, vals)
+	if err := graph.SetFloat64s(t, vals); err != nil {
+		panic(err)
 	}
 }
 
