@@ -6,6 +6,7 @@ import (
 
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/graph/rng"
+	"github.com/geluproject/gelu/internal/tensortest"
 	"github.com/geluproject/gelu/nn"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -212,9 +213,5 @@ func TestGPTRecomputeBitIdentical(t *testing.T) {
 
 // denseOf returns the values as a tensor of dtype dt and the given shape.
 func denseOf(dt tensor.Dtype, v []float64, shape ...int) *tensor.Dense {
-	t, err := graph.FromFloat64s(dt, v, shape...)
-	if err != nil {
-		panic(err)
-	}
-	return t
+	return tensortest.Dense(dt, shape, v)
 }

@@ -10,27 +10,15 @@ import (
 
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/graph/rng"
+	"github.com/geluproject/gelu/internal/tensortest"
 	"github.com/geluproject/gelu/optim"
 	"gorgonia.org/tensor"
 )
 
 var dtypes = []tensor.Dtype{tensor.Float32, tensor.Float64}
 
-// dense returns a tensor of dtype dt holding vals (rounded for float32).
-func dense(dt tensor.Dtype, shape []int, vals []float64) *tensor.Dense {
-	t, err := graph.FromFloat64s(dt, vals, shape...)
-	if err != nil {
-		panic(err)
-	}
-	return t
-}
-
-// set overwrites t's values with vals (rounded for float32).
-func set(t *tensor.Dense, vals []float64) {
-	if err := graph.SetFloat64s(t, vals); err != nil {
-		panic(err)
-	}
-}
+// dense and set write float64 values into a tensor of either dtype.
+var dense, set = tensortest.Dense, tensortest.Set
 
 // asStored rounds vals as storing them in dtype dt would.
 func asStored(dt tensor.Dtype, vals []float64) []float64 {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/geluproject/gelu/datasets"
 	"github.com/geluproject/gelu/graph"
+	"github.com/geluproject/gelu/internal/tensortest"
 	"github.com/geluproject/gelu/nn"
 	"github.com/geluproject/gelu/ops/activation"
 	"github.com/geluproject/gelu/train/probe"
@@ -16,14 +17,8 @@ import (
 
 var dtypes = []tensor.Dtype{tensor.Float32, tensor.Float64}
 
-// dense returns a tensor of dtype dt holding vals (rounded for float32).
-func dense(dt tensor.Dtype, shape []int, vals []float64) *tensor.Dense {
-	t, err := graph.FromFloat64s(dt, vals, shape...)
-	if err != nil {
-		panic(err)
-	}
-	return t
-}
+// dense and copyInto write float64 values into a tensor of either dtype.
+var dense, copyInto = tensortest.Dense, tensortest.Set
 
 // geluD1 is GELU'(z) = Φ(z) + z·φ(z), written out here independently of
 // package activation.
@@ -184,13 +179,6 @@ func TestUnitsDeadOnHandBuiltNetwork(t *testing.T) {
 				t.Errorf("%v %v: E[f'] = %v, E[f'²] = %v, want %v, %v", dt, tc.act, mean, meanSq, s/20, s2/20)
 			}
 		}
-	}
-}
-
-// copyInto overwrites t's values with vals (rounded for float32).
-func copyInto(t *tensor.Dense, vals []float64) {
-	if err := graph.SetFloat64s(t, vals); err != nil {
-		panic(err)
 	}
 }
 
