@@ -43,6 +43,14 @@ func stackRun(t *testing.T, dt tensor.Dtype, recompute bool) (float64, map[strin
 	if err := m.Set(x, xv); err != nil {
 		t.Fatal(err)
 	}
+	return twoTrainingSteps(t, g, m)
+}
+
+// twoTrainingSteps runs m in training mode at steps 0 and 1 (so dropout
+// masks of two steps are drawn) and returns the loss and every parameter's
+// gradient, by name, of the second.
+func twoTrainingSteps(t *testing.T, g *graph.Graph, m *graph.Machine) (float64, map[string][]float64) {
+	t.Helper()
 	g.SetTraining(true)
 	var l float64
 	for step := 0; step < 2; step++ {
@@ -58,23 +66,9 @@ func stackRun(t *testing.T, dt tensor.Dtype, recompute bool) (float64, map[strin
 		if err != nil {
 			t.Fatal(err)
 		}
-		grads[p.Name()] = toF64(d)
+		grads[p.Name()] = graph.Float64s(d)
 	}
 	return l, grads
-}
-
-func toF64(d *tensor.Dense) []float64 {
-	switch v := d.Data().(type) {
-	case []float32:
-		out := make([]float64, len(v))
-		for i, x := range v {
-			out[i] = float64(x)
-		}
-		return out
-	case []float64:
-		return append([]float64(nil), v...)
-	}
-	return nil
 }
 
 // Recomputation gives the plain run's loss and gradients bit for bit.
@@ -172,25 +166,8 @@ func TestGPTRecomputeBitIdentical(t *testing.T) {
 			idv[i], tgv[i] = float64(i*3%7), float64((i*5+1)%7)
 		}
 		cfg := nn.GPTConfig{BlockSize: 6, VocabSize: 7, Layers: 3, Heads: 2, Dim: 8, Dropout: 0.2, Recompute: recompute}
-		g, mc := gptTrainer(t, dt, 5, cfg, 2, 6, idv, tgv)
-		g.SetTraining(true)
-		var l float64
-		for step := 0; step < 2; step++ {
-			g.SetStep(step)
-			if err := mc.Run(); err != nil {
-				t.Fatal(err)
-			}
-			l, _ = mc.Loss()
-		}
-		grads := map[string][]float64{}
-		for _, p := range mc.Params() {
-			d, err := mc.Grad(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			grads[p.Name()] = toF64(d)
-		}
-		return l, grads
+		g, m := gptTrainer(t, dt, 5, cfg, 2, 6, idv, tgv)
+		return twoTrainingSteps(t, g, m)
 	}
 	for _, dt := range []tensor.Dtype{tensor.Float32, tensor.Float64} {
 		l0, g0 := run(dt, false)
