@@ -198,21 +198,7 @@ func TestFeedForwardPreAndPostLNAgainstReference(t *testing.T) {
 			if got := paramNames(g); !reflect.DeepEqual(got, want) {
 				t.Fatalf("params %v, want %v", got, want)
 			}
-			x, _ := g.Input("x", rows, d)
-			y, err := f.Forward(x)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, err := g.Compile(nil, graph.Keep(y))
-			if err != nil {
-				t.Fatal(err)
-			}
-			m.Set(x, cast(xv, dt))
-			if err := m.Run(); err != nil {
-				t.Fatal(err)
-			}
-			v, _ := m.Value(y)
-			got := graph.Float64s(v.(*tensor.Dense))
+			got := forwardOutput(t, g, f.Forward, cast(xv, dt))
 			ref := referenceFFN(xv.Float64s(), params64(g), rows, d, dff, post)
 			tol := 1e-12
 			if dt == tensor.Float32 {

@@ -98,22 +98,8 @@ func TestGatedMLPForward(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		x, _ := g.Input("x", rows, d)
-		y, err := m.Forward(x)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mc, err := g.Compile(nil, graph.Keep(y))
-		if err != nil {
-			t.Fatal(err)
-		}
 		xv := randn(9, rows, d)
-		mc.Set(x, xv)
-		if err := mc.Run(); err != nil {
-			t.Fatal(err)
-		}
-		v, _ := mc.Value(y)
-		got := v.(*tensor.Dense).Float64s()
+		got := forwardOutput(t, g, m.Forward, xv)
 		p := map[string][]float64{}
 		for _, pt := range g.ParamTensors() {
 			p[pt.Name] = pt.Value.Float64s()
@@ -201,23 +187,7 @@ func TestGPTFloat32AndCausality(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		x, _ := g.Input("x", 1, len(seq))
-		logits, err := m.Forward(x)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mc, err := g.Compile(nil, graph.Keep(logits))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := mc.Set(x, denseOf(dt, seq, 1, len(seq))); err != nil {
-			t.Fatal(err)
-		}
-		if err := mc.Run(); err != nil {
-			t.Fatal(err)
-		}
-		out, _ := mc.Value(logits)
-		return graph.Float64s(out.(*tensor.Dense))
+		return forwardOutput(t, g, m.Forward, denseOf(dt, seq, 1, len(seq)))
 	}
 	a := run(tensor.Float64, []float64{3, 1, 4, 1, 5, 9})
 	b := run(tensor.Float64, []float64{3, 1, 4, 2, 6, 5})

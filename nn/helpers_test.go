@@ -48,3 +48,32 @@ func gptTrainer(tb testing.TB, dt tensor.Dtype, seed uint64, cfg nn.GPTConfig, b
 	}
 	return g, m
 }
+
+// forwardOutput adds an input x of xv's shape to g, applies forward to it,
+// runs the graph on xv and returns the output's values.
+func forwardOutput(t *testing.T, g *graph.Graph, forward func(*G.Node) (*G.Node, error), xv *tensor.Dense) []float64 {
+	t.Helper()
+	x, err := g.Input("x", xv.Shape()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := forward(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := g.Compile(nil, graph.Keep(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Set(x, xv); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Run(); err != nil {
+		t.Fatal(err)
+	}
+	v, err := m.Value(y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return graph.Float64s(v.(*tensor.Dense))
+}
