@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/geluproject/gelu/graph"
+	"github.com/geluproject/gelu/internal/tensortest"
 	"github.com/geluproject/gelu/nn"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -61,19 +62,5 @@ func forwardOutput(t *testing.T, g *graph.Graph, forward func(*G.Node) (*G.Node,
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := g.Compile(nil, graph.Keep(y))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Set(x, xv); err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Run(); err != nil {
-		t.Fatal(err)
-	}
-	v, err := m.Value(y)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return graph.Float64s(v.(*tensor.Dense))
+	return tensortest.Output(t, g, x, y, xv)
 }

@@ -1,12 +1,15 @@
-// Package tensortest builds the float32 and float64 tensors that tests of
-// several packages (graph's users: nn, optim, train/probe) write as
-// float64 numbers. Its functions panic on bad arguments: they are for
-// tests, where a panic fails the test, and the library's own functions
-// (graph.FromFloat64s, graph.SetFloat64s) return errors instead.
+// Package tensortest moves float64 numbers in and out of the float32 and
+// float64 tensors and graphs of tests in several packages (nn, optim,
+// train/probe, internal/torchtest). Dense and Set panic on bad arguments:
+// they are for tests, where a panic fails the test, and the library's own
+// functions (graph.FromFloat64s, graph.SetFloat64s) return errors instead.
 package tensortest
 
 import (
+	"testing"
+
 	"github.com/geluproject/gelu/graph"
+	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
 
@@ -26,4 +29,25 @@ func Set(t *tensor.Dense, vals []float64) {
 	if err := graph.SetFloat64s(t, vals); err != nil {
 		panic(err)
 	}
+}
+
+// Output compiles g to keep out, runs it with the input x set to xv and
+// returns out's values; an error fails tb.
+func Output(tb testing.TB, g *graph.Graph, x, out *G.Node, xv *tensor.Dense) []float64 {
+	tb.Helper()
+	m, err := g.Compile(nil, graph.Keep(out))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := m.Set(x, xv); err != nil {
+		tb.Fatal(err)
+	}
+	if err := m.Run(); err != nil {
+		tb.Fatal(err)
+	}
+	v, err := m.Value(out)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return graph.Float64s(v.(*tensor.Dense))
 }

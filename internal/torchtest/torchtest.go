@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/geluproject/gelu/graph"
+	"github.com/geluproject/gelu/internal/tensortest"
 	"github.com/geluproject/gelu/optim"
 	"github.com/geluproject/gelu/train"
 	"github.com/geluproject/gelu/train/safetensors"
@@ -141,23 +142,12 @@ func CheckTorchInit(t testing.TB, dir string, g *graph.Graph, x, out *G.Node, x0
 	if err := train.LoadWeights(filepath.Join(dir, "torch_init.safetensors"), g); err != nil {
 		t.Fatal(err)
 	}
-	m, err := g.Compile(nil, graph.Keep(out))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Set(x, x0); err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Run(); err != nil {
-		t.Fatal(err)
-	}
+	got := tensortest.Output(t, g, x, out, x0)
 	var fwd struct{ Output []float64 }
 	raw, _ := os.ReadFile(filepath.Join(dir, "torch_forward.json"))
 	if err := json.Unmarshal(raw, &fwd); err != nil {
 		t.Fatalf("torch_forward.json: %v", err)
 	}
-	v, _ := m.Value(out)
-	got := graph.Float64s(v.(*tensor.Dense))
 	if len(got) != len(fwd.Output) {
 		t.Fatalf("output has %d values, PyTorch %d", len(got), len(fwd.Output))
 	}
