@@ -5,8 +5,8 @@ package nn_test
 // clipping, 10 steps in float64: the per-step losses agree to 1e-10
 // relative; a model initialized by PyTorch loads here and gives its logits
 // to 1e-12. The PyTorch models are nn/testdata/gpt_torch.py and
-// vit_torch.py. Needs /usr/bin/python3 with torch (Debian: python3-torch);
-// skipped, with a message, without one:
+// vit_torch.py, run by internal/torchtest. Needs a python3 with torch
+// (Debian: python3-torch); skipped, with a message, without one:
 //
 //	go test ./nn -run PyTorch -v
 
