@@ -8,7 +8,6 @@ package nn_test
 
 import (
 	"testing"
-	"time"
 
 	"github.com/geluproject/gelu/graph/rng"
 	"github.com/geluproject/gelu/nn"
@@ -27,27 +26,22 @@ func BenchmarkGPTTrainStep(b *testing.B) {
 	g, mc := gptTrainer(b, tensor.Float32, 1, cfg, batch, T, x, y)
 	opt := optim.NewAdamW(3e-4)
 	params := g.ParamTensors()
-	step := func() {
+	step := func() error {
 		if err := mc.Run(); err != nil {
-			b.Fatal(err)
+			return err
 		}
 		grads, err := mc.Grads()
 		if err != nil {
-			b.Fatal(err)
+			return err
 		}
 		if _, err := optim.ClipGradNorm(grads, 1); err != nil {
-			b.Fatal(err)
+			return err
 		}
-		if err := opt.Step(params, grads); err != nil {
-			b.Fatal(err)
-		}
+		return opt.Step(params, grads)
 	}
-	step() // allocate buffers and optimizer state
-	b.ReportAllocs()
-	b.ResetTimer()
-	start := time.Now()
-	for i := 0; i < b.N; i++ {
-		step()
+	if err := step(); err != nil { // allocate buffers and optimizer state
+		b.Fatal(err)
 	}
-	b.ReportMetric(float64(b.N*batch*T)/time.Since(start).Seconds(), "tokens/s")
+	timeSteps(b, step)
+	b.ReportMetric(float64(b.N*batch*T)/b.Elapsed().Seconds(), "tokens/s")
 }
