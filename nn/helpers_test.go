@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/geluproject/gelu/graph"
-	"github.com/geluproject/gelu/internal/tensortest"
+	"github.com/geluproject/gelu/graph/graphtest"
 	"github.com/geluproject/gelu/nn"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -62,5 +62,5 @@ func forwardOutput(t *testing.T, g *graph.Graph, forward func(*G.Node) (*G.Node,
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tensortest.Output(t, g, x, y, xv)
+	return graphtest.Output(t, g, x, y, xv)
 }

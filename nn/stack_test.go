@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/geluproject/gelu/graph"
+	"github.com/geluproject/gelu/graph/graphtest"
 	"github.com/geluproject/gelu/graph/rng"
-	"github.com/geluproject/gelu/internal/tensortest"
 	"github.com/geluproject/gelu/nn"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -190,5 +190,5 @@ func TestGPTRecomputeBitIdentical(t *testing.T) {
 
 // denseOf returns the values as a tensor of dtype dt and the given shape.
 func denseOf(dt tensor.Dtype, v []float64, shape ...int) *tensor.Dense {
-	return tensortest.Dense(dt, shape, v)
+	return graphtest.MustDense(dt, shape, v)
 }

@@ -5,7 +5,7 @@ package nn_test
 // clipping, 10 steps in float64: the per-step losses agree to 1e-10
 // relative; a model initialized by PyTorch loads here and gives its logits
 // to 1e-12. The PyTorch models are nn/testdata/gpt_torch.py and
-// vit_torch.py, run by internal/torchtest. Needs a python3 with torch
+// vit_torch.py, run by train/torchtest. Needs a python3 with torch
 // (Debian: python3-torch); skipped, with a message, without one:
 //
 //	go test ./nn -run PyTorch -v
@@ -18,9 +18,9 @@ import (
 
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/graph/rng"
-	"github.com/geluproject/gelu/internal/torchtest"
 	"github.com/geluproject/gelu/nn"
 	"github.com/geluproject/gelu/optim"
+	"github.com/geluproject/gelu/train/torchtest"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )

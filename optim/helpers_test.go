@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/geluproject/gelu/graph"
+	"github.com/geluproject/gelu/graph/graphtest"
 	"github.com/geluproject/gelu/graph/rng"
-	"github.com/geluproject/gelu/internal/tensortest"
 	"github.com/geluproject/gelu/optim"
 	"gorgonia.org/tensor"
 )
@@ -18,7 +18,7 @@ import (
 var dtypes = []tensor.Dtype{tensor.Float32, tensor.Float64}
 
 // dense and set write float64 values into a tensor of either dtype.
-var dense, set = tensortest.Dense, tensortest.Set
+var dense, set = graphtest.MustDense, graphtest.MustSet
 
 // asStored rounds vals as storing them in dtype dt would.
 func asStored(dt tensor.Dtype, vals []float64) []float64 {

@@ -14,7 +14,7 @@ import (
 
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/graph/rng"
-	"github.com/geluproject/gelu/internal/torchtest"
+	"github.com/geluproject/gelu/train/torchtest"
 	"github.com/geluproject/gelu/nn"
 	"github.com/geluproject/gelu/ops/activation"
 	"github.com/geluproject/gelu/optim"

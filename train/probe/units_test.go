@@ -7,7 +7,7 @@ import (
 
 	"github.com/geluproject/gelu/datasets"
 	"github.com/geluproject/gelu/graph"
-	"github.com/geluproject/gelu/internal/tensortest"
+	"github.com/geluproject/gelu/graph/graphtest"
 	"github.com/geluproject/gelu/nn"
 	"github.com/geluproject/gelu/ops/activation"
 	"github.com/geluproject/gelu/train/probe"
@@ -18,7 +18,7 @@ import (
 var dtypes = []tensor.Dtype{tensor.Float32, tensor.Float64}
 
 // dense and copyInto write float64 values into a tensor of either dtype.
-var dense, copyInto = tensortest.Dense, tensortest.Set
+var dense, copyInto = graphtest.MustDense, graphtest.MustSet
 
 // geluD1 is GELU'(z) = Φ(z) + z·φ(z), written out here independently of
 // package activation.

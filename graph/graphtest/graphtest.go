@@ -1,9 +1,4 @@
-// Package tensortest moves float64 numbers in and out of the float32 and
-// float64 tensors and graphs of tests in several packages (nn, optim,
-// train/probe, internal/torchtest). Dense and Set panic on bad arguments:
-// they are for tests, where a panic fails the test, and the library's own
-// functions (graph.FromFloat64s, graph.SetFloat64s) return errors instead.
-package tensortest
+package graphtest
 
 import (
 	"testing"
@@ -13,9 +8,10 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// Dense returns a tensor of dtype dt and shape holding vals (each rounded
-// once for float32), as graph.FromFloat64s does.
-func Dense(dt tensor.Dtype, shape []int, vals []float64) *tensor.Dense {
+// MustDense returns a tensor of dtype dt and shape holding vals (each rounded
+// once for float32), as graph.FromFloat64s does, and panics where
+// that returns an error (as regexp.MustCompile does).
+func MustDense(dt tensor.Dtype, shape []int, vals []float64) *tensor.Dense {
 	t, err := graph.FromFloat64s(dt, vals, shape...)
 	if err != nil {
 		panic(err)
@@ -23,9 +19,10 @@ func Dense(dt tensor.Dtype, shape []int, vals []float64) *tensor.Dense {
 	return t
 }
 
-// Set overwrites t's values with vals (each rounded once for float32), as
-// graph.SetFloat64s does.
-func Set(t *tensor.Dense, vals []float64) {
+// MustSet overwrites t's values with vals (each rounded once for float32), as
+// graph.SetFloat64s does, and panics where
+// that returns an error.
+func MustSet(t *tensor.Dense, vals []float64) {
 	if err := graph.SetFloat64s(t, vals); err != nil {
 		panic(err)
 	}

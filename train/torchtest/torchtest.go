@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/geluproject/gelu/graph"
-	"github.com/geluproject/gelu/internal/tensortest"
+	"github.com/geluproject/gelu/graph/graphtest"
 	"github.com/geluproject/gelu/optim"
 	"github.com/geluproject/gelu/train"
 	"github.com/geluproject/gelu/train/safetensors"
@@ -142,7 +142,7 @@ func CheckTorchInit(t testing.TB, dir string, g *graph.Graph, x, out *G.Node, x0
 	if err := train.LoadWeights(filepath.Join(dir, "torch_init.safetensors"), g); err != nil {
 		t.Fatal(err)
 	}
-	got := tensortest.Output(t, g, x, out, x0)
+	got := graphtest.Output(t, g, x, out, x0)
 	var fwd struct{ Output []float64 }
 	raw, _ := os.ReadFile(filepath.Join(dir, "torch_forward.json"))
 	if err := json.Unmarshal(raw, &fwd); err != nil {
