@@ -114,12 +114,15 @@ func checkResults(t *testing.T, c config, res *results) {
 func TestParamsMatchTheGraph(t *testing.T) {
 	const v, T, d, blocks = 50, 8, 24, 2
 	counts := map[string]int{}
-	for name, kind := range mlpKinds {
-		mc := modelConfig{Vocab: v, T: T, DModel: d, Heads: 2, Blocks: blocks, FF: 96, MLP: name}
-		n, err := countParams(mc)
+	c := defaults()
+	c.T, c.DModel, c.Heads, c.Blocks, c.FF = T, d, 2, blocks, 96
+	for name, kind := range experiment.MLPs {
+		cfg := c.gpt(v, name)
+		m, _, err := experiment.GPTModel(cfg, 1, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
+		n := experiment.ParamCount(m.Graph)
 		h := 96
 		mlp := d*h + h + h*d + d
 		if kind.Gated() {
@@ -129,8 +132,8 @@ func TestParamsMatchTheGraph(t *testing.T) {
 		if want := v*d + T*d + blocks*(4*d+d*3*d+3*d+d*d+d+mlp) + 2*d; n != want {
 			t.Errorf("%s: the graph has %d parameters, want %d", name, n, want)
 		}
-		if mc.hidden() != h {
-			t.Errorf("%s: inner width %d, want %d", name, mc.hidden(), h)
+		if cfg.Hidden != h {
+			t.Errorf("%s: inner width %d, want %d", name, cfg.Hidden, h)
 		}
 		counts[name] = n
 	}

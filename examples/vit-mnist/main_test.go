@@ -104,7 +104,7 @@ func checkResults(t *testing.T, c config, res *results) {
 func TestPatches(t *testing.T) {
 	const rows = 2
 	g, _ := graph.New(tensor.Float64, 1)
-	v, err := nn.NewViT(g, modelConfig{DModel: 8, Heads: 2, Blocks: 1, FF: 16, MLP: "gelu"}.vit())
+	v, err := nn.NewViT(g, config{DModel: 8, Heads: 2, Blocks: 1, FF: 16}.vit("gelu"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,12 +137,13 @@ func TestPatches(t *testing.T) {
 // LayerNorm (2d) and the head (10·d + 10).
 func TestParamsMatchTheGraph(t *testing.T) {
 	const d, blocks = 12, 2
-	for name, kind := range mlpKinds {
-		mc := modelConfig{DModel: d, Heads: 2, Blocks: blocks, FF: 48, MLP: name}
-		n, err := countParams(mc)
+	for name, kind := range experiment.MLPs {
+		cfg := config{DModel: d, Heads: 2, Blocks: blocks, FF: 48}.vit(name)
+		m, err := experiment.ViTModel(cfg, 1, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
+		n := experiment.ParamCount(m.Graph)
 		h := 48
 		mlp := d*h + h + h*d + d
 		if kind.Gated() {
@@ -150,8 +151,8 @@ func TestParamsMatchTheGraph(t *testing.T) {
 			mlp = 2*(d*h+h) + h*d + d
 		}
 		want := 49*d + d + d + 17*d + blocks*(4*d+d*3*d+3*d+d*d+d+mlp) + 2*d + 10*d + 10
-		if n != want || mc.hidden() != h {
-			t.Errorf("%s: the graph has %d parameters and inner width %d, want %d and %d", name, n, mc.hidden(), want, h)
+		if n != want || cfg.Hidden != h {
+			t.Errorf("%s: the graph has %d parameters and inner width %d, want %d and %d", name, n, cfg.Hidden, want, h)
 		}
 	}
 }
