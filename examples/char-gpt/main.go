@@ -127,7 +127,11 @@ type results struct {
 	Runs []*runResult // seeds outermost, then -mlp order
 }
 
+// loadData checks c and reads the task it describes.
 func loadData(c config) (d data, err error) {
+	if err := c.check(); err != nil {
+		return d, err
+	}
 	text, name, err := experiment.CharText(c.TextFile)
 	if err != nil {
 		return d, err
@@ -151,9 +155,6 @@ func (c config) gpt(vocab int, mlp string) nn.GPTConfig {
 }
 
 func run(c config) (*results, error) {
-	if err := c.check(); err != nil {
-		return nil, err
-	}
 	d, err := loadData(c)
 	if err != nil {
 		return nil, err
