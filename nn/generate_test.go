@@ -11,10 +11,16 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// NextToken's logits for every prefix of a sequence equal the training
-// graph's logits at that position (causal attention: later tokens do not
-// matter), before and after an optimizer step.
+// NextToken's logits (with the key-value cache) and NextTokenUncached's
+// for every prefix of a sequence equal the training graph's logits at that
+// position (causal attention: later tokens do not matter), before and
+// after an optimizer step: the cache notices the new weights.
 func TestGPTNextTokenMatchesTheModel(t *testing.T) {
+	t.Run("cached", func(t *testing.T) { testNextToken(t, (*nn.GPT).NextToken) })
+	t.Run("uncached", func(t *testing.T) { testNextToken(t, (*nn.GPT).NextTokenUncached) })
+}
+
+func testNextToken(t *testing.T, newNext func(*nn.GPT) (func([]int) ([]float64, error), error)) {
 	g, _ := graph.New(tensor.Float64, 3)
 	m, err := nn.NewGPT(g, nn.GPTConfig{BlockSize: 5, VocabSize: 6, Layers: 2, Heads: 2, Dim: 8})
 	if err != nil {
@@ -33,7 +39,7 @@ func TestGPTNextTokenMatchesTheModel(t *testing.T) {
 	seq := []int{4, 1, 5, 0, 2}
 	mc.Set(ids, denseOf(tensor.Float64, []float64{4, 1, 5, 0, 2}, 1, 5))
 	mc.Set(tg, denseOf(tensor.Float64, []float64{1, 5, 0, 2, 3}, 1, 5))
-	next, err := m.NextToken()
+	next, err := newNext(m)
 	if err != nil {
 		t.Fatal(err)
 	}

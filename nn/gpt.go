@@ -246,13 +246,31 @@ func positionEmbedding(g *graph.Graph, table *G.Node, name string, batch, t int)
 	return fused.Embedding(n, table)
 }
 
-// NextToken returns the model as a next-token function for Generate: an
-// inference copy of the model (one sequence of BlockSize tokens, no
-// dropout) in a graph of its own that shares m's parameter tensors, so it
-// sees every optimizer step. For a context it returns the logits of the
-// token after the last one, looking at the last BlockSize tokens. Each call
-// runs the whole window (there is no key-value cache).
+// NextToken returns the model as a next-token function for Generate: for a
+// context it returns the logits of the token after the last one, looking
+// at the last BlockSize tokens (inference: no dropout). It runs on a
+// KVCache: each call computes only the positions the previous call did not
+// (one, while Generate extends the context), and the whole window again
+// once the window slides. It reads m's parameter tensors, so it sees every
+// optimizer step (see KVCache for how it notices changed weights).
+// NextTokenUncached is the same function computed by the graph.
 func (m *GPT) NextToken() (func(tokens []int) ([]float64, error), error) {
+	c, err := m.NewKVCache()
+	if err != nil {
+		return nil, fmt.Errorf("nn.GPT.NextToken: %w", err)
+	}
+	return c.Next, nil
+}
+
+// NextTokenUncached returns what NextToken returns, computed without a
+// cache: an inference copy of the model (one sequence of BlockSize tokens,
+// no dropout) in a graph of its own that shares m's parameter tensors; each
+// call runs the whole window through it. It is the reference the cache is
+// tested against, and many times slower (BenchmarkGenerate).
+func (m *GPT) NextTokenUncached() (func(tokens []int) ([]float64, error), error) {
+	if m == nil || m.g == nil {
+		return nil, fmt.Errorf("nn.GPT.NextTokenUncached: nil or unbuilt GPT, want one made by nn.NewGPT")
+	}
 	cfg := m.Config
 	cfg.Recompute, cfg.Dropout = false, 0
 	g, err := graph.New(m.g.Dtype(), m.g.Seed())
@@ -266,10 +284,10 @@ func (m *GPT) NextToken() (func(tokens []int) ([]float64, error), error) {
 	for _, p := range g.Params() {
 		src, ok := m.g.Lookup(p.Name())
 		if !ok {
-			return nil, fmt.Errorf("nn.GPT.NextToken: the model has no parameter %q", p.Name())
+			return nil, fmt.Errorf("nn.GPT.NextTokenUncached: the model has no parameter %q", p.Name())
 		}
 		if err := G.Let(p, src.Value()); err != nil {
-			return nil, fmt.Errorf("nn.GPT.NextToken: %q: %w", p.Name(), err)
+			return nil, fmt.Errorf("nn.GPT.NextTokenUncached: %q: %w", p.Name(), err)
 		}
 	}
 	t := cfg.BlockSize
@@ -288,7 +306,7 @@ func (m *GPT) NextToken() (func(tokens []int) ([]float64, error), error) {
 	window := tensor.New(tensor.Of(g.Dtype()), tensor.WithShape(1, t))
 	return func(tokens []int) ([]float64, error) {
 		if len(tokens) == 0 {
-			return nil, fmt.Errorf("nn.GPT.NextToken: empty context")
+			return nil, fmt.Errorf("nn.GPT.NextTokenUncached: empty context")
 		}
 		ctx := tokens[max(0, len(tokens)-t):]
 		for i := 0; i < t; i++ {
@@ -297,7 +315,7 @@ func (m *GPT) NextToken() (func(tokens []int) ([]float64, error), error) {
 				v = ctx[i]
 			}
 			if v < 0 || v >= cfg.VocabSize {
-				return nil, fmt.Errorf("nn.GPT.NextToken: token %d is %d, want an id in [0, %d)", i, v, cfg.VocabSize)
+				return nil, fmt.Errorf("nn.GPT.NextTokenUncached: token %d is %d, want an id in [0, %d)", i, v, cfg.VocabSize)
 			}
 			if err := window.SetAt(castID(g.Dtype(), v), 0, i); err != nil {
 				return nil, err
@@ -315,7 +333,7 @@ func (m *GPT) NextToken() (func(tokens []int) ([]float64, error), error) {
 		}
 		d, ok := v.(*tensor.Dense)
 		if !ok {
-			return nil, fmt.Errorf("nn.GPT.NextToken: logits are a %T", v)
+			return nil, fmt.Errorf("nn.GPT.NextTokenUncached: logits are a %T", v)
 		}
 		row := len(ctx) - 1
 		out := make([]float64, cfg.VocabSize)

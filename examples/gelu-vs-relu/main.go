@@ -2,41 +2,29 @@
 // 2016, §3.1: eight hidden layers of 128 units, batch 128, Adam, weights
 // with unit-norm rows, biases 0, optional dropout) with ReLU, GELU (exact
 // and tanh form), ELU and SiLU, with Adam and with SGD + momentum, over
-// several seeds, and compares training loss and test error per epoch. It
-// writes to -out:
+// paired seeds (seed s gives every setting the same initial weights and
+// batch order), and checks the paper's and the documents' claims on
+// training loss and test error. From the module root:
 //
-//	report.md         the command, the claims with verdicts, the setup, tables, plots
-//	summary.json      every reported number under a documented key
-//	curves.csv        per activation, optimizer and evaluation: median/min/max over seeds
-//	*.png             training loss and test error against epochs, one plot per optimizer
-//	runs/<opt>/lr<rate>/<act>/seed<n>/   each run: the trainer's steps.csv and evals.csv, curve.csv, model.safetensors
-//	timing.csv        wall-clock time of each run (the one file that differs between reruns)
-//
-// Run it from the module root:
-//
-//	go run ./examples/gelu-vs-relu                  # default: 3 epochs × 5 seeds, 50 runs, about 4½ minutes on 2 cores (with or without OpenBLAS)
-//	go run ./examples/gelu-vs-relu -full -resume    # the paper's 50 epochs × 5 seeds
+//	go run ./examples/gelu-vs-relu                  # 3 epochs × 5 seeds, 50 runs, about 4½ minutes on 2 cores
+//	go run ./examples/gelu-vs-relu -full -resume    # the paper's 50 epochs × 5 seeds (about 70 minutes)
 //	go run ./examples/gelu-vs-relu -dropout 0.5     # the paper's second panel
 //	go run ./examples/gelu-vs-relu -opts adam -adam-lr 1e-3,1e-4,1e-5   # the paper's learning-rate tuning
 //
-// Five seeds is the fewest with which the one-sided sign test behind the
-// verdicts can reach p < 0.05 (when all five agree). -full is 50/3 times the
-// default's work, about 70 minutes; -resume continues run by run after an
-// interruption. timing.csv has each run's time, BenchmarkTrainStep the
-// step alone.
+// It writes to -out report.md (the command, the claims with verdicts, the
+// setup, tables, plots), summary.json (every number, keys in keys.txt),
+// CSV tables, PNG plots, runs/<opt>/lr<rate>/<act>/seed<n>/ (each run's
+// files) and timing.csv (the one file that differs between reruns). Five
+// seeds is the fewest with which the sign test behind the verdicts can
+// reach p < 0.05. On several machines sharing -out, each worker trains a
+// shard of the grid (-shard i/n, a Slurm array task or a Kubernetes
+// Indexed Job pod: cluster/ has both), and the last to finish, or a later
+// -merge, writes the report one process would.
 //
-// On several machines sharing -out, each worker trains a shard of the grid
-// (-shard i/n, or the index of a Slurm array task or a Kubernetes Indexed
-// Job pod), and the last to finish, or a later -merge, writes the same
-// report one process would: cluster/ has an sbatch script and a Job
-// manifest for -full.
-//
-// Seeds are paired: seed s gives every activation and optimizer the same
-// initial weights and the same order of batches. run.go trains the runs
-// (package train/experiment keeps them, resumes and aggregates them),
-// report.go computes what report.md shows and report.md.tmpl says it (the
-// summary keys are described in keys.txt), claims.go checks the paper's and
-// the documents' claims.
+// This file reads top to bottom: flags, data, model, training (package
+// train/experiment keeps the runs, resumes and aggregates them); report.go
+// computes what report.md shows, report.md.tmpl says it, claims.go checks
+// the claims.
 package main
 
 import (
@@ -45,10 +33,20 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
+	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
+	"time"
 
+	"github.com/geluproject/gelu/graph"
+	"github.com/geluproject/gelu/nn"
 	"github.com/geluproject/gelu/ops/activation"
+	"github.com/geluproject/gelu/optim"
+	"github.com/geluproject/gelu/train"
 	"github.com/geluproject/gelu/train/experiment"
+	"gorgonia.org/tensor"
 )
 
 // config is everything a run depends on; the same config gives
@@ -167,4 +165,168 @@ func (c config) validate() error {
 		}
 	}
 	return nil
+}
+
+// setting is what distinguishes the runs of one seed.
+type setting struct {
+	Opt string // "adam" or "sgd"
+	LR  float64
+	Act activation.Activation
+}
+
+// name is the setting's folder under runs/: adam/lr0.001/gelu.
+func (s setting) name() string {
+	return path.Join(s.Opt, fmt.Sprintf("lr%g", s.LR), strings.ReplaceAll(s.Act.Name(), ":", "_"))
+}
+
+type (
+	runResult = experiment.Run[setting]
+	group     = experiment.Group[setting]
+)
+
+// metrics are what each run records at every evaluation: losses are mean
+// cross-entropies in nats, errors fractions. train_loss is the mean
+// mini-batch loss since the evaluation before (dropout on, if any);
+// train_loss_nodrop the loss on a fixed training subset with dropout off
+// (NaN without -dropout); val_* the held-out split (NaN with -val 0).
+var metrics = []string{"train_loss", "train_loss_nodrop", "val_loss", "val_error", "test_loss", "test_error"}
+
+// results is what the tests check besides the files.
+type results struct {
+	Runs    []*runResult
+	Groups  []*group
+	Best    []*group // per optimizer and activation, the learning rate reported
+	Elapsed time.Duration
+}
+
+// run trains the grid (optimizer × learning rate × activation × seed) and
+// writes the report.
+func run(c config) (*results, error) {
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	if c.Progress == nil {
+		c.Progress = os.Stderr
+	}
+	start := time.Now()
+	d, err := loadData(c)
+	if err != nil {
+		return nil, err
+	}
+	grid := experiment.Grid[setting]{Name: setting.name, Metrics: metrics, Dir: filepath.Join(c.Out, "runs"), Resume: c.Resume,
+		Workers: c.Workers, Shard: c.Shard, Merge: c.Merge, Seeds: experiment.SeedRange(c.Seed, c.Seeds),
+		Fingerprint: fmt.Sprintf("epochs=%d batch=%d layers=%d width=%d dropout=%g momentum=%g val=%d n-train=%d n-test=%d evals=%v blas=%s",
+			c.Epochs, c.Batch, c.Layers, c.Width, c.Dropout, c.Momentum, c.Val, c.NTrain, c.NTest, d.EvalSteps, experiment.RunBLAS())}
+	for _, o := range c.Opts {
+		for _, a := range c.Acts {
+			for _, lr := range c.lrs(o) {
+				grid.Settings = append(grid.Settings, setting{o, lr, a})
+			}
+		}
+	}
+	if !c.Quiet {
+		grid.Progress = c.Progress
+	}
+	res := &results{}
+	if res.Runs, err = grid.Run(func(r *runResult) error { return trainRun(c, d, r) }); err != nil {
+		return nil, err
+	}
+	if err := experiment.WriteTiming(filepath.Join(c.Out, "timing.csv"), res.Runs); err != nil {
+		return nil, err
+	}
+	// The paper's protocol: per optimizer and activation, the learning rate
+	// with the lowest median final validation error (ties: loss), among
+	// those with the fewest diverged runs.
+	res.Groups = experiment.Groups(res.Runs)
+	res.Best = experiment.Best(res.Groups, func(s setting) string { return s.Opt + " " + s.Act.Name() }, "val_error", "val_loss")
+	if err := writeReport(c, d, res); err != nil {
+		return nil, err
+	}
+	res.Elapsed = time.Since(start).Round(time.Second)
+	return res, nil
+}
+
+// data is what every run shares.
+type data struct {
+	experiment.Splits        // TrainEval: with -dropout, a training subset scored with dropout off
+	StepsPerEpoch, EvalEvery int
+	EvalSteps                []int // where train.Trainer evaluates
+}
+
+func loadData(c config) (*data, error) {
+	trainEval := 0
+	if c.Dropout > 0 { // the paper plots the loss of the network without dropout
+		trainEval = 5000
+	}
+	s, err := experiment.MNISTSplits(experiment.Flags{Seed: c.Seed, TrainN: c.NTrain, TestN: c.NTest}, c.Val, c.Batch, trainEval)
+	if err != nil {
+		return nil, err
+	}
+	d := &data{Splits: s, StepsPerEpoch: s.Train.Len() / c.Batch}
+	if d.StepsPerEpoch == 0 {
+		return nil, fmt.Errorf("%d training images make no batch of %d", s.Train.Len(), c.Batch)
+	}
+	d.EvalEvery = max(1, d.StepsPerEpoch/c.EvalsPerEpoch)
+	d.EvalSteps = experiment.EvalSteps(c.Epochs, d.StepsPerEpoch, d.EvalEvery)
+	return d, nil
+}
+
+// network builds the paper's MLP for activation a on a new graph: weights
+// with unit-norm rows (the output layer's too), biases 0.
+func network(c config, d *data, a activation.Activation, seed uint64, dropout float64) (train.Model, *nn.MLP, error) {
+	g, err := graph.New(tensor.Float32, seed)
+	if err != nil {
+		return train.Model{}, nil, err
+	}
+	mlp, err := nn.NewMLP(g, "mlp", nn.MLPConfig{In: d.Train.Features, Hidden: slices.Repeat([]int{c.Width}, c.Layers),
+		Out: d.Train.Classes, Activation: a, Dropout: dropout, WeightInit: graph.UnitNormRows(), BiasInit: graph.Zeros()})
+	if err != nil {
+		return train.Model{}, nil, err
+	}
+	x, _ := g.Input("x", c.Batch, d.Train.Features)
+	y, _ := g.Input("y", c.Batch)
+	logits, err := mlp.Forward(x)
+	if err != nil {
+		return train.Model{}, nil, err
+	}
+	loss, err := nn.CrossEntropyLoss(logits, y)
+	return train.Model{Graph: g, Input: x, Target: y, Output: logits, Loss: loss, Task: train.Classification}, mlp, err
+}
+
+// trainRun trains one run into r.Dir. The trainer's own evaluation set is
+// the test set; the validation split and, with dropout, a training subset
+// seen without dropout are scored at every evaluation besides.
+func trainRun(c config, d *data, r *runResult) error {
+	model, _, err := network(c, d, r.Setting.Act, r.Seed, c.Dropout)
+	if err != nil {
+		return err
+	}
+	trainL, err1 := experiment.Loader(d.Train, c.Batch, true, r.Seed)
+	testL, err2 := experiment.Loader(d.Test, c.Batch, false, r.Seed)
+	valL, err3 := experiment.Loader(d.Val, c.Batch, false, r.Seed)
+	trainEvalL, err4 := experiment.Loader(d.TrainEval, c.Batch, false, r.Seed)
+	if err := errors.Join(err1, err2, err3, err4); err != nil {
+		return err
+	}
+	var opt optim.Optimizer = optim.NewAdam(r.Setting.LR)
+	if r.Setting.Opt == "sgd" {
+		opt = &optim.SGD{LearningRate: r.Setting.LR, Momentum: c.Momentum}
+	}
+	t, err := train.New(model, opt, trainL, testL, train.Config{Epochs: c.Epochs, EvalEvery: d.EvalEvery, Dir: r.Dir,
+		Quiet: c.Quiet || c.Workers > 1, Progress: c.Progress,
+		OnEval: func(t *train.Trainer, e train.EvalInfo) error {
+			valLoss, valErr, err := experiment.Score(t, valL)
+			if err != nil {
+				return err
+			}
+			noDrop, _, err := experiment.Score(t, trainEvalL)
+			if err != nil {
+				return err
+			}
+			return r.Curve.Add(e.Step, e.TrainLoss, noDrop, valLoss, valErr, e.ValLoss, 1-e.ValAccuracy)
+		}})
+	if err != nil {
+		return err
+	}
+	return r.Train(t) // a divergence is a result: r.Diverged
 }

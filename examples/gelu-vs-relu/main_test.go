@@ -168,8 +168,8 @@ func checkFinalModel(t *testing.T, c config, res *results) {
 			ds            *datasets.Dataset
 			loss, errRate float64
 			name          string
-		}{{d.test, r.Curve.Metric("test_loss")[3], r.Curve.Metric("test_error")[3], "test"},
-			{d.val, r.Curve.Metric("val_loss")[3], r.Curve.Metric("val_error")[3], "validation"}} {
+		}{{d.Test, r.Curve.Metric("test_loss")[3], r.Curve.Metric("test_error")[3], "test"},
+			{d.Val, r.Curve.Metric("val_loss")[3], r.Curve.Metric("val_error")[3], "validation"}} {
 			loss, wrong := forward64(t, f, c.Layers, act, set.ds)
 			n := float64(set.ds.Len())
 			// float32 logits may flip a near tie: allow one example.

@@ -1,10 +1,9 @@
 package main
 
-// report.md and summary.json: the setup against the paper's, the signal
-// size at initialization, the results tables and plots.
+// report.md and summary.json: the numbers, tables and plots report.md.tmpl
+// shows, computed from the runs. The words are all in the template.
 
 import (
-	"cmp"
 	_ "embed"
 	"fmt"
 	"math"
@@ -13,12 +12,11 @@ import (
 	"text/template"
 
 	"github.com/geluproject/gelu/datasets"
-	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/ops/activation"
 	"github.com/geluproject/gelu/ops/gemm"
 	"github.com/geluproject/gelu/train/experiment"
+	"github.com/geluproject/gelu/train/probe"
 	"github.com/geluproject/gelu/train/report"
-	"gorgonia.org/tensor"
 )
 
 //go:embed report.md.tmpl
@@ -31,11 +29,69 @@ var reportTmpl = template.Must(report.ParseTemplate("report.md.tmpl", reportText
 
 const paperEpochs, paperSeeds = 50, 5
 
-func (c config) optLabel(opt string) string {
+// page is what report.md.tmpl shows besides the claims.
+type page struct {
+	config
+	*data
+	PaperEpochs, PaperSeeds int
+	Work                    float64           // the paper's epochs × seeds over this run's
+	Labels                  map[string]string // per optimizer: "Adam", "SGD, momentum 0.9"
+	Setup, InitRMS          report.TableData
+	Orders                  []order
+	FinalTestError, Final   report.TableData
+	LRSelection             report.TableData // empty unless a learning rate was chosen
+	All, Diverged           []*runResult
+	Curves                  string // curves.csv's link
+	Plots                   []namedPlot
+	Along                   []alongTable
+	Alpha                   float64
+	MinSeeds                int
+	BLAS                    string
+}
+
+// order is one optimizer's reported settings, best first.
+type order struct {
+	Opt             string
+	ByTest, ByTrain []experiment.Ranked[setting] // final test error (%), mean training loss
+}
+
+type namedPlot struct {
+	Name          string
+	Seeds         int
+	Error, NoDrop bool // the test error; the training loss with dropout off
+	Spec          report.PlotSpec
+}
+
+// alongTable is a median curve of every activation at one optimizer.
+type alongTable struct {
+	Name, Opt string
+	Error     bool // the test error (else the training loss)
+	T         report.TableData
+}
+
+// view is the page seen from one optimizer and comparison, for the named
+// templates of a label or a claim.
+type view struct {
+	*page
+	Opt   string
+	Exact bool                // the claim is about exact GELU (else its tanh form)
+	V     experiment.Versus   // the comparison
+	Vs    []experiment.Versus // or several
+}
+
+func (p *page) LastSeed() uint64                   { return p.Seed + uint64(p.Seeds) - 1 }
+func (p *page) Short() bool                        { return p.Epochs < p.PaperEpochs || p.Seeds < p.PaperSeeds }
+func (p *page) OptLabel(opt string) string         { return p.Labels[opt] }
+func (p *page) StepsPerRun() int                   { return p.Epochs * p.StepsPerEpoch }
+func (p *page) Has(opt string) bool                { return slices.Contains(p.Opts, opt) }
+func (p *page) FirstActs() []activation.Activation { return p.Acts[:len(p.Acts)-1] }
+func (p *page) LastAct() activation.Activation     { return p.Acts[len(p.Acts)-1] }
+
+func (c config) lrs(opt string) []float64 {
 	if opt == "sgd" {
-		return fmt.Sprintf("SGD, momentum %g", c.Momentum)
+		return c.SGDLR
 	}
-	return "Adam"
+	return c.AdamLR
 }
 
 // trainKey is the training-loss metric the comparisons use: the paper's
@@ -53,80 +109,27 @@ func best(res *results, opt string, a activation.Activation) *group {
 	return res.Best[i]
 }
 
-func labels(as []activation.Activation, sep string) string {
-	var s []string
-	for _, a := range as {
-		s = append(s, a.Title())
-	}
-	return strings.Join(s, sep)
-}
-
-// page is what report.md.tmpl shows besides the claims.
-type page struct {
-	config
-	PaperEpochs, PaperSeeds    int
-	Work                       float64 // the paper's epochs × seeds over this run's
-	FirstActs, LastAct, OptsIn string  // "ReLU, GELU", "ELU", "Adam and with SGD, momentum 0.9"
-	Setup, InitRMS             report.TableData
-	Orders                     []string // "<optimizer>, <what>: <activation> <median>, …", best first
-	FinalTestError, Final      report.TableData
-	LRSelection                report.TableData // empty unless a learning rate was chosen
-	Diverged                   []*runResult
-	Curves                     string // curves.csv's link
-	Plots                      []namedPlot
-	Along                      []alongTable
-	Alpha                      float64
-	MinSeeds                   int
-	Runs, StepsPerEpoch        int
-	BLAS                       string
-}
-
-type namedPlot struct {
-	Name, Caption string
-	Spec          report.PlotSpec
-}
-
-// alongTable is a median curve of every activation at one optimizer.
-type alongTable struct {
-	Name, Opt, What string
-	T               report.TableData
-}
-
-// Short is a run shorter than the paper's.
-func (p *page) Short() bool { return p.Epochs < p.PaperEpochs || p.Seeds < p.PaperSeeds }
-
-// OptLabel names an optimizer with its settings.
-func (p *page) OptLabel(opt string) string { return p.optLabel(opt) }
-
-// StepsPerRun is the optimizer steps of one run.
-func (p *page) StepsPerRun() int { return p.Epochs * p.StepsPerEpoch }
-
-// HasSGD is whether SGD ran.
-func (p *page) HasSGD() bool { return slices.Contains(p.Opts, "sgd") }
-
 func writeReport(c config, d *data, res *results) error {
-	r, err := report.New(c.Out, "ReLU, GELU, ELU and SiLU on MNIST in the GELU paper's setup", report.WithCommand(c.Args...))
+	r, err := report.NewFromTemplate(c.Out, reportTmpl, nil, report.WithCommand(c.Args...))
 	if err != nil {
 		return err
 	}
-	pg := &page{config: c, PaperEpochs: paperEpochs, PaperSeeds: paperSeeds, Work: float64(paperEpochs*paperSeeds) / float64(c.Epochs*c.Seeds),
-		FirstActs: labels(c.Acts[:len(c.Acts)-1], ", "), LastAct: c.Acts[len(c.Acts)-1].Title(), Alpha: alpha, MinSeeds: experiment.MinPairs(alpha),
-		Runs: len(res.Runs), StepsPerEpoch: d.stepsPerEpoch, BLAS: gemm.Name()}
-	var opts []string
+	pg := &page{config: c, data: d, PaperEpochs: paperEpochs, PaperSeeds: paperSeeds, Work: float64(paperEpochs*paperSeeds) / float64(c.Epochs*c.Seeds),
+		Labels: map[string]string{}, All: res.Runs, Alpha: alpha, MinSeeds: experiment.MinPairs(alpha), BLAS: gemm.Name()}
 	for _, o := range c.Opts {
-		opts = append(opts, c.optLabel(o))
+		if pg.Labels[o], err = report.Render(reportTmpl, "optimizer", view{page: pg, Opt: o}); err != nil {
+			return err
+		}
 	}
-	pg.OptsIn = strings.Join(opts, " and with ")
-	pg.Setup = setup(c, d)
+	if pg.Setup, err = report.RenderTable(reportTmpl, "setup", pg); err != nil {
+		return err
+	}
 	if pg.InitRMS, err = initScale(r, c, d); err != nil {
 		return err
 	}
 	tables(r, c, d, res, pg)
-	for _, o := range c.Opts {
-		pg.Plots = append(pg.Plots, plots(c, d, res, o)...)
-	}
-	pg.Along = alongTheWay(c, d, res)
-	claims(r, c, res)
+	plots(c, d, res, pg)
+	claims(r, pg, res)
 	if err := r.Execute(reportTmpl, pg); err != nil {
 		return err
 	}
@@ -134,8 +137,8 @@ func writeReport(c config, d *data, res *results) error {
 	for k, v := range map[string]any{
 		"config.epochs": c.Epochs, "config.seeds": c.Seeds, "config.first_seed": int(c.Seed), "config.batch": c.Batch,
 		"config.layers": c.Layers, "config.width": c.Width, "config.dropout": c.Dropout, "config.momentum": c.Momentum,
-		"config.train_examples": d.train.Len(), "config.test_examples": d.test.Len(), "config.val_examples": c.Val,
-		"config.steps_per_epoch": d.stepsPerEpoch, "config.eval_steps": d.evalSteps, "config.blas": gemm.Name(),
+		"config.train_examples": d.Train.Len(), "config.test_examples": d.Test.Len(), "config.val_examples": c.Val,
+		"config.steps_per_epoch": d.StepsPerEpoch, "config.eval_steps": d.EvalSteps, "config.blas": gemm.Name(),
 		"config.activations": strings.Split(c.Acts.String(), ","), "config.optimizers": []string(c.Opts),
 		"config.adam_lr": []float64(c.AdamLR), "config.sgd_lr": []float64(c.SGDLR),
 	} {
@@ -144,57 +147,11 @@ func writeReport(c config, d *data, res *results) error {
 	return r.Close()
 }
 
-// setup compares this run's settings with the paper's.
-func setup(c config, d *data) report.TableData {
-	valNote := "none held out"
-	if d.val != nil {
-		valNote = fmt.Sprintf("%d more held out for validation, a seeded split", d.val.Len())
-	}
-	opt := map[string]string{"adam": "not run", "sgd": "not run"}
-	for _, o := range c.Opts {
-		lr := strings.ReplaceAll(c.lrsFlag(o), ",", ", ")
-		if len(c.lrs(o)) > 1 {
-			lr += ", chosen per activation by the lowest median final validation error"
-		}
-		opt[o] = map[string]string{"adam": "Adam (β₁ 0.9, β₂ 0.999, ε 1e-8, PyTorch's update), learning rate " + lr,
-			"sgd": fmt.Sprintf("SGD with heavy-ball momentum %g (PyTorch's convention), learning rate %s", c.Momentum, lr)}[o]
-	}
-	trainLoss := "mean mini-batch loss over the steps since the previous evaluation"
-	if c.Dropout > 0 {
-		trainLoss += " (dropout on); the plots and claims use the loss with dropout off on a fixed 5000-image training subset"
-	}
-	return report.TableData{Header: []string{"setting", "this run", "the paper"}, Rows: [][]any{
-		{"data", fmt.Sprintf("MNIST: %d training images (%s), %d test images; pixels in [0, 1], not standardized", d.train.Len(), valNote, d.test.Len()),
-			"MNIST: 55000 training, 5000 validation (TensorFlow's split), 10000 test; pixels in [0, 1]"},
-		{"network", fmt.Sprintf("%d → %d hidden layers of %d → 10, fully connected", d.train.Features, c.Layers, c.Width), "8 layers, 128 units wide"},
-		{"initialization", "every weight matrix (output layer too) with rows of unit norm (graph.UnitNormRows), biases 0",
-			"the same (\"unit norm rows\"; the code normalizes each unit's incoming weights), biases 0"},
-		{"activations", labels(c.Acts, ", ") + "; GELU = x·Φ(x) exactly, GELU (tanh) = the tanh form",
-			"GELU, ReLU, ELU (α = 1); GELU was the tanh form in every experiment (paper, §GELU approximations)"},
-		{"optimizer", opt["adam"], "Adam, learning rate tuned over {1e-3, 1e-4, 1e-5} on the 5000 validation images"},
-		{"second optimizer", opt["sgd"], "none (SGD appears only as what Clevert et al. used)"},
-		{"batch size", fmt.Sprint(c.Batch), "128"},
-		{"epochs", fmt.Sprint(c.Epochs), "50"},
-		{"seeds", fmt.Sprintf("%d (%d to %d), paired", c.Seeds, c.Seed, c.Seed+uint64(c.Seeds)-1), "5 runs, medians shown"},
-		{"dropout", fmt.Sprint(c.Dropout), "0 and 0.5"},
-		{"training loss", trainLoss, "the mini-batch loss of each step (with dropout: of the network without dropout, on the same batch)"},
-		{"evaluations", fmt.Sprintf("every %d steps and at each epoch end (%d per run)", d.evalEvery, len(d.evalSteps)), "3 per epoch"},
-		{"arithmetic", "float32; BLAS: " + gemm.Name(), "float32 (TensorFlow)"},
-	}}
-}
-
-func (c config) lrsFlag(opt string) string {
-	if opt == "sgd" {
-		return c.SGDLR.String()
-	}
-	return c.AdamLR.String()
-}
-
 // initScale tabulates the root mean square of each hidden layer's
 // pre-activations (and of the logits) in the untrained network, seed
 // c.Seed, on the first training batch of epoch 0.
 func initScale(r *report.Report, c config, d *data) (report.TableData, error) {
-	l, err := datasets.NewLoader(d.train, datasets.LoaderConfig{BatchSize: c.Batch, Shuffle: true, Seed: c.Seed, DropLast: true})
+	l, err := datasets.NewLoader(d.Train, datasets.LoaderConfig{BatchSize: c.Batch, Shuffle: true, Seed: c.Seed, DropLast: true})
 	if err != nil {
 		return report.TableData{}, err
 	}
@@ -202,79 +159,48 @@ func initScale(r *report.Report, c config, d *data) (report.TableData, error) {
 	if err != nil {
 		return report.TableData{}, err
 	}
-	header := []string{"activation"}
+	t := report.TableData{Header: []string{"activation"}}
 	for i := range c.Layers {
-		header = append(header, fmt.Sprintf("layer %d", i+1))
+		t.Header = append(t.Header, fmt.Sprintf("layer %d", i+1))
 	}
-	var rows [][]any
+	t.Header = append(t.Header, "logits", "factor per layer")
 	for _, a := range c.Acts {
 		model, mlp, err := network(c, d, a, c.Seed, 0)
 		if err != nil {
 			return report.TableData{}, err
 		}
-		nodes := append(slices.Clone(mlp.Pre), model.Output)
-		m, err := model.Graph.Compile(nil, graph.Keep(nodes...))
-		if err == nil {
-			err = m.Set(model.Input, b.X)
-		}
-		if err == nil {
-			err = m.Run()
-		}
+		rms, err := probe.RMS(model.Graph, model.Input, b.X, append(slices.Clone(mlp.Pre), model.Output)...)
 		if err != nil {
 			return report.TableData{}, err
 		}
 		row := []any{a.Title()}
-		for k, n := range nodes {
-			v, err := m.Value(n)
-			t, ok := v.(*tensor.Dense)
-			if err != nil || !ok || t.Dtype() != tensor.Float32 {
-				return report.TableData{}, fmt.Errorf("init scale: node %s holds %T (%v), want a float32 tensor", n.Name(), v, err)
-			}
-			var ss float64
-			for _, f := range t.Float32s() {
-				ss += float64(f) * float64(f)
-			}
-			row = append(row, math.Sqrt(ss/float64(len(t.Float32s()))))
-			r.Set(fmt.Sprintf("init_rms.%s.%d", a.Name(), k+1), row[k+1])
+		for k, v := range rms {
+			r.Set(fmt.Sprintf("init_rms.%s.%d", a.Name(), k+1), v)
+			row = append(row, v)
 		}
-		m.Close()
 		// The geometric mean of the ratios between consecutive hidden layers.
 		f := math.NaN()
 		if c.Layers > 1 {
-			f = math.Pow(row[c.Layers].(float64)/row[1].(float64), 1/float64(c.Layers-1))
+			f = math.Pow(rms[c.Layers-1]/rms[0], 1/float64(c.Layers-1))
 		}
 		r.Set("init_rms."+a.Name()+".factor", f)
-		rows = append(rows, append(row, f))
+		t.Rows = append(t.Rows, append(row, f))
 	}
-	return report.TableData{Header: append(header, "logits", "factor per layer"), Rows: rows}, nil
+	return t, nil
 }
 
 // tables fills the results at the end of training: the activations in
-// order, the tables of final values and of the learning-rate choice,
-// curves.csv, and the summary values of the reported settings.
+// order, the tables of final values, of the learning-rate choice and along
+// the way, curves.csv, and the summary values of the reported settings.
 func tables(r *report.Report, c config, d *data, res *results, pg *page) {
 	tk := c.trainKey()
-	for _, o := range c.Opts {
-		for _, by := range []struct {
-			what   string
-			metric string
-			get    func(*group, string) []float64
-			scale  float64
-		}{{"final test error (%)", "test_error", (*group).Final, 100}, {"mean training loss over the run", tk, (*group).Mean, 1}} {
-			gs := slices.Clone(res.Best)
-			gs = slices.DeleteFunc(gs, func(g *group) bool { return g.Setting.Opt != o })
-			med := func(g *group) float64 { return by.scale * experiment.Median(by.get(g, by.metric)) }
-			slices.SortStableFunc(gs, func(x, y *group) int { return cmpNaNLast(med(x), med(y)) })
-			var parts []string
-			for _, g := range gs {
-				parts = append(parts, g.Setting.Act.Title()+" "+report.Format(med(g)))
-			}
-			pg.Orders = append(pg.Orders, fmt.Sprintf("%s, %s: %s", c.optLabel(o), by.what, strings.Join(parts, ", ")))
-		}
-	}
+	testErr := func(g *group) []float64 { return g.Final("test_error") }
+	meanTrain := func(g *group) []float64 { return g.Mean(tk) }
 	pg.FinalTestError.Header = []string{"activation"}
 	for _, o := range c.Opts {
-		pg.FinalTestError.Header = append(pg.FinalTestError.Header, c.optLabel(o)+": test error (%), median", c.optLabel(o)+": min–max")
+		gs := slices.DeleteFunc(slices.Clone(res.Best), func(g *group) bool { return g.Setting.Opt != o })
+		pg.Orders = append(pg.Orders, order{o, experiment.RankByMedian(gs, testErr, 100), experiment.RankByMedian(gs, meanTrain, 1)})
+		pg.FinalTestError.Header = append(pg.FinalTestError.Header, pg.Labels[o]+": test error (%), median", pg.Labels[o]+": min–max")
 	}
 	for _, a := range c.Acts {
 		row := []any{a.Title()}
@@ -287,7 +213,7 @@ func tables(r *report.Report, c config, d *data, res *results, pg *page) {
 	pg.Final.Header = []string{"optimizer", "activation", "lr", "final train loss", "final train loss, min–max",
 		"mean train loss over the run", "mean train loss, min–max", "test error (%)", "validation error (%)", "diverged runs"}
 	for _, g := range res.Best {
-		p := fmt.Sprintf("%s.%s.", g.Setting.Opt, g.Setting.Act.Name())
+		p := g.Setting.Opt + "." + g.Setting.Act.Name() + "."
 		r.Set(p+"lr", g.Setting.LR)
 		r.Set(p+"diverged", g.Diverged())
 		for _, m := range metrics {
@@ -297,13 +223,13 @@ func tables(r *report.Report, c config, d *data, res *results, pg *page) {
 		}
 		tl, ml := experiment.Summarize(g.Final(tk)), experiment.Summarize(g.Mean(tk))
 		ml.Set(r, p+"mean_train_loss")
-		pg.Final.Rows = append(pg.Final.Rows, []any{c.optLabel(g.Setting.Opt), g.Setting.Act.Title(), fmt.Sprint(g.Setting.LR), tl.Median, tl.Range(1),
+		pg.Final.Rows = append(pg.Final.Rows, []any{pg.Labels[g.Setting.Opt], g.Setting.Act.Title(), fmt.Sprint(g.Setting.LR), tl.Median, tl.Range(1),
 			ml.Median, ml.Range(1), 100 * experiment.Median(g.Final("test_error")), 100 * experiment.Median(g.Final("val_error")), g.Diverged()})
 	}
 	if len(res.Groups) > len(res.Best) {
 		pg.LRSelection.Header = []string{"optimizer", "activation", "lr", "validation error (%)", "validation loss", "chosen"}
 		for _, g := range res.Groups {
-			pg.LRSelection.Rows = append(pg.LRSelection.Rows, []any{c.optLabel(g.Setting.Opt), g.Setting.Act.Title(), fmt.Sprint(g.Setting.LR),
+			pg.LRSelection.Rows = append(pg.LRSelection.Rows, []any{pg.Labels[g.Setting.Opt], g.Setting.Act.Title(), fmt.Sprint(g.Setting.LR),
 				100 * experiment.Median(g.Final("val_error")), experiment.Median(g.Final("val_loss")), slices.Contains(res.Best, g)})
 		}
 	}
@@ -312,100 +238,52 @@ func tables(r *report.Report, c config, d *data, res *results, pg *page) {
 			pg.Diverged = append(pg.Diverged, run)
 		}
 	}
+	epoch := func(step int) float64 { return float64(step) / float64(d.StepsPerEpoch) }
 	pg.Curves, _ = r.Capture(func() error {
 		return experiment.WriteBands(r, "curves", res.Groups, []string{"activation", "optimizer", "lr", "selected", "step", "epoch"},
 			func(g *group, step int) []any {
-				return []any{g.Setting.Act.Name(), g.Setting.Opt, g.Setting.LR, slices.Contains(res.Best, g), step, float64(step) / float64(d.stepsPerEpoch)}
+				return []any{g.Setting.Act.Name(), g.Setting.Opt, g.Setting.LR, slices.Contains(res.Best, g), step, epoch(step)}
 			})
 	})
-}
-
-// cmpNaNLast orders numbers ascending with NaN (all runs diverged) last.
-func cmpNaNLast(x, y float64) int {
-	if math.IsNaN(x) || math.IsNaN(y) {
-		return cmp.Compare(b2i(math.IsNaN(x)), b2i(math.IsNaN(y)))
+	// The medians at every evaluation, thinned to about 12 rows.
+	steps := experiment.ThinSteps(d.EvalSteps, d.StepsPerEpoch, 12)
+	var titles []string
+	for _, a := range c.Acts {
+		titles = append(titles, a.Title())
 	}
-	return cmp.Compare(x, y)
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
+	for _, o := range c.Opts {
+		var gs []*group
+		for _, a := range c.Acts {
+			gs = append(gs, best(res, o, a))
+		}
+		pg.Along = append(pg.Along, alongTable{"curve_train_loss_" + o, pg.Labels[o], false, experiment.MedianTable("epoch", epoch, steps, gs, titles, tk, 1)},
+			alongTable{"curve_test_error_" + o, pg.Labels[o], true, experiment.MedianTable("epoch", epoch, steps, gs, titles, "test_error", 100)})
 	}
-	return 0
 }
 
 // plots draws the training loss and the test error of every activation
-// with opt against epochs: medians over seeds, shaded from min to max.
-func plots(c config, d *data, res *results, opt string) []namedPlot {
-	what := "the mean mini-batch training loss since the previous evaluation"
-	if c.Dropout > 0 {
-		what = "the training loss with dropout off (fixed 5000-image training subset)"
-	}
-	epoch := func(step int) float64 { return float64(step) / float64(d.stepsPerEpoch) }
-	var out []namedPlot
-	for _, p := range []struct {
-		name, title, ylabel, key, what string
-		scale                          float64
-	}{
-		{"train_loss_" + opt, "Training loss, " + c.optLabel(opt), "cross-entropy (nats)", c.trainKey(), what, 1},
-		{"test_error_" + opt, "Test error, " + c.optLabel(opt), "test error (%)", "test_error", "the error on the test images at that moment", 100},
-	} {
-		var series []report.Series
-		lo, hi := math.Inf(1), math.Inf(-1)
-		for _, a := range c.Acts {
-			g := best(res, opt, a)
-			s := g.Band(p.key).Scale(p.scale).Series(fmt.Sprintf("%s (lr %g)", a.Title(), g.Setting.LR), epoch)
-			s.Dashed = a == activation.GELUTanh
-			series = append(series, s)
-			for _, v := range slices.Concat(s.Y, s.Lo, s.Hi) {
-				if v > 0 && !math.IsInf(v, 0) {
-					lo, hi = math.Min(lo, v), math.Max(hi, v)
-				}
-			}
-		}
-		// A log axis helps over more than a factor of 30; over less its
-		// ticks (powers of ten only) would leave one label or none.
-		out = append(out, namedPlot{Name: p.name, Caption: p.what, Spec: report.PlotSpec{Title: p.title, XLabel: "epoch", YLabel: p.ylabel,
-			Series: series, LogY: hi > 30*lo, DPI: c.DPI}})
-	}
-	return out
-}
-
-// alongTheWay tabulates the medians at every evaluation (at most about 12
-// rows: later ones are thinned to epoch ends).
-func alongTheWay(c config, d *data, res *results) (out []alongTable) {
-	var steps []int
-	stride := max(1, (c.Epochs+11)/12)
-	for i, s := range d.evalSteps {
-		epochEnd := s%d.stepsPerEpoch == 0
-		if len(d.evalSteps) <= 12 || (epochEnd && (s/d.stepsPerEpoch)%stride == 0) || i == len(d.evalSteps)-1 {
-			steps = append(steps, s)
-		}
-	}
+// with each optimizer against epochs: medians over seeds, shaded from min
+// to max.
+func plots(c config, d *data, res *results, pg *page) {
+	epoch := func(step int) float64 { return float64(step) / float64(d.StepsPerEpoch) }
 	for _, o := range c.Opts {
-		for _, t := range []struct {
-			name, what, key string
-			scale           float64
-		}{{"curve_train_loss_" + o, "training loss", c.trainKey(), 1}, {"curve_test_error_" + o, "test error (%)", "test_error", 100}} {
-			tab := report.TableData{Header: []string{"epoch"}}
+		for _, p := range []namedPlot{
+			{Name: "train_loss_" + o, NoDrop: c.Dropout > 0, Spec: report.PlotSpec{Title: "Training loss, " + pg.Labels[o], YLabel: "cross-entropy (nats)"}},
+			{Name: "test_error_" + o, Error: true, Spec: report.PlotSpec{Title: "Test error, " + pg.Labels[o], YLabel: "test error (%)"}},
+		} {
+			key, scale := c.trainKey(), 1.0
+			if p.Error {
+				key, scale = "test_error", 100
+			}
 			for _, a := range c.Acts {
-				tab.Header = append(tab.Header, a.Title())
+				g := best(res, o, a)
+				s := g.Band(key).Scale(scale).Series(fmt.Sprintf("%s (lr %g)", a.Title(), g.Setting.LR), epoch)
+				s.Dashed = a == activation.GELUTanh
+				p.Spec.Series = append(p.Spec.Series, s)
 			}
-			for _, s := range steps {
-				row := []any{float64(s) / float64(d.stepsPerEpoch)}
-				for _, a := range c.Acts {
-					b := best(res, o, a).Band(t.key)
-					v := math.NaN() // every seed diverged before s
-					if i, ok := slices.BinarySearch(b.Steps, s); ok {
-						v = t.scale * b.Median[i]
-					}
-					row = append(row, v)
-				}
-				tab.Rows = append(tab.Rows, row)
-			}
-			out = append(out, alongTable{t.name, c.optLabel(o), t.what, tab})
+			p.Seeds, p.Spec.XLabel, p.Spec.DPI = c.Seeds, "epoch", c.DPI
+			p.Spec.LogY = report.WideRange(p.Spec.Series, 30)
+			pg.Plots = append(pg.Plots, p)
 		}
 	}
-	return out
 }

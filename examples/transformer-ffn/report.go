@@ -1,10 +1,10 @@
 package main
 
-// report.md, summary.json, the tables and the plots.
+// report.md and summary.json: the numbers, tables and plots report.md.tmpl
+// shows, computed from the runs. The words are all in the template.
 
 import (
 	_ "embed"
-	"fmt"
 	"math"
 	"runtime"
 	"strings"
@@ -35,33 +35,35 @@ const smooth = 10
 // page is what report.md.tmpl shows besides the summary keys.
 type page struct {
 	config
-	D                data
-	S                shape
-	Smooth, MinSeeds int
-	Setup, Results   report.TableData
-	Curves           string // curves.csv's link
-	Loss, LossLate   report.PlotSpec
-	Epochs           float64 // passes over the training windows
-	Base             string  // the activation the others are compared with
-	Comparison       report.TableData
-	Diffs            []diff
-	Rises            []rise
-	Tokens, Secs     float64
-	BLAS             string
-	CPUs, Procs      int
-	HalfStep         int // where the late validation plot starts
+	D                        data
+	S                        shape
+	Smooth, MinSeeds, Params int
+	Setup, Results           report.TableData
+	Curves                   string // curves.csv's link
+	Loss, LossLate           report.PlotSpec
+	Epochs                   float64 // passes over the training windows
+	Base                     string  // the activation the others are compared with
+	Comparison               report.TableData
+	Diffs                    []diff
+	Rises                    []rise
+	Tokens, Secs             float64
+	BLAS                     string
+	CPUs, Procs              int
+	HalfStep                 int // where the late validation plot starts
 }
 
-// TokensPerS is the training speed over all runs.
 func (p *page) TokensPerS() float64 { return p.Tokens / p.Secs }
+func (p *page) ValPercent() float64 { return 100 * p.ValFraction }
+func (p *page) Predicted() int      { return p.Steps * p.Batch }
 
 // diff is one activation's final validation loss against the first one's.
 type diff struct {
-	Name         string
-	Delta, SE, Z float64 // nats/char
-	Lower, N     int     // seeds where Name's loss is lower, of N
-	P            float64 // one-sided sign test
-	Along        alongTheWay
+	Name              string
+	Delta, SE, AbsZ   float64 // nats/char; |Delta/SE|: two or more is a clear difference
+	BitsDelta, BitsSE float64 // the same in bits/char
+	Lower, N          int     // seeds where Name's loss is lower, of N
+	P                 float64 // one-sided sign test
+	Along             experiment.Along
 }
 
 // rise is a run whose training loss climbed by more than 0.2 nats.
@@ -72,32 +74,24 @@ type rise struct {
 	At   int
 }
 
+func maxRise(losses []float64) (float64, int) { return experiment.MaxRise(losses, smooth) }
+
 func writeReport(c config, res *results) error {
-	r, err := report.New(c.Out, "Transformer feed-forward blocks on characters: "+strings.ReplaceAll(c.Acts.String(), ",", " vs "), report.WithCommand(c.Args...))
+	d, s := res.Data, res.Shape
+	pg := &page{config: c, D: d, S: s, Smooth: smooth, MinSeeds: experiment.MinPairs(0.05), Params: s.params(), BLAS: gemm.Name(), CPUs: runtime.NumCPU(),
+		Procs: runtime.GOMAXPROCS(0), Epochs: float64(c.Steps*c.Batch) / float64(d.Train.Len()), HalfStep: (c.Steps + 1) / 2}
+	r, err := report.NewFromTemplate(c.Out, reportTmpl, pg, report.WithCommand(c.Args...))
 	if err != nil {
 		return err
 	}
-	d, s := res.Data, res.Shape
-	pg := &page{config: c, D: d, S: s, Smooth: smooth, MinSeeds: experiment.MinPairs(0.05), BLAS: gemm.Name(), CPUs: runtime.NumCPU(),
-		Procs: runtime.GOMAXPROCS(0), Epochs: float64(c.Steps*c.Batch) / float64(d.Train.Len()), HalfStep: (c.Steps + 1) / 2}
-	init, clip := "PyTorch-style default initialization from the seed", "no gradient clipping"
-	if c.Init != "" {
-		init = "loaded from " + c.Init
+	if pg.Setup, err = report.RenderTable(reportTmpl, "setup", pg); err != nil {
+		return err
 	}
-	if c.Clip > 0 {
-		clip = fmt.Sprintf("gradient norm clipped to %v", c.Clip)
+	for _, row := range pg.Setup.Rows { // a number in setup.csv and summary.json
+		if row[0] == "training windows" {
+			row[1] = d.Train.Len()
+		}
 	}
-	pg.Setup = report.TableData{Header: []string{"setting", "value"}, Rows: [][]any{
-		{"text", fmt.Sprintf("%s: %d characters, %d distinct", d.Name, d.Chars, s.Vocab)},
-		{"split", fmt.Sprintf("chunks of %d characters, %.0f%% held out (seed %d); windows never cross a chunk", c.ChunkLen, 100*c.ValFraction, c.Seed)},
-		{"training windows", d.Train.Len()},
-		{"validation windows", fmt.Sprintf("%d held out, %d scored (a seeded sample)", d.Val.Len(), d.Eval.Len())},
-		{"model", fmt.Sprintf("K=%d, e=%d, d=%d, d_ff=%d, L=%d: %d parameters (float32)", s.Context, s.Embed, s.Dim, s.Hidden, s.Layers, s.params())},
-		{"initial weights", init},
-		{"optimizer", fmt.Sprintf("SGD, momentum %v, peak lr %v, %d warmup steps, cosine decay to 0; %s", c.Momentum, c.LR, c.Warmup, clip)},
-		{"training", fmt.Sprintf("%d steps of %d windows (%d characters predicted, %.2f epochs)", c.Steps, c.Batch, c.Steps*c.Batch, pg.Epochs)},
-		{"evaluation", fmt.Sprintf("every %d steps and at the end; train loss = mean minibatch loss since the previous evaluation", c.EvalEvery)},
-	}}
 	pg.Results = report.TableData{Header: []string{"activation", "seed", "initial val loss", "final train loss", "final val loss", "val bits/char",
 		"val accuracy", "largest rise of train loss", "at step", "train time (s)", "tokens/s"}}
 	for _, run := range res.Runs {
@@ -107,7 +101,8 @@ func writeReport(c config, res *results) error {
 	}
 	for _, g := range experiment.Groups(res.Runs) {
 		k := key(g.Setting)
-		r.Set(k+".initial_val_loss", experiment.Median(initial(g)))
+		initial := func(r *runResult) float64 { return r.Curve.Metric("val_loss")[0] }
+		r.Set(k+".initial_val_loss", experiment.Median(each(g.Runs, initial)))
 		r.Set(k+".final_train_loss", experiment.Median(g.Final("train_loss")))
 		r.Set(k+".final_train_bpc", bits(experiment.Median(g.Final("train_loss"))))
 		r.Set(k+".final_val_loss", experiment.Median(g.Final("val_loss")))
@@ -143,41 +138,13 @@ func writeReport(c config, res *results) error {
 	return r.Close()
 }
 
-// initial returns each seed's validation loss at step 0.
-func initial(g *experiment.Group[activation.Activation]) []float64 {
+// each returns f of every run.
+func each(runs []*runResult, f func(*runResult) float64) []float64 {
 	var v []float64
-	for _, run := range g.Runs {
-		v = append(v, run.Curve.Metric("val_loss")[0])
+	for _, r := range runs {
+		v = append(v, f(r))
 	}
 	return v
-}
-
-// trailing returns the mean of the last smooth training losses at each
-// step from the smooth-th on.
-func trailing(losses []float64) experiment.Band {
-	var b experiment.Band
-	k := min(smooth, len(losses))
-	for i := k - 1; i < len(losses); i++ {
-		var sum float64
-		for _, l := range losses[i+1-k : i+1] {
-			sum += l
-		}
-		b.Steps, b.Median = append(b.Steps, i+1), append(b.Median, sum/float64(k))
-	}
-	b.Min, b.Max = b.Median, b.Median
-	return b
-}
-
-// maxRise returns the largest rise of the trailing mean training loss above
-// its running minimum, and the step where it peaked.
-func maxRise(losses []float64) (rise float64, at int) {
-	t, low := trailing(losses), math.Inf(1)
-	for i, m := range t.Median {
-		if low = math.Min(low, m); m-low > rise {
-			rise, at = m-low, t.Steps[i]
-		}
-	}
-	return rise, at
 }
 
 func speedOf(c config, runs []*runResult) (secs, tokens float64) {
@@ -207,24 +174,17 @@ func curves(r *report.Report, c config, res *results, pg *page) (err error) {
 	for _, g := range experiment.Groups(res.Runs) {
 		var ys [][]float64
 		for _, run := range g.Runs {
-			ys = append(ys, trailing(run.Vectors["step_loss"]).Median)
+			ys = append(ys, experiment.Trailing(run.Vectors["step_loss"], smooth).Median)
 		}
-		q, err := report.Quantiles(ys, 0, 0.5, 1)
+		tr, err := experiment.BandOver(experiment.Trailing(g.Runs[0].Vectors["step_loss"], smooth).Steps, ys)
 		if err != nil {
 			return err
 		}
-		tr := experiment.Band{Steps: trailing(g.Runs[0].Vectors["step_loss"]).Steps, Min: q[0], Median: q[1], Max: q[2]}
 		vb := g.Band("val_loss")
 		va := vb.Series(g.Name+" validation", nil)
 		va.Dashed = true
 		train, val = append(train, tr.Series(g.Name+" train", nil)), append(val, va)
-		for i, step := range vb.Steps {
-			if 2*step >= c.Steps {
-				vb = experiment.Band{Steps: vb.Steps[i:], Median: vb.Median[i:], Min: vb.Min[i:], Max: vb.Max[i:]}
-				break
-			}
-		}
-		late = append(late, vb.Series(g.Name, nil))
+		late = append(late, vb.From(pg.HalfStep).Series(g.Name, nil))
 	}
 	pg.Loss = report.PlotSpec{Title: "Loss vs step", XLabel: "step", YLabel: "cross-entropy (nats/char)", Series: append(train, val...), DPI: c.DPI}
 	pg.LossLate = report.PlotSpec{Title: "Validation loss, second half of training", XLabel: "step", YLabel: "cross-entropy (nats/char)", Series: late, DPI: c.DPI}
@@ -245,21 +205,16 @@ func comparison(r *report.Report, c config, res *results, pg *page) {
 	for _, g := range gs[1:] {
 		var deltas, ses []float64
 		for i, run := range g.Runs {
-			a, b := run.Vectors["val_rows"], base.Runs[i].Vectors["val_rows"]
-			diffs := make([]float64, len(a))
-			for j := range diffs {
-				diffs[j] = a[j] - b[j]
-			}
-			delta, se := experiment.Summarize(diffs).Mean, experiment.BlockSE(diffs, 32)
+			delta, se := experiment.MeanDiff(run.Vectors["val_rows"], base.Runs[i].Vectors["val_rows"], 32)
 			deltas, ses = append(deltas, delta), append(ses, se)
 			pg.Comparison.Rows = append(pg.Comparison.Rows, []any{g.Name + " − " + base.Name, run.Seed, delta, bits(delta), se, delta / se})
 		}
 		sum, p := experiment.Summarize(deltas), experiment.Compare(g.Final("val_loss"), base.Final("val_loss"))
-		d := diff{Name: g.Name, Delta: sum.Mean, SE: sum.SE, Lower: p.Lower, N: p.N, P: p.P, Along: along(base, g)}
+		d := diff{Name: g.Name, Delta: sum.Mean, SE: sum.SE, Lower: p.Lower, N: p.N, P: p.P, Along: experiment.AlongTheWay(g.Band("val_loss"), base.Band("val_loss"))}
 		if c.Seeds == 1 {
 			d.SE = ses[0]
 		}
-		d.Z = d.Delta / d.SE
+		d.AbsZ, d.BitsDelta, d.BitsSE = math.Abs(d.Delta/d.SE), bits(d.Delta), bits(d.SE)
 		r.Set(g.Name+".delta_val_loss", d.Delta)
 		r.Set(g.Name+".delta_val_loss_se", d.SE)
 		r.Set(g.Name+".lower_seeds", p.Lower)
@@ -271,48 +226,4 @@ func comparison(r *report.Report, c config, res *results, pg *page) {
 			pg.Rises = append(pg.Rises, rise{run.Setting.Name(), run.Seed, x, at})
 		}
 	}
-}
-
-// Clear reports whether the difference is two standard errors or more
-// from zero.
-func (d diff) Clear() bool { return math.Abs(d.Z) >= 2 }
-
-// AbsZ is |Z|.
-func (d diff) AbsZ() float64 { return math.Abs(d.Z) }
-
-// Bits is the difference and its standard error in bits per character.
-func (d diff) Bits() string { return report.FormatPM(bits(d.Delta), bits(d.SE)) }
-
-// Better is the activation with the lower loss: d's or base's.
-func (d diff) Better(base string) string {
-	if d.Delta > 0 {
-		return base
-	}
-	return d.Name
-}
-
-// alongTheWay compares two median validation curves before the end: a
-// difference in speed of learning need not survive to the end.
-type alongTheWay struct {
-	Lower, N int     // evaluations where the activation's median is below base's, of N
-	Gap      float64 // the largest difference, at step At
-	At       int
-}
-
-func along(base, g *experiment.Group[activation.Activation]) (w alongTheWay) {
-	a, b := g.Band("val_loss"), base.Band("val_loss")
-	for i, step := range a.Steps {
-		if step == 0 || i >= len(b.Steps) || b.Steps[i] != step {
-			continue
-		}
-		d := a.Median[i] - b.Median[i]
-		w.N++
-		if d < 0 {
-			w.Lower++
-		}
-		if math.Abs(d) > math.Abs(w.Gap) {
-			w.Gap, w.At = d, step
-		}
-	}
-	return w
 }

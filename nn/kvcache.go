@@ -1,0 +1,445 @@
+package nn
+
+// Generation with a key-value cache. A GPT's keys and values at a position
+// depend only on the tokens up to it (causal attention, learned absolute
+// positions), so while the context grows, each new token needs only its own
+// row through the model: embedding, the blocks (attention of one query over
+// the cached keys and values), ln_f and lm_head. This is plain Go over the
+// model's parameter tensors, no graph: the matrix products go through
+// gemm.Gemm, the activations through activation.Forward, and LayerNorm,
+// softmax, sigmoid, sums and products are the fused ops' own arithmetic.
+//
+// Once the context is longer than BlockSize the window slides: every token
+// moves to another position, so every cached key and value is stale, and
+// the whole window is run again (as one batch of rows; in the last block
+// only the last row goes past the key-value projection).
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/geluproject/gelu/graph"
+	"github.com/geluproject/gelu/ops/activation"
+	"github.com/geluproject/gelu/ops/gemm"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// KVCache computes a GPT's next-token logits for a growing context, one
+// new position per call, keeping every block's keys and values. It reads
+// the model's parameter tensors at every call (it copies no weights), and
+// it starts again from the whole window when the context is not the
+// previous one extended, when the window slides (the context is longer
+// than BlockSize), or when a LayerNorm parameter or a bias has changed
+// since the cached rows were computed (as after an optimizer step or a
+// loaded checkpoint). After editing other weights by hand, call Reset.
+// A KVCache is for one goroutine at a time.
+type KVCache struct {
+	m      *GPT
+	ids    []int     // the tokens at positions 0, 1, … of the cached window
+	logits []float64 // the next-token logits after ids
+	s32    *kvState[float32]
+	s64    *kvState[float64]
+}
+
+// NewKVCache returns an empty cache for m (inference: no dropout).
+func (m *GPT) NewKVCache() (*KVCache, error) {
+	if m == nil || m.g == nil || m.WTE == nil {
+		return nil, fmt.Errorf("nn.KVCache: nil or unbuilt GPT, want one made by nn.NewGPT")
+	}
+	cfg := m.Config
+	hidden := cfg.Hidden
+	if hidden == 0 {
+		hidden = 4 * cfg.Dim
+		if !cfg.Gate.IsZero() {
+			hidden = GatedHidden(hidden)
+		}
+	}
+	c := &KVCache{m: m}
+	switch m.g.Dtype() {
+	case tensor.Float32:
+		c.s32 = newKVState[float32](cfg, hidden)
+	case tensor.Float64:
+		c.s64 = newKVState[float64](cfg, hidden)
+	default:
+		return nil, fmt.Errorf("nn.KVCache: the model is %v, want float32 or float64", m.g.Dtype())
+	}
+	return c, nil
+}
+
+// Len is the number of positions whose keys and values are cached.
+func (c *KVCache) Len() int { return len(c.ids) }
+
+// Reset empties the cache; the next call runs its whole window.
+func (c *KVCache) Reset() { c.ids = c.ids[:0] }
+
+// Next returns the logits of the token after tokens, looking at the last
+// BlockSize of them, as the function NextToken returns; it computes only
+// the positions that are not cached.
+func (c *KVCache) Next(tokens []int) ([]float64, error) {
+	if c == nil || c.m == nil {
+		return nil, fmt.Errorf("nn.KVCache: nil cache, want one from GPT.NewKVCache")
+	}
+	if len(tokens) == 0 {
+		return nil, fmt.Errorf("nn.KVCache: empty context, want at least one token")
+	}
+	cfg := c.m.Config
+	start := max(0, len(tokens)-cfg.BlockSize)
+	ctx := tokens[start:]
+	for i, v := range ctx {
+		if v < 0 || v >= cfg.VocabSize {
+			return nil, fmt.Errorf("nn.KVCache: token %d is %d, want an id in [0, %d)", start+i, v, cfg.VocabSize)
+		}
+	}
+	var err error
+	if c.s32 != nil {
+		err = c.s32.next(c, ctx)
+	} else {
+		err = c.s64.next(c, ctx)
+	}
+	if err != nil {
+		c.Reset()
+		return nil, err
+	}
+	return slices.Clone(c.logits), nil
+}
+
+// kvState is the cache and the scratch space of one dtype.
+type kvState[T graph.Float] struct {
+	cfg                            GPTConfig
+	hidden                         int
+	keys, values                   [][]T // per block: BlockSize × Dim, row p is position p
+	x, h, qkv, att, tmp, ff, up, s []T   // scratch for up to BlockSize rows
+	logits                         []T
+	w                              gptWeights[T]
+	fp, seen                       [][]T // the LayerNorm parameters and biases now and when the cache was computed
+}
+
+func newKVState[T graph.Float](cfg GPTConfig, hidden int) *kvState[T] {
+	t, d := cfg.BlockSize, cfg.Dim
+	s := &kvState[T]{cfg: cfg, hidden: hidden,
+		x: make([]T, t*d), h: make([]T, t*d), qkv: make([]T, t*3*d), att: make([]T, t*d), tmp: make([]T, t*d),
+		ff: make([]T, t*hidden), s: make([]T, t*t), logits: make([]T, cfg.VocabSize)}
+	if !cfg.Gate.IsZero() {
+		s.up = make([]T, t*hidden)
+	}
+	for range cfg.Layers {
+		s.keys, s.values = append(s.keys, make([]T, t*d)), append(s.values, make([]T, t*d))
+	}
+	return s
+}
+
+// gptWeights are the model's parameter tensors as slices, read afresh at
+// every call (a parameter's value may have been replaced).
+type gptWeights[T graph.Float] struct {
+	wte, wpe, head, lnfW, lnfB []T
+	blocks                     []blockWeights[T]
+}
+
+type blockWeights[T graph.Float] struct {
+	ln1W, ln1B, attnW, attnB, projW, projB     []T
+	ln2W, ln2B, fcW, fcB, upW, upB, outW, outB []T
+}
+
+// readWeights sets w to m's parameters, checking every shape.
+func readWeights[T graph.Float](w *gptWeights[T], m *GPT, hidden int) (err error) {
+	cfg := m.Config
+	d, v := cfg.Dim, cfg.VocabSize
+	get := func(n *G.Node, optional bool, shape ...int) []T {
+		if err != nil {
+			return nil
+		}
+		var x []T
+		x, err = paramData[T](n, optional, shape...)
+		return x
+	}
+	w.wte, w.wpe, w.head = get(m.WTE, false, v, d), get(m.WPE, false, cfg.BlockSize, d), get(m.Head, false, v, d)
+	if m.LNF == nil || len(m.Blocks) != cfg.Layers {
+		return fmt.Errorf("nn.KVCache: the GPT has %d blocks and ln_f %v, want %d blocks and ln_f", len(m.Blocks), m.LNF != nil, cfg.Layers)
+	}
+	w.lnfW, w.lnfB = get(m.LNF.Weight, true, d), get(m.LNF.Bias, true, d)
+	w.blocks = w.blocks[:0]
+	for _, b := range m.Blocks {
+		var bw blockWeights[T]
+		bw.ln1W, bw.ln1B = get(b.LN1.Weight, true, d), get(b.LN1.Bias, true, d)
+		bw.ln2W, bw.ln2B = get(b.LN2.Weight, true, d), get(b.LN2.Bias, true, d)
+		bw.attnW, bw.attnB = get(b.Attn.CAttn.Weight, false, 3*d, d), get(b.Attn.CAttn.Bias, true, 3*d)
+		bw.projW, bw.projB = get(b.Attn.CProj.Weight, false, d, d), get(b.Attn.CProj.Bias, true, d)
+		bw.fcW, bw.fcB = get(b.MLP.CFC.Weight, false, hidden, d), get(b.MLP.CFC.Bias, true, hidden)
+		if b.MLP.CUp != nil {
+			bw.upW, bw.upB = get(b.MLP.CUp.Weight, false, hidden, d), get(b.MLP.CUp.Bias, true, hidden)
+		}
+		bw.outW, bw.outB = get(b.MLP.CProj.Weight, false, d, hidden), get(b.MLP.CProj.Bias, true, d)
+		w.blocks = append(w.blocks, bw)
+	}
+	return err
+}
+
+// paramData returns n's values, or nil for an absent optional parameter.
+func paramData[T graph.Float](n *G.Node, optional bool, shape ...int) ([]T, error) {
+	if n == nil {
+		if optional {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("nn.KVCache: a parameter of shape %v is missing", shape)
+	}
+	d, ok := n.Value().(*tensor.Dense)
+	if !ok {
+		return nil, fmt.Errorf("nn.KVCache: parameter %q holds a %T, want a *tensor.Dense", n.Name(), n.Value())
+	}
+	x, ok := d.Data().([]T)
+	if !ok || !d.Shape().Eq(tensor.Shape(shape)) || len(x) != d.Shape().TotalSize() {
+		return nil, fmt.Errorf("nn.KVCache: parameter %q is %v %v, want %v %T", n.Name(), d.Dtype(), d.Shape(), tensor.Shape(shape), x)
+	}
+	return x, nil
+}
+
+// unchanged reports whether every LayerNorm parameter and bias equals the
+// one the cache was computed with (bit for bit: a NaN counts as changed),
+// and records them.
+func (s *kvState[T]) unchanged() bool {
+	w := &s.w
+	f := append(s.fp[:0], w.lnfW, w.lnfB)
+	for _, b := range w.blocks {
+		f = append(f, b.ln1W, b.ln1B, b.ln2W, b.ln2B, b.attnB, b.projB, b.fcB, b.upB, b.outB)
+	}
+	s.fp = f
+	same := len(s.seen) == len(f)
+	for i := 0; same && i < len(f); i++ {
+		same = slices.Equal(s.seen[i], f[i])
+	}
+	if !same {
+		s.seen = s.seen[:0]
+		for _, x := range f {
+			s.seen = append(s.seen, slices.Clone(x))
+		}
+	}
+	return same
+}
+
+// next brings the cache to ctx (at most BlockSize valid ids) and sets
+// c.ids and c.logits.
+func (s *kvState[T]) next(c *KVCache, ctx []int) error {
+	if err := readWeights(&s.w, c.m, s.hidden); err != nil {
+		return err
+	}
+	fresh := s.unchanged()
+	p0 := len(c.ids)
+	if !fresh || p0 > len(ctx) || !slices.Equal(c.ids, ctx[:p0]) {
+		p0 = 0
+	}
+	if p0 == len(ctx) && p0 > 0 {
+		return nil // the same context again: c.logits holds its answer
+	}
+	c.ids = append(c.ids[:p0], ctx[p0:]...)
+	if err := s.forward(&s.w, ctx[p0:], p0); err != nil {
+		return err
+	}
+	if cap(c.logits) < len(s.logits) {
+		c.logits = make([]float64, len(s.logits))
+	}
+	c.logits = c.logits[:len(s.logits)]
+	for j, v := range s.logits {
+		c.logits[j] = float64(v)
+	}
+	return nil
+}
+
+// forward runs the new tokens at positions p0, p0+1, … through the model,
+// appending their keys and values, and leaves the last one's logits in
+// s.logits.
+func (s *kvState[T]) forward(w *gptWeights[T], ids []int, p0 int) (err error) {
+	d, k := s.cfg.Dim, len(ids)
+	x := s.x[:k*d]
+	for r, id := range ids {
+		tok, pos, row := w.wte[id*d:(id+1)*d], w.wpe[(p0+r)*d:(p0+r+1)*d], x[r*d:(r+1)*d]
+		for j := range row {
+			row[j] = tok[j] + pos[j]
+		}
+	}
+	for i := range w.blocks {
+		// In the last block only the last row matters after its keys and
+		// values are cached.
+		last := i == len(w.blocks)-1
+		if x, err = s.block(&w.blocks[i], s.keys[i], s.values[i], x, p0, k, last); err != nil {
+			return err
+		}
+		if last {
+			p0, k = p0+k-1, 1
+		}
+	}
+	h := s.h[:d]
+	layerNorm(h, x[(k-1)*d:k*d], w.lnfW, w.lnfB, d, s.eps())
+	linear(s.logits, h, w.head, nil, 1, s.cfg.VocabSize, d)
+	return nil
+}
+
+func (s *kvState[T]) eps() float64 {
+	if s.cfg.Eps == 0 {
+		return 1e-5
+	}
+	return s.cfg.Eps
+}
+
+// block applies one Transformer block to the k rows x (positions p0 …
+// p0+k−1) and returns its output rows: all k, or with onlyLast the last
+// one (the keys and values of all k are cached either way).
+func (s *kvState[T]) block(b *blockWeights[T], keys, values, x []T, p0, k int, onlyLast bool) ([]T, error) {
+	d, eps := s.cfg.Dim, s.eps()
+	post := s.cfg.PostLN
+	h := x
+	if !post {
+		h = s.h[:k*d]
+		layerNorm(h, x, b.ln1W, b.ln1B, d, eps)
+	}
+	qkv := s.qkv[:k*3*d]
+	linear(qkv, h, b.attnW, b.attnB, k, 3*d, d)
+	for r := range k {
+		copy(keys[(p0+r)*d:(p0+r+1)*d], qkv[r*3*d+d:r*3*d+2*d])
+		copy(values[(p0+r)*d:(p0+r+1)*d], qkv[r*3*d+2*d:(r+1)*3*d])
+	}
+	if onlyLast {
+		x, qkv = x[(k-1)*d:k*d], qkv[(k-1)*3*d:]
+		p0, k = p0+k-1, 1
+	}
+	att := s.att[:k*d]
+	s.attend(att, qkv, keys, values, p0, k)
+	out := s.tmp[:k*d]
+	linear(out, att, b.projW, b.projB, k, d, d)
+	x = s.residual(x, out, b.ln1W, b.ln1B, k)
+
+	h = x
+	if !post {
+		h = s.h[:k*d]
+		layerNorm(h, x, b.ln2W, b.ln2B, d, eps)
+	}
+	ff := s.ff[:k*s.hidden]
+	linear(ff, h, b.fcW, b.fcB, k, s.hidden, d)
+	if b.upW == nil {
+		if err := activation.Forward(orDefault(s.cfg.Activation), ff, ff); err != nil {
+			return nil, fmt.Errorf("nn.KVCache: %w", err)
+		}
+	} else {
+		up := s.up[:k*s.hidden]
+		linear(up, h, b.upW, b.upB, k, s.hidden, d)
+		if g := s.cfg.Gate; g.sigmoid {
+			sigmoid(ff)
+		} else if err := activation.Forward(g.act, ff, ff); err != nil {
+			return nil, fmt.Errorf("nn.KVCache: gate: %w", err)
+		}
+		for j := range ff {
+			ff[j] *= up[j]
+		}
+	}
+	linear(out, ff, b.outW, b.outB, k, d, s.hidden)
+	return s.residual(x, out, b.ln2W, b.ln2B, k), nil
+}
+
+// residual returns x + f (pre-LN) or LN(x + f) (post-LN), in x's rows.
+func (s *kvState[T]) residual(x, f, lnW, lnB []T, k int) []T {
+	for j := range x {
+		x[j] += f[j]
+	}
+	if s.cfg.PostLN {
+		layerNorm(x, x, lnW, lnB, s.cfg.Dim, s.eps())
+	}
+	return x
+}
+
+// attend writes the merged heads of causal attention for the k query rows
+// of qkv (positions p0 …) over the cached keys and values of positions
+// 0 … p0+k−1, as fused.ScaledDotProductAttention computes them.
+func (s *kvState[T]) attend(out, qkv, keys, values []T, p0, k int) {
+	d, heads := s.cfg.Dim, s.cfg.Heads
+	dh := d / heads
+	n := p0 + k
+	scale := 1 / math.Sqrt(float64(dh))
+	sc := s.s[:k*n]
+	for hd := range heads {
+		gemm.Gemm(false, true, k, n, dh, T(scale), qkv[hd*dh:], 3*d, keys[hd*dh:], d, 0, sc, n)
+		for r := range k {
+			row := sc[r*n : (r+1)*n]
+			clear(row[p0+r+1:])
+			softmaxRow(row[:p0+r+1])
+		}
+		gemm.Gemm(false, false, k, dh, n, 1, sc, n, values[hd*dh:], d, 0, out[hd*dh:], d)
+	}
+}
+
+// linear sets y (rows × out) = x (rows × in) · wᵀ + bias, as fused.Linear:
+// the bias is copied into y and kept by GEMM with β = 1.
+func linear[T graph.Float](y, x, w, bias []T, rows, out, in int) {
+	var beta T
+	if bias != nil {
+		for r := range rows {
+			copy(y[r*out:(r+1)*out], bias)
+		}
+		beta = 1
+	}
+	gemm.Gemm(false, true, rows, out, in, 1, x, in, w, in, beta, y, out)
+}
+
+// layerNorm normalizes each row of x (d wide) into y (which may be x), as
+// fused.LayerNorm: statistics in float64, one rounding per output.
+func layerNorm[T graph.Float](y, x, gamma, beta []T, d int, eps float64) {
+	for r := 0; r < len(x)/d; r++ {
+		row, out := x[r*d:(r+1)*d], y[r*d:(r+1)*d]
+		var sum float64
+		for _, v := range row {
+			sum += float64(v)
+		}
+		mu := sum / float64(d)
+		var ss float64
+		for _, v := range row {
+			c := float64(v) - mu
+			ss += c * c
+		}
+		rs := 1 / math.Sqrt(ss/float64(d)+eps)
+		for j, v := range row {
+			xh := (float64(v) - mu) * rs
+			if gamma != nil {
+				xh = xh*float64(gamma[j]) + float64(beta[j])
+			}
+			out[j] = T(xh)
+		}
+	}
+}
+
+// softmaxRow replaces x by softmax(x), as the attention op: in float64,
+// each probability rounded, then scaled by the rounded reciprocal sum.
+func softmaxRow[T graph.Float](x []T) {
+	m := math.Inf(-1)
+	for _, v := range x {
+		if f := float64(v); f > m {
+			m = f
+		}
+	}
+	if math.IsInf(m, -1) {
+		clear(x)
+		return
+	}
+	var sum float64
+	for j, v := range x {
+		e := math.Exp(float64(v) - m)
+		x[j] = T(e)
+		sum += e
+	}
+	inv := 1 / sum
+	for j := range x {
+		x[j] = T(float64(x[j]) * inv)
+	}
+}
+
+// sigmoid replaces x by σ(x), as fused.Sigmoid.
+func sigmoid[T graph.Float](x []T) {
+	for i, t := range x {
+		v := float64(t)
+		if v >= 0 {
+			x[i] = T(1 / (1 + math.Exp(-v)))
+		} else {
+			e := math.Exp(v)
+			x[i] = T(e / (1 + e))
+		}
+	}
+}
