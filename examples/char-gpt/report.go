@@ -126,25 +126,23 @@ func plot(r *report.Report, v *view) error {
 }
 
 // claimSpecs are the claims "every MLP in A has a lower Metric than every
-// MLP in B", checked when all of them ran; the templates "claim <ID>" and
-// "measured" say what was claimed and measured.
+// MLP in B", checked when all of them ran; the template "claim.<ID>" says
+// what was claimed, by whom, and what was measured.
 var claimSpecs = []struct {
-	ID, Source, Metric string
-	A, B               []string
+	ID, Metric string
+	A, B       []string
 }{
-	{"gelu_relu", "doc 004 (tutorial)", "final", []string{"gelu"}, []string{"relu"}},
-	{"faster", "doc 001 (blog)", "mean", []string{"gelu"}, []string{"relu", "silu"}},
-	{"geglu_gelu", shazeer, "final", []string{"geglu"}, []string{"gelu"}},
-	{"swiglu_silu", shazeer, "final", []string{"swiglu"}, []string{"silu"}},
-	{"reglu_relu", shazeer, "final", []string{"reglu"}, []string{"relu"}},
-	{"gated_reglu", shazeer, "final", []string{"geglu", "swiglu"}, []string{"reglu"}},
+	{"gelu_relu", "final", []string{"gelu"}, []string{"relu"}},
+	{"faster", "mean", []string{"gelu"}, []string{"relu", "silu"}},
+	{"geglu_gelu", "final", []string{"geglu"}, []string{"gelu"}},
+	{"swiglu_silu", "final", []string{"swiglu"}, []string{"silu"}},
+	{"reglu_relu", "final", []string{"reglu"}, []string{"relu"}},
+	{"gated_reglu", "final", []string{"geglu", "swiglu"}, []string{"reglu"}},
 }
 
-const shazeer = "Shazeer 2020, Table 1"
-
 // claims checks claimSpecs and "GEGLU ≈ SwiGLU" with paired one-sided sign
-// tests over seeds (experiment.AllLower); the templates "claim <id>" and
-// "measured …" say what was claimed and what was measured.
+// tests over seeds (experiment.AllLower); the templates "claim.…" say what
+// was claimed, by whom, and what was measured.
 func claims(r *report.Report, v *view) error {
 	get := map[string]*group{}
 	for _, g := range v.Groups {
@@ -159,7 +157,7 @@ func claims(r *report.Report, v *view) error {
 		}
 	}
 	done := func(key string) bool { _, ok := r.Float(key); return ok }
-	set := func(metric string, pairs ...experiment.Lower) {
+	set := func(metric string, pairs ...experiment.Versus) {
 		for _, p := range pairs {
 			if k := "compare." + metric + "_val_bpc." + p.A + "_vs_" + p.B + "."; !done(k + "p_value") {
 				r.Set(k+"lower_seeds", p.Lower)
@@ -172,7 +170,7 @@ func claims(r *report.Report, v *view) error {
 		if set(s.Metric, pairs...); !ok {
 			continue
 		}
-		if err := r.ClaimTemplate(reportTmpl, s.Source, "claim "+s.ID, "measured", verdict, map[string]any{"Metric": s.Metric, "Pairs": pairs}); err != nil {
+		if err := r.ClaimFrom(reportTmpl, "claim."+s.ID, map[string]any{"Metric": s.Metric, "Pairs": pairs}, verdict); err != nil {
 			return err
 		}
 	}
@@ -182,9 +180,9 @@ func claims(r *report.Report, v *view) error {
 	// "≈": neither significantly lower, and a mean gap under half of the
 	// smaller of their gaps to ReGLU.
 	final := values("final")
-	p := experiment.CompareLower("geglu", "swiglu", final("geglu"), final("swiglu"))
-	pg := experiment.CompareLower("geglu", "reglu", final("geglu"), final("reglu"))
-	ps := experiment.CompareLower("swiglu", "reglu", final("swiglu"), final("reglu"))
+	p := experiment.CompareNamed("geglu", "swiglu", final("geglu"), final("swiglu"), 1)
+	pg := experiment.CompareNamed("geglu", "reglu", final("geglu"), final("reglu"), 1)
+	ps := experiment.CompareNamed("swiglu", "reglu", final("swiglu"), final("reglu"), 1)
 	set("final", p, pg, ps)
 	verdict := report.Unclear
 	switch {
@@ -193,7 +191,7 @@ func claims(r *report.Report, v *view) error {
 	case p.N >= v.MinSeeds && abs(p.Mean) < min(abs(pg.Mean), abs(ps.Mean))/2:
 		verdict = report.Confirmed
 	}
-	return r.ClaimTemplate(reportTmpl, shazeer, "claim approx", "measured approx", verdict, map[string]experiment.Lower{"GS": p, "GR": pg, "SR": ps})
+	return r.ClaimFrom(reportTmpl, "claim.approx", map[string]experiment.Versus{"GS": p, "GR": pg, "SR": ps}, verdict)
 }
 
 func abs(x float64) float64 { return max(x, -x) }

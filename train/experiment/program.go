@@ -67,11 +67,7 @@ func CheckNames(name string, names []string, valid func(string) bool, want strin
 // the seeds f.Seed, f.Seed+1, … (f.Seeds of them), kept in f.Out and
 // trained f.Workers at a time, each run recording metrics.
 func NewGrid[S any](f Flags, settings []S, name func(S) string, metrics ...string) Grid[S] {
-	g := Grid[S]{Settings: settings, Name: name, Dir: f.Out, Workers: f.Workers, Metrics: metrics}
-	for i := range f.Seeds {
-		g.Seeds = append(g.Seeds, f.Seed+uint64(i))
-	}
-	return g
+	return Grid[S]{Settings: settings, Seeds: SeedRange(f.Seed, f.Seeds), Name: name, Dir: f.Out, Workers: f.Workers, Metrics: metrics}
 }
 
 // Progress returns where progress goes: the grid's line per finished run

@@ -59,39 +59,3 @@ func (r *Report) ExecuteBlocks(t *template.Template, data any, blocks map[string
 	flush()
 	return nil
 }
-
-// NewFromTemplate returns New(dir, title, opts...) with the title the
-// template named "title" of t makes of data (Render).
-func NewFromTemplate(dir string, t *template.Template, data any, opts ...Option) (*Report, error) {
-	title, err := Render(t, "title", data)
-	if err != nil {
-		return nil, err
-	}
-	return New(dir, title, opts...)
-}
-
-// Render executes the template named name of t with data, for prose that
-// ends up outside report.md's running text (a claim, what was measured),
-// and returns it with the ends trimmed.
-func Render(t *template.Template, name string, data any) (string, error) {
-	var b strings.Builder
-	if err := t.ExecuteTemplate(&b, name, data); err != nil {
-		return "", fmt.Errorf("report: template %q: %w", name, err)
-	}
-	return strings.TrimSpace(b.String()), nil
-}
-
-// ClaimTemplate records a claim (Claim) whose words are in t: the
-// templates claim and measured, executed with data (Render), give its
-// Claim and Measured.
-func (r *Report) ClaimTemplate(t *template.Template, source, claim, measured string, verdict Verdict, data any) error {
-	c, err := Render(t, claim, data)
-	if err != nil {
-		return r.fail(err)
-	}
-	m, err := Render(t, measured, data)
-	if err != nil {
-		return r.fail(err)
-	}
-	return r.Claim(Claim{Source: source, Claim: c, Measured: m, Verdict: verdict})
-}

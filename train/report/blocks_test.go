@@ -10,11 +10,10 @@ import (
 // ExecuteBlocks keeps the text between its block calls byte for byte
 // (blank lines and lines of spaces inside a code block stay), puts the
 // blocks the functions add in their place, and documents keys with
-// describe; NewFromTemplate and ClaimTemplate take their words from the
-// template.
+// describe.
 func TestExecuteBlocks(t *testing.T) {
 	const text = "Intro {{.N}}.\n\n{{tbl}}\n\n```\na\n\n\n  \nb\n```\n{{describe \"n\" \"the number\"}}" +
-		`{{define "title"}}T{{.N}}{{end}}{{define "claim"}}c{{.N}}{{end}}{{define "measured"}}m {{num .X}}{{end}}`
+		`{{define "title"}}T{{.N}}{{end}}{{define "claim"}}source: src{{"\n"}}claim: c{{.N}}{{"\n"}}measured: m {{num .X}}{{end}}`
 	tmpl, err := ParseBlocks("t.tmpl", text, "tbl")
 	if err != nil {
 		t.Fatal(err)
@@ -26,7 +25,7 @@ func TestExecuteBlocks(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.Set("n", 3)
-	if err := r.ClaimTemplate(tmpl, "src", "claim", "measured", Unclear, data); err != nil {
+	if err := r.ClaimFrom(tmpl, "claim", data, Unclear); err != nil {
 		t.Fatal(err)
 	}
 	err = r.ExecuteBlocks(tmpl, data, map[string]func(...string) error{"tbl": func(...string) error {

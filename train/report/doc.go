@@ -34,8 +34,7 @@
 // DescribeKeys reads the summary keys' descriptions from a text file.
 // ParseBlocks and ExecuteBlocks run such a template whose functions add
 // their own blocks, leaving the text between them byte for byte (model
-// samples in code blocks); NewFromTemplate, Render and ClaimTemplate take
-// a title, a caption or a claim's words from its named templates.
+// samples in code blocks).
 //
 // The same pieces work without a Report: WriteFileAtomic for checkpoints,
 // CreateCSV for per-step training metrics, WritePlot for a single figure,
