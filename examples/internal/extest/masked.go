@@ -16,7 +16,15 @@ import (
 // files it compared.
 func RunTwiceMasked[R any](t testing.TB, run func(dir string, first bool) (R, error), skip ...string) (R, string, int) {
 	t.Helper()
-	dir, dir2 := t.TempDir(), t.TempDir()
+	res, dir, dir2 := runBoth(t, run)
+	return res, dir, SameFilesMasked(t, dir, dir2, MaskTimes, skip...)
+}
+
+// runBoth runs run(dir, true) and run(dir2, false) in two new temporary
+// folders, failing t if either fails.
+func runBoth[R any](t testing.TB, run func(dir string, first bool) (R, error)) (res R, dir, dir2 string) {
+	t.Helper()
+	dir, dir2 = t.TempDir(), t.TempDir()
 	res, err := run(dir, true)
 	if err != nil {
 		t.Fatal(err)
@@ -24,7 +32,7 @@ func RunTwiceMasked[R any](t testing.TB, run func(dir string, first bool) (R, er
 	if _, err := run(dir2, false); err != nil {
 		t.Fatal(err)
 	}
-	return res, dir, SameFilesMasked(t, dir, dir2, MaskTimes, skip...)
+	return res, dir, dir2
 }
 
 var (
