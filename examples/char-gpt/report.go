@@ -170,7 +170,7 @@ func claims(r *report.Report, v *view) error {
 		if set(s.Metric, pairs...); !ok {
 			continue
 		}
-		if err := r.ClaimFrom(reportTmpl, "claim."+s.ID, map[string]any{"Metric": s.Metric, "Pairs": pairs}, verdict); err != nil {
+		if err := r.ClaimBlock(reportTmpl, "claim."+s.ID, map[string]any{"Metric": s.Metric, "Pairs": pairs}, verdict); err != nil {
 			return err
 		}
 	}
@@ -191,7 +191,7 @@ func claims(r *report.Report, v *view) error {
 	case p.N >= v.MinSeeds && abs(p.Mean) < min(abs(pg.Mean), abs(ps.Mean))/2:
 		verdict = report.Confirmed
 	}
-	return r.ClaimFrom(reportTmpl, "claim.approx", map[string]experiment.Versus{"GS": p, "GR": pg, "SR": ps}, verdict)
+	return r.ClaimBlock(reportTmpl, "claim.approx", map[string]experiment.Versus{"GS": p, "GR": pg, "SR": ps}, verdict)
 }
 
 func abs(x float64) float64 { return max(x, -x) }

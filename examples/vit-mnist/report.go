@@ -114,7 +114,7 @@ func claims(r *report.Report, v view) error {
 		r.Set("compare."+d+".gelu_vs_relu.lower_seeds", p.Lower)
 		r.Set("compare."+d+".gelu_vs_relu.p_value", p.P)
 		m := map[string]any{"Data": dataNames[d], "GELU": 100 * experiment.Median(a), "ReLU": 100 * experiment.Median(b), "Seeds": len(a), "P": p}
-		if err := r.ClaimFrom(reportTmpl, "claim.gelu_relu", m, p.Verdict(alpha)); err != nil {
+		if err := r.ClaimBlock(reportTmpl, "claim.gelu_relu", m, p.Verdict(alpha)); err != nil {
 			return err
 		}
 	}

@@ -114,14 +114,3 @@ func ParseCommandLine(program string) {
 		os.Exit(2)
 	}
 }
-
-// Exit ends an experiment program's main after its run: with an error it
-// prints "program: error" to stderr and exits with status 1, otherwise it
-// prints where the report is ("wrote out/report.md").
-func Exit(program, out string, err error) {
-	if err != nil {
-		fmt.Fprintln(os.Stderr, program+":", err)
-		os.Exit(1)
-	}
-	fmt.Println("wrote", out+"/report.md")
-}

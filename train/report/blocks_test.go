@@ -25,7 +25,7 @@ func TestExecuteBlocks(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.Set("n", 3)
-	if err := r.ClaimFrom(tmpl, "claim", data, Unclear); err != nil {
+	if err := r.ClaimBlock(tmpl, "claim", data, Unclear); err != nil {
 		t.Fatal(err)
 	}
 	err = r.ExecuteBlocks(tmpl, data, map[string]func(...string) error{"tbl": func(...string) error {
