@@ -21,6 +21,7 @@ import (
 
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/ops/activation"
+	"github.com/geluproject/gelu/ops/fused"
 	"github.com/geluproject/gelu/ops/gemm"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -361,7 +362,7 @@ func (s *kvState[T]) attend(out, qkv, keys, values []T, p0, k int) {
 		for r := range k {
 			row := sc[r*n : (r+1)*n]
 			clear(row[p0+r+1:])
-			softmaxRow(row[:p0+r+1])
+			fused.SoftmaxRow(row[:p0+r+1], row[:p0+r+1])
 		}
 		gemm.Gemm(false, false, k, dh, n, 1, sc, n, values[hd*dh:], d, 0, out[hd*dh:], d)
 	}
@@ -381,65 +382,16 @@ func linear[T graph.Float](y, x, w, bias []T, rows, out, in int) {
 }
 
 // layerNorm normalizes each row of x (d wide) into y (which may be x), as
-// fused.LayerNorm: statistics in float64, one rounding per output.
+// fused.LayerNorm does.
 func layerNorm[T graph.Float](y, x, gamma, beta []T, d int, eps float64) {
 	for r := 0; r < len(x)/d; r++ {
-		row, out := x[r*d:(r+1)*d], y[r*d:(r+1)*d]
-		var sum float64
-		for _, v := range row {
-			sum += float64(v)
-		}
-		mu := sum / float64(d)
-		var ss float64
-		for _, v := range row {
-			c := float64(v) - mu
-			ss += c * c
-		}
-		rs := 1 / math.Sqrt(ss/float64(d)+eps)
-		for j, v := range row {
-			xh := (float64(v) - mu) * rs
-			if gamma != nil {
-				xh = xh*float64(gamma[j]) + float64(beta[j])
-			}
-			out[j] = T(xh)
-		}
-	}
-}
-
-// softmaxRow replaces x by softmax(x), as the attention op: in float64,
-// each probability rounded, then scaled by the rounded reciprocal sum.
-func softmaxRow[T graph.Float](x []T) {
-	m := math.Inf(-1)
-	for _, v := range x {
-		if f := float64(v); f > m {
-			m = f
-		}
-	}
-	if math.IsInf(m, -1) {
-		clear(x)
-		return
-	}
-	var sum float64
-	for j, v := range x {
-		e := math.Exp(float64(v) - m)
-		x[j] = T(e)
-		sum += e
-	}
-	inv := 1 / sum
-	for j := range x {
-		x[j] = T(float64(x[j]) * inv)
+		fused.LayerNormRow(y[r*d:(r+1)*d], x[r*d:(r+1)*d], gamma, beta, eps)
 	}
 }
 
 // sigmoid replaces x by σ(x), as fused.Sigmoid.
 func sigmoid[T graph.Float](x []T) {
 	for i, t := range x {
-		v := float64(t)
-		if v >= 0 {
-			x[i] = T(1 / (1 + math.Exp(-v)))
-		} else {
-			e := math.Exp(v)
-			x[i] = T(e / (1 + e))
-		}
+		x[i] = T(fused.SigmoidOf(float64(t)))
 	}
 }

@@ -225,7 +225,7 @@ func (k *attentionKernel[T]) forwardPair(i int) {
 				}
 			}
 		}
-		softmaxRow(row, row)
+		SoftmaxRow(row, row)
 	}
 	probs := s
 	if op.dropped {

@@ -111,29 +111,36 @@ func affineData[T graph.Float](t *tensor.Dense) []T {
 func layerNormForward[T graph.Float](y, x, gamma, beta []T, mean, rstd []float64, d int, eps float64) {
 	parallel.Rows(len(mean), d, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
-			row := x[r*d : (r+1)*d]
-			var s float64
-			for _, v := range row {
-				s += float64(v)
-			}
-			mu := s / float64(d)
-			var ss float64
-			for _, v := range row {
-				c := float64(v) - mu
-				ss += c * c
-			}
-			rs := 1 / math.Sqrt(ss/float64(d)+eps)
-			mean[r], rstd[r] = mu, rs
-			out := y[r*d : (r+1)*d]
-			for j, v := range row {
-				xh := (float64(v) - mu) * rs
-				if gamma != nil {
-					xh = xh*float64(gamma[j]) + float64(beta[j])
-				}
-				out[j] = T(xh)
-			}
+			mean[r], rstd[r] = LayerNormRow(y[r*d:(r+1)*d], x[r*d:(r+1)*d], gamma, beta, eps)
 		}
 	})
+}
+
+// LayerNormRow normalizes one row x into y (which may be x) as LayerNorm
+// does, statistics in float64 and one rounding per output, and returns the
+// row's mean and reciprocal standard deviation. gamma and beta are both
+// nil (no affine part) or both as long as x.
+func LayerNormRow[T graph.Float](y, x, gamma, beta []T, eps float64) (mean, rstd float64) {
+	d := len(x)
+	var s float64
+	for _, v := range x {
+		s += float64(v)
+	}
+	mu := s / float64(d)
+	var ss float64
+	for _, v := range x {
+		c := float64(v) - mu
+		ss += c * c
+	}
+	rs := 1 / math.Sqrt(ss/float64(d)+eps)
+	for j, v := range x {
+		xh := (float64(v) - mu) * rs
+		if gamma != nil {
+			xh = xh*float64(gamma[j]) + float64(beta[j])
+		}
+		y[j] = T(xh)
+	}
+	return mu, rs
 }
 
 // backward: dx from (x, g[, γ]), dγ from (x, g), dβ = Σ_rows g.

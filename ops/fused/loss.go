@@ -251,7 +251,7 @@ func lossGrad[T graph.Float](kind lossKind, wrtTarget bool, out, p, t []T, shape
 			if wrtTarget {
 				out[i] = T(-c * z)
 			} else {
-				out[i] = T(c * (sigmoid(z) - float64(t[i])))
+				out[i] = T(c * (SigmoidOf(z) - float64(t[i])))
 			}
 		}
 	case lossCE:
@@ -276,8 +276,9 @@ func lossGrad[T graph.Float](kind lossKind, wrtTarget bool, out, p, t []T, shape
 	return nil
 }
 
-// sigmoid is σ(z) without overflow.
-func sigmoid(z float64) float64 {
+// SigmoidOf is σ(z) = 1/(1+e^−z) without overflow, as Sigmoid and
+// BCEWithLogits compute it.
+func SigmoidOf(z float64) float64 {
 	if z >= 0 {
 		return 1 / (1 + math.Exp(-z))
 	}

@@ -8,8 +8,6 @@ package fused
 // Double backward is not implemented (the backward op reports an error).
 
 import (
-	"math"
-
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/ops/parallel"
 	G "gorgonia.org/gorgonia"
@@ -28,12 +26,7 @@ func sigmoidInto[T graph.Float](out, x, g []T, n int) {
 				out[i] = T(float64(g[i]) * v * (1 - v))
 				continue
 			}
-			if v >= 0 {
-				out[i] = T(1 / (1 + math.Exp(-v)))
-			} else {
-				e := math.Exp(v)
-				out[i] = T(e / (1 + e))
-			}
+			out[i] = T(SigmoidOf(v))
 		}
 	})
 }

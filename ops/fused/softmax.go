@@ -32,16 +32,18 @@ func softmaxRows[T graph.Float](y, x, g []T, n int) {
 			if g != nil {
 				softmaxGradRow(y[r*n:(r+1)*n], x[r*n:(r+1)*n], g[r*n:(r+1)*n])
 			} else {
-				softmaxRow(y[r*n:(r+1)*n], x[r*n:(r+1)*n])
+				SoftmaxRow(y[r*n:(r+1)*n], x[r*n:(r+1)*n])
 			}
 		}
 	})
 }
 
-// softmaxRow writes softmax(x) into y; entries of x that are −Inf get
+// SoftmaxRow writes softmax(x) into y (which may be x), as Softmax and
+// ScaledDotProductAttention compute each row: in float64, each
+// probability rounded, then scaled by the rounded reciprocal sum. Entries of x that are −Inf get
 // probability 0, and a row that is all −Inf gets all zeros (PyTorch gives
 // NaN there; zeros keep a fully masked row from poisoning the gradients).
-func softmaxRow[T graph.Float](y, x []T) {
+func SoftmaxRow[T graph.Float](y, x []T) {
 	// A NaN never becomes the maximum here, but still reaches the sum and
 	// makes the row NaN, as math.Max would (which is several times slower).
 	m := math.Inf(-1)
