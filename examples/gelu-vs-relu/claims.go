@@ -7,7 +7,8 @@ package main
 // would do it with probability ≤ 5% (all 5 of 5 seeds, for instance), not
 // confirmed when B is lower that often, and unclear otherwise — always the
 // case with fewer than 5 seeds, whatever the medians say. The claims'
-// words are the templates claim.* of report.md.tmpl.
+// words are the templates "claim <id>" and "measured <id>" of
+// report.md.tmpl (report.ClaimFrom).
 
 import (
 	"slices"
@@ -44,7 +45,8 @@ func claims(r *report.Report, pg *page, res *results) {
 	for _, gelu := range []activation.Activation{activation.GELUTanh, activation.GELU} {
 		for _, other := range []activation.Activation{activation.ReLU, activation.ELU} {
 			if v, ok := versus("adam", gelu, other, "final_train_loss", 1, true); ok {
-				r.ClaimFrom(reportTmpl, "claim.paper", view{page: pg, Opt: "adam", Exact: gelu == activation.GELU, V: v}, v.Verdict(alpha))
+				w := view{page: pg, Opt: "adam", Exact: gelu == activation.GELU, V: v}
+				r.ClaimFrom(reportTmpl, "paper", "Hendrycks & Gimpel 2016, §3.1 and Fig. 2", v.Verdict(alpha), w)
 			}
 		}
 	}
@@ -61,16 +63,16 @@ func claims(r *report.Report, pg *page, res *results) {
 			}
 		}
 		if len(w.Vs) > 0 {
-			r.ClaimFrom(reportTmpl, "claim.faster", w, experiment.Weakest(verdicts...))
+			r.ClaimFrom(reportTmpl, "faster", "doc 001 (blog)", experiment.Weakest(verdicts...), w)
 		}
 		// doc 004: GELU outperforms ReLU (said of NLP; here MNIST test error).
 		if w.V, _ = versus(opt, activation.GELU, activation.ReLU, "final_test_error", 100, true); w.V.A != "" {
-			r.ClaimFrom(reportTmpl, "claim.better", w, w.V.Verdict(alpha))
+			r.ClaimFrom(reportTmpl, "better", "doc 004 (tutorial)", w.V.Verdict(alpha), w)
 		}
 		// doc 000: smoother GELU gradients make momentum updates steadier
 		// and convergence faster.
 		if w.V, _ = versus(opt, activation.GELU, activation.ReLU, "mean_train_loss", 1, false); w.V.A != "" && opt == "sgd" {
-			r.ClaimFrom(reportTmpl, "claim.momentum", w, w.V.Verdict(alpha))
+			r.ClaimFrom(reportTmpl, "momentum", "doc 000 (principles)", w.V.Verdict(alpha), w)
 		}
 	}
 }
