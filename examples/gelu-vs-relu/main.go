@@ -263,23 +263,9 @@ func loadData(c config) (*data, error) {
 // network builds the paper's MLP for activation a on a new graph: weights
 // with unit-norm rows (the output layer's too), biases 0.
 func network(c config, d *data, a activation.Activation, seed uint64, dropout float64) (train.Model, *nn.MLP, error) {
-	g, err := graph.New(tensor.Float32, seed)
-	if err != nil {
-		return train.Model{}, nil, err
-	}
-	mlp, err := nn.NewMLP(g, "mlp", nn.MLPConfig{In: d.Train.Features, Hidden: slices.Repeat([]int{c.Width}, c.Layers),
-		Out: d.Train.Classes, Activation: a, Dropout: dropout, WeightInit: graph.UnitNormRows(), BiasInit: graph.Zeros()})
-	if err != nil {
-		return train.Model{}, nil, err
-	}
-	x, _ := g.Input("x", c.Batch, d.Train.Features)
-	y, _ := g.Input("y", c.Batch)
-	logits, err := mlp.Forward(x)
-	if err != nil {
-		return train.Model{}, nil, err
-	}
-	loss, err := nn.CrossEntropyLoss(logits, y)
-	return train.Model{Graph: g, Input: x, Target: y, Output: logits, Loss: loss, Task: train.Classification}, mlp, err
+	return experiment.Classifier(tensor.Float32, seed, c.Batch, nn.MLPConfig{In: d.Train.Features, Out: d.Train.Classes,
+		Hidden: slices.Repeat([]int{c.Width}, c.Layers), Activation: a, Dropout: dropout,
+		WeightInit: graph.UnitNormRows(), BiasInit: graph.Zeros()})
 }
 
 // trainRun trains one run into r.Dir. The trainer's own evaluation set is

@@ -96,6 +96,11 @@ func main() {
 
 type runResult = experiment.Run[activation.Activation]
 
+// metrics are what each run records at every evaluation: the mean training
+// loss since the evaluation before, and the validation windows' loss (nats
+// and bits per character) and accuracy.
+var metrics = []string{"train_loss", "val_loss", "val_bpc", "val_accuracy"}
+
 // data is the task shared by every run.
 type data struct {
 	Name             string // the -text file's name; "" for the Opticks
@@ -143,7 +148,7 @@ func run(c config) (*results, error) {
 	}
 	s := shape{Vocab: d.Vocab.Size(), Context: c.Context, Embed: c.Embed, Dim: c.Dim, Hidden: c.Hidden, Layers: c.Layers}
 	grid := experiment.Grid[activation.Activation]{Settings: c.Acts, Seeds: experiment.SeedRange(c.Seed, c.Seeds), Name: key, Dir: c.Out,
-		Workers: c.Workers, Metrics: []string{"train_loss", "val_loss", "val_bpc", "val_accuracy"}}
+		Workers: c.Workers, Metrics: metrics}
 	if c.Progress == nil {
 		c.Progress = os.Stderr
 	}
