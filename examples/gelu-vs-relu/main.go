@@ -242,6 +242,9 @@ type data struct {
 	EvalSteps                []int // where train.Trainer evaluates
 }
 
+// epoch is the epoch (fractional) at the end of step.
+func (d *data) epoch(step int) float64 { return float64(step) / float64(d.StepsPerEpoch) }
+
 func loadData(c config) (*data, error) {
 	trainEval := 0
 	if c.Dropout > 0 { // the paper plots the loss of the network without dropout
@@ -261,11 +264,27 @@ func loadData(c config) (*data, error) {
 }
 
 // network builds the paper's MLP for activation a on a new graph: weights
-// with unit-norm rows (the output layer's too), biases 0.
+// with unit-norm rows (the output layer's too), biases 0. (Not
+// experiment.Classifier: it numbers the graph's nodes differently, and a
+// diverged run's message names the loss node by number.)
 func network(c config, d *data, a activation.Activation, seed uint64, dropout float64) (train.Model, *nn.MLP, error) {
-	return experiment.Classifier(tensor.Float32, seed, c.Batch, nn.MLPConfig{In: d.Train.Features, Out: d.Train.Classes,
-		Hidden: slices.Repeat([]int{c.Width}, c.Layers), Activation: a, Dropout: dropout,
-		WeightInit: graph.UnitNormRows(), BiasInit: graph.Zeros()})
+	g, err := graph.New(tensor.Float32, seed)
+	if err != nil {
+		return train.Model{}, nil, err
+	}
+	mlp, err := nn.NewMLP(g, "mlp", nn.MLPConfig{In: d.Train.Features, Hidden: slices.Repeat([]int{c.Width}, c.Layers),
+		Out: d.Train.Classes, Activation: a, Dropout: dropout, WeightInit: graph.UnitNormRows(), BiasInit: graph.Zeros()})
+	if err != nil {
+		return train.Model{}, nil, err
+	}
+	x, _ := g.Input("x", c.Batch, d.Train.Features)
+	y, _ := g.Input("y", c.Batch)
+	logits, err := mlp.Forward(x)
+	if err != nil {
+		return train.Model{}, nil, err
+	}
+	loss, err := nn.CrossEntropyLoss(logits, y)
+	return train.Model{Graph: g, Input: x, Target: y, Output: logits, Loss: loss, Task: train.Classification}, mlp, err
 }
 
 // trainRun trains one run into r.Dir. The trainer's own evaluation set is

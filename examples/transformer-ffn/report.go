@@ -159,11 +159,7 @@ func curves(r *report.Report, c config, res *results, pg *page) (err error) {
 	}
 	var train, val, late []report.Series
 	for _, g := range experiment.Groups(res.Runs) {
-		var ys [][]float64
-		for _, run := range g.Runs {
-			ys = append(ys, experiment.Trailing(run.Vectors["step_loss"], smooth).Median)
-		}
-		tr, err := experiment.BandOver(experiment.Trailing(g.Runs[0].Vectors["step_loss"], smooth).Steps, ys)
+		tr, err := g.TrailingBand("step_loss", smooth)
 		if err != nil {
 			return err
 		}
