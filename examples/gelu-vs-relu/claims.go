@@ -7,8 +7,7 @@ package main
 // would do it with probability ≤ 5% (all 5 of 5 seeds, for instance), not
 // confirmed when B is lower that often, and unclear otherwise — always the
 // case with fewer than 5 seeds, whatever the medians say. The claims'
-// words are the templates "claim <id>" and "measured <id>" of
-// report.md.tmpl (report.ClaimFrom).
+// words are the templates claim.* of report.md.tmpl.
 
 import (
 	"slices"
@@ -45,8 +44,7 @@ func claims(r *report.Report, pg *page, res *results) {
 	for _, gelu := range []activation.Activation{activation.GELUTanh, activation.GELU} {
 		for _, other := range []activation.Activation{activation.ReLU, activation.ELU} {
 			if v, ok := versus("adam", gelu, other, "final_train_loss", 1, true); ok {
-				w := view{page: pg, Opt: "adam", Exact: gelu == activation.GELU, V: v}
-				r.ClaimFrom(reportTmpl, "paper", "Hendrycks & Gimpel 2016, §3.1 and Fig. 2", v.Verdict(alpha), w)
+				r.ClaimFrom(reportTmpl, "claim.paper", view{page: pg, Opt: "adam", Exact: gelu == activation.GELU, V: v}, v.Verdict(alpha))
 			}
 		}
 	}
@@ -63,16 +61,16 @@ func claims(r *report.Report, pg *page, res *results) {
 			}
 		}
 		if len(w.Vs) > 0 {
-			r.ClaimFrom(reportTmpl, "faster", "doc 001 (blog)", experiment.Weakest(verdicts...), w)
+			r.ClaimFrom(reportTmpl, "claim.faster", w, experiment.Weakest(verdicts...))
 		}
 		// doc 004: GELU outperforms ReLU (said of NLP; here MNIST test error).
 		if w.V, _ = versus(opt, activation.GELU, activation.ReLU, "final_test_error", 100, true); w.V.A != "" {
-			r.ClaimFrom(reportTmpl, "better", "doc 004 (tutorial)", w.V.Verdict(alpha), w)
+			r.ClaimFrom(reportTmpl, "claim.better", w, w.V.Verdict(alpha))
 		}
 		// doc 000: smoother GELU gradients make momentum updates steadier
 		// and convergence faster.
 		if w.V, _ = versus(opt, activation.GELU, activation.ReLU, "mean_train_loss", 1, false); w.V.A != "" && opt == "sgd" {
-			r.ClaimFrom(reportTmpl, "momentum", "doc 000 (principles)", w.V.Verdict(alpha), w)
+			r.ClaimFrom(reportTmpl, "claim.momentum", w, w.V.Verdict(alpha))
 		}
 	}
 }

@@ -92,8 +92,10 @@ func writeReport(c config, res *results) error {
 		"val accuracy", "largest rise of train loss", "at step", "train time (s)", "tokens/s"}}
 	for _, run := range res.Runs {
 		rise, at := maxRise(run.Vectors["step_loss"])
-		pg.Results.Rows = append(pg.Results.Rows, []any{run.Setting.Name(), run.Seed, run.Curve.First("val_loss"), run.Curve.Last("train_loss"),
-			run.Curve.Last("val_loss"), run.Curve.Last("val_bpc"), run.Curve.Last("val_accuracy"), rise, at, run.StepSeconds, tokensPerSec(c, run)})
+		last := run.Curve.Last
+		tokensPerS := float64(run.Steps*c.Batch) / run.StepSeconds
+		pg.Results.Rows = append(pg.Results.Rows, []any{run.Setting.Name(), run.Seed, run.Curve.First("val_loss"), last("train_loss"),
+			last("val_loss"), last("val_bpc"), last("val_accuracy"), rise, at, run.StepSeconds, tokensPerS})
 	}
 	for _, g := range experiment.Groups(res.Runs) {
 		k := key(g.Setting)
@@ -134,17 +136,14 @@ func writeReport(c config, res *results) error {
 	return r.Close()
 }
 
+// speedOf returns the time spent in training steps by runs and the tokens
+// (predicted characters) they trained on.
 func speedOf(c config, runs []*runResult) (secs, tokens float64) {
 	for _, run := range runs {
 		secs += run.StepSeconds
 		tokens += float64(run.Steps * c.Batch)
 	}
 	return secs, tokens
-}
-
-func tokensPerSec(c config, run *runResult) float64 {
-	s, t := speedOf(c, []*runResult{run})
-	return t / s
 }
 
 // curves writes every evaluation to curves.csv and plots the medians over

@@ -64,5 +64,9 @@
 // interpolation between order statistics). Compare's sign test is exact:
 // P(X ≥ k) for X ~ Binomial(n, ½), the probability of k or more of n
 // paired seeds favouring one side by chance; with five seeds all agreeing
-// it is 1/32, the fewest seeds that reach p < 0.05 (MinPairs).
+// it is 1/32, the fewest seeds that reach p < 0.05 (MinPairs). When the
+// runs also score the same evaluation examples one by one, DiffFrom
+// separates the two kinds of noise: each seed's difference carries its
+// evaluation noise (a block standard error), the seeds carry the spread
+// between trainings.
 package experiment

@@ -81,6 +81,40 @@ func ParseTable(md string) (TableData, error) {
 	return d, nil
 }
 
+// ClaimFrom records a claim (Claim) whose words come from the template
+// named name of t, rendered with data: three lines starting "source:",
+// "claim:" and "measured:", each followed by that field's text.
+//
+//	{{define "claim.faster"}}
+//	source: doc 001 (blog)
+//	claim: models with GELU converge faster
+//	measured: mean training loss GELU {{num .GELU}}, ReLU {{num .ReLU}}
+//	{{end}}
+func (r *Report) ClaimFrom(t *template.Template, name string, data any, v Verdict) error {
+	if r == nil {
+		return errNil("Report", "report.New")
+	}
+	s, err := Render(t, name, data)
+	if err != nil {
+		return r.fail(err)
+	}
+	var c Claim
+	fields := map[string]*string{"source": &c.Source, "claim": &c.Claim, "measured": &c.Measured}
+	for _, line := range strings.Split(s, "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		key, text, _ := strings.Cut(strings.TrimSpace(line), ":")
+		f, ok := fields[key]
+		if !ok || *f != "" {
+			return r.fail(fmt.Errorf("report: claim template %q: line %q, want one line each starting source:, claim: and measured:", name, line))
+		}
+		*f = strings.TrimSpace(text)
+	}
+	c.Verdict = v
+	return r.Claim(c)
+}
+
 // NewFromTemplate starts a report in dir (New) titled by the template
 // named "title" of t, rendered with data (Render): the title is prose too.
 func NewFromTemplate(dir string, t *template.Template, data any, opts ...Option) (*Report, error) {

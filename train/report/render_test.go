@@ -1,8 +1,12 @@
 package report
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+	"text/template"
 )
 
 func TestParseTable(t *testing.T) {
@@ -17,6 +21,34 @@ func TestParseTable(t *testing.T) {
 		if _, err := ParseTable(bad); err == nil {
 			t.Errorf("ParseTable(%q) accepted a malformed table", bad)
 		}
+	}
+}
+
+func TestClaimFromTemplate(t *testing.T) {
+	tm := template.Must(ParseTemplate("t", `{{define "title"}}T {{.}}{{end}}{{define "c"}}
+source: doc {{.}}
+claim: x is {{.}}
+measured: x = {{num 0.5}}
+{{end}}{{define "bad"}}claim: only this{{end}}`))
+	dir := t.TempDir()
+	r, err := NewFromTemplate(dir, tm, 7, WithCommand("prog"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.ClaimFrom(tm, "c", 7, Confirmed); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.ClaimFrom(tm, "bad", 7, Confirmed); err == nil {
+		t.Error("a claim template without source and measurement was accepted")
+	}
+	r.Close()
+	csv, _ := os.ReadFile(filepath.Join(dir, "claims.csv"))
+	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
+	if want := "source,claim,measured,verdict\ndoc 7,x is 7,x = 0.5000,confirmed\n"; string(csv) != want {
+		t.Errorf("claims.csv is %q, want %q", csv, want)
+	}
+	if !strings.Contains(string(md), "\n# T 7\n") {
+		t.Errorf("report.md has no heading \"# T 7\":\n%.80s", md)
 	}
 }
 
