@@ -94,11 +94,25 @@ func TestIDXRejectsBadFiles(t *testing.T) {
 	badCRC := gz(goodImg)
 	badCRC[len(badCRC)-6] ^= 0xff // the CRC-32 is in the last 8 bytes
 
-	imgCases := []struct {
+	type badFile struct {
 		name string
 		data []byte
-		want []string
-	}{
+		want []string // substrings of the error, which also names the file
+	}
+	// refused writes each case's data to a file named kind, loads it with
+	// load and wants the error.
+	refused := func(kind string, cases []badFile, load func(path string) error) {
+		for _, c := range cases {
+			p := writeFile(t, dir, kind, c.data)
+			err := load(p)
+			if err == nil {
+				t.Errorf("%s: no error", c.name)
+				continue
+			}
+			wantErr(t, err, append(c.want, p)...)
+		}
+	}
+	refused("images", []badFile{
 		{"empty", nil, []string{"file is empty", "magic number 2051"}},
 		{"empty gzip", gz(nil), []string{"no data"}},
 		{"short header", goodImg[:10], []string{"truncated header: 10 bytes, want 16"}},
@@ -112,36 +126,13 @@ func TestIDXRejectsBadFiles(t *testing.T) {
 		{"no images", idxBytes(2051, []uint32{0, 2, 2}, nil), []string{"declares 0 images"}},
 		{"zero size", idxBytes(2051, []uint32{3, 0, 2}, nil), []string{"images of 0×2"}},
 		{"huge header", idxBytes(2051, []uint32{1 << 31, 1 << 16, 1 << 16}, nil), []string{"more than"}},
-	}
-	for _, c := range imgCases {
-		p := writeFile(t, dir, "images", c.data)
-		_, err := datasets.LoadIDX(p, lp, 3)
-		if err == nil {
-			t.Errorf("%s: no error", c.name)
-			continue
-		}
-		wantErr(t, err, append(c.want, p)...)
-	}
-
-	labCases := []struct {
-		name string
-		data []byte
-		want []string
-	}{
+	}, func(p string) error { _, err := datasets.LoadIDX(p, lp, 3); return err })
+	refused("labels", []badFile{
 		{"image file", goodImg, []string{"magic number 2051", "IDX image file"}},
 		{"count mismatch", idxBytes(2049, []uint32{2}, []byte{0, 1}), []string{"has 3 images but", "has 2 labels"}},
 		{"label too large", idxBytes(2049, []uint32{3}, []byte{0, 3, 1}), []string{"label 3 at index 1", "want 0 ≤ label < 3"}},
 		{"truncated", idxBytes(2049, []uint32{3}, []byte{0}), []string{"truncated: 1 bytes of data, want 3"}},
-	}
-	for _, c := range labCases {
-		p := writeFile(t, dir, "labels", c.data)
-		_, err := datasets.LoadIDX(ip, p, 3)
-		if err == nil {
-			t.Errorf("%s: no error", c.name)
-			continue
-		}
-		wantErr(t, err, append(c.want, p)...)
-	}
+	}, func(p string) error { _, err := datasets.LoadIDX(ip, p, 3); return err })
 	_, err := datasets.LoadIDX(filepath.Join(dir, "missing"), lp, 3)
 	wantErr(t, err, "missing", "no such file")
 }

@@ -7,7 +7,8 @@
 //     derived from the seed and the parameter's name, so it is the same on
 //     any machine and does not change when other parameters are added.
 //     NewTensor fills a plain tensor the same way (seeded data for
-//     benchmarks and tests).
+//     benchmarks and tests). Float64s reads a float32 or float64 tensor as
+//     float64 numbers; FromFloat64s and SetFloat64s write them.
 //   - Grad differentiates symbolically and can be applied to a gradient
 //     again (Hessian-vector products), unlike gorgonia.Grad.
 //   - Compile returns a Machine: Set binds inputs (checked for dtype, shape

@@ -78,13 +78,7 @@ func (g *Graph) Input(name string, shape ...int) (*G.Node, error) {
 	if err := g.checkNew("Input", name, shape); err != nil {
 		return nil, err
 	}
-	n, err := newTensor(g.eg, g.dtype, name, shape, nil)
-	if err != nil {
-		return nil, err
-	}
-	g.inputs = append(g.inputs, n)
-	g.names[name] = n
-	return n, nil
+	return g.add(&g.inputs, name, shape, nil)
 }
 
 // Param adds a trainable parameter named name (PyTorch state_dict style,
@@ -103,13 +97,7 @@ func (g *Graph) Param(name string, init Init, shape ...int) (*G.Node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("graph.Param %q: %w", name, err)
 	}
-	n, err := newTensor(g.eg, g.dtype, name, shape, v)
-	if err != nil {
-		return nil, err
-	}
-	g.params = append(g.params, n)
-	g.names[name] = n
-	return n, nil
+	return g.add(&g.params, name, shape, v)
 }
 
 // NewTensor returns a tensor of dtype (float32 or float64) and shape filled
@@ -132,16 +120,7 @@ func NewTensor(dtype tensor.Dtype, init Init, r *rng.RNG, shape ...int) (*tensor
 	if err := fill(init, vals, shape, r); err != nil {
 		return nil, err
 	}
-	v := tensor.New(tensor.Of(dtype), tensor.WithShape(shape...))
-	if dtype == tensor.Float32 {
-		d := v.Float32s()
-		for i, x := range vals {
-			d[i] = float32(x)
-		}
-	} else {
-		copy(v.Float64s(), vals)
-	}
-	return v, nil
+	return FromFloat64s(dtype, vals, shape...)
 }
 
 // fill calls init.Fill, turning a panic (in an initializer written by a
@@ -218,6 +197,18 @@ func (g *Graph) check() error {
 		return fmt.Errorf("graph: the Graph was not made by graph.New")
 	}
 	return nil
+}
+
+// add creates the node name (holding v unless v is nil) and records it in
+// list (g.inputs or g.params) and under its name.
+func (g *Graph) add(list *[]*G.Node, name string, shape []int, v *tensor.Dense) (*G.Node, error) {
+	n, err := newTensor(g.eg, g.dtype, name, shape, v)
+	if err != nil {
+		return nil, err
+	}
+	*list = append(*list, n)
+	g.names[name] = n
+	return n, nil
 }
 
 func newTensor(eg *G.ExprGraph, dt tensor.Dtype, name string, shape []int, v *tensor.Dense) (n *G.Node, err error) {

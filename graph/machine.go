@@ -402,6 +402,52 @@ func Float64s(t *tensor.Dense) []float64 {
 	return nil
 }
 
+// FromFloat64s returns a new tensor of dtype (float32 or float64) and
+// shape holding a copy of vals in row-major order, each rounded once for
+// float32: the inverse of Float64s, for inputs, targets and references
+// written as float64 numbers and wanted in either dtype.
+func FromFloat64s(dtype tensor.Dtype, vals []float64, shape ...int) (*tensor.Dense, error) {
+	if dtype != tensor.Float32 && dtype != tensor.Float64 {
+		return nil, fmt.Errorf("graph.FromFloat64s: dtype %v, want float32 or float64", dtype)
+	}
+	n, err := elements(shape)
+	if err != nil {
+		return nil, fmt.Errorf("graph.FromFloat64s: %w", err)
+	}
+	if n != len(vals) {
+		return nil, fmt.Errorf("graph.FromFloat64s: shape %v has %d elements, got %d values", shape, n, len(vals))
+	}
+	t := tensor.New(tensor.Of(dtype), tensor.WithShape(shape...))
+	return t, SetFloat64s(t, vals)
+}
+
+// SetFloat64s overwrites the elements of a float32 or float64 tensor, in
+// row-major order, with vals, each rounded once for float32: the values of
+// a parameter or gradient set in place. The tensor must not be a view and
+// must have len(vals) elements.
+func SetFloat64s(t *tensor.Dense, vals []float64) error {
+	if t == nil {
+		return fmt.Errorf("graph.SetFloat64s: nil tensor")
+	}
+	if t.IsView() || t.Shape().IsScalar() {
+		return fmt.Errorf("graph.SetFloat64s: tensor of shape %v is a view or a scalar, want a plain tensor", t.Shape())
+	}
+	if n := t.Shape().TotalSize(); n != len(vals) {
+		return fmt.Errorf("graph.SetFloat64s: tensor of shape %v has %d elements, got %d values", t.Shape(), n, len(vals))
+	}
+	switch d := t.Data().(type) {
+	case []float32:
+		for i, v := range vals {
+			d[i] = float32(v)
+		}
+	case []float64:
+		copy(d, vals)
+	default:
+		return fmt.Errorf("graph.SetFloat64s: tensor of dtype %v, want float32 or float64", t.Dtype())
+	}
+	return nil
+}
+
 // Scalar reads a float32 or float64 scalar Value (or a one-element tensor)
 // as a float64.
 func Scalar(v G.Value) (float64, error) {

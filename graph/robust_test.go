@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"testing"
 
 	"github.com/geluproject/gelu/graph"
@@ -371,6 +372,46 @@ func TestSetRefusesMaskedTensor(t *testing.T) {
 	m, x := weightedSum(t, tensor.Float64, 1, 2)
 	v := tensor.New(tensor.WithShape(1, 2), tensor.WithBacking([]float64{1, 2}), tensor.WithMask([]bool{false, true}))
 	wantErr(t, m.Set(x, v), "masked")
+}
+
+// FromFloat64s rounds to float32 once (0.1 becomes the float32 nearest to
+// it, 13421773·2⁻²⁷), copies float64, and round-trips with Float64s;
+// SetFloat64s writes in place; bad arguments get errors.
+func TestFromFloat64sAndSetFloat64s(t *testing.T) {
+	vals := []float64{0.1, -3, 1e300, 6}
+	f32, err := graph.FromFloat64s(tensor.Float32, vals, 2, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want32 := []float32{float32(13421773.0 / (1 << 27)), -3, float32(math.Inf(1)), 6}
+	if got := f32.Float32s(); !slices.Equal(got, want32) || !slices.Equal(f32.Shape(), tensor.Shape{2, 2}) {
+		t.Errorf("float32: %v of shape %v, want %v of shape (2, 2)", got, f32.Shape(), want32)
+	}
+	f64, err := graph.FromFloat64s(tensor.Float64, vals, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals[0] = 9
+	if got := graph.Float64s(f64); !slices.Equal(got, []float64{0.1, -3, 1e300, 6}) {
+		t.Errorf("float64: %v, want a copy of the values before they changed", got)
+	}
+	if err := graph.SetFloat64s(f32, []float64{1, 2, 3, 0.1}); err != nil {
+		t.Fatal(err)
+	}
+	if got := f32.Float32s(); !slices.Equal(got, []float32{1, 2, 3, float32(13421773.0 / (1 << 27))}) {
+		t.Errorf("SetFloat64s: %v", got)
+	}
+	_, err = graph.FromFloat64s(tensor.Int, []float64{1}, 1)
+	wantErr(t, err, "dtype int")
+	_, err = graph.FromFloat64s(tensor.Float64, []float64{1, 2, 3}, 2, 2)
+	wantErr(t, err, "4 elements, got 3 values")
+	_, err = graph.FromFloat64s(tensor.Float64, nil, 0)
+	wantErr(t, err, "non-positive")
+	wantErr(t, graph.SetFloat64s(nil, nil), "nil tensor")
+	wantErr(t, graph.SetFloat64s(f64, []float64{1}), "4 elements, got 1 values")
+	view, _ := f32.Slice(tensor.S(0))
+	wantErr(t, graph.SetFloat64s(view.(*tensor.Dense), []float64{1, 2}), "view")
+	wantErr(t, graph.SetFloat64s(tensor.New(tensor.WithShape(2), tensor.WithBacking([]int{1, 2})), []float64{1, 2}), "dtype int")
 }
 
 // Float64s widens float32 exactly, copies float64 (no aliasing), reads a

@@ -25,13 +25,7 @@ func (g *Graph) AddParam(name string, v *tensor.Dense) (*G.Node, error) {
 	if v.Dtype() != g.dtype {
 		return nil, fmt.Errorf("graph.AddParam %q: dtype %v, want the graph's %v", name, v.Dtype(), g.dtype)
 	}
-	n, err := newTensor(g.eg, g.dtype, name, v.Shape(), v)
-	if err != nil {
-		return nil, err
-	}
-	g.params = append(g.params, n)
-	g.names[name] = n
-	return n, nil
+	return g.add(&g.params, name, v.Shape(), v)
 }
 
 // SetStreamNames makes StreamName map names through f (nil: the identity).

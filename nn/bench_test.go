@@ -94,6 +94,17 @@ func activationBytes(dt tensor.Dtype, s ffnShape) float64 {
 	return float64(2*(5*s.tokens*s.d+2*s.tokens*s.dff)) * float64(dt.Size())
 }
 
+// timeSteps times b.N calls of step, reporting allocations.
+func timeSteps(b *testing.B, step func() error) {
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := step(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func BenchmarkFeedForwardStep(b *testing.B) {
 	for _, s := range benchShapes {
 		for _, dt := range []tensor.Dtype{tensor.Float32, tensor.Float64} {
@@ -105,13 +116,7 @@ func BenchmarkFeedForwardStep(b *testing.B) {
 				if err := step.Step(); err != nil { // allocate state and buffers
 					b.Fatal(err)
 				}
-				b.ReportAllocs()
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					if err := step.Step(); err != nil {
-						b.Fatal(err)
-					}
-				}
+				timeSteps(b, step.Step)
 				b.ReportMetric(activationBytes(dt, s)/1e6, "act-MB")
 			})
 		}
@@ -154,13 +159,7 @@ func BenchmarkLayers(b *testing.B) {
 				if err := setRandom(m, x, 1); err != nil {
 					b.Fatal(err)
 				}
-				b.ReportAllocs()
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					if err := m.Run(); err != nil {
-						b.Fatal(err)
-					}
-				}
+				timeSteps(b, m.Run)
 			})
 		}
 	}

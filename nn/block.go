@@ -52,9 +52,7 @@ type Block struct {
 
 // NewBlock adds the block's parameters to g under name.
 func NewBlock(g *graph.Graph, name string, cfg BlockConfig) (*Block, error) {
-	if cfg.Eps == 0 {
-		cfg.Eps = 1e-5
-	}
+	cfg.Eps = orDefaultEps(cfg.Eps)
 	b := &Block{Name: name, Config: cfg}
 	var err error
 	if b.LN1, err = NewLayerNorm(g, join(name, "ln_1"), cfg.Dim, Eps(cfg.Eps)); err != nil {

@@ -53,9 +53,7 @@ func NewFeedForward(g *graph.Graph, name string, cfg FeedForwardConfig) (*FeedFo
 	if err := cfg.Activation.Validate(); err != nil {
 		return nil, fmt.Errorf("nn.FeedForward %q: %w", name, err)
 	}
-	if cfg.Eps == 0 {
-		cfg.Eps = 1e-5
-	}
+	cfg.Eps = orDefaultEps(cfg.Eps)
 	f := &FeedForward{Config: cfg}
 	var err error
 	if f.LN, err = NewLayerNorm(g, join(name, "ln"), cfg.Dim, Eps(cfg.Eps)); err != nil {

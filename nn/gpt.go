@@ -110,11 +110,7 @@ func NewGPT(g *graph.Graph, cfg GPTConfig) (*GPT, error) {
 		}
 		m.Blocks = append(m.Blocks, b)
 	}
-	eps := cfg.Eps
-	if eps == 0 {
-		eps = 1e-5
-	}
-	if m.LNF, err = NewLayerNorm(g, "transformer.ln_f", cfg.Dim, Eps(eps)); err != nil {
+	if m.LNF, err = NewLayerNorm(g, "transformer.ln_f", cfg.Dim, Eps(orDefaultEps(cfg.Eps))); err != nil {
 		return nil, fmt.Errorf("nn.GPT: %w", err)
 	}
 	m.Head = m.WTE

@@ -25,6 +25,18 @@ type layerNormConfig struct {
 	affine bool
 }
 
+// defaultEps is PyTorch's LayerNorm ε.
+const defaultEps = 1e-5
+
+// orDefaultEps returns eps, or defaultEps for 0: the meaning of a zero Eps
+// in the configurations of the layers that hold LayerNorms.
+func orDefaultEps(eps float64) float64 {
+	if eps == 0 {
+		return defaultEps
+	}
+	return eps
+}
+
 // Eps sets ε (default 1e-5, as PyTorch; BERT uses 1e-12).
 func Eps(eps float64) LayerNormOption { return func(c *layerNormConfig) { c.eps = eps } }
 
@@ -33,7 +45,7 @@ func NoAffine() LayerNormOption { return func(c *layerNormConfig) { c.affine = f
 
 // NewLayerNorm adds "<name>.weight" and "<name>.bias" (dim) to g.
 func NewLayerNorm(g *graph.Graph, name string, dim int, opts ...LayerNormOption) (*LayerNorm, error) {
-	cfg := layerNormConfig{eps: 1e-5, affine: true}
+	cfg := layerNormConfig{eps: defaultEps, affine: true}
 	for _, o := range opts {
 		o(&cfg)
 	}

@@ -198,21 +198,7 @@ func TestFeedForwardPreAndPostLNAgainstReference(t *testing.T) {
 			if got := paramNames(g); !reflect.DeepEqual(got, want) {
 				t.Fatalf("params %v, want %v", got, want)
 			}
-			x, _ := g.Input("x", rows, d)
-			y, err := f.Forward(x)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, err := g.Compile(nil, graph.Keep(y))
-			if err != nil {
-				t.Fatal(err)
-			}
-			m.Set(x, cast(xv, dt))
-			if err := m.Run(); err != nil {
-				t.Fatal(err)
-			}
-			v, _ := m.Value(y)
-			got := asFloat64(v.(*tensor.Dense))
+			got := forwardOutput(t, g, f.Forward, cast(xv, dt))
 			ref := referenceFFN(xv.Float64s(), params64(g), rows, d, dff, post)
 			tol := 1e-12
 			if dt == tensor.Float32 {
@@ -288,34 +274,14 @@ func params64(g *graph.Graph) map[string][]float64 {
 	out := map[string][]float64{}
 	for _, p := range g.ParamTensors() {
 		name := p.Name[strings.LastIndex(p.Name[:strings.LastIndex(p.Name, ".")], ".")+1:]
-		out[name] = asFloat64(p.Value)
+		out[name] = graph.Float64s(p.Value)
 	}
 	return out
 }
 
-func asFloat64(t *tensor.Dense) []float64 {
-	switch d := t.Data().(type) {
-	case []float32:
-		out := make([]float64, len(d))
-		for i, v := range d {
-			out[i] = float64(v)
-		}
-		return out
-	case []float64:
-		return d
-	}
-	return nil
-}
-
+// cast returns a float64 tensor's values as a new tensor of dtype dt.
 func cast(t *tensor.Dense, dt tensor.Dtype) *tensor.Dense {
-	if dt == tensor.Float64 {
-		return t.Clone().(*tensor.Dense)
-	}
-	f := make([]float32, t.Shape().TotalSize())
-	for i, v := range t.Float64s() {
-		f[i] = float32(v)
-	}
-	return tensor.New(tensor.WithShape(t.Shape()...), tensor.WithBacking(f))
+	return denseOf(dt, t.Float64s(), t.Shape()...)
 }
 
 // BERT-base (768→3072) and GPT-2-medium (1024→4096) blocks build, run

@@ -183,6 +183,7 @@ func (t *template) bind(i int, vs []G.Value) error {
 
 // recomputeOp is block i: y = block(x, θ_i).
 type recomputeOp struct {
+	opkit.Defaults
 	t     *template
 	block int
 	name  string
@@ -191,12 +192,15 @@ type recomputeOp struct {
 
 func (op *recomputeOp) Arity() int { return 1 + len(op.t.params) }
 
-func (op *recomputeOp) Type() hm.Type {
-	dims := []int{op.t.x.Dims()}
-	for _, p := range op.t.params {
+func (op *recomputeOp) Type() hm.Type { return opkit.FnType(op.t.dims()...) }
+
+// dims are the ranks of the block's input, parameters and output.
+func (t *template) dims() []int {
+	dims := []int{t.x.Dims()}
+	for _, p := range t.params {
 		dims = append(dims, p.Dims())
 	}
-	return opkit.FnType(append(dims, op.t.y.Dims())...)
+	return append(dims, t.y.Dims())
 }
 
 func (op *recomputeOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
@@ -222,9 +226,6 @@ func (op *recomputeOp) Do(vs ...G.Value) (G.Value, error) {
 	return copyInto(&op.out, y)
 }
 
-func (op *recomputeOp) ReturnsPtr() bool     { return true }
-func (op *recomputeOp) CallsExtern() bool    { return false }
-func (op *recomputeOp) OverwritesInput() int { return -1 }
 func (op *recomputeOp) WriteHash(h hash.Hash) {
 	fmt.Fprintf(h, "nn.recompute(%p,%d)", op.t, op.block)
 }
@@ -297,19 +298,17 @@ func (c *gradCache) compute(vs []G.Value) error {
 // recomputeGradOp is the gradient of block i's output with respect to its
 // k-th input (0: x, then the parameters), from (x, θ_i, dy).
 type recomputeGradOp struct {
+	opkit.Defaults
 	c *gradCache
 	k int
 }
 
 func (op *recomputeGradOp) Arity() int { return op.c.fwd.Arity() + 1 }
 
+// Type takes the forward op's inputs and output gradient and returns the
+// gradient of input k, of input k's rank.
 func (op *recomputeGradOp) Type() hm.Type {
-	t := op.c.fwd.t
-	dims := []int{t.x.Dims()}
-	for _, p := range t.params {
-		dims = append(dims, p.Dims())
-	}
-	dims = append(dims, t.y.Dims())
+	dims := op.c.fwd.t.dims()
 	return opkit.FnType(append(dims, dims[op.k])...)
 }
 
@@ -331,9 +330,6 @@ func (op *recomputeGradOp) Do(vs ...G.Value) (G.Value, error) {
 	return op.c.outs[op.k], nil
 }
 
-func (op *recomputeGradOp) ReturnsPtr() bool     { return true }
-func (op *recomputeGradOp) CallsExtern() bool    { return false }
-func (op *recomputeGradOp) OverwritesInput() int { return -1 }
 func (op *recomputeGradOp) WriteHash(h hash.Hash) {
 	fmt.Fprintf(h, "nn.recomputegrad(%p,%d)", op.c, op.k)
 }

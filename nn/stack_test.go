@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/geluproject/gelu/graph"
+	"github.com/geluproject/gelu/graph/graphtest"
 	"github.com/geluproject/gelu/graph/rng"
 	"github.com/geluproject/gelu/nn"
 	G "gorgonia.org/gorgonia"
@@ -42,6 +43,14 @@ func stackRun(t *testing.T, dt tensor.Dtype, recompute bool) (float64, map[strin
 	if err := m.Set(x, xv); err != nil {
 		t.Fatal(err)
 	}
+	return twoTrainingSteps(t, g, m)
+}
+
+// twoTrainingSteps runs m in training mode at steps 0 and 1 (so dropout
+// masks of two steps are drawn) and returns the loss and every parameter's
+// gradient, by name, of the second.
+func twoTrainingSteps(t *testing.T, g *graph.Graph, m *graph.Machine) (float64, map[string][]float64) {
+	t.Helper()
 	g.SetTraining(true)
 	var l float64
 	for step := 0; step < 2; step++ {
@@ -57,23 +66,9 @@ func stackRun(t *testing.T, dt tensor.Dtype, recompute bool) (float64, map[strin
 		if err != nil {
 			t.Fatal(err)
 		}
-		grads[p.Name()] = toF64(d)
+		grads[p.Name()] = graph.Float64s(d)
 	}
 	return l, grads
-}
-
-func toF64(d *tensor.Dense) []float64 {
-	switch v := d.Data().(type) {
-	case []float32:
-		out := make([]float64, len(v))
-		for i, x := range v {
-			out[i] = float64(x)
-		}
-		return out
-	case []float64:
-		return append([]float64(nil), v...)
-	}
-	return nil
 }
 
 // Recomputation gives the plain run's loss and gradients bit for bit.
@@ -166,49 +161,13 @@ func TestStackUsesExistingParameters(t *testing.T) {
 // gradients bit for bit, in both float types.
 func TestGPTRecomputeBitIdentical(t *testing.T) {
 	run := func(dt tensor.Dtype, recompute bool) (float64, map[string][]float64) {
-		g, _ := graph.New(dt, 5)
-		m, err := nn.NewGPT(g, nn.GPTConfig{BlockSize: 6, VocabSize: 7, Layers: 3, Heads: 2, Dim: 8, Dropout: 0.2, Recompute: recompute})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids, _ := g.Input("ids", 2, 6)
-		tg, _ := g.Input("targets", 2, 6)
-		_, loss, err := m.Loss(ids, tg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mc, err := g.Compile(loss)
-		if err != nil {
-			t.Fatal(err)
-		}
 		idv, tgv := make([]float64, 12), make([]float64, 12)
 		for i := range idv {
 			idv[i], tgv[i] = float64(i*3%7), float64((i*5+1)%7)
 		}
-		if err := mc.Set(ids, denseOf(dt, idv, 2, 6)); err != nil {
-			t.Fatal(err)
-		}
-		if err := mc.Set(tg, denseOf(dt, tgv, 2, 6)); err != nil {
-			t.Fatal(err)
-		}
-		g.SetTraining(true)
-		var l float64
-		for step := 0; step < 2; step++ {
-			g.SetStep(step)
-			if err := mc.Run(); err != nil {
-				t.Fatal(err)
-			}
-			l, _ = mc.Loss()
-		}
-		grads := map[string][]float64{}
-		for _, p := range mc.Params() {
-			d, err := mc.Grad(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			grads[p.Name()] = toF64(d)
-		}
-		return l, grads
+		cfg := nn.GPTConfig{BlockSize: 6, VocabSize: 7, Layers: 3, Heads: 2, Dim: 8, Dropout: 0.2, Recompute: recompute}
+		g, m := gptTrainer(t, dt, 5, cfg, 2, 6, idv, tgv)
+		return twoTrainingSteps(t, g, m)
 	}
 	for _, dt := range []tensor.Dtype{tensor.Float32, tensor.Float64} {
 		l0, g0 := run(dt, false)
@@ -231,12 +190,5 @@ func TestGPTRecomputeBitIdentical(t *testing.T) {
 
 // denseOf returns the values as a tensor of dtype dt and the given shape.
 func denseOf(dt tensor.Dtype, v []float64, shape ...int) *tensor.Dense {
-	if dt == tensor.Float32 {
-		f := make([]float32, len(v))
-		for i, x := range v {
-			f[i] = float32(x)
-		}
-		return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(f))
-	}
-	return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(append([]float64(nil), v...)))
+	return graphtest.MustDense(dt, shape, v)
 }

@@ -8,9 +8,7 @@ package nn_test
 
 import (
 	"testing"
-	"time"
 
-	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/graph/rng"
 	"github.com/geluproject/gelu/nn"
 	"github.com/geluproject/gelu/optim"
@@ -20,55 +18,30 @@ import (
 func BenchmarkGPTTrainStep(b *testing.B) {
 	const batch, T = 16, 128
 	cfg := nn.GPTConfig{BlockSize: T, VocabSize: 256, Layers: 4, Heads: 8, Dim: 256, TieWeights: true}
-	g, _ := graph.New(tensor.Float32, 1)
-	m, err := nn.NewGPT(g, cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ids, _ := g.Input("ids", batch, T)
-	targets, _ := g.Input("targets", batch, T)
-	_, loss, err := m.Loss(ids, targets)
-	if err != nil {
-		b.Fatal(err)
-	}
-	mc, err := g.Compile(loss)
-	if err != nil {
-		b.Fatal(err)
-	}
 	r := rng.New(1, "bench ids")
-	x, y := make([]float32, batch*T), make([]float32, batch*T)
+	x, y := make([]float64, batch*T), make([]float64, batch*T)
 	for i := range x {
-		x[i], y[i] = float32(r.IntN(cfg.VocabSize)), float32(r.IntN(cfg.VocabSize))
+		x[i], y[i] = float64(r.IntN(cfg.VocabSize)), float64(r.IntN(cfg.VocabSize))
 	}
-	if err := mc.Set(ids, tensor.New(tensor.WithShape(batch, T), tensor.WithBacking(x))); err != nil {
-		b.Fatal(err)
-	}
-	if err := mc.Set(targets, tensor.New(tensor.WithShape(batch, T), tensor.WithBacking(y))); err != nil {
-		b.Fatal(err)
-	}
+	g, mc := gptTrainer(b, tensor.Float32, 1, cfg, batch, T, x, y)
 	opt := optim.NewAdamW(3e-4)
 	params := g.ParamTensors()
-	step := func() {
+	step := func() error {
 		if err := mc.Run(); err != nil {
-			b.Fatal(err)
+			return err
 		}
 		grads, err := mc.Grads()
 		if err != nil {
-			b.Fatal(err)
+			return err
 		}
 		if _, err := optim.ClipGradNorm(grads, 1); err != nil {
-			b.Fatal(err)
+			return err
 		}
-		if err := opt.Step(params, grads); err != nil {
-			b.Fatal(err)
-		}
+		return opt.Step(params, grads)
 	}
-	step() // allocate buffers and optimizer state
-	b.ReportAllocs()
-	b.ResetTimer()
-	start := time.Now()
-	for i := 0; i < b.N; i++ {
-		step()
+	if err := step(); err != nil { // allocate buffers and optimizer state
+		b.Fatal(err)
 	}
-	b.ReportMetric(float64(b.N*batch*T)/time.Since(start).Seconds(), "tokens/s")
+	timeSteps(b, step)
+	b.ReportMetric(float64(b.N*batch*T)/b.Elapsed().Seconds(), "tokens/s")
 }

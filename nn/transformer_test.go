@@ -98,22 +98,8 @@ func TestGatedMLPForward(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		x, _ := g.Input("x", rows, d)
-		y, err := m.Forward(x)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mc, err := g.Compile(nil, graph.Keep(y))
-		if err != nil {
-			t.Fatal(err)
-		}
 		xv := randn(9, rows, d)
-		mc.Set(x, xv)
-		if err := mc.Run(); err != nil {
-			t.Fatal(err)
-		}
-		v, _ := mc.Value(y)
-		got := v.(*tensor.Dense).Float64s()
+		got := forwardOutput(t, g, m.Forward, xv)
 		p := map[string][]float64{}
 		for _, pt := range g.ParamTensors() {
 			p[pt.Name] = pt.Value.Float64s()
@@ -201,31 +187,7 @@ func TestGPTFloat32AndCausality(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		x, _ := g.Input("x", 1, len(seq))
-		logits, err := m.Forward(x)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mc, err := g.Compile(nil, graph.Keep(logits))
-		if err != nil {
-			t.Fatal(err)
-		}
-		v := tensor.New(tensor.WithShape(1, len(seq)), tensor.WithBacking(append([]float64(nil), seq...)))
-		if dt == tensor.Float32 {
-			f := make([]float32, len(seq))
-			for i, s := range seq {
-				f[i] = float32(s)
-			}
-			v = tensor.New(tensor.WithShape(1, len(seq)), tensor.WithBacking(f))
-		}
-		if err := mc.Set(x, v); err != nil {
-			t.Fatal(err)
-		}
-		if err := mc.Run(); err != nil {
-			t.Fatal(err)
-		}
-		out, _ := mc.Value(logits)
-		return append([]float64(nil), floats(out)...)
+		return forwardOutput(t, g, m.Forward, denseOf(dt, seq, 1, len(seq)))
 	}
 	a := run(tensor.Float64, []float64{3, 1, 4, 1, 5, 9})
 	b := run(tensor.Float64, []float64{3, 1, 4, 2, 6, 5})
@@ -242,20 +204,6 @@ func TestGPTFloat32AndCausality(t *testing.T) {
 	if reflect.DeepEqual(a[3*v:], b[3*v:]) {
 		t.Error("changing positions ≥ 3 changed none of their logits")
 	}
-}
-
-func floats(v G.Value) []float64 {
-	switch d := v.(*tensor.Dense).Data().(type) {
-	case []float32:
-		out := make([]float64, len(d))
-		for i, x := range d {
-			out[i] = float64(x)
-		}
-		return out
-	case []float64:
-		return d
-	}
-	return nil
 }
 
 func TestTransformerErrors(t *testing.T) {
@@ -333,20 +281,8 @@ func TestTransformerErrors(t *testing.T) {
 // Attention dropout inside a GPT: the training loss depends on the step
 // (new masks), repeats for a repeated step, and evaluation is deterministic.
 func TestGPTDropoutSteps(t *testing.T) {
-	g, _ := graph.New(tensor.Float64, 1)
-	m, _ := nn.NewGPT(g, nn.GPTConfig{BlockSize: 4, VocabSize: 5, Layers: 1, Heads: 2, Dim: 4, Dropout: 0.3})
-	ids, _ := g.Input("ids", 2, 4)
-	tg, _ := g.Input("targets", 2, 4)
-	_, loss, err := m.Loss(ids, tg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mc, err := g.Compile(loss)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mc.Set(ids, tensor.New(tensor.WithShape(2, 4), tensor.WithBacking([]float64{0, 1, 2, 3, 4, 3, 2, 1})))
-	mc.Set(tg, tensor.New(tensor.WithShape(2, 4), tensor.WithBacking([]float64{1, 2, 3, 4, 3, 2, 1, 0})))
+	cfg := nn.GPTConfig{BlockSize: 4, VocabSize: 5, Layers: 1, Heads: 2, Dim: 4, Dropout: 0.3}
+	g, mc := gptTrainer(t, tensor.Float64, 1, cfg, 2, 4, []float64{0, 1, 2, 3, 4, 3, 2, 1}, []float64{1, 2, 3, 4, 3, 2, 1, 0})
 	at := func(step int, training bool) float64 {
 		g.SetStep(step)
 		g.SetTraining(training)

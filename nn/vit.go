@@ -79,11 +79,7 @@ func NewViT(g *graph.Graph, cfg ViTConfig) (*ViT, error) {
 		}
 		v.Blocks = append(v.Blocks, b)
 	}
-	eps := cfg.Eps
-	if eps == 0 {
-		eps = 1e-5
-	}
-	if v.Norm, err = NewLayerNorm(g, "norm", cfg.Dim, Eps(eps)); err != nil {
+	if v.Norm, err = NewLayerNorm(g, "norm", cfg.Dim, Eps(orDefaultEps(cfg.Eps))); err != nil {
 		return nil, fmt.Errorf("nn.ViT: %w", err)
 	}
 	if v.Head, err = NewLinear(g, "head", cfg.Dim, cfg.Classes); err != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/geluproject/gelu/graph"
+	"github.com/geluproject/gelu/graph/graphtest"
 	"github.com/geluproject/gelu/graph/rng"
 	"github.com/geluproject/gelu/optim"
 	"gorgonia.org/tensor"
@@ -16,23 +17,8 @@ import (
 
 var dtypes = []tensor.Dtype{tensor.Float32, tensor.Float64}
 
-// dense returns a tensor of dtype dt holding vals (rounded for float32).
-func dense(dt tensor.Dtype, shape []int, vals []float64) *tensor.Dense {
-	t := tensor.New(tensor.Of(dt), tensor.WithShape(shape...))
-	set(t, vals)
-	return t
-}
-
-func set(t *tensor.Dense, vals []float64) {
-	if t.Dtype() == tensor.Float32 {
-		d := t.Float32s()
-		for i, v := range vals {
-			d[i] = float32(v)
-		}
-		return
-	}
-	copy(t.Float64s(), vals)
-}
+// dense and set write float64 values into a tensor of either dtype.
+var dense, set = graphtest.MustDense, graphtest.MustSet
 
 // asStored rounds vals as storing them in dtype dt would.
 func asStored(dt tensor.Dtype, vals []float64) []float64 {

@@ -138,7 +138,7 @@ func TestSGDMomentumBufferVariance(t *testing.T) {
 				o.Dampening = beta
 			}
 			params := []graph.NamedTensor{{Name: "w", Value: dense(dt, []int{n}, make([]float64, n))}}
-			grad := dense(dt, []int{n}, nil)
+			grad := tensor.New(tensor.Of(dt), tensor.WithShape(n))
 			for s := 1; s <= steps; s++ {
 				set(grad, grads[s])
 				if err := o.Step(params, []*tensor.Dense{grad}); err != nil {

@@ -147,28 +147,17 @@ func TestResumeRejectsImplausibleMetadata(t *testing.T) {
 // failing at the epoch end stands in for the kill.
 func TestKillAtEpochEndLeavesNoDuplicateEvals(t *testing.T) {
 	cfg := train.Config{Epochs: 2, CheckpointEvery: 1}
-	full := t.TempDir()
-	cfg.Dir = full
-	if _, err := runFresh(t, cfg); err != nil {
-		t.Fatal(err)
-	}
-	part := t.TempDir()
-	cfg.Dir = part
-	killed := cfg
-	killed.OnEval = func(_ *train.Trainer, e train.EvalInfo) error {
-		if e.Step == 6 {
-			return fmt.Errorf("killed")
+	checkResumedRun(t, "after a kill at the epoch end", cfg, func(t *testing.T, killed train.Config) {
+		killed.OnEval = func(_ *train.Trainer, e train.EvalInfo) error {
+			if e.Step == 6 {
+				return fmt.Errorf("killed")
+			}
+			return nil
 		}
-		return nil
-	}
-	if _, err := runFresh(t, killed); err == nil {
-		t.Fatal("the simulated kill did not stop the run")
-	}
-	cfg.Resume = true
-	if _, err := runFresh(t, cfg); err != nil {
-		t.Fatal(err)
-	}
-	checkSameFiles(t, "after a kill at the epoch end", full, part, "evals.csv", "evals.jsonl", "steps.csv", "steps.jsonl", "model.safetensors", "checkpoint.safetensors")
+		if _, err := runFresh(t, killed); err == nil {
+			t.Fatal("the simulated kill did not stop the run")
+		}
+	}, "evals.csv", "evals.jsonl", "steps.csv", "steps.jsonl", "model.safetensors", "checkpoint.safetensors")
 }
 
 // Temporary files a killed checkpoint or model write left behind are
@@ -211,29 +200,20 @@ func TestFailedCheckpointNamesItsStep(t *testing.T) {
 // newline; resuming drops it instead of refusing the file as unreadable.
 func TestTornMetricsLineIsDropped(t *testing.T) {
 	cfg := train.Config{Epochs: 1, CheckpointEvery: 2, EvalEvery: 3}
-	full := t.TempDir()
-	cfg.Dir = full
-	if _, err := runFresh(t, cfg); err != nil {
-		t.Fatal(err)
-	}
-	part := t.TempDir()
-	cfg.Dir, cfg.MaxSteps = part, 4
-	if _, err := runFresh(t, cfg); err != nil {
-		t.Fatal(err)
-	}
-	for name, torn := range map[string]string{"steps.csv": "5,0,4,0.3", "steps.jsonl": `{"st`, "evals.csv": "6,", "evals.jsonl": `{"step":6,"ep`} {
-		f, err := os.OpenFile(filepath.Join(part, name), os.O_APPEND|os.O_WRONLY, 0)
-		if err != nil {
+	checkResumedRun(t, "over a torn line", cfg, func(t *testing.T, cfg train.Config) {
+		cfg.MaxSteps = 4
+		if _, err := runFresh(t, cfg); err != nil {
 			t.Fatal(err)
 		}
-		f.WriteString(torn)
-		f.Close()
-	}
-	cfg.MaxSteps, cfg.Resume = 0, true
-	if _, err := runFresh(t, cfg); err != nil {
-		t.Fatal(err)
-	}
-	checkSameFiles(t, "over a torn line", full, part, "steps.csv", "steps.jsonl", "evals.csv", "evals.jsonl")
+		for name, torn := range map[string]string{"steps.csv": "5,0,4,0.3", "steps.jsonl": `{"st`, "evals.csv": "6,", "evals.jsonl": `{"step":6,"ep`} {
+			f, err := os.OpenFile(filepath.Join(cfg.Dir, name), os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteString(torn)
+			f.Close()
+		}
+	}, "steps.csv", "steps.jsonl", "evals.csv", "evals.jsonl")
 }
 
 // Evaluate and Run on a nil loader, a nil Trainer or one not made by New

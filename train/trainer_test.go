@@ -155,25 +155,39 @@ func TestSameRunTwiceWritesIdenticalFiles(t *testing.T) {
 // files of an uninterrupted run, byte for byte.
 func TestResumeReproducesUninterruptedRun(t *testing.T) {
 	cfg := train.Config{Epochs: 3, CheckpointEvery: 5}
+	res := checkResumedRun(t, "after step 13", cfg, func(t *testing.T, cfg train.Config) {
+		cfg.MaxSteps = 13
+		if _, err := runFresh(t, cfg); err != nil {
+			t.Fatal(err)
+		}
+	}, "steps.csv", "steps.jsonl", "evals.csv", "model.safetensors", "checkpoint.safetensors")
+	if res.Steps != 18 {
+		t.Errorf("resumed run ended at step %d, want 18", res.Steps)
+	}
+}
+
+// checkResumedRun runs cfg uninterrupted in one directory; in another,
+// interrupt runs cfg (its Dir set there) stopped early, failing or
+// damaging its files as a kill would, and cfg then resumes there. Each
+// named file must equal the uninterrupted run's. It returns the resumed
+// run's result.
+func checkResumedRun(t *testing.T, what string, cfg train.Config, interrupt func(t *testing.T, cfg train.Config), names ...string) train.Result {
+	t.Helper()
 	full := t.TempDir()
 	cfg.Dir = full
 	if _, err := runFresh(t, cfg); err != nil {
 		t.Fatal(err)
 	}
 	part := t.TempDir()
-	cfg.Dir, cfg.MaxSteps = part, 13
-	if _, err := runFresh(t, cfg); err != nil {
-		t.Fatal(err)
-	}
-	cfg.MaxSteps, cfg.Resume = 0, true
+	cfg.Dir = part
+	interrupt(t, cfg)
+	cfg.Resume = true
 	res, err := runFresh(t, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Steps != 18 {
-		t.Errorf("resumed run ended at step %d, want 18", res.Steps)
-	}
-	checkSameFiles(t, "after step 13", full, part, "steps.csv", "steps.jsonl", "evals.csv", "model.safetensors", "checkpoint.safetensors")
+	checkSameFiles(t, what, full, part, names...)
+	return res
 }
 
 // runFresh runs the float64 regression setup, built anew (so identical)

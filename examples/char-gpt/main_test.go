@@ -2,18 +2,15 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/geluproject/gelu/datasets"
 	"github.com/geluproject/gelu/examples/internal/extest"
 	"github.com/geluproject/gelu/train/experiment"
-	"github.com/geluproject/gelu/train/report"
 )
 
 // tiny is a configuration that trains in about a second.
@@ -40,38 +37,24 @@ func tinyText(t *testing.T) string {
 // and those are masked before comparing.
 func TestRunTwiceWritesTheSameFiles(t *testing.T) {
 	text := tinyText(t)
-	c1, c2 := tiny(t, text), tiny(t, text)
-	c2.Workers = 2
-	res, err := run(c1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := run(c2); err != nil {
-		t.Fatal(err)
-	}
-	timing := regexp.MustCompile(`("[a-z_.]*train_seconds": |took )[0-9.e+-]+`)
-	n := extest.SameFilesMasked(t, c1.Out, c2.Out, func(rel string, b []byte) []byte {
-		if rel != "report.md" && rel != "summary.json" {
-			return b
+	res, dir, n := extest.RunTwiceMasked(t, func(dir string, first bool) (*results, error) {
+		c := tiny(t, text)
+		if c.Out = dir; !first {
+			c.Workers = 2
 		}
-		b = timing.ReplaceAll(b, []byte("${1}T"))
-		return bytes.ReplaceAll(b, []byte("-workers\n1"), []byte("-workers\n2"))
+		return run(c)
 	})
 	if n < 10+5*2*5 {
 		t.Errorf("compared %d files, want the report's and 5 per run", n)
 	}
-	checkResults(t, c1, res)
+	c := tiny(t, text)
+	c.Out = dir
+	checkResults(t, c, res)
 }
 
 func checkResults(t *testing.T, c config, res *results) {
 	t.Helper()
-	sum, err := report.ReadSummary(c.Out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if u := sum.Undocumented(); len(u) > 0 {
-		t.Errorf("summary keys without a description: %v", u)
-	}
+	sum := extest.CheckOutput(t, c.Out, "char-gpt -steps 30", "curves.csv", "params.csv", "results.csv", "samples.csv", "loss.png", "claims.csv")
 	for _, run := range res.Runs {
 		val := run.Curve.Metric("val_bpc")
 		// Learning: from about log2(vocab) bits, the loss falls by a bit.
@@ -93,44 +76,32 @@ func checkResults(t *testing.T, c config, res *results) {
 			t.Errorf("report.md lacks %q", want)
 		}
 	}
-	var claims struct {
-		Claims []report.Claim `json:"claims"`
-	}
-	raw, _ := os.ReadFile(filepath.Join(c.Out, "summary.json"))
-	if err := json.Unmarshal(raw, &claims); err != nil || len(claims.Claims) != 5 {
-		t.Errorf("%d claims (%v), want 5: GELU vs ReLU, GEGLU vs GELU, ReGLU vs ReLU, GEGLU and SwiGLU vs ReGLU, GEGLU ≈ SwiGLU (no SiLU: no convergence claim, no SwiGLU vs SiLU)", len(claims.Claims), err)
-	}
-	for _, cl := range claims.Claims {
-		if cl.Verdict != report.Unclear { // 2 seeds cannot reach p ≤ 0.05
-			t.Errorf("claim %q: verdict %q with 2 seeds, want unclear", cl.Claim, cl.Verdict)
-		}
-	}
+	// GELU vs ReLU, GEGLU vs GELU, ReGLU vs ReLU, GEGLU and SwiGLU vs ReGLU,
+	// GEGLU ≈ SwiGLU (no SiLU: no convergence claim, no SwiGLU vs SiLU); 2
+	// seeds cannot reach p ≤ 0.05.
+	extest.UnclearClaims(t, c.Out, 5)
 }
 
 // The parameter count in the report is the graph's, and it is the GPT's
-// counted by hand: tied embeddings (V·d + T·d), per block two LayerNorms
-// (4d), attention (d·3d + 3d + d·d + d) and the MLP (ungated d·h + h + h·d
-// + d; gated one more d·h + h), and the final LayerNorm (2d).
+// counted by hand: tied embeddings (V·d + T·d), the blocks
+// (extest.BlockParams) and the final LayerNorm (2d).
 func TestParamsMatchTheGraph(t *testing.T) {
 	const v, T, d, blocks = 50, 8, 24, 2
 	counts := map[string]int{}
-	for name, kind := range mlpKinds {
-		mc := modelConfig{Vocab: v, T: T, DModel: d, Heads: 2, Blocks: blocks, FF: 96, MLP: name}
-		n, err := countParams(mc)
+	c := defaults()
+	c.T, c.DModel, c.Heads, c.Blocks, c.FF = T, d, 2, blocks, 96
+	for name, kind := range experiment.MLPs {
+		cfg := c.gpt(v, name)
+		m, _, err := experiment.GPTModel(cfg, 1, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		h := 96
-		mlp := d*h + h + h*d + d
-		if kind.Gated() {
-			h = 64 // round(2·96/3)
-			mlp = 2*(d*h+h) + h*d + d
-		}
-		if want := v*d + T*d + blocks*(4*d+d*3*d+3*d+d*d+d+mlp) + 2*d; n != want {
+		n, h := experiment.ParamCount(m.Graph), map[bool]int{false: 96, true: 64}[kind.Gated()] // 64 = round(2·96/3)
+		if want := v*d + T*d + blocks*extest.BlockParams(d, h, kind.Gated()) + 2*d; n != want {
 			t.Errorf("%s: the graph has %d parameters, want %d", name, n, want)
 		}
-		if mc.hidden() != h {
-			t.Errorf("%s: inner width %d, want %d", name, mc.hidden(), h)
+		if cfg.Hidden != h {
+			t.Errorf("%s: inner width %d, want %d", name, cfg.Hidden, h)
 		}
 		counts[name] = n
 	}

@@ -44,7 +44,7 @@ func claims(r *report.Report, pg *page, res *results) {
 	for _, gelu := range []activation.Activation{activation.GELUTanh, activation.GELU} {
 		for _, other := range []activation.Activation{activation.ReLU, activation.ELU} {
 			if v, ok := versus("adam", gelu, other, "final_train_loss", 1, true); ok {
-				r.ClaimFrom(reportTmpl, "claim.paper", view{page: pg, Opt: "adam", Exact: gelu == activation.GELU, V: v}, v.Verdict(alpha))
+				r.ClaimBlock(reportTmpl, "claim.paper", view{page: pg, Opt: "adam", Exact: gelu == activation.GELU, V: v}, v.Verdict(alpha))
 			}
 		}
 	}
@@ -61,16 +61,16 @@ func claims(r *report.Report, pg *page, res *results) {
 			}
 		}
 		if len(w.Vs) > 0 {
-			r.ClaimFrom(reportTmpl, "claim.faster", w, experiment.Weakest(verdicts...))
+			r.ClaimBlock(reportTmpl, "claim.faster", w, experiment.Weakest(verdicts...))
 		}
 		// doc 004: GELU outperforms ReLU (said of NLP; here MNIST test error).
 		if w.V, _ = versus(opt, activation.GELU, activation.ReLU, "final_test_error", 100, true); w.V.A != "" {
-			r.ClaimFrom(reportTmpl, "claim.better", w, w.V.Verdict(alpha))
+			r.ClaimBlock(reportTmpl, "claim.better", w, w.V.Verdict(alpha))
 		}
 		// doc 000: smoother GELU gradients make momentum updates steadier
 		// and convergence faster.
 		if w.V, _ = versus(opt, activation.GELU, activation.ReLU, "mean_train_loss", 1, false); w.V.A != "" && opt == "sgd" {
-			r.ClaimFrom(reportTmpl, "claim.momentum", w, w.V.Verdict(alpha))
+			r.ClaimBlock(reportTmpl, "claim.momentum", w, w.V.Verdict(alpha))
 		}
 	}
 }

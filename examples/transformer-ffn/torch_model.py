@@ -24,23 +24,23 @@ set of distinct characters (code points) of --text, as datasets.CharVocab
 builds it; --text defaults to the Opticks text the Go program embeds, and
 --vocab N overrides the size when only --init is wanted.
 
-safetensors files are read and written with the standard library and numpy
-(an 8-byte little-endian header length, a JSON header, raw little-endian
-data), so only torch is needed.
+safetensors files are read and written by nn/testdata/st.py, with the
+standard library and numpy, so only torch is needed.
 """
 import argparse
 import json
 import math
 import os
-import struct
 import sys
 
-import numpy as np
 import torch
 import torch.nn as nn
 
-DT = {"F32": np.float32, "F64": np.float64}
-DEFAULT_TEXT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "datasets", "text", "opticks.txt")
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "nn", "testdata"))
+from st import load, save  # noqa: E402
+
+DEFAULT_TEXT = os.path.join(HERE, "..", "..", "datasets", "text", "opticks.txt")
 
 
 class SigmoidGated(nn.Module):
@@ -110,42 +110,6 @@ class CharFFN(nn.Module):
         return self.head(self.ln_f(x))
 
 
-def load(path):
-    with open(path, "rb") as f:
-        raw = f.read()
-    (n,) = struct.unpack("<Q", raw[:8])
-    header = json.loads(raw[8 : 8 + n])
-    header.pop("__metadata__", None)
-    data = raw[8 + n :]
-    out = {}
-    for name, e in header.items():
-        if e["dtype"] not in DT:
-            raise SystemExit(f"{path}: tensor {name!r} has dtype {e['dtype']}, want F32 or F64")
-        a, b = e["data_offsets"]
-        arr = np.frombuffer(data[a:b], dtype=np.dtype(DT[e["dtype"]]).newbyteorder("<")).reshape(e["shape"])
-        out[name] = torch.from_numpy(arr.astype(DT[e["dtype"]]))
-    return out
-
-
-def save(path, tensors):
-    """Writes tensors as safetensors, atomically (temporary file + rename)."""
-    header, blobs, off = {"__metadata__": {"format": "pt"}}, [], 0
-    for name, t in tensors.items():
-        arr = t.detach().cpu().numpy()
-        b = arr.astype(arr.dtype.newbyteorder("<")).tobytes()
-        header[name] = {"dtype": {np.float32: "F32", np.float64: "F64"}[arr.dtype.type], "shape": list(arr.shape), "data_offsets": [off, off + len(b)]}
-        blobs.append(b)
-        off += len(b)
-    hj = json.dumps(header).encode()
-    hj += b" " * ((8 - len(hj) % 8) % 8)
-    tmp = path + ".tmp"
-    with open(tmp, "wb") as f:
-        f.write(struct.pack("<Q", len(hj)) + hj + b"".join(blobs))
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-
-
 def read_text(path):
     # newline="" keeps \r\n as two characters, as the Go program reads bytes.
     with open(path, encoding="utf-8", newline="") as f:
@@ -187,7 +151,7 @@ def main():
     elif a.init:
         torch.manual_seed(a.seed)
         model = CharFFN(a.vocab, a.context, a.embed, a.dim, a.hidden, a.layers, activation(a.act))
-        save(a.init, model.state_dict())
+        save(a.init, model.state_dict(), metadata={"format": "pt"})
         print(f"wrote {a.init}: {sum(t.numel() for t in model.state_dict().values())} parameters, vocab {a.vocab}")
     else:
         ids = torch.tensor([index[c] for c in text])

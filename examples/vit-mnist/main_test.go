@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -15,7 +12,6 @@ import (
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/nn"
 	"github.com/geluproject/gelu/train/experiment"
-	"github.com/geluproject/gelu/train/report"
 	"gorgonia.org/tensor"
 )
 
@@ -34,38 +30,24 @@ func tiny(t *testing.T) config {
 // time, writes the same files byte for byte; only the wall times differ,
 // and those are masked before comparing.
 func TestRunTwiceWritesTheSameFiles(t *testing.T) {
-	c1, c2 := tiny(t), tiny(t)
-	c2.Workers = 2
-	res, err := run(c1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := run(c2); err != nil {
-		t.Fatal(err)
-	}
-	timing := regexp.MustCompile(`("train_seconds": |took )[0-9.e+-]+`)
-	n := extest.SameFilesMasked(t, c1.Out, c2.Out, func(rel string, b []byte) []byte {
-		if rel != "report.md" && rel != "summary.json" {
-			return b
+	res, dir, n := extest.RunTwiceMasked(t, func(dir string, first bool) (*results, error) {
+		c := tiny(t)
+		if c.Out = dir; !first {
+			c.Workers = 2
 		}
-		b = timing.ReplaceAll(b, []byte("${1}T"))
-		return bytes.ReplaceAll(b, []byte("-workers\n1"), []byte("-workers\n2"))
+		return run(c)
 	})
 	if want := 7 + 5*len(res.Runs); n < want {
 		t.Errorf("compared %d files, want at least %d", n, want)
 	}
-	checkResults(t, c1, res)
+	c := tiny(t)
+	c.Out = dir
+	checkResults(t, c, res)
 }
 
 func checkResults(t *testing.T, c config, res *results) {
 	t.Helper()
-	sum, err := report.ReadSummary(c.Out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if u := sum.Undocumented(); len(u) > 0 {
-		t.Errorf("summary keys without a description: %v", u)
-	}
+	sum := extest.CheckOutput(t, c.Out, "vit-mnist -steps 40", "curves.csv", "params.csv", "results.csv", "error.png", "claims.csv")
 	for _, run := range res.Runs {
 		// Learning: from chance (90% error) to well below it.
 		errs := run.Curve.Metric("test_error")
@@ -84,18 +66,7 @@ func checkResults(t *testing.T, c config, res *results) {
 			t.Errorf("report.md lacks %q", want)
 		}
 	}
-	var claims struct {
-		Claims []report.Claim `json:"claims"`
-	}
-	raw, _ := os.ReadFile(filepath.Join(c.Out, "summary.json"))
-	if err := json.Unmarshal(raw, &claims); err != nil || len(claims.Claims) != len(c.Data) {
-		t.Errorf("%d claims (%v), want one per data set", len(claims.Claims), err)
-	}
-	for _, cl := range claims.Claims {
-		if cl.Verdict != report.Unclear { // 2 seeds cannot reach p ≤ 0.05
-			t.Errorf("claim %q: verdict %q with 2 seeds, want unclear", cl.Claim, cl.Verdict)
-		}
-	}
+	extest.UnclearClaims(t, c.Out, len(c.Data)) // one per data set; 2 seeds cannot reach p ≤ 0.05
 }
 
 // The model cuts each image into 7×7 patches as a loop over pixels does:
@@ -104,7 +75,7 @@ func checkResults(t *testing.T, c config, res *results) {
 func TestPatches(t *testing.T) {
 	const rows = 2
 	g, _ := graph.New(tensor.Float64, 1)
-	v, err := nn.NewViT(g, modelConfig{DModel: 8, Heads: 2, Blocks: 1, FF: 16, MLP: "gelu"}.vit())
+	v, err := nn.NewViT(g, config{DModel: 8, Heads: 2, Blocks: 1, FF: 16}.vit("gelu"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,26 +103,20 @@ func TestPatches(t *testing.T) {
 
 // The parameter count in the report is the graph's, and it is the ViT's
 // counted by hand: patch_embed (49·d + d), cls_token (d), pos_embed (17·d),
-// per block two LayerNorms (4d), attention (d·3d + 3d + d·d + d) and the
-// MLP (ungated d·h + h + h·d + d; gated one more d·h + h), the final
-// LayerNorm (2d) and the head (10·d + 10).
+// the blocks (extest.BlockParams), the final LayerNorm (2d) and the head
+// (10·d + 10).
 func TestParamsMatchTheGraph(t *testing.T) {
 	const d, blocks = 12, 2
-	for name, kind := range mlpKinds {
-		mc := modelConfig{DModel: d, Heads: 2, Blocks: blocks, FF: 48, MLP: name}
-		n, err := countParams(mc)
+	for name, kind := range experiment.MLPs {
+		cfg := config{DModel: d, Heads: 2, Blocks: blocks, FF: 48}.vit(name)
+		m, err := experiment.ViTModel(cfg, 1, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		h := 48
-		mlp := d*h + h + h*d + d
-		if kind.Gated() {
-			h = 32 // round(2·48/3)
-			mlp = 2*(d*h+h) + h*d + d
-		}
-		want := 49*d + d + d + 17*d + blocks*(4*d+d*3*d+3*d+d*d+d+mlp) + 2*d + 10*d + 10
-		if n != want || mc.hidden() != h {
-			t.Errorf("%s: the graph has %d parameters and inner width %d, want %d and %d", name, n, mc.hidden(), want, h)
+		n, h := experiment.ParamCount(m.Graph), map[bool]int{false: 48, true: 32}[kind.Gated()] // 32 = round(2·48/3)
+		want := 49*d + d + d + 17*d + blocks*extest.BlockParams(d, h, kind.Gated()) + 2*d + 10*d + 10
+		if n != want || cfg.Hidden != h {
+			t.Errorf("%s: the graph has %d parameters and inner width %d, want %d and %d", name, n, cfg.Hidden, want, h)
 		}
 	}
 }

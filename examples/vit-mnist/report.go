@@ -1,22 +1,21 @@
 package main
 
-// report.md (prose from report.md.tmpl), summary.json, tables, plot and
-// the claim.
+// report.md (its prose, the claim's words included, is report.md.tmpl),
+// summary.json, tables, plot and the claim.
 
 import (
 	_ "embed"
-	"fmt"
-	"runtime"
-	"strings"
 	"text/template"
 
-	"github.com/geluproject/gelu/ops/gemm"
+	"github.com/geluproject/gelu/train"
 	"github.com/geluproject/gelu/train/experiment"
 	"github.com/geluproject/gelu/train/report"
 )
 
 //go:embed report.md.tmpl
-var reportTemplate string
+var reportText string
+
+var reportTmpl = template.Must(report.ParseBlocks("report.md.tmpl", reportText, "table"))
 
 const alpha = 0.05
 
@@ -24,82 +23,39 @@ type group = experiment.Group[setting]
 
 // view is what report.md.tmpl sees.
 type view struct {
-	C                config
-	Data             []data
-	Groups           []*group
-	TrainSecs        float64
-	MinSeeds         int
-	BLAS             string
-	CPUs, GOMAXPROCS int
-	Epochs           float64
-	Params           map[string]int
-}
-
-// prose writes the template's text into the report, a block at a time:
-// the template's table and plot calls flush the text before them.
-type prose struct {
-	r   *report.Report
-	buf strings.Builder
-}
-
-func (p *prose) Write(b []byte) (int, error) { return p.buf.Write(b) }
-
-func (p *prose) flush() {
-	if s := strings.TrimSpace(p.buf.String()); s != "" {
-		p.r.Text(s)
-	}
-	p.buf.Reset()
+	C        config
+	Data     []data
+	Groups   []*group
+	MinSeeds int
+	Epochs   float64
+	experiment.Speed
 }
 
 func writeReport(c config, res *results) error {
-	r, err := report.New(c.Out, "A small vision Transformer on MNIST: "+strings.Join(c.MLPs, " vs "), report.WithCommand(c.Args...))
+	r, err := report.NewFromTemplate(c.Out, reportTmpl, c, report.WithCommand(c.Args...))
 	if err != nil {
 		return err
 	}
-	v := view{C: c, Groups: experiment.Groups(res.Runs), MinSeeds: experiment.MinPairs(alpha), BLAS: gemm.Name(),
-		CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), Params: map[string]int{}}
+	v := view{C: c, Groups: experiment.Groups(res.Runs), MinSeeds: experiment.MinPairs(alpha), Speed: experiment.SpeedOf(res.Runs)}
 	for _, name := range c.Data {
 		v.Data = append(v.Data, res.Data[name])
 	}
 	v.Epochs = float64(c.Steps*c.Batch) / float64(v.Data[0].Train.Len())
-	for _, g := range v.Groups {
-		for _, run := range g.Runs {
-			v.TrainSecs += run.StepSeconds
-		}
-	}
-	r.Set("train_seconds", v.TrainSecs)
-	tables := map[string]func() error{"params": func() error { return paramsTable(r, &v) }, "results": func() error { return resultsTable(r, v) },
-		"plot": func() error { return plot(r, v) }}
-	p := &prose{r: r}
-	funcs := template.FuncMap{"f": report.Format,
-		"table":    func(name string) (string, error) { p.flush(); return "", tables[name]() },
-		"describe": func(key, text string) (string, error) { p.flush(); return "", r.Describe(key, text) },
-	}
-	claims(r, v)
-	t, err := template.New("report.md.tmpl").Funcs(funcs).Parse(reportTemplate)
-	if err != nil {
+	r.Set("train_seconds", v.StepSeconds)
+	if err := claims(r, v); err != nil {
 		return err
 	}
-	if err := t.Execute(p, &v); err != nil {
+	tables := map[string]func(*report.Report, view) error{"params": paramsTable, "results": resultsTable, "plot": plot}
+	if err := r.ExecuteBlocks(reportTmpl, &v, map[string]func(...string) error{
+		"table": func(name ...string) error { return tables[name[0]](r, v) },
+	}); err != nil {
 		return err
 	}
-	p.flush()
 	return r.Close()
 }
 
-func paramsTable(r *report.Report, v *view) error {
-	var rows [][]any
-	for _, m := range v.C.MLPs {
-		mc := v.C.model(m)
-		n, err := countParams(mc)
-		if err != nil {
-			return err
-		}
-		kind := map[bool]string{false: "act(x·W1)·W2", true: "(act(x·W1) ⊙ x·V)·W2"}[mlpKinds[m].Gated()]
-		rows = append(rows, []any{m, kind, mlpKinds[m].Act.Name(), mc.hidden(), n})
-		r.Set(m+".params", n)
-	}
-	return r.Table("params", []string{"MLP", "form", "activation", "inner width", "parameters"}, rows)
+func paramsTable(r *report.Report, v view) error {
+	return experiment.WriteMLPTable(r, "params", v.C.MLPs, v.C.FF, func(mlp string) (train.Model, error) { return experiment.ViTModel(v.C.vit(mlp), 1, 1) })
 }
 
 func resultsTable(r *report.Report, v view) error {
@@ -134,13 +90,16 @@ func plot(r *report.Report, v view) error {
 		func(run *runResult, step int) []any { return []any{run.Setting.Data, run.Setting.MLP, run.Seed, step} }); err != nil {
 		return err
 	}
-	return r.Plot("error", report.PlotSpec{Title: "Test error vs step", XLabel: "step", YLabel: "test error (%)", Series: series, DPI: v.C.DPI,
-		Caption: fmt.Sprintf("Error on %d test images per data set, median over seeds, shaded from the lowest to the highest seed; Fashion-MNIST dashed. Step 0 (chance) is left out.", v.C.EvalN)})
+	caption, err := report.Render(reportTmpl, "error caption", v)
+	if err != nil {
+		return err
+	}
+	return r.Plot("error", report.PlotSpec{Title: "Test error vs step", XLabel: "step", YLabel: "test error (%)", Series: series, DPI: v.C.DPI, Caption: caption})
 }
 
 // claims checks "GELU's test error is below ReLU's in a vision
 // Transformer" per data set with a paired sign test over seeds.
-func claims(r *report.Report, v view) {
+func claims(r *report.Report, v view) error {
 	get := map[setting]*group{}
 	for _, g := range v.Groups {
 		get[g.Setting] = g
@@ -154,9 +113,10 @@ func claims(r *report.Report, v view) {
 		p := experiment.Compare(a, b)
 		r.Set("compare."+d+".gelu_vs_relu.lower_seeds", p.Lower)
 		r.Set("compare."+d+".gelu_vs_relu.p_value", p.P)
-		r.Claim(report.Claim{Source: "project claim list (vision Transformers)", Claim: "GELU's test error is below ReLU's in a vision Transformer (" + dataNames[d] + ")",
-			Measured: fmt.Sprintf("final test error (%%): GELU %s vs ReLU %s (medians over %d seeds); GELU lower in %d of %d seeds (sign test p = %s)",
-				report.Format(100*experiment.Median(a)), report.Format(100*experiment.Median(b)), len(a), p.Lower, p.N, report.Format(p.P)),
-			Verdict: p.Verdict(alpha)})
+		m := map[string]any{"Data": dataNames[d], "GELU": 100 * experiment.Median(a), "ReLU": 100 * experiment.Median(b), "Seeds": len(a), "P": p}
+		if err := r.ClaimBlock(reportTmpl, "claim.gelu_relu", m, p.Verdict(alpha)); err != nil {
+			return err
+		}
 	}
+	return nil
 }

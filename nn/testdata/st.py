@@ -1,6 +1,17 @@
-"""Minimal safetensors reader/writer (8-byte header length, JSON header,
-raw little-endian data) with numpy, so the parity scripts need only torch."""
+"""safetensors in Python with the standard library and numpy (an 8-byte
+little-endian header length, a JSON header, raw little-endian data), so
+that the PyTorch scripts need only torch. F32 and F64, the dtypes the Go
+side writes.
+
+The one copy for every script that moves tensors to or from Go:
+nn/testdata/*_torch.py, train/testdata/torch_parity.py and
+examples/transformer-ffn/torch_model.py. They import it by path:
+
+    sys.path.insert(0, "<this directory>")
+    from st import load, save
+"""
 import json
+import os
 import struct
 
 import numpy as np
@@ -10,6 +21,8 @@ DT = {"F32": np.float32, "F64": np.float64}
 
 
 def load(path):
+    """Every tensor of the file at path, by name, as torch tensors in the
+    file's dtype; the __metadata__ entry is dropped."""
     with open(path, "rb") as f:
         raw = f.read()
     (n,) = struct.unpack("<Q", raw[:8])
@@ -18,14 +31,21 @@ def load(path):
     data = raw[8 + n :]
     out = {}
     for name, e in header.items():
+        if e["dtype"] not in DT:
+            raise SystemExit(f"{path}: tensor {name!r} has dtype {e['dtype']}, want F32 or F64")
         a, b = e["data_offsets"]
-        arr = np.frombuffer(data[a:b], dtype=DT[e["dtype"]]).reshape(e["shape"])
-        out[name] = torch.from_numpy(arr.copy())
+        arr = np.frombuffer(data[a:b], dtype=np.dtype(DT[e["dtype"]]).newbyteorder("<")).reshape(e["shape"])
+        out[name] = torch.from_numpy(arr.astype(DT[e["dtype"]]))
     return out
 
 
-def save(path, tensors):
+def save(path, tensors, metadata=None):
+    """Writes tensors (name → float32 or float64 tensor, in the dict's
+    order) to path atomically (a temporary file, then a rename). metadata,
+    a dict of strings, becomes the header's leading __metadata__ entry."""
     header, blobs, off = {}, [], 0
+    if metadata:
+        header["__metadata__"] = metadata
     for name, t in tensors.items():
         arr = t.detach().cpu().contiguous().numpy()
         b = arr.astype(arr.dtype.newbyteorder("<")).tobytes()
@@ -34,5 +54,9 @@ def save(path, tensors):
         off += len(b)
     hj = json.dumps(header).encode()
     hj += b" " * ((8 - len(hj) % 8) % 8)
-    with open(path, "wb") as f:
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as f:
         f.write(struct.pack("<Q", len(hj)) + hj + b"".join(blobs))
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)

@@ -64,9 +64,16 @@
 // interpolation between order statistics). Compare's sign test is exact:
 // P(X ≥ k) for X ~ Binomial(n, ½), the probability of k or more of n
 // paired seeds favouring one side by chance; with five seeds all agreeing
-// it is 1/32, the fewest seeds that reach p < 0.05 (MinPairs). When the
-// runs also score the same evaluation examples one by one, DiffFrom
-// separates the two kinds of noise: each seed's difference carries its
-// evaluation noise (a block standard error), the seeds carry the spread
-// between trainings.
+// it is 1/32, the fewest seeds that reach p < 0.05 (MinPairs); AllLower
+// checks "every setting in A is lower than every one in B". When the runs
+// also score the same evaluation examples one by one, DiffFrom separates
+// the two kinds of noise: each seed's difference carries its evaluation
+// noise (a block standard error), the seeds carry the spread between
+// trainings.
+//
+// The Transformer programs (examples/char-gpt, examples/vit-mnist) share
+// the feed-forward variants by name (MLPs), nn.GPT and nn.ViT as a
+// train.Model (GPTModel, ViTModel), nanoGPT's AdamW recipe run as one run
+// of a grid (AdamW, TrainAdamW) and the plumbing of a program's main
+// (IntFlag, CheckNames, NewGrid, Flags.Progress, SpeedOf, Exit).
 package experiment

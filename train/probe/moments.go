@@ -264,30 +264,30 @@ func addTo[T float32 | float64](m *Moments, d []T, off int, blk *momentBlock) fl
 		}
 		return 0
 	}
-	var q float64
 	if blk == nil {
 		for j, v := range d {
-			e := &el[j]
-			y := float64(v) - e.shift
-			e.s1 += y
-			e.s2 += y * y
-			e.lag += y * e.prev
-			e.prev = y
+			el[j].add(float64(v))
 		}
 		return 0
 	}
+	var q float64
 	bs := blk.s1[off : off+len(d)]
 	for j, v := range d {
-		e := &el[j]
-		y := float64(v) - e.shift
-		e.s1 += y
-		e.s2 += y * y
-		e.lag += y * e.prev
-		e.prev = y
+		y := el[j].add(float64(v))
 		bs[j] += y
 		q += y * y
 	}
 	return q
+}
+
+// add observes the value x and returns its y = x − shift.
+func (e *elemSums) add(x float64) float64 {
+	y := x - e.shift
+	e.s1 += y
+	e.s2 += y * y
+	e.lag += y * e.prev
+	e.prev = y
+	return y
 }
 
 func firstNonFinite[T float32 | float64](d []T) int {

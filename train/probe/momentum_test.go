@@ -122,7 +122,7 @@ func TestCompareOnIIDGradients(t *testing.T) {
 	}
 	for _, dt := range dtypes {
 		for _, beta := range []float64{0.9, 0.99} {
-			ps := []graph.NamedTensor{{Name: "w", Value: dense(dt, []int{elems}, nil)}}
+			ps := []graph.NamedTensor{{Name: "w", Value: tensor.New(tensor.Of(dt), tensor.WithShape(elems))}}
 			burn := probe.BurnIn(beta, 1e-4)
 			gm, _ := probe.NewMoments(ps, blockLen)
 			shadows := map[probe.Form]*probe.Shadow{}
@@ -132,7 +132,7 @@ func TestCompareOnIIDGradients(t *testing.T) {
 				bufs[f], _ = probe.NewMoments(ps, blockLen)
 			}
 			r := rng.New(3, "iid")
-			g := dense(dt, []int{elems}, nil)
+			g := tensor.New(tensor.Of(dt), tensor.WithShape(elems))
 			vals := make([]float64, elems)
 			for step := 0; step < burn+window; step++ {
 				for j := range vals {
@@ -195,7 +195,7 @@ func TestCompareOnIIDGradients(t *testing.T) {
 }
 
 func TestCompareAndShadowRejectBadInput(t *testing.T) {
-	ps := []graph.NamedTensor{{Name: "w", Value: dense(tensor.Float64, []int{3}, nil)}}
+	ps := []graph.NamedTensor{{Name: "w", Value: tensor.New(tensor.Of(tensor.Float64), tensor.WithShape(3))}}
 	for _, tc := range []struct {
 		f    probe.Form
 		beta float64
@@ -225,7 +225,7 @@ func TestCompareAndShadowRejectBadInput(t *testing.T) {
 func TestWatchSkipsTheBurnIn(t *testing.T) {
 	const burn, steps = 7, 40
 	for _, dt := range dtypes {
-		ps := []graph.NamedTensor{{Name: "a", Value: dense(dt, []int{3}, nil)}, {Name: "b", Value: dense(dt, []int{2, 2}, nil)}}
+		ps := []graph.NamedTensor{{Name: "a", Value: tensor.New(tensor.Of(dt), tensor.WithShape(3))}, {Name: "b", Value: tensor.New(tensor.Of(dt), tensor.WithShape(2, 2))}}
 		w, err := probe.NewWatch(ps, 10, burn, probe.Buffer{Form: probe.EMA, Beta: 0.8}, probe.Buffer{Form: probe.HeavyBall, Beta: 0.5})
 		if err != nil {
 			t.Fatal(err)

@@ -7,25 +7,18 @@ import (
 
 	"github.com/geluproject/gelu/datasets"
 	"github.com/geluproject/gelu/graph"
+	"github.com/geluproject/gelu/graph/graphtest"
 	"github.com/geluproject/gelu/nn"
 	"github.com/geluproject/gelu/ops/activation"
 	"github.com/geluproject/gelu/train/probe"
+	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
 
 var dtypes = []tensor.Dtype{tensor.Float32, tensor.Float64}
 
-func dense(dt tensor.Dtype, shape []int, vals []float64) *tensor.Dense {
-	t := tensor.New(tensor.Of(dt), tensor.WithShape(shape...))
-	for i, v := range vals {
-		if dt == tensor.Float32 {
-			t.Float32s()[i] = float32(v)
-		} else {
-			t.Float64s()[i] = v
-		}
-	}
-	return t
-}
+// dense and copyInto write float64 values into a tensor of either dtype.
+var dense, copyInto = graphtest.MustDense, graphtest.MustSet
 
 // geluD1 is GELU'(z) = Φ(z) + z·φ(z), written out here independently of
 // package activation.
@@ -58,24 +51,50 @@ func handPre() [][]float64 {
 	return out
 }
 
+// hand is handNet built in one dtype: its input x (4×2), the target y (4×1)
+// of an MSE loss if it has one, the pre-activations and parameters, and a
+// machine that keeps the pre-activations.
+type hand struct {
+	x, y   *G.Node
+	pre    []*G.Node
+	params []graph.NamedTensor
+	m      *graph.Machine
+}
+
+// buildHandNet builds handNet in dtype dt with its hand-set weights, with
+// an MSE loss if withLoss.
+func buildHandNet(t *testing.T, dt tensor.Dtype, withLoss bool) hand {
+	t.Helper()
+	g, _ := graph.New(dt, 1)
+	x, _ := g.Input("x", 4, 2)
+	mlp, err := nn.NewMLP(g, "mlp", nn.MLPConfig{In: 2, Hidden: []int{5}, Out: 1, Activation: activation.GELU})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := mlp.Forward(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var y, loss *G.Node
+	if withLoss {
+		y, _ = g.Input("y", 4, 1)
+		if loss, err = nn.MSELoss(out, y); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ps := g.ParamTensors()
+	copyInto(ps[0].Value, handW)
+	copyInto(ps[1].Value, handB)
+	m, err := g.Compile(loss, graph.Keep(mlp.Pre...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hand{x: x, y: y, pre: mlp.Pre, params: ps, m: m}
+}
+
 func TestUnitsDeadOnHandBuiltNetwork(t *testing.T) {
 	for _, dt := range dtypes {
-		g, _ := graph.New(dt, 1)
-		x, _ := g.Input("x", 4, 2)
-		mlp, err := nn.NewMLP(g, "mlp", nn.MLPConfig{In: 2, Hidden: []int{5}, Out: 1, Activation: activation.GELU})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := mlp.Forward(x); err != nil {
-			t.Fatal(err)
-		}
-		ps := g.ParamTensors()
-		copyInto(ps[0].Value, handW)
-		copyInto(ps[1].Value, handB)
-		m, err := g.Compile(nil, graph.Keep(mlp.Pre...))
-		if err != nil {
-			t.Fatal(err)
-		}
+		h := buildHandNet(t, dt, false)
 		ds := &datasets.Dataset{Name: "hand", Features: 2, X: f32(handX)}
 		l, err := datasets.NewLoader(ds, datasets.LoaderConfig{BatchSize: 4, Dtype: dt})
 		if err != nil {
@@ -93,7 +112,7 @@ func TestUnitsDeadOnHandBuiltNetwork(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := u.ObserveLoader(m, x, mlp.Pre, l); err != nil {
+			if err := u.ObserveLoader(h.m, h.x, h.pre, l); err != nil {
 				t.Fatal(err)
 			}
 			if u.Examples(0) != 4 {
@@ -160,17 +179,6 @@ func TestUnitsDeadOnHandBuiltNetwork(t *testing.T) {
 				t.Errorf("%v %v: E[f'] = %v, E[f'²] = %v, want %v, %v", dt, tc.act, mean, meanSq, s/20, s2/20)
 			}
 		}
-	}
-}
-
-func copyInto(t *tensor.Dense, vals []float64) {
-	switch d := t.Data().(type) {
-	case []float32:
-		for i, v := range vals {
-			d[i] = float32(v)
-		}
-	case []float64:
-		copy(d, vals)
 	}
 }
 

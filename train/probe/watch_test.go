@@ -6,7 +6,6 @@ import (
 
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/graph/rng"
-	"github.com/geluproject/gelu/nn"
 	"github.com/geluproject/gelu/ops/activation"
 	"github.com/geluproject/gelu/train/probe"
 	"gorgonia.org/tensor"
@@ -107,31 +106,10 @@ func TestSummaryOnSyntheticIID(t *testing.T) {
 // step 4 use other inputs, which would change the averages.
 func TestWatchUnitsObservesOnlyTheFirstRecordedSteps(t *testing.T) {
 	for _, dt := range dtypes {
-		g, _ := graph.New(dt, 1)
-		x, _ := g.Input("x", 4, 2)
-		y, _ := g.Input("y", 4, 1)
-		mlp, err := nn.NewMLP(g, "mlp", nn.MLPConfig{In: 2, Hidden: []int{5}, Out: 1, Activation: activation.GELU})
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := mlp.Forward(x)
-		if err != nil {
-			t.Fatal(err)
-		}
-		loss, err := nn.MSELoss(out, y)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ps := g.ParamTensors()
-		copyInto(ps[0].Value, handW)
-		copyInto(ps[1].Value, handB)
-		m, err := g.Compile(loss, graph.Keep(mlp.Pre...))
-		if err != nil {
-			t.Fatal(err)
-		}
-		w, _ := probe.NewWatch(ps, 0, 1)
+		h := buildHandNet(t, dt, true)
+		w, _ := probe.NewWatch(h.params, 0, 1)
 		u, _ := probe.NewUnits(activation.GELU, 5)
-		if err := w.WatchUnits(u, m, mlp.Pre, 2); err != nil {
+		if err := w.WatchUnits(u, h.m, h.pre, 2); err != nil {
 			t.Fatal(err)
 		}
 		other := make([]float64, len(handX))
@@ -139,12 +117,12 @@ func TestWatchUnitsObservesOnlyTheFirstRecordedSteps(t *testing.T) {
 			other[i] = 3 * handX[i]
 		}
 		for step, in := range [][]float64{other, handX, handX, other} {
-			m.Set(x, dense(dt, []int{4, 2}, in))
-			m.Set(y, dense(dt, []int{4, 1}, []float64{1, 0, 1, 0}))
-			if err := m.Run(); err != nil {
+			h.m.Set(h.x, dense(dt, []int{4, 2}, in))
+			h.m.Set(h.y, dense(dt, []int{4, 1}, []float64{1, 0, 1, 0}))
+			if err := h.m.Run(); err != nil {
 				t.Fatal(err)
 			}
-			gs, _ := m.Grads()
+			gs, _ := h.m.Grads()
 			if _, err := w.Add(gs); err != nil {
 				t.Fatalf("step %d: %v", step, err)
 			}
@@ -164,7 +142,7 @@ func TestWatchUnitsObservesOnlyTheFirstRecordedSteps(t *testing.T) {
 		if math.Abs(s.UnitMean-sum/20) > tol || math.Abs(s.UnitMeanSq-sumSq/20) > tol || u.Examples(0) != 8 {
 			t.Errorf("%v: E[f'] = %v, E[f'²] = %v over %d examples, want %v, %v over 8", dt, s.UnitMean, s.UnitMeanSq, u.Examples(0), sum/20, sumSq/20)
 		}
-		if err := w.WatchUnits(u, m, nil, 1); err == nil {
+		if err := w.WatchUnits(u, h.m, nil, 1); err == nil {
 			t.Errorf("%v: no pre-activation nodes for one layer accepted", dt)
 		}
 	}

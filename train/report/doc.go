@@ -32,6 +32,9 @@
 // computes the data it is executed with. Capture turns blocks another
 // package adds (experiment.WriteCurves) into markdown for a template, and
 // DescribeKeys reads the summary keys' descriptions from a text file.
+// ParseBlocks and ExecuteBlocks run such a template whose functions add
+// their own blocks, leaving the text between them byte for byte (model
+// samples in code blocks).
 //
 // The same pieces work without a Report: WriteFileAtomic for checkpoints,
 // CreateCSV for per-step training metrics, WritePlot for a single figure,

@@ -81,7 +81,7 @@ func ParseTable(md string) (TableData, error) {
 	return d, nil
 }
 
-// ClaimFrom records a claim (Claim) whose words come from the template
+// ClaimBlock records a claim (Claim) whose words come from the template
 // named name of t, rendered with data: three lines starting "source:",
 // "claim:" and "measured:", each followed by that field's text.
 //
@@ -90,7 +90,7 @@ func ParseTable(md string) (TableData, error) {
 //	claim: models with GELU converge faster
 //	measured: mean training loss GELU {{num .GELU}}, ReLU {{num .ReLU}}
 //	{{end}}
-func (r *Report) ClaimFrom(t *template.Template, name string, data any, v Verdict) error {
+func (r *Report) ClaimBlock(t *template.Template, name string, data any, v Verdict) error {
 	if r == nil {
 		return errNil("Report", "report.New")
 	}

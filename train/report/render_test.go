@@ -35,10 +35,10 @@ measured: x = {{num 0.5}}
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := r.ClaimFrom(tm, "c", 7, Confirmed); err != nil {
+	if err := r.ClaimBlock(tm, "c", 7, Confirmed); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.ClaimFrom(tm, "bad", 7, Confirmed); err == nil {
+	if err := r.ClaimBlock(tm, "bad", 7, Confirmed); err == nil {
 		t.Error("a claim template without source and measurement was accepted")
 	}
 	r.Close()

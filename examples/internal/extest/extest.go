@@ -73,14 +73,7 @@ func compareFiles(t testing.TB, a, b string, mask func(string, []byte) []byte, s
 // returns the first run's result and folder.
 func RunTwice[R any](t testing.TB, run func(dir string, first bool) (R, error), skip ...string) (R, string) {
 	t.Helper()
-	dir, dir2 := t.TempDir(), t.TempDir()
-	res, err := run(dir, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := run(dir2, false); err != nil {
-		t.Fatal(err)
-	}
+	res, dir, dir2 := runBoth(t, run)
 	SameFiles(t, dir, dir2, skip...)
 	return res, dir
 }

@@ -80,36 +80,7 @@ func TestWriteFileBadPaths(t *testing.T) {
 }
 
 func TestFileAppearsOnlyOnCommit(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "metrics.csv")
-	f, err := Create(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	io.WriteString(f, "step,loss\n")
-	if _, err := os.Stat(p); !os.IsNotExist(err) {
-		t.Errorf("file visible before Commit (stat error %v)", err)
-	}
-	if err := f.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	if got, _ := os.ReadFile(p); string(got) != "step,loss\n" {
-		t.Errorf("file holds %q", got)
-	}
-	if _, err := f.Write([]byte("x")); err == nil {
-		t.Error("Write after Commit: no error")
-	}
-	if err := f.Commit(); err == nil {
-		t.Error("second Commit: no error")
-	}
-	g, _ := Create(filepath.Join(dir, "gone.csv"))
-	io.WriteString(g, "x")
-	if err := g.Abort(); err != nil {
-		t.Fatal(err)
-	}
-	if got := testutil.ListDir(t, dir); !slices.Equal(got, []string{"metrics.csv"}) {
-		t.Errorf("directory holds %v after Abort, want only metrics.csv", got)
-	}
+	testutil.CheckCommitAndAbort(t, t.TempDir(), func(p string) (testutil.Committer, error) { return Create(p) }, "")
 }
 
 // Orphans of a killed writer are removed by the next write of the same

@@ -1,0 +1,12 @@
+// Package graphtest holds helpers for tests that move float64 numbers in
+// and out of the float32 and float64 tensors and graphs of several
+// packages (nn, optim, train/probe, train/torchtest), as net/http/httptest
+// does for HTTP. MustDense and MustSet panic on bad arguments, following
+// Go's Must convention: in a test a panic fails the test. Library code
+// uses graph.FromFloat64s and graph.SetFloat64s, which return errors.
+//
+// Use in a test:
+//
+//	x := graphtest.MustDense(tensor.Float32, []int{2, 3}, []float64{1, 2, 3, 4, 5, 6})
+//	got := graphtest.Output(t, g, xNode, outNode, x) // compile, set, run, read
+package graphtest

@@ -1,0 +1,279 @@
+package experiment
+
+// What the Transformer experiments (examples/char-gpt, examples/vit-mnist)
+// share: the feed-forward variants by name, nn.GPT and nn.ViT wrapped as a
+// train.Model, and nanoGPT's AdamW recipe trained as one run of a grid.
+
+import (
+	"errors"
+	"flag"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/geluproject/gelu/datasets"
+	"github.com/geluproject/gelu/graph"
+	"github.com/geluproject/gelu/nn"
+	"github.com/geluproject/gelu/ops/activation"
+	"github.com/geluproject/gelu/ops/fused"
+	"github.com/geluproject/gelu/optim"
+	"github.com/geluproject/gelu/train"
+	"github.com/geluproject/gelu/train/report"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// MLP is the feed-forward layer of a Transformer block: act(x·W1)·W2, or
+// with a Gate (Shazeer 2020) (act(x·W1) ⊙ x·V)·W2.
+type MLP struct {
+	Act  activation.Activation // the ungated MLP's, or the gate's
+	Gate nn.Gate               // zero: ungated
+}
+
+// MLPs are the variants by name (the examples' -mlp), the gated ones with
+// the activation of their gate.
+var MLPs = map[string]MLP{
+	"relu": {Act: activation.ReLU}, "gelu": {Act: activation.GELU}, "gelu_tanh": {Act: activation.GELUTanh}, "silu": {Act: activation.SiLU},
+	"geglu": {activation.GELU, nn.GEGLU}, "swiglu": {activation.SiLU, nn.SwiGLU}, "reglu": {activation.ReLU, nn.ReGLU},
+}
+
+// MLPNames lists the names of MLPs, sorted: "geglu, gelu, …".
+func MLPNames() string { return strings.Join(slices.Sorted(maps.Keys(MLPs)), ", ") }
+
+// Gated reports whether the MLP has a second input projection.
+func (m MLP) Gated() bool { return !m.Gate.IsZero() }
+
+// Hidden is the inner width of the MLP standing for an ungated one of
+// inner width ff: ff itself, or nn.GatedHidden(ff), 2/3 of it, for a gated
+// one, whose three matrices then hold as many weights as the ungated two.
+func (m MLP) Hidden(ff int) int {
+	if m.Gated() {
+		return nn.GatedHidden(ff)
+	}
+	return ff
+}
+
+// Block returns the fields Hidden, Activation and Gate of an
+// nn.BlockConfig, GPTConfig or ViTConfig for this MLP at ungated width ff.
+func (m MLP) Block(ff int) (hidden int, act activation.Activation, gate nn.Gate) {
+	if m.Gated() {
+		return m.Hidden(ff), activation.Activation{}, m.Gate
+	}
+	return ff, m.Act, m.Gate
+}
+
+// Form is the MLP's formula, for a table.
+func (m MLP) Form() string {
+	if m.Gated() {
+		return "(act(x·W1) ⊙ x·V)·W2"
+	}
+	return "act(x·W1)·W2"
+}
+
+// GPTModel adds nn.GPT (cfg) to a new float32 graph seeded by seed, for
+// batches of rows windows of cfg.BlockSize token ids x and their next
+// tokens y (rows), as datasets.CharTask makes them. The training loss is
+// nanoGPT's, the mean cross-entropy over all positions of a window, each
+// predicting the next token (the targets are x shifted left by one with y
+// appended), so a window trains BlockSize predictions; the output, what
+// evaluation scores, is the logits of the last position (rows ×
+// VocabSize), a prediction after a full context. Parameters depend only on
+// their names and the seed.
+func GPTModel(cfg nn.GPTConfig, rows int, seed uint64) (train.Model, *nn.GPT, error) {
+	var m train.Model
+	g, err := graph.New(tensor.Float32, seed)
+	if err != nil {
+		return m, nil, err
+	}
+	T, vocab := cfg.BlockSize, cfg.VocabSize
+	x, err := g.Input("x", rows, T)
+	if err != nil {
+		return m, nil, err
+	}
+	y, err := g.Input("y", rows)
+	if err != nil {
+		return m, nil, err
+	}
+	gpt, err := nn.NewGPT(g, cfg)
+	if err != nil {
+		return m, nil, err
+	}
+	// (rows × T+1): each window with its next token; columns 1…T are the
+	// targets.
+	y1, err := fused.Reshape(y, rows, 1)
+	if err != nil {
+		return m, nil, err
+	}
+	full, err := G.Concat(1, x, y1)
+	if err != nil {
+		return m, nil, err
+	}
+	targets, err := fused.Gather(full, gatherIndex(rows, T, T+1, 1), rows, T)
+	if err != nil {
+		return m, nil, err
+	}
+	logits, loss, err := gpt.Loss(x, targets)
+	if err != nil {
+		return m, nil, err
+	}
+	// logits are (rows·T × vocab): row r·T + T−1 is window r's last position.
+	last, err := fused.Gather(logits, gatherIndex(rows, vocab, T*vocab, (T-1)*vocab), rows, vocab)
+	if err != nil {
+		return m, nil, err
+	}
+	return train.Model{Graph: g, Input: x, Target: y, Output: last, Loss: loss, Task: train.Classification}, gpt, nil
+}
+
+// gatherIndex returns the flat indices of rows runs of n elements, run r
+// starting at r·stride + offset.
+func gatherIndex(rows, n, stride, offset int) []int {
+	idx := make([]int, 0, rows*n)
+	for r := range rows {
+		for j := range n {
+			idx = append(idx, r*stride+offset+j)
+		}
+	}
+	return idx
+}
+
+// ViTModel adds nn.ViT (cfg) to a new float32 graph seeded by seed, for
+// batches of rows images x (rows × ImageSize², row-major pixels) and
+// labels y (rows): the class logits, trained by cross-entropy.
+func ViTModel(cfg nn.ViTConfig, rows int, seed uint64) (train.Model, error) {
+	var m train.Model
+	g, err := graph.New(tensor.Float32, seed)
+	if err != nil {
+		return m, err
+	}
+	x, err := g.Input("x", rows, cfg.ImageSize*cfg.ImageSize)
+	if err != nil {
+		return m, err
+	}
+	y, err := g.Input("y", rows)
+	if err != nil {
+		return m, err
+	}
+	v, err := nn.NewViT(g, cfg)
+	if err != nil {
+		return m, err
+	}
+	logits, err := v.Forward(x)
+	if err != nil {
+		return m, err
+	}
+	loss, err := nn.CrossEntropyLoss(logits, y)
+	if err != nil {
+		return m, err
+	}
+	return train.Model{Graph: g, Input: x, Target: y, Output: logits, Loss: loss, Task: train.Classification}, nil
+}
+
+// ParamCount returns the number of trainable scalars of g.
+func ParamCount(g *graph.Graph) (n int) {
+	for _, p := range g.ParamTensors() {
+		n += p.Value.Shape().TotalSize()
+	}
+	return n
+}
+
+// AdamW is nanoGPT's training recipe: AdamW (PyTorch's defaults, weight
+// decay 0.01) at learning rate LR after Warmup steps of linear warmup,
+// cosine decay to LR/10 at Steps, the gradient norm clipped to Clip (0:
+// off), Batch examples a step, evaluated at step 0 and every EvalEvery
+// steps.
+type AdamW struct {
+	Batch, Steps, EvalEvery, Warmup int
+	LR, Clip                        float64
+}
+
+// TrainAdamW trains m by the recipe a as run r of a grid: on trainSet,
+// shuffled by r.Seed, in whole batches; evaluated on evalSet, each
+// evaluation passed to onEval (to record in r.Curve); the trainer's files
+// in r.Dir; its progress bar on progress, none if nil. A run that
+// diverges is an error here. It returns the trainer, for a final
+// evaluation.
+func TrainAdamW[S any](r *Run[S], m train.Model, trainSet, evalSet *datasets.Dataset, a AdamW, progress io.Writer,
+	onEval func(train.EvalInfo) error) (*train.Trainer, error) {
+	trainData, err := datasets.NewLoader(trainSet, datasets.LoaderConfig{BatchSize: a.Batch, Shuffle: true, Seed: r.Seed, DropLast: true})
+	if err != nil {
+		return nil, err
+	}
+	evalData, err := datasets.NewLoader(evalSet, datasets.LoaderConfig{BatchSize: a.Batch})
+	if err != nil {
+		return nil, err
+	}
+	cosine, err := optim.Cosine(a.LR, a.Steps, a.LR/10)
+	if err != nil {
+		return nil, err
+	}
+	sched, err := optim.Warmup(cosine, a.Warmup)
+	if err != nil {
+		return nil, err
+	}
+	t, err := train.New(m, optim.NewAdamW(a.LR), trainData, evalData, train.Config{
+		MaxSteps: a.Steps, EvalEvery: a.EvalEvery, EvalAtStart: true, Schedule: sched, ClipNorm: a.Clip,
+		Dir: r.Dir, Quiet: progress == nil, Progress: progress,
+		OnEval: func(_ *train.Trainer, e train.EvalInfo) error { return onEval(e) }})
+	if err != nil {
+		return nil, err
+	}
+	if err := r.Train(t); err != nil {
+		return nil, err
+	}
+	if r.Diverged != "" {
+		return nil, errors.New(r.Diverged)
+	}
+	return t, nil
+}
+
+// WriteMLPTable adds to r the table name (name.csv and markdown) of the
+// MLP variants mlps at ungated inner width ff: the name, formula,
+// activation, inner width and the parameters of the model that model
+// builds with it (ParamCount), the last also as the summary value
+// <mlp>.params.
+func WriteMLPTable(r *report.Report, name string, mlps []string, ff int, model func(mlp string) (train.Model, error)) error {
+	var rows [][]any
+	for _, m := range mlps {
+		tm, err := model(m)
+		if err != nil {
+			return err
+		}
+		n, mlp := ParamCount(tm.Graph), MLPs[m]
+		rows = append(rows, []any{m, mlp.Form(), mlp.Act.Name(), mlp.Hidden(ff), n})
+		r.Set(m+".params", n)
+	}
+	return r.Table(name, []string{"MLP", "form", "activation", "inner width", "parameters"}, rows)
+}
+
+// Continue returns n tokens sampled from the trained m after prompt: an
+// inference copy of m (GPT.NextToken) drawn from by nn.Generate with a
+// sampler of cfg.
+func Continue(m *nn.GPT, prompt []int, n int, cfg nn.SampleConfig) ([]int, error) {
+	next, err := m.NextToken()
+	if err != nil {
+		return nil, err
+	}
+	sampler, err := nn.NewSampler(cfg)
+	if err != nil {
+		return nil, err
+	}
+	text, err := nn.Generate(next, prompt, n, sampler)
+	if err != nil {
+		return nil, err
+	}
+	return text[len(prompt):], nil
+}
+
+// Register defines -lr and -clip on fs, with a's values as defaults.
+func (a *AdamW) Register(fs *flag.FlagSet) {
+	fs.Float64Var(&a.LR, "lr", a.LR, "peak learning rate of AdamW")
+	fs.Float64Var(&a.Clip, "clip", a.Clip, "clip the global gradient norm to this; 0: off")
+}
+
+// Longer returns the recipe with k times the steps, evaluation interval
+// and warmup.
+func (a AdamW) Longer(k int) AdamW {
+	a.Steps, a.EvalEvery, a.Warmup = k*a.Steps, k*a.EvalEvery, k*a.Warmup
+	return a
+}
