@@ -45,7 +45,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 
 	"github.com/geluproject/gelu/datasets"
 	"github.com/geluproject/gelu/ops/activation"
@@ -101,44 +100,27 @@ type runResult = experiment.Run[activation.Activation]
 // and bits per character) and accuracy.
 var metrics = []string{"train_loss", "val_loss", "val_bpc", "val_accuracy"}
 
-// data is the task shared by every run.
-type data struct {
-	Name             string // the -text file's name; "" for the Opticks
-	Chars            int
-	Train, Val, Eval *datasets.Dataset // Eval: the validation windows scored
-	Vocab            *datasets.CharVocab
-}
-
 // results is what run returns besides the files.
 type results struct {
-	Data  data
+	Data  experiment.CharData
 	Shape shape
 	Runs  []*runResult // seeds outermost, then activations in -acts order
 }
 
-func loadData(c config) (d data, err error) {
+// loadData checks c and cuts the text into training and validation windows.
+func loadData(c config) (d experiment.CharData, err error) {
 	if err := c.check(); err != nil {
 		return d, err
 	}
-	text := datasets.Opticks() // d.Name "": report.md.tmpl names it
-	if c.TextFile != "" {
-		if text, err = datasets.LoadText(c.TextFile); err != nil {
-			return d, err
-		}
-		d.Name = filepath.Base(c.TextFile)
+	text, name, err := experiment.CharText(c.TextFile)
+	if err == nil {
+		cfg := datasets.CharTaskConfig{Context: c.Context, ValFraction: c.ValFraction, Seed: c.Seed, ChunkLen: c.ChunkLen}
+		d, err = experiment.NewCharData(text, name, cfg, c.ValWindows)
 	}
-	d.Train, d.Val, d.Vocab, err = datasets.CharTask(text, datasets.CharTaskConfig{Context: c.Context, ValFraction: c.ValFraction, Seed: c.Seed, ChunkLen: c.ChunkLen})
-	if err != nil {
-		return d, err
+	if err == nil && d.Train.Len() < c.Batch {
+		err = fmt.Errorf("%d training windows, fewer than one batch of %d: use a longer text or a smaller -batch", d.Train.Len(), c.Batch)
 	}
-	d.Chars = len([]rune(text))
-	if d.Eval, err = experiment.Subset(d.Val, min(c.ValWindows, d.Val.Len()), c.Seed, "validation windows"); err != nil {
-		return d, err
-	}
-	if d.Train.Len() < c.Batch {
-		return d, fmt.Errorf("%d training windows, fewer than one batch of %d: use a longer text or a smaller -batch", d.Train.Len(), c.Batch)
-	}
-	return d, nil
+	return d, err
 }
 
 func run(c config) (*results, error) {
@@ -165,7 +147,7 @@ func run(c config) (*results, error) {
 
 // trainOne trains a fresh model with the run's activation. The initial
 // weights and the batch order depend on the seed only.
-func trainOne(c config, d data, s shape, r *runResult) error {
+func trainOne(c config, d experiment.CharData, s shape, r *runResult) error {
 	m, err := buildModel(s, r.Setting, c.Batch, r.Seed)
 	if err != nil {
 		return err

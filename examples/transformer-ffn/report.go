@@ -34,7 +34,7 @@ const smooth = 10
 // page is what report.md.tmpl shows besides the summary keys.
 type page struct {
 	config
-	D                        data
+	D                        experiment.CharData
 	S                        shape
 	Smooth, MinSeeds, Params int
 	Setup, Results           report.TableData
