@@ -50,27 +50,44 @@ import (
 )
 
 // config is everything a run depends on; the same config gives
-// byte-identical output (except timing.csv) on one machine and BLAS.
+// byte-identical output (except timing.csv) on one machine and BLAS. The
+// tagged fields are this program's own flags (experiment.BindFlags), the
+// others come from the flags experiment programs share (experiment.Flags).
 type config struct {
-	Out               string
-	Epochs, Seeds     int
-	Seed              uint64 // seeds are Seed, Seed+1, …
-	Acts              experiment.Activations
-	Opts              experiment.Strings // "adam", "sgd"
-	AdamLR, SGDLR     experiment.Floats  // several values: chosen per activation on the validation set
-	Momentum, Dropout float64
-	Val               int // training examples held out for validation
-	EvalsPerEpoch     int
-	Layers, Width     int
-	Batch             int
-	NTrain, NTest     int // -train-n, -test-n: a seeded subset of this many examples (0: all)
-	Workers, DPI      int
-	Resume, Quiet     bool
-	Shard             experiment.Shard // this worker's part of the grid (the zero Shard: all of it)
-	Merge             bool             // train nothing: report the runs the shards left in Out/runs
-	Args              []string         // the command line shown in report.md
-	Progress          io.Writer        // progress lines (default os.Stderr)
+	Epochs        int                    `flag:"epochs" help:"passes over the training set per run (the paper: 50)" check:"positive"`
+	Full          bool                   `flag:"full" help:"the paper's length: 50 epochs × 5 seeds (-epochs and -seeds given explicitly still win)"`
+	Acts          experiment.Activations `flag:"acts" help:"comma-separated activations, as activation.ParseActivation names them" check:"nonempty"`
+	Opts          experiment.Strings     `flag:"opts" help:"comma-separated optimizers: adam, sgd (SGD with momentum)" check:"nonempty"`
+	AdamLR        experiment.Floats      `flag:"adam-lr" help:"Adam learning rate; a comma-separated list is tuned on the validation set" check:"positive"`
+	SGDLR         experiment.Floats      `flag:"sgd-lr" help:"SGD learning rate; a comma-separated list is tuned on the validation set" check:"positive"`
+	Momentum      float64                `flag:"momentum" help:"SGD momentum (heavy ball, PyTorch's convention)" check:"min=0,below=1"`
+	Dropout       float64                `flag:"dropout" help:"dropout rate after every hidden activation (the paper: 0 and 0.5)" check:"min=0,below=1"`
+	Val           int                    `flag:"val" help:"training examples held out as a validation set, for the learning-rate choice (the paper: 5000)" check:"min=0"`
+	EvalsPerEpoch int                    `flag:"evals-per-epoch" help:"evaluations of the test and validation sets per epoch (the paper: 3)" check:"positive"`
+	Layers        int                    `flag:"layers" help:"hidden layers" check:"positive"`
+	Width         int                    `flag:"width" help:"units per hidden layer" check:"positive"`
+	Batch         int                    `flag:"batch" help:"mini-batch size" check:"positive"`
+	Quiet         bool                   `flag:"quiet" help:"print nothing but errors and the final line"`
+	DPI           int                    `flag:"dpi" help:"resolution of the PNG plots in dots per inch" check:"min=0"`
+
+	Out           string
+	Seed          uint64 // seeds are Seed, Seed+1, …
+	Seeds         int
+	NTrain, NTest int              // -train-n, -test-n: a seeded subset of this many examples (0: all)
+	Workers       int              // runs trained at once
+	Resume        bool             // reuse the finished runs found in Out/runs
+	Shard         experiment.Shard // this worker's part of the grid (the zero Shard: all of it)
+	Merge         bool             // train nothing: report the runs the shards left in Out/runs
+	Args          []string         // the command line shown in report.md
+	Progress      io.Writer        // progress lines (default os.Stderr)
 }
+
+// defaults are the flags' defaults: the paper's network and protocol,
+// three epochs instead of fifty.
+var defaults = config{Epochs: 3, Opts: experiment.Strings{"adam", "sgd"},
+	Acts:   experiment.Activations{activation.ReLU, activation.GELU, activation.GELUTanh, activation.ELU, activation.SiLU},
+	AdamLR: experiment.Floats{1e-3}, SGDLR: experiment.Floats{0.05}, Momentum: 0.9,
+	Val: 5000, EvalsPerEpoch: 3, Layers: 8, Width: 128, Batch: 128, DPI: 144}
 
 func main() {
 	c, err := parseFlags(flag.CommandLine, os.Args[1:], os.Getenv)
@@ -93,26 +110,13 @@ func main() {
 // supplies a worker's shard when -shard is not given (a Slurm job array
 // task, a Kubernetes Indexed Job pod).
 func parseFlags(fs *flag.FlagSet, args []string, getenv func(string) string) (config, error) {
-	c := config{Args: experiment.Command(append([]string{fs.Name()}, args...)), Acts: experiment.Activations{activation.ReLU, activation.GELU, activation.GELUTanh, activation.ELU, activation.SiLU},
-		Opts: experiment.Strings{"adam", "sgd"}, AdamLR: experiment.Floats{1e-3}, SGDLR: experiment.Floats{0.05}}
+	c := defaults
+	c.Args = experiment.Command(append([]string{fs.Name()}, args...))
 	f := experiment.Flags{Out: "out/gelu-vs-relu", Seed: 1, Seeds: 5, Workers: runtime.NumCPU()}
 	f.Register(fs, experiment.SeedsFlag|experiment.ResumeFlag|experiment.SubsetFlag|experiment.ShardFlags)
-	var full bool
-	fs.IntVar(&c.Epochs, "epochs", 3, "passes over the training set per run (the paper: 50)")
-	fs.BoolVar(&full, "full", false, "the paper's length: 50 epochs × 5 seeds (-epochs and -seeds given explicitly still win)")
-	fs.Var(&c.Acts, "acts", "comma-separated activations, as activation.ParseActivation names them")
-	fs.Var(&c.Opts, "opts", "comma-separated optimizers: adam, sgd (SGD with momentum)")
-	fs.Var(&c.AdamLR, "adam-lr", "Adam learning rate; a comma-separated list is tuned on the validation set")
-	fs.Var(&c.SGDLR, "sgd-lr", "SGD learning rate; a comma-separated list is tuned on the validation set")
-	fs.Float64Var(&c.Momentum, "momentum", 0.9, "SGD momentum (heavy ball, PyTorch's convention)")
-	fs.Float64Var(&c.Dropout, "dropout", 0, "dropout rate after every hidden activation (the paper: 0 and 0.5)")
-	fs.IntVar(&c.Val, "val", 5000, "training examples held out as a validation set, for the learning-rate choice (the paper: 5000)")
-	fs.IntVar(&c.EvalsPerEpoch, "evals-per-epoch", 3, "evaluations of the test and validation sets per epoch (the paper: 3)")
-	fs.IntVar(&c.Layers, "layers", 8, "hidden layers")
-	fs.IntVar(&c.Width, "width", 128, "units per hidden layer")
-	fs.IntVar(&c.Batch, "batch", 128, "mini-batch size")
-	fs.BoolVar(&c.Quiet, "quiet", false, "print nothing but errors and the final line")
-	fs.IntVar(&c.DPI, "dpi", 144, "resolution of the PNG plots in dots per inch")
+	if err := experiment.BindFlags(fs, &c); err != nil {
+		return c, err
+	}
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -121,10 +125,10 @@ func parseFlags(fs *flag.FlagSet, args []string, getenv func(string) string) (co
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if full && !set["epochs"] {
+	if c.Full && !set["epochs"] {
 		c.Epochs = 50
 	}
-	if full && !set["seeds"] {
+	if c.Full && !set["seeds"] {
 		f.Seeds = 5
 	}
 	c.Out, c.Seed, c.Seeds, c.Workers, c.Resume, c.NTrain, c.NTest, c.Merge = f.Out, f.Seed, f.Seeds, f.Workers, f.Resume, f.TrainN, f.TestN, f.Merge
@@ -134,37 +138,22 @@ func parseFlags(fs *flag.FlagSet, args []string, getenv func(string) string) (co
 }
 
 func (c config) validate() error {
-	bad := fmt.Errorf
-	switch {
-	case c.Epochs < 1 || c.Seeds < 1:
-		return bad("-epochs %d -seeds %d: want both ≥ 1", c.Epochs, c.Seeds)
-	case c.Layers < 1 || c.Width < 1 || c.Batch < 1 || c.EvalsPerEpoch < 1 || c.Workers < 1:
-		return bad("-layers %d -width %d -batch %d -evals-per-epoch %d -workers %d: want all ≥ 1", c.Layers, c.Width, c.Batch, c.EvalsPerEpoch, c.Workers)
-	case !(c.Dropout >= 0 && c.Dropout < 1):
-		return bad("-dropout %v: want 0 ≤ dropout < 1", c.Dropout)
-	case !(c.Momentum >= 0 && c.Momentum < 1):
-		return bad("-momentum %v: want 0 ≤ momentum < 1", c.Momentum)
-	case c.Val < 0 || c.NTrain < 0 || c.NTest < 0 || c.DPI < 0:
-		return bad("-val %d -train-n %d -test-n %d -dpi %d: want none negative", c.Val, c.NTrain, c.NTest, c.DPI)
-	case len(c.Acts) == 0 || len(c.Opts) == 0:
-		return bad("no activations or no optimizers given")
-	case c.Out == "":
-		return bad("-out is empty")
+	err := experiment.CheckFlags(c)
+	if c.Seeds < 1 || c.Workers < 1 || c.NTrain < 0 || c.NTest < 0 {
+		err = errors.Join(err, fmt.Errorf("-seeds %d -workers %d -train-n %d -test-n %d: want seeds, workers ≥ 1 and train-n, test-n ≥ 0",
+			c.Seeds, c.Workers, c.NTrain, c.NTest))
+	}
+	if c.Out == "" {
+		err = errors.Join(err, fmt.Errorf("-out is empty"))
 	}
 	for _, o := range c.Opts {
 		if o != "adam" && o != "sgd" {
-			return bad("-opts: unknown optimizer %q, want adam or sgd", o)
-		}
-		for _, lr := range c.lrs(o) {
-			if !(lr > 0) {
-				return bad("-%s-lr %v: want positive learning rates", o, lr)
-			}
-		}
-		if len(c.lrs(o)) > 1 && c.Val == 0 {
-			return bad("-%s-lr lists %d learning rates: choosing one needs a validation set, but -val is 0", o, len(c.lrs(o)))
+			err = errors.Join(err, fmt.Errorf("-opts: unknown optimizer %q, want adam or sgd", o))
+		} else if n := len(c.lrs(o)); n > 1 && c.Val == 0 {
+			err = errors.Join(err, fmt.Errorf("-%s-lr lists %d learning rates: choosing one needs a validation set, but -val is 0", o, n))
 		}
 	}
-	return nil
+	return err
 }
 
 // setting is what distinguishes the runs of one seed.
@@ -253,6 +242,9 @@ type data struct {
 	EvalSteps                []int // where train.Trainer evaluates
 }
 
+// epoch is the epoch (fractional) at the end of step.
+func (d *data) epoch(step int) float64 { return float64(step) / float64(d.StepsPerEpoch) }
+
 func loadData(c config) (*data, error) {
 	trainEval := 0
 	if c.Dropout > 0 { // the paper plots the loss of the network without dropout
@@ -272,7 +264,9 @@ func loadData(c config) (*data, error) {
 }
 
 // network builds the paper's MLP for activation a on a new graph: weights
-// with unit-norm rows (the output layer's too), biases 0.
+// with unit-norm rows (the output layer's too), biases 0. (Not
+// experiment.Classifier: it numbers the graph's nodes differently, and a
+// diverged run's message names the loss node by number.)
 func network(c config, d *data, a activation.Activation, seed uint64, dropout float64) (train.Model, *nn.MLP, error) {
 	g, err := graph.New(tensor.Float32, seed)
 	if err != nil {

@@ -260,7 +260,7 @@ func TestRunRejectsBadSettings(t *testing.T) {
 	}{
 		{func(c *config) { c.Opts = experiment.Strings{"adagrad"} }, `unknown optimizer "adagrad"`},
 		{func(c *config) { c.Val = 0; c.AdamLR = experiment.Floats{1e-3, 1e-4} }, "needs a validation set"},
-		{func(c *config) { c.AdamLR = experiment.Floats{1e-3, -1} }, "want positive learning rates"},
+		{func(c *config) { c.AdamLR = experiment.Floats{1e-3, -1} }, "-adam-lr [0.001 -1]: want every value > 0"},
 		{func(c *config) { c.Dropout = 1 }, "-dropout 1"},
 		{func(c *config) { c.Epochs = 0 }, "-epochs 0"},
 		{func(c *config) { c.Acts = experiment.Activations{activation.ReLU, activation.ReLU} }, "appears twice"},

@@ -94,6 +94,15 @@ func (c config) lrs(opt string) []float64 {
 	return c.AdamLR
 }
 
+// titles are the activations' titles, in -acts order.
+func (c config) titles() []string {
+	var t []string
+	for _, a := range c.Acts {
+		t = append(t, a.Title())
+	}
+	return t
+}
+
 // trainKey is the training-loss metric the comparisons use: the paper's
 // loss without dropout when dropout is on.
 func (c config) trainKey() string {
@@ -190,26 +199,20 @@ func initScale(r *report.Report, c config, d *data) (report.TableData, error) {
 }
 
 // tables fills the results at the end of training: the activations in
-// order, the tables of final values, of the learning-rate choice and along
-// the way, curves.csv, and the summary values of the reported settings.
+// order, the tables of final values and of the learning-rate choice,
+// curves.csv, and the summary values of the reported settings.
 func tables(r *report.Report, c config, d *data, res *results, pg *page) {
 	tk := c.trainKey()
 	testErr := func(g *group) []float64 { return g.Final("test_error") }
 	meanTrain := func(g *group) []float64 { return g.Mean(tk) }
-	pg.FinalTestError.Header = []string{"activation"}
+	var labels []string
 	for _, o := range c.Opts {
 		gs := slices.DeleteFunc(slices.Clone(res.Best), func(g *group) bool { return g.Setting.Opt != o })
 		pg.Orders = append(pg.Orders, order{o, experiment.RankByMedian(gs, testErr, 100), experiment.RankByMedian(gs, meanTrain, 1)})
-		pg.FinalTestError.Header = append(pg.FinalTestError.Header, pg.Labels[o]+": test error (%), median", pg.Labels[o]+": min–max")
+		labels = append(labels, pg.Labels[o])
 	}
-	for _, a := range c.Acts {
-		row := []any{a.Title()}
-		for _, o := range c.Opts {
-			s := experiment.Summarize(best(res, o, a).Final("test_error"))
-			row = append(row, 100*s.Median, s.Range(100))
-		}
-		pg.FinalTestError.Rows = append(pg.FinalTestError.Rows, row)
-	}
+	pg.FinalTestError = experiment.MedianPivot("activation", "test error (%)", c.titles(), labels,
+		func(i, j int) []float64 { return best(res, c.Opts[j], c.Acts[i]).Final("test_error") }, 100)
 	pg.Final.Header = []string{"optimizer", "activation", "lr", "final train loss", "final train loss, min–max",
 		"mean train loss over the run", "mean train loss, min–max", "test error (%)", "validation error (%)", "diverged runs"}
 	for _, g := range res.Best {
@@ -238,35 +241,24 @@ func tables(r *report.Report, c config, d *data, res *results, pg *page) {
 			pg.Diverged = append(pg.Diverged, run)
 		}
 	}
-	epoch := func(step int) float64 { return float64(step) / float64(d.StepsPerEpoch) }
 	pg.Curves, _ = r.Capture(func() error {
 		return experiment.WriteBands(r, "curves", res.Groups, []string{"activation", "optimizer", "lr", "selected", "step", "epoch"},
 			func(g *group, step int) []any {
-				return []any{g.Setting.Act.Name(), g.Setting.Opt, g.Setting.LR, slices.Contains(res.Best, g), step, epoch(step)}
+				return []any{g.Setting.Act.Name(), g.Setting.Opt, g.Setting.LR, slices.Contains(res.Best, g), step, d.epoch(step)}
 			})
 	})
-	// The medians at every evaluation, thinned to about 12 rows.
-	steps := experiment.ThinSteps(d.EvalSteps, d.StepsPerEpoch, 12)
-	var titles []string
-	for _, a := range c.Acts {
-		titles = append(titles, a.Title())
-	}
+}
+
+// plots draws, per optimizer, the training loss and the test error of
+// every activation against epochs: medians over seeds, shaded from min to
+// max. The medians are tabulated too, at about 12 of the evaluations.
+func plots(c config, d *data, res *results, pg *page) {
+	steps, titles := experiment.ThinSteps(d.EvalSteps, d.StepsPerEpoch, 12), c.titles()
 	for _, o := range c.Opts {
 		var gs []*group
 		for _, a := range c.Acts {
 			gs = append(gs, best(res, o, a))
 		}
-		pg.Along = append(pg.Along, alongTable{"curve_train_loss_" + o, pg.Labels[o], false, experiment.MedianTable("epoch", epoch, steps, gs, titles, tk, 1)},
-			alongTable{"curve_test_error_" + o, pg.Labels[o], true, experiment.MedianTable("epoch", epoch, steps, gs, titles, "test_error", 100)})
-	}
-}
-
-// plots draws the training loss and the test error of every activation
-// with each optimizer against epochs: medians over seeds, shaded from min
-// to max.
-func plots(c config, d *data, res *results, pg *page) {
-	epoch := func(step int) float64 { return float64(step) / float64(d.StepsPerEpoch) }
-	for _, o := range c.Opts {
 		for _, p := range []namedPlot{
 			{Name: "train_loss_" + o, NoDrop: c.Dropout > 0, Spec: report.PlotSpec{Title: "Training loss, " + pg.Labels[o], YLabel: "cross-entropy (nats)"}},
 			{Name: "test_error_" + o, Error: true, Spec: report.PlotSpec{Title: "Test error, " + pg.Labels[o], YLabel: "test error (%)"}},
@@ -275,15 +267,16 @@ func plots(c config, d *data, res *results, pg *page) {
 			if p.Error {
 				key, scale = "test_error", 100
 			}
-			for _, a := range c.Acts {
-				g := best(res, o, a)
-				s := g.Band(key).Scale(scale).Series(fmt.Sprintf("%s (lr %g)", a.Title(), g.Setting.LR), epoch)
-				s.Dashed = a == activation.GELUTanh
+			for i, g := range gs {
+				s := g.Band(key).Scale(scale).Series(fmt.Sprintf("%s (lr %g)", titles[i], g.Setting.LR), d.epoch)
+				s.Dashed = g.Setting.Act == activation.GELUTanh
 				p.Spec.Series = append(p.Spec.Series, s)
 			}
 			p.Seeds, p.Spec.XLabel, p.Spec.DPI = c.Seeds, "epoch", c.DPI
 			p.Spec.LogY = report.WideRange(p.Spec.Series, 30)
 			pg.Plots = append(pg.Plots, p)
+			table := experiment.MedianTable("epoch", d.epoch, steps, gs, titles, key, scale)
+			pg.Along = append(pg.Along, alongTable{"curve_" + p.Name, pg.Labels[o], p.Error, table})
 		}
 	}
 }

@@ -41,12 +41,10 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 
 	"github.com/geluproject/gelu/datasets"
 	"github.com/geluproject/gelu/ops/activation"
@@ -55,95 +53,74 @@ import (
 	"github.com/geluproject/gelu/train/experiment"
 )
 
-// config is everything a run depends on.
+// config is everything a run depends on. The tagged fields are this
+// program's own flags (experiment.BindFlags); -seed is the seed of the
+// validation split, and the first of the runs' seeds (initial weights and
+// batch order).
 type config struct {
-	Out, TextFile, Init                       string
-	Acts                                      experiment.Activations
-	Context, Embed, Dim, Hidden, Layers       int
-	Batch, Steps, EvalEvery, Warmup, ChunkLen int
-	ValWindows, Seeds, Workers, DPI           int
-	LR, Momentum, Clip, ValFraction           float64
-	Seed                                      uint64
-	Quiet                                     bool
-	Progress                                  io.Writer // nil: os.Stderr
-	Args                                      []string  // the command line shown in report.md
+	experiment.Flags // -out, -seed, -seeds, -workers
+
+	TextFile    string                 `flag:"text" help:"UTF-8 text file to model (default: Newton's Opticks, embedded)"`
+	Acts        experiment.Activations `flag:"acts" help:"comma-separated activations to compare: relu, gelu, gelu_tanh, gelu_sigmoid, softplus, silu, elu, sigmoid_gated[:β]" check:"nonempty"`
+	Context     int                    `flag:"context" help:"K, previous characters seen per prediction" check:"positive"`
+	Embed       int                    `flag:"embed" help:"e, embedding size per character" check:"positive"`
+	Dim         int                    `flag:"dim" help:"d, model width" check:"positive"`
+	Hidden      int                    `flag:"hidden" help:"d_ff, inner width of each feed-forward block" check:"positive"`
+	Layers      int                    `flag:"layers" help:"L, number of feed-forward blocks" check:"min=0"`
+	Batch       int                    `flag:"batch" help:"windows (positions) per step" check:"positive"`
+	Steps       int                    `flag:"steps" help:"optimizer steps per run" check:"positive"`
+	EvalEvery   int                    `flag:"eval-every" help:"evaluate on the validation windows every this many steps" check:"positive"`
+	ValWindows  int                    `flag:"val-windows" help:"validation windows scored (a seeded sample of the held-out text); 0: all" check:"min=0"`
+	LR          float64                `flag:"lr" help:"peak learning rate of SGD" check:"positive"`
+	Momentum    float64                `flag:"momentum" help:"SGD momentum" check:"min=0,below=1"`
+	Warmup      int                    `flag:"warmup" help:"steps of linear learning-rate warmup; then cosine decay to 0 at -steps" check:"min=0"`
+	Clip        float64                `flag:"clip" help:"clip the global gradient norm to this; 0: off" check:"min=0"`
+	ValFraction float64                `flag:"val-fraction" help:"fraction of the text's chunks held out for validation"`
+	ChunkLen    int                    `flag:"chunk" help:"characters per chunk of the train/validation split"`
+	Init        string                 `flag:"init" help:"start every run from this safetensors file (torch_model.py --init, or a model.safetensors of this program)"`
+	Quiet       bool                   `flag:"quiet" help:"no progress output"`
+	DPI         int                    `flag:"dpi" help:"resolution of the PNG plots in dots per inch" check:"min=0"`
+
+	Progress io.Writer // nil: os.Stderr
+	Args     []string  // the command line shown in report.md
 }
 
 func main() {
-	c := config{Acts: experiment.Activations{activation.ReLU, activation.GELU}, Args: os.Args}
-	// -seed is the seed of the validation split, and the first of the
-	// runs' seeds (initial weights and batch order).
-	f := experiment.Flags{Out: "out/transformer-ffn", Seed: 1, Seeds: 3, Workers: 2}
-	f.Register(flag.CommandLine, experiment.SeedsFlag)
-	flag.StringVar(&c.TextFile, "text", "", "UTF-8 text file to model (default: Newton's Opticks, embedded)")
-	flag.Var(&c.Acts, "acts", "comma-separated activations to compare: relu, gelu, gelu_tanh, gelu_sigmoid, softplus, silu, elu, sigmoid_gated[:β]")
-	flag.IntVar(&c.Context, "context", 8, "K, previous characters seen per prediction")
-	flag.IntVar(&c.Embed, "embed", 32, "e, embedding size per character")
-	flag.IntVar(&c.Dim, "dim", 256, "d, model width")
-	flag.IntVar(&c.Hidden, "hidden", 1024, "d_ff, inner width of each feed-forward block")
-	flag.IntVar(&c.Layers, "layers", 2, "L, number of feed-forward blocks")
-	flag.IntVar(&c.Batch, "batch", 512, "windows (positions) per step")
-	flag.IntVar(&c.Steps, "steps", 300, "optimizer steps per run")
-	flag.IntVar(&c.EvalEvery, "eval-every", 30, "evaluate on the validation windows every this many steps")
-	flag.IntVar(&c.ValWindows, "val-windows", 8192, "validation windows scored (a seeded sample of the held-out text); 0: all")
-	flag.Float64Var(&c.LR, "lr", 0.2, "peak learning rate of SGD")
-	flag.Float64Var(&c.Momentum, "momentum", 0.9, "SGD momentum")
-	flag.IntVar(&c.Warmup, "warmup", 30, "steps of linear learning-rate warmup; then cosine decay to 0 at -steps")
-	flag.Float64Var(&c.Clip, "clip", 1, "clip the global gradient norm to this; 0: off")
-	flag.Float64Var(&c.ValFraction, "val-fraction", 0.1, "fraction of the text's chunks held out for validation")
-	flag.IntVar(&c.ChunkLen, "chunk", 4096, "characters per chunk of the train/validation split")
-	flag.StringVar(&c.Init, "init", "", "start every run from this safetensors file (torch_model.py --init, or a model.safetensors of this program)")
-	flag.BoolVar(&c.Quiet, "quiet", false, "no progress output")
-	flag.IntVar(&c.DPI, "dpi", 144, "resolution of the PNG plots in dots per inch")
-	flag.Parse()
-	c.Out, c.Seed, c.Seeds, c.Workers = f.Out, f.Seed, f.Seeds, f.Workers
-	if _, err := run(c); err != nil {
-		fmt.Fprintln(os.Stderr, "transformer-ffn:", err)
-		os.Exit(1)
-	}
-	fmt.Println("wrote", c.Out+"/report.md")
+	c := config{Flags: experiment.Flags{Out: "out/transformer-ffn", Seed: 1, Seeds: 3, Workers: 2},
+		Acts: experiment.Activations{activation.ReLU, activation.GELU}, Context: 8, Embed: 32, Dim: 256, Hidden: 1024,
+		Layers: 2, Batch: 512, Steps: 300, EvalEvery: 30, ValWindows: 8192, LR: 0.2, Momentum: 0.9, Warmup: 30,
+		Clip: 1, ValFraction: 0.1, ChunkLen: 4096, DPI: 144, Args: os.Args}
+	experiment.Main("transformer-ffn", &c.Flags, experiment.SeedsFlag, &c, func() error { _, err := run(c); return err })
 }
 
 type runResult = experiment.Run[activation.Activation]
 
-// data is the task shared by every run.
-type data struct {
-	Name             string // the -text file's name; "" for the Opticks
-	Chars            int
-	Train, Val, Eval *datasets.Dataset // Eval: the validation windows scored
-	Vocab            *datasets.CharVocab
-}
+// metrics are what each run records at every evaluation: the mean training
+// loss since the evaluation before, and the validation windows' loss (nats
+// and bits per character) and accuracy.
+var metrics = []string{"train_loss", "val_loss", "val_bpc", "val_accuracy"}
 
 // results is what run returns besides the files.
 type results struct {
-	Data  data
+	Data  experiment.CharData
 	Shape shape
 	Runs  []*runResult // seeds outermost, then activations in -acts order
 }
 
-func loadData(c config) (d data, err error) {
+// loadData checks c and cuts the text into training and validation windows.
+func loadData(c config) (d experiment.CharData, err error) {
 	if err := c.check(); err != nil {
 		return d, err
 	}
-	text := datasets.Opticks() // d.Name "": report.md.tmpl names it
-	if c.TextFile != "" {
-		if text, err = datasets.LoadText(c.TextFile); err != nil {
-			return d, err
-		}
-		d.Name = filepath.Base(c.TextFile)
+	text, name, err := experiment.CharText(c.TextFile)
+	if err == nil {
+		cfg := datasets.CharTaskConfig{Context: c.Context, ValFraction: c.ValFraction, Seed: c.Seed, ChunkLen: c.ChunkLen}
+		d, err = experiment.NewCharData(text, name, cfg, c.ValWindows)
 	}
-	d.Train, d.Val, d.Vocab, err = datasets.CharTask(text, datasets.CharTaskConfig{Context: c.Context, ValFraction: c.ValFraction, Seed: c.Seed, ChunkLen: c.ChunkLen})
-	if err != nil {
-		return d, err
+	if err == nil && d.Train.Len() < c.Batch {
+		err = fmt.Errorf("%d training windows, fewer than one batch of %d: use a longer text or a smaller -batch", d.Train.Len(), c.Batch)
 	}
-	d.Chars = len([]rune(text))
-	if d.Eval, err = experiment.Subset(d.Val, min(c.ValWindows, d.Val.Len()), c.Seed, "validation windows"); err != nil {
-		return d, err
-	}
-	if d.Train.Len() < c.Batch {
-		return d, fmt.Errorf("%d training windows, fewer than one batch of %d: use a longer text or a smaller -batch", d.Train.Len(), c.Batch)
-	}
-	return d, nil
+	return d, err
 }
 
 func run(c config) (*results, error) {
@@ -153,7 +130,7 @@ func run(c config) (*results, error) {
 	}
 	s := shape{Vocab: d.Vocab.Size(), Context: c.Context, Embed: c.Embed, Dim: c.Dim, Hidden: c.Hidden, Layers: c.Layers}
 	grid := experiment.Grid[activation.Activation]{Settings: c.Acts, Seeds: experiment.SeedRange(c.Seed, c.Seeds), Name: key, Dir: c.Out,
-		Workers: c.Workers, Metrics: []string{"train_loss", "val_loss", "val_bpc", "val_accuracy"}}
+		Workers: c.Workers, Metrics: metrics}
 	if c.Progress == nil {
 		c.Progress = os.Stderr
 	}
@@ -170,7 +147,7 @@ func run(c config) (*results, error) {
 
 // trainOne trains a fresh model with the run's activation. The initial
 // weights and the batch order depend on the seed only.
-func trainOne(c config, d data, s shape, r *runResult) error {
+func trainOne(c config, d experiment.CharData, s shape, r *runResult) error {
 	m, err := buildModel(s, r.Setting, c.Batch, r.Seed)
 	if err != nil {
 		return err
@@ -220,16 +197,9 @@ func trainOne(c config, d data, s shape, r *runResult) error {
 func bits(nats float64) float64 { return nats / math.Ln2 }
 
 func (c config) check() error {
-	switch {
-	case len(c.Acts) == 0:
-		return fmt.Errorf("no activations")
-	case c.Context < 1 || c.Embed < 1 || c.Dim < 1 || c.Hidden < 1 || c.Layers < 0:
-		return fmt.Errorf("-context %d -embed %d -dim %d -hidden %d -layers %d: want sizes ≥ 1 and layers ≥ 0", c.Context, c.Embed, c.Dim, c.Hidden, c.Layers)
-	case c.Batch < 1 || c.Steps < 1 || c.EvalEvery < 1 || c.Seeds < 1 || c.Workers < 1 || c.Warmup < 0 || c.ValWindows < 0 || c.DPI < 0:
-		return fmt.Errorf("-batch %d -steps %d -eval-every %d -seeds %d -workers %d -warmup %d -val-windows %d -dpi %d: want the first five ≥ 1 and the rest ≥ 0",
-			c.Batch, c.Steps, c.EvalEvery, c.Seeds, c.Workers, c.Warmup, c.ValWindows, c.DPI)
-	case !(c.LR > 0) || !(c.Momentum >= 0 && c.Momentum < 1) || !(c.Clip >= 0):
-		return fmt.Errorf("-lr %v -momentum %v -clip %v: want lr > 0, 0 ≤ momentum < 1, clip ≥ 0", c.LR, c.Momentum, c.Clip)
+	err := experiment.CheckFlags(c)
+	if c.Seeds < 1 || c.Workers < 1 {
+		err = errors.Join(err, fmt.Errorf("-seeds %d -workers %d: want both ≥ 1", c.Seeds, c.Workers))
 	}
-	return nil
+	return err
 }

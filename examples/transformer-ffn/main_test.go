@@ -17,6 +17,7 @@ import (
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/ops/activation"
 	"github.com/geluproject/gelu/optim"
+	"github.com/geluproject/gelu/train/experiment"
 	"github.com/geluproject/gelu/train/report"
 	"gorgonia.org/tensor"
 )
@@ -32,9 +33,9 @@ func tinyText(t *testing.T, n int) string {
 }
 
 func tiny(t *testing.T, text string) config {
-	return config{Out: t.TempDir(), TextFile: text, Acts: []activation.Activation{activation.ReLU, activation.GELU},
+	return config{Flags: experiment.Flags{Out: t.TempDir(), Seed: 1, Seeds: 1, Workers: 1}, TextFile: text, Acts: []activation.Activation{activation.ReLU, activation.GELU},
 		Context: 4, Embed: 8, Dim: 16, Hidden: 32, Layers: 2, Batch: 64, Steps: 40, EvalEvery: 10, Warmup: 5,
-		ValWindows: 512, DPI: 30, LR: 0.1, Momentum: 0.9, Clip: 1, ValFraction: 0.2, ChunkLen: 1000, Seed: 1, Seeds: 1, Workers: 1, Quiet: true,
+		ValWindows: 512, DPI: 30, LR: 0.1, Momentum: 0.9, Clip: 1, ValFraction: 0.2, ChunkLen: 1000, Quiet: true,
 		Args: []string{"transformer-ffn", "-steps", "40"}}
 }
 

@@ -5,6 +5,7 @@ package main
 // the vocabulary. Parameter names are those of CharFFN in torch_model.py.
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/geluproject/gelu/graph"
@@ -42,20 +43,11 @@ func buildModel(s shape, act activation.Activation, rows int, seed uint64) (trai
 	if err != nil {
 		return train.Model{}, err
 	}
-	x, err := g.Input("x", rows, s.Context)
-	if err != nil {
-		return train.Model{}, err
-	}
-	y, err := g.Input("y", rows)
-	if err != nil {
-		return train.Model{}, err
-	}
-	emb, err := nn.NewEmbedding(g, "embed", s.Vocab, s.Embed)
-	if err != nil {
-		return train.Model{}, err
-	}
-	proj, err := nn.NewLinear(g, "proj", s.Context*s.Embed, s.Dim)
-	if err != nil {
+	x, err1 := g.Input("x", rows, s.Context)
+	y, err2 := g.Input("y", rows)
+	emb, err3 := nn.NewEmbedding(g, "embed", s.Vocab, s.Embed)
+	proj, err4 := nn.NewLinear(g, "proj", s.Context*s.Embed, s.Dim)
+	if err := errors.Join(err1, err2, err3, err4); err != nil {
 		return train.Model{}, err
 	}
 	seq := nn.Sequential{emb, proj}
@@ -66,12 +58,9 @@ func buildModel(s shape, act activation.Activation, rows int, seed uint64) (trai
 		}
 		seq = append(seq, b)
 	}
-	lnf, err := nn.NewLayerNorm(g, "ln_f", s.Dim)
-	if err != nil {
-		return train.Model{}, err
-	}
-	head, err := nn.NewLinear(g, "head", s.Dim, s.Vocab)
-	if err != nil {
+	lnf, err1 := nn.NewLayerNorm(g, "ln_f", s.Dim)
+	head, err2 := nn.NewLinear(g, "head", s.Dim, s.Vocab)
+	if err := errors.Join(err1, err2); err != nil {
 		return train.Model{}, err
 	}
 	logits, err := append(seq, lnf, head).Forward(x)
@@ -79,10 +68,7 @@ func buildModel(s shape, act activation.Activation, rows int, seed uint64) (trai
 		return train.Model{}, err
 	}
 	loss, err := nn.CrossEntropyLoss(logits, y)
-	if err != nil {
-		return train.Model{}, err
-	}
-	return train.Model{Graph: g, Input: x, Target: y, Output: logits, Loss: loss, Task: train.Classification}, nil
+	return train.Model{Graph: g, Input: x, Target: y, Output: logits, Loss: loss, Task: train.Classification}, err
 }
 
 // loadInit fills the model's parameters from a safetensors file, naming the

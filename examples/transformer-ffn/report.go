@@ -5,7 +5,6 @@ package main
 
 import (
 	_ "embed"
-	"math"
 	"runtime"
 	"strings"
 	"text/template"
@@ -35,7 +34,7 @@ const smooth = 10
 // page is what report.md.tmpl shows besides the summary keys.
 type page struct {
 	config
-	D                        data
+	D                        experiment.CharData
 	S                        shape
 	Smooth, MinSeeds, Params int
 	Setup, Results           report.TableData
@@ -56,14 +55,11 @@ func (p *page) TokensPerS() float64 { return p.Tokens / p.Secs }
 func (p *page) ValPercent() float64 { return 100 * p.ValFraction }
 func (p *page) Predicted() int      { return p.Steps * p.Batch }
 
-// diff is one activation's final validation loss against the first one's.
+// diff is one activation's final validation loss against the first one's,
+// in nats/char and in bits/char.
 type diff struct {
-	Name              string
-	Delta, SE, AbsZ   float64 // nats/char; |Delta/SE|: two or more is a clear difference
-	BitsDelta, BitsSE float64 // the same in bits/char
-	Lower, N          int     // seeds where Name's loss is lower, of N
-	P                 float64 // one-sided sign test
-	Along             experiment.Along
+	experiment.Diff
+	BitsDelta, BitsSE float64
 }
 
 // rise is a run whose training loss climbed by more than 0.2 nats.
@@ -96,18 +92,18 @@ func writeReport(c config, res *results) error {
 		"val accuracy", "largest rise of train loss", "at step", "train time (s)", "tokens/s"}}
 	for _, run := range res.Runs {
 		rise, at := maxRise(run.Vectors["step_loss"])
-		pg.Results.Rows = append(pg.Results.Rows, []any{run.Setting.Name(), run.Seed, run.Curve.Metric("val_loss")[0], run.Curve.Last("train_loss"),
-			run.Curve.Last("val_loss"), run.Curve.Last("val_bpc"), run.Curve.Last("val_accuracy"), rise, at, run.StepSeconds, tokensPerSec(c, run)})
+		last := run.Curve.Last
+		tokensPerS := float64(run.Steps*c.Batch) / run.StepSeconds
+		pg.Results.Rows = append(pg.Results.Rows, []any{run.Setting.Name(), run.Seed, run.Curve.First("val_loss"), last("train_loss"),
+			last("val_loss"), last("val_bpc"), last("val_accuracy"), rise, at, run.StepSeconds, tokensPerS})
 	}
 	for _, g := range experiment.Groups(res.Runs) {
 		k := key(g.Setting)
-		initial := func(r *runResult) float64 { return r.Curve.Metric("val_loss")[0] }
-		r.Set(k+".initial_val_loss", experiment.Median(each(g.Runs, initial)))
-		r.Set(k+".final_train_loss", experiment.Median(g.Final("train_loss")))
+		r.Set(k+".initial_val_loss", experiment.Median(g.First("val_loss")))
+		for _, m := range metrics {
+			r.Set(k+".final_"+m, experiment.Median(g.Final(m)))
+		}
 		r.Set(k+".final_train_bpc", bits(experiment.Median(g.Final("train_loss"))))
-		r.Set(k+".final_val_loss", experiment.Median(g.Final("val_loss")))
-		r.Set(k+".final_val_bpc", experiment.Median(g.Final("val_bpc")))
-		r.Set(k+".final_val_accuracy", experiment.Median(g.Final("val_accuracy")))
 		rise, at := -1.0, 0
 		for _, run := range g.Runs {
 			if x, s := maxRise(run.Vectors["step_loss"]); x > rise {
@@ -123,7 +119,9 @@ func writeReport(c config, res *results) error {
 	if err := curves(r, c, res, pg); err != nil {
 		return err
 	}
-	comparison(r, c, res, pg)
+	if err := comparison(r, res, pg); err != nil {
+		return err
+	}
 	pg.Secs, pg.Tokens = speedOf(c, res.Runs)
 	r.Set("tokens_per_s", pg.Tokens/pg.Secs)
 	r.Set("train_seconds", pg.Secs)
@@ -138,26 +136,14 @@ func writeReport(c config, res *results) error {
 	return r.Close()
 }
 
-// each returns f of every run.
-func each(runs []*runResult, f func(*runResult) float64) []float64 {
-	var v []float64
-	for _, r := range runs {
-		v = append(v, f(r))
-	}
-	return v
-}
-
+// speedOf returns the time spent in training steps by runs and the tokens
+// (predicted characters) they trained on.
 func speedOf(c config, runs []*runResult) (secs, tokens float64) {
 	for _, run := range runs {
 		secs += run.StepSeconds
 		tokens += float64(run.Steps * c.Batch)
 	}
 	return secs, tokens
-}
-
-func tokensPerSec(c config, run *runResult) float64 {
-	s, t := speedOf(c, []*runResult{run})
-	return t / s
 }
 
 // curves writes every evaluation to curves.csv and plots the medians over
@@ -172,11 +158,7 @@ func curves(r *report.Report, c config, res *results, pg *page) (err error) {
 	}
 	var train, val, late []report.Series
 	for _, g := range experiment.Groups(res.Runs) {
-		var ys [][]float64
-		for _, run := range g.Runs {
-			ys = append(ys, experiment.Trailing(run.Vectors["step_loss"], smooth).Median)
-		}
-		tr, err := experiment.BandOver(experiment.Trailing(g.Runs[0].Vectors["step_loss"], smooth).Steps, ys)
+		tr, err := g.TrailingBand("step_loss", smooth)
 		if err != nil {
 			return err
 		}
@@ -194,36 +176,33 @@ func curves(r *report.Report, c config, res *results, pg *page) (err error) {
 // comparison compares each activation's final validation loss with the
 // first one's: per seed on the same windows, with the evaluation noise, and
 // over seeds.
-func comparison(r *report.Report, c config, res *results, pg *page) {
+func comparison(r *report.Report, res *results, pg *page) error {
 	gs := experiment.Groups(res.Runs)
 	if len(gs) < 2 {
-		return
+		return nil
 	}
 	base := gs[0]
 	pg.Base = base.Name
 	pg.Comparison.Header = []string{"difference", "seed", "Δ final val loss (nats)", "Δ bits/char", "standard error (nats)", "z"}
 	for _, g := range gs[1:] {
-		var deltas, ses []float64
-		for i, run := range g.Runs {
-			delta, se := experiment.MeanDiff(run.Vectors["val_rows"], base.Runs[i].Vectors["val_rows"], 32)
-			deltas, ses = append(deltas, delta), append(ses, se)
-			pg.Comparison.Rows = append(pg.Comparison.Rows, []any{g.Name + " − " + base.Name, run.Seed, delta, bits(delta), se, delta / se})
+		d, err := experiment.DiffFrom(g, base, "val_rows", "val_loss", 32)
+		if err != nil {
+			return err
 		}
-		sum, p := experiment.Summarize(deltas), experiment.Compare(g.Final("val_loss"), base.Final("val_loss"))
-		d := diff{Name: g.Name, Delta: sum.Mean, SE: sum.SE, Lower: p.Lower, N: p.N, P: p.P, Along: experiment.AlongTheWay(g.Band("val_loss"), base.Band("val_loss"))}
-		if c.Seeds == 1 {
-			d.SE = ses[0]
+		for i, delta := range d.PerSeed {
+			se := d.PerSeedSE[i]
+			pg.Comparison.Rows = append(pg.Comparison.Rows, []any{g.Name + " − " + base.Name, d.Seeds[i], delta, bits(delta), se, delta / se})
 		}
-		d.AbsZ, d.BitsDelta, d.BitsSE = math.Abs(d.Delta/d.SE), bits(d.Delta), bits(d.SE)
 		r.Set(g.Name+".delta_val_loss", d.Delta)
 		r.Set(g.Name+".delta_val_loss_se", d.SE)
-		r.Set(g.Name+".lower_seeds", p.Lower)
-		r.Set(g.Name+".p_value", p.P)
-		pg.Diffs = append(pg.Diffs, d)
+		r.Set(g.Name+".lower_seeds", d.Lower)
+		r.Set(g.Name+".p_value", d.P)
+		pg.Diffs = append(pg.Diffs, diff{d, bits(d.Delta), bits(d.SE)})
 	}
 	for _, run := range res.Runs {
 		if x, at := maxRise(run.Vectors["step_loss"]); x > 0.2 {
 			pg.Rises = append(pg.Rises, rise{run.Setting.Name(), run.Seed, x, at})
 		}
 	}
+	return nil
 }

@@ -3,6 +3,7 @@ package experiment
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/geluproject/gelu/train/report"
@@ -80,5 +81,28 @@ func TestTrailingAndMaxRise(t *testing.T) {
 	}
 	if m, se := MeanDiff([]float64{1, 2, 3, 4}, []float64{0, 0, 0, 0}, 2); m != 2.5 || se != 1 { // block means 1.5 and 3.5: sd √2, /√2
 		t.Errorf("MeanDiff = %v ± %v, want 2.5 ± 1", m, se)
+	}
+}
+
+func TestTrailingBand(t *testing.T) {
+	// Trailing means over 2 steps: run 1 (4,2,0) → 3, 1 at steps 2, 3;
+	// run 2 (0,2,4) → 1, 3; run 3 (2,2,2) → 2, 2. Per step the median is
+	// 2 and the range 1–3.
+	g := &Group[int]{Name: "a", Runs: []*Run[int]{
+		{Vectors: map[string][]float64{"loss": {4, 2, 0}}},
+		{Vectors: map[string][]float64{"loss": {0, 2, 4}}},
+		{Vectors: map[string][]float64{"loss": {2, 2, 2}}},
+	}}
+	b, err := g.TrailingBand("loss", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(b.Steps, []int{2, 3}) || !slices.Equal(b.Median, []float64{2, 2}) ||
+		!slices.Equal(b.Min, []float64{1, 1}) || !slices.Equal(b.Max, []float64{3, 3}) {
+		t.Errorf("TrailingBand = %+v, want steps 2, 3, median 2, range 1–3", b)
+	}
+	g.Runs[2].Vectors["loss"] = []float64{1, 2}
+	if _, err := g.TrailingBand("loss", 2); err == nil || !strings.Contains(err.Error(), `a: trailing band of "loss"`) {
+		t.Errorf("runs of different lengths: error %v", err)
 	}
 }

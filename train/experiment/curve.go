@@ -44,6 +44,16 @@ func (c *Curve) Metric(name string) []float64 {
 	return nil
 }
 
+// First returns the metric's value at the first evaluation: NaN when
+// there is none or no such metric.
+func (c *Curve) First(name string) float64 {
+	v := c.Metric(name)
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	return v[0]
+}
+
 // Last returns the metric's value at the last evaluation: NaN when there
 // is none or no such metric.
 func (c *Curve) Last(name string) float64 {

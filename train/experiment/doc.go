@@ -65,7 +65,11 @@
 // P(X ≥ k) for X ~ Binomial(n, ½), the probability of k or more of n
 // paired seeds favouring one side by chance; with five seeds all agreeing
 // it is 1/32, the fewest seeds that reach p < 0.05 (MinPairs); AllLower
-// checks "every setting in A is lower than every one in B".
+// checks "every setting in A is lower than every one in B". When the runs
+// also score the same evaluation examples one by one, DiffFrom separates
+// the two kinds of noise: each seed's difference carries its evaluation
+// noise (a block standard error), the seeds carry the spread between
+// trainings.
 //
 // The Transformer programs (examples/char-gpt, examples/vit-mnist) share
 // the feed-forward variants by name (MLPs), nn.GPT and nn.ViT as a

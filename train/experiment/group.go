@@ -125,6 +125,17 @@ func (g *Group[S]) Final(metric string) []float64 {
 	return out
 }
 
+// First returns each run's value of metric at its first evaluation (the
+// untrained model's, with train.Config.EvalAtStart), diverged or not: NaN
+// for a run without one.
+func (g *Group[S]) First(metric string) []float64 {
+	out := make([]float64, len(g.Runs))
+	for i, r := range g.Runs {
+		out[i] = r.Curve.First(metric)
+	}
+	return out
+}
+
 // Mean returns each run's mean of metric over its evaluations (NaN for a
 // diverged run): with the training loss, the area under the training
 // curve per evaluation, lower for a run that gets low sooner.

@@ -124,4 +124,14 @@ func TestCurve(t *testing.T) {
 	if !slices.Equal(c.Metric("b"), []float64{2, 4}) || c.Last("a") != 3 || c.Metric("c") != nil || !math.IsNaN(c.Last("c")) {
 		t.Errorf("curve %+v", c)
 	}
+	if c.First("a") != 1 || c.First("b") != 2 || !math.IsNaN(c.First("c")) {
+		t.Errorf("First: a %v b %v c %v, want 1, 2, NaN", c.First("a"), c.First("b"), c.First("c"))
+	}
+	// A group's First keeps a diverged run's first value (its Final is NaN)
+	// and is NaN for a run with no evaluation.
+	empty := NewCurve("a", "b")
+	g := &Group[int]{Runs: []*Run[int]{{Curve: c, Diverged: "NaN loss"}, {Curve: empty}}}
+	if f := g.First("b"); f[0] != 2 || !math.IsNaN(f[1]) {
+		t.Errorf("Group.First: %v, want [2 NaN]", f)
+	}
 }

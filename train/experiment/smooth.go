@@ -5,6 +5,7 @@ package experiment
 // seeds of such curves, and two median curves compared along the way.
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/geluproject/gelu/train/report"
@@ -98,4 +99,24 @@ func MeanDiff(a, b []float64, blocks int) (mean, se float64) {
 		d[j] = a[j] - b[j]
 	}
 	return Summarize(d).Mean, BlockSE(d, blocks)
+}
+
+// TrailingBand returns the band over the group's runs of the trailing mean
+// (Trailing, over k steps) of each run's Vectors[vector], a per-step
+// training loss say. The runs' vectors must have the same length.
+func (g *Group[S]) TrailingBand(vector string, k int) (Band, error) {
+	var steps []int
+	var ys [][]float64
+	for _, r := range g.Runs {
+		t := Trailing(r.Vectors[vector], k)
+		if steps == nil {
+			steps = t.Steps
+		}
+		ys = append(ys, t.Median)
+	}
+	b, err := BandOver(steps, ys)
+	if err != nil {
+		return Band{}, fmt.Errorf("experiment: %s: trailing band of %q: %w", g.Name, vector, err)
+	}
+	return b, nil
 }

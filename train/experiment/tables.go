@@ -86,3 +86,24 @@ func WriteTiming[S any](path string, runs []*Run[S]) error {
 	rows = append(rows, []any{"total", nil, nil, total, nil, nil})
 	return report.WriteCSV(path, []string{"run", "seed", "steps", "seconds", "steps_per_second", "resumed"}, rows)
 }
+
+// MedianPivot tabulates a quantity measured over seeds in every cell of a
+// rows × columns layout (activations × optimizers, say): a row per name in
+// rows, and per column the median of the cell's values times scale and
+// their min–max (Summary.Range), headed "<column>: <what>, median" and
+// "<column>: min–max". cell(i, j) returns the values of row i in column j.
+func MedianPivot(first, what string, rows, cols []string, cell func(i, j int) []float64, scale float64) report.TableData {
+	t := report.TableData{Header: []string{first}}
+	for _, c := range cols {
+		t.Header = append(t.Header, c+": "+what+", median", c+": min–max")
+	}
+	for i, name := range rows {
+		row := []any{name}
+		for j := range cols {
+			s := Summarize(cell(i, j))
+			row = append(row, scale*s.Median, s.Range(scale))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}

@@ -1,8 +1,10 @@
 package experiment
 
 import (
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -48,5 +50,37 @@ func TestTables(t *testing.T) {
 	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
 	if !strings.Contains(string(md), "[curves.csv](curves.csv)") {
 		t.Errorf("report.md does not link curves.csv:\n%s", md)
+	}
+}
+
+func TestMedianPivot(t *testing.T) {
+	// Cell (i, j) holds the errors of three seeds; row 1, column 0 has a
+	// diverged seed (NaN), left out of the median and the range.
+	cells := [][][]float64{
+		{{0.02, 0.04, 0.03}, {0.05, 0.01, 0.09}},
+		{{0.10, math.NaN(), 0.20}, {0.07, 0.07, 0.07}},
+	}
+	got := MedianPivot("activation", "test error (%)", []string{"ReLU", "GELU"}, []string{"Adam", "SGD"},
+		func(i, j int) []float64 { return cells[i][j] }, 100)
+	want := report.TableData{
+		Header: []string{"activation", "Adam: test error (%), median", "Adam: min–max", "SGD: test error (%), median", "SGD: min–max"},
+		Rows: [][]any{
+			{"ReLU", 3.0, report.Format(2) + "–" + report.Format(4), 5.0, report.Format(1) + "–" + report.Format(9)},
+			{"GELU", 15.0, report.Format(10) + "–" + report.Format(20), 7.0, report.Format(7) + "–" + report.Format(7)},
+		},
+	}
+	if !slices.Equal(got.Header, want.Header) || len(got.Rows) != 2 {
+		t.Fatalf("header %q, %d rows; want %q, 2 rows", got.Header, len(got.Rows), want.Header)
+	}
+	for i, row := range got.Rows {
+		for k, v := range row {
+			if f, ok := v.(float64); ok {
+				if w := want.Rows[i][k].(float64); math.Abs(f-w) > 1e-12 {
+					t.Errorf("row %d column %d: %v, want %v", i, k, f, w)
+				}
+			} else if v != want.Rows[i][k] {
+				t.Errorf("row %d column %d: %v, want %v", i, k, v, want.Rows[i][k])
+			}
+		}
 	}
 }
