@@ -14,10 +14,10 @@ import (
 
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/graph/rng"
-	"github.com/geluproject/gelu/train/torchtest"
 	"github.com/geluproject/gelu/nn"
 	"github.com/geluproject/gelu/ops/activation"
 	"github.com/geluproject/gelu/optim"
+	"github.com/geluproject/gelu/train/torchtest"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )

@@ -28,16 +28,36 @@ import (
 //	c := config{Batch: 64, LRs: Floats{0.1, 0.3}}
 //	err := experiment.BindFlags(flag.CommandLine, &c)
 func BindFlags(fs *flag.FlagSet, cfg any) error {
+	if fs == nil {
+		return errors.New("experiment.BindFlags: nil flag set")
+	}
+	// Check every field first and define the flags only then, so that an
+	// error leaves fs as it was (and the flag package's panic on a name
+	// defined twice cannot happen).
+	var defs []func()
+	if err := collectFlags(fs, cfg, map[string]bool{}, &defs); err != nil {
+		return err
+	}
+	for _, define := range defs {
+		define()
+	}
+	return nil
+}
+
+// collectFlags appends to defs the definition of every tagged field of the
+// struct *cfg (and of its embedded groups), checking names against seen
+// and against the flags fs already has.
+func collectFlags(fs *flag.FlagSet, cfg any, seen map[string]bool, defs *[]func()) error {
 	v := reflect.ValueOf(cfg)
-	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
-		return fmt.Errorf("experiment.BindFlags: got %T, want a pointer to a struct", cfg)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+		return fmt.Errorf("experiment.BindFlags: got %T, want a non-nil pointer to a struct", cfg)
 	}
 	v = v.Elem()
 	for i := 0; i < v.NumField(); i++ {
 		f, field := v.Type().Field(i), v.Field(i)
 		name, ok := f.Tag.Lookup("flag")
 		if !ok && f.Anonymous && field.Kind() == reflect.Struct {
-			if err := BindFlags(fs, field.Addr().Interface()); err != nil { // an embedded group of flags (MNISTMLP)
+			if err := collectFlags(fs, field.Addr().Interface(), seen, defs); err != nil { // an embedded group of flags (MNISTMLP)
 				return err
 			}
 			continue
@@ -49,22 +69,28 @@ func BindFlags(fs *flag.FlagSet, cfg any) error {
 		if !f.IsExported() || name == "" || help == "" {
 			return fmt.Errorf("experiment.BindFlags: field %s: want an exported field with a flag name and a help text", f.Name)
 		}
+		if seen[name] || fs.Lookup(name) != nil {
+			return fmt.Errorf("experiment.BindFlags: field %s: flag -%s is already defined, want each name once", f.Name, name)
+		}
+		seen[name] = true
+		var define func()
 		switch p := field.Addr().Interface().(type) {
 		case flag.Value:
-			fs.Var(p, name, help)
+			define = func() { fs.Var(p, name, help) }
 		case *int:
-			fs.IntVar(p, name, *p, help)
+			define = func() { fs.IntVar(p, name, *p, help) }
 		case *uint64:
-			fs.Uint64Var(p, name, *p, help)
+			define = func() { fs.Uint64Var(p, name, *p, help) }
 		case *float64:
-			fs.Float64Var(p, name, *p, help)
+			define = func() { fs.Float64Var(p, name, *p, help) }
 		case *string:
-			fs.StringVar(p, name, *p, help)
+			define = func() { fs.StringVar(p, name, *p, help) }
 		case *bool:
-			fs.BoolVar(p, name, *p, help)
+			define = func() { fs.BoolVar(p, name, *p, help) }
 		default:
 			return fmt.Errorf("experiment.BindFlags: field %s (-%s) has type %s, want int, uint64, float64, string, bool or a flag.Value", f.Name, name, f.Type)
 		}
+		*defs = append(*defs, define)
 	}
 	return nil
 }

@@ -43,8 +43,6 @@ func TestBindFlagsParsesIntoTheConfig(t *testing.T) {
 }
 
 func TestBindFlagsErrors(t *testing.T) {
-	fs := flag.NewFlagSet("p", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	var n int
 	for _, tc := range []struct {
 		cfg  any
@@ -58,10 +56,32 @@ func TestBindFlagsErrors(t *testing.T) {
 		{&struct {
 			X int32 `flag:"x" help:"h"`
 		}{}, "type int32"},
+		{(*struct{})(nil), "non-nil pointer"},
+		{&struct {
+			A int `flag:"a" help:"h"`
+			B int `flag:"a" help:"h"`
+		}{}, "flag -a is already defined"},
+		{&struct {
+			Taken int `flag:"taken" help:"h"`
+		}{}, "flag -taken is already defined"},
+		// A valid field before a bad one: nothing may be defined.
+		{&struct {
+			Good int   `flag:"good" help:"h"`
+			Bad  int32 `flag:"bad" help:"h"`
+		}{}, "type int32"},
 	} {
+		fs := flag.NewFlagSet("p", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		fs.Int("taken", 0, "defined before BindFlags")
 		if err := BindFlags(fs, tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%T: %v, want an error mentioning %q", tc.cfg, err, tc.want)
 		}
+		if fs.Lookup("good") != nil || fs.Lookup("a") != nil {
+			t.Errorf("%T: a failed BindFlags defined flags", tc.cfg)
+		}
+	}
+	if err := BindFlags(nil, &struct{}{}); err == nil || !strings.Contains(err.Error(), "nil flag set") {
+		t.Errorf("nil flag set: %v", err)
 	}
 }
 
