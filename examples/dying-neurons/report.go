@@ -47,6 +47,7 @@ type page struct {
 	Far                                          int // ReLU runs whose dead units' median max z is below −0.5
 }
 
+// accuracyOf is a run's test accuracy (NaN if it diverged).
 func accuracyOf(r *runResult) float64 { return r.Values[accuracy] }
 
 // pair is a ReLU run and a GELU run of the same lr and bias init.
