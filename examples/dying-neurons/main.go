@@ -127,24 +127,18 @@ func singleNeuron(r *report.Report, pg *page) error {
 		r.Set("neuron."+a.Key()+".d1_at_m1", a.Deriv(-1))
 		pg.NeuronGradient.Rows = append(pg.NeuronGradient.Rows, row)
 		for _, z0 := range neuronStarts {
-			n, err := probe.NewNeuron(a, tensor.Float64, neuronX, neuronW, z0, neuronT)
+			d, err := probe.NeuronDescent(a, neuronX, neuronW, z0, neuronT, neuronLR, pg.NeuronSteps)
 			if err != nil {
 				return err
 			}
-			zs, loss0, loss, err := n.Descend(neuronLR, pg.NeuronSteps)
-			if err != nil {
-				return err
-			}
-			zEnd := n.Z()
-			r.SetAll(fmt.Sprintf("descent.%s.z0_%g.", a.Key(), z0), map[string]float64{"z_end": zEnd, "loss_end": loss, "d1_end": a.Deriv(zEnd)})
-			pg.NeuronDescent.Rows = append(pg.NeuronDescent.Rows, []any{a.Title(), z0, a.Deriv(z0), loss0, zEnd, a.Deriv(zEnd), loss})
+			zEnd := d.End()
+			r.SetAll(fmt.Sprintf("descent.%s.z0_%g.", a.Key(), z0), map[string]float64{"z_end": zEnd, "loss_end": d.Loss, "d1_end": a.Deriv(zEnd)})
+			pg.NeuronDescent.Rows = append(pg.NeuronDescent.Rows, []any{a.Title(), z0, a.Deriv(z0), d.Loss0, zEnd, a.Deriv(zEnd), d.Loss})
 			// The plot shows GELU from every start and the other activations
 			// (without GELU's approximations) from −1.
 			if a == activation.GELU || (z0 == -1 && (a == activation.ReLU || a == activation.SiLU || a == activation.ELU || a == activation.Softplus)) {
-				s := report.Series{Name: fmt.Sprintf("%s from %g", a.Title(), z0), Dashed: a != activation.GELU && a != activation.ReLU, Y: zs}
-				for step := range zs {
-					s.X = append(s.X, float64(step))
-				}
+				s := d.Series(fmt.Sprintf("%s from %g", a.Title(), z0))
+				s.Dashed = a != activation.GELU && a != activation.ReLU
 				pg.DescentPlot.Series = append(pg.DescentPlot.Series, s)
 			}
 		}
