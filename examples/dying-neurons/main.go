@@ -115,45 +115,30 @@ var neuronStarts = []float64{-3, -1, -0.5}
 // plain gradient descent from each start, for every activation.
 func singleNeuron(r *report.Report, pg *page) error {
 	for _, a := range activation.All() {
-		want := (a.F(-1) - neuronT) * a.Deriv(-1) * neuronX
-		row := []any{a.Title(), a.F(-1), a.Deriv(-1), want}
-		for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
-			n, err := probe.NewNeuron(a, dt, neuronX, neuronW, -1, neuronT)
-			if err != nil {
-				return fmt.Errorf("%s %v: %w", a, dt, err)
-			}
-			dw, db, _, err := n.Grads()
-			if err != nil {
-				return fmt.Errorf("%s %v: %w", a, dt, err)
-			}
-			r.SetAll(fmt.Sprintf("neuron.%s.%s.", a.Key(), dt), map[string]float64{"dL_dw": dw, "dL_dw_analytic": want, "dL_db": db})
-			rel := math.Abs(dw - want) // relative error, absolute where want is 0
-			if want != 0 {
-				rel /= math.Abs(want)
-			}
-			row = append(row, dw, rel)
+		grads, err := probe.NeuronGrads(a, neuronX, neuronW, -1, neuronT, tensor.Float64, tensor.Float32)
+		if err != nil {
+			return err
+		}
+		row := []any{a.Title(), a.F(-1), a.Deriv(-1), grads[0].Analytic}
+		for _, g := range grads {
+			r.SetAll(fmt.Sprintf("neuron.%s.%s.", a.Key(), g.Dtype), map[string]float64{"dL_dw": g.DW, "dL_dw_analytic": g.Analytic, "dL_db": g.DB})
+			row = append(row, g.DW, g.RelErr)
 		}
 		r.Set("neuron."+a.Key()+".d1_at_m1", a.Deriv(-1))
 		pg.NeuronGradient.Rows = append(pg.NeuronGradient.Rows, row)
 		for _, z0 := range neuronStarts {
-			n, err := probe.NewNeuron(a, tensor.Float64, neuronX, neuronW, z0, neuronT)
+			d, err := probe.NeuronDescent(a, neuronX, neuronW, z0, neuronT, neuronLR, pg.NeuronSteps)
 			if err != nil {
 				return err
 			}
-			zs, loss0, loss, err := n.Descend(neuronLR, pg.NeuronSteps)
-			if err != nil {
-				return err
-			}
-			zEnd := n.Z()
-			r.SetAll(fmt.Sprintf("descent.%s.z0_%g.", a.Key(), z0), map[string]float64{"z_end": zEnd, "loss_end": loss, "d1_end": a.Deriv(zEnd)})
-			pg.NeuronDescent.Rows = append(pg.NeuronDescent.Rows, []any{a.Title(), z0, a.Deriv(z0), loss0, zEnd, a.Deriv(zEnd), loss})
+			zEnd := d.End()
+			r.SetAll(fmt.Sprintf("descent.%s.z0_%g.", a.Key(), z0), map[string]float64{"z_end": zEnd, "loss_end": d.Loss, "d1_end": a.Deriv(zEnd)})
+			pg.NeuronDescent.Rows = append(pg.NeuronDescent.Rows, []any{a.Title(), z0, a.Deriv(z0), d.Loss0, zEnd, a.Deriv(zEnd), d.Loss})
 			// The plot shows GELU from every start and the other activations
 			// (without GELU's approximations) from −1.
 			if a == activation.GELU || (z0 == -1 && (a == activation.ReLU || a == activation.SiLU || a == activation.ELU || a == activation.Softplus)) {
-				s := report.Series{Name: fmt.Sprintf("%s from %g", a.Title(), z0), Dashed: a != activation.GELU && a != activation.ReLU, Y: zs}
-				for step := range zs {
-					s.X = append(s.X, float64(step))
-				}
+				s := d.Series(fmt.Sprintf("%s from %g", a.Title(), z0))
+				s.Dashed = a != activation.GELU && a != activation.ReLU
 				pg.DescentPlot.Series = append(pg.DescentPlot.Series, s)
 			}
 		}
@@ -188,10 +173,7 @@ const accuracy, deadMaxZ, meanSqDeriv, everDead, revived = "accuracy", "dead_max
 
 // sweep trains every setting, c.Workers at a time.
 func sweep(c config) ([]*runResult, error) {
-	full, test, err := experiment.MNIST(c.MNIST)
-	if err == nil {
-		full, test, err = c.Subsets(full, test)
-	}
+	full, test, err := c.MNISTSubsets(c.MNIST)
 	if err != nil {
 		return nil, err
 	}
@@ -202,11 +184,7 @@ func sweep(c config) ([]*runResult, error) {
 	if c.ProbeN > val.Len() {
 		return nil, fmt.Errorf("-probe-n %d: the validation split has only %d examples", c.ProbeN, val.Len())
 	}
-	first := make([]int, c.ProbeN)
-	for i := range first {
-		first[i] = i
-	}
-	probeSet, err := val.Subset(first)
+	probeSet, err := experiment.First(val, c.ProbeN)
 	if err != nil {
 		return nil, err
 	}

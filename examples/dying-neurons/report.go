@@ -47,6 +47,9 @@ type page struct {
 	Far                                          int // ReLU runs whose dead units' median max z is below −0.5
 }
 
+// accuracyOf is a run's test accuracy (NaN if it diverged).
+func accuracyOf(r *runResult) float64 { return r.Values[accuracy] }
+
 // pair is a ReLU run and a GELU run of the same lr and bias init.
 type pair struct{ ReLU, GELU *runResult }
 
@@ -110,13 +113,9 @@ func sweepReport(r *report.Report, runs []*runResult, pg *page) (err error) {
 	for _, a := range pg.Acts {
 		row := []any{a.Title()}
 		for _, b := range pg.Biases {
-			best, at := math.NaN(), 0.0
-			for _, run := range runs {
-				if acc := run.Values[accuracy]; run.Setting.Act == a && run.Setting.Bias == b && (math.IsNaN(best) || acc > best) {
-					best, at = acc, run.Setting.LR
-				}
-			}
-			row = append(row, fmt.Sprintf("%s (lr %g)", report.Format(best), at))
+			// Every (activation, bias) ran, at every learning rate.
+			best := experiment.BestRun(runs, func(s setting) bool { return s.Act == a && s.Bias == b }, accuracyOf)
+			row = append(row, fmt.Sprintf("%s (lr %g)", report.Format(best.Values[accuracy]), best.Setting.LR))
 		}
 		pg.BestAccuracy.Rows = append(pg.BestAccuracy.Rows, row)
 	}

@@ -32,7 +32,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"slices"
 	"text/template"
 	"time"
 
@@ -116,13 +115,7 @@ func run(c config) (acts []*actResult, err error) {
 var buffers = []probe.Buffer{{Form: probe.EMA, Beta: 0.9}, {Form: probe.HeavyBall, Beta: 0.9}, {Form: probe.EMA, Beta: 0.99}, {Form: probe.HeavyBall, Beta: 0.99}}
 
 // burnIn is the steps after which every buffer has forgotten its start.
-func burnIn(c config) int {
-	burn := 0
-	for _, b := range buffers {
-		burn = max(burn, probe.BurnIn(b.Beta, c.BurnEps))
-	}
-	return burn
-}
+func burnIn(c config) int { return probe.SlowestBurnIn(buffers, c.BurnEps) }
 
 // phase is what one measurement phase found.
 type phase struct {
@@ -145,20 +138,13 @@ type actResult struct {
 // one seed, which also fixes the BLAS threads); each has its own graph and
 // streams, so the results do not depend on scheduling.
 func measureAll(c config) ([]*actResult, error) {
-	train, test, err := datasets.MNIST(c.MNIST)
-	if err == nil {
-		train, test, err = c.Subsets(train, test)
-	}
+	train, test, err := c.MNISTSubsets(c.MNIST)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*actResult, len(c.Acts))
-	grid := experiment.Grid[activation.Activation]{Settings: c.Acts, Seeds: []uint64{c.Seed}, Workers: c.Workers, Name: activation.Activation.Name}
-	_, err = grid.Run(func(r *experiment.Run[activation.Activation]) (err error) {
-		out[slices.Index(c.Acts, r.Setting)], err = measureAct(c, train, test, r.Setting)
-		return err
+	return experiment.Each(c.Acts, activation.Activation.Name, c.Seed, c.Workers, func(a activation.Activation) (*actResult, error) {
+		return measureAct(c, train, test, a)
 	})
-	return out, err
 }
 
 // measureAct runs the four phases for activation a.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/geluproject/gelu/ops/activation"
 	"github.com/geluproject/gelu/ops/analysis"
+	"github.com/geluproject/gelu/train/experiment"
 	"github.com/geluproject/gelu/train/probe"
 	"github.com/geluproject/gelu/train/report"
 )
@@ -97,20 +98,13 @@ func momentumReport(r *report.Report, acts []*actResult, pg *page) {
 		var series []report.Series
 		for _, p := range a.Phases {
 			for _, cmp := range p.Buffers {
-				rows = append(rows, []any{a.Act.Title(), p.Name, cmp.Beta, cmp.Form.String(), cmp.GradVar, cmp.GradMeanSq,
-					report.FormatPM(cmp.Ratio, cmp.RatioSE), cmp.Predicted, cmp.Expected, cmp.Z(), cmp.SecondMomentRatio,
-					cmp.MeanSlope, probe.MeanFactor(cmp.Form, cmp.Beta), cmp.GradLag1, cmp.BufLag1})
-				r.SetAll(fmt.Sprintf("momentum.%s.%s.%s.b%g.", a.Act.Key(), p.Name, cmp.Form, cmp.Beta), map[string]float64{
-					"ratio": cmp.Ratio, "ratio_se": cmp.RatioSE, "predicted": cmp.Predicted, "expected": cmp.Expected, "z": cmp.Z(),
-					"doc_ratio": cmp.SecondMomentRatio, "mean_slope": cmp.MeanSlope, "grad_lag1": cmp.GradLag1, "buf_lag1": cmp.BufLag1,
-					"grad_var": cmp.GradVar, "grad_mean_sq": cmp.GradMeanSq})
+				rows = append(rows, append([]any{a.Act.Title(), p.Name}, cmp.Cells()...))
+				r.SetAll(fmt.Sprintf("momentum.%s.%s.%s.", a.Act.Key(), p.Name, cmp.Name()), cmp.Values())
 				if cmp.Form != probe.EMA {
 					continue
 				}
-				s := report.Series{Name: fmt.Sprintf("%s β=%g", p.Name, cmp.Beta), Dashed: p.Name != "frozen"}
-				for b, y := range cmp.Blocks {
-					s.X, s.Y = append(s.X, (float64(b)+0.5)*float64(c.Window/c.Blocks)), append(s.Y, y/cmp.Predicted)
-				}
+				s := cmp.BlockSeries(fmt.Sprintf("%s β=%g", p.Name, cmp.Beta), c.Window/c.Blocks)
+				s.Dashed = p.Name != "frozen"
 				series = append(series, s)
 			}
 		}
@@ -119,9 +113,7 @@ func momentumReport(r *report.Report, acts []*actResult, pg *page) {
 			XLabel: "step after burn-in (block centre)", YLabel: "measured / predicted", Series: series,
 			HLines: []float64{1, probe.WindowFactor(0.99, c.Window)}, Width: 6.5, Height: 4.5, DPI: c.DPI}})
 	}
-	pg.MomentumTable = report.TableData{Header: []string{"activation", "phase", "β", "form", "Σ Var(g)", "Σ mean(g)²", "Var(m)/Var(g) measured",
-		"stationary prediction", "expected in window", "z", "Var(m) / documents' formula", "E[m] slope on E[g]", "predicted slope",
-		"lag-1 corr. of g", "lag-1 corr. of m"}, Rows: rows}
+	pg.MomentumTable = report.TableData{Header: append([]string{"activation", "phase"}, probe.ComparisonHeader...), Rows: rows}
 	momentumSummary(c, acts, pg)
 }
 
@@ -166,10 +158,7 @@ func gradientReport(r *report.Report, acts []*actResult, pg *page) {
 		k := a.Act.Key()
 		for pi, p := range a.Phases {
 			for ti, t := range p.Grad {
-				name := "all"
-				if ti < len(p.Tensors) {
-					name = p.Tensors[ti]
-				}
+				name := p.GradName(ti)
 				rows = append(rows, []any{a.Act.Title(), p.Name, name, t.Var, t.MeanSq, t.Var / t.MeanSq, t.Var / acts[0].Phases[pi].Grad[ti].Var})
 				r.SetAll(fmt.Sprintf("grad.%s.%s.%s.", k, p.Name, name), map[string]float64{"var": t.Var, "mean_sq": t.MeanSq})
 			}
@@ -180,11 +169,7 @@ func gradientReport(r *report.Report, acts []*actResult, pg *page) {
 		r.Set("train."+k+".var", a.TrainVar)
 		r.Set("train."+k+".loss", a.TrainLoss)
 		if len(a.TrainStep) > 0 {
-			s := report.Series{Name: a.Act.Title(), Y: a.TrainVar}
-			for _, st := range a.TrainStep {
-				s.X = append(s.X, float64(st))
-			}
-			series = append(series, s)
+			series = append(series, experiment.StepSeries(a.Act.Title(), a.TrainStep, a.TrainVar))
 		}
 	}
 	pg.GradientVariance = report.TableData{Header: []string{"activation", "phase", "tensor", "Σ Var(g)", "Σ mean(g)²", "Var / mean²",

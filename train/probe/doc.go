@@ -21,6 +21,12 @@
 //   - Net, Stream, LoaderStream: a compiled training graph driven batch
 //     by batch (Net.Run feeds a Watch and steps an optimizer, or keeps the
 //     weights frozen), and its test accuracy.
+//   - Neuron, NeuronGrads, NeuronDescent: the single neuron
+//     ½(a(w·x + b) − t)², its gradient through the graph in each dtype
+//     beside the closed form, and plain gradient descent on it.
+//   - Comparison.Cells (under ComparisonHeader), Comparison.Values,
+//     Comparison.BlockSeries, Summary.GradName: what a report shows of a
+//     window's measurements, as table cells, summary keys and a plot line.
 //
 // # Dead units and the tolerance
 //
