@@ -117,18 +117,6 @@ func AccumulateGrad(op fmt.Stringer, n *G.Node, v G.Value) error {
 	return nil
 }
 
-// Values returns the input nodes' values as dense tensors.
-func Values(op fmt.Stringer, inputs G.Nodes) ([]*tensor.Dense, error) {
-	out := make([]*tensor.Dense, len(inputs))
-	for i, n := range inputs {
-		var err error
-		if out[i], err = Dense(op, fmt.Sprintf("input %d (%s)", i, n.Name()), n.Value()); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
 // OutGrad returns the output node's gradient (DoDiff) as a Value.
 func OutGrad(op fmt.Stringer, output *G.Node) (G.Value, error) {
 	g, err := output.Grad()
@@ -136,20 +124,6 @@ func OutGrad(op fmt.Stringer, output *G.Node) (G.Value, error) {
 		return nil, fmt.Errorf("%v: output has no gradient: %w", op, err)
 	}
 	return g, nil
-}
-
-// DiffArgs is the preamble of a DoDiff that reads its inputs: their values
-// as dense tensors and the output's gradient.
-func DiffArgs(op fmt.Stringer, inputs G.Nodes, output *G.Node) ([]*tensor.Dense, G.Value, error) {
-	vals, err := Values(op, inputs)
-	if err != nil {
-		return nil, nil, err
-	}
-	g, err := OutGrad(op, output)
-	if err != nil {
-		return nil, nil, err
-	}
-	return vals, g, nil
 }
 
 // CheckMatrix checks at graph-build time that n is a float matrix.
@@ -207,21 +181,6 @@ func (s Signature) Dims(optional bool) []int {
 
 // Type is FnType over the inputs taken and the result.
 func (s Signature) Type(optional bool) hm.Type { return FnType(s.Dims(optional)...) }
-
-// Doer is the part of an op that DiffInto runs: a gradient op's Do.
-type Doer interface {
-	Do(...G.Value) (G.Value, error)
-}
-
-// DiffInto runs grad on args and adds the result into the gradient of n:
-// one input's share of an op's DoDiff.
-func DiffInto(op fmt.Stringer, n *G.Node, grad Doer, args ...G.Value) error {
-	d, err := grad.Do(args...)
-	if err != nil {
-		return err
-	}
-	return AccumulateGrad(op, n, d)
-}
 
 // CheckSameFloat checks at graph-build time that a and b are float tensors
 // of the same dtype and shape: the inputs of an elementwise binary op.
