@@ -27,14 +27,11 @@ type Splits struct {
 // least one batch of batch images must remain for training.
 func MNISTSplits(f Flags, val, batch, trainEval int) (Splits, error) {
 	var s Splits
-	tr, te, err := MNIST("")
+	tr, te, err := f.MNISTSubsets("")
 	if err != nil {
 		return s, err
 	}
-	if tr, s.Test, err = f.Subsets(tr, te); err != nil {
-		return s, err
-	}
-	s.Train = tr
+	s.Train, s.Test = tr, te
 	if val > 0 {
 		if val >= tr.Len()-batch {
 			return s, fmt.Errorf("-val %d leaves fewer than one batch of %d of the %d training images", val, batch, tr.Len())
