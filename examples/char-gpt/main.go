@@ -39,18 +39,36 @@ import (
 	"github.com/geluproject/gelu/train/experiment"
 )
 
-// config is everything a run depends on.
+// config is everything a run depends on. The tagged fields are this
+// program's own flags (experiment.BindFlags), checked by
+// experiment.CheckFlags; experiment.Flags are the shared ones. -mlp's help
+// spells out experiment.MLPNames() (a tag is a constant; a test checks it).
 type config struct {
-	experiment.Flags                    // -out, -seed, -seeds, -workers
-	experiment.AdamW                    // -batch, -steps, -eval-every, -warmup, -lr, -clip
-	TextFile                     string // -text
-	MLPs                         experiment.Strings
-	T, DModel, Heads, Blocks, FF int
-	ValWindows, SampleLen, DPI   int
-	Temperature                  float64
-	Full, Recompute, Quiet       bool
-	Progress                     io.Writer // nil: os.Stderr
-	Args                         []string  // the command line shown in report.md
+	experiment.Flags // -out, -seed, -seeds, -workers
+
+	TextFile    string             `flag:"text" help:"UTF-8 text file to model (default: Newton's Opticks, embedded)"`
+	MLPs        experiment.Strings `flag:"mlp" help:"comma-separated feed-forward variants: geglu, gelu, gelu_tanh, reglu, relu, silu, swiglu"`
+	T           int                `flag:"T" help:"context length in characters (nanoGPT's block_size)" check:"min=1"`
+	DModel      int                `flag:"d-model" help:"model width" check:"min=1"`
+	Heads       int                `flag:"heads" help:"attention heads; must divide -d-model" check:"min=1"`
+	Blocks      int                `flag:"blocks" help:"Transformer blocks" check:"min=1"`
+	FF          int                `flag:"ff" help:"inner width of an ungated MLP; gated ones get 2/3 of it (equal parameters)" check:"min=3"`
+	Batch       int                `flag:"batch" help:"windows per step" check:"min=1"`
+	Steps       int                `flag:"steps" help:"optimizer steps per run" check:"min=1"`
+	EvalEvery   int                `flag:"eval-every" help:"evaluate every this many steps" check:"min=1"`
+	Warmup      int                `flag:"warmup" help:"steps of linear warmup before the cosine decay" check:"min=0"`
+	LR          float64            `flag:"lr" help:"peak learning rate of AdamW"`
+	Clip        float64            `flag:"clip" help:"clip the global gradient norm to this; 0: off"`
+	ValWindows  int                `flag:"val-windows" help:"validation windows scored (a seeded sample); 0: all" check:"min=0"`
+	SampleLen   int                `flag:"sample" help:"characters sampled from each model for the report" check:"min=0"`
+	Temperature float64            `flag:"temperature" help:"sampling temperature"`
+	DPI         int                `flag:"dpi" help:"resolution of the plot in dots per inch" check:"min=0"`
+	Full        bool               `flag:"full" help:"the longer run: 4× -steps, -eval-every and -warmup"`
+	Recompute   bool               `flag:"recompute" help:"recompute block activations in the backward pass (less memory, more time)"`
+	Quiet       bool               `flag:"quiet" help:"no progress output"`
+
+	Progress io.Writer // nil: os.Stderr
+	Args     []string  // the command line shown in report.md
 }
 
 // defaults: sized so that 7 variants × 5 seeds of the GPT train in under
@@ -59,47 +77,27 @@ type config struct {
 // and ReLU in 400-step runs of seed 1 (width 64, batch 32).
 func defaults() config {
 	return config{Flags: experiment.Flags{Out: "out/char-gpt", Seed: 1, Seeds: 5, Workers: 2},
-		AdamW: experiment.AdamW{Batch: 16, Steps: 400, EvalEvery: 100, Warmup: 40, LR: 8e-3, Clip: 1},
-		MLPs:  experiment.Strings{"relu", "gelu", "gelu_tanh", "silu", "geglu", "swiglu", "reglu"},
-		T:     32, DModel: 48, Heads: 4, Blocks: 2, FF: 192, ValWindows: 1024, SampleLen: 300, DPI: 144, Temperature: 0.8, Args: os.Args}
+		MLPs: experiment.Strings{"relu", "gelu", "gelu_tanh", "silu", "geglu", "swiglu", "reglu"},
+		T:    32, DModel: 48, Heads: 4, Blocks: 2, FF: 192, Batch: 16, Steps: 400, EvalEvery: 100, Warmup: 40, LR: 8e-3, Clip: 1,
+		ValWindows: 1024, SampleLen: 300, Temperature: 0.8, DPI: 144, Args: os.Args}
 }
 
-// ints are the integer flags with their least allowed values.
-func (c *config) ints() []experiment.IntFlag {
-	f := experiment.Int
-	return []experiment.IntFlag{
-		f(&c.T, "T", 1, "context length in characters (nanoGPT's block_size)"), f(&c.DModel, "d-model", 1, "model width"),
-		f(&c.Heads, "heads", 1, "attention heads; must divide -d-model"), f(&c.Blocks, "blocks", 1, "Transformer blocks"),
-		f(&c.FF, "ff", 3, "inner width of an ungated MLP; gated ones get 2/3 of it (equal parameters)"),
-		f(&c.Batch, "batch", 1, "windows per step"), f(&c.Steps, "steps", 1, "optimizer steps per run"),
-		f(&c.EvalEvery, "eval-every", 1, "evaluate every this many steps"), f(&c.Warmup, "warmup", 0, "steps of linear warmup before the cosine decay"),
-		f(&c.ValWindows, "val-windows", 0, "validation windows scored (a seeded sample); 0: all"),
-		f(&c.SampleLen, "sample", 0, "characters sampled from each model for the report"), f(&c.DPI, "dpi", 0, "resolution of the plot in dots per inch"),
-		f(&c.Seeds, "seeds", 1, ""), f(&c.Workers, "workers", 1, ""), // registered by experiment.Flags
-	}
-}
-
-func parseFlags() config {
+func parseFlags() (config, error) {
 	c := defaults()
 	c.Flags.Register(flag.CommandLine, experiment.SeedsFlag)
-	flag.StringVar(&c.TextFile, "text", "", "UTF-8 text file to model (default: Newton's Opticks, embedded)")
-	flag.Var(&c.MLPs, "mlp", "comma-separated feed-forward variants: "+experiment.MLPNames())
-	experiment.DefineInts(flag.CommandLine, c.ints())
-	c.AdamW.Register(flag.CommandLine)
-	flag.Float64Var(&c.Temperature, "temperature", c.Temperature, "sampling temperature")
-	flag.BoolVar(&c.Full, "full", false, "the longer run: 4× -steps, -eval-every and -warmup")
-	flag.BoolVar(&c.Recompute, "recompute", false, "recompute block activations in the backward pass (less memory, more time)")
-	flag.BoolVar(&c.Quiet, "quiet", false, "no progress output")
+	if err := experiment.BindFlags(flag.CommandLine, &c); err != nil {
+		return c, err
+	}
 	experiment.ParseCommandLine("char-gpt")
 	if c.Full {
-		c.AdamW = c.AdamW.Longer(4)
+		c.Steps, c.EvalEvery, c.Warmup = 4*c.Steps, 4*c.EvalEvery, 4*c.Warmup
 	}
-	return c
+	return c, nil
 }
 
 func (c config) check() error {
 	mlp := func(m string) bool { _, ok := experiment.MLPs[m]; return ok }
-	if err := cmp.Or(experiment.CheckNames("mlp", c.MLPs, mlp, experiment.MLPNames()), experiment.CheckInts(c.ints())); err != nil {
+	if err := cmp.Or(experiment.CheckNames("mlp", c.MLPs, mlp, experiment.MLPNames()), experiment.CheckFlags(c), c.Flags.Check(experiment.SeedsFlag)); err != nil {
 		return err
 	}
 	switch {
@@ -111,9 +109,16 @@ func (c config) check() error {
 	return nil
 }
 
+// adamW is the training recipe of c's flags.
+func (c config) adamW() experiment.AdamW {
+	return experiment.AdamW{Batch: c.Batch, Steps: c.Steps, EvalEvery: c.EvalEvery, Warmup: c.Warmup, LR: c.LR, Clip: c.Clip}
+}
+
 func main() {
-	c := parseFlags()
-	_, err := run(c)
+	c, err := parseFlags()
+	if err == nil {
+		_, err = run(c)
+	}
 	experiment.Exit("char-gpt", c.Out, err)
 }
 
@@ -178,7 +183,7 @@ func trainOne(c config, d data, progress io.Writer, r *runResult) error {
 	if err != nil {
 		return err
 	}
-	if _, err := experiment.TrainAdamW(r, m, d.Train, d.Eval, c.AdamW, progress, func(e train.EvalInfo) error {
+	if _, err := experiment.TrainAdamW(r, m, d.Train, d.Eval, c.adamW(), progress, func(e train.EvalInfo) error {
 		return r.Curve.Add(e.Step, bits(e.TrainLoss), bits(e.ValLoss))
 	}); err != nil {
 		return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"math"
 	"os"
 	"path/filepath"
@@ -148,5 +149,17 @@ func TestRecomputeGivesTheSameCurves(t *testing.T) {
 	cb, _ := os.ReadFile(filepath.Join(b.Out, "curves.csv"))
 	if len(ca) == 0 || !bytes.Equal(ca, cb) {
 		t.Errorf("curves differ with -recompute:\n%s\nwithout:\n%s", cb, ca)
+	}
+}
+
+// The config's tags define the flags, and -mlp's help, a constant in its
+// tag, lists every variant experiment.MLPs has.
+func TestMLPFlagListsEveryVariant(t *testing.T) {
+	fs, c := flag.NewFlagSet("char-gpt", flag.ContinueOnError), defaults()
+	if err := experiment.BindFlags(fs, &c); err != nil {
+		t.Fatal(err)
+	}
+	if u := fs.Lookup("mlp").Usage; !strings.HasSuffix(u, ": "+experiment.MLPNames()) {
+		t.Errorf("-mlp help %q, want it to end with %q", u, experiment.MLPNames())
 	}
 }

@@ -41,16 +41,33 @@ import (
 	"github.com/geluproject/gelu/train/experiment"
 )
 
-// config is everything a run depends on.
+// config is everything a run depends on. The tagged fields are this
+// program's own flags (experiment.BindFlags), checked by
+// experiment.CheckFlags; experiment.Flags are the shared ones. The help
+// of -data and -mlp spells out datasets.FashionMNISTDir and
+// experiment.MLPNames() (a tag is a constant; a test checks them).
 type config struct {
-	experiment.Flags          // -out, -seed, -seeds, -workers, -train-n, -test-n
-	experiment.AdamW          // -batch, -steps, -eval-every, -warmup, -lr, -clip
-	Data, MLPs                experiment.Strings
-	DModel, Heads, Blocks, FF int
-	EvalN, DPI                int
-	Full, Quiet               bool
-	Progress                  io.Writer // nil: os.Stderr
-	Args                      []string  // the command line shown in report.md
+	experiment.Flags // -out, -seed, -seeds, -workers, -train-n, -test-n
+
+	Data      experiment.Strings `flag:"data" help:"comma-separated data sets: mnist, fashion (default: both when Fashion-MNIST is installed at /usr/share/datasets/fashion-mnist)"`
+	MLPs      experiment.Strings `flag:"mlp" help:"comma-separated MLP variants: geglu, gelu, gelu_tanh, reglu, relu, silu, swiglu"`
+	DModel    int                `flag:"d-model" help:"model width" check:"min=1"`
+	Heads     int                `flag:"heads" help:"attention heads; must divide -d-model" check:"min=1"`
+	Blocks    int                `flag:"blocks" help:"Transformer blocks" check:"min=1"`
+	FF        int                `flag:"ff" help:"inner width of an ungated MLP; gated ones get 2/3 of it (equal parameters)" check:"min=3"`
+	Batch     int                `flag:"batch" help:"images per step" check:"min=1"`
+	Steps     int                `flag:"steps" help:"optimizer steps per run" check:"min=1"`
+	EvalEvery int                `flag:"eval-every" help:"evaluate on -eval-n test images every this many steps" check:"min=1"`
+	EvalN     int                `flag:"eval-n" help:"test images scored along the way (a seeded sample); the final error uses them all" check:"min=1"`
+	Warmup    int                `flag:"warmup" help:"steps of linear warmup before the cosine decay" check:"min=0"`
+	LR        float64            `flag:"lr" help:"peak learning rate of AdamW"`
+	Clip      float64            `flag:"clip" help:"clip the global gradient norm to this; 0: off"`
+	DPI       int                `flag:"dpi" help:"resolution of the plot in dots per inch" check:"min=0"`
+	Full      bool               `flag:"full" help:"the longer run: 4× -steps, -eval-every and -warmup"`
+	Quiet     bool               `flag:"quiet" help:"no progress output"`
+
+	Progress io.Writer // nil: os.Stderr
+	Args     []string  // the command line shown in report.md
 }
 
 // defaults: sized so that 2 data sets × 3 variants × 5 seeds train in
@@ -58,43 +75,31 @@ type config struct {
 // 2e-3, 4e-3 and 8e-3 for GELU on MNIST, seed 1 (test error 23%, 15%, 20%).
 func defaults() config {
 	c := config{Flags: experiment.Flags{Out: "out/vit-mnist", Seed: 1, Seeds: 5, Workers: 2},
-		AdamW: experiment.AdamW{Batch: 32, Steps: 300, EvalEvery: 100, Warmup: 30, LR: 4e-3, Clip: 1},
-		Data:  experiment.Strings{"mnist"}, MLPs: experiment.Strings{"gelu", "relu", "geglu"},
-		DModel: 32, Heads: 4, Blocks: 2, FF: 128, EvalN: 1000, DPI: 144, Args: os.Args}
+		Data: experiment.Strings{"mnist"}, MLPs: experiment.Strings{"gelu", "relu", "geglu"},
+		DModel: 32, Heads: 4, Blocks: 2, FF: 128, Batch: 32, Steps: 300, EvalEvery: 100, EvalN: 1000, Warmup: 30, LR: 4e-3, Clip: 1,
+		DPI: 144, Args: os.Args}
 	if _, err := os.Stat(datasets.FashionMNISTDir); err == nil {
 		c.Data = append(c.Data, "fashion")
 	}
 	return c
 }
 
-// ints are the integer flags with their least allowed values.
-func (c *config) ints() []experiment.IntFlag {
-	f := experiment.Int
-	return []experiment.IntFlag{
-		f(&c.DModel, "d-model", 1, "model width"), f(&c.Heads, "heads", 1, "attention heads; must divide -d-model"),
-		f(&c.Blocks, "blocks", 1, "Transformer blocks"), f(&c.FF, "ff", 3, "inner width of an ungated MLP; gated ones get 2/3 of it (equal parameters)"),
-		f(&c.Batch, "batch", 1, "images per step"), f(&c.Steps, "steps", 1, "optimizer steps per run"),
-		f(&c.EvalEvery, "eval-every", 1, "evaluate on -eval-n test images every this many steps"),
-		f(&c.EvalN, "eval-n", 1, "test images scored along the way (a seeded sample); the final error uses them all"),
-		f(&c.Warmup, "warmup", 0, "steps of linear warmup before the cosine decay"), f(&c.DPI, "dpi", 0, "resolution of the plot in dots per inch"),
-		f(&c.Seeds, "seeds", 1, ""), f(&c.Workers, "workers", 1, ""), f(&c.TrainN, "train-n", 0, ""), f(&c.TestN, "test-n", 0, ""), // registered by experiment.Flags
-	}
-}
-
-func parseFlags() config {
+func parseFlags() (config, error) {
 	c := defaults()
 	c.Flags.Register(flag.CommandLine, experiment.SeedsFlag|experiment.SubsetFlag)
-	flag.Var(&c.Data, "data", "comma-separated data sets: mnist, fashion (default: both when Fashion-MNIST is installed at "+datasets.FashionMNISTDir+")")
-	flag.Var(&c.MLPs, "mlp", "comma-separated MLP variants: "+experiment.MLPNames())
-	experiment.DefineInts(flag.CommandLine, c.ints())
-	c.AdamW.Register(flag.CommandLine)
-	flag.BoolVar(&c.Full, "full", false, "the longer run: 4× -steps, -eval-every and -warmup")
-	flag.BoolVar(&c.Quiet, "quiet", false, "no progress output")
+	if err := experiment.BindFlags(flag.CommandLine, &c); err != nil {
+		return c, err
+	}
 	experiment.ParseCommandLine("vit-mnist")
 	if c.Full {
-		c.AdamW = c.AdamW.Longer(4)
+		c.Steps, c.EvalEvery, c.Warmup = 4*c.Steps, 4*c.EvalEvery, 4*c.Warmup
 	}
-	return c
+	return c, nil
+}
+
+// adamW is the training recipe of c's flags.
+func (c config) adamW() experiment.AdamW {
+	return experiment.AdamW{Batch: c.Batch, Steps: c.Steps, EvalEvery: c.EvalEvery, Warmup: c.Warmup, LR: c.LR, Clip: c.Clip}
 }
 
 var dataNames = map[string]string{"mnist": "MNIST", "fashion": "Fashion-MNIST"}
@@ -103,7 +108,7 @@ func (c config) check() error {
 	mlp := func(m string) bool { _, ok := experiment.MLPs[m]; return ok }
 	if err := cmp.Or(experiment.CheckNames("mlp", c.MLPs, mlp, experiment.MLPNames()),
 		experiment.CheckNames("data", c.Data, func(d string) bool { return dataNames[d] != "" }, "mnist, fashion"),
-		experiment.CheckInts(c.ints())); err != nil {
+		experiment.CheckFlags(c), c.Flags.Check(experiment.SeedsFlag|experiment.SubsetFlag)); err != nil {
 		return err
 	}
 	switch {
@@ -116,8 +121,10 @@ func (c config) check() error {
 }
 
 func main() {
-	c := parseFlags()
-	_, err := run(c)
+	c, err := parseFlags()
+	if err == nil {
+		_, err = run(c)
+	}
 	experiment.Exit("vit-mnist", c.Out, err)
 }
 
@@ -211,7 +218,7 @@ func trainOne(c config, d data, progress io.Writer, r *runResult) error {
 	if err != nil {
 		return err
 	}
-	t, err := experiment.TrainAdamW(r, m, d.Train, d.Eval, c.AdamW, progress, func(e train.EvalInfo) error {
+	t, err := experiment.TrainAdamW(r, m, d.Train, d.Eval, c.adamW(), progress, func(e train.EvalInfo) error {
 		return r.Curve.Add(e.Step, e.TrainLoss, 1-e.ValAccuracy)
 	})
 	if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"math"
 	"os"
 	"path/filepath"
@@ -147,5 +148,21 @@ func TestDefaultDataFollowsTheInstall(t *testing.T) {
 	_, err := os.Stat(datasets.FashionMNISTDir)
 	if got, want := len(defaults().Data), map[bool]int{true: 2, false: 1}[err == nil]; got != want {
 		t.Errorf("%d default data sets (%v), want %d", got, defaults().Data, want)
+	}
+}
+
+// The config's tags define the flags, and the help texts of -mlp and
+// -data, constants in their tags, name every variant experiment.MLPs has
+// and where Fashion-MNIST is looked for.
+func TestFlagHelpFollowsTheLibrary(t *testing.T) {
+	fs, c := flag.NewFlagSet("vit-mnist", flag.ContinueOnError), defaults()
+	if err := experiment.BindFlags(fs, &c); err != nil {
+		t.Fatal(err)
+	}
+	if u := fs.Lookup("mlp").Usage; !strings.HasSuffix(u, ": "+experiment.MLPNames()) {
+		t.Errorf("-mlp help %q, want it to end with %q", u, experiment.MLPNames())
+	}
+	if u := fs.Lookup("data").Usage; !strings.Contains(u, " installed at "+datasets.FashionMNISTDir+")") {
+		t.Errorf("-data help %q, want it to name %s", u, datasets.FashionMNISTDir)
 	}
 }

@@ -75,5 +75,6 @@
 // the feed-forward variants by name (MLPs), nn.GPT and nn.ViT as a
 // train.Model (GPTModel, ViTModel), nanoGPT's AdamW recipe run as one run
 // of a grid (AdamW, TrainAdamW) and the plumbing of a program's main
-// (IntFlag, CheckNames, NewGrid, Flags.Progress, SpeedOf, Exit).
+// (BindFlags, CheckFlags, Flags.Check, CheckNames, NewGrid,
+// Flags.Progress, SpeedOf, Exit).
 package experiment

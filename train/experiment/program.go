@@ -1,8 +1,7 @@
 package experiment
 
-// The plumbing of an experiment program's main: integer flags with their
-// bounds, lists of names, the grid of settings × seeds from the shared
-// flags, and how the program ends.
+// The plumbing of an experiment program's main: lists of names, the grid
+// of settings × seeds from the shared flags, and how the program ends.
 
 import (
 	"flag"
@@ -14,39 +13,6 @@ import (
 
 	"github.com/geluproject/gelu/ops/gemm"
 )
-
-// IntFlag is an integer flag of a program's configuration and the least
-// value it allows.
-type IntFlag struct {
-	P     *int
-	Name  string
-	Min   int
-	Usage string // "": defined elsewhere (by Flags.Register, say), only checked
-}
-
-// Int returns the IntFlag -name, stored in *p, of least value min.
-func Int(p *int, name string, min int, usage string) IntFlag { return IntFlag{p, name, min, usage} }
-
-// DefineInts defines on fs every flag of flags that has a Usage, with the
-// value *P as its default.
-func DefineInts(fs *flag.FlagSet, flags []IntFlag) {
-	for _, v := range flags {
-		if v.Usage != "" {
-			fs.IntVar(v.P, v.Name, *v.P, v.Usage)
-		}
-	}
-}
-
-// CheckInts returns an error naming the first of flags whose value is
-// below its Min ("-steps 0: want ≥ 1"), or nil.
-func CheckInts(flags []IntFlag) error {
-	for _, v := range flags {
-		if *v.P < v.Min {
-			return fmt.Errorf("-%s %d: want ≥ %d", v.Name, *v.P, v.Min)
-		}
-	}
-	return nil
-}
 
 // CheckNames returns an error unless names, the value of the list flag
 // -name, is a non-empty list of distinct names each accepted by valid;

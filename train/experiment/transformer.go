@@ -6,7 +6,6 @@ package experiment
 
 import (
 	"errors"
-	"flag"
 	"io"
 	"maps"
 	"slices"
@@ -263,17 +262,4 @@ func Continue(m *nn.GPT, prompt []int, n int, cfg nn.SampleConfig) ([]int, error
 		return nil, err
 	}
 	return text[len(prompt):], nil
-}
-
-// Register defines -lr and -clip on fs, with a's values as defaults.
-func (a *AdamW) Register(fs *flag.FlagSet) {
-	fs.Float64Var(&a.LR, "lr", a.LR, "peak learning rate of AdamW")
-	fs.Float64Var(&a.Clip, "clip", a.Clip, "clip the global gradient norm to this; 0: off")
-}
-
-// Longer returns the recipe with k times the steps, evaluation interval
-// and warmup.
-func (a AdamW) Longer(k int) AdamW {
-	a.Steps, a.EvalEvery, a.Warmup = k*a.Steps, k*a.EvalEvery, k*a.Warmup
-	return a
 }
