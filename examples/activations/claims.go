@@ -2,10 +2,11 @@ package main
 
 // The source documents' claims (shared/seeds/), quoted as claims and
 // checked against this program's measurements, read back by summary key
-// (r.Get: a typo fails the report); their words are in report.md.tmpl
-// (report.ClaimFrom). A numeric claim is confirmed when the
-// measurement is within half a unit of the claim's last digit
-// (report.Near); the verdicts are computed, not written in.
+// (r.Get: a typo fails the report); their sources and words are in
+// report.md.tmpl, a block "claim.<id>" each (report.ClaimBlock). A
+// numeric claim is confirmed when the measurement is within half a unit
+// of the claim's last digit (report.Near); the verdicts are computed, not
+// written in.
 
 import (
 	"math"
@@ -13,12 +14,6 @@ import (
 	"github.com/geluproject/gelu/ops/activation"
 	"github.com/geluproject/gelu/ops/analysis"
 	"github.com/geluproject/gelu/train/report"
-)
-
-const (
-	doc000 = "000 (principles)"
-	doc001 = "001 (blog)"
-	doc004 = "004 (tutorial)"
 )
 
 func claims(r *report.Report, trials int) error {
@@ -59,27 +54,27 @@ func claims(r *report.Report, trials int) error {
 	tanhFrac, geluMin, geluMinX := g("approx.gelu_tanh.sample1000.frac_below_2e-4"), g("gelu.min_f"), g("gelu.min_x")
 	d := claimData{R: r, Trials: trials, InflMax: gelu.Inflections[len(gelu.Inflections)-1], GELUAt1: activation.GELU.F(1), GELUAt2: activation.GELU.F(2), MeanInSD: g("gelu.E_f") / outSD}
 	for _, cl := range []struct {
-		src, id string
-		v       report.Verdict
+		id string
+		v  report.Verdict
 	}{
-		{doc000, "gelu_sq", report.Near(g("gelu.E_d1sq.quad"), 0.42, 0.005)},
-		{doc000, "relu_sq", report.Near(g("relu.E_d1sq.quad"), 0.5, 1e-12)},
-		{doc000, "lower_variance", ok(g("gelu.E_d1sq.quad") < g("relu.E_d1sq.quad") && g("gelu.Var_d1.quad") < g("relu.Var_d1.quad"))},
-		{doc004, "tanh_sample", ok(tanhFrac > 0.5)},
-		{doc004, "range", ok(geluMin > -0.17 && geluMin < -0.165)},
-		{doc004, "minimum", ok(math.Abs(geluMin+0.17) <= 0.005 && math.Abs(geluMinX+0.75) <= 0.005)},
-		{doc004, "torch_m1", report.Near(gelu1, -0.1588, 0.00005)},
-		{doc000, "d1_m1", report.Near(dgelu1, -0.083, 0.0005)},
-		{doc000, "d2_0", ok(math.Abs(g("gelu.d2_0")-0.798) <= 0.0005 && g("softplus.d2_0") == 0.25)},
-		{doc000, "inflections", ok(len(gelu.Inflections) == 2 && math.Abs(d.InflMax-math.Sqrt2) < 1e-12)},
-		{doc000, "beta", ok(math.Abs(g("sigmoid_gated.d2_0")-g("gelu.d2_0")) < 1e-15)},
-		{doc000, "relu_noise", ok(g("relu_noise.max_abs_z") < 4)},
-		{doc000, "tails", ok(math.Abs(gRatio10-1) < math.Abs(gRatio5-1) && math.Abs(gRatio10-1) < 0.02 && math.Abs(sRatio10-1) < 0.02 && g("gelu.tail.gap_p5") < g("sigmoid_gated.tail.gap_p5"))},
-		{doc004, "zero_centred", ok(math.Abs(g("gelu.E_f")) < 0.1*outSD)},
-		{doc004, "indicator", report.Near(indicator.Value, d.GELUAt1, 1e-9)},
-		{doc001, "erf_form", report.Near(erfForm, d.GELUAt2, 1e-9)},
+		{"gelu_sq", report.Near(g("gelu.E_d1sq.quad"), 0.42, 0.005)},
+		{"relu_sq", report.Near(g("relu.E_d1sq.quad"), 0.5, 1e-12)},
+		{"lower_variance", ok(g("gelu.E_d1sq.quad") < g("relu.E_d1sq.quad") && g("gelu.Var_d1.quad") < g("relu.Var_d1.quad"))},
+		{"tanh_sample", ok(tanhFrac > 0.5)},
+		{"range", ok(geluMin > -0.17 && geluMin < -0.165)},
+		{"minimum", ok(math.Abs(geluMin+0.17) <= 0.005 && math.Abs(geluMinX+0.75) <= 0.005)},
+		{"torch_m1", report.Near(gelu1, -0.1588, 0.00005)},
+		{"d1_m1", report.Near(dgelu1, -0.083, 0.0005)},
+		{"d2_0", ok(math.Abs(g("gelu.d2_0")-0.798) <= 0.0005 && g("softplus.d2_0") == 0.25)},
+		{"inflections", ok(len(gelu.Inflections) == 2 && math.Abs(d.InflMax-math.Sqrt2) < 1e-12)},
+		{"beta", ok(math.Abs(g("sigmoid_gated.d2_0")-g("gelu.d2_0")) < 1e-15)},
+		{"relu_noise", ok(g("relu_noise.max_abs_z") < 4)},
+		{"tails", ok(math.Abs(gRatio10-1) < math.Abs(gRatio5-1) && math.Abs(gRatio10-1) < 0.02 && math.Abs(sRatio10-1) < 0.02 && g("gelu.tail.gap_p5") < g("sigmoid_gated.tail.gap_p5"))},
+		{"zero_centred", ok(math.Abs(g("gelu.E_f")) < 0.1*outSD)},
+		{"indicator", report.Near(indicator.Value, d.GELUAt1, 1e-9)},
+		{"erf_form", report.Near(erfForm, d.GELUAt2, 1e-9)},
 	} {
-		r.ClaimFrom(reportTmpl, cl.id, cl.src, cl.v, d)
+		r.ClaimBlock(reportTmpl, "claim."+cl.id, d, cl.v)
 	}
 	return r.Err()
 }
