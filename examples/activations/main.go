@@ -32,39 +32,35 @@ package main
 import (
 	_ "embed"
 	"flag"
-	"fmt"
 	"os"
 	"text/template"
 
 	"github.com/geluproject/gelu/ops/analysis"
+	"github.com/geluproject/gelu/train/experiment"
 	"github.com/geluproject/gelu/train/report"
 )
 
 // config is everything a run depends on; the same config gives
-// byte-identical output.
+// byte-identical output. The tagged fields are the flags
+// (experiment.BindFlags), checked by experiment.CheckFlags.
 type config struct {
-	Out    string   // output folder
-	Seed   uint64   // seeds every random stream
-	MC     int      // Monte Carlo samples per expectation
-	Trials int      // repetitions of the documents' 1000-sample statistic
-	DPI    int      // plot resolution
+	Out    string   `flag:"out" help:"output folder; created if needed, the files this program writes are replaced"`
+	Seed   uint64   `flag:"seed" help:"seed of every random stream (Monte Carlo samples, the 1000-sample statistic)"`
+	MC     int      `flag:"mc" help:"Monte Carlo samples per expectation; standard errors shrink as 1/√mc" check:"min=4"`
+	Trials int      `flag:"trials" help:"how often the documents' max over 1000 N(0,1) samples is redrawn, to show its spread" check:"min=1"`
+	DPI    int      `flag:"dpi" help:"resolution of the PNG plots in dots per inch" check:"min=0"`
 	Args   []string // the command line shown in report.md
 }
 
 func main() {
-	var c config
-	flag.StringVar(&c.Out, "out", "out/activations", "output folder; created if needed, the files this program writes are replaced")
-	flag.Uint64Var(&c.Seed, "seed", 1, "seed of every random stream (Monte Carlo samples, the 1000-sample statistic)")
-	flag.IntVar(&c.MC, "mc", 1000000, "Monte Carlo samples per expectation; standard errors shrink as 1/√mc")
-	flag.IntVar(&c.Trials, "trials", 1000, "how often the documents' max over 1000 N(0,1) samples is redrawn, to show its spread")
-	flag.IntVar(&c.DPI, "dpi", 144, "resolution of the PNG plots in dots per inch")
-	flag.Parse()
-	c.Args = os.Args
-	if _, err := run(c); err != nil {
-		fmt.Fprintln(os.Stderr, "activations:", err)
-		os.Exit(1)
+	c := config{Out: "out/activations", Seed: 1, MC: 1000000, Trials: 1000, DPI: 144}
+	err := experiment.BindFlags(flag.CommandLine, &c)
+	if err == nil {
+		flag.Parse()
+		c.Args = os.Args
+		_, err = run(c)
 	}
-	fmt.Println("wrote", c.Out+"/report.md")
+	experiment.Exit("activations", c.Out, err)
 }
 
 // quantity is one number measured two ways.
@@ -103,8 +99,8 @@ type results struct {
 }
 
 func run(c config) (*results, error) {
-	if c.MC < 4 || c.Trials < 1 || c.DPI < 0 {
-		return nil, fmt.Errorf("-mc %d -trials %d -dpi %d: want mc ≥ 4, trials ≥ 1 and dpi ≥ 0", c.MC, c.Trials, c.DPI)
+	if err := experiment.CheckFlags(c); err != nil {
+		return nil, err
 	}
 	r, err := report.New(c.Out, "Activation properties", report.WithCommand(c.Args...))
 	if err != nil {
