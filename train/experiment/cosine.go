@@ -23,10 +23,11 @@ type Cosine struct {
 
 // TrainCosine trains m with opt by the recipe c as run r of a grid: on
 // trainSet, shuffled by r.Seed, in whole batches; evaluated on evalSet, in
-// order. cfg is the rest of the trainer's configuration (progress, hooks);
-// TrainCosine sets its MaxSteps, EvalEvery, EvalAtStart, Schedule,
-// ClipNorm and Dir (r.Dir). A run that diverges is an error here. It
-// returns the trainer, whose ValData serves a final evaluation.
+// order (also at every epoch's end, as train.Trainer does). cfg is the
+// rest of the trainer's configuration (progress, hooks); TrainCosine sets
+// its MaxSteps, EvalEvery, EvalAtStart, Schedule, ClipNorm and Dir
+// (r.Dir). A run that diverges is an error here. It returns the trainer,
+// whose ValData serves a final evaluation.
 func TrainCosine[S any](r *Run[S], m train.Model, opt optim.Optimizer, trainSet, evalSet *datasets.Dataset, c Cosine, cfg train.Config) (*train.Trainer, error) {
 	trainData, err1 := Loader(trainSet, c.Batch, true, r.Seed)
 	evalData, err2 := Loader(evalSet, c.Batch, false, 0)
