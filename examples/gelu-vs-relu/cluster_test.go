@@ -143,8 +143,8 @@ func TestKubernetesManifest(t *testing.T) {
 		if err := c.validate(); err != nil {
 			t.Fatalf("pod %d: %v", i, err)
 		}
-		if c.Shard != (experiment.Shard{Index: i, Count: n}) {
-			t.Errorf("pod %d is shard %v, want %d/%d", i, c.Shard, i, n)
+		if c.Part != (experiment.Shard{Index: i, Count: n}) {
+			t.Errorf("pod %d is shard %v, want %d/%d", i, c.Part, i, n)
 		}
 		if rel, err := filepath.Rel(mount, c.Out); err != nil || strings.HasPrefix(rel, "..") {
 			t.Errorf("pod %d writes to %s, outside the shared volume at %s", i, c.Out, mount)

@@ -70,21 +70,17 @@ type config struct {
 	Quiet         bool                   `flag:"quiet" help:"print nothing but errors and the final line"`
 	DPI           int                    `flag:"dpi" help:"resolution of the PNG plots in dots per inch" check:"min=0"`
 
-	Out           string
-	Seed          uint64 // seeds are Seed, Seed+1, …
-	Seeds         int
-	NTrain, NTest int              // -train-n, -test-n: a seeded subset of this many examples (0: all)
-	Workers       int              // runs trained at once
-	Resume        bool             // reuse the finished runs found in Out/runs
-	Shard         experiment.Shard // this worker's part of the grid (the zero Shard: all of it)
-	Merge         bool             // train nothing: report the runs the shards left in Out/runs
-	Args          []string         // the command line shown in report.md
-	Progress      io.Writer        // progress lines (default os.Stderr)
+	experiment.Flags // -out, -seed (seeds are Seed, Seed+1, …), -seeds, -workers, -resume, -train-n, -test-n, -shard, -merge
+
+	Part     experiment.Shard // this worker's part of the grid (-shard resolved; the zero Shard: all of it)
+	Args     []string         // the command line shown in report.md
+	Progress io.Writer        // progress lines (default os.Stderr)
 }
 
 // defaults are the flags' defaults: the paper's network and protocol,
 // three epochs instead of fifty.
-var defaults = config{Epochs: 3, Opts: experiment.Strings{"adam", "sgd"},
+var defaults = config{Flags: experiment.Flags{Out: "out/gelu-vs-relu", Seed: 1, Seeds: 5, Workers: runtime.NumCPU()},
+	Epochs: 3, Opts: experiment.Strings{"adam", "sgd"},
 	Acts:   experiment.Activations{activation.ReLU, activation.GELU, activation.GELUTanh, activation.ELU, activation.SiLU},
 	AdamLR: experiment.Floats{1e-3}, SGDLR: experiment.Floats{0.05}, Momentum: 0.9,
 	Val: 5000, EvalsPerEpoch: 3, Layers: 8, Width: 128, Batch: 128, DPI: 144}
@@ -106,46 +102,31 @@ func main() {
 	fmt.Printf("wrote %s/report.md (%d runs, %s)\n", c.Out, len(res.Runs), res.Elapsed)
 }
 
+// flags are the shared flags this program takes (experiment.Flags).
+const flags = experiment.SeedsFlag | experiment.ResumeFlag | experiment.SubsetFlag | experiment.ShardFlags
+
 // parseFlags defines the program's flags on fs and parses args; getenv
 // supplies a worker's shard when -shard is not given (a Slurm job array
 // task, a Kubernetes Indexed Job pod).
 func parseFlags(fs *flag.FlagSet, args []string, getenv func(string) string) (config, error) {
 	c := defaults
 	c.Args = experiment.Command(append([]string{fs.Name()}, args...))
-	f := experiment.Flags{Out: "out/gelu-vs-relu", Seed: 1, Seeds: 5, Workers: runtime.NumCPU()}
-	f.Register(fs, experiment.SeedsFlag|experiment.ResumeFlag|experiment.SubsetFlag|experiment.ShardFlags)
-	if err := experiment.BindFlags(fs, &c); err != nil {
+	set, err := c.Flags.Parse(fs, args, flags, &c)
+	if err != nil {
 		return c, err
 	}
-	if err := fs.Parse(args); err != nil {
-		return c, err
-	}
-	if fs.NArg() > 0 {
-		return c, fmt.Errorf("unexpected arguments %q (all settings are flags; see -h)", fs.Args())
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if c.Full && !set["epochs"] {
 		c.Epochs = 50
 	}
 	if c.Full && !set["seeds"] {
-		f.Seeds = 5
+		c.Seeds = 5
 	}
-	c.Out, c.Seed, c.Seeds, c.Workers, c.Resume, c.NTrain, c.NTest, c.Merge = f.Out, f.Seed, f.Seeds, f.Workers, f.Resume, f.TrainN, f.TestN, f.Merge
-	var err error
-	c.Shard, err = f.ResolveShard(getenv)
+	c.Part, err = c.ResolveShard(getenv)
 	return c, err
 }
 
 func (c config) validate() error {
-	err := experiment.CheckFlags(c)
-	if c.Seeds < 1 || c.Workers < 1 || c.NTrain < 0 || c.NTest < 0 {
-		err = errors.Join(err, fmt.Errorf("-seeds %d -workers %d -train-n %d -test-n %d: want seeds, workers ≥ 1 and train-n, test-n ≥ 0",
-			c.Seeds, c.Workers, c.NTrain, c.NTest))
-	}
-	if c.Out == "" {
-		err = errors.Join(err, fmt.Errorf("-out is empty"))
-	}
+	err := errors.Join(experiment.CheckFlags(c), c.Flags.Check(flags))
 	for _, o := range c.Opts {
 		if o != "adam" && o != "sgd" {
 			err = errors.Join(err, fmt.Errorf("-opts: unknown optimizer %q, want adam or sgd", o))
@@ -203,9 +184,9 @@ func run(c config) (*results, error) {
 		return nil, err
 	}
 	grid := experiment.Grid[setting]{Name: setting.name, Metrics: metrics, Dir: filepath.Join(c.Out, "runs"), Resume: c.Resume,
-		Workers: c.Workers, Shard: c.Shard, Merge: c.Merge, Seeds: experiment.SeedRange(c.Seed, c.Seeds),
+		Workers: c.Workers, Shard: c.Part, Merge: c.Merge, Seeds: experiment.SeedRange(c.Seed, c.Seeds),
 		Fingerprint: fmt.Sprintf("epochs=%d batch=%d layers=%d width=%d dropout=%g momentum=%g val=%d n-train=%d n-test=%d evals=%v blas=%s",
-			c.Epochs, c.Batch, c.Layers, c.Width, c.Dropout, c.Momentum, c.Val, c.NTrain, c.NTest, d.EvalSteps, experiment.RunBLAS())}
+			c.Epochs, c.Batch, c.Layers, c.Width, c.Dropout, c.Momentum, c.Val, c.TrainN, c.TestN, d.EvalSteps, experiment.RunBLAS())}
 	for _, o := range c.Opts {
 		for _, a := range c.Acts {
 			for _, lr := range c.lrs(o) {
@@ -237,30 +218,21 @@ func run(c config) (*results, error) {
 
 // data is what every run shares.
 type data struct {
-	experiment.Splits        // TrainEval: with -dropout, a training subset scored with dropout off
-	StepsPerEpoch, EvalEvery int
-	EvalSteps                []int // where train.Trainer evaluates
+	experiment.Splits // TrainEval: with -dropout, a training subset scored with dropout off
+	experiment.EpochPlan
 }
-
-// epoch is the epoch (fractional) at the end of step.
-func (d *data) epoch(step int) float64 { return float64(step) / float64(d.StepsPerEpoch) }
 
 func loadData(c config) (*data, error) {
 	trainEval := 0
 	if c.Dropout > 0 { // the paper plots the loss of the network without dropout
 		trainEval = 5000
 	}
-	s, err := experiment.MNISTSplits(experiment.Flags{Seed: c.Seed, TrainN: c.NTrain, TestN: c.NTest}, c.Val, c.Batch, trainEval)
+	s, err := experiment.MNISTSplits(c.Flags, c.Val, c.Batch, trainEval)
 	if err != nil {
 		return nil, err
 	}
-	d := &data{Splits: s, StepsPerEpoch: s.Train.Len() / c.Batch}
-	if d.StepsPerEpoch == 0 {
-		return nil, fmt.Errorf("%d training images make no batch of %d", s.Train.Len(), c.Batch)
-	}
-	d.EvalEvery = max(1, d.StepsPerEpoch/c.EvalsPerEpoch)
-	d.EvalSteps = experiment.EvalSteps(c.Epochs, d.StepsPerEpoch, d.EvalEvery)
-	return d, nil
+	e, err := experiment.NewEpochPlan(s.Train.Len(), c.Batch, c.Epochs, c.EvalsPerEpoch)
+	return &data{s, e}, err
 }
 
 // network builds the paper's MLP for activation a on a new graph: weights

@@ -37,9 +37,9 @@ func TestMain(m *testing.M) {
 // small is the experiment at a size that takes seconds: real MNIST
 // subsets, a 2×16 network, 2 activations × 2 optimizers × 2 seeds, 2 epochs.
 func small(dir string) config {
-	return config{Out: dir, Epochs: 2, Seeds: 2, Seed: 3, Acts: experiment.Activations{activation.ReLU, activation.GELU}, Opts: experiment.Strings{"adam", "sgd"},
+	return config{Flags: experiment.Flags{Out: dir, Seeds: 2, Seed: 3, TrainN: 640, TestN: 256, Workers: 1}, Epochs: 2, Acts: experiment.Activations{activation.ReLU, activation.GELU}, Opts: experiment.Strings{"adam", "sgd"},
 		AdamLR: experiment.Floats{0.01}, SGDLR: experiment.Floats{0.1}, Momentum: 0.9, Val: 128, EvalsPerEpoch: 2, Layers: 2, Width: 16,
-		Batch: 64, NTrain: 640, NTest: 256, Workers: 1, Quiet: true, DPI: 30, Args: []string{"gelu-vs-relu", "-epochs", "2"}}
+		Batch: 64, Quiet: true, DPI: 30, Args: []string{"gelu-vs-relu", "-epochs", "2"}}
 }
 
 func TestRunTrainsAndReports(t *testing.T) {
@@ -264,7 +264,7 @@ func TestRunRejectsBadSettings(t *testing.T) {
 		{func(c *config) { c.Dropout = 1 }, "-dropout 1"},
 		{func(c *config) { c.Epochs = 0 }, "-epochs 0"},
 		{func(c *config) { c.Acts = experiment.Activations{activation.ReLU, activation.ReLU} }, "appears twice"},
-		{func(c *config) { c.NTrain = 100 }, "-val 128 leaves fewer than one batch"},
+		{func(c *config) { c.TrainN = 100 }, "-val 128 leaves fewer than one batch"},
 	} {
 		c := small(t.TempDir())
 		tc.change(&c)

@@ -6,16 +6,15 @@ package main
 import (
 	_ "embed"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"text/template"
 
-	"github.com/geluproject/gelu/datasets"
+	"github.com/geluproject/gelu/nn"
 	"github.com/geluproject/gelu/ops/activation"
 	"github.com/geluproject/gelu/ops/gemm"
+	"github.com/geluproject/gelu/train"
 	"github.com/geluproject/gelu/train/experiment"
-	"github.com/geluproject/gelu/train/probe"
 	"github.com/geluproject/gelu/train/report"
 )
 
@@ -42,8 +41,7 @@ type page struct {
 	LRSelection             report.TableData // empty unless a learning rate was chosen
 	All, Diverged           []*runResult
 	Curves                  string // curves.csv's link
-	Plots                   []namedPlot
-	Along                   []alongTable
+	Plots                   []figure
 	Alpha                   float64
 	MinSeeds                int
 	BLAS                    string
@@ -55,18 +53,14 @@ type order struct {
 	ByTest, ByTrain []experiment.Ranked[setting] // final test error (%), mean training loss
 }
 
-type namedPlot struct {
-	Name          string
+// figure is one quantity at one optimizer: every activation's median
+// curve over seeds, plotted, and tabulated at about 12 evaluations.
+type figure struct {
+	Name, Opt     string // Opt: the optimizer's label
 	Seeds         int
 	Error, NoDrop bool // the test error; the training loss with dropout off
 	Spec          report.PlotSpec
-}
-
-// alongTable is a median curve of every activation at one optimizer.
-type alongTable struct {
-	Name, Opt string
-	Error     bool // the test error (else the training loss)
-	T         report.TableData
+	T             report.TableData
 }
 
 // view is the page seen from one optimizer and comparison, for the named
@@ -82,7 +76,7 @@ type view struct {
 func (p *page) LastSeed() uint64                   { return p.Seed + uint64(p.Seeds) - 1 }
 func (p *page) Short() bool                        { return p.Epochs < p.PaperEpochs || p.Seeds < p.PaperSeeds }
 func (p *page) OptLabel(opt string) string         { return p.Labels[opt] }
-func (p *page) StepsPerRun() int                   { return p.Epochs * p.StepsPerEpoch }
+func (p *page) StepsPerRun() int                   { return p.Epochs * p.PerEpoch }
 func (p *page) Has(opt string) bool                { return slices.Contains(p.Opts, opt) }
 func (p *page) FirstActs() []activation.Activation { return p.Acts[:len(p.Acts)-1] }
 func (p *page) LastAct() activation.Activation     { return p.Acts[len(p.Acts)-1] }
@@ -147,7 +141,7 @@ func writeReport(c config, d *data, res *results) error {
 		"config.epochs": c.Epochs, "config.seeds": c.Seeds, "config.first_seed": int(c.Seed), "config.batch": c.Batch,
 		"config.layers": c.Layers, "config.width": c.Width, "config.dropout": c.Dropout, "config.momentum": c.Momentum,
 		"config.train_examples": d.Train.Len(), "config.test_examples": d.Test.Len(), "config.val_examples": c.Val,
-		"config.steps_per_epoch": d.StepsPerEpoch, "config.eval_steps": d.EvalSteps, "config.blas": gemm.Name(),
+		"config.steps_per_epoch": d.PerEpoch, "config.eval_steps": d.EvalSteps, "config.blas": gemm.Name(),
 		"config.activations": strings.Split(c.Acts.String(), ","), "config.optimizers": []string(c.Opts),
 		"config.adam_lr": []float64(c.AdamLR), "config.sgd_lr": []float64(c.SGDLR),
 	} {
@@ -160,7 +154,7 @@ func writeReport(c config, d *data, res *results) error {
 // pre-activations (and of the logits) in the untrained network, seed
 // c.Seed, on the first training batch of epoch 0.
 func initScale(r *report.Report, c config, d *data) (report.TableData, error) {
-	l, err := datasets.NewLoader(d.Train, datasets.LoaderConfig{BatchSize: c.Batch, Shuffle: true, Seed: c.Seed, DropLast: true})
+	l, err := experiment.Loader(d.Train, c.Batch, true, c.Seed)
 	if err != nil {
 		return report.TableData{}, err
 	}
@@ -168,34 +162,10 @@ func initScale(r *report.Report, c config, d *data) (report.TableData, error) {
 	if err != nil {
 		return report.TableData{}, err
 	}
-	t := report.TableData{Header: []string{"activation"}}
-	for i := range c.Layers {
-		t.Header = append(t.Header, fmt.Sprintf("layer %d", i+1))
-	}
-	t.Header = append(t.Header, "logits", "factor per layer")
-	for _, a := range c.Acts {
-		model, mlp, err := network(c, d, a, c.Seed, 0)
-		if err != nil {
-			return report.TableData{}, err
-		}
-		rms, err := probe.RMS(model.Graph, model.Input, b.X, append(slices.Clone(mlp.Pre), model.Output)...)
-		if err != nil {
-			return report.TableData{}, err
-		}
-		row := []any{a.Title()}
-		for k, v := range rms {
-			r.Set(fmt.Sprintf("init_rms.%s.%d", a.Name(), k+1), v)
-			row = append(row, v)
-		}
-		// The geometric mean of the ratios between consecutive hidden layers.
-		f := math.NaN()
-		if c.Layers > 1 {
-			f = math.Pow(rms[c.Layers-1]/rms[0], 1/float64(c.Layers-1))
-		}
-		r.Set("init_rms."+a.Name()+".factor", f)
-		t.Rows = append(t.Rows, append(row, f))
-	}
-	return t, nil
+	names := strings.Split(c.Acts.String(), ",")
+	return experiment.InitRMS(r, "init_rms", names, c.titles(), c.Layers, b.X, func(i int) (train.Model, *nn.MLP, error) {
+		return network(c, d, c.Acts[i], c.Seed, 0)
+	})
 }
 
 // tables fills the results at the end of training: the activations in
@@ -244,7 +214,7 @@ func tables(r *report.Report, c config, d *data, res *results, pg *page) {
 	pg.Curves, _ = r.Capture(func() error {
 		return experiment.WriteBands(r, "curves", res.Groups, []string{"activation", "optimizer", "lr", "selected", "step", "epoch"},
 			func(g *group, step int) []any {
-				return []any{g.Setting.Act.Name(), g.Setting.Opt, g.Setting.LR, slices.Contains(res.Best, g), step, d.epoch(step)}
+				return []any{g.Setting.Act.Name(), g.Setting.Opt, g.Setting.LR, slices.Contains(res.Best, g), step, d.Epoch(step)}
 			})
 	})
 }
@@ -253,30 +223,23 @@ func tables(r *report.Report, c config, d *data, res *results, pg *page) {
 // every activation against epochs: medians over seeds, shaded from min to
 // max. The medians are tabulated too, at about 12 of the evaluations.
 func plots(c config, d *data, res *results, pg *page) {
-	steps, titles := experiment.ThinSteps(d.EvalSteps, d.StepsPerEpoch, 12), c.titles()
+	steps := experiment.ThinSteps(d.EvalSteps, d.PerEpoch, 12)
 	for _, o := range c.Opts {
-		var gs []*group
+		loss := experiment.Panel[setting]{Metric: c.trainKey(), X: d.Epoch, Titles: c.titles(), LogAbove: 30,
+			Dashed: func(g *group) bool { return g.Setting.Act == activation.GELUTanh }}
 		for _, a := range c.Acts {
-			gs = append(gs, best(res, o, a))
+			g := best(res, o, a)
+			loss.Groups, loss.Lines = append(loss.Groups, g), append(loss.Lines, fmt.Sprintf("%s (lr %g)", a.Title(), g.Setting.LR))
 		}
-		for _, p := range []namedPlot{
-			{Name: "train_loss_" + o, NoDrop: c.Dropout > 0, Spec: report.PlotSpec{Title: "Training loss, " + pg.Labels[o], YLabel: "cross-entropy (nats)"}},
-			{Name: "test_error_" + o, Error: true, Spec: report.PlotSpec{Title: "Test error, " + pg.Labels[o], YLabel: "test error (%)"}},
-		} {
-			key, scale := c.trainKey(), 1.0
-			if p.Error {
-				key, scale = "test_error", 100
-			}
-			for i, g := range gs {
-				s := g.Band(key).Scale(scale).Series(fmt.Sprintf("%s (lr %g)", titles[i], g.Setting.LR), d.epoch)
-				s.Dashed = g.Setting.Act == activation.GELUTanh
-				p.Spec.Series = append(p.Spec.Series, s)
-			}
-			p.Seeds, p.Spec.XLabel, p.Spec.DPI = c.Seeds, "epoch", c.DPI
-			p.Spec.LogY = report.WideRange(p.Spec.Series, 30)
-			pg.Plots = append(pg.Plots, p)
-			table := experiment.MedianTable("epoch", d.epoch, steps, gs, titles, key, scale)
-			pg.Along = append(pg.Along, alongTable{"curve_" + p.Name, pg.Labels[o], p.Error, table})
+		errs := loss
+		errs.Metric, errs.Scale = "test_error", 100
+		spec := func(title, y string) report.PlotSpec {
+			return report.PlotSpec{Title: title + ", " + pg.Labels[o], XLabel: "epoch", YLabel: y, DPI: c.DPI}
 		}
+		pg.Plots = append(pg.Plots,
+			figure{Name: "train_loss_" + o, Opt: pg.Labels[o], Seeds: c.Seeds, NoDrop: c.Dropout > 0,
+				Spec: loss.Plot(spec("Training loss", "cross-entropy (nats)")), T: loss.Table("epoch", steps)},
+			figure{Name: "test_error_" + o, Opt: pg.Labels[o], Seeds: c.Seeds, Error: true,
+				Spec: errs.Plot(spec("Test error", "test error (%)")), T: errs.Table("epoch", steps)})
 	}
 }

@@ -23,7 +23,7 @@ func TestShardsMakeTheSameReport(t *testing.T) {
 	}
 	for i := range 3 {
 		c := small(sharded)
-		c.Shard = experiment.Shard{Index: i, Count: 3}
+		c.Part = experiment.Shard{Index: i, Count: 3}
 		res, err := run(c)
 		if last := i == 2; last && (err != nil || len(res.Runs) != 8) || !last && !errors.Is(err, experiment.ErrIncomplete) {
 			t.Fatalf("shard %d/3: %v", i, err)
@@ -56,15 +56,15 @@ func TestParseFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.NTrain != 640 || c.NTest != 256 || c.Shard != (experiment.Shard{Index: 1, Count: 3}) || c.Epochs != 2 || c.Seeds != 5 || c.Workers < 1 {
+	if c.TrainN != 640 || c.TestN != 256 || c.Part != (experiment.Shard{Index: 1, Count: 3}) || c.Epochs != 2 || c.Seeds != 5 || c.Workers < 1 {
 		t.Errorf("parsed %+v", c)
 	}
 	if want := []string{"gelu-vs-relu", "-train-n", "640", "-test-n", "256", "-epochs", "2", "-full"}; !slices.Equal(c.Args, want) {
 		t.Errorf("the report's command is %q, want %q", c.Args, want)
 	}
 	c, err = parse(nil, "SLURM_ARRAY_TASK_ID", "5", "SLURM_ARRAY_TASK_MIN", "4", "SLURM_ARRAY_TASK_COUNT", "4")
-	if err != nil || c.Shard != (experiment.Shard{Index: 1, Count: 4}) {
-		t.Errorf("in a Slurm array task: shard %v, %v", c.Shard, err)
+	if err != nil || c.Part != (experiment.Shard{Index: 1, Count: 4}) {
+		t.Errorf("in a Slurm array task: shard %v, %v", c.Part, err)
 	}
 	for _, bad := range []struct {
 		args []string

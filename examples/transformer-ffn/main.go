@@ -157,39 +157,18 @@ func trainOne(c config, d experiment.CharData, s shape, r *runResult) error {
 			return err
 		}
 	}
-	trainData, err1 := experiment.Loader(d.Train, c.Batch, true, r.Seed)
-	valData, err2 := experiment.Loader(d.Eval, c.Batch, false, 0)
-	if err := errors.Join(err1, err2); err != nil {
-		return err
-	}
-	sched, err := optim.Cosine(c.LR, c.Steps, 0)
-	if err == nil {
-		sched, err = optim.Warmup(sched, c.Warmup)
-	}
-	if err != nil {
-		return err
-	}
-	t, err := train.New(m, &optim.SGD{LearningRate: c.LR, Momentum: c.Momentum}, trainData, valData, train.Config{
-		MaxSteps: c.Steps, EvalEvery: c.EvalEvery, EvalAtStart: true, Schedule: sched, ClipNorm: c.Clip,
-		Dir: r.Dir, Quiet: c.Quiet || c.Workers > 1, Progress: c.Progress,
-		OnStep: func(_ *train.Trainer, si train.StepInfo) error {
-			r.Vectors["step_loss"] = append(r.Vectors["step_loss"], si.Loss)
-			return nil
-		},
+	recipe := experiment.Cosine{Batch: c.Batch, Steps: c.Steps, EvalEvery: c.EvalEvery, Warmup: c.Warmup, LR: c.LR, Clip: c.Clip}
+	t, err := experiment.TrainCosine(r, m, &optim.SGD{LearningRate: c.LR, Momentum: c.Momentum}, d.Train, d.Eval, recipe, train.Config{
+		Quiet: c.Quiet || c.Workers > 1, Progress: c.Progress,
+		OnStep: r.RecordLoss("step_loss"),
 		OnEval: func(_ *train.Trainer, e train.EvalInfo) error {
 			return r.Curve.Add(e.Step, e.TrainLoss, e.ValLoss, bits(e.ValLoss), e.ValAccuracy)
 		}})
 	if err != nil {
 		return err
 	}
-	if err := r.Train(t); err != nil {
-		return err
-	}
-	if r.Diverged != "" {
-		return errors.New(r.Diverged)
-	}
 	// Each window's loss under the final model, for the paired comparison.
-	e, err := t.Evaluate(valData)
+	e, err := t.Evaluate(t.ValData)
 	r.Vectors["val_rows"] = e.Rows
 	return err
 }
@@ -197,9 +176,5 @@ func trainOne(c config, d experiment.CharData, s shape, r *runResult) error {
 func bits(nats float64) float64 { return nats / math.Ln2 }
 
 func (c config) check() error {
-	err := experiment.CheckFlags(c)
-	if c.Seeds < 1 || c.Workers < 1 {
-		err = errors.Join(err, fmt.Errorf("-seeds %d -workers %d: want both ≥ 1", c.Seeds, c.Workers))
-	}
-	return err
+	return errors.Join(experiment.CheckFlags(c), c.Flags.Check(experiment.SeedsFlag))
 }

@@ -157,32 +157,6 @@ func checkSummary(t *testing.T, sum *report.Summary, res *results) {
 	}
 }
 
-func TestMaxRise(t *testing.T) {
-	var v []float64
-	for i := range 40 {
-		v = append(v, 10-float64(i)/10) // falling: no rise
-	}
-	if rise, _ := maxRise(v); rise != 0 {
-		t.Errorf("falling loss: rise %v, want 0", rise)
-	}
-	// 20 steps at 2, 10 at 4, 20 at 1: the 10-step mean climbs from 2 to 4
-	// at step 30, then falls.
-	v = v[:0]
-	for i := range 50 {
-		switch {
-		case i < 20:
-			v = append(v, 2)
-		case i < 30:
-			v = append(v, 4)
-		default:
-			v = append(v, 1)
-		}
-	}
-	if rise, at := maxRise(v); math.Abs(rise-2) > 1e-12 || at != 30 {
-		t.Errorf("rise %v at step %d, want 2 at step 30", rise, at)
-	}
-}
-
 // keys.txt states the smoothing of the training loss as a number; it must
 // be the one the program uses.
 func TestKeysStateTheSmoothing(t *testing.T) {

@@ -44,7 +44,7 @@ type page struct {
 	Base                     string  // the activation the others are compared with
 	Comparison               report.TableData
 	Diffs                    []diff
-	Rises                    []rise
+	Rises                    []experiment.Rise[activation.Activation] // runs whose training loss climbed by more than 0.2 nats
 	Tokens, Secs             float64
 	BLAS                     string
 	CPUs, Procs              int
@@ -61,16 +61,6 @@ type diff struct {
 	experiment.Diff
 	BitsDelta, BitsSE float64
 }
-
-// rise is a run whose training loss climbed by more than 0.2 nats.
-type rise struct {
-	Act  string
-	Seed uint64
-	Rise float64
-	At   int
-}
-
-func maxRise(losses []float64) (float64, int) { return experiment.MaxRise(losses, smooth) }
 
 func writeReport(c config, res *results) error {
 	d, s := res.Data, res.Shape
@@ -91,7 +81,7 @@ func writeReport(c config, res *results) error {
 	pg.Results = report.TableData{Header: []string{"activation", "seed", "initial val loss", "final train loss", "final val loss", "val bits/char",
 		"val accuracy", "largest rise of train loss", "at step", "train time (s)", "tokens/s"}}
 	for _, run := range res.Runs {
-		rise, at := maxRise(run.Vectors["step_loss"])
+		rise, at := experiment.MaxRise(run.Vectors["step_loss"], smooth)
 		last := run.Curve.Last
 		tokensPerS := float64(run.Steps*c.Batch) / run.StepSeconds
 		pg.Results.Rows = append(pg.Results.Rows, []any{run.Setting.Name(), run.Seed, run.Curve.First("val_loss"), last("train_loss"),
@@ -104,15 +94,10 @@ func writeReport(c config, res *results) error {
 			r.Set(k+".final_"+m, experiment.Median(g.Final(m)))
 		}
 		r.Set(k+".final_train_bpc", bits(experiment.Median(g.Final("train_loss"))))
-		rise, at := -1.0, 0
-		for _, run := range g.Runs {
-			if x, s := maxRise(run.Vectors["step_loss"]); x > rise {
-				rise, at = x, s
-			}
-		}
+		rise, at := g.MaxRise("step_loss", smooth)
 		r.Set(k+".train_loss_max_rise", rise)
 		r.Set(k+".train_loss_max_rise_step", at)
-		secs, tokens := speedOf(c, g.Runs)
+		secs, tokens := experiment.Throughput(g.Runs, c.Batch)
 		r.Set(k+".train_seconds", secs)
 		r.Set(k+".tokens_per_s", tokens/secs)
 	}
@@ -122,7 +107,7 @@ func writeReport(c config, res *results) error {
 	if err := comparison(r, res, pg); err != nil {
 		return err
 	}
-	pg.Secs, pg.Tokens = speedOf(c, res.Runs)
+	pg.Secs, pg.Tokens = experiment.Throughput(res.Runs, c.Batch)
 	r.Set("tokens_per_s", pg.Tokens/pg.Secs)
 	r.Set("train_seconds", pg.Secs)
 	if err := r.Execute(reportTmpl, pg); err != nil {
@@ -134,16 +119,6 @@ func writeReport(c config, res *results) error {
 		r.Set(k, v)
 	}
 	return r.Close()
-}
-
-// speedOf returns the time spent in training steps by runs and the tokens
-// (predicted characters) they trained on.
-func speedOf(c config, runs []*runResult) (secs, tokens float64) {
-	for _, run := range runs {
-		secs += run.StepSeconds
-		tokens += float64(run.Steps * c.Batch)
-	}
-	return secs, tokens
 }
 
 // curves writes every evaluation to curves.csv and plots the medians over
@@ -199,10 +174,6 @@ func comparison(r *report.Report, res *results, pg *page) error {
 		r.Set(g.Name+".p_value", d.P)
 		pg.Diffs = append(pg.Diffs, diff{d, bits(d.Delta), bits(d.SE)})
 	}
-	for _, run := range res.Runs {
-		if x, at := maxRise(run.Vectors["step_loss"]); x > 0.2 {
-			pg.Rises = append(pg.Rises, rise{run.Setting.Name(), run.Seed, x, at})
-		}
-	}
+	pg.Rises = experiment.Rises(res.Runs, "step_loss", smooth, 0.2)
 	return nil
 }
