@@ -16,6 +16,7 @@ import (
 	"github.com/geluproject/gelu/ops/opkit"
 	"github.com/geluproject/gelu/ops/parallel"
 	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
 )
 
 // Add returns a + b for tensors of equal shape and dtype.
@@ -63,10 +64,12 @@ func (op *binaryOp) Do(vs ...G.Value) (G.Value, error) {
 	}
 	a, b := in[0], in[1]
 	out := op.out.Get(a.Dtype(), a.Shape())
-	switch o := out.Data().(type) {
-	case []float32:
+	switch out.Dtype() {
+	case tensor.Float32:
+		o := out.Float32s()
 		binaryInto(op.kind, o, a.Float32s(), b.Float32s())
-	case []float64:
+	case tensor.Float64:
+		o := out.Float64s()
 		binaryInto(op.kind, o, a.Float64s(), b.Float64s())
 	}
 	return out, nil

@@ -92,10 +92,12 @@ func (op *layerNormOp) Do(vs ...G.Value) (G.Value, error) {
 		op.mean, op.rstd = make([]float64, rows), make([]float64, rows)
 	}
 	out := op.out.Get(x.Dtype(), x.Shape())
-	switch o := out.Data().(type) {
-	case []float32:
+	switch out.Dtype() {
+	case tensor.Float32:
+		o := out.Float32s()
 		layerNormForward(o, x.Float32s(), affineData[float32](gamma), affineData[float32](beta), op.mean, op.rstd, d, op.eps)
-	case []float64:
+	case tensor.Float64:
+		o := out.Float64s()
 		layerNormForward(o, x.Float64s(), affineData[float64](gamma), affineData[float64](beta), op.mean, op.rstd, d, op.eps)
 	}
 	return out, nil
@@ -105,7 +107,7 @@ func affineData[T graph.Float](t *tensor.Dense) []T {
 	if t == nil {
 		return nil
 	}
-	return t.Data().([]T)
+	return opkit.Elems[T](t)
 }
 
 func layerNormForward[T graph.Float](y, x, gamma, beta []T, mean, rstd []float64, d int, eps float64) {
@@ -217,10 +219,12 @@ func (op *layerNormGradOp) Do(vs ...G.Value) (G.Value, error) {
 		if len(op.acc) != d {
 			op.acc = make([]float64, d)
 		}
-		switch o := out.Data().(type) {
-		case []float32:
+		switch out.Dtype() {
+		case tensor.Float32:
+			o := out.Float32s()
 			layerNormGradGamma(o, x.Float32s(), g.Float32s(), op.fwd.mean, op.fwd.rstd, op.acc)
-		case []float64:
+		case tensor.Float64:
+			o := out.Float64s()
 			layerNormGradGamma(o, x.Float64s(), g.Float64s(), op.fwd.mean, op.fwd.rstd, op.acc)
 		}
 		return out, nil
@@ -232,10 +236,12 @@ func (op *layerNormGradOp) Do(vs ...G.Value) (G.Value, error) {
 		}
 	}
 	out := op.out.Get(x.Dtype(), x.Shape())
-	switch o := out.Data().(type) {
-	case []float32:
+	switch out.Dtype() {
+	case tensor.Float32:
+		o := out.Float32s()
 		layerNormGradX(o, x.Float32s(), g.Float32s(), affineData[float32](gamma), op.fwd.mean, op.fwd.rstd)
-	case []float64:
+	case tensor.Float64:
+		o := out.Float64s()
 		layerNormGradX(o, x.Float64s(), g.Float64s(), affineData[float64](gamma), op.fwd.mean, op.fwd.rstd)
 	}
 	return out, nil
