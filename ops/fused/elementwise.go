@@ -43,6 +43,8 @@ type binaryOp struct {
 	opkit.Base
 	kind binaryKind
 	out  opkit.Buffer
+	k32  binaryKernel[float32]
+	k64  binaryKernel[float64]
 }
 
 func newBinary(kind binaryKind, dims int) *binaryOp {
@@ -67,26 +69,39 @@ func (op *binaryOp) Do(vs ...G.Value) (G.Value, error) {
 	switch out.Dtype() {
 	case tensor.Float32:
 		o := out.Float32s()
-		binaryInto(op.kind, o, a.Float32s(), b.Float32s())
+		binaryInto(&op.k32, op.kind, o, a.Float32s(), b.Float32s())
 	case tensor.Float64:
 		o := out.Float64s()
-		binaryInto(op.kind, o, a.Float64s(), b.Float64s())
+		binaryInto(&op.k64, op.kind, o, a.Float64s(), b.Float64s())
 	}
 	return out, nil
 }
 
-func binaryInto[T graph.Float](kind binaryKind, out, a, b []T) {
-	parallel.Elements(len(out), func(lo, hi int) {
-		if kind == add {
-			for i := lo; i < hi; i++ {
-				out[i] = a[i] + b[i]
-			}
-			return
-		}
+// binaryInto sets out to a+b or a·b elementwise, on every core, with k
+// as the loop body: the op keeps one per dtype, where a closure handed to
+// parallel.For would be allocated on every run.
+func binaryInto[T graph.Float](k *binaryKernel[T], kind binaryKind, out, a, b []T) {
+	*k = binaryKernel[T]{kind: kind, out: out, a: a, b: b}
+	parallel.For(len(out), parallel.MinGrain, k)
+	*k = binaryKernel[T]{} // keep no tensor alive
+}
+
+type binaryKernel[T graph.Float] struct {
+	kind      binaryKind
+	out, a, b []T
+}
+
+func (k *binaryKernel[T]) Run(lo, hi int) {
+	out, a, b := k.out, k.a, k.b
+	if k.kind == add {
 		for i := lo; i < hi; i++ {
-			out[i] = a[i] * b[i]
+			out[i] = a[i] + b[i]
 		}
-	})
+		return
+	}
+	for i := lo; i < hi; i++ {
+		out[i] = a[i] * b[i]
+	}
 }
 
 func (op *binaryOp) backward(gs *opkit.Grads) {
