@@ -63,7 +63,10 @@ func TestDoReusesItsBuffer(t *testing.T) {
 	if a != b {
 		t.Error("Do allocated a new output on the second call")
 	}
-	if allocs := testing.AllocsPerRun(20, func() { op.Do(x) }); allocs > 2 {
-		t.Errorf("Do allocates %v times per call, want at most 2 (the kernel closure)", allocs)
+	if raceEnabled {
+		return // the race detector makes sync.Pool drop the kernels' loops at random
+	}
+	if allocs := testing.AllocsPerRun(20, func() { op.Do(x) }); allocs != 0 {
+		t.Errorf("Do allocates %v times per call, want 0", allocs)
 	}
 }

@@ -27,6 +27,7 @@ package activation
 import (
 	"fmt"
 	"math/bits"
+	"sync"
 	"unsafe"
 
 	"github.com/geluproject/gelu/graph"
@@ -87,8 +88,7 @@ func derivative[T graph.Float](a Activation, order int, dst, x, g []T, add bool)
 // chunkKernel computes one contiguous chunk: dst = f(x) for order 0, else
 // dst = g·f^(order)(x) or, with add, dst += g·f^(order)(x). In each product
 // g·f is rounded once to the element type, as T(float64(g)·f(float64(x))).
-// It is a value, copied into the per-core closure, so a call allocates only
-// that closure.
+// loop holds one for the cores to share.
 type chunkKernel[T graph.Float] struct {
 	id    simd.ID    // simd.None: the portable loops
 	p     [8]float64 // the assembly kernel's parameters
@@ -110,24 +110,28 @@ func (k chunkKernel[T]) run(dst, x, g []T, add bool) {
 func run[T graph.Float](a Activation, order int, dst, x, g []T, add bool) {
 	r := a.row
 	if unsafe.Sizeof(T(0)) == 4 {
-		k := chunkKernel[float32]{a: a, order: order}
+		l := loops32.Get().(*loop[float32])
+		l.k = chunkKernel[float32]{a: a, order: order}
 		if simd.Available {
 			path := simd.Current
 			if (path == simd.AVX512 || path == simd.AVX2) && r.lane32 != nil {
-				k.id = r.lane32(order, a.param, &k.p)
+				l.k.id = r.lane32(order, a.param, &l.k.p)
 			}
-			if k.id == simd.None && path.Has512() && r.simd32 != nil {
-				k.id = r.simd32(order, a.param, &k.p)
+			if l.k.id == simd.None && path.Has512() && r.simd32 != nil {
+				l.k.id = r.simd32(order, a.param, &l.k.p)
 			}
 		}
-		runOn(k, as[float32](dst), as[float32](x), as[float32](g), add)
+		l.runOn(as[float32](dst), as[float32](x), as[float32](g), add)
+		loops32.Put(l)
 		return
 	}
-	k := chunkKernel[float64]{a: a, order: order}
+	l := loops64.Get().(*loop[float64])
+	l.k = chunkKernel[float64]{a: a, order: order}
 	if simd.Available && simd.Current.Has512() && exact64 && r.simd64 != nil {
-		k.id = r.simd64(order, a.param, &k.p)
+		l.k.id = r.simd64(order, a.param, &l.k.p)
 	}
-	runOn(k, as[float64](dst), as[float64](x), as[float64](g), add)
+	l.runOn(as[float64](dst), as[float64](x), as[float64](g), add)
+	loops64.Put(l)
 }
 
 func as[E, T graph.Float](s []T) []E {
@@ -137,14 +141,33 @@ func as[E, T graph.Float](s []T) []E {
 	return unsafe.Slice((*E)(unsafe.Pointer(unsafe.SliceData(s))), len(s))
 }
 
-func runOn[T graph.Float](k chunkKernel[T], dst, x, g []T, add bool) {
-	parallel.Elements(len(x), func(lo, hi int) {
-		var gc []T
-		if g != nil {
-			gc = g[lo:hi]
-		}
-		k.run(dst[lo:hi], x[lo:hi], gc, add)
-	})
+// loop is the body parallel.For runs over the chunks: the kernel and its
+// operands. It is pooled, because a closure handed to parallel.For, or a
+// kernel whose parameters the selectors write through a pointer, would be
+// allocated on every call (several per training step).
+type loop[T graph.Float] struct {
+	k         chunkKernel[T]
+	dst, x, g []T
+	add       bool
+}
+
+var (
+	loops32 = sync.Pool{New: func() any { return new(loop[float32]) }}
+	loops64 = sync.Pool{New: func() any { return new(loop[float64]) }}
+)
+
+func (l *loop[T]) runOn(dst, x, g []T, add bool) {
+	l.dst, l.x, l.g, l.add = dst, x, g, add
+	parallel.For(len(x), parallel.MinGrain, l)
+	*l = loop[T]{} // keep no slice alive in the pool
+}
+
+func (l *loop[T]) Run(lo, hi int) {
+	var gc []T
+	if l.g != nil {
+		gc = l.g[lo:hi]
+	}
+	l.k.run(l.dst[lo:hi], l.x[lo:hi], gc, l.add)
 }
 
 // runSIMD runs the assembly kernel on blocks of the chunk and fills in the

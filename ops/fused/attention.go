@@ -167,10 +167,12 @@ func (op *attentionOp) Do(vs ...G.Value) (G.Value, error) {
 	}
 	out := op.out.Get(dt, tensor.Shape{op.cfg.Batch * op.t, op.d})
 	k32, k64 := op.kernels()
-	switch o := out.Data().(type) {
-	case []float32:
+	switch out.Dtype() {
+	case tensor.Float32:
+		o := out.Float32s()
 		attentionForward(k32, o, qkv.Float32s(), affineData[float32](pad), p.Float32s(), affineData[float32](pd), affineData[float32](mask))
-	case []float64:
+	case tensor.Float64:
+		o := out.Float64s()
 		attentionForward(k64, o, qkv.Float64s(), affineData[float64](pad), p.Float64s(), affineData[float64](pd), affineData[float64](mask))
 	}
 	op.ran = true
@@ -345,10 +347,12 @@ func (op *attentionGradOp) Do(vs ...G.Value) (G.Value, error) {
 		pd, mask = op.fwd.pd.Get(dt, probs), op.fwd.mask.Get(dt, probs)
 	}
 	k32, k64 := op.fwd.kernels()
-	switch o := out.Data().(type) {
-	case []float32:
+	switch out.Dtype() {
+	case tensor.Float32:
+		o := out.Float32s()
 		attentionBackward(k32, o, qkv.Float32s(), g.Float32s(), p.Float32s(), affineData[float32](pd), affineData[float32](mask), w.Float32s())
-	case []float64:
+	case tensor.Float64:
+		o := out.Float64s()
 		attentionBackward(k64, o, qkv.Float64s(), g.Float64s(), p.Float64s(), affineData[float64](pd), affineData[float64](mask), w.Float64s())
 	}
 	return out, nil

@@ -16,6 +16,7 @@ import (
 	"github.com/geluproject/gelu/graph/rng"
 	"github.com/geluproject/gelu/ops/opkit"
 	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
 )
 
 // Mode tells stochastic ops whether the model is training and which
@@ -97,10 +98,12 @@ func (op *dropoutOp) Do(vs ...G.Value) (G.Value, error) {
 		}
 	}
 	out := op.out.Get(x.Dtype(), x.Shape())
-	switch o := out.Data().(type) {
-	case []float32:
+	switch out.Dtype() {
+	case tensor.Float32:
+		o := out.Float32s()
 		applyMask(o, x.Float32s(), op.mask, op.masked)
-	case []float64:
+	case tensor.Float64:
+		o := out.Float64s()
 		applyMask(o, x.Float64s(), op.mask, op.masked)
 	}
 	return out, nil
@@ -146,10 +149,12 @@ func (op *dropoutGradOp) Do(vs ...G.Value) (G.Value, error) {
 		return nil, fmt.Errorf("%v: the forward dropout has not run on this input", op)
 	}
 	out := op.out.Get(g.Dtype(), g.Shape())
-	switch o := out.Data().(type) {
-	case []float32:
+	switch out.Dtype() {
+	case tensor.Float32:
+		o := out.Float32s()
 		applyMask(o, g.Float32s(), op.fwd.mask, op.fwd.masked)
-	case []float64:
+	case tensor.Float64:
+		o := out.Float64s()
 		applyMask(o, g.Float64s(), op.fwd.mask, op.fwd.masked)
 	}
 	return out, nil

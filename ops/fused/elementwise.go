@@ -16,6 +16,7 @@ import (
 	"github.com/geluproject/gelu/ops/opkit"
 	"github.com/geluproject/gelu/ops/parallel"
 	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
 )
 
 // Add returns a + b for tensors of equal shape and dtype.
@@ -42,6 +43,8 @@ type binaryOp struct {
 	opkit.Base
 	kind binaryKind
 	out  opkit.Buffer
+	k32  binaryKernel[float32]
+	k64  binaryKernel[float64]
 }
 
 func newBinary(kind binaryKind, dims int) *binaryOp {
@@ -63,27 +66,42 @@ func (op *binaryOp) Do(vs ...G.Value) (G.Value, error) {
 	}
 	a, b := in[0], in[1]
 	out := op.out.Get(a.Dtype(), a.Shape())
-	switch o := out.Data().(type) {
-	case []float32:
-		binaryInto(op.kind, o, a.Float32s(), b.Float32s())
-	case []float64:
-		binaryInto(op.kind, o, a.Float64s(), b.Float64s())
+	switch out.Dtype() {
+	case tensor.Float32:
+		o := out.Float32s()
+		binaryInto(&op.k32, op.kind, o, a.Float32s(), b.Float32s())
+	case tensor.Float64:
+		o := out.Float64s()
+		binaryInto(&op.k64, op.kind, o, a.Float64s(), b.Float64s())
 	}
 	return out, nil
 }
 
-func binaryInto[T graph.Float](kind binaryKind, out, a, b []T) {
-	parallel.Elements(len(out), func(lo, hi int) {
-		if kind == add {
-			for i := lo; i < hi; i++ {
-				out[i] = a[i] + b[i]
-			}
-			return
-		}
+// binaryInto sets out to a+b or a·b elementwise, on every core, with k
+// as the loop body: the op keeps one per dtype, where a closure handed to
+// parallel.For would be allocated on every run.
+func binaryInto[T graph.Float](k *binaryKernel[T], kind binaryKind, out, a, b []T) {
+	*k = binaryKernel[T]{kind: kind, out: out, a: a, b: b}
+	parallel.For(len(out), parallel.MinGrain, k)
+	*k = binaryKernel[T]{} // keep no tensor alive
+}
+
+type binaryKernel[T graph.Float] struct {
+	kind      binaryKind
+	out, a, b []T
+}
+
+func (k *binaryKernel[T]) Run(lo, hi int) {
+	out, a, b := k.out, k.a, k.b
+	if k.kind == add {
 		for i := lo; i < hi; i++ {
-			out[i] = a[i] * b[i]
+			out[i] = a[i] + b[i]
 		}
-	})
+		return
+	}
+	for i := lo; i < hi; i++ {
+		out[i] = a[i] * b[i]
+	}
 }
 
 func (op *binaryOp) backward(gs *opkit.Grads) {

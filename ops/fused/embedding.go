@@ -95,10 +95,12 @@ func (op *embeddingOp) Do(vs ...G.Value) (G.Value, error) {
 		shape = tensor.Shape{vocab, d}
 	}
 	out := op.out.Get(x.Dtype(), shape)
-	switch o := out.Data().(type) {
-	case []float32:
+	switch out.Dtype() {
+	case tensor.Float32:
+		o := out.Float32s()
 		err = embed(op.grad, o, idx.Float32s(), x.Float32s(), vocab, d)
-	case []float64:
+	case tensor.Float64:
+		o := out.Float64s()
 		err = embed(op.grad, o, idx.Float64s(), x.Float64s(), vocab, d)
 	}
 	if err != nil {

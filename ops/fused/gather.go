@@ -131,10 +131,12 @@ func (op *gatherOp) Do(vs ...G.Value) (G.Value, error) {
 		return nil, fmt.Errorf("%v: input shape %v, want %v", op, x.Shape(), from)
 	}
 	out := op.out.Get(x.Dtype(), to)
-	switch o := out.Data().(type) {
-	case []float32:
+	switch out.Dtype() {
+	case tensor.Float32:
+		o := out.Float32s()
 		gatherInto(o, x.Float32s(), op.idx, op.scatter)
-	case []float64:
+	case tensor.Float64:
+		o := out.Float64s()
 		gatherInto(o, x.Float64s(), op.idx, op.scatter)
 	}
 	return out, nil
@@ -199,10 +201,12 @@ func (op *prependRowOp) Do(vs ...G.Value) (G.Value, error) {
 		return nil, fmt.Errorf("%v: input %v and row %v, want (%d, %d) and (%d)", op, x.Shape(), r.Shape(), op.groups*op.n, op.d, op.d)
 	}
 	out := op.out.Get(x.Dtype(), tensor.Shape{op.groups * (op.n + 1), op.d})
-	switch o := out.Data().(type) {
-	case []float32:
+	switch out.Dtype() {
+	case tensor.Float32:
+		o := out.Float32s()
 		prependRows(o, x.Float32s(), r.Float32s(), op.n*op.d)
-	case []float64:
+	case tensor.Float64:
+		o := out.Float64s()
 		prependRows(o, x.Float64s(), r.Float64s(), op.n*op.d)
 	}
 	return out, nil

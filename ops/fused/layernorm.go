@@ -57,6 +57,8 @@ type layerNormOp struct {
 	affine     bool
 	out        opkit.Buffer
 	mean, rstd []float64 // per row, saved for the backward ops
+	k32        layerNormKernel[float32]
+	k64        layerNormKernel[float64]
 }
 
 // layerNormSig: the input, then gamma and beta when affine.
@@ -92,11 +94,13 @@ func (op *layerNormOp) Do(vs ...G.Value) (G.Value, error) {
 		op.mean, op.rstd = make([]float64, rows), make([]float64, rows)
 	}
 	out := op.out.Get(x.Dtype(), x.Shape())
-	switch o := out.Data().(type) {
-	case []float32:
-		layerNormForward(o, x.Float32s(), affineData[float32](gamma), affineData[float32](beta), op.mean, op.rstd, d, op.eps)
-	case []float64:
-		layerNormForward(o, x.Float64s(), affineData[float64](gamma), affineData[float64](beta), op.mean, op.rstd, d, op.eps)
+	switch out.Dtype() {
+	case tensor.Float32:
+		o := out.Float32s()
+		layerNormForward(&op.k32, o, x.Float32s(), affineData[float32](gamma), affineData[float32](beta), op.mean, op.rstd, d, op.eps)
+	case tensor.Float64:
+		o := out.Float64s()
+		layerNormForward(&op.k64, o, x.Float64s(), affineData[float64](gamma), affineData[float64](beta), op.mean, op.rstd, d, op.eps)
 	}
 	return out, nil
 }
@@ -105,15 +109,30 @@ func affineData[T graph.Float](t *tensor.Dense) []T {
 	if t == nil {
 		return nil
 	}
-	return t.Data().([]T)
+	return opkit.Elems[T](t)
 }
 
-func layerNormForward[T graph.Float](y, x, gamma, beta []T, mean, rstd []float64, d int, eps float64) {
-	parallel.Rows(len(mean), d, func(lo, hi int) {
-		for r := lo; r < hi; r++ {
-			mean[r], rstd[r] = LayerNormRow(y[r*d:(r+1)*d], x[r*d:(r+1)*d], gamma, beta, eps)
-		}
-	})
+// layerNormForward normalizes the rows of x into y on every core, with k as
+// the loop body: the op keeps one per dtype, where a closure handed to
+// parallel.For would be allocated on every run.
+func layerNormForward[T graph.Float](k *layerNormKernel[T], y, x, gamma, beta []T, mean, rstd []float64, d int, eps float64) {
+	*k = layerNormKernel[T]{y: y, x: x, gamma: gamma, beta: beta, mean: mean, rstd: rstd, d: d, eps: eps}
+	parallel.For(len(mean), parallel.RowGrain(d), k)
+	*k = layerNormKernel[T]{} // keep no tensor alive
+}
+
+type layerNormKernel[T graph.Float] struct {
+	y, x, gamma, beta []T
+	mean, rstd        []float64
+	d                 int
+	eps               float64
+}
+
+func (k *layerNormKernel[T]) Run(lo, hi int) {
+	d := k.d
+	for r := lo; r < hi; r++ {
+		k.mean[r], k.rstd[r] = LayerNormRow(k.y[r*d:(r+1)*d], k.x[r*d:(r+1)*d], k.gamma, k.beta, k.eps)
+	}
 }
 
 // LayerNormRow normalizes one row x into y (which may be x) as LayerNorm
@@ -163,6 +182,8 @@ type layerNormGradOp struct {
 	gamma bool
 	out   opkit.Buffer
 	acc   []float64 // dγ accumulated in float64, reused across runs
+	k32   layerNormGradKernel[float32]
+	k64   layerNormGradKernel[float64]
 }
 
 // dx takes the input and the gradient, then gamma when the forward op is
@@ -217,10 +238,12 @@ func (op *layerNormGradOp) Do(vs ...G.Value) (G.Value, error) {
 		if len(op.acc) != d {
 			op.acc = make([]float64, d)
 		}
-		switch o := out.Data().(type) {
-		case []float32:
+		switch out.Dtype() {
+		case tensor.Float32:
+			o := out.Float32s()
 			layerNormGradGamma(o, x.Float32s(), g.Float32s(), op.fwd.mean, op.fwd.rstd, op.acc)
-		case []float64:
+		case tensor.Float64:
+			o := out.Float64s()
 			layerNormGradGamma(o, x.Float64s(), g.Float64s(), op.fwd.mean, op.fwd.rstd, op.acc)
 		}
 		return out, nil
@@ -232,41 +255,58 @@ func (op *layerNormGradOp) Do(vs ...G.Value) (G.Value, error) {
 		}
 	}
 	out := op.out.Get(x.Dtype(), x.Shape())
-	switch o := out.Data().(type) {
-	case []float32:
-		layerNormGradX(o, x.Float32s(), g.Float32s(), affineData[float32](gamma), op.fwd.mean, op.fwd.rstd)
-	case []float64:
-		layerNormGradX(o, x.Float64s(), g.Float64s(), affineData[float64](gamma), op.fwd.mean, op.fwd.rstd)
+	switch out.Dtype() {
+	case tensor.Float32:
+		o := out.Float32s()
+		layerNormGradX(&op.k32, o, x.Float32s(), g.Float32s(), affineData[float32](gamma), op.fwd.mean, op.fwd.rstd)
+	case tensor.Float64:
+		o := out.Float64s()
+		layerNormGradX(&op.k64, o, x.Float64s(), g.Float64s(), affineData[float64](gamma), op.fwd.mean, op.fwd.rstd)
 	}
 	return out, nil
 }
 
-func layerNormGradX[T graph.Float](dx, x, g, gamma []T, mean, rstd []float64) {
+// layerNormGradX computes dx from x, the upstream gradient g and gamma (nil
+// without an affine part) on every core, with k as the loop body: the op
+// keeps one per dtype, where a closure handed to parallel.For would be
+// allocated on every run.
+func layerNormGradX[T graph.Float](k *layerNormGradKernel[T], dx, x, g, gamma []T, mean, rstd []float64) {
 	d := len(x) / len(mean)
-	parallel.Rows(len(mean), d, func(lo, hi int) {
-		for r := lo; r < hi; r++ {
-			xr, gr, out := x[r*d:(r+1)*d], g[r*d:(r+1)*d], dx[r*d:(r+1)*d]
-			mu, rs := mean[r], rstd[r]
-			var sg, sgx float64 // Σ ĝ and Σ ĝ·x̂
-			for j, v := range xr {
-				gh := float64(gr[j])
-				if gamma != nil {
-					gh *= float64(gamma[j])
-				}
-				sg += gh
-				sgx += gh * (float64(v) - mu) * rs
+	*k = layerNormGradKernel[T]{dx: dx, x: x, g: g, gamma: gamma, mean: mean, rstd: rstd, d: d}
+	parallel.For(len(mean), parallel.RowGrain(d), k)
+	*k = layerNormGradKernel[T]{} // keep no tensor alive
+}
+
+type layerNormGradKernel[T graph.Float] struct {
+	dx, x, g, gamma []T
+	mean, rstd      []float64
+	d               int
+}
+
+func (k *layerNormGradKernel[T]) Run(lo, hi int) {
+	x, g, dx, gamma, mean, rstd, d := k.x, k.g, k.dx, k.gamma, k.mean, k.rstd, k.d
+	for r := lo; r < hi; r++ {
+		xr, gr, out := x[r*d:(r+1)*d], g[r*d:(r+1)*d], dx[r*d:(r+1)*d]
+		mu, rs := mean[r], rstd[r]
+		var sg, sgx float64 // Σ ĝ and Σ ĝ·x̂
+		for j, v := range xr {
+			gh := float64(gr[j])
+			if gamma != nil {
+				gh *= float64(gamma[j])
 			}
-			mg, mgx := sg/float64(d), sgx/float64(d)
-			for j, v := range xr {
-				gh := float64(gr[j])
-				if gamma != nil {
-					gh *= float64(gamma[j])
-				}
-				xh := (float64(v) - mu) * rs
-				out[j] = T(rs * (gh - mg - xh*mgx))
-			}
+			sg += gh
+			sgx += gh * (float64(v) - mu) * rs
 		}
-	})
+		mg, mgx := sg/float64(d), sgx/float64(d)
+		for j, v := range xr {
+			gh := float64(gr[j])
+			if gamma != nil {
+				gh *= float64(gamma[j])
+			}
+			xh := (float64(v) - mu) * rs
+			out[j] = T(rs * (gh - mg - xh*mgx))
+		}
+	}
 }
 
 func layerNormGradGamma[T graph.Float](dgamma, x, g []T, mean, rstd, acc []float64) {

@@ -101,10 +101,12 @@ func (op *lossOp) Do(vs ...G.Value) (G.Value, error) {
 		return nil, err
 	}
 	var l float64
-	switch pd := p.Data().(type) {
-	case []float32:
+	switch p.Dtype() {
+	case tensor.Float32:
+		pd := p.Float32s()
 		l, err = lossValue(op.kind, pd, t.Float32s(), p.Shape())
-	case []float64:
+	case tensor.Float64:
+		pd := p.Float64s()
 		l, err = lossValue(op.kind, pd, t.Float64s(), p.Shape())
 	}
 	if err != nil {
@@ -222,10 +224,12 @@ func (op *lossGradOp) Do(vs ...G.Value) (G.Value, error) {
 		shape = t.Shape()
 	}
 	out := op.out.Get(p.Dtype(), shape)
-	switch o := out.Data().(type) {
-	case []float32:
+	switch out.Dtype() {
+	case tensor.Float32:
+		o := out.Float32s()
 		err = lossGrad(op.kind, op.target, o, p.Float32s(), t.Float32s(), p.Shape(), g)
-	case []float64:
+	case tensor.Float64:
+		o := out.Float64s()
 		err = lossGrad(op.kind, op.target, o, p.Float64s(), t.Float64s(), p.Shape(), g)
 	}
 	if err != nil {

@@ -117,14 +117,17 @@ func (op *matMulOp) dims(a, b tensor.Shape) (m, n, k int, err error) {
 	return m, n, k, nil
 }
 
-// shape returns the product's shape (batch, m, n) or (m, n), and k.
-func (op *matMulOp) shape(a, b tensor.Shape) (c tensor.Shape, k int, err error) {
+// shape returns the product's shape (batch, m, n) or (m, n), and k. The
+// shape is a slice of dims, so that Do's shape stays on its stack.
+func (op *matMulOp) shape(dims *[3]int, a, b tensor.Shape) (c tensor.Shape, k int, err error) {
 	if op.batched {
 		batch, m, n, k, err := op.batchDims(a, b)
-		return tensor.Shape{batch, m, n}, k, err
+		*dims = [3]int{batch, m, n}
+		return dims[:3], k, err
 	}
 	m, n, k, err := op.dims(a, b)
-	return tensor.Shape{m, n}, k, err
+	*dims = [3]int{m, n}
+	return dims[:2], k, err
 }
 
 func (op *matMulOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
@@ -136,7 +139,7 @@ func (op *matMulOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, _, err := op.shape(a, b)
+	c, _, err := op.shape(new([3]int), a, b)
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +152,8 @@ func (op *matMulOp) Do(vs ...G.Value) (G.Value, error) {
 		return nil, err
 	}
 	a, b, bias := in[0], in[1], in[2]
-	cs, k, err := op.shape(a.Shape(), b.Shape())
+	var dims [3]int
+	cs, k, err := op.shape(&dims, a.Shape(), b.Shape())
 	if err != nil {
 		return nil, err
 	}
@@ -168,11 +172,13 @@ func (op *matMulOp) Do(vs ...G.Value) (G.Value, error) {
 		batch = cs[0]
 	}
 	lda, ldb := a.Shape()[a.Dims()-1], b.Shape()[b.Dims()-1]
-	switch cd := c.Data().(type) {
-	case []float32:
+	switch c.Dtype() {
+	case tensor.Float32:
+		cd := c.Float32s()
 		beta := fillRows(cd, bias, n)
 		bmm(op.tA, op.tB, batch, m, n, k, a.Float32s(), lda, b.Float32s(), ldb, float32(beta), cd)
-	case []float64:
+	case tensor.Float64:
+		cd := c.Float64s()
 		beta := fillRows(cd, bias, n)
 		bmm(op.tA, op.tB, batch, m, n, k, a.Float64s(), lda, b.Float64s(), ldb, beta, cd)
 	}
@@ -185,7 +191,7 @@ func fillRows[T graph.Float](c []T, bias *tensor.Dense, n int) float64 {
 	if bias == nil {
 		return 0
 	}
-	bv := bias.Data().([]T)
+	bv := opkit.Elems[T](bias)
 	for r := 0; r < len(c); r += n {
 		copy(c[r:r+n], bv)
 	}
@@ -275,10 +281,12 @@ func (op *sumRowsOp) Do(vs ...G.Value) (G.Value, error) {
 	}
 	n := x.Shape()[1]
 	out := op.out.Get(x.Dtype(), tensor.Shape{n})
-	switch o := out.Data().(type) {
-	case []float32:
+	switch out.Dtype() {
+	case tensor.Float32:
+		o := out.Float32s()
 		sumRows(o, x.Float32s(), n)
-	case []float64:
+	case tensor.Float64:
+		o := out.Float64s()
 		sumRows(o, x.Float64s(), n)
 	}
 	return out, nil
@@ -328,10 +336,12 @@ func (op *broadcastRowsOp) Do(vs ...G.Value) (G.Value, error) {
 	v := in[0]
 	n := v.Shape().TotalSize()
 	out := op.out.Get(v.Dtype(), tensor.Shape{op.rows, n})
-	switch o := out.Data().(type) {
-	case []float32:
+	switch out.Dtype() {
+	case tensor.Float32:
+		o := out.Float32s()
 		fillRows(o, v, n)
-	case []float64:
+	case tensor.Float64:
+		o := out.Float64s()
 		fillRows(o, v, n)
 	}
 	return out, nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/geluproject/gelu/ops/opkit"
 	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
 )
 
 type savedOutputKind int
@@ -65,10 +66,12 @@ func (op *savedOutputOp) Do(vs ...G.Value) (G.Value, error) {
 	x, g := in[0], in[1]
 	n := x.Shape()[x.Dims()-1]
 	out := op.out.Get(x.Dtype(), x.Shape())
-	switch o := out.Data().(type) {
-	case []float32:
+	switch out.Dtype() {
+	case tensor.Float32:
+		o := out.Float32s()
 		savedOutputKinds[op.kind].f32(o, x.Float32s(), affineData[float32](g), n)
-	case []float64:
+	case tensor.Float64:
+		o := out.Float64s()
 		savedOutputKinds[op.kind].f64(o, x.Float64s(), affineData[float64](g), n)
 	}
 	return out, nil

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/ebitengine/purego"
@@ -32,23 +33,73 @@ var openBLASNames = map[string][]string{
 		"/usr/local/opt/openblas/lib/libopenblas.dylib"},
 }
 
-// CBLAS enum values (cblas.h).
-const (
-	cblasRowMajor = 101
-	cblasNoTrans  = 111
-	cblasTrans    = 112
-)
-
 // OpenBLAS is a BLAS whose GEMMs run in OpenBLAS; every other routine is
 // gonum's. It implements BLAS and gorgonia.BLAS. Create it with LoadOpenBLAS.
 type OpenBLAS struct {
 	gonum.Implementation
 	lib     string // file name it was loaded from
 	version string // e.g. "OpenBLAS 0.3.21 SkylakeX"
-	sgemm   func(order, tA, tB, m, n, k int32, alpha float32, a *float32, lda int32, b *float32, ldb int32, beta float32, c *float32, ldc int32)
-	dgemm   func(order, tA, tB, m, n, k int32, alpha float64, a *float64, lda int32, b *float64, ldb int32, beta float64, c *float64, ldc int32)
-	setNum  func(n int32)
-	getNum  func() int32
+	// sgemm and dgemm are the addresses of the Fortran-interface sgemm_ and
+	// dgemm_, called through purego.SyscallN (see fortranGEMM).
+	sgemm, dgemm uintptr
+	setNum       func(n int32)
+	getNum       func() int32
+}
+
+// gemmArgs holds the arguments of one Fortran GEMM call, which takes every
+// argument by pointer. The GEMMs are called with purego.SyscallN rather
+// than a function bound by purego.RegisterFunc, whose reflective call
+// allocates about a dozen times per call (38,000 allocations in a GPT
+// training step of ~3,000 small attention products). SyscallN passes only
+// integer registers, so cblas_sgemm's float alpha and beta cannot go
+// through it; the Fortran interface's pointers can. The scalars and the
+// argument list live in a pooled block on the heap: on the stack they
+// would move if the goroutine's stack grew, and a variadic argument list
+// written in the call escapes (one allocation per call). Concurrent products
+// (experiments training in parallel) each take their own block.
+type gemmArgs struct {
+	transA, transB  byte
+	m, n, k         int32
+	lda, ldb, ldc   int32
+	alpha32, beta32 float32
+	alpha64, beta64 float64
+	args            [13]uintptr
+}
+
+var gemmArgPool = sync.Pool{New: func() any { return new(gemmArgs) }}
+
+// fortranGEMM calls sgemm_ or dgemm_ at fn for the row-major product
+// C = alpha·op(A)·op(B) + beta·C. Fortran is column-major, where the
+// row-major C is Cᵀ = op(B)ᵀ·op(A)ᵀ: the operands and sizes are swapped, as
+// OpenBLAS's cblas_sgemm does for CblasRowMajor before the same call
+// (the results are bit-identical). a, b and c are the addresses of the
+// first elements, alpha and beta those of p's scalars of the right type.
+//
+// go:uintptrescapes makes the caller's uintptr(unsafe.Pointer(…))
+// arguments keep their objects alive, on the heap (where they do not move),
+// until this function returns.
+//
+//go:uintptrescapes
+func fortranGEMM(fn uintptr, p *gemmArgs, alpha, beta uintptr, tA, tB blas.Transpose, m, n, k int, a uintptr, lda int, b uintptr, ldb int, c uintptr, ldc int) {
+	p.transA, p.transB = fortranOp(tB), fortranOp(tA)
+	p.m, p.n, p.k = int32(n), int32(m), int32(k)
+	p.lda, p.ldb, p.ldc = int32(ldb), int32(lda), int32(ldc)
+	p.args = [13]uintptr{
+		uintptr(unsafe.Pointer(&p.transA)), uintptr(unsafe.Pointer(&p.transB)),
+		uintptr(unsafe.Pointer(&p.m)), uintptr(unsafe.Pointer(&p.n)), uintptr(unsafe.Pointer(&p.k)),
+		alpha, b, uintptr(unsafe.Pointer(&p.lda)),
+		a, uintptr(unsafe.Pointer(&p.ldb)),
+		beta, c, uintptr(unsafe.Pointer(&p.ldc)),
+	}
+	purego.SyscallN(fn, p.args[:]...)
+	runtime.KeepAlive(p)
+}
+
+func fortranOp(t blas.Transpose) byte {
+	if t == blas.NoTrans {
+		return 'N'
+	}
+	return 'T' // Trans and ConjTrans are the same for real matrices
 }
 
 // threadEnv are the variables OpenBLAS reads for its thread count; when one
@@ -112,12 +163,18 @@ func LoadOpenBLAS(path string) (*OpenBLAS, error) {
 // bind looks up the functions used, checking each symbol first because
 // purego.RegisterLibFunc panics on a missing one.
 func (ob *OpenBLAS) bind(h uintptr) error {
+	var err error
+	if ob.sgemm, err = purego.Dlsym(h, "sgemm_"); err != nil {
+		return fmt.Errorf("symbol sgemm_: %w", err)
+	}
+	if ob.dgemm, err = purego.Dlsym(h, "dgemm_"); err != nil {
+		return fmt.Errorf("symbol dgemm_: %w", err)
+	}
 	var config, core func() string
 	for _, s := range []struct {
 		fn   any
 		name string
 	}{
-		{&ob.sgemm, "cblas_sgemm"}, {&ob.dgemm, "cblas_dgemm"},
 		{&ob.setNum, "openblas_set_num_threads"}, {&ob.getNum, "openblas_get_num_threads"},
 		{&config, "openblas_get_config"}, {&core, "openblas_get_corename"},
 	} {
@@ -160,8 +217,9 @@ func (ob *OpenBLAS) SetThreads(n int) error {
 	return nil
 }
 
-// smallGEMM is the m·n·k below which gonum is used: there, the ~1 µs cost of
-// a purego call exceeds the whole product.
+// smallGEMM is the m·n·k below which gonum is used: there, the cost of a
+// call into C (about 1 µs through purego's reflective call when this was
+// measured) exceeds the whole product.
 const smallGEMM = 1 << 12
 
 // Sgemm computes C = alpha·op(A)·op(B) + beta·C in OpenBLAS. Arguments are
@@ -172,8 +230,11 @@ func (ob *OpenBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a [
 		ob.Implementation.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
-	ob.sgemm(cblasRowMajor, cblasOp(tA), cblasOp(tB), int32(m), int32(n), int32(k),
-		alpha, unsafe.SliceData(a), int32(lda), unsafe.SliceData(b), int32(ldb), beta, unsafe.SliceData(c), int32(ldc))
+	p := gemmArgPool.Get().(*gemmArgs)
+	p.alpha32, p.beta32 = alpha, beta
+	fortranGEMM(ob.sgemm, p, uintptr(unsafe.Pointer(&p.alpha32)), uintptr(unsafe.Pointer(&p.beta32)), tA, tB, m, n, k,
+		uintptr(unsafe.Pointer(unsafe.SliceData(a))), lda, uintptr(unsafe.Pointer(unsafe.SliceData(b))), ldb, uintptr(unsafe.Pointer(unsafe.SliceData(c))), ldc)
+	gemmArgPool.Put(p)
 }
 
 // Dgemm is Sgemm for float64.
@@ -182,15 +243,11 @@ func (ob *OpenBLAS) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a [
 		ob.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
-	ob.dgemm(cblasRowMajor, cblasOp(tA), cblasOp(tB), int32(m), int32(n), int32(k),
-		alpha, unsafe.SliceData(a), int32(lda), unsafe.SliceData(b), int32(ldb), beta, unsafe.SliceData(c), int32(ldc))
-}
-
-func cblasOp(t blas.Transpose) int32 {
-	if t == blas.NoTrans {
-		return cblasNoTrans
-	}
-	return cblasTrans // Trans and ConjTrans are the same for real matrices
+	p := gemmArgPool.Get().(*gemmArgs)
+	p.alpha64, p.beta64 = alpha, beta
+	fortranGEMM(ob.dgemm, p, uintptr(unsafe.Pointer(&p.alpha64)), uintptr(unsafe.Pointer(&p.beta64)), tA, tB, m, n, k,
+		uintptr(unsafe.Pointer(unsafe.SliceData(a))), lda, uintptr(unsafe.Pointer(unsafe.SliceData(b))), ldb, uintptr(unsafe.Pointer(unsafe.SliceData(c))), ldc)
+	gemmArgPool.Put(p)
 }
 
 // gemmToC checks a GEMM's arguments as gonum does, panicking with gonum's

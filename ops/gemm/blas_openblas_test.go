@@ -370,3 +370,31 @@ func selfCommand(args ...string) *exec.Cmd {
 	argv := append(append(pre, os.Args[0]), args...)
 	return exec.Command(argv[0], argv[1:]...)
 }
+
+// A product handed to OpenBLAS allocates nothing: a training step makes
+// thousands of them (issue 14).
+func TestOpenBLASCallAllocatesNothing(t *testing.T) {
+	if ownRaceEnabled {
+		t.Skip("the race detector makes sync.Pool drop blocks at random")
+	}
+	ob := loadOpenBLAS(t)
+	const m, n, k = 32, 48, 64 // above smallGEMM: goes to C
+	a32, b32, c32 := make([]float32, m*k), make([]float32, k*n), make([]float32, m*n)
+	a64, b64, c64 := make([]float64, m*k), make([]float64, k*n), make([]float64, m*n)
+	for _, tr := range []blas.Transpose{blas.NoTrans, blas.Trans} {
+		lda, ldb := k, n
+		if tr == blas.Trans {
+			lda, ldb = m, k
+		}
+		if got := testing.AllocsPerRun(50, func() {
+			ob.Sgemm(tr, tr, m, n, k, 1.5, a32, lda, b32, ldb, 0.5, c32, n)
+		}); got != 0 {
+			t.Errorf("Sgemm(%c): %v allocations per call, want 0", tr, got)
+		}
+		if got := testing.AllocsPerRun(50, func() {
+			ob.Dgemm(tr, tr, m, n, k, 1.5, a64, lda, b64, ldb, 0.5, c64, n)
+		}); got != 0 {
+			t.Errorf("Dgemm(%c): %v allocations per call, want 0", tr, got)
+		}
+	}
+}

@@ -89,12 +89,14 @@ func AccumulateGrad(op fmt.Stringer, n *G.Node, v G.Value) error {
 		if !ok || !graph.SameShape(src.Shape(), dst.Shape()) || src.Dtype() != dst.Dtype() {
 			return fmt.Errorf("%v: gradient for %q is %v, want a %v%v tensor", op, n.Name(), v, dst.Dtype(), dst.Shape())
 		}
-		switch a := dst.Data().(type) {
-		case []float32:
+		switch dst.Dtype() {
+		case tensor.Float32:
+			a := dst.Float32s()
 			for i, x := range src.Float32s() {
 				a[i] += x
 			}
-		case []float64:
+		case tensor.Float64:
+			a := dst.Float64s()
 			for i, x := range src.Float64s() {
 				a[i] += x
 			}

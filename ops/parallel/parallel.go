@@ -73,8 +73,12 @@ func Elements(n int, body func(lo, hi int)) { For(n, MinGrain, Func(body)) }
 // (rows·cols), not the number of rows, decides how many cores pay off, and
 // a chunk is always whole rows.
 func Rows(rows, cols int, body func(lo, hi int)) {
-	For(rows, (MinGrain+max(cols, 1)-1)/max(cols, 1), Func(body))
+	For(rows, RowGrain(cols), Func(body))
 }
+
+// RowGrain is the grain Rows uses for rows of cols elements, for a
+// per-row loop that passes its own Body to For.
+func RowGrain(cols int) int { return (MinGrain + max(cols, 1) - 1) / max(cols, 1) }
 
 // job is one call of For, shared by the goroutines that work on it.
 type job struct {

@@ -1,0 +1,59 @@
+package fused
+
+// The ops of a training step allocate nothing once their buffers exist
+// (issue 14): no tensor.Dense.Data boxing, no closure per parallel loop.
+
+import (
+	"testing"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
+	"github.com/geluproject/gelu/graph"
+	"github.com/geluproject/gelu/graph/rng"
+	"github.com/geluproject/gelu/ops/parallel"
+)
+
+func TestOpsDoNotAllocate(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector makes sync.Pool (parallel.For's jobs) drop items at random")
+	}
+	// 8 rows run on the caller's goroutine; 2·MinGrain/d rows on two cores
+	// when GOMAXPROCS allows.
+	const d = 64
+	for _, rows := range []int{8, 2 * parallel.MinGrain / d} {
+		for _, dt := range []tensor.Dtype{tensor.Float32, tensor.Float64} {
+			r := rng.New(uint64(rows), "allocs")
+			rand := func(shape ...int) *tensor.Dense {
+				v, err := graph.NewTensor(dt, graph.Normal(0, 1), r, shape...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return v
+			}
+			x, g, gamma, beta, w := rand(rows, d), rand(rows, d), rand(d), rand(d), rand(d, d)
+			ln := newLayerNorm(1e-5, true)
+			cases := []struct {
+				name string
+				op   G.Op
+				in   []G.Value
+			}{
+				{"layernorm", ln, []G.Value{x, gamma, beta}},
+				{"layernorm.dx", newLayerNormGrad(ln, false), []G.Value{x, g, gamma}},
+				{"layernorm.dγ", newLayerNormGrad(ln, true), []G.Value{x, g}},
+				{"add", newBinary(add, 2), []G.Value{x, g}},
+				{"mul", newBinary(mul, 2), []G.Value{x, g}},
+				{"matmul+bias", newMatMul(false, true, true, false), []G.Value{x, w, beta}},
+				{"sumrows", newSumRows(), []G.Value{g}},
+			}
+			for _, c := range cases {
+				if _, err := c.op.Do(c.in...); err != nil { // allocates the output buffer
+					t.Fatalf("%s %v: %v", c.name, dt, err)
+				}
+				if n := testing.AllocsPerRun(10, func() { c.op.Do(c.in...) }); n != 0 {
+					t.Errorf("%s, %v, %d rows: %v allocations per run, want 0", c.name, dt, rows, n)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package fused
+
+const raceEnabled = false
