@@ -19,10 +19,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"runtime"
-	"slices"
 	"strconv"
 
 	"github.com/geluproject/gelu/datasets"
@@ -66,10 +66,7 @@ func main() {
 // run is the whole program: part (a), the sweep of part (b), the claims,
 // then report.md.
 func run(c config) ([]*runResult, error) {
-	err := experiment.CheckFlags(c)
-	if c.TestN < 0 || c.TrainN < 0 || c.Workers < 1 {
-		err = errors.Join(err, fmt.Errorf("-test-n %d -train-n %d -workers %d: want test-n, train-n ≥ 0 and workers ≥ 1", c.TestN, c.TrainN, c.Workers))
-	}
+	err := errors.Join(experiment.CheckFlags(c), c.Flags.Check())
 	for _, b := range c.Biases {
 		if _, e := strconv.ParseFloat(b, 64); e != nil && b != "default" {
 			err = errors.Join(err, fmt.Errorf("-bias: %q, want default or a number", b))
@@ -159,17 +156,11 @@ func (s setting) name() string { return fmt.Sprintf("%s.lr_%g.bias_%s", s.Act.Ke
 type runResult = experiment.Run[setting]
 
 // What a run records at every probe (Run.Curve): the mean training loss
-// since the previous probe (NaN at step 0), the dead fraction of all
-// hidden units at config.Tol and at tolerance 0, the median over hidden
-// units of max |f'(z)| on the probe set, then dead units per hidden layer
-// (dead_layer1, …). And at its end (Run.Values: the last step, or the last
-// probe before a divergence): test accuracy (NaN if it diverged), the
-// median over dead units of their largest pre-activation (NaN: none), the
-// mean of f'(z)² over hidden units and probe examples, the units dead at
-// some probe and those of them alive at the end.
-var probes = []string{"train_loss", "dead_fraction", "dead_fraction_exact", "median_max_abs_deriv"}
-
-const accuracy, deadMaxZ, meanSqDeriv, everDead, revived = "accuracy", "dead_max_z_median", "mean_sq_deriv", "ever_dead", "revived"
+// since the previous probe (NaN at step 0), then the dead units
+// (probe.DeadMetrics). And at its end (Run.Values: the last step, or the
+// last probe before a divergence): test accuracy (NaN if it diverged) and
+// DeadProbe.EndValues.
+const accuracy = "accuracy"
 
 // sweep trains every setting, c.Workers at a time.
 func sweep(c config) ([]*runResult, error) {
@@ -188,14 +179,12 @@ func sweep(c config) ([]*runResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	grid := experiment.Grid[setting]{Seeds: []uint64{c.Seed}, Name: setting.name, Workers: c.Workers, Metrics: slices.Clone(probes),
+	grid := experiment.Grid[setting]{Seeds: []uint64{c.Seed}, Name: setting.name, Workers: c.Workers,
+		Metrics: append([]string{"train_loss"}, probe.DeadMetrics(len(c.Hidden))...),
 		Note: func(r *runResult) string {
 			dead := r.Curve.Metric("dead_fraction")
 			return fmt.Sprintf("dead %.1f%% → %.1f%%, test accuracy %.2f%%", 100*dead[0], 100*dead[len(dead)-1], 100*r.Values[accuracy])
 		}}
-	for l := range c.Hidden {
-		grid.Metrics = append(grid.Metrics, fmt.Sprintf("dead_layer%d", l+1))
-	}
 	for _, b := range c.Biases {
 		for _, lr := range c.LRs {
 			for _, a := range c.Acts {
@@ -229,11 +218,7 @@ func trainOne(c config, trainSet, probeSet, test *datasets.Dataset, r *runResult
 		if err := dead.Observe(); err != nil {
 			return err
 		}
-		values := []float64{loss, dead.Units.DeadFraction(c.Tol), dead.Units.DeadFraction(0), experiment.Median(dead.MaxAbsDeriv())}
-		for l := range c.Hidden {
-			values = append(values, float64(dead.Units.DeadCount(l, c.Tol)))
-		}
-		return r.Curve.Add(step, values...)
+		return r.Curve.Add(step, append([]float64{loss}, dead.Metrics()...)...)
 	})
 	if err != nil {
 		return err
@@ -251,8 +236,6 @@ func trainOne(c config, trainSet, probeSet, test *datasets.Dataset, r *runResult
 	if r.Diverged != "" {
 		r.Values[accuracy] = math.NaN()
 	}
-	ever, back := dead.EverDead()
-	r.Values[everDead], r.Values[revived], r.Values[deadMaxZ] = float64(ever), float64(back), experiment.Median(dead.DeadMaxPre())
-	_, r.Values[meanSqDeriv] = dead.Units.DerivMoments()
+	maps.Copy(r.Values, dead.EndValues())
 	return nil
 }

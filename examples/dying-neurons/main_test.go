@@ -72,7 +72,7 @@ func TestBadFlags(t *testing.T) {
 		{func(c *config) { c.LRs = experiment.Floats{0.1, -1} }, "-lrs [0.1 -1]: want every value > 0"},
 		{func(c *config) { c.Hidden = experiment.Ints{8, 0} }, "-hidden [8 0]: want every value > 0"},
 		{func(c *config) { c.Tol = 1 }, "-tol 1: want < 1"},
-		{func(c *config) { c.Workers = 0 }, "workers ≥ 1"},
+		{func(c *config) { c.Workers = 0 }, "-workers 0: want ≥ 1"},
 		{func(c *config) { c.Biases = experiment.Strings{"minus one"} }, `"minus one"`},
 	} {
 		c := tiny(t.TempDir(), false)
