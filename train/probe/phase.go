@@ -29,6 +29,7 @@ func NewNet(m train.Model, pre []*G.Node) (*Net, error) {
 
 // Phase says how Net.Measure watches a stretch of steps.
 type Phase struct {
+	Name        string          // copied to the Summary, to tell the phases apart
 	Steps, Burn int             // steps recorded, after Burn steps that are not
 	BlockLen    int             // recorded steps per block, for standard errors (NewWatch)
 	Buffers     []Buffer        // the shadow buffers fed the gradients (none: gradients only)
@@ -38,7 +39,7 @@ type Phase struct {
 }
 
 // Measure runs p.Burn + p.Steps batches of next (Run) under a Watch as p
-// describes and returns what it recorded.
+// describes and returns what it recorded, named p.Name.
 func (n *Net) Measure(next Stream, p Phase) (Summary, error) {
 	if err := n.check("Measure"); err != nil {
 		return Summary{}, err
@@ -51,9 +52,11 @@ func (n *Net) Measure(next Stream, p Phase) (Summary, error) {
 		_, err = n.Run(next, p.Burn+p.Steps, w, p.Opt)
 	}
 	if err != nil {
-		return Summary{}, err
+		return Summary{Name: p.Name}, err
 	}
-	return w.Summary()
+	s, err := w.Summary()
+	s.Name = p.Name
+	return s, err
 }
 
 // TrainVariance trains steps batches of next with opt and measures the

@@ -72,9 +72,12 @@ func TestMeasureSkipsTheBurnIn(t *testing.T) {
 		n := linearNet(t, dt, 2, 1, 1, []float64{0})
 		x, y := dense(dt, []int{2, 1}, []float64{1, 2}), dense(dt, []int{2, 1}, []float64{2, 4})
 		s, err := n.Measure(func() (*tensor.Dense, *tensor.Dense, error) { return x, y, nil },
-			probe.Phase{Steps: 2, Burn: 1, Opt: &optim.SGD{LearningRate: 0.05}, Buffers: []probe.Buffer{{Form: probe.EMA, Beta: 0.9}}})
+			probe.Phase{Name: "window", Steps: 2, Burn: 1, Opt: &optim.SGD{LearningRate: 0.05}, Buffers: []probe.Buffer{{Form: probe.EMA, Beta: 0.9}}})
 		if err != nil {
 			t.Fatal(err)
+		}
+		if s.Name != "window" {
+			t.Errorf("%v: the summary is named %q, want the phase's name", dt, s.Name)
 		}
 		if want := sampleVar(g[1], g[2]); s.Steps != 2 || math.Abs(s.All().Var-want) > 1e-5*want || len(s.Buffers) != 1 || !math.IsNaN(s.UnitMeanSq) {
 			t.Errorf("%v: %d steps, Var(g) %v (want 2, %v), %d buffers, unit E[f'²] %v", dt, s.Steps, s.All().Var, want, len(s.Buffers), s.UnitMeanSq)
