@@ -33,7 +33,6 @@ import (
 	"os"
 	"runtime"
 	"text/template"
-	"time"
 
 	"github.com/geluproject/gelu/datasets"
 	"github.com/geluproject/gelu/nn"
@@ -82,10 +81,9 @@ var reportTmpl = template.Must(report.ParseTemplateFS(files))
 // run is the whole program: section 1, the measurements of sections 2 and
 // 3, the claims, then report.md.
 func run(c config) (acts []*actResult, err error) {
-	err = experiment.CheckFlags(c)
-	if c.Blocks > 0 && c.Window%c.Blocks != 0 || c.TrainN < 0 || c.TestN < 0 || c.Workers < 1 {
-		err = errors.Join(err, fmt.Errorf("-window %d -blocks %d -train-n %d -test-n %d -workers %d: want blocks dividing the window, train-n, test-n ≥ 0 and workers ≥ 1",
-			c.Window, c.Blocks, c.TrainN, c.TestN, c.Workers))
+	err = errors.Join(experiment.CheckFlags(c), c.Flags.Check())
+	if c.Blocks > 0 && c.Window%c.Blocks != 0 {
+		err = errors.Join(err, fmt.Errorf("-window %d -blocks %d: want blocks dividing the window", c.Window, c.Blocks))
 	}
 	if err != nil {
 		return nil, err
@@ -117,16 +115,10 @@ var buffers = []probe.Buffer{{Form: probe.EMA, Beta: 0.9}, {Form: probe.HeavyBal
 // burnIn is the steps after which every buffer has forgotten its start.
 func burnIn(c config) int { return probe.SlowestBurnIn(buffers, c.BurnEps) }
 
-// phase is what one measurement phase found.
-type phase struct {
-	Name string
-	probe.Summary
-}
-
 // actResult is everything measured for one activation.
 type actResult struct {
 	Act    activation.Activation
-	Phases []phase // init, one per window, frozen
+	Phases []probe.Summary // init, one per window, frozen
 	// Σ_j Var(g_j) within consecutive blocks of config.VarBlock training
 	// steps, the block's last step, and the mean training loss over it.
 	TrainStep           []int
@@ -149,11 +141,9 @@ func measureAll(c config) ([]*actResult, error) {
 
 // measureAct runs the four phases for activation a.
 func measureAct(c config, train, test *datasets.Dataset, a activation.Activation) (*actResult, error) {
-	start := time.Now()
-	note := func(what string) {
-		if !c.Quiet {
-			fmt.Fprintf(os.Stderr, "%-10s %-20s done at %4.0fs\n", a, what, time.Since(start).Seconds())
-		}
+	note := experiment.Stopwatch(os.Stderr, a.String())
+	if c.Quiet {
+		note = func(string) {}
 	}
 	model, mlp, err := experiment.Classifier(tensor.Float32, c.Seed, c.Batch, nn.MLPConfig{In: 784, Hidden: c.Hidden, Out: 10, Activation: a})
 	if err != nil {
@@ -171,9 +161,9 @@ func measureAct(c config, train, test *datasets.Dataset, a activation.Activation
 	// watch measures burn + steps steps with the buffers (none: gradients
 	// only), and the network's f'(z) on the first unit-batches steps.
 	watch := func(name string, next probe.Stream, steps, burn int, bufs []probe.Buffer, opt optim.Optimizer) error {
-		s, err := net.Measure(next, probe.Phase{Steps: steps, Burn: burn, BlockLen: c.Window / c.Blocks, Buffers: bufs, Opt: opt,
+		s, err := net.Measure(next, probe.Phase{Name: name, Steps: steps, Burn: burn, BlockLen: c.Window / c.Blocks, Buffers: bufs, Opt: opt,
 			Units: units, UnitSteps: c.UnitBatches})
-		res.Phases = append(res.Phases, phase{name, s})
+		res.Phases = append(res.Phases, s)
 		note(name)
 		return err
 	}

@@ -183,9 +183,8 @@ func gradientReport(r *report.Report, acts []*actResult, pg *page) {
 }
 
 // claims checks the documents' claims about gradient variance and
-// momentum; the words are the template's "claim …" and "measured …".
+// momentum; the words are the template's "claim.…" blocks.
 func claims(r *report.Report, acts []*actResult, pg *page) {
-	const doc000 = "000 (principles)"
 	g := r.Get
 	geluSq, reluSq := g("normal.gelu.E_d1sq"), g("normal.relu.E_d1sq")
 	pg.ClosedForm, pg.Buffers, pg.Quoted = 1.0/3+2/(3*math.Sqrt(3)*math.Pi), buffers, acts[0]
@@ -217,19 +216,15 @@ func claims(r *report.Report, acts []*actResult, pg *page) {
 			pg.Lower++
 		}
 	}
-	for _, c := range []struct {
-		id string
-		v  report.Verdict
-	}{
-		{"relu_sq", report.Near(reluSq, 0.5, 1e-12)}, {"gelu_sq", report.Near(geluSq, 0.42, 0.005)},
-		{"gelu_lower_sq", report.VerdictOf(geluSq < reluSq)}, {"proportional", report.Unclear}, {"momentum_doc", report.VerdictOf(docOK)},
-		{"momentum_ratio", report.VerdictOf(emaOK && math.Abs(pg.HBOverEMA-1) < 0.1)},
-	} {
-		r.ClaimFrom(reportTmpl, c.id, doc000, c.v, pg)
-	}
+	r.ClaimBlock(reportTmpl, "claim.relu_sq", pg, report.Near(reluSq, 0.5, 1e-12))
+	r.ClaimBlock(reportTmpl, "claim.gelu_sq", pg, report.Near(geluSq, 0.42, 0.005))
+	r.ClaimBlock(reportTmpl, "claim.gelu_lower_sq", pg, report.VerdictOf(geluSq < reluSq))
+	r.ClaimBlock(reportTmpl, "claim.proportional", pg, report.Unclear)
+	r.ClaimBlock(reportTmpl, "claim.momentum_doc", pg, report.VerdictOf(docOK))
+	r.ClaimBlock(reportTmpl, "claim.momentum_ratio", pg, report.VerdictOf(emaOK && math.Abs(pg.HBOverEMA-1) < 0.1))
 	// "GELU produces gradients with lower variance" is stated without
 	// qualification: one phase where GELU's is higher is a counterexample.
 	if compared {
-		r.ClaimFrom(reportTmpl, "lower_variance", doc000, report.VerdictOf(pg.Lower == len(pg.Quoted.Phases)), pg)
+		r.ClaimBlock(reportTmpl, "claim.lower_variance", pg, report.VerdictOf(pg.Lower == len(pg.Quoted.Phases)))
 	}
 }
