@@ -19,8 +19,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"maps"
-	"math"
 	"os"
 	"runtime"
 	"strconv"
@@ -50,12 +50,12 @@ type config struct {
 	ProbeEvery          int                `flag:"probe-every" help:"count dead units every this many steps" check:"positive"`
 	ProbeN              int                `flag:"probe-n" help:"validation examples the dead units are counted on" check:"positive"`
 	Tol                 float64            `flag:"tol" help:"a unit is dead when |f'(z)| ≤ tol on every probe example" check:"min=0,below=1"`
-	Quiet               bool               // no progress output
+	Progress            io.Writer          // where progress lines go (nil: nowhere)
 	Args                []string           // the command line shown in report.md
 }
 
 func main() {
-	c := config{Flags: experiment.Flags{Out: "out/dying-neurons", Seed: 1, Workers: runtime.NumCPU()}, Args: os.Args,
+	c := config{Flags: experiment.Flags{Out: "out/dying-neurons", Seed: 1, Workers: runtime.NumCPU()}, Args: os.Args, Progress: os.Stderr,
 		MNISTMLP: experiment.MNISTMLP{Acts: experiment.Activations{activation.ReLU, activation.GELU, activation.SiLU, activation.ELU, activation.Softplus},
 			Hidden: experiment.Ints{128, 128}, Batch: 64, Momentum: 0.9, DPI: 144},
 		LRs: experiment.Floats{0.1, 0.3, 0.5}, Biases: experiment.Strings{"default", "-1", "-3"},
@@ -112,29 +112,20 @@ var neuronStarts = []float64{-3, -1, -0.5}
 // plain gradient descent from each start, for every activation.
 func singleNeuron(r *report.Report, pg *page) error {
 	for _, a := range activation.All() {
-		grads, err := probe.NeuronGrads(a, neuronX, neuronW, -1, neuronT, tensor.Float64, tensor.Float32)
+		n, err := probe.StudyNeuron(a, neuronX, neuronW, -1, neuronT, neuronLR, pg.NeuronSteps, neuronStarts, tensor.Float64, tensor.Float32)
 		if err != nil {
 			return err
 		}
-		row := []any{a.Title(), a.F(-1), a.Deriv(-1), grads[0].Analytic}
-		for _, g := range grads {
-			r.SetAll(fmt.Sprintf("neuron.%s.%s.", a.Key(), g.Dtype), map[string]float64{"dL_dw": g.DW, "dL_dw_analytic": g.Analytic, "dL_db": g.DB})
-			row = append(row, g.DW, g.RelErr)
-		}
+		r.SetAll("neuron."+a.Key()+".", n.GradValues())
 		r.Set("neuron."+a.Key()+".d1_at_m1", a.Deriv(-1))
-		pg.NeuronGradient.Rows = append(pg.NeuronGradient.Rows, row)
-		for _, z0 := range neuronStarts {
-			d, err := probe.NeuronDescent(a, neuronX, neuronW, z0, neuronT, neuronLR, pg.NeuronSteps)
-			if err != nil {
-				return err
-			}
-			zEnd := d.End()
-			r.SetAll(fmt.Sprintf("descent.%s.z0_%g.", a.Key(), z0), map[string]float64{"z_end": zEnd, "loss_end": d.Loss, "d1_end": a.Deriv(zEnd)})
-			pg.NeuronDescent.Rows = append(pg.NeuronDescent.Rows, []any{a.Title(), z0, a.Deriv(z0), d.Loss0, zEnd, a.Deriv(zEnd), d.Loss})
+		r.SetAll("descent."+a.Key()+".", n.DescentValues())
+		pg.NeuronGradient.Rows = append(pg.NeuronGradient.Rows, append([]any{a.Title()}, n.GradCells()...))
+		for i, z0 := range neuronStarts {
+			pg.NeuronDescent.Rows = append(pg.NeuronDescent.Rows, append([]any{a.Title()}, n.DescentCells(i)...))
 			// The plot shows GELU from every start and the other activations
 			// (without GELU's approximations) from −1.
 			if a == activation.GELU || (z0 == -1 && (a == activation.ReLU || a == activation.SiLU || a == activation.ELU || a == activation.Softplus)) {
-				s := d.Series(fmt.Sprintf("%s from %g", a.Title(), z0))
+				s := n.Descents[i].Series(fmt.Sprintf("%s from %g", a.Title(), z0))
 				s.Dashed = a != activation.GELU && a != activation.ReLU
 				pg.DescentPlot.Series = append(pg.DescentPlot.Series, s)
 			}
@@ -172,14 +163,11 @@ func sweep(c config) ([]*runResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.ProbeN > val.Len() {
-		return nil, fmt.Errorf("-probe-n %d: the validation split has only %d examples", c.ProbeN, val.Len())
-	}
 	probeSet, err := experiment.First(val, c.ProbeN)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("-probe-n %d, from the validation split: %w", c.ProbeN, err)
 	}
-	grid := experiment.Grid[setting]{Seeds: []uint64{c.Seed}, Name: setting.name, Workers: c.Workers,
+	grid := experiment.Grid[setting]{Seeds: []uint64{c.Seed}, Name: setting.name, Workers: c.Workers, Progress: c.Progress,
 		Metrics: append([]string{"train_loss"}, probe.DeadMetrics(len(c.Hidden))...),
 		Note: func(r *runResult) string {
 			dead := r.Curve.Metric("dead_fraction")
@@ -191,9 +179,6 @@ func sweep(c config) ([]*runResult, error) {
 				grid.Settings = append(grid.Settings, setting{a, lr, b})
 			}
 		}
-	}
-	if !c.Quiet {
-		grid.Progress = os.Stderr
 	}
 	return grid.Run(func(r *runResult) error { return trainOne(c, tr, probeSet, test, r) })
 }
@@ -223,19 +208,13 @@ func trainOne(c config, trainSet, probeSet, test *datasets.Dataset, r *runResult
 	if err != nil {
 		return err
 	}
-	r.Values[accuracy] = math.NaN()
 	t, err := train.New(model, &optim.SGD{LearningRate: r.Setting.LR, Momentum: c.Momentum}, trainL, testL,
-		train.Config{MaxSteps: c.Steps, EvalEvery: c.Steps, Quiet: true, OnStep: onStep,
-			OnEval: func(t *train.Trainer, e train.EvalInfo) error { r.Values[accuracy] = e.ValAccuracy; return nil }})
+		train.Config{MaxSteps: c.Steps, EvalEvery: c.Steps, Quiet: true, OnStep: onStep})
+	if err == nil { // the test accuracy after the last step
+		err = r.TrainFinal(t, accuracy, func(e train.EvalInfo) float64 { return e.ValAccuracy })
+	}
 	if err == nil {
-		err = r.Train(t)
+		maps.Copy(r.Values, dead.EndValues())
 	}
-	if err != nil {
-		return err
-	}
-	if r.Diverged != "" {
-		r.Values[accuracy] = math.NaN()
-	}
-	maps.Copy(r.Values, dead.EndValues())
-	return nil
+	return err
 }

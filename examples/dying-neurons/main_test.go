@@ -15,7 +15,7 @@ func tiny(dir string, first bool) config {
 	return config{Flags: experiment.Flags{Out: dir, Seed: 3, TestN: 100, TrainN: 1200, Workers: extest.Workers(first)},
 		MNISTMLP: extest.TinyMLP(),
 		LRs:      experiment.Floats{0.1}, Biases: experiment.Strings{"default", "-100"}, Steps: 20, NeuronSteps: 40,
-		ProbeEvery: 10, ProbeN: 50, Tol: 1e-3, Quiet: true,
+		ProbeEvery: 10, ProbeN: 50, Tol: 1e-3,
 		Args: []string{"dying-neurons", "-steps", "20"}}
 }
 

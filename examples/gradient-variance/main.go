@@ -30,6 +30,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"text/template"
@@ -60,12 +61,12 @@ type config struct {
 	VarBlock            int               `flag:"var-block" help:"training steps per gradient-variance point during training" check:"min=2"`
 	UnitBatches         int               `flag:"unit-batches" help:"batches per phase over which the network's E[f'(z)²] is averaged" check:"positive"`
 	BurnEps             float64           `flag:"burn-eps" help:"burn-in: skip the first t steps of each buffer, with β^t ≤ burn-eps" check:"positive,below=1"`
-	Quiet               bool              // no progress lines on stderr
+	Progress            io.Writer         // where progress lines go (nil: nowhere)
 	Args                []string          // the command line shown in report.md
 }
 
 func main() {
-	c := config{Flags: experiment.Flags{Out: "out/gradient-variance", Seed: 1, Workers: runtime.NumCPU()}, Args: os.Args,
+	c := config{Flags: experiment.Flags{Out: "out/gradient-variance", Seed: 1, Workers: runtime.NumCPU()}, Args: os.Args, Progress: os.Stderr,
 		MNISTMLP: experiment.MNISTMLP{Acts: experiment.Activations{activation.ReLU, activation.GELU}, Hidden: experiment.Ints{128, 128}, Batch: 64,
 			Momentum: 0.9, DPI: 144},
 		LR: 0.05, WindowLRs: experiment.Floats{0.005, 0.0005}, InitSamples: 1000, TrainSteps: 1500, Window: 3000, Blocks: 6,
@@ -141,19 +142,12 @@ func measureAll(c config) ([]*actResult, error) {
 
 // measureAct runs the four phases for activation a.
 func measureAct(c config, train, test *datasets.Dataset, a activation.Activation) (*actResult, error) {
-	note := experiment.Stopwatch(os.Stderr, a.String())
-	if c.Quiet {
-		note = func(string) {}
-	}
+	note := experiment.Stopwatch(c.Progress, a.String())
 	model, mlp, err := experiment.Classifier(tensor.Float32, c.Seed, c.Batch, nn.MLPConfig{In: 784, Hidden: c.Hidden, Out: 10, Activation: a})
 	if err != nil {
 		return nil, err
 	}
-	net, err := probe.NewNet(model, mlp.Pre)
-	if err != nil {
-		return nil, err
-	}
-	units, err := probe.NewUnits(a, c.Hidden...)
+	net, units, err := probe.NewMLPNet(model, mlp)
 	if err != nil {
 		return nil, err
 	}

@@ -13,7 +13,7 @@ import (
 func tiny(dir string, first bool) config {
 	return config{Flags: experiment.Flags{Out: dir, Seed: 2, TrainN: 500, TestN: 100, Workers: extest.Workers(first)},
 		MNISTMLP: extest.TinyMLP(),
-		LR:       0.05, InitSamples: 30, TrainSteps: 40, Window: 60, Blocks: 3, VarBlock: 20, UnitBatches: 5, BurnEps: 0.3, Quiet: true,
+		LR:       0.05, InitSamples: 30, TrainSteps: 40, Window: 60, Blocks: 3, VarBlock: 20, UnitBatches: 5, BurnEps: 0.3,
 		Args: []string{"gradient-variance", "-window", "60"}, WindowLRs: experiment.Floats{0.005, 0.0005}}
 }
 
