@@ -23,10 +23,8 @@ import (
 	"maps"
 	"os"
 	"runtime"
-	"strconv"
 
 	"github.com/geluproject/gelu/datasets"
-	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/nn"
 	"github.com/geluproject/gelu/ops/activation"
 	"github.com/geluproject/gelu/optim"
@@ -41,24 +39,24 @@ import (
 // files. -seed is the seed of the weights, the train/validation split, the
 // batch order and the -train-n/-test-n subsets.
 type config struct {
-	experiment.Flags                       // -out, -seed, -workers, -train-n, -test-n
-	experiment.MNISTMLP                    // -mnist, -acts, -hidden, -batch, -momentum, -dpi
-	LRs                 experiment.Floats  `flag:"lrs" help:"learning rates, comma-separated" check:"nonempty,positive"`
-	Biases              experiment.Strings `flag:"bias" help:"bias initializations, comma-separated: default (PyTorch's U(±1/√in)) or a constant" check:"nonempty"`
-	NeuronSteps         int                `flag:"neuron-steps" help:"gradient-descent steps on the single neuron of part (a)" check:"positive"`
-	Steps               int                `flag:"steps" help:"optimizer steps per run" check:"positive"`
-	ProbeEvery          int                `flag:"probe-every" help:"count dead units every this many steps" check:"positive"`
-	ProbeN              int                `flag:"probe-n" help:"validation examples the dead units are counted on" check:"positive"`
-	Tol                 float64            `flag:"tol" help:"a unit is dead when |f'(z)| ≤ tol on every probe example" check:"min=0,below=1"`
-	Progress            io.Writer          // where progress lines go (nil: nowhere)
-	Args                []string           // the command line shown in report.md
+	experiment.Flags                      // -out, -seed, -workers, -train-n, -test-n
+	experiment.MNISTMLP                   // -mnist, -acts, -hidden, -batch, -momentum, -dpi
+	LRs                 experiment.Floats `flag:"lrs" help:"learning rates, comma-separated" check:"nonempty,positive"`
+	Biases              experiment.Inits  `flag:"bias" help:"bias initializations, comma-separated: default (PyTorch's U(±1/√in)) or a constant" check:"nonempty"`
+	NeuronSteps         int               `flag:"neuron-steps" help:"gradient-descent steps on the single neuron of part (a)" check:"positive"`
+	Steps               int               `flag:"steps" help:"optimizer steps per run" check:"positive"`
+	ProbeEvery          int               `flag:"probe-every" help:"count dead units every this many steps" check:"positive"`
+	ProbeN              int               `flag:"probe-n" help:"validation examples the dead units are counted on" check:"positive"`
+	Tol                 float64           `flag:"tol" help:"a unit is dead when |f'(z)| ≤ tol on every probe example" check:"min=0,below=1"`
+	Progress            io.Writer         // where progress lines go (nil: nowhere)
+	Args                []string          // the command line shown in report.md
 }
 
 func main() {
 	c := config{Flags: experiment.Flags{Out: "out/dying-neurons", Seed: 1, Workers: runtime.NumCPU()}, Args: os.Args, Progress: os.Stderr,
 		MNISTMLP: experiment.MNISTMLP{Acts: experiment.Activations{activation.ReLU, activation.GELU, activation.SiLU, activation.ELU, activation.Softplus},
 			Hidden: experiment.Ints{128, 128}, Batch: 64, Momentum: 0.9, DPI: 144},
-		LRs: experiment.Floats{0.1, 0.3, 0.5}, Biases: experiment.Strings{"default", "-1", "-3"},
+		LRs: experiment.Floats{0.1, 0.3, 0.5}, Biases: experiment.Inits{"default", "-1", "-3"},
 		NeuronSteps: 500, Steps: 600, ProbeEvery: 25, ProbeN: 1000, Tol: probe.DefaultDeadTol}
 	experiment.Main("dying-neurons", &c.Flags, experiment.SubsetFlag, &c, func() error { _, err := run(c); return err })
 }
@@ -67,11 +65,6 @@ func main() {
 // then report.md.
 func run(c config) ([]*runResult, error) {
 	err := errors.Join(experiment.CheckFlags(c), c.Flags.Check())
-	for _, b := range c.Biases {
-		if _, e := strconv.ParseFloat(b, 64); e != nil && b != "default" {
-			err = errors.Join(err, fmt.Errorf("-bias: %q, want default or a number", b))
-		}
-	}
 	if err != nil {
 		return nil, err
 	}
@@ -90,14 +83,10 @@ func run(c config) ([]*runResult, error) {
 	if err == nil {
 		err = claims(r, runs, pg)
 	}
-	if err == nil {
-		err = r.Execute(reportTmpl, pg)
-	}
 	if err != nil {
 		return nil, err
 	}
-	r.DescribeKeysFS(files)
-	return runs, r.Close()
+	return runs, r.Finish(reportTmpl, pg, files)
 }
 
 // The single neuron's input and target, and gradient descent's settings.
@@ -185,12 +174,9 @@ func sweep(c config) ([]*runResult, error) {
 
 // trainOne trains one setting and probes it every c.ProbeEvery steps.
 func trainOne(c config, trainSet, probeSet, test *datasets.Dataset, r *runResult) error {
-	cfg := nn.MLPConfig{In: 784, Hidden: c.Hidden, Out: 10, Activation: r.Setting.Act}
-	if b, err := strconv.ParseFloat(r.Setting.Bias, 64); err == nil {
-		cfg.BiasInit = graph.Constant(b)
-	}
-	model, mlp, err := experiment.Classifier(tensor.Float32, r.Seed, c.Batch, cfg)
-	if err != nil {
+	bias, err1 := experiment.ParseInit(r.Setting.Bias)
+	model, mlp, err2 := experiment.Classifier(tensor.Float32, r.Seed, c.Batch, nn.MLPConfig{In: 784, Hidden: c.Hidden, Out: 10, Activation: r.Setting.Act, BiasInit: bias})
+	if err := errors.Join(err1, err2); err != nil {
 		return err
 	}
 	dead, err1 := probe.NewDeadProbe(model.Graph, mlp, probeSet, c.Tol)

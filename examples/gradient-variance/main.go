@@ -103,11 +103,7 @@ func run(c config) (acts []*actResult, err error) {
 	momentumReport(r, acts, pg) // 2
 	gradientReport(r, acts, pg) // 3
 	claims(r, acts, pg)         // at the top of report.md
-	if err := r.Execute(reportTmpl, pg); err != nil {
-		return nil, err
-	}
-	r.DescribeKeysFS(files)
-	return acts, r.Close()
+	return acts, r.Finish(reportTmpl, pg, files)
 }
 
 // buffers are the momentum buffers every phase watches.
