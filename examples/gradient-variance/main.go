@@ -114,13 +114,10 @@ func burnIn(c config) int { return probe.SlowestBurnIn(buffers, c.BurnEps) }
 
 // actResult is everything measured for one activation.
 type actResult struct {
-	Act    activation.Activation
-	Phases []probe.Summary // init, one per window, frozen
-	// Σ_j Var(g_j) within consecutive blocks of config.VarBlock training
-	// steps, the block's last step, and the mean training loss over it.
-	TrainStep           []int
-	TrainVar, TrainLoss []float64
-	Accuracy            float64 // test accuracy after the last window
+	Act      activation.Activation
+	Phases   []probe.Summary      // init, one per window, frozen
+	Train    probe.VarianceBlocks // in blocks of config.VarBlock training steps
+	Accuracy float64              // test accuracy after the last window
 }
 
 // measureAll measures every activation, c.Workers at a time (a grid of
@@ -171,7 +168,7 @@ func measureAct(c config, train, test *datasets.Dataset, a activation.Activation
 	}
 	next, opt := probe.LoaderStream(l), &optim.SGD{LearningRate: c.LR, Momentum: c.Momentum}
 	// Training: Σ_j Var(g_j) and the mean loss in blocks of c.VarBlock steps.
-	if res.TrainStep, res.TrainVar, res.TrainLoss, err = net.TrainVariance(next, c.TrainSteps, c.VarBlock, opt); err != nil {
+	if res.Train, err = net.TrainVariance(next, c.TrainSteps, c.VarBlock, opt); err != nil {
 		return nil, fmt.Errorf("training: %w", err)
 	}
 	note("train")

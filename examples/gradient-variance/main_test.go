@@ -40,8 +40,8 @@ func TestRunTinyWritesTheReport(t *testing.T) {
 		if strings.Join(names, ",") != "init,window_lr0.005,window_lr0.0005,frozen" {
 			t.Errorf("%v: phases %v", a.Act, names)
 		}
-		if len(a.TrainVar) != 2 || !(a.Accuracy >= 0 && a.Accuracy <= 1) {
-			t.Errorf("%v: %d training variance points (want 40/20 = 2), accuracy %v", a.Act, len(a.TrainVar), a.Accuracy)
+		if len(a.Train.Var) != 2 || !(a.Accuracy >= 0 && a.Accuracy <= 1) {
+			t.Errorf("%v: %d training variance points (want 40/20 = 2), accuracy %v", a.Act, len(a.Train.Var), a.Accuracy)
 		}
 	}
 	sum := extest.CheckOutput(t, dir, "gradient-variance -window 60", "claims.csv", "normal_derivative.csv", "momentum.csv", "gradient_variance.csv",

@@ -99,7 +99,6 @@ func momentumReport(r *report.Report, acts []*actResult, pg *page) {
 		for _, p := range a.Phases {
 			for _, cmp := range p.Buffers {
 				rows = append(rows, append([]any{a.Act.Title(), p.Name}, cmp.Cells()...))
-				r.SetAll(fmt.Sprintf("momentum.%s.%s.%s.", a.Act.Key(), p.Name, cmp.Name()), cmp.Values())
 				if cmp.Form != probe.EMA {
 					continue
 				}
@@ -160,16 +159,15 @@ func gradientReport(r *report.Report, acts []*actResult, pg *page) {
 			for ti, t := range p.Grad {
 				name := p.GradName(ti)
 				rows = append(rows, []any{a.Act.Title(), p.Name, name, t.Var, t.MeanSq, t.Var / t.MeanSq, t.Var / acts[0].Phases[pi].Grad[ti].Var})
-				r.SetAll(fmt.Sprintf("grad.%s.%s.%s.", k, p.Name, name), map[string]float64{"var": t.Var, "mean_sq": t.MeanSq})
 			}
 			drows = append(drows, []any{a.Act.Title(), p.Name, p.UnitMean, p.UnitMeanSq, r.Get("normal." + k + ".E_d1sq")})
-			r.SetAll(fmt.Sprintf("net.%s.%s.", k, p.Name), map[string]float64{"E_d1": p.UnitMean, "E_d1sq": p.UnitMeanSq})
+			p.Record(r, k+"."+p.Name) // momentum.*, grad.*, net.*
 		}
 		r.Set("accuracy."+k, a.Accuracy)
-		r.Set("train."+k+".var", a.TrainVar)
-		r.Set("train."+k+".loss", a.TrainLoss)
-		if len(a.TrainStep) > 0 {
-			series = append(series, experiment.StepSeries(a.Act.Title(), a.TrainStep, a.TrainVar))
+		r.Set("train."+k+".var", a.Train.Var)
+		r.Set("train."+k+".loss", a.Train.Loss)
+		if len(a.Train.Ends) > 0 {
+			series = append(series, experiment.StepSeries(a.Act.Title(), a.Train.Ends, a.Train.Var))
 		}
 	}
 	pg.GradientVariance = report.TableData{Header: []string{"activation", "phase", "tensor", "Σ Var(g)", "Σ mean(g)²", "Var / mean²",
