@@ -65,14 +65,16 @@ type lrBiasPlots struct {
 func (p lrBiasPlots) Name() string { return fmt.Sprintf("lr%g_bias%s", p.LR, p.Bias) }
 
 func newPage(c config) *page {
+	geluMin, _, _, _ := analysis.Minimum(activation.GELU) // where GELU' = 0
+	siluMin, _, _, _ := analysis.Minimum(activation.SiLU)
 	pg := &page{config: c,
 		NeuronGradient: report.TableData{Header: []string{"activation", "a(−1)", "a'(−1)", "analytic ∂L/∂w", "graph ∂L/∂w float64", "rel. error",
 			"graph ∂L/∂w float32", "rel. error f32"}},
 		NeuronDescent: report.TableData{Header: []string{"activation", "start z", "a'(start)", "loss at start", "z after descent", "a'(end)",
 			"loss after descent"}},
 		DescentPlot: report.PlotSpec{Title: "Single neuron: z = w·x + b during gradient descent", XLabel: "step", YLabel: "z",
-			HLines: []float64{0, rootOf(activation.GELU)}, LegendLeft: true, Width: 6.5, Height: 5, DPI: c.DPI}, NeuronX: neuronX, NeuronW: neuronW, NeuronB: -1 - neuronW*neuronX, NeuronT: neuronT, NeuronLR: neuronLR,
-		Starts: neuronStarts, GELURoot: rootOf(activation.GELU), SiLURoot: rootOf(activation.SiLU),
+			HLines: []float64{0, geluMin}, LegendLeft: true, Width: 6.5, Height: 5, DPI: c.DPI}, NeuronX: neuronX, NeuronW: neuronW, NeuronB: -1 - neuronW*neuronX, NeuronT: neuronT, NeuronLR: neuronLR,
+		Starts: neuronStarts, GELURoot: geluMin, SiLURoot: siluMin,
 		GELULossAtM1:  0.5 * math.Pow(activation.GELU.F(-1)-neuronT, 2),
 		GELUUnderflow: probe.DeadBelow(activation.GELU, 0)}
 	for _, a := range c.Acts {
@@ -202,13 +204,4 @@ func claims(r *report.Report, runs []*runResult, pg *page) error {
 		r.ClaimBlock(reportTmpl, "claim.near_zero", pg, report.Decide(pg.Far == 0, pg.Far == len(pg.ReLUDeadZ)))
 	}
 	return r.Err()
-}
-
-// rootOf returns the zero of a' in [−5, 0], or 0 if it has none.
-func rootOf(a activation.Activation) float64 {
-	r, err := analysis.Roots(a, 1, -5, 0)
-	if err != nil || len(r) == 0 {
-		return 0
-	}
-	return r[0]
 }
