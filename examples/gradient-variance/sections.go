@@ -186,13 +186,10 @@ func claims(r *report.Report, acts []*actResult, pg *page) {
 	g := r.Get
 	geluSq, reluSq := g("normal.gelu.E_d1sq"), g("normal.relu.E_d1sq")
 	pg.ClosedForm, pg.Buffers, pg.Quoted = 1.0/3+2/(3*math.Sqrt(3)*math.Pi), buffers, acts[0]
-	hasReLU := false
-	for _, b := range acts {
-		if b.Act == activation.GELU {
-			pg.Quoted = b
-		}
-		hasReLU = hasReLU || b.Act == activation.ReLU
+	if i := slices.Index(pg.Acts, activation.GELU); i >= 0 { // acts are in -acts order
+		pg.Quoted = acts[i]
 	}
+	hasReLU := slices.Contains(pg.Acts, activation.ReLU)
 	docOK, emaOK := true, true
 	for _, b := range buffers {
 		k := fmt.Sprintf("momentum.%s.frozen.%s.b%g.", pg.Quoted.Act.Key(), b.Form, b.Beta)
