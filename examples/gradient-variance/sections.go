@@ -127,17 +127,14 @@ func momentumSummary(c config, acts []*actResult, pg *page) {
 	}
 	var lags, deficit []float64 // deficit: 1 − measured/expected for β = 0.99, per window
 	for i, lr := range c.WindowLRs {
+		var cmps []probe.Comparison
+		for _, a := range acts {
+			cmps = append(cmps, a.Phases[i+1].Buffers...) // phase i+1 is window i
+		}
 		var w []lrRange
 		for _, beta := range []float64{0.9, 0.99} {
-			x := lrRange{lr, beta, math.Inf(1), math.Inf(-1)}
-			for _, a := range acts {
-				for _, cmp := range a.Phases[i+1].Buffers { // phase i+1 is window i
-					if q := cmp.Ratio / cmp.Expected; cmp.Form == probe.EMA && cmp.Beta == beta {
-						x.Lo, x.Hi, lags = math.Min(x.Lo, q), math.Max(x.Hi, q), append(lags, cmp.GradLag1)
-					}
-				}
-			}
-			w = append(w, x)
+			lo, hi, l := probe.ExpectedRange(cmps, probe.EMA, beta)
+			w, lags = append(w, lrRange{lr, beta, lo, hi}), append(lags, l...)
 		}
 		pg.WindowRanges, deficit = append(pg.WindowRanges, w), append(deficit, 1-w[1].Hi)
 	}
