@@ -19,14 +19,12 @@ package main
 import (
 	"errors"
 	"fmt"
-	"math"
+	"io"
+	"maps"
 	"os"
 	"runtime"
-	"slices"
-	"strconv"
 
 	"github.com/geluproject/gelu/datasets"
-	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/nn"
 	"github.com/geluproject/gelu/ops/activation"
 	"github.com/geluproject/gelu/optim"
@@ -41,24 +39,24 @@ import (
 // files. -seed is the seed of the weights, the train/validation split, the
 // batch order and the -train-n/-test-n subsets.
 type config struct {
-	experiment.Flags                       // -out, -seed, -workers, -train-n, -test-n
-	experiment.MNISTMLP                    // -mnist, -acts, -hidden, -batch, -momentum, -dpi
-	LRs                 experiment.Floats  `flag:"lrs" help:"learning rates, comma-separated" check:"nonempty,positive"`
-	Biases              experiment.Strings `flag:"bias" help:"bias initializations, comma-separated: default (PyTorch's U(±1/√in)) or a constant" check:"nonempty"`
-	NeuronSteps         int                `flag:"neuron-steps" help:"gradient-descent steps on the single neuron of part (a)" check:"positive"`
-	Steps               int                `flag:"steps" help:"optimizer steps per run" check:"positive"`
-	ProbeEvery          int                `flag:"probe-every" help:"count dead units every this many steps" check:"positive"`
-	ProbeN              int                `flag:"probe-n" help:"validation examples the dead units are counted on" check:"positive"`
-	Tol                 float64            `flag:"tol" help:"a unit is dead when |f'(z)| ≤ tol on every probe example" check:"min=0,below=1"`
-	Quiet               bool               // no progress output
-	Args                []string           // the command line shown in report.md
+	experiment.Flags                      // -out, -seed, -workers, -train-n, -test-n
+	experiment.MNISTMLP                   // -mnist, -acts, -hidden, -batch, -momentum, -dpi
+	LRs                 experiment.Floats `flag:"lrs" help:"learning rates, comma-separated" check:"nonempty,positive"`
+	Biases              experiment.Inits  `flag:"bias" help:"bias initializations, comma-separated: default (PyTorch's U(±1/√in)) or a constant" check:"nonempty"`
+	NeuronSteps         int               `flag:"neuron-steps" help:"gradient-descent steps on the single neuron of part (a)" check:"positive"`
+	Steps               int               `flag:"steps" help:"optimizer steps per run" check:"positive"`
+	ProbeEvery          int               `flag:"probe-every" help:"count dead units every this many steps" check:"positive"`
+	ProbeN              int               `flag:"probe-n" help:"validation examples the dead units are counted on" check:"positive"`
+	Tol                 float64           `flag:"tol" help:"a unit is dead when |f'(z)| ≤ tol on every probe example" check:"min=0,below=1"`
+	Progress            io.Writer         // where progress lines go (nil: nowhere)
+	Args                []string          // the command line shown in report.md
 }
 
 func main() {
-	c := config{Flags: experiment.Flags{Out: "out/dying-neurons", Seed: 1, Workers: runtime.NumCPU()}, Args: os.Args,
+	c := config{Flags: experiment.Flags{Out: "out/dying-neurons", Seed: 1, Workers: runtime.NumCPU()}, Args: os.Args, Progress: os.Stderr,
 		MNISTMLP: experiment.MNISTMLP{Acts: experiment.Activations{activation.ReLU, activation.GELU, activation.SiLU, activation.ELU, activation.Softplus},
 			Hidden: experiment.Ints{128, 128}, Batch: 64, Momentum: 0.9, DPI: 144},
-		LRs: experiment.Floats{0.1, 0.3, 0.5}, Biases: experiment.Strings{"default", "-1", "-3"},
+		LRs: experiment.Floats{0.1, 0.3, 0.5}, Biases: experiment.Inits{"default", "-1", "-3"},
 		NeuronSteps: 500, Steps: 600, ProbeEvery: 25, ProbeN: 1000, Tol: probe.DefaultDeadTol}
 	experiment.Main("dying-neurons", &c.Flags, experiment.SubsetFlag, &c, func() error { _, err := run(c); return err })
 }
@@ -66,15 +64,7 @@ func main() {
 // run is the whole program: part (a), the sweep of part (b), the claims,
 // then report.md.
 func run(c config) ([]*runResult, error) {
-	err := experiment.CheckFlags(c)
-	if c.TestN < 0 || c.TrainN < 0 || c.Workers < 1 {
-		err = errors.Join(err, fmt.Errorf("-test-n %d -train-n %d -workers %d: want test-n, train-n ≥ 0 and workers ≥ 1", c.TestN, c.TrainN, c.Workers))
-	}
-	for _, b := range c.Biases {
-		if _, e := strconv.ParseFloat(b, 64); e != nil && b != "default" {
-			err = errors.Join(err, fmt.Errorf("-bias: %q, want default or a number", b))
-		}
-	}
+	err := errors.Join(experiment.CheckFlags(c), c.Flags.Check())
 	if err != nil {
 		return nil, err
 	}
@@ -93,14 +83,10 @@ func run(c config) ([]*runResult, error) {
 	if err == nil {
 		err = claims(r, runs, pg)
 	}
-	if err == nil {
-		err = r.Execute(reportTmpl, pg)
-	}
 	if err != nil {
 		return nil, err
 	}
-	r.DescribeKeysFS(files)
-	return runs, r.Close()
+	return runs, r.Finish(reportTmpl, pg, files)
 }
 
 // The single neuron's input and target, and gradient descent's settings.
@@ -115,29 +101,20 @@ var neuronStarts = []float64{-3, -1, -0.5}
 // plain gradient descent from each start, for every activation.
 func singleNeuron(r *report.Report, pg *page) error {
 	for _, a := range activation.All() {
-		grads, err := probe.NeuronGrads(a, neuronX, neuronW, -1, neuronT, tensor.Float64, tensor.Float32)
+		n, err := probe.StudyNeuron(a, neuronX, neuronW, -1, neuronT, neuronLR, pg.NeuronSteps, neuronStarts, tensor.Float64, tensor.Float32)
 		if err != nil {
 			return err
 		}
-		row := []any{a.Title(), a.F(-1), a.Deriv(-1), grads[0].Analytic}
-		for _, g := range grads {
-			r.SetAll(fmt.Sprintf("neuron.%s.%s.", a.Key(), g.Dtype), map[string]float64{"dL_dw": g.DW, "dL_dw_analytic": g.Analytic, "dL_db": g.DB})
-			row = append(row, g.DW, g.RelErr)
-		}
+		r.SetAll("neuron."+a.Key()+".", n.GradValues())
 		r.Set("neuron."+a.Key()+".d1_at_m1", a.Deriv(-1))
-		pg.NeuronGradient.Rows = append(pg.NeuronGradient.Rows, row)
-		for _, z0 := range neuronStarts {
-			d, err := probe.NeuronDescent(a, neuronX, neuronW, z0, neuronT, neuronLR, pg.NeuronSteps)
-			if err != nil {
-				return err
-			}
-			zEnd := d.End()
-			r.SetAll(fmt.Sprintf("descent.%s.z0_%g.", a.Key(), z0), map[string]float64{"z_end": zEnd, "loss_end": d.Loss, "d1_end": a.Deriv(zEnd)})
-			pg.NeuronDescent.Rows = append(pg.NeuronDescent.Rows, []any{a.Title(), z0, a.Deriv(z0), d.Loss0, zEnd, a.Deriv(zEnd), d.Loss})
+		r.SetAll("descent."+a.Key()+".", n.DescentValues())
+		pg.NeuronGradient.Rows = append(pg.NeuronGradient.Rows, append([]any{a.Title()}, n.GradCells()...))
+		for i, z0 := range neuronStarts {
+			pg.NeuronDescent.Rows = append(pg.NeuronDescent.Rows, append([]any{a.Title()}, n.DescentCells(i)...))
 			// The plot shows GELU from every start and the other activations
 			// (without GELU's approximations) from −1.
 			if a == activation.GELU || (z0 == -1 && (a == activation.ReLU || a == activation.SiLU || a == activation.ELU || a == activation.Softplus)) {
-				s := d.Series(fmt.Sprintf("%s from %g", a.Title(), z0))
+				s := n.Descents[i].Series(fmt.Sprintf("%s from %g", a.Title(), z0))
 				s.Dashed = a != activation.GELU && a != activation.ReLU
 				pg.DescentPlot.Series = append(pg.DescentPlot.Series, s)
 			}
@@ -159,17 +136,11 @@ func (s setting) name() string { return fmt.Sprintf("%s.lr_%g.bias_%s", s.Act.Ke
 type runResult = experiment.Run[setting]
 
 // What a run records at every probe (Run.Curve): the mean training loss
-// since the previous probe (NaN at step 0), the dead fraction of all
-// hidden units at config.Tol and at tolerance 0, the median over hidden
-// units of max |f'(z)| on the probe set, then dead units per hidden layer
-// (dead_layer1, …). And at its end (Run.Values: the last step, or the last
-// probe before a divergence): test accuracy (NaN if it diverged), the
-// median over dead units of their largest pre-activation (NaN: none), the
-// mean of f'(z)² over hidden units and probe examples, the units dead at
-// some probe and those of them alive at the end.
-var probes = []string{"train_loss", "dead_fraction", "dead_fraction_exact", "median_max_abs_deriv"}
-
-const accuracy, deadMaxZ, meanSqDeriv, everDead, revived = "accuracy", "dead_max_z_median", "mean_sq_deriv", "ever_dead", "revived"
+// since the previous probe (NaN at step 0), then the dead units
+// (probe.DeadMetrics). And at its end (Run.Values: the last step, or the
+// last probe before a divergence): test accuracy (NaN if it diverged) and
+// DeadProbe.EndValues.
+const accuracy = "accuracy"
 
 // sweep trains every setting, c.Workers at a time.
 func sweep(c config) ([]*runResult, error) {
@@ -181,21 +152,16 @@ func sweep(c config) ([]*runResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.ProbeN > val.Len() {
-		return nil, fmt.Errorf("-probe-n %d: the validation split has only %d examples", c.ProbeN, val.Len())
-	}
 	probeSet, err := experiment.First(val, c.ProbeN)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("-probe-n %d, from the validation split: %w", c.ProbeN, err)
 	}
-	grid := experiment.Grid[setting]{Seeds: []uint64{c.Seed}, Name: setting.name, Workers: c.Workers, Metrics: slices.Clone(probes),
+	grid := experiment.Grid[setting]{Seeds: []uint64{c.Seed}, Name: setting.name, Workers: c.Workers, Progress: c.Progress,
+		Metrics: append([]string{"train_loss"}, probe.DeadMetrics(len(c.Hidden))...),
 		Note: func(r *runResult) string {
 			dead := r.Curve.Metric("dead_fraction")
 			return fmt.Sprintf("dead %.1f%% → %.1f%%, test accuracy %.2f%%", 100*dead[0], 100*dead[len(dead)-1], 100*r.Values[accuracy])
 		}}
-	for l := range c.Hidden {
-		grid.Metrics = append(grid.Metrics, fmt.Sprintf("dead_layer%d", l+1))
-	}
 	for _, b := range c.Biases {
 		for _, lr := range c.LRs {
 			for _, a := range c.Acts {
@@ -203,20 +169,14 @@ func sweep(c config) ([]*runResult, error) {
 			}
 		}
 	}
-	if !c.Quiet {
-		grid.Progress = os.Stderr
-	}
 	return grid.Run(func(r *runResult) error { return trainOne(c, tr, probeSet, test, r) })
 }
 
 // trainOne trains one setting and probes it every c.ProbeEvery steps.
 func trainOne(c config, trainSet, probeSet, test *datasets.Dataset, r *runResult) error {
-	cfg := nn.MLPConfig{In: 784, Hidden: c.Hidden, Out: 10, Activation: r.Setting.Act}
-	if b, err := strconv.ParseFloat(r.Setting.Bias, 64); err == nil {
-		cfg.BiasInit = graph.Constant(b)
-	}
-	model, mlp, err := experiment.Classifier(tensor.Float32, r.Seed, c.Batch, cfg)
-	if err != nil {
+	bias, err1 := experiment.ParseInit(r.Setting.Bias)
+	model, mlp, err2 := experiment.Classifier(tensor.Float32, r.Seed, c.Batch, nn.MLPConfig{In: 784, Hidden: c.Hidden, Out: 10, Activation: r.Setting.Act, BiasInit: bias})
+	if err := errors.Join(err1, err2); err != nil {
 		return err
 	}
 	dead, err1 := probe.NewDeadProbe(model.Graph, mlp, probeSet, c.Tol)
@@ -229,30 +189,18 @@ func trainOne(c config, trainSet, probeSet, test *datasets.Dataset, r *runResult
 		if err := dead.Observe(); err != nil {
 			return err
 		}
-		values := []float64{loss, dead.Units.DeadFraction(c.Tol), dead.Units.DeadFraction(0), experiment.Median(dead.MaxAbsDeriv())}
-		for l := range c.Hidden {
-			values = append(values, float64(dead.Units.DeadCount(l, c.Tol)))
-		}
-		return r.Curve.Add(step, values...)
+		return r.Curve.Add(step, append([]float64{loss}, dead.Metrics()...)...)
 	})
 	if err != nil {
 		return err
 	}
-	r.Values[accuracy] = math.NaN()
 	t, err := train.New(model, &optim.SGD{LearningRate: r.Setting.LR, Momentum: c.Momentum}, trainL, testL,
-		train.Config{MaxSteps: c.Steps, EvalEvery: c.Steps, Quiet: true, OnStep: onStep,
-			OnEval: func(t *train.Trainer, e train.EvalInfo) error { r.Values[accuracy] = e.ValAccuracy; return nil }})
+		train.Config{MaxSteps: c.Steps, EvalEvery: c.Steps, Quiet: true, OnStep: onStep})
+	if err == nil { // the test accuracy after the last step
+		err = r.TrainFinal(t, accuracy, func(e train.EvalInfo) float64 { return e.ValAccuracy })
+	}
 	if err == nil {
-		err = r.Train(t)
+		maps.Copy(r.Values, dead.EndValues())
 	}
-	if err != nil {
-		return err
-	}
-	if r.Diverged != "" {
-		r.Values[accuracy] = math.NaN()
-	}
-	ever, back := dead.EverDead()
-	r.Values[everDead], r.Values[revived], r.Values[deadMaxZ] = float64(ever), float64(back), experiment.Median(dead.DeadMaxPre())
-	_, r.Values[meanSqDeriv] = dead.Units.DerivMoments()
-	return nil
+	return err
 }

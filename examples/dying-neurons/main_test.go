@@ -14,8 +14,8 @@ import (
 func tiny(dir string, first bool) config {
 	return config{Flags: experiment.Flags{Out: dir, Seed: 3, TestN: 100, TrainN: 1200, Workers: extest.Workers(first)},
 		MNISTMLP: extest.TinyMLP(),
-		LRs:      experiment.Floats{0.1}, Biases: experiment.Strings{"default", "-100"}, Steps: 20, NeuronSteps: 40,
-		ProbeEvery: 10, ProbeN: 50, Tol: 1e-3, Quiet: true,
+		LRs:      experiment.Floats{0.1}, Biases: experiment.Inits{"default", "-100"}, Steps: 20, NeuronSteps: 40,
+		ProbeEvery: 10, ProbeN: 50, Tol: 1e-3,
 		Args: []string{"dying-neurons", "-steps", "20"}}
 }
 
@@ -72,8 +72,8 @@ func TestBadFlags(t *testing.T) {
 		{func(c *config) { c.LRs = experiment.Floats{0.1, -1} }, "-lrs [0.1 -1]: want every value > 0"},
 		{func(c *config) { c.Hidden = experiment.Ints{8, 0} }, "-hidden [8 0]: want every value > 0"},
 		{func(c *config) { c.Tol = 1 }, "-tol 1: want < 1"},
-		{func(c *config) { c.Workers = 0 }, "workers ≥ 1"},
-		{func(c *config) { c.Biases = experiment.Strings{"minus one"} }, `"minus one"`},
+		{func(c *config) { c.Workers = 0 }, "-workers 0: want ≥ 1"},
+		{func(c *config) { c.Biases = experiment.Inits{"minus one"} }, `"minus one"`},
 	} {
 		c := tiny(t.TempDir(), false)
 		tc.change(&c)

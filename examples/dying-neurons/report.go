@@ -65,14 +65,16 @@ type lrBiasPlots struct {
 func (p lrBiasPlots) Name() string { return fmt.Sprintf("lr%g_bias%s", p.LR, p.Bias) }
 
 func newPage(c config) *page {
+	geluMin, _, _, _ := analysis.Minimum(activation.GELU) // where GELU' = 0
+	siluMin, _, _, _ := analysis.Minimum(activation.SiLU)
 	pg := &page{config: c,
 		NeuronGradient: report.TableData{Header: []string{"activation", "a(−1)", "a'(−1)", "analytic ∂L/∂w", "graph ∂L/∂w float64", "rel. error",
 			"graph ∂L/∂w float32", "rel. error f32"}},
 		NeuronDescent: report.TableData{Header: []string{"activation", "start z", "a'(start)", "loss at start", "z after descent", "a'(end)",
 			"loss after descent"}},
 		DescentPlot: report.PlotSpec{Title: "Single neuron: z = w·x + b during gradient descent", XLabel: "step", YLabel: "z",
-			HLines: []float64{0, rootOf(activation.GELU)}, LegendLeft: true, Width: 6.5, Height: 5, DPI: c.DPI}, NeuronX: neuronX, NeuronW: neuronW, NeuronB: -1 - neuronW*neuronX, NeuronT: neuronT, NeuronLR: neuronLR,
-		Starts: neuronStarts, GELURoot: rootOf(activation.GELU), SiLURoot: rootOf(activation.SiLU),
+			HLines: []float64{0, geluMin}, LegendLeft: true, Width: 6.5, Height: 5, DPI: c.DPI}, NeuronX: neuronX, NeuronW: neuronW, NeuronB: -1 - neuronW*neuronX, NeuronT: neuronT, NeuronLR: neuronLR,
+		Starts: neuronStarts, GELURoot: geluMin, SiLURoot: siluMin,
 		GELULossAtM1:  0.5 * math.Pow(activation.GELU.F(-1)-neuronT, 2),
 		GELUUnderflow: probe.DeadBelow(activation.GELU, 0)}
 	for _, a := range c.Acts {
@@ -92,16 +94,15 @@ func sweepReport(r *report.Report, runs []*runResult, pg *page) (err error) {
 	}
 	var rows [][]any
 	for _, run := range runs {
-		dead, exact, v, div, divCell := run.Curve.Metric("dead_fraction"), run.Curve.Last("dead_fraction_exact"), run.Values, 0, any("no")
-		if run.Diverged != "" {
-			div = run.Steps + 1 // the step whose loss, gradient or weight was NaN or ±Inf
+		dead, exact, v, div, divCell := run.Curve.Metric("dead_fraction"), run.Curve.Last("dead_fraction_exact"), run.Values, run.DivergedStep(), any("no")
+		if div > 0 {
 			divCell = div
 		}
+		r.SetAll("run."+run.Name+".", v) // accuracy and DeadProbe.EndValues
 		r.SetAll("run."+run.Name+".", map[string]float64{"dead_start": dead[0], "dead_end": dead[len(dead)-1], "dead_max": slices.Max(dead),
-			"dead_exact_end": exact, "accuracy": v[accuracy], "diverged_step": float64(div), "dead_max_z_median": v[deadMaxZ],
-			"mean_sq_deriv": v[meanSqDeriv], "median_max_abs_deriv": run.Curve.Last("median_max_abs_deriv"), "ever_dead": v[everDead], "revived": v[revived]})
+			"dead_exact_end": exact, "diverged_step": float64(div), "median_max_abs_deriv": run.Curve.Last("median_max_abs_deriv")})
 		rows = append(rows, []any{run.Setting.Act.Title(), run.Setting.LR, run.Setting.Bias, dead[0], slices.Max(dead), dead[len(dead)-1], exact,
-			int(v[everDead]), int(v[revived]), v[deadMaxZ], run.Curve.Last("median_max_abs_deriv"), v[meanSqDeriv], v[accuracy], divCell})
+			int(v["ever_dead"]), int(v["revived"]), v["dead_max_z_median"], run.Curve.Last("median_max_abs_deriv"), v["mean_sq_deriv"], v[accuracy], divCell})
 	}
 	pg.Runs = report.TableData{Header: []string{"activation", "lr", "bias", "dead at start", "dead max", "dead at end", "exactly dead at end",
 		"units ever dead", "of them alive at end", "median max z of dead units", "median max |f'| at end", "E[f'(z)²] at end",
@@ -130,37 +131,27 @@ func sweepReport(r *report.Report, runs []*runResult, pg *page) (err error) {
 // plots draws the dead fraction and the median max |f'| of every
 // activation at one learning rate and bias init.
 func plots(c config, runs []*runResult, lr float64, b string) lrBiasPlots {
-	var dead, shown []report.Series
+	at := experiment.Select(runs, func(s setting) bool { return s.Bias == b && s.LR == lr })
+	title := func(r *runResult) string { return r.Setting.Act.Title() }
 	p := lrBiasPlots{LR: lr, Tol: c.Tol, Bias: b}
-	for _, run := range runs {
-		if run.Setting.Bias != b || run.Setting.LR != lr {
-			continue
-		}
-		g := &experiment.Group[setting]{Runs: []*runResult{run}}
-		dead = append(dead, g.Band("dead_fraction").Series(run.Setting.Act.Title(), nil))
-		// A run whose median unit never passes any gradient has nothing to
-		// show on a log axis: name it in the caption instead.
-		if s := g.Band("median_max_abs_deriv").Series(run.Setting.Act.Title(), nil); slices.ContainsFunc(s.Y, func(y float64) bool { return y > 0 }) {
-			shown = append(shown, s)
-		} else {
-			p.Zero = append(p.Zero, s.Name)
-		}
-	}
+	// A run whose median unit never passes any gradient has nothing to show
+	// on a log axis: the caption names it instead.
+	slope, zero := report.SplitLogY(experiment.RunSeries(at, "median_max_abs_deriv", title))
+	p.Zero = zero
 	p.Dead = report.PlotSpec{Title: fmt.Sprintf("Dead hidden units, lr %g, bias init %s", lr, b),
-		XLabel: "step", YLabel: fmt.Sprintf("fraction with |f'| ≤ %g on all", c.Tol), Series: dead, HLines: []float64{0, 1},
-		Width: 5, Height: 3.2, DPI: c.DPI, LegendBottom: true}
+		XLabel: "step", YLabel: fmt.Sprintf("fraction with |f'| ≤ %g on all", c.Tol), Series: experiment.RunSeries(at, "dead_fraction", title),
+		HLines: []float64{0, 1}, Width: 5, Height: 3.2, DPI: c.DPI, LegendBottom: true}
 	p.Slope = report.PlotSpec{Title: fmt.Sprintf("Gradient a typical unit can pass, lr %g, bias init %s", lr, b),
-		XLabel: "step", YLabel: "median over units of max |f'|", Series: shown, LogY: true, HLines: []float64{c.Tol},
+		XLabel: "step", YLabel: "median over units of max |f'|", Series: slope, LogY: true, HLines: []float64{c.Tol},
 		Width: 5, Height: 3.2, DPI: c.DPI, LegendBottom: true}
 	return p
 }
 
 // claims checks the documents' claims (the words are the template's
-// "claim …" and "measured …"): the single neuron, then GELU against ReLU
-// at every (learning rate, bias init) that ran both, and where dead ReLU
-// units' pre-activations are.
+// "claim.…" blocks): the single neuron, then GELU against ReLU at every
+// (learning rate, bias init) that ran both, and where dead ReLU units'
+// pre-activations are.
 func claims(r *report.Report, runs []*runResult, pg *page) error {
-	const doc000, doc001 = "000 (principles)", "001 (blog)"
 	g := r.Get // a key never set fails the report
 	roots, err := analysis.Roots(activation.GELU, 1, -10, 10)
 	if err != nil {
@@ -174,12 +165,11 @@ func claims(r *report.Report, runs []*runResult, pg *page) error {
 		r.Set("gelu.d1_root", pg.Root)
 	}
 	geluEnd, geluD1End := g("descent.gelu.z0_-1.z_end"), g("descent.gelu.z0_-1.d1_end")
-	verdicts := map[string]report.Verdict{
-		"relu_zero": report.VerdictOf(g("neuron.relu.float64.dL_dw") == 0 && g("neuron.relu.float32.dL_dw") == 0 && g("descent.relu.z0_-1.z_end") == -1),
-		"gelu_d1":   report.VerdictOf(math.Abs(g("neuron.gelu.d1_at_m1")+0.083) <= 0.0005),
-		"nonzero":   report.VerdictOf(len(roots) == 0),
-		"learns":    report.VerdictOf(!(geluEnd < -1 && math.Abs(geluD1End) < math.Abs(g("neuron.gelu.d1_at_m1")))),
-	}
+	r.ClaimBlock(reportTmpl, "claim.relu_zero", pg,
+		report.VerdictOf(g("neuron.relu.float64.dL_dw") == 0 && g("neuron.relu.float32.dL_dw") == 0 && g("descent.relu.z0_-1.z_end") == -1))
+	r.ClaimBlock(reportTmpl, "claim.gelu_d1", pg, report.VerdictOf(math.Abs(g("neuron.gelu.d1_at_m1")+0.083) <= 0.0005))
+	r.ClaimBlock(reportTmpl, "claim.nonzero", pg, report.VerdictOf(len(roots) == 0))
+	r.ClaimBlock(reportTmpl, "claim.learns", pg, report.VerdictOf(!(geluEnd < -1 && math.Abs(geluD1End) < math.Abs(g("neuron.gelu.d1_at_m1")))))
 	is := func(a activation.Activation) func(setting) bool { return func(s setting) bool { return s.Act == a } }
 	for _, p := range experiment.Pairs(runs, is(activation.ReLU), is(activation.GELU), func(s setting) any { return [2]any{s.LR, s.Bias} }) {
 		pg.Pairs = append(pg.Pairs, pair{p[0], p[1]})
@@ -198,32 +188,20 @@ func claims(r *report.Report, runs []*runResult, pg *page) error {
 	cmp := experiment.Compare(geluDead, reluDead)
 	pg.Lower, pg.Higher = cmp.Lower, cmp.Higher
 	for _, run := range runs {
-		if z := run.Values[deadMaxZ]; run.Setting.Act == activation.ReLU && !math.IsNaN(z) {
+		if z := run.Values["dead_max_z_median"]; run.Setting.Act == activation.ReLU && !math.IsNaN(z) {
 			if pg.ReLUDeadZ = append(pg.ReLUDeadZ, run); z < -0.5 {
 				pg.Far++
 			}
 		}
 	}
-	verdicts["fewer_die"] = report.Decide(anyDead && pg.Higher == 0 && pg.Lower > 0, pg.Higher > 0)
-	verdicts["keeps_learning"] = report.Decide(4*pg.Learned >= 3*len(pg.Died), 4*pg.Learned <= len(pg.Died))
-	verdicts["near_zero"] = report.Decide(pg.Far == 0, pg.Far == len(pg.ReLUDeadZ))
-	for _, c := range []struct {
-		id, src string
-		show    bool
-	}{{"relu_zero", doc000, true}, {"gelu_d1", doc000, true}, {"nonzero", doc000, true}, {"learns", doc000, true},
-		{"fewer_die", doc000, len(pg.Pairs) > 0}, {"keeps_learning", doc000, len(pg.Died) > 0}, {"near_zero", doc001, len(pg.ReLUDeadZ) > 0}} {
-		if c.show {
-			r.ClaimFrom(reportTmpl, c.id, c.src, verdicts[c.id], pg)
-		}
+	if len(pg.Pairs) > 0 {
+		r.ClaimBlock(reportTmpl, "claim.fewer_die", pg, report.Decide(anyDead && pg.Higher == 0 && pg.Lower > 0, pg.Higher > 0))
+	}
+	if len(pg.Died) > 0 {
+		r.ClaimBlock(reportTmpl, "claim.keeps_learning", pg, report.Decide(4*pg.Learned >= 3*len(pg.Died), 4*pg.Learned <= len(pg.Died)))
+	}
+	if len(pg.ReLUDeadZ) > 0 {
+		r.ClaimBlock(reportTmpl, "claim.near_zero", pg, report.Decide(pg.Far == 0, pg.Far == len(pg.ReLUDeadZ)))
 	}
 	return r.Err()
-}
-
-// rootOf returns the zero of a' in [−5, 0], or 0 if it has none.
-func rootOf(a activation.Activation) float64 {
-	r, err := analysis.Roots(a, 1, -5, 0)
-	if err != nil || len(r) == 0 {
-		return 0
-	}
-	return r[0]
 }

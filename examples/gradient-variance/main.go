@@ -30,10 +30,10 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"text/template"
-	"time"
 
 	"github.com/geluproject/gelu/datasets"
 	"github.com/geluproject/gelu/nn"
@@ -61,12 +61,12 @@ type config struct {
 	VarBlock            int               `flag:"var-block" help:"training steps per gradient-variance point during training" check:"min=2"`
 	UnitBatches         int               `flag:"unit-batches" help:"batches per phase over which the network's E[f'(z)²] is averaged" check:"positive"`
 	BurnEps             float64           `flag:"burn-eps" help:"burn-in: skip the first t steps of each buffer, with β^t ≤ burn-eps" check:"positive,below=1"`
-	Quiet               bool              // no progress lines on stderr
+	Progress            io.Writer         // where progress lines go (nil: nowhere)
 	Args                []string          // the command line shown in report.md
 }
 
 func main() {
-	c := config{Flags: experiment.Flags{Out: "out/gradient-variance", Seed: 1, Workers: runtime.NumCPU()}, Args: os.Args,
+	c := config{Flags: experiment.Flags{Out: "out/gradient-variance", Seed: 1, Workers: runtime.NumCPU()}, Args: os.Args, Progress: os.Stderr,
 		MNISTMLP: experiment.MNISTMLP{Acts: experiment.Activations{activation.ReLU, activation.GELU}, Hidden: experiment.Ints{128, 128}, Batch: 64,
 			Momentum: 0.9, DPI: 144},
 		LR: 0.05, WindowLRs: experiment.Floats{0.005, 0.0005}, InitSamples: 1000, TrainSteps: 1500, Window: 3000, Blocks: 6,
@@ -82,10 +82,9 @@ var reportTmpl = template.Must(report.ParseTemplateFS(files))
 // run is the whole program: section 1, the measurements of sections 2 and
 // 3, the claims, then report.md.
 func run(c config) (acts []*actResult, err error) {
-	err = experiment.CheckFlags(c)
-	if c.Blocks > 0 && c.Window%c.Blocks != 0 || c.TrainN < 0 || c.TestN < 0 || c.Workers < 1 {
-		err = errors.Join(err, fmt.Errorf("-window %d -blocks %d -train-n %d -test-n %d -workers %d: want blocks dividing the window, train-n, test-n ≥ 0 and workers ≥ 1",
-			c.Window, c.Blocks, c.TrainN, c.TestN, c.Workers))
+	err = errors.Join(experiment.CheckFlags(c), c.Flags.Check())
+	if c.Blocks > 0 && c.Window%c.Blocks != 0 {
+		err = errors.Join(err, fmt.Errorf("-window %d -blocks %d: want blocks dividing the window", c.Window, c.Blocks))
 	}
 	if err != nil {
 		return nil, err
@@ -104,11 +103,7 @@ func run(c config) (acts []*actResult, err error) {
 	momentumReport(r, acts, pg) // 2
 	gradientReport(r, acts, pg) // 3
 	claims(r, acts, pg)         // at the top of report.md
-	if err := r.Execute(reportTmpl, pg); err != nil {
-		return nil, err
-	}
-	r.DescribeKeysFS(files)
-	return acts, r.Close()
+	return acts, r.Finish(reportTmpl, pg, files)
 }
 
 // buffers are the momentum buffers every phase watches.
@@ -117,21 +112,12 @@ var buffers = []probe.Buffer{{Form: probe.EMA, Beta: 0.9}, {Form: probe.HeavyBal
 // burnIn is the steps after which every buffer has forgotten its start.
 func burnIn(c config) int { return probe.SlowestBurnIn(buffers, c.BurnEps) }
 
-// phase is what one measurement phase found.
-type phase struct {
-	Name string
-	probe.Summary
-}
-
 // actResult is everything measured for one activation.
 type actResult struct {
-	Act    activation.Activation
-	Phases []phase // init, one per window, frozen
-	// Σ_j Var(g_j) within consecutive blocks of config.VarBlock training
-	// steps, the block's last step, and the mean training loss over it.
-	TrainStep           []int
-	TrainVar, TrainLoss []float64
-	Accuracy            float64 // test accuracy after the last window
+	Act      activation.Activation
+	Phases   []probe.Summary      // init, one per window, frozen
+	Train    probe.VarianceBlocks // in blocks of config.VarBlock training steps
+	Accuracy float64              // test accuracy after the last window
 }
 
 // measureAll measures every activation, c.Workers at a time (a grid of
@@ -149,21 +135,12 @@ func measureAll(c config) ([]*actResult, error) {
 
 // measureAct runs the four phases for activation a.
 func measureAct(c config, train, test *datasets.Dataset, a activation.Activation) (*actResult, error) {
-	start := time.Now()
-	note := func(what string) {
-		if !c.Quiet {
-			fmt.Fprintf(os.Stderr, "%-10s %-20s done at %4.0fs\n", a, what, time.Since(start).Seconds())
-		}
-	}
+	note := experiment.Stopwatch(c.Progress, a.String())
 	model, mlp, err := experiment.Classifier(tensor.Float32, c.Seed, c.Batch, nn.MLPConfig{In: 784, Hidden: c.Hidden, Out: 10, Activation: a})
 	if err != nil {
 		return nil, err
 	}
-	net, err := probe.NewNet(model, mlp.Pre)
-	if err != nil {
-		return nil, err
-	}
-	units, err := probe.NewUnits(a, c.Hidden...)
+	net, units, err := probe.NewMLPNet(model, mlp)
 	if err != nil {
 		return nil, err
 	}
@@ -171,9 +148,9 @@ func measureAct(c config, train, test *datasets.Dataset, a activation.Activation
 	// watch measures burn + steps steps with the buffers (none: gradients
 	// only), and the network's f'(z) on the first unit-batches steps.
 	watch := func(name string, next probe.Stream, steps, burn int, bufs []probe.Buffer, opt optim.Optimizer) error {
-		s, err := net.Measure(next, probe.Phase{Steps: steps, Burn: burn, BlockLen: c.Window / c.Blocks, Buffers: bufs, Opt: opt,
+		s, err := net.Measure(next, probe.Phase{Name: name, Steps: steps, Burn: burn, BlockLen: c.Window / c.Blocks, Buffers: bufs, Opt: opt,
 			Units: units, UnitSteps: c.UnitBatches})
-		res.Phases = append(res.Phases, phase{name, s})
+		res.Phases = append(res.Phases, s)
 		note(name)
 		return err
 	}
@@ -191,7 +168,7 @@ func measureAct(c config, train, test *datasets.Dataset, a activation.Activation
 	}
 	next, opt := probe.LoaderStream(l), &optim.SGD{LearningRate: c.LR, Momentum: c.Momentum}
 	// Training: Σ_j Var(g_j) and the mean loss in blocks of c.VarBlock steps.
-	if res.TrainStep, res.TrainVar, res.TrainLoss, err = net.TrainVariance(next, c.TrainSteps, c.VarBlock, opt); err != nil {
+	if res.Train, err = net.TrainVariance(next, c.TrainSteps, c.VarBlock, opt); err != nil {
 		return nil, fmt.Errorf("training: %w", err)
 	}
 	note("train")

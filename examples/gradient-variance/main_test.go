@@ -13,7 +13,7 @@ import (
 func tiny(dir string, first bool) config {
 	return config{Flags: experiment.Flags{Out: dir, Seed: 2, TrainN: 500, TestN: 100, Workers: extest.Workers(first)},
 		MNISTMLP: extest.TinyMLP(),
-		LR:       0.05, InitSamples: 30, TrainSteps: 40, Window: 60, Blocks: 3, VarBlock: 20, UnitBatches: 5, BurnEps: 0.3, Quiet: true,
+		LR:       0.05, InitSamples: 30, TrainSteps: 40, Window: 60, Blocks: 3, VarBlock: 20, UnitBatches: 5, BurnEps: 0.3,
 		Args: []string{"gradient-variance", "-window", "60"}, WindowLRs: experiment.Floats{0.005, 0.0005}}
 }
 
@@ -40,8 +40,8 @@ func TestRunTinyWritesTheReport(t *testing.T) {
 		if strings.Join(names, ",") != "init,window_lr0.005,window_lr0.0005,frozen" {
 			t.Errorf("%v: phases %v", a.Act, names)
 		}
-		if len(a.TrainVar) != 2 || !(a.Accuracy >= 0 && a.Accuracy <= 1) {
-			t.Errorf("%v: %d training variance points (want 40/20 = 2), accuracy %v", a.Act, len(a.TrainVar), a.Accuracy)
+		if len(a.Train.Var) != 2 || !(a.Accuracy >= 0 && a.Accuracy <= 1) {
+			t.Errorf("%v: %d training variance points (want 40/20 = 2), accuracy %v", a.Act, len(a.Train.Var), a.Accuracy)
 		}
 	}
 	sum := extest.CheckOutput(t, dir, "gradient-variance -window 60", "claims.csv", "normal_derivative.csv", "momentum.csv", "gradient_variance.csv",

@@ -99,7 +99,6 @@ func momentumReport(r *report.Report, acts []*actResult, pg *page) {
 		for _, p := range a.Phases {
 			for _, cmp := range p.Buffers {
 				rows = append(rows, append([]any{a.Act.Title(), p.Name}, cmp.Cells()...))
-				r.SetAll(fmt.Sprintf("momentum.%s.%s.%s.", a.Act.Key(), p.Name, cmp.Name()), cmp.Values())
 				if cmp.Form != probe.EMA {
 					continue
 				}
@@ -128,17 +127,14 @@ func momentumSummary(c config, acts []*actResult, pg *page) {
 	}
 	var lags, deficit []float64 // deficit: 1 − measured/expected for β = 0.99, per window
 	for i, lr := range c.WindowLRs {
+		var cmps []probe.Comparison
+		for _, a := range acts {
+			cmps = append(cmps, a.Phases[i+1].Buffers...) // phase i+1 is window i
+		}
 		var w []lrRange
 		for _, beta := range []float64{0.9, 0.99} {
-			x := lrRange{lr, beta, math.Inf(1), math.Inf(-1)}
-			for _, a := range acts {
-				for _, cmp := range a.Phases[i+1].Buffers { // phase i+1 is window i
-					if q := cmp.Ratio / cmp.Expected; cmp.Form == probe.EMA && cmp.Beta == beta {
-						x.Lo, x.Hi, lags = math.Min(x.Lo, q), math.Max(x.Hi, q), append(lags, cmp.GradLag1)
-					}
-				}
-			}
-			w = append(w, x)
+			lo, hi, l := probe.ExpectedRange(cmps, probe.EMA, beta)
+			w, lags = append(w, lrRange{lr, beta, lo, hi}), append(lags, l...)
 		}
 		pg.WindowRanges, deficit = append(pg.WindowRanges, w), append(deficit, 1-w[1].Hi)
 	}
@@ -160,16 +156,15 @@ func gradientReport(r *report.Report, acts []*actResult, pg *page) {
 			for ti, t := range p.Grad {
 				name := p.GradName(ti)
 				rows = append(rows, []any{a.Act.Title(), p.Name, name, t.Var, t.MeanSq, t.Var / t.MeanSq, t.Var / acts[0].Phases[pi].Grad[ti].Var})
-				r.SetAll(fmt.Sprintf("grad.%s.%s.%s.", k, p.Name, name), map[string]float64{"var": t.Var, "mean_sq": t.MeanSq})
 			}
 			drows = append(drows, []any{a.Act.Title(), p.Name, p.UnitMean, p.UnitMeanSq, r.Get("normal." + k + ".E_d1sq")})
-			r.SetAll(fmt.Sprintf("net.%s.%s.", k, p.Name), map[string]float64{"E_d1": p.UnitMean, "E_d1sq": p.UnitMeanSq})
+			p.Record(r, k+"."+p.Name) // momentum.*, grad.*, net.*
 		}
 		r.Set("accuracy."+k, a.Accuracy)
-		r.Set("train."+k+".var", a.TrainVar)
-		r.Set("train."+k+".loss", a.TrainLoss)
-		if len(a.TrainStep) > 0 {
-			series = append(series, experiment.StepSeries(a.Act.Title(), a.TrainStep, a.TrainVar))
+		r.Set("train."+k+".var", a.Train.Var)
+		r.Set("train."+k+".loss", a.Train.Loss)
+		if len(a.Train.Ends) > 0 {
+			series = append(series, experiment.StepSeries(a.Act.Title(), a.Train.Ends, a.Train.Var))
 		}
 	}
 	pg.GradientVariance = report.TableData{Header: []string{"activation", "phase", "tensor", "Σ Var(g)", "Σ mean(g)²", "Var / mean²",
@@ -183,19 +178,15 @@ func gradientReport(r *report.Report, acts []*actResult, pg *page) {
 }
 
 // claims checks the documents' claims about gradient variance and
-// momentum; the words are the template's "claim …" and "measured …".
+// momentum; the words are the template's "claim.…" blocks.
 func claims(r *report.Report, acts []*actResult, pg *page) {
-	const doc000 = "000 (principles)"
 	g := r.Get
 	geluSq, reluSq := g("normal.gelu.E_d1sq"), g("normal.relu.E_d1sq")
 	pg.ClosedForm, pg.Buffers, pg.Quoted = 1.0/3+2/(3*math.Sqrt(3)*math.Pi), buffers, acts[0]
-	hasReLU := false
-	for _, b := range acts {
-		if b.Act == activation.GELU {
-			pg.Quoted = b
-		}
-		hasReLU = hasReLU || b.Act == activation.ReLU
+	if i := slices.Index(pg.Acts, activation.GELU); i >= 0 { // acts are in -acts order
+		pg.Quoted = acts[i]
 	}
+	hasReLU := slices.Contains(pg.Acts, activation.ReLU)
 	docOK, emaOK := true, true
 	for _, b := range buffers {
 		k := fmt.Sprintf("momentum.%s.frozen.%s.b%g.", pg.Quoted.Act.Key(), b.Form, b.Beta)
@@ -217,19 +208,15 @@ func claims(r *report.Report, acts []*actResult, pg *page) {
 			pg.Lower++
 		}
 	}
-	for _, c := range []struct {
-		id string
-		v  report.Verdict
-	}{
-		{"relu_sq", report.Near(reluSq, 0.5, 1e-12)}, {"gelu_sq", report.Near(geluSq, 0.42, 0.005)},
-		{"gelu_lower_sq", report.VerdictOf(geluSq < reluSq)}, {"proportional", report.Unclear}, {"momentum_doc", report.VerdictOf(docOK)},
-		{"momentum_ratio", report.VerdictOf(emaOK && math.Abs(pg.HBOverEMA-1) < 0.1)},
-	} {
-		r.ClaimFrom(reportTmpl, c.id, doc000, c.v, pg)
-	}
+	r.ClaimBlock(reportTmpl, "claim.relu_sq", pg, report.Near(reluSq, 0.5, 1e-12))
+	r.ClaimBlock(reportTmpl, "claim.gelu_sq", pg, report.Near(geluSq, 0.42, 0.005))
+	r.ClaimBlock(reportTmpl, "claim.gelu_lower_sq", pg, report.VerdictOf(geluSq < reluSq))
+	r.ClaimBlock(reportTmpl, "claim.proportional", pg, report.Unclear)
+	r.ClaimBlock(reportTmpl, "claim.momentum_doc", pg, report.VerdictOf(docOK))
+	r.ClaimBlock(reportTmpl, "claim.momentum_ratio", pg, report.VerdictOf(emaOK && math.Abs(pg.HBOverEMA-1) < 0.1))
 	// "GELU produces gradients with lower variance" is stated without
 	// qualification: one phase where GELU's is higher is a counterexample.
 	if compared {
-		r.ClaimFrom(reportTmpl, "lower_variance", doc000, report.VerdictOf(pg.Lower == len(pg.Quoted.Phases)), pg)
+		r.ClaimBlock(reportTmpl, "claim.lower_variance", pg, report.VerdictOf(pg.Lower == len(pg.Quoted.Phases)))
 	}
 }

@@ -115,7 +115,8 @@ func Exit(program, out string, err error) {
 //	nonempty    a list with at least one element
 //
 // A rule on a list applies to every element; NaN passes no numeric rule.
-// Embedded structs without a flag tag are checked in turn.
+// A flag whose value has a Check() error method (Inits) is checked by it
+// too. Embedded structs without a flag tag are checked in turn.
 // The error names every flag that fails, with its value and the rule
 // ("-batch 0: want ≥ 1"). Programs call it from their own validation, so
 // that a config built in a test is checked as one built from flags.
@@ -131,6 +132,11 @@ func CheckFlags(cfg any) error {
 		if name == "" && f.Anonymous && field.Kind() == reflect.Struct {
 			errs = append(errs, CheckFlags(field.Interface()))
 			continue
+		}
+		if c, ok := field.Interface().(interface{ Check() error }); ok && name != "" && f.IsExported() {
+			if err := c.Check(); err != nil {
+				errs = append(errs, fmt.Errorf("-%s: %w", name, err))
+			}
 		}
 		if name == "" || rules == "" {
 			continue

@@ -29,6 +29,7 @@ func NewNet(m train.Model, pre []*G.Node) (*Net, error) {
 
 // Phase says how Net.Measure watches a stretch of steps.
 type Phase struct {
+	Name        string          // copied to the Summary, to tell the phases apart
 	Steps, Burn int             // steps recorded, after Burn steps that are not
 	BlockLen    int             // recorded steps per block, for standard errors (NewWatch)
 	Buffers     []Buffer        // the shadow buffers fed the gradients (none: gradients only)
@@ -38,7 +39,7 @@ type Phase struct {
 }
 
 // Measure runs p.Burn + p.Steps batches of next (Run) under a Watch as p
-// describes and returns what it recorded.
+// describes and returns what it recorded, named p.Name.
 func (n *Net) Measure(next Stream, p Phase) (Summary, error) {
 	if err := n.check("Measure"); err != nil {
 		return Summary{}, err
@@ -51,34 +52,45 @@ func (n *Net) Measure(next Stream, p Phase) (Summary, error) {
 		_, err = n.Run(next, p.Burn+p.Steps, w, p.Opt)
 	}
 	if err != nil {
-		return Summary{}, err
+		return Summary{Name: p.Name}, err
 	}
-	return w.Summary()
+	s, err := w.Summary()
+	s.Name = p.Name
+	return s, err
+}
+
+// VarianceBlocks is the gradient variance of training measured in
+// consecutive blocks of steps (Net.TrainVariance), one value per block.
+type VarianceBlocks struct {
+	Ends []int     // the block's last step
+	Var  []float64 // Σ_j Var(g_j) over the block
+	Loss []float64 // the mean training loss over the block
 }
 
 // TrainVariance trains steps batches of next with opt and measures the
 // gradients in consecutive blocks of block steps: for every complete
 // block, its last step, Σ_j Var(g_j) over it and its mean loss. The steps
 // after the last complete block are trained without measurement.
-func (n *Net) TrainVariance(next Stream, steps, block int, opt optim.Optimizer) (ends []int, vars, losses []float64, err error) {
+func (n *Net) TrainVariance(next Stream, steps, block int, opt optim.Optimizer) (VarianceBlocks, error) {
+	var b VarianceBlocks
 	if err := n.check("TrainVariance"); err != nil {
-		return nil, nil, nil, err
+		return b, err
 	}
 	if block < 2 || steps < 0 {
-		return nil, nil, nil, fmt.Errorf("probe.Net.TrainVariance: %d steps in blocks of %d, want steps ≥ 0 and blocks of 2 or more", steps, block)
+		return b, fmt.Errorf("probe.Net.TrainVariance: %d steps in blocks of %d, want steps ≥ 0 and blocks of 2 or more", steps, block)
 	}
 	for step := block; step <= steps; step += block {
 		w, _ := NewWatch(n.Params, 0, 0)
 		loss, err := n.Run(next, block, w, opt)
 		if err != nil {
-			return nil, nil, nil, err
+			return VarianceBlocks{}, err
 		}
 		s, err := w.Summary()
 		if err != nil {
-			return nil, nil, nil, err
+			return VarianceBlocks{}, err
 		}
-		ends, vars, losses = append(ends, step), append(vars, s.All().Var), append(losses, loss)
+		b.Ends, b.Var, b.Loss = append(b.Ends, step), append(b.Var, s.All().Var), append(b.Loss, loss)
 	}
-	_, err = n.Run(next, steps%block, nil, opt)
-	return ends, vars, losses, err
+	_, err := n.Run(next, steps%block, nil, opt)
+	return b, err
 }

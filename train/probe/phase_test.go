@@ -43,10 +43,11 @@ func TestTrainVarianceBlocks(t *testing.T) {
 		x, y := dense(dt, []int{2, 1}, []float64{1, 2}), dense(dt, []int{2, 1}, []float64{2, 4})
 		next := func() (*tensor.Dense, *tensor.Dense, error) { return x, y, nil }
 		// 5 steps in blocks of 2: blocks end at 2 and 4, step 5 trains unmeasured.
-		ends, vars, losses, err := n.TrainVariance(next, 5, 2, &optim.SGD{LearningRate: 0.05})
+		b, err := n.TrainVariance(next, 5, 2, &optim.SGD{LearningRate: 0.05})
 		if err != nil {
 			t.Fatal(err)
 		}
+		ends, vars, losses := b.Ends, b.Var, b.Loss
 		want := []float64{sampleVar(g[0], g[1]), sampleVar(g[2], g[3])}
 		wantLoss := []float64{(l[0] + l[1]) / 2, (l[2] + l[3]) / 2}
 		if len(ends) != 2 || ends[0] != 2 || ends[1] != 4 {
@@ -60,7 +61,7 @@ func TestTrainVarianceBlocks(t *testing.T) {
 		if w := at0(n.Params[0].Value); math.Abs(w-ws[5]) > 1e-6 {
 			t.Errorf("%v: w = %v after 5 steps, want %v", dt, w, ws[5])
 		}
-		if _, _, _, err := n.TrainVariance(next, 5, 1, nil); err == nil {
+		if _, err := n.TrainVariance(next, 5, 1, nil); err == nil {
 			t.Errorf("%v: blocks of 1 step: no error", dt)
 		}
 	}
@@ -72,9 +73,12 @@ func TestMeasureSkipsTheBurnIn(t *testing.T) {
 		n := linearNet(t, dt, 2, 1, 1, []float64{0})
 		x, y := dense(dt, []int{2, 1}, []float64{1, 2}), dense(dt, []int{2, 1}, []float64{2, 4})
 		s, err := n.Measure(func() (*tensor.Dense, *tensor.Dense, error) { return x, y, nil },
-			probe.Phase{Steps: 2, Burn: 1, Opt: &optim.SGD{LearningRate: 0.05}, Buffers: []probe.Buffer{{Form: probe.EMA, Beta: 0.9}}})
+			probe.Phase{Name: "window", Steps: 2, Burn: 1, Opt: &optim.SGD{LearningRate: 0.05}, Buffers: []probe.Buffer{{Form: probe.EMA, Beta: 0.9}}})
 		if err != nil {
 			t.Fatal(err)
+		}
+		if s.Name != "window" {
+			t.Errorf("%v: the summary is named %q, want the phase's name", dt, s.Name)
 		}
 		if want := sampleVar(g[1], g[2]); s.Steps != 2 || math.Abs(s.All().Var-want) > 1e-5*want || len(s.Buffers) != 1 || !math.IsNaN(s.UnitMeanSq) {
 			t.Errorf("%v: %d steps, Var(g) %v (want 2, %v), %d buffers, unit E[f'²] %v", dt, s.Steps, s.All().Var, want, len(s.Buffers), s.UnitMeanSq)

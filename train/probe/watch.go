@@ -124,6 +124,7 @@ func (w *Watch) WatchUnits(u *Units, m *graph.Machine, pre []*G.Node, steps int)
 
 // Summary is what a Watch measured over its recorded steps.
 type Summary struct {
+	Name    string   // the Phase's, when Net.Measure made it
 	Steps   int      // recorded steps (after the burn-in)
 	Tensors []string // the parameters' names
 	// Grad holds the gradient totals of each parameter tensor, in order,
