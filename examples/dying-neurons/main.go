@@ -64,7 +64,7 @@ func main() {
 // run is the whole program: part (a), the sweep of part (b), the claims,
 // then report.md.
 func run(c config) ([]*runResult, error) {
-	err := errors.Join(experiment.CheckFlags(c), c.Flags.Check())
+	err := errors.Join(experiment.CheckFlags(c), c.Flags.Check(experiment.SubsetFlag))
 	if err != nil {
 		return nil, err
 	}

@@ -82,7 +82,7 @@ var reportTmpl = template.Must(report.ParseTemplateFS(files))
 // run is the whole program: section 1, the measurements of sections 2 and
 // 3, the claims, then report.md.
 func run(c config) (acts []*actResult, err error) {
-	err = errors.Join(experiment.CheckFlags(c), c.Flags.Check())
+	err = errors.Join(experiment.CheckFlags(c), c.Flags.Check(experiment.SubsetFlag))
 	if c.Blocks > 0 && c.Window%c.Blocks != 0 {
 		err = errors.Join(err, fmt.Errorf("-window %d -blocks %d: want blocks dividing the window", c.Window, c.Blocks))
 	}
