@@ -3,7 +3,7 @@ package main
 // What report.md.tmpl shows and says: the single neuron of part (a), and
 // of part (b) dead.csv, the runs table, the best accuracies and one pair
 // of plots per (learning rate, bias init); and the claims, whose words are
-// in the template too (report.ClaimFrom), with verdicts computed here.
+// in the template too (report.ClaimBlock), with verdicts computed here.
 
 import (
 	"embed"

@@ -65,3 +65,16 @@ func (r *Report) Claim(c Claim) error {
 	r.claims = append(r.claims, c)
 	return nil
 }
+
+// Decide is Confirmed when confirmed holds, else NotConfirmed when
+// notConfirmed holds, else Unclear: for claims checked by a count ("GELU
+// lower in every setting" against "higher in some").
+func Decide(confirmed, notConfirmed bool) Verdict {
+	switch {
+	case confirmed:
+		return Confirmed
+	case notConfirmed:
+		return NotConfirmed
+	}
+	return Unclear
+}

@@ -24,7 +24,7 @@ func TestParseTable(t *testing.T) {
 	}
 }
 
-func TestClaimFromTemplate(t *testing.T) {
+func TestClaimBlockFromTemplate(t *testing.T) {
 	tm := template.Must(ParseTemplate("t", `{{define "title"}}T {{.}}{{end}}{{define "c"}}
 source: doc {{.}}
 claim: x is {{.}}
