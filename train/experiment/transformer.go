@@ -5,7 +5,6 @@ package experiment
 // train.Model, and nanoGPT's AdamW recipe trained as one run of a grid.
 
 import (
-	"errors"
 	"io"
 	"maps"
 	"slices"
@@ -194,36 +193,10 @@ type AdamW struct {
 // evaluation.
 func TrainAdamW[S any](r *Run[S], m train.Model, trainSet, evalSet *datasets.Dataset, a AdamW, progress io.Writer,
 	onEval func(train.EvalInfo) error) (*train.Trainer, error) {
-	trainData, err := datasets.NewLoader(trainSet, datasets.LoaderConfig{BatchSize: a.Batch, Shuffle: true, Seed: r.Seed, DropLast: true})
-	if err != nil {
-		return nil, err
-	}
-	evalData, err := datasets.NewLoader(evalSet, datasets.LoaderConfig{BatchSize: a.Batch})
-	if err != nil {
-		return nil, err
-	}
-	cosine, err := optim.Cosine(a.LR, a.Steps, a.LR/10)
-	if err != nil {
-		return nil, err
-	}
-	sched, err := optim.Warmup(cosine, a.Warmup)
-	if err != nil {
-		return nil, err
-	}
-	t, err := train.New(m, optim.NewAdamW(a.LR), trainData, evalData, train.Config{
-		MaxSteps: a.Steps, EvalEvery: a.EvalEvery, EvalAtStart: true, Schedule: sched, ClipNorm: a.Clip,
-		Dir: r.Dir, Quiet: progress == nil, Progress: progress,
+	c := Cosine{Batch: a.Batch, Steps: a.Steps, EvalEvery: a.EvalEvery, Warmup: a.Warmup, LR: a.LR, Floor: a.LR / 10, Clip: a.Clip}
+	return TrainCosine(r, m, optim.NewAdamW(a.LR), trainSet, evalSet, c, train.Config{
+		Quiet: progress == nil, Progress: progress,
 		OnEval: func(_ *train.Trainer, e train.EvalInfo) error { return onEval(e) }})
-	if err != nil {
-		return nil, err
-	}
-	if err := r.Train(t); err != nil {
-		return nil, err
-	}
-	if r.Diverged != "" {
-		return nil, errors.New(r.Diverged)
-	}
-	return t, nil
 }
 
 // WriteMLPTable adds to r the table name (name.csv and markdown) of the
