@@ -108,8 +108,7 @@ func (c config) trainKey() string {
 
 // best returns the group reported for opt and a.
 func best(res *results, opt string, a activation.Activation) *group {
-	i := slices.IndexFunc(res.Best, func(g *group) bool { return g.Setting.Opt == opt && g.Setting.Act == a })
-	return res.Best[i]
+	return experiment.FindGroup(res.Best, func(s setting) bool { return s.Opt == opt && s.Act == a })
 }
 
 func writeReport(c config, d *data, res *results) error {
@@ -177,7 +176,7 @@ func tables(r *report.Report, c config, d *data, res *results, pg *page) {
 	meanTrain := func(g *group) []float64 { return g.Mean(tk) }
 	var labels []string
 	for _, o := range c.Opts {
-		gs := slices.DeleteFunc(slices.Clone(res.Best), func(g *group) bool { return g.Setting.Opt != o })
+		gs := experiment.Only(res.Best, func(s setting) bool { return s.Opt == o })
 		pg.Orders = append(pg.Orders, order{o, experiment.RankByMedian(gs, testErr, 100), experiment.RankByMedian(gs, meanTrain, 1)})
 		labels = append(labels, pg.Labels[o])
 	}
@@ -189,28 +188,18 @@ func tables(r *report.Report, c config, d *data, res *results, pg *page) {
 		p := g.Setting.Opt + "." + g.Setting.Act.Name() + "."
 		r.Set(p+"lr", g.Setting.LR)
 		r.Set(p+"diverged", g.Diverged())
-		for _, m := range metrics {
-			if s := experiment.Summarize(g.Final(m)); s.N > 0 {
-				s.Set(r, p+"final."+m)
-			}
-		}
+		experiment.SetFinals(r, p, g, metrics)
 		tl, ml := experiment.Summarize(g.Final(tk)), experiment.Summarize(g.Mean(tk))
 		ml.Set(r, p+"mean_train_loss")
 		pg.Final.Rows = append(pg.Final.Rows, []any{pg.Labels[g.Setting.Opt], g.Setting.Act.Title(), fmt.Sprint(g.Setting.LR), tl.Median, tl.Range(1),
 			ml.Median, ml.Range(1), 100 * experiment.Median(g.Final("test_error")), 100 * experiment.Median(g.Final("val_error")), g.Diverged()})
 	}
-	if len(res.Groups) > len(res.Best) {
-		pg.LRSelection.Header = []string{"optimizer", "activation", "lr", "validation error (%)", "validation loss", "chosen"}
-		for _, g := range res.Groups {
-			pg.LRSelection.Rows = append(pg.LRSelection.Rows, []any{pg.Labels[g.Setting.Opt], g.Setting.Act.Title(), fmt.Sprint(g.Setting.LR),
-				100 * experiment.Median(g.Final("val_error")), experiment.Median(g.Final("val_loss")), slices.Contains(res.Best, g)})
-		}
-	}
-	for _, run := range res.Runs {
-		if run.Diverged != "" {
-			pg.Diverged = append(pg.Diverged, run)
-		}
-	}
+	pg.LRSelection = experiment.SelectionTable([]string{"optimizer", "activation", "lr", "validation error (%)", "validation loss"}, res.Groups, res.Best,
+		func(g *group) []any {
+			return []any{pg.Labels[g.Setting.Opt], g.Setting.Act.Title(), fmt.Sprint(g.Setting.LR), 100 * experiment.Median(g.Final("val_error")),
+				experiment.Median(g.Final("val_loss"))}
+		})
+	pg.Diverged = experiment.DivergedRuns(res.Runs)
 	pg.Curves, _ = r.Capture(func() error {
 		return experiment.WriteBands(r, "curves", res.Groups, []string{"activation", "optimizer", "lr", "selected", "step", "epoch"},
 			func(g *group, step int) []any {

@@ -168,10 +168,7 @@ func comparison(r *report.Report, res *results, pg *page) error {
 			se := d.PerSeedSE[i]
 			pg.Comparison.Rows = append(pg.Comparison.Rows, []any{g.Name + " − " + base.Name, d.Seeds[i], delta, bits(delta), se, delta / se})
 		}
-		r.Set(g.Name+".delta_val_loss", d.Delta)
-		r.Set(g.Name+".delta_val_loss_se", d.SE)
-		r.Set(g.Name+".lower_seeds", d.Lower)
-		r.Set(g.Name+".p_value", d.P)
+		d.Set(r, g.Name, "val_loss")
 		pg.Diffs = append(pg.Diffs, diff{d, bits(d.Delta), bits(d.SE)})
 	}
 	pg.Rises = experiment.Rises(res.Runs, "step_loss", smooth, 0.2)
