@@ -35,7 +35,7 @@ const smooth = 10
 type page struct {
 	config
 	D                        experiment.CharData
-	S                        shape
+	S                        experiment.CharFFN
 	Smooth, MinSeeds, Params int
 	Setup, Results           report.TableData
 	Curves                   string // curves.csv's link
@@ -64,7 +64,7 @@ type diff struct {
 
 func writeReport(c config, res *results) error {
 	d, s := res.Data, res.Shape
-	pg := &page{config: c, D: d, S: s, Smooth: smooth, MinSeeds: experiment.MinPairs(0.05), Params: s.params(), BLAS: gemm.Name(), CPUs: runtime.NumCPU(),
+	pg := &page{config: c, D: d, S: s, Smooth: smooth, MinSeeds: experiment.MinPairs(0.05), Params: s.Params(), BLAS: gemm.Name(), CPUs: runtime.NumCPU(),
 		Procs: runtime.GOMAXPROCS(0), Epochs: float64(c.Steps*c.Batch) / float64(d.Train.Len()), HalfStep: (c.Steps + 1) / 2}
 	r, err := report.NewFromTemplate(c.Out, reportTmpl, pg, report.WithCommand(c.Args...))
 	if err != nil {
@@ -115,7 +115,7 @@ func writeReport(c config, res *results) error {
 	}
 	r.DescribeKeys(keysText)
 	for k, v := range map[string]int{"data.chars": d.Chars, "data.vocab": s.Vocab, "data.train_windows": d.Train.Len(),
-		"data.val_windows": d.Val.Len(), "data.eval_windows": d.Eval.Len(), "model.params": s.params()} {
+		"data.val_windows": d.Val.Len(), "data.eval_windows": d.Eval.Len(), "model.params": s.Params()} {
 		r.Set(k, v)
 	}
 	return r.Close()
