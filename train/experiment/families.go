@@ -76,3 +76,30 @@ func (d Diff) Set(r *report.Report, prefix, metric string) {
 	r.Set(prefix+".lower_seeds", d.Lower)
 	r.Set(prefix+".p_value", d.P)
 }
+
+// DiffsFromFirst compares every group after the first with the first
+// (DiffFrom with vector, metric and blocks) and tabulates the per-seed
+// differences: one row per group and seed, "difference" (group − first),
+// "seed", then cells(delta, se) under header. Fewer than two groups give
+// nothing.
+func DiffsFromFirst[S any](gs []*Group[S], vector, metric string, blocks int, header []string,
+	cells func(delta, se float64) []any) ([]Diff, report.TableData, error) {
+	var ds []Diff
+	var t report.TableData
+	if len(gs) < 2 {
+		return nil, t, nil
+	}
+	base := gs[0]
+	t.Header = append([]string{"difference", "seed"}, header...)
+	for _, g := range gs[1:] {
+		d, err := DiffFrom(g, base, vector, metric, blocks)
+		if err != nil {
+			return nil, report.TableData{}, err
+		}
+		for i, delta := range d.PerSeed {
+			t.Rows = append(t.Rows, append([]any{g.Name + " − " + base.Name, d.Seeds[i]}, cells(delta, d.PerSeedSE[i])...))
+		}
+		ds = append(ds, d)
+	}
+	return ds, t, nil
+}
