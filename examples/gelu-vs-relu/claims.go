@@ -29,7 +29,9 @@ func claims(r *report.Report, pg *page, res *results) {
 	// versus compares a with b at opt on the quantity key, recording the
 	// sign test under compare.<opt>.<key>.<a>_vs_<b> unless record is false.
 	versus := func(opt string, a, b activation.Activation, key string, scale float64, record bool) (experiment.Versus, bool) {
-		at := func(x activation.Activation) func(setting) bool { return func(s setting) bool { return s.Opt == opt && s.Act == x } }
+		at := func(x activation.Activation) func(setting) bool {
+			return func(s setting) bool { return s.Opt == opt && s.Act == x }
+		}
 		k := ""
 		if record {
 			k = "compare." + opt + "." + key + "." + a.Name() + "_vs_" + b.Name()
