@@ -10,7 +10,6 @@ package main
 // words are the templates claim.* of report.md.tmpl.
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/geluproject/gelu/ops/activation"
@@ -22,23 +21,22 @@ const alpha = 0.05
 
 func claims(r *report.Report, pg *page, res *results) {
 	tk := pg.trainKey()
-	values := map[string]func(*group) []float64{
+	cmp := experiment.Comparisons[setting]{Report: r, Groups: res.Best, Values: map[string]func(*group) []float64{
 		"final_train_loss": func(g *group) []float64 { return g.Final(tk) },
 		"mean_train_loss":  func(g *group) []float64 { return g.Mean(tk) },
 		"final_test_error": func(g *group) []float64 { return g.Final("test_error") },
-	}
-	// versus compares a with b on the quantity key, recording the sign test
-	// under compare.<opt>.<key>.<a>_vs_<b> unless record is false.
+	}}
+	// versus compares a with b at opt on the quantity key, recording the
+	// sign test under compare.<opt>.<key>.<a>_vs_<b> unless record is false.
 	versus := func(opt string, a, b activation.Activation, key string, scale float64, record bool) (experiment.Versus, bool) {
-		if !slices.Contains(pg.Opts, opt) || !slices.Contains(pg.Acts, a) || !slices.Contains(pg.Acts, b) {
-			return experiment.Versus{}, false
+		at := func(x activation.Activation) func(setting) bool {
+			return func(s setting) bool { return s.Opt == opt && s.Act == x }
 		}
-		ga, gb := best(res, opt, a), best(res, opt, b)
-		v := experiment.CompareNamed(a.Title(), b.Title(), values[key](ga), values[key](gb), scale)
+		k := ""
 		if record {
-			v.Set(r, "compare."+opt+"."+key+"."+a.Name()+"_vs_"+b.Name())
+			k = "compare." + opt + "." + key + "." + a.Name() + "_vs_" + b.Name()
 		}
-		return v, true
+		return cmp.Compare(key, at(a), at(b), a.Title(), b.Title(), scale, k)
 	}
 	// The paper: GELU's median training log loss is the lowest, with Adam.
 	for _, gelu := range []activation.Activation{activation.GELUTanh, activation.GELU} {

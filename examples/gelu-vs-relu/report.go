@@ -7,7 +7,6 @@ import (
 	_ "embed"
 	"fmt"
 	"slices"
-	"strings"
 	"text/template"
 
 	"github.com/geluproject/gelu/nn"
@@ -88,15 +87,6 @@ func (c config) lrs(opt string) []float64 {
 	return c.AdamLR
 }
 
-// titles are the activations' titles, in -acts order.
-func (c config) titles() []string {
-	var t []string
-	for _, a := range c.Acts {
-		t = append(t, a.Title())
-	}
-	return t
-}
-
 // trainKey is the training-loss metric the comparisons use: the paper's
 // loss without dropout when dropout is on.
 func (c config) trainKey() string {
@@ -108,8 +98,7 @@ func (c config) trainKey() string {
 
 // best returns the group reported for opt and a.
 func best(res *results, opt string, a activation.Activation) *group {
-	i := slices.IndexFunc(res.Best, func(g *group) bool { return g.Setting.Opt == opt && g.Setting.Act == a })
-	return res.Best[i]
+	return experiment.FindGroup(res.Best, func(s setting) bool { return s.Opt == opt && s.Act == a })
 }
 
 func writeReport(c config, d *data, res *results) error {
@@ -142,7 +131,7 @@ func writeReport(c config, d *data, res *results) error {
 		"config.layers": c.Layers, "config.width": c.Width, "config.dropout": c.Dropout, "config.momentum": c.Momentum,
 		"config.train_examples": d.Train.Len(), "config.test_examples": d.Test.Len(), "config.val_examples": c.Val,
 		"config.steps_per_epoch": d.PerEpoch, "config.eval_steps": d.EvalSteps, "config.blas": gemm.Name(),
-		"config.activations": strings.Split(c.Acts.String(), ","), "config.optimizers": []string(c.Opts),
+		"config.activations": c.Acts.Names(), "config.optimizers": []string(c.Opts),
 		"config.adam_lr": []float64(c.AdamLR), "config.sgd_lr": []float64(c.SGDLR),
 	} {
 		r.Set(k, v)
@@ -162,8 +151,7 @@ func initScale(r *report.Report, c config, d *data) (report.TableData, error) {
 	if err != nil {
 		return report.TableData{}, err
 	}
-	names := strings.Split(c.Acts.String(), ",")
-	return experiment.InitRMS(r, "init_rms", names, c.titles(), c.Layers, b.X, func(i int) (train.Model, *nn.MLP, error) {
+	return experiment.InitRMS(r, "init_rms", c.Acts.Names(), c.Acts.Titles(), c.Layers, b.X, func(i int) (train.Model, *nn.MLP, error) {
 		return network(c, d, c.Acts[i], c.Seed, 0)
 	})
 }
@@ -177,11 +165,11 @@ func tables(r *report.Report, c config, d *data, res *results, pg *page) {
 	meanTrain := func(g *group) []float64 { return g.Mean(tk) }
 	var labels []string
 	for _, o := range c.Opts {
-		gs := slices.DeleteFunc(slices.Clone(res.Best), func(g *group) bool { return g.Setting.Opt != o })
+		gs := experiment.Only(res.Best, func(s setting) bool { return s.Opt == o })
 		pg.Orders = append(pg.Orders, order{o, experiment.RankByMedian(gs, testErr, 100), experiment.RankByMedian(gs, meanTrain, 1)})
 		labels = append(labels, pg.Labels[o])
 	}
-	pg.FinalTestError = experiment.MedianPivot("activation", "test error (%)", c.titles(), labels,
+	pg.FinalTestError = experiment.MedianPivot("activation", "test error (%)", c.Acts.Titles(), labels,
 		func(i, j int) []float64 { return best(res, c.Opts[j], c.Acts[i]).Final("test_error") }, 100)
 	pg.Final.Header = []string{"optimizer", "activation", "lr", "final train loss", "final train loss, min–max",
 		"mean train loss over the run", "mean train loss, min–max", "test error (%)", "validation error (%)", "diverged runs"}
@@ -189,28 +177,18 @@ func tables(r *report.Report, c config, d *data, res *results, pg *page) {
 		p := g.Setting.Opt + "." + g.Setting.Act.Name() + "."
 		r.Set(p+"lr", g.Setting.LR)
 		r.Set(p+"diverged", g.Diverged())
-		for _, m := range metrics {
-			if s := experiment.Summarize(g.Final(m)); s.N > 0 {
-				s.Set(r, p+"final."+m)
-			}
-		}
+		experiment.SetFinals(r, p, g, metrics)
 		tl, ml := experiment.Summarize(g.Final(tk)), experiment.Summarize(g.Mean(tk))
 		ml.Set(r, p+"mean_train_loss")
 		pg.Final.Rows = append(pg.Final.Rows, []any{pg.Labels[g.Setting.Opt], g.Setting.Act.Title(), fmt.Sprint(g.Setting.LR), tl.Median, tl.Range(1),
 			ml.Median, ml.Range(1), 100 * experiment.Median(g.Final("test_error")), 100 * experiment.Median(g.Final("val_error")), g.Diverged()})
 	}
-	if len(res.Groups) > len(res.Best) {
-		pg.LRSelection.Header = []string{"optimizer", "activation", "lr", "validation error (%)", "validation loss", "chosen"}
-		for _, g := range res.Groups {
-			pg.LRSelection.Rows = append(pg.LRSelection.Rows, []any{pg.Labels[g.Setting.Opt], g.Setting.Act.Title(), fmt.Sprint(g.Setting.LR),
-				100 * experiment.Median(g.Final("val_error")), experiment.Median(g.Final("val_loss")), slices.Contains(res.Best, g)})
-		}
-	}
-	for _, run := range res.Runs {
-		if run.Diverged != "" {
-			pg.Diverged = append(pg.Diverged, run)
-		}
-	}
+	pg.LRSelection = experiment.SelectionTable([]string{"optimizer", "activation", "lr", "validation error (%)", "validation loss"}, res.Groups, res.Best,
+		func(g *group) []any {
+			return []any{pg.Labels[g.Setting.Opt], g.Setting.Act.Title(), fmt.Sprint(g.Setting.LR), 100 * experiment.Median(g.Final("val_error")),
+				experiment.Median(g.Final("val_loss"))}
+		})
+	pg.Diverged = experiment.DivergedRuns(res.Runs)
 	pg.Curves, _ = r.Capture(func() error {
 		return experiment.WriteBands(r, "curves", res.Groups, []string{"activation", "optimizer", "lr", "selected", "step", "epoch"},
 			func(g *group, step int) []any {
@@ -225,7 +203,7 @@ func tables(r *report.Report, c config, d *data, res *results, pg *page) {
 func plots(c config, d *data, res *results, pg *page) {
 	steps := experiment.ThinSteps(d.EvalSteps, d.PerEpoch, 12)
 	for _, o := range c.Opts {
-		loss := experiment.Panel[setting]{Metric: c.trainKey(), X: d.Epoch, Titles: c.titles(), LogAbove: 30,
+		loss := experiment.Panel[setting]{Metric: c.trainKey(), X: d.Epoch, Titles: c.Acts.Titles(), LogAbove: 30,
 			Dashed: func(g *group) bool { return g.Setting.Act == activation.GELUTanh }}
 		for _, a := range c.Acts {
 			g := best(res, o, a)

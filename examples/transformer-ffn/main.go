@@ -24,8 +24,9 @@
 // The text is Newton's Opticks (embedded) unless -text names a UTF-8 file;
 // validation windows come from chunks of the text never trained on (see
 // datasets.CharTask). This file reads top to bottom: flags, data, training
-// (model.go builds the model from nn/), report (report.go computes what
-// report.md shows, report.md.tmpl says it). Run it from the module root:
+// (experiment.CharFFNModel builds the model from nn/), report (report.go
+// computes what report.md shows, report.md.tmpl says it). Run it from the
+// module root:
 //
 //	go run ./examples/transformer-ffn                      # ReLU vs GELU, 3 seeds: about 1½ minutes on 2 cores
 //	go run ./examples/transformer-ffn -acts relu,gelu,silu -steps 600 -seeds 5
@@ -103,7 +104,7 @@ var metrics = []string{"train_loss", "val_loss", "val_bpc", "val_accuracy"}
 // results is what run returns besides the files.
 type results struct {
 	Data  experiment.CharData
-	Shape shape
+	Shape experiment.CharFFN
 	Runs  []*runResult // seeds outermost, then activations in -acts order
 }
 
@@ -128,7 +129,7 @@ func run(c config) (*results, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := shape{Vocab: d.Vocab.Size(), Context: c.Context, Embed: c.Embed, Dim: c.Dim, Hidden: c.Hidden, Layers: c.Layers}
+	s := experiment.CharFFN{Vocab: d.Vocab.Size(), Context: c.Context, Embed: c.Embed, Dim: c.Dim, Hidden: c.Hidden, Layers: c.Layers}
 	grid := experiment.Grid[activation.Activation]{Settings: c.Acts, Seeds: experiment.SeedRange(c.Seed, c.Seeds), Name: key, Dir: c.Out,
 		Workers: c.Workers, Metrics: metrics}
 	if c.Progress == nil {
@@ -147,8 +148,8 @@ func run(c config) (*results, error) {
 
 // trainOne trains a fresh model with the run's activation. The initial
 // weights and the batch order depend on the seed only.
-func trainOne(c config, d experiment.CharData, s shape, r *runResult) error {
-	m, err := buildModel(s, r.Setting, c.Batch, r.Seed)
+func trainOne(c config, d experiment.CharData, s experiment.CharFFN, r *runResult) error {
+	m, err := experiment.CharFFNModel(s, r.Setting, c.Batch, r.Seed)
 	if err != nil {
 		return err
 	}
@@ -177,4 +178,13 @@ func bits(nats float64) float64 { return nats / math.Ln2 }
 
 func (c config) check() error {
 	return errors.Join(experiment.CheckFlags(c), c.Flags.Check(experiment.SeedsFlag))
+}
+
+// loadInit fills the model's parameters from a safetensors file, naming the
+// model's shape when the file does not fit.
+func loadInit(path string, m train.Model, s experiment.CharFFN) error {
+	if err := train.LoadWeights(path, m.Graph); err != nil {
+		return fmt.Errorf("-init %s does not fit the model (%v; vocabulary from the text): %w", path, s, err)
+	}
+	return nil
 }

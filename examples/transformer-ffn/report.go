@@ -5,12 +5,10 @@ package main
 
 import (
 	_ "embed"
-	"runtime"
 	"strings"
 	"text/template"
 
 	"github.com/geluproject/gelu/ops/activation"
-	"github.com/geluproject/gelu/ops/gemm"
 	"github.com/geluproject/gelu/train/experiment"
 	"github.com/geluproject/gelu/train/report"
 )
@@ -35,7 +33,7 @@ const smooth = 10
 type page struct {
 	config
 	D                        experiment.CharData
-	S                        shape
+	S                        experiment.CharFFN
 	Smooth, MinSeeds, Params int
 	Setup, Results           report.TableData
 	Curves                   string // curves.csv's link
@@ -45,13 +43,12 @@ type page struct {
 	Comparison               report.TableData
 	Diffs                    []diff
 	Rises                    []experiment.Rise[activation.Activation] // runs whose training loss climbed by more than 0.2 nats
-	Tokens, Secs             float64
-	BLAS                     string
-	CPUs, Procs              int
-	HalfStep                 int // where the late validation plot starts
+	Tokens                   float64                                  // characters predicted in training, over all runs
+	experiment.Speed
+	HalfStep int // where the late validation plot starts
 }
 
-func (p *page) TokensPerS() float64 { return p.Tokens / p.Secs }
+func (p *page) TokensPerS() float64 { return p.Tokens / p.StepSeconds }
 func (p *page) ValPercent() float64 { return 100 * p.ValFraction }
 func (p *page) Predicted() int      { return p.Steps * p.Batch }
 
@@ -64,8 +61,8 @@ type diff struct {
 
 func writeReport(c config, res *results) error {
 	d, s := res.Data, res.Shape
-	pg := &page{config: c, D: d, S: s, Smooth: smooth, MinSeeds: experiment.MinPairs(0.05), Params: s.params(), BLAS: gemm.Name(), CPUs: runtime.NumCPU(),
-		Procs: runtime.GOMAXPROCS(0), Epochs: float64(c.Steps*c.Batch) / float64(d.Train.Len()), HalfStep: (c.Steps + 1) / 2}
+	pg := &page{config: c, D: d, S: s, Smooth: smooth, MinSeeds: experiment.MinPairs(0.05), Params: s.Params(),
+		Speed: experiment.SpeedOf(res.Runs), Epochs: float64(c.Steps*c.Batch) / float64(d.Train.Len()), HalfStep: (c.Steps + 1) / 2}
 	r, err := report.NewFromTemplate(c.Out, reportTmpl, pg, report.WithCommand(c.Args...))
 	if err != nil {
 		return err
@@ -107,15 +104,15 @@ func writeReport(c config, res *results) error {
 	if err := comparison(r, res, pg); err != nil {
 		return err
 	}
-	pg.Secs, pg.Tokens = experiment.Throughput(res.Runs, c.Batch)
-	r.Set("tokens_per_s", pg.Tokens/pg.Secs)
-	r.Set("train_seconds", pg.Secs)
+	_, pg.Tokens = experiment.Throughput(res.Runs, c.Batch)
+	r.Set("tokens_per_s", pg.TokensPerS())
+	r.Set("train_seconds", pg.StepSeconds)
 	if err := r.Execute(reportTmpl, pg); err != nil {
 		return err
 	}
 	r.DescribeKeys(keysText)
 	for k, v := range map[string]int{"data.chars": d.Chars, "data.vocab": s.Vocab, "data.train_windows": d.Train.Len(),
-		"data.val_windows": d.Val.Len(), "data.eval_windows": d.Eval.Len(), "model.params": s.params()} {
+		"data.val_windows": d.Val.Len(), "data.eval_windows": d.Eval.Len(), "model.params": s.Params()} {
 		r.Set(k, v)
 	}
 	return r.Close()
@@ -156,22 +153,15 @@ func comparison(r *report.Report, res *results, pg *page) error {
 	if len(gs) < 2 {
 		return nil
 	}
-	base := gs[0]
-	pg.Base = base.Name
-	pg.Comparison.Header = []string{"difference", "seed", "Δ final val loss (nats)", "Δ bits/char", "standard error (nats)", "z"}
-	for _, g := range gs[1:] {
-		d, err := experiment.DiffFrom(g, base, "val_rows", "val_loss", 32)
-		if err != nil {
-			return err
-		}
-		for i, delta := range d.PerSeed {
-			se := d.PerSeedSE[i]
-			pg.Comparison.Rows = append(pg.Comparison.Rows, []any{g.Name + " − " + base.Name, d.Seeds[i], delta, bits(delta), se, delta / se})
-		}
-		r.Set(g.Name+".delta_val_loss", d.Delta)
-		r.Set(g.Name+".delta_val_loss_se", d.SE)
-		r.Set(g.Name+".lower_seeds", d.Lower)
-		r.Set(g.Name+".p_value", d.P)
+	pg.Base = gs[0].Name
+	ds, t, err := experiment.DiffsFromFirst(gs, "val_rows", "val_loss", 32, []string{"Δ final val loss (nats)", "Δ bits/char", "standard error (nats)", "z"},
+		func(delta, se float64) []any { return []any{delta, bits(delta), se, delta / se} })
+	if err != nil {
+		return err
+	}
+	pg.Comparison = t
+	for _, d := range ds {
+		d.Set(r, d.Name, "val_loss")
 		pg.Diffs = append(pg.Diffs, diff{d, bits(d.Delta), bits(d.SE)})
 	}
 	pg.Rises = experiment.Rises(res.Runs, "step_loss", smooth, 0.2)

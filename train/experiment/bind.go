@@ -219,8 +219,8 @@ type MNISTMLP struct {
 
 // Main is an experiment program's main once its config holds the
 // defaults: it defines f's shared flags (which, see Flags.Register) and
-// cfg's own (BindFlags) on flag.CommandLine, parses the command line, calls
-// run and ends the program through Exit(program, f.Out, err).
+// cfg's own (BindFlags) on flag.CommandLine, parses the command line
+// (refusing anything but flags, as Flags.Parse does), calls run and ends the program through Exit(program, f.Out, err).
 //
 //	c := config{Flags: experiment.Flags{Out: "out/x", Seed: 1}, Steps: 600}
 //	experiment.Main("x", &c.Flags, experiment.SubsetFlag, &c, func() error { _, err := run(c); return err })
@@ -232,11 +232,9 @@ func Main(program string, f *Flags, which FlagSet, cfg any, run func() error) {
 	Exit(program, f.Out, err)
 }
 
-// parseFlags is Main's parsing on fs with args.
+// parseFlags is Main's parsing on fs with args (Flags.Parse): anything
+// left after the flags is an error, not silently ignored.
 func parseFlags(fs *flag.FlagSet, args []string, f *Flags, which FlagSet, cfg any) error {
-	f.Register(fs, which)
-	if err := BindFlags(fs, cfg); err != nil {
-		return err
-	}
-	return fs.Parse(args)
+	_, err := f.Parse(fs, args, which, cfg)
+	return err
 }

@@ -69,11 +69,15 @@
 // also score the same evaluation examples one by one, DiffFrom separates
 // the two kinds of noise: each seed's difference carries its evaluation
 // noise (a block standard error), the seeds carry the spread between
-// trainings.
+// trainings; DiffsFromFirst tabulates it per seed against the first group.
+// When one group per family is reported (Best), FindGroup, Only and
+// SelectionTable look the groups up and show the choice, and Comparisons
+// compares two of them seed by seed and records the sign test.
 //
 // The Transformer programs (examples/char-gpt, examples/vit-mnist) share
 // the feed-forward variants by name (MLPs), nn.GPT and nn.ViT as a
-// train.Model (GPTModel, ViTModel), nanoGPT's AdamW recipe run as one run
+// train.Model (GPTModel, ViTModel; CharFFNModel is examples/transformer-ffn's
+// attention-free one), nanoGPT's AdamW recipe run as one run
 // of a grid (AdamW, TrainAdamW) and the plumbing of a program's main
 // (BindFlags, CheckFlags, Flags.Check, CheckNames, NewGrid,
 // Flags.Progress, SpeedOf, Exit).

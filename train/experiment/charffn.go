@@ -1,8 +1,6 @@
-package main
+package experiment
 
-// The model: a window of K characters, embedded and flattened, projected to
-// width d, L pre-LN FeedForward blocks, a final LayerNorm and a Linear to
-// the vocabulary. Parameter names are those of CharFFN in torch_model.py.
+// The model of examples/transformer-ffn, next to GPTModel and ViTModel.
 
 import (
 	"errors"
@@ -15,27 +13,34 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// shape is everything that fixes the parameter shapes.
-type shape struct {
+// CharFFN is the shape of a next-character model of Transformer
+// feed-forward blocks without attention (examples/transformer-ffn): a
+// window of Context characters, each embedded (Embed numbers), flattened and
+// projected to width Dim, Layers pre-LN nn.FeedForward blocks of inner width
+// Hidden, a final LayerNorm and a Linear to the Vocab characters. Parameter
+// names are those of CharFFN in examples/transformer-ffn/torch_model.py.
+type CharFFN struct {
 	Vocab, Context, Embed, Dim, Hidden, Layers int
 }
 
-func (s shape) String() string {
+func (s CharFFN) String() string {
 	return fmt.Sprintf("vocab %d, context %d, embed %d, dim %d, hidden %d, layers %d",
 		s.Vocab, s.Context, s.Embed, s.Dim, s.Hidden, s.Layers)
 }
 
-// params returns the number of trainable scalars, computed from the shapes
-// (not read back from the graph, so the test can compare the two).
-func (s shape) params() int {
+// Params returns the number of trainable scalars, computed from the shapes
+// (not read back from the graph, so a test can compare it with ParamCount).
+func (s CharFFN) Params() int {
 	block := 2*s.Dim + s.Dim*s.Hidden + s.Hidden + s.Hidden*s.Dim + s.Dim
 	return s.Vocab*s.Embed + s.Context*s.Embed*s.Dim + s.Dim + s.Layers*block + 2*s.Dim + s.Dim*s.Vocab + s.Vocab
 }
 
-// buildModel builds the network on a new float32 graph for batches of rows
-// windows. Parameter initial values depend on seed and their names only, so
-// every activation starts from the same weights.
-func buildModel(s shape, act activation.Activation, rows int, seed uint64) (train.Model, error) {
+// CharFFNModel builds the network s with activation act on a new float32
+// graph seeded by seed, for batches of rows windows; the loss is the
+// cross-entropy of the next character. Parameter initial values depend on
+// seed and their names only, so every activation starts from the same
+// weights.
+func CharFFNModel(s CharFFN, act activation.Activation, rows int, seed uint64) (train.Model, error) {
 	if s.Vocab <= 0 || s.Context <= 0 || s.Embed <= 0 || s.Dim <= 0 || s.Hidden <= 0 || s.Layers < 0 || rows <= 0 {
 		return train.Model{}, fmt.Errorf("model %v with %d rows: want every size > 0 (layers ≥ 0)", s, rows)
 	}
@@ -69,13 +74,4 @@ func buildModel(s shape, act activation.Activation, rows int, seed uint64) (trai
 	}
 	loss, err := nn.CrossEntropyLoss(logits, y)
 	return train.Model{Graph: g, Input: x, Target: y, Output: logits, Loss: loss, Task: train.Classification}, err
-}
-
-// loadInit fills the model's parameters from a safetensors file, naming the
-// model's shape when the file does not fit.
-func loadInit(path string, m train.Model, s shape) error {
-	if err := train.LoadWeights(path, m.Graph); err != nil {
-		return fmt.Errorf("-init %s does not fit the model (%v; vocabulary from the text): %w", path, s, err)
-	}
-	return nil
 }
