@@ -123,15 +123,23 @@ func (k kernel32) generate() {
 		if wide {
 			addMaskedPS(at(dst, i), store[i], res[i], old)
 		} else {
-			VMASKMOVPS(at(dst, i), store[i], old)
-			VADDPS(res[i], old, old)
-			VMASKMOVPS(old, store[i], at(dst, i))
+			fullOrMasked(fmt.Sprintf("%s_add%d", k.name, i), store[i], func() {
+				VMOVUPS(at(dst, i), old)
+				VADDPS(res[i], old, old)
+				VMOVUPS(old, at(dst, i))
+			}, func() {
+				VMASKMOVPS(at(dst, i), store[i], old)
+				VADDPS(res[i], old, old)
+				VMASKMOVPS(old, store[i], at(dst, i))
+			})
 		}
 	}, func(i int) {
 		if wide {
 			VMOVUPS(res[i], store[i], at(dst, i))
 		} else {
-			VMASKMOVPS(res[i], store[i], at(dst, i))
+			fullOrMasked(fmt.Sprintf("%s_store%d", k.name, i), store[i],
+				func() { VMOVUPS(res[i], at(dst, i)) },
+				func() { VMASKMOVPS(res[i], store[i], at(dst, i)) })
 		}
 	})
 	nextIteration(loop, n, 4*L*U, k.withG, dst, xp, gp, excp, L/8*U, L*U)
@@ -140,6 +148,21 @@ func (k kernel32) generate() {
 	VZEROUPPER()
 	returnNonzero(anyExc)
 	wide = false
+}
+
+// fullOrMasked runs full when every lane of the AVX2 mask is set, else
+// masked: a masked store (VMASKMOVPS) costs several times a plain one on
+// AMD's cores, and a chain is nearly always full and free of exceptions.
+func fullOrMasked(label string, mask Register, full, masked func()) {
+	bits := GP32()
+	VMOVMSKPS(mask, bits)
+	CMPL(bits, U32(0xFF))
+	JNE(LabelRef(label + "_masked"))
+	full()
+	JMP(LabelRef(label + "_done"))
+	Label(label + "_masked")
+	masked()
+	Label(label + "_done")
 }
 
 func (k kernel32) String() string { return fmt.Sprintf("%s (U=%d)", k.name, k.unroll) }
