@@ -5928,8 +5928,15 @@ GELULane32AVX2D0_loop:
 	VMOVD        R9, X0
 	VPBROADCASTD X0, Y0
 	VPCMPGTD     kconst<>+9792(SB), Y0, Y0
-	VMASKMOVPS   (CX), Y0, Y1
+	CMPQ         DX, $0x00000008
+	JB           GELULane32AVX2D0_load1_0_masked
+	VMOVUPS      (CX), Y1
+	JMP          GELULane32AVX2D0_load1_0_done
 
+GELULane32AVX2D0_load1_0_masked:
+	VMASKMOVPS (CX), Y0, Y1
+
+GELULane32AVX2D0_load1_0_done:
 	// GELU f^(0), float32 lanes
 	VANDPS      kconst<>+6336(SB), Y1, Y2
 	VMINPS      kconst<>+6400(SB), Y2, Y2
@@ -6142,8 +6149,15 @@ GELULane32AVX2D1_loop:
 	VMOVD        R10, X0
 	VPBROADCASTD X0, Y0
 	VPCMPGTD     kconst<>+10816(SB), Y0, Y0
-	VMASKMOVPS   (CX), Y0, Y1
+	CMPQ         BX, $0x00000008
+	JB           GELULane32AVX2D1_load1_0_masked
+	VMOVUPS      (CX), Y1
+	JMP          GELULane32AVX2D1_load1_0_done
 
+GELULane32AVX2D1_load1_0_masked:
+	VMASKMOVPS (CX), Y0, Y1
+
+GELULane32AVX2D1_load1_0_done:
 	// GELU f^(1), float32 lanes
 	VANDPS      kconst<>+6336(SB), Y1, Y2
 	VMINPS      kconst<>+6400(SB), Y2, Y2
@@ -6295,7 +6309,15 @@ GELULane32AVX2D1_loop:
 	VADDPS      Y3, Y4, Y3
 	VADDPS      Y2, Y3, Y2
 	VCMPPS      $0x19, kconst<>+8384(SB), Y1, Y1
-	VMASKMOVPS  (DX), Y0, Y3
+	CMPQ        BX, $0x00000008
+	JB          GELULane32AVX2D1_load2_0_masked
+	VMOVUPS     (DX), Y3
+	JMP         GELULane32AVX2D1_load2_0_done
+
+GELULane32AVX2D1_load2_0_masked:
+	VMASKMOVPS (DX), Y0, Y3
+
+GELULane32AVX2D1_load2_0_done:
 	VMULPS      Y5, Y3, Y4
 	VMULPS      Y2, Y3, Y2
 	VFMADD231PS Y5, Y3, Y2
@@ -6374,8 +6396,15 @@ GELULane32AVX2D2_loop:
 	VMOVD        R10, X0
 	VPBROADCASTD X0, Y0
 	VPCMPGTD     kconst<>+11840(SB), Y0, Y0
-	VMASKMOVPS   (CX), Y0, Y1
+	CMPQ         BX, $0x00000008
+	JB           GELULane32AVX2D2_load1_0_masked
+	VMOVUPS      (CX), Y1
+	JMP          GELULane32AVX2D2_load1_0_done
 
+GELULane32AVX2D2_load1_0_masked:
+	VMASKMOVPS (CX), Y0, Y1
+
+GELULane32AVX2D2_load1_0_done:
 	// GELU f^(2), float32 lanes
 	VANDPS      kconst<>+6336(SB), Y1, Y1
 	VMINPS      kconst<>+6400(SB), Y1, Y2
@@ -6434,7 +6463,15 @@ GELULane32AVX2D2_loop:
 	VMULPS      Y2, Y9, Y4
 	VMULPS      Y2, Y3, Y2
 	VCMPPS      $0x16, kconst<>+6400(SB), Y1, Y1
-	VMASKMOVPS  (DX), Y0, Y3
+	CMPQ        BX, $0x00000008
+	JB          GELULane32AVX2D2_load2_0_masked
+	VMOVUPS     (DX), Y3
+	JMP         GELULane32AVX2D2_load2_0_done
+
+GELULane32AVX2D2_load2_0_masked:
+	VMASKMOVPS (DX), Y0, Y3
+
+GELULane32AVX2D2_load2_0_done:
 	VMULPS      Y4, Y3, Y5
 	VMULPS      Y2, Y3, Y2
 	VFMADD231PS Y4, Y3, Y2

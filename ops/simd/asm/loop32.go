@@ -70,14 +70,24 @@ func (k kernel32) generate() {
 		}
 	})
 	at := func(base GPVirtual, i int) Mem { return Mem{Base: base, Disp: 4 * L * i} }
+	loads := 0
 	load := func(base GPVirtual) V {
 		v := newS()
+		loads++
 		for i := range v {
 			if wide {
 				VMOVUPS_Z(at(base, i), active[i], v[i])
-			} else {
-				VMASKMOVPS(at(base, i), active[i], v[i])
+				continue
 			}
+			// As for stores (fullOrMasked), a plain load when the chain is full.
+			label := fmt.Sprintf("%s_load%d_%d", k.name, loads, i)
+			CMPQ(n, U32(L*(i+1)))
+			JB(LabelRef(label + "_masked"))
+			VMOVUPS(at(base, i), v[i])
+			JMP(LabelRef(label + "_done"))
+			Label(label + "_masked")
+			VMASKMOVPS(at(base, i), active[i], v[i])
+			Label(label + "_done")
 		}
 		return v
 	}
