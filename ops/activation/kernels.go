@@ -10,17 +10,20 @@ package activation
 // simd). Which assembly is the path simd.Current (environment variable
 // GELU_KERNELS, see package simd):
 //
-//   - exact32 (the default): results equal the portable loops'. float64 repeats the
-//     reference's operations bit for bit; float32 evaluates in float64
-//     lanes and keeps a lane only when its rounding is certain to be the
-//     reference's (a zero may differ in sign), handing the rest back.
-//   - avx512: as exact32, except that float32 GELU runs in
-//     float32 lanes, each result within 1 ulp of the true value (the
-//     reference rounded or a neighbour; cmd/gelu32proof checks all 2^32
-//     inputs).
-//   - avx2: float32 GELU in float32 lanes as avx512 but 8 per register;
-//     everything else portable.
+//   - avx512 (the default with AVX-512): as exact32, except that float32
+//     GELU runs in float32 lanes, each result within 1 ulp of the true
+//     value (the reference rounded or a neighbour; cmd/gelu32proof checks
+//     all 2^32 inputs).
+//   - exact32 (the reference): results equal the portable loops'. float64
+//     repeats the reference's operations bit for bit; float32 evaluates in
+//     float64 lanes and keeps a lane only when its rounding is certain to
+//     be the reference's (a zero may differ in sign), handing the rest back.
+//   - avx2 (the default with AVX2 and FMA but no AVX-512): float32 GELU in
+//     float32 lanes as avx512 but 8 per register; everything else portable.
 //   - generic: portable loops only.
+//
+// Each path is deterministic: every lane is computed on its own, so the
+// result does not depend on the number of cores or where chunks start.
 //
 // KernelsName reports which run.
 

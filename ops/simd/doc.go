@@ -28,17 +28,19 @@
 //	GELU_KERNELS=avx512   float32 lanes with AVX-512 where a kernel exists
 //	                      (GELU: within 1 ulp, not always correctly rounded);
 //	                      the other float32 kernels and all float64 kernels
-//	                      as with exact32.
+//	                      as with exact32. The default on AVX-512 CPUs.
 //	GELU_KERNELS=exact32  the float32 kernels that evaluate in float64 lanes
-//	                      and are correctly rounded (the reference path).
-//	                      The default on AVX-512 CPUs, until the rest of the
-//	                      project's float32 tests allow 1 ulp.
+//	                      and are correctly rounded: the reference path,
+//	                      bit for bit the portable loops' results.
 //	GELU_KERNELS=avx2     the float32-lane kernels built for AVX2 (8 lanes);
 //	                      everything else portable Go. The default on CPUs
 //	                      with AVX2 and FMA but not AVX-512.
 //	GELU_KERNELS=generic  portable Go only.
 //
-// A path the CPU cannot run falls back to the best one it can. Available
+// A path the CPU cannot run falls back to the best one it can. Every path
+// is deterministic: a kernel computes each lane on its own, so results do
+// not depend on the thread count, the chunking or an element's position in
+// a register. Available
 // is false (portable Go only) off amd64, with the noasm build tag, and on
 // the generic path.
 package simd

@@ -24,7 +24,7 @@ var Current = pickPath()
 var Available = Current != Generic
 
 func pickPath() Path {
-	want := Exact32
+	want := AVX512 // AVX2 on CPUs without AVX-512 (best)
 	if s := os.Getenv("GELU_KERNELS"); s != "" {
 		p, err := ParsePath(s)
 		if err != nil {

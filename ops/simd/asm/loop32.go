@@ -70,14 +70,24 @@ func (k kernel32) generate() {
 		}
 	})
 	at := func(base GPVirtual, i int) Mem { return Mem{Base: base, Disp: 4 * L * i} }
+	loads := 0
 	load := func(base GPVirtual) V {
 		v := newS()
+		loads++
 		for i := range v {
 			if wide {
 				VMOVUPS_Z(at(base, i), active[i], v[i])
-			} else {
-				VMASKMOVPS(at(base, i), active[i], v[i])
+				continue
 			}
+			// As for stores (fullOrMasked), a plain load when the chain is full.
+			label := fmt.Sprintf("%s_load%d_%d", k.name, loads, i)
+			CMPQ(n, U32(L*(i+1)))
+			JB(LabelRef(label + "_masked"))
+			VMOVUPS(at(base, i), v[i])
+			JMP(LabelRef(label + "_done"))
+			Label(label + "_masked")
+			VMASKMOVPS(at(base, i), active[i], v[i])
+			Label(label + "_done")
 		}
 		return v
 	}
@@ -123,15 +133,23 @@ func (k kernel32) generate() {
 		if wide {
 			addMaskedPS(at(dst, i), store[i], res[i], old)
 		} else {
-			VMASKMOVPS(at(dst, i), store[i], old)
-			VADDPS(res[i], old, old)
-			VMASKMOVPS(old, store[i], at(dst, i))
+			fullOrMasked(fmt.Sprintf("%s_add%d", k.name, i), store[i], func() {
+				VMOVUPS(at(dst, i), old)
+				VADDPS(res[i], old, old)
+				VMOVUPS(old, at(dst, i))
+			}, func() {
+				VMASKMOVPS(at(dst, i), store[i], old)
+				VADDPS(res[i], old, old)
+				VMASKMOVPS(old, store[i], at(dst, i))
+			})
 		}
 	}, func(i int) {
 		if wide {
 			VMOVUPS(res[i], store[i], at(dst, i))
 		} else {
-			VMASKMOVPS(res[i], store[i], at(dst, i))
+			fullOrMasked(fmt.Sprintf("%s_store%d", k.name, i), store[i],
+				func() { VMOVUPS(res[i], at(dst, i)) },
+				func() { VMASKMOVPS(res[i], store[i], at(dst, i)) })
 		}
 	})
 	nextIteration(loop, n, 4*L*U, k.withG, dst, xp, gp, excp, L/8*U, L*U)
@@ -140,6 +158,21 @@ func (k kernel32) generate() {
 	VZEROUPPER()
 	returnNonzero(anyExc)
 	wide = false
+}
+
+// fullOrMasked runs full when every lane of the AVX2 mask is set, else
+// masked: a masked store (VMASKMOVPS) costs several times a plain one on
+// AMD's cores, and a chain is nearly always full and free of exceptions.
+func fullOrMasked(label string, mask Register, full, masked func()) {
+	bits := GP32()
+	VMOVMSKPS(mask, bits)
+	CMPL(bits, U32(0xFF))
+	JNE(LabelRef(label + "_masked"))
+	full()
+	JMP(LabelRef(label + "_done"))
+	Label(label + "_masked")
+	masked()
+	Label(label + "_done")
 }
 
 func (k kernel32) String() string { return fmt.Sprintf("%s (U=%d)", k.name, k.unroll) }

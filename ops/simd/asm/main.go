@@ -13,6 +13,7 @@ import (
 	"math"
 	"os"
 	"regexp"
+	"strings"
 
 	. "github.com/mmcloughlin/avo/build"
 )
@@ -65,13 +66,14 @@ func main() {
 	Generate()
 	if out := flag.Lookup("out"); out != nil && out.Value.String() != "" {
 		dropSelfMoves(out.Value.String())
+		checkAVX2Registers(out.Value.String())
 	}
 	fmt.Fprintf(os.Stderr, "G fit: max relative error %.3g (2^%.1f)\n", gFitError, math.Log2(gFitError))
 }
 
 // selfMove matches the register-to-itself copies left where the allocator
 // gave an FMA's copy and its source the same register.
-var selfMove = regexp.MustCompile(`(?m)^\tVMOVAPD\s+(Z\d+), (Z\d+)\n`)
+var selfMove = regexp.MustCompile(`(?m)^\tVMOVAP[SD]\s+([YZ]\d+), ([YZ]\d+)\n`)
 
 func dropSelfMoves(path string) {
 	src, err := os.ReadFile(path)
@@ -86,5 +88,28 @@ func dropSelfMoves(path string) {
 	})
 	if err := os.WriteFile(path, out, 0o644); err != nil {
 		panic(err)
+	}
+}
+
+// highVec matches the vector registers only AVX-512 has (16 to 31).
+var highVec = regexp.MustCompile(`\b[XYZ](1[6-9]|2\d|3[01])\b`)
+
+// checkAVX2Registers fails if a kernel meant for CPUs without AVX-512 (its
+// name has AVX2) uses registers 16 to 31: the allocator knows all 32, and
+// an AVX2 body that needs more than 16 would assemble (EVEX encodings) but
+// fault on those CPUs.
+func checkAVX2Registers(path string) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		panic(err)
+	}
+	fn := ""
+	for n, line := range strings.Split(string(src), "\n") {
+		if strings.HasPrefix(line, "TEXT ") {
+			fn = line
+		}
+		if strings.Contains(fn, "AVX2") && highVec.MatchString(line) {
+			panic(fmt.Sprintf("%s:%d: an AVX2 kernel uses a register AVX2 lacks: %s", path, n+1, strings.TrimSpace(line)))
+		}
 	}
 }
