@@ -76,6 +76,15 @@ const (
 	GELULane32D0 // float32 lanes, within 1 ulp; Call32 runs the AVX2 build on the AVX2 path
 	GELULane32D1
 	GELULane32D2
+	GELUTanhLane32D0 // x·σ(q(x)) in float32 lanes, within 1 ulp, like GELULane32
+	GELUTanhLane32D1
+	GELUTanhLane32D2
+	GELUSigmoidLane32D0
+	GELUSigmoidLane32D1
+	GELUSigmoidLane32D2
+	SiLULane32D0
+	SiLULane32D1
+	SiLULane32D2
 	GELU64D0
 	GELU64D1
 	GELU64D2
@@ -87,7 +96,7 @@ const (
 
 // Lane32 reports whether id is a float32-lane kernel (not correctly
 // rounded: within 1 ulp).
-func (id ID) Lane32() bool { return id >= GELULane32D0 && id <= GELULane32D2 }
+func (id ID) Lane32() bool { return id >= GELULane32D0 && id <= SiLULane32D2 }
 
 // Path is a set of kernels; see the package documentation.
 type Path uint8
