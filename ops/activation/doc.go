@@ -29,9 +29,9 @@
 // computes an activation's shape and Gaussian moments from the references.
 //
 // GELU_KERNELS selects the kernels: exact32 (the default on AVX-512 CPUs:
-// results equal the portable loops'), avx512 (float32 GELU in float32
-// lanes, within 1 ulp, faster), avx2, or generic (the portable loops, as
-// the noasm build tag); see package simd. KernelsName says which run. The
-// command cmd/gelu32proof checks the float32 GELU kernels on all 2^32
-// inputs.
+// results equal the portable loops'), avx512 (float32 GELU, its tanh and
+// sigmoid forms and SiLU in float32 lanes, within 1 ulp, faster), avx2, or
+// generic (the portable loops, as the noasm build tag); see package simd.
+// KernelsName says which run. The command cmd/gelu32proof checks those
+// float32-lane kernels on all 2^32 inputs.
 package activation

@@ -26,7 +26,8 @@
 // environment variable GELU_KERNELS:
 //
 //	GELU_KERNELS=avx512   float32 lanes with AVX-512 where a kernel exists
-//	                      (GELU: within 1 ulp, not always correctly rounded);
+//	                      (GELU, its tanh and sigmoid forms, SiLU: within
+//	                      1 ulp, not always correctly rounded);
 //	                      the other float32 kernels and all float64 kernels
 //	                      as with exact32.
 //	GELU_KERNELS=exact32  the float32 kernels that evaluate in float64 lanes
