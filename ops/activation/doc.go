@@ -29,11 +29,11 @@
 // computes an activation's shape and Gaussian moments from the references.
 //
 // GELU_KERNELS selects the kernels: avx512 (the default on AVX-512 CPUs:
-// float32 GELU in float32 lanes, within 1 ulp of the true value), avx2
-// (the same in AVX2 registers, the default on CPUs with AVX2 but not
-// AVX-512), exact32 (float32 GELU correctly rounded, equal to the portable
-// loops': the reference), or generic (the portable loops, as the noasm
-// build tag); see package simd. KernelsName says which run. The
-// command cmd/gelu32proof checks the float32 GELU kernels on all 2^32
-// inputs.
+// float32 GELU, its tanh and sigmoid forms and SiLU in float32 lanes,
+// within 1 ulp of the true value), avx2 (the same in AVX2 registers, the
+// default on CPUs with AVX2 but not AVX-512), exact32 (float32 results
+// correctly rounded, equal to the portable loops': the reference), or
+// generic (the portable loops, as the noasm build tag); see package simd.
+// KernelsName says which run. The command cmd/gelu32proof checks the
+// float32-lane kernels on all 2^32 inputs.
 package activation

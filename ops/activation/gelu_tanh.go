@@ -20,6 +20,9 @@ var geluTanhRow = row{
 		k[0], k[1] = tanhSlope2.hi, tanhSlope2.hi*tanhCubic.hi
 		return simd.Gated32D0 + simd.ID(order)
 	},
+	lane32: func(order int, _ dd, _ *[8]float64) simd.ID {
+		return simd.GELUTanhLane32D0 + simd.ID(order)
+	},
 	simd64: func(order int, _ dd, k *[8]float64) simd.ID {
 		if order > 1 {
 			return simd.None // the gated f'' uses expm1

@@ -11,14 +11,14 @@ package activation
 // GELU_KERNELS, see package simd):
 //
 //   - avx512 (the default with AVX-512): as exact32, except that float32
-//     GELU runs in float32 lanes, each result within 1 ulp of the true
-//     value (the reference rounded or a neighbour; cmd/gelu32proof checks
-//     all 2^32 inputs).
+//     GELU (exact, tanh and sigmoid forms) and SiLU run in float32 lanes,
+//     each result within 1 ulp of the true value (the reference rounded or
+//     a neighbour; cmd/gelu32proof checks all 2^32 inputs).
 //   - exact32 (the reference): results equal the portable loops'. float64
 //     repeats the reference's operations bit for bit; float32 evaluates in
 //     float64 lanes and keeps a lane only when its rounding is certain to
 //     be the reference's (a zero may differ in sign), handing the rest back.
-//   - avx2 (the default with AVX2 and FMA but no AVX-512): float32 GELU in
+//   - avx2 (the default with AVX2 and FMA but no AVX-512): those in
 //     float32 lanes as avx512 but 8 per register; everything else portable.
 //   - generic: portable loops only.
 //
@@ -119,6 +119,9 @@ func run[T graph.Float](a Activation, order int, dst, x, g []T, add bool) {
 			path := simd.Current
 			if (path == simd.AVX512 || path == simd.AVX2) && r.lane32 != nil {
 				l.k.id = r.lane32(order, a.param, &l.k.p)
+				if path == simd.AVX2 && !simd.HasAVX2(l.k.id) {
+					l.k.id = simd.None
+				}
 			}
 			if l.k.id == simd.None && path.Has512() && r.simd32 != nil {
 				l.k.id = r.simd32(order, a.param, &l.k.p)
@@ -178,7 +181,8 @@ func (l *loop[T]) Run(lo, hi int) {
 // back those outside the range where they repeat the reference (|x| > 37
 // for GELU, say), the float32 ones those whose rounding they cannot be
 // sure of, the float32-lane ones those outside their range (x < −13 for
-// GELU, NaN). Results are therefore the same, bit for bit, as the portable
+// GELU, NaN; the gated ones also a window around the roots of f' and f”).
+// Results are therefore the same, bit for bit, as the portable
 // loops', but for the float32-lane kernels (within 1 ulp).
 func (k chunkKernel[T]) runSIMD(dst, x, g []T, add bool) {
 	var exc simd.Bitmap
@@ -226,11 +230,11 @@ func KernelsName() string {
 	case !simd.Available:
 		return "portable Go"
 	case simd.Current == simd.AVX2:
-		return "AVX2 float32 lanes for GELU in float32 (within 1 ulp); the rest portable Go"
+		return "AVX2 float32 lanes for GELU, its tanh and sigmoid forms and SiLU in float32 (within 1 ulp); the rest portable Go"
 	}
 	name := "AVX-512"
 	if simd.Current == simd.AVX512 {
-		name += ", float32 lanes for GELU in float32 (within 1 ulp)"
+		name += ", float32 lanes for GELU, its tanh and sigmoid forms and SiLU in float32 (within 1 ulp)"
 	}
 	if !exact64 {
 		name += "; float64: portable Go, as GOAMD64=v3 fuses multiply-adds"

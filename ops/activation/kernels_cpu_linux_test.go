@@ -34,21 +34,23 @@ func BenchmarkGELUKernelCPUTime(b *testing.B) {
 		x[i], g[i] = float32(3*r.Normal()), float32(r.Normal())
 	}
 	for _, p := range simd.Paths() {
-		for k := 0; k <= 1; k++ {
-			b.Run(p.String()+"/gelu/float32/"+[]string{"forward", "backward"}[k], func(b *testing.B) {
-				defer simd.Use(simd.Use(p))
-				runtime.LockOSThread()
-				defer runtime.UnlockOSThread()
-				t0 := threadCPU()
-				for range b.N {
-					if k == 0 {
-						forward(GELU, d, x)
-					} else {
-						derivative(GELU, 1, d, x, g, false)
+		for _, a := range []Activation{GELU, GELUTanh, GELUSigmoid, SiLU} {
+			for k := 0; k <= 2; k++ {
+				b.Run(p.String()+"/"+a.String()+"/float32/"+[]string{"forward", "backward", "backward2"}[k], func(b *testing.B) {
+					defer simd.Use(simd.Use(p))
+					runtime.LockOSThread()
+					defer runtime.UnlockOSThread()
+					t0 := threadCPU()
+					for range b.N {
+						if k == 0 {
+							forward(a, d, x)
+						} else {
+							derivative(a, k, d, x, g, false)
+						}
 					}
-				}
-				b.ReportMetric((threadCPU()-t0)/float64(b.N*n), "cpu-ns/elem")
-			})
+					b.ReportMetric((threadCPU()-t0)/float64(b.N*n), "cpu-ns/elem")
+				})
+			}
 		}
 	}
 }

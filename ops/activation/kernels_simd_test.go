@@ -35,6 +35,28 @@ func specials64() []float64 {
 	for _, e := range []float64{14.9, 15, 15.1, 16, 20, 21, 37, 37.5, 38, 40, 54, 60, 700, 746, 800, 1490, 1500} {
 		s = append(s, e, -e, math.Nextafter(e, 0), -math.Nextafter(e, 0), math.Nextafter(e, 100), -math.Nextafter(e, 100))
 	}
+	// The edges of the float32-lane gated kernels (ops/simd/asm/gated32.go):
+	// XMax for the tanh form, the sigmoid form and SiLU, the windows of
+	// relative width 2^−10 around the roots of f' and f”, and 2^−100, below
+	// which f is left to the reference. Each with its float32 neighbours.
+	var edges []float64
+	for _, r := range []float64{0.7524614220710162, 1.4185040087908285, 0.7511542554412889,
+		1.4097281319127308, 1.278464542761074, 2.399357280515468} {
+		edges = append(edges, r, r*(1-0x1p-10), r*(1+0x1p-10))
+	}
+	edges = append(edges, 9.125, 40.5, 69, 0x1p-100)
+	for _, e := range edges {
+		v := float32(e)
+		for i := 0; i < 3; i++ {
+			s = append(s, float64(v), -float64(v))
+			v = math.Nextafter32(v, 0)
+		}
+		v = float32(e)
+		for i := 0; i < 3; i++ {
+			v = math.Nextafter32(v, 1000)
+			s = append(s, float64(v), -float64(v))
+		}
+	}
 	// x whose t = −x/√2 falls on either side of math.Erfc's range limits,
 	// where the float64 GELU kernels switch formulas.
 	for _, t := range []float64{0x1p-56, 0.25, 0.84375, 1.25, 1 / 0.35, 6} {

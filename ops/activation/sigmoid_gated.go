@@ -24,6 +24,7 @@ var geluSigmoidRow = row{
 	defaultParam: sigmoidBeta,
 	ref:          linearGatedRef,
 	simd32:       linearGatedSIMD32,
+	lane32:       fixedGateLane32(sigmoidBeta, simd.GELUSigmoidLane32D0),
 	simd64:       linearGatedSIMD64,
 }
 
@@ -34,6 +35,7 @@ var siluRow = row{
 	defaultParam: dd{hi: 1},
 	ref:          linearGatedRef,
 	simd32:       linearGatedSIMD32,
+	lane32:       fixedGateLane32(dd{hi: 1}, simd.SiLULane32D0),
 	simd64:       linearGatedSIMD64,
 }
 
@@ -69,6 +71,17 @@ func linearGatedSIMD32(order int, p dd, k *[8]float64) simd.ID {
 	}
 	k[0] = p.hi
 	return simd.Gated32D0 + simd.ID(order)
+}
+
+// fixedGateLane32 is the lane32 of a row whose float32-lane kernels have
+// the gate coefficient beta built in (family is their f kernel).
+func fixedGateLane32(beta dd, family simd.ID) func(int, dd, *[8]float64) simd.ID {
+	return func(order int, p dd, _ *[8]float64) simd.ID {
+		if p != beta {
+			return simd.None
+		}
+		return family + simd.ID(order)
+	}
 }
 
 func linearGatedSIMD64(order int, p dd, k *[8]float64) simd.ID {

@@ -26,7 +26,8 @@
 // environment variable GELU_KERNELS:
 //
 //	GELU_KERNELS=avx512   float32 lanes with AVX-512 where a kernel exists
-//	                      (GELU: within 1 ulp, not always correctly rounded);
+//	                      (GELU, its tanh and sigmoid forms, SiLU: within
+//	                      1 ulp, not always correctly rounded);
 //	                      the other float32 kernels and all float64 kernels
 //	                      as with exact32. The default on AVX-512 CPUs.
 //	GELU_KERNELS=exact32  the float32 kernels that evaluate in float64 lanes
@@ -78,6 +79,15 @@ const (
 	GELULane32D0 // float32 lanes, within 1 ulp; Call32 runs the AVX2 build on the AVX2 path
 	GELULane32D1
 	GELULane32D2
+	GELUTanhLane32D0 // x·σ(q(x)) in float32 lanes, within 1 ulp, like GELULane32
+	GELUTanhLane32D1
+	GELUTanhLane32D2
+	GELUSigmoidLane32D0
+	GELUSigmoidLane32D1
+	GELUSigmoidLane32D2
+	SiLULane32D0
+	SiLULane32D1
+	SiLULane32D2
 	GELU64D0
 	GELU64D1
 	GELU64D2
@@ -89,7 +99,11 @@ const (
 
 // Lane32 reports whether id is a float32-lane kernel (not correctly
 // rounded: within 1 ulp).
-func (id ID) Lane32() bool { return id >= GELULane32D0 && id <= GELULane32D2 }
+func (id ID) Lane32() bool { return id >= GELULane32D0 && id <= SiLULane32D2 }
+
+// HasAVX2 reports whether the float32-lane kernel id has an AVX2 form. The
+// tanh form's f'' has none: its body needs 19 vector registers, AVX2 has 16.
+func HasAVX2(id ID) bool { return id.Lane32() && id != GELUTanhLane32D2 }
 
 // Path is a set of kernels; see the package documentation.
 type Path uint8

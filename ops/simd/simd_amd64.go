@@ -102,7 +102,26 @@ func Call32(id ID, dst, x, g []float32, add bool, p *[8]float64, exc *Bitmap) bo
 			return GELULane32AVX2D1(dst, x, g, add, p, exc[:])
 		case GELULane32D2:
 			return GELULane32AVX2D2(dst, x, g, add, p, exc[:])
+		case GELUTanhLane32D0:
+			return GELUTanhLane32AVX2D0(dst, x, g, add, p, exc[:])
+		case GELUTanhLane32D1:
+			return GELUTanhLane32AVX2D1(dst, x, g, add, p, exc[:])
+		case GELUSigmoidLane32D0:
+			return GELUSigmoidLane32AVX2D0(dst, x, g, add, p, exc[:])
+		case GELUSigmoidLane32D1:
+			return GELUSigmoidLane32AVX2D1(dst, x, g, add, p, exc[:])
+		case GELUSigmoidLane32D2:
+			return GELUSigmoidLane32AVX2D2(dst, x, g, add, p, exc[:])
+		case SiLULane32D0:
+			return SiLULane32AVX2D0(dst, x, g, add, p, exc[:])
+		case SiLULane32D1:
+			return SiLULane32AVX2D1(dst, x, g, add, p, exc[:])
+		case SiLULane32D2:
+			return SiLULane32AVX2D2(dst, x, g, add, p, exc[:])
 		}
+		// Never the AVX-512 form on a CPU without it (an illegal
+		// instruction): rows ask for no other (see HasAVX2).
+		panic("simd: Call32: kernel has no AVX2 form")
 	}
 	switch id {
 	case GELULane32D0:
@@ -111,6 +130,24 @@ func Call32(id ID, dst, x, g []float32, add bool, p *[8]float64, exc *Bitmap) bo
 		return GELULane32AVX512D1(dst, x, g, add, p, exc[:])
 	case GELULane32D2:
 		return GELULane32AVX512D2(dst, x, g, add, p, exc[:])
+	case GELUTanhLane32D0:
+		return GELUTanhLane32AVX512D0(dst, x, g, add, p, exc[:])
+	case GELUTanhLane32D1:
+		return GELUTanhLane32AVX512D1(dst, x, g, add, p, exc[:])
+	case GELUTanhLane32D2:
+		return GELUTanhLane32AVX512D2(dst, x, g, add, p, exc[:])
+	case GELUSigmoidLane32D0:
+		return GELUSigmoidLane32AVX512D0(dst, x, g, add, p, exc[:])
+	case GELUSigmoidLane32D1:
+		return GELUSigmoidLane32AVX512D1(dst, x, g, add, p, exc[:])
+	case GELUSigmoidLane32D2:
+		return GELUSigmoidLane32AVX512D2(dst, x, g, add, p, exc[:])
+	case SiLULane32D0:
+		return SiLULane32AVX512D0(dst, x, g, add, p, exc[:])
+	case SiLULane32D1:
+		return SiLULane32AVX512D1(dst, x, g, add, p, exc[:])
+	case SiLULane32D2:
+		return SiLULane32AVX512D2(dst, x, g, add, p, exc[:])
 	}
 	panic("simd: Call32 with a float64 or unknown kernel")
 }

@@ -1,8 +1,9 @@
-// Command gelu32proof checks the float32 GELU kernels on every one of the
-// 2^32 float32 inputs: for each path and derivative order it compares
-// Forward (f), Backward (g·f') and Backward2 (g·f”) with g = 1 against the
-// float64 reference (activation.GELU.F, Deriv, Deriv2, accurate to a few
-// float64 ulp, so good to about 2^−29 float32 ulp), and prints a Markdown
+// Command gelu32proof checks the float32 kernels of the GELU family (exact
+// GELU by default; -act gelu_tanh, gelu_sigmoid or silu for the others) on
+// every one of the 2^32 float32 inputs: for each path and derivative order
+// it compares Forward (f), Backward (g·f') and Backward2 (g·f”) with g = 1
+// against the float64 reference (F, Deriv, Deriv2 of the activation,
+// accurate to a few float64 ulp, so good to about 2^−29 float32 ulp), and prints a Markdown
 // table of the largest error in float32 ulp of the reference, how many
 // results are not the reference correctly rounded, and the worst inputs.
 // Special values count as errors unless exact: NaN for NaN, ±Inf and ±0
@@ -10,6 +11,7 @@
 //
 //	go run ./ops/activation/cmd/gelu32proof                       # avx512 and avx2
 //	go run ./ops/activation/cmd/gelu32proof -paths exact32,avx512 -orders 0,1
+//	go run ./ops/activation/cmd/gelu32proof -act gelu_tanh -orders 0
 //
 // The reference runs through the float64 AVX-512 kernels, bit-identical to
 // the scalar reference (so the exact32 or avx512 path must be available for
@@ -34,12 +36,21 @@ import (
 
 const chunk = 1 << 22
 
+// stride > 1 samples the inputs (flag -stride).
+var stride uint64 = 1
+
 func main() {
 	paths := flag.String("paths", "avx512,avx2", "comma-separated kernel paths (see package simd): avx512, avx2, exact32, generic")
 	orders := flag.String("orders", "0,1,2", "comma-separated derivative orders")
 	worst := flag.Int("worst", 3, "worst inputs to list per row")
+	actName := flag.String("act", "gelu", "activation: gelu, gelu_tanh, gelu_sigmoid or silu")
+	flag.Uint64Var(&stride, "stride", 1, "check only the bit patterns k·stride, k < 2^32/stride (a quick sample; 1: all)")
 	flag.Parse()
-	if err := run(*paths, *orders, *worst); err != nil {
+	act, err := activation.ParseActivation(*actName)
+	if err == nil {
+		err = run(act, *paths, *orders, *worst)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "gelu32proof:", err)
 		os.Exit(1)
 	}
@@ -74,7 +85,7 @@ func (s *stats) trim(keep int) {
 	}
 }
 
-func run(pathList, orderList string, keep int) error {
+func run(act activation.Activation, pathList, orderList string, keep int) error {
 	if !simd.Available {
 		return fmt.Errorf("no assembly kernels on this CPU or build (GELU_KERNELS=%q)", os.Getenv("GELU_KERNELS"))
 	}
@@ -101,12 +112,16 @@ func run(pathList, orderList string, keep int) error {
 	if !has(simd.Paths(), refPath) {
 		return fmt.Errorf("the float64 reference needs the AVX-512 kernels (this CPU has %v)", simd.Paths())
 	}
-	fmt.Printf("Exact GELU, float32, all 2^32 inputs, g = 1 (%d cores, %s)\n\n", runtime.GOMAXPROCS(0), time.Now().UTC().Format("2006-01-02"))
+	inputs := "all 2^32 inputs"
+	if stride > 1 {
+		inputs = fmt.Sprintf("every %d-th of the 2^32 bit patterns", stride)
+	}
+	fmt.Printf("%s, float32, %s, g = 1 (%d cores, %s)\n\n", act, inputs, runtime.GOMAXPROCS(0), time.Now().UTC().Format("2006-01-02"))
 	fmt.Println("| path | f^(k) | max error (ulp) | not correctly rounded | special values wrong | worst inputs x → got (reference) |")
 	fmt.Println("|---|---|---|---|---|---|")
 	for _, k := range orders {
 		start := time.Now()
-		ss := proveOrder(paths, refPath, k, keep)
+		ss := proveOrder(act, paths, refPath, k, keep)
 		for i, p := range paths {
 			s := ss[i]
 			var w []string
@@ -114,7 +129,7 @@ func run(pathList, orderList string, keep int) error {
 				w = append(w, fmt.Sprintf("%v → %v (%.9g, %.3f ulp)", b.x, b.got, b.ref, b.ulp))
 			}
 			fmt.Printf("| %s | %d | %.3f | %d (%.2g%%) | %d | %s |\n", p, k, s.maxULP, s.wrong,
-				100*float64(s.wrong)/(1<<32), s.special, strings.Join(w, "; "))
+				100*float64(s.wrong)/float64(1<<32/stride), s.special, strings.Join(w, "; "))
 		}
 		fmt.Fprintf(os.Stderr, "f^(%d): %v\n", k, time.Since(start).Round(time.Second))
 	}
@@ -133,7 +148,7 @@ func has(ps []simd.Path, p simd.Path) bool {
 // proveOrder sweeps all bit patterns in chunks: the reference in float64
 // on refPath once per chunk, then the kernel under test on each path, each
 // compared with the reference on every core.
-func proveOrder(paths []simd.Path, refPath simd.Path, order, keep int) []stats {
+func proveOrder(act activation.Activation, paths []simd.Path, refPath simd.Path, order, keep int) []stats {
 	x := make([]float32, chunk)
 	got := make([]float32, chunk)
 	ones := make([]float32, chunk)
@@ -157,18 +172,18 @@ func proveOrder(paths []simd.Path, refPath simd.Path, order, keep int) []stats {
 		wg.Wait()
 	}
 	total := make([]stats, len(paths))
-	for base := uint64(0); base < 1<<32; base += chunk {
+	for base := uint64(0); base < 1<<32/stride; base += chunk {
 		each(func(lo, hi int) {
 			for i := lo; i < hi; i++ {
-				x[i] = math.Float32frombits(uint32(base + uint64(i)))
+				x[i] = math.Float32frombits(uint32((base + uint64(i)) * stride))
 				x64[i] = float64(x[i])
 			}
 		})
 		simd.Use(refPath)
-		mustKernel(order, ref, x64, ones64)
+		mustKernel(act, order, ref, x64, ones64)
 		for pi, p := range paths {
 			simd.Use(p)
-			mustKernel(order, got, x, ones)
+			mustKernel(act, order, got, x, ones)
 			parts := make([]stats, workers)
 			each(func(lo, hi int) {
 				parts[lo*workers/chunk] = compare(x[lo:hi], got[lo:hi], ref[lo:hi], keep)
@@ -181,15 +196,15 @@ func proveOrder(paths []simd.Path, refPath simd.Path, order, keep int) []stats {
 	return total
 }
 
-func mustKernel[T float32 | float64](order int, dst, x, ones []T) {
+func mustKernel[T float32 | float64](act activation.Activation, order int, dst, x, ones []T) {
 	var err error
 	switch order {
 	case 0:
-		err = activation.Forward(activation.GELU, dst, x)
+		err = activation.Forward(act, dst, x)
 	case 1:
-		err = activation.Backward(activation.GELU, dst, x, ones)
+		err = activation.Backward(act, dst, x, ones)
 	default:
-		err = activation.Backward2(activation.GELU, dst, x, ones)
+		err = activation.Backward2(act, dst, x, ones)
 	}
 	if err != nil {
 		panic(err) // the lengths are equal by construction
