@@ -213,30 +213,14 @@ func gated32Body(g gate32, order int, x V) (V, M) {
 	}
 
 	// · 2^m
-	s1 := sd
-	if order < 2 {
-		s1 = keepOnly(scmp(cmpLE, x, cs(xmax)), s1)
+	yh, yl = scaleTail(order, x, xmax, sd, yh, yl)
+	if order == 0 { // Y = −z·e·R ≤ 0
+		yh, yl = sxor(yh, csi(signBit)), sxor(yl, csi(signBit))
+	} else if order == 1 { // Y has the sign of x
+		sgn := sand(x, csi(signBit))
+		yh, yl = sxor(yh, sgn), sxor(yl, sgn)
 	}
-	yh, yl = smul(yh, s1), smul(yl, s1)
-
-	var hi, lo V
-	if order == 2 {
-		hi, lo = yh, yl
-	} else {
-		var b V
-		if order == 0 {
-			// Y = −z·e·R ≤ 0
-			yh, yl = sxor(yh, csi(signBit)), sxor(yl, csi(signBit))
-			b = sblend(signOf(x), x, csi(signBit))
-		} else {
-			// Y has the sign of x.
-			sgn := sand(x, csi(signBit))
-			yh, yl = sxor(yh, sgn), sxor(yl, sgn)
-			b = sblend(signOf(x), cs(1), csi(signBit))
-		}
-		hi = sadd(b, yh)
-		lo = sadd(sadd(ssub(b, hi), yh), yl)
-	}
+	hi, lo := addBase(order, x, yh, yl)
 
 	var exc M
 	switch order {

@@ -112,24 +112,8 @@ func gelu32Body(order int, x V) (V, M) {
 	// · (1 + rh + τ)
 	yl = sfma(yh, rh, sfma(yh, tau, sfma(yl, sadd(rh, tau), yl)))
 	scale := sll(iadd(sra(ki, 3), csi(127)), 23) // 2^m, m = ⌊k/8⌋ ≥ −122
-	if order < 2 {
-		scale = keepOnly(scmp(cmpLE, x, cs(gelu32ZMax)), scale)
-	}
-	yh, yl = smul(yh, scale), smul(yl, scale)
-
-	var hi, lo V
-	if order == 2 {
-		hi, lo = yh, yl
-	} else {
-		var b V
-		if order == 0 {
-			b = sblend(signOf(x), x, csi(signBit))
-		} else {
-			b = sblend(signOf(x), cs(1), csi(signBit))
-		}
-		hi = sadd(b, yh)
-		lo = sadd(sadd(ssub(b, hi), yh), yl)
-	}
+	yh, yl = scaleTail(order, x, gelu32ZMax, scale, yh, yl)
+	hi, lo := addBase(order, x, yh, yl)
 	var exc M
 	switch order {
 	case 0:
@@ -200,4 +184,31 @@ func gelu32Poly(z V, coef [13][16]float32) (V, V) {
 	q1h, q1l := step(q2, nil, row(2), row(3), row(5))
 	ph, pl := step(q1h, q1l, row(0), row(1), nil)
 	return ph, sfma(q1h, ulo, pl)
+}
+
+// scaleTail multiplies the pair Y = yh + yl by the power of two scale,
+// zeroed for f and f' in lanes x > xmax (where the tail term is below half
+// an ulp of the result: Y = 0 there).
+func scaleTail(order int, x V, xmax float64, scale, yh, yl V) (V, V) {
+	if order < 2 {
+		scale = keepOnly(scmp(cmpLE, x, cs(xmax)), scale)
+	}
+	return smul(yh, scale), smul(yl, scale)
+}
+
+// addBase is the result as a hi + lo pair from the tail term Y = yh + yl
+// of an x·σ-shaped activation: f = b + Y with b = x (f) or 1 (f') for
+// x ≥ 0 and 0 for x < 0; f'' = Y.
+func addBase(order int, x, yh, yl V) (hi, lo V) {
+	if order == 2 {
+		return yh, yl
+	}
+	m := signOf(x)
+	var base arg = x
+	if order == 1 {
+		base = cs(1)
+	}
+	b := sblend(m, base, csi(0x80000000)) // −0 for x < 0
+	hi = sadd(b, yh)
+	return hi, sadd(sadd(ssub(b, hi), yh), yl)
 }
