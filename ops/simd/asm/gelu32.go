@@ -198,7 +198,7 @@ func scaleTail(order int, x V, xmax float64, scale, yh, yl V) (V, V) {
 
 // addBase is the result as a hi + lo pair from the tail term Y = yh + yl
 // of an x·σ-shaped activation: f = b + Y with b = x (f) or 1 (f') for
-// x ≥ 0 and 0 for x < 0; f'' = Y.
+// x ≥ 0 and 0 for x < 0; f” = Y.
 func addBase(order int, x, yh, yl V) (hi, lo V) {
 	if order == 2 {
 		return yh, yl
