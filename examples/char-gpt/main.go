@@ -190,16 +190,8 @@ func trainOne(c config, d data, progress io.Writer, r *runResult) error {
 	}
 	// c.SampleLen characters after the first T of the validation text, at
 	// c.Temperature, the sampler seeded by -seed for every model.
-	prompt := make([]int, c.T)
-	for i := range prompt {
-		prompt[i] = int(d.Val.X[i])
-	}
-	text, err := experiment.Continue(gpt, prompt, c.SampleLen, nn.SampleConfig{Temperature: c.Temperature, Seed: c.Seed})
-	var ids []float64
-	for _, id := range text {
-		ids = append(ids, float64(id))
-	}
-	r.Vectors["sample"] = ids
+	text, err := experiment.Continue(gpt, experiment.Convert[int](d.Val.X[:c.T]), c.SampleLen, nn.SampleConfig{Temperature: c.Temperature, Seed: c.Seed})
+	r.Vectors["sample"] = experiment.Convert[float64](text)
 	return err
 }
 

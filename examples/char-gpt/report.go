@@ -86,11 +86,7 @@ func samplesTable(r *report.Report, v *view) error {
 		return err
 	}
 	for _, g := range v.Groups {
-		ids := make([]int, len(g.Runs[0].Vectors["sample"]))
-		for i, id := range g.Runs[0].Vectors["sample"] {
-			ids[i] = int(id)
-		}
-		text, err := v.D.Vocab.Decode(ids)
+		text, err := v.D.Vocab.Decode(experiment.Convert[int](g.Runs[0].Vectors["sample"]))
 		if err == nil {
 			err = w.Write(g.Setting, g.Runs[0].Seed, text)
 		}
