@@ -119,9 +119,6 @@ func run[T graph.Float](a Activation, order int, dst, x, g []T, add bool) {
 			path := simd.Current
 			if (path == simd.AVX512 || path == simd.AVX2) && r.lane32 != nil {
 				l.k.id = r.lane32(order, a.param, &l.k.p)
-				if path == simd.AVX2 && !simd.HasAVX2(l.k.id) {
-					l.k.id = simd.None
-				}
 			}
 			if l.k.id == simd.None && path.Has512() && r.simd32 != nil {
 				l.k.id = r.simd32(order, a.param, &l.k.p)

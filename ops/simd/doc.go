@@ -101,10 +101,6 @@ const (
 // rounded: within 1 ulp).
 func (id ID) Lane32() bool { return id >= GELULane32D0 && id <= SiLULane32D2 }
 
-// HasAVX2 reports whether the float32-lane kernel id has an AVX2 form. The
-// tanh form's f” has none: its body needs 19 vector registers, AVX2 has 16.
-func HasAVX2(id ID) bool { return id.Lane32() && id != GELUTanhLane32D2 }
-
 // Path is a set of kernels; see the package documentation.
 type Path uint8
 

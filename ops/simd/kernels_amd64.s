@@ -7305,9 +7305,29 @@ GELUTanhLane32AVX512D2_loop:
 	VADDPS       Z8, Z4, Z4
 	VADDPS       Z17, Z16, Z16
 	VADDPS       Z4, Z6, Z4
-	VMULPS       Z14, Z2, Z6
+	VADDPS       Z11, Z5, Z6
+	VADDPS       Z12, Z13, Z17
+	VSUBPS       Z5, Z6, Z18
+	VSUBPS       Z13, Z17, Z19
+	VSUBPS       Z18, Z6, Z20
+	VSUBPS       Z19, Z17, Z21
+	VSUBPS       Z20, Z5, Z20
+	VSUBPS       Z21, Z13, Z21
+	VSUBPS       Z18, Z11, Z11
+	VSUBPS       Z19, Z12, Z12
+	VADDPS       Z11, Z20, Z11
+	VADDPS       Z12, Z21, Z12
+	VADDPS       Z7, Z16, Z7
+	VADDPS       Z8, Z4, Z8
+	VADDPS       Z7, Z11, Z7
+	VADDPS       Z8, Z12, Z8
+	VADDPS       Z6, Z6, Z6
+	VADDPS       Z17, Z17, Z11
+	VADDPS       Z7, Z7, Z7
+	VADDPS       Z8, Z8, Z8
+	VMULPS       Z14, Z2, Z12
 	VMULPS       Z15, Z3, Z17
-	VMOVAPS      Z6, Z18
+	VMOVAPS      Z12, Z18
 	VMOVAPS      Z17, Z19
 	VFMSUB231PS  Z14, Z2, Z18
 	VFMSUB231PS  Z15, Z3, Z19
@@ -7315,13 +7335,13 @@ GELUTanhLane32AVX512D2_loop:
 	VMOVAPS      Z19, Z15
 	VFMADD231PS  Z9, Z2, Z14
 	VFMADD231PS  Z10, Z3, Z15
-	VMULPS       kconst<>+12352(SB), Z6, Z9
+	VMULPS       kconst<>+12352(SB), Z12, Z9
 	VMULPS       kconst<>+12352(SB), Z17, Z10
 	VRNDSCALEPS  $0x08, Z9, Z9
 	VRNDSCALEPS  $0x08, Z10, Z10
-	VXORPS       kconst<>+8256(SB), Z6, Z6
+	VXORPS       kconst<>+8256(SB), Z12, Z12
 	VXORPS       kconst<>+8256(SB), Z17, Z17
-	VFNMADD231PS kconst<>+12416(SB), Z9, Z6
+	VFNMADD231PS kconst<>+12416(SB), Z9, Z12
 	VFNMADD231PS kconst<>+12416(SB), Z10, Z17
 	VXORPS       kconst<>+8256(SB), Z14, Z14
 	VXORPS       kconst<>+8256(SB), Z15, Z15
@@ -7331,15 +7351,15 @@ GELUTanhLane32AVX512D2_loop:
 	VCVTTPS2DQ   Z10, Z10
 	VMOVUPS      kconst<>+12544(SB), Z18
 	VMOVUPS      kconst<>+12544(SB), Z19
-	VFMADD213PS  kconst<>+7808(SB), Z6, Z18
+	VFMADD213PS  kconst<>+7808(SB), Z12, Z18
 	VFMADD213PS  kconst<>+7808(SB), Z17, Z19
-	VFMADD213PS  kconst<>+7872(SB), Z6, Z18
+	VFMADD213PS  kconst<>+7872(SB), Z12, Z18
 	VFMADD213PS  kconst<>+7872(SB), Z17, Z19
-	VFMADD213PS  kconst<>+7936(SB), Z6, Z18
+	VFMADD213PS  kconst<>+7936(SB), Z12, Z18
 	VFMADD213PS  kconst<>+7936(SB), Z17, Z19
-	VFMADD213PS  kconst<>+8000(SB), Z6, Z18
+	VFMADD213PS  kconst<>+8000(SB), Z12, Z18
 	VFMADD213PS  kconst<>+8000(SB), Z17, Z19
-	VMULPS       Z6, Z6, Z20
+	VMULPS       Z12, Z12, Z20
 	VMULPS       Z17, Z17, Z21
 	VMULPS       Z18, Z20, Z18
 	VMULPS       Z19, Z21, Z19
@@ -7351,7 +7371,7 @@ GELUTanhLane32AVX512D2_loop:
 	VFMADD213PS  kconst<>+8000(SB), Z15, Z23
 	VFMADD231PS  Z22, Z20, Z14
 	VFMADD231PS  Z23, Z21, Z15
-	VADDPS       kconst<>+8064(SB), Z6, Z20
+	VADDPS       kconst<>+8064(SB), Z12, Z20
 	VADDPS       kconst<>+8064(SB), Z17, Z21
 	VADDPS       Z18, Z20, Z20
 	VADDPS       Z19, Z21, Z21
@@ -7361,11 +7381,11 @@ GELUTanhLane32AVX512D2_loop:
 	VPERMPS      kconst<>+13312(SB), Z10, Z15
 	VPERMPS      kconst<>+13376(SB), Z9, Z20
 	VPERMPS      kconst<>+13376(SB), Z10, Z21
-	VMULPS       Z6, Z14, Z22
+	VMULPS       Z12, Z14, Z22
 	VMULPS       Z17, Z15, Z23
 	VMOVAPS      Z22, Z24
 	VMOVAPS      Z23, Z25
-	VFMSUB231PS  Z6, Z14, Z24
+	VFMSUB231PS  Z12, Z14, Z24
 	VFMSUB231PS  Z17, Z15, Z25
 	VADDPS       Z22, Z14, Z26
 	VADDPS       Z23, Z15, Z27
@@ -7375,21 +7395,21 @@ GELUTanhLane32AVX512D2_loop:
 	VSUBPS       Z29, Z23, Z23
 	VMOVAPS      Z20, Z28
 	VMOVAPS      Z21, Z29
-	VFMADD231PS  Z6, Z20, Z28
+	VFMADD231PS  Z12, Z20, Z28
 	VFMADD231PS  Z17, Z21, Z29
-	VMOVAPS      Z28, Z6
+	VMOVAPS      Z28, Z12
 	VMOVAPS      Z29, Z17
-	VFMADD231PS  Z18, Z14, Z6
+	VFMADD231PS  Z18, Z14, Z12
 	VFMADD231PS  Z19, Z15, Z17
-	VADDPS       Z24, Z6, Z6
+	VADDPS       Z24, Z12, Z12
 	VADDPS       Z25, Z17, Z14
-	VADDPS       Z22, Z6, Z6
+	VADDPS       Z22, Z12, Z12
 	VADDPS       Z23, Z14, Z14
-	VADDPS       Z6, Z26, Z15
+	VADDPS       Z12, Z26, Z15
 	VADDPS       Z14, Z27, Z17
 	VSUBPS       Z26, Z15, Z18
 	VSUBPS       Z27, Z17, Z19
-	VSUBPS       Z18, Z6, Z6
+	VSUBPS       Z18, Z12, Z12
 	VSUBPS       Z19, Z14, Z14
 	VPSRAD       $0x03, Z9, Z9
 	VPSRAD       $0x03, Z10, Z10
@@ -7399,7 +7419,7 @@ GELUTanhLane32AVX512D2_loop:
 	VPSLLD       $0x17, Z10, Z10
 	VMULPS       Z9, Z15, Z18
 	VMULPS       Z10, Z17, Z19
-	VMULPS       Z9, Z6, Z20
+	VMULPS       Z9, Z12, Z20
 	VMULPS       Z10, Z14, Z21
 	VADDPS       kconst<>+8064(SB), Z18, Z22
 	VADDPS       kconst<>+8064(SB), Z19, Z23
@@ -7423,26 +7443,6 @@ GELUTanhLane32AVX512D2_loop:
 	VFNMADD231PS Z24, Z26, Z23
 	VMULPS       Z22, Z27, Z22
 	VMULPS       Z23, Z26, Z23
-	VADDPS       Z11, Z5, Z24
-	VADDPS       Z12, Z13, Z25
-	VSUBPS       Z5, Z24, Z28
-	VSUBPS       Z13, Z25, Z29
-	VSUBPS       Z28, Z24, Z30
-	VSUBPS       Z29, Z25, Z31
-	VSUBPS       Z30, Z5, Z30
-	VSUBPS       Z31, Z13, Z31
-	VSUBPS       Z28, Z11, Z11
-	VSUBPS       Z29, Z12, Z12
-	VADDPS       Z11, Z30, Z11
-	VADDPS       Z12, Z31, Z12
-	VADDPS       Z7, Z16, Z7
-	VADDPS       Z8, Z4, Z8
-	VADDPS       Z7, Z11, Z7
-	VADDPS       Z8, Z12, Z8
-	VADDPS       Z24, Z24, Z11
-	VADDPS       Z25, Z25, Z12
-	VADDPS       Z7, Z7, Z7
-	VADDPS       Z8, Z8, Z8
 	VMOVUPS      kconst<>+8064(SB), Z24
 	VSUBPS       Z18, Z24, Z25
 	VSUBPS       Z19, Z24, Z24
@@ -7497,39 +7497,37 @@ GELUTanhLane32AVX512D2_loop:
 	VFMADD231PS  Z16, Z3, Z19
 	VXORPS       kconst<>+8256(SB), Z4, Z2
 	VXORPS       kconst<>+8256(SB), Z5, Z3
-	VADDPS       Z2, Z11, Z4
-	VADDPS       Z3, Z12, Z5
-	VSUBPS       Z11, Z4, Z13
-	VSUBPS       Z12, Z5, Z16
+	VADDPS       Z2, Z6, Z4
+	VADDPS       Z3, Z11, Z5
+	VSUBPS       Z6, Z4, Z13
+	VSUBPS       Z11, Z5, Z16
 	VSUBPS       Z13, Z4, Z20
 	VSUBPS       Z16, Z5, Z21
-	VSUBPS       Z20, Z11, Z11
-	VSUBPS       Z21, Z12, Z12
+	VSUBPS       Z20, Z6, Z6
+	VSUBPS       Z21, Z11, Z11
 	VSUBPS       Z13, Z2, Z2
 	VSUBPS       Z16, Z3, Z3
-	VADDPS       Z2, Z11, Z2
-	VADDPS       Z3, Z12, Z3
-	VSUBPS       Z18, Z7, Z7
-	VSUBPS       Z19, Z8, Z8
-	VADDPS       Z7, Z2, Z2
-	VADDPS       Z8, Z3, Z3
-	VADDPS       Z2, Z4, Z7
-	VADDPS       Z3, Z5, Z8
-	VSUBPS       Z4, Z7, Z4
-	VSUBPS       Z5, Z8, Z5
+	VADDPS       Z2, Z6, Z2
+	VADDPS       Z3, Z11, Z3
+	VSUBPS       Z18, Z7, Z6
+	VSUBPS       Z19, Z8, Z7
+	VADDPS       Z6, Z2, Z2
+	VADDPS       Z7, Z3, Z3
+	VADDPS       Z2, Z4, Z6
+	VADDPS       Z3, Z5, Z7
+	VSUBPS       Z4, Z6, Z4
+	VSUBPS       Z5, Z7, Z5
 	VSUBPS       Z4, Z2, Z2
 	VSUBPS       Z5, Z3, Z3
 	VMULPS       Z27, Z15, Z4
 	VMULPS       Z26, Z17, Z5
-	VMOVAPS      Z4, Z11
-	VMOVAPS      Z5, Z12
-	VFMSUB231PS  Z27, Z15, Z11
-	VFMSUB231PS  Z26, Z17, Z12
-	VFMADD231PS  Z27, Z6, Z11
-	VFMADD231PS  Z26, Z14, Z12
-	VMOVAPS      Z11, Z6
-	VMOVAPS      Z12, Z11
-	VFMADD231PS  Z22, Z15, Z6
+	VMOVAPS      Z4, Z8
+	VMOVAPS      Z5, Z11
+	VFMSUB231PS  Z27, Z15, Z8
+	VFMSUB231PS  Z26, Z17, Z11
+	VFMADD231PS  Z27, Z12, Z8
+	VFMADD231PS  Z26, Z14, Z11
+	VFMADD231PS  Z22, Z15, Z8
 	VFMADD231PS  Z23, Z17, Z11
 	VMULPS       Z27, Z4, Z12
 	VMULPS       Z26, Z5, Z13
@@ -7537,20 +7535,20 @@ GELUTanhLane32AVX512D2_loop:
 	VMOVAPS      Z13, Z15
 	VFMSUB231PS  Z27, Z4, Z14
 	VFMSUB231PS  Z26, Z5, Z15
-	VFMADD231PS  Z27, Z6, Z14
+	VFMADD231PS  Z27, Z8, Z14
 	VFMADD231PS  Z26, Z11, Z15
-	VMOVAPS      Z14, Z6
+	VMOVAPS      Z14, Z8
 	VMOVAPS      Z15, Z11
-	VFMADD231PS  Z22, Z4, Z6
+	VFMADD231PS  Z22, Z4, Z8
 	VFMADD231PS  Z23, Z5, Z11
-	VMULPS       Z7, Z12, Z4
-	VMULPS       Z8, Z13, Z5
+	VMULPS       Z6, Z12, Z4
+	VMULPS       Z7, Z13, Z5
 	VMOVAPS      Z4, Z14
 	VMOVAPS      Z5, Z15
-	VFMSUB231PS  Z7, Z12, Z14
-	VFMSUB231PS  Z8, Z13, Z15
-	VFMADD231PS  Z7, Z6, Z14
-	VFMADD231PS  Z8, Z11, Z15
+	VFMSUB231PS  Z6, Z12, Z14
+	VFMSUB231PS  Z7, Z13, Z15
+	VFMADD231PS  Z6, Z8, Z14
+	VFMADD231PS  Z7, Z11, Z15
 	VMOVAPS      Z14, Z6
 	VMOVAPS      Z15, Z7
 	VFMADD231PS  Z2, Z12, Z6
@@ -9892,6 +9890,275 @@ GELUTanhLane32AVX2D1_done:
 	MOVB  AL, ret+112(FP)
 	RET
 
+// func GELUTanhLane32AVX2D2(dst []float32, x []float32, g []float32, add bool, p *[8]float64, exc []uint8) bool
+// Requires: AVX, AVX2, CMOV, FMA3
+TEXT ·GELUTanhLane32AVX2D2(SB), NOSPLIT, $0-113
+	MOVQ dst_base+0(FP), AX
+	MOVQ x_base+24(FP), CX
+	MOVQ g_base+48(FP), DX
+	MOVQ x_len+32(FP), BX
+	MOVB add+72(FP), SI
+	MOVQ exc_base+88(FP), DI
+	XORL R8, R8
+
+GELUTanhLane32AVX2D2_loop:
+	TESTQ        BX, BX
+	JZ           GELUTanhLane32AVX2D2_done
+	MOVQ         BX, R9
+	MOVQ         $0x00000008, R10
+	CMPQ         R9, R10
+	CMOVQLT      R9, R10
+	VMOVD        R10, X0
+	VPBROADCASTD X0, Y0
+	VPCMPGTD     kconst<>+15616(SB), Y0, Y0
+	CMPQ         BX, $0x00000008
+	JB           GELUTanhLane32AVX2D2_load1_0_masked
+	VMOVUPS      (CX), Y1
+	JMP          GELUTanhLane32AVX2D2_load1_0_done
+
+GELUTanhLane32AVX2D2_load1_0_masked:
+	VMASKMOVPS (CX), Y0, Y1
+
+GELUTanhLane32AVX2D2_load1_0_done:
+	// GELUTanh f^(2), float32 lanes
+	VANDPS       kconst<>+6336(SB), Y1, Y1
+	VMINPS       kconst<>+12032(SB), Y1, Y2
+	VMULPS       Y2, Y2, Y3
+	VMOVUPS      kconst<>+12096(SB), Y4
+	VMOVAPS      Y3, Y5
+	VFMSUB231PS  Y2, Y2, Y5
+	VMULPS       kconst<>+12160(SB), Y3, Y6
+	VMOVUPS      kconst<>+12160(SB), Y7
+	VMOVAPS      Y6, Y8
+	VFMSUB231PS  Y7, Y3, Y8
+	VMOVAPS      Y8, Y7
+	VFMADD231PS  kconst<>+12160(SB), Y5, Y7
+	VFMADD231PS  kconst<>+12224(SB), Y3, Y7
+	VMOVUPS      kconst<>+12288(SB), Y8
+	VADDPS       Y6, Y4, Y9
+	VSUBPS       Y4, Y9, Y10
+	VSUBPS       Y10, Y9, Y11
+	VSUBPS       Y11, Y4, Y11
+	VSUBPS       Y10, Y6, Y6
+	VADDPS       Y6, Y11, Y6
+	VADDPS       Y7, Y8, Y7
+	VADDPS       Y7, Y6, Y6
+	VMULPS       kconst<>+12864(SB), Y3, Y7
+	VMOVUPS      kconst<>+12864(SB), Y8
+	VMOVAPS      Y7, Y10
+	VFMSUB231PS  Y8, Y3, Y10
+	VMOVAPS      Y10, Y8
+	VFMADD231PS  kconst<>+12864(SB), Y5, Y8
+	VMOVAPS      Y8, Y5
+	VFMADD231PS  kconst<>+12928(SB), Y3, Y5
+	VMOVUPS      kconst<>+12288(SB), Y3
+	VADDPS       Y7, Y4, Y8
+	VSUBPS       Y4, Y8, Y10
+	VSUBPS       Y10, Y8, Y11
+	VSUBPS       Y11, Y4, Y4
+	VSUBPS       Y10, Y7, Y10
+	VADDPS       Y10, Y4, Y4
+	VADDPS       Y5, Y3, Y3
+	VADDPS       Y3, Y4, Y3
+	VADDPS       Y7, Y8, Y4
+	VSUBPS       Y8, Y4, Y10
+	VSUBPS       Y10, Y4, Y11
+	VSUBPS       Y11, Y8, Y11
+	VSUBPS       Y10, Y7, Y7
+	VADDPS       Y7, Y11, Y7
+	VADDPS       Y5, Y3, Y5
+	VADDPS       Y5, Y7, Y5
+	VADDPS       Y4, Y4, Y4
+	VADDPS       Y5, Y5, Y5
+	VMULPS       Y9, Y2, Y7
+	VMOVAPS      Y7, Y10
+	VFMSUB231PS  Y9, Y2, Y10
+	VMOVAPS      Y10, Y9
+	VFMADD231PS  Y6, Y2, Y9
+	VMULPS       kconst<>+12352(SB), Y7, Y6
+	VROUNDPS     $0x08, Y6, Y6
+	VXORPS       kconst<>+8256(SB), Y7, Y7
+	VFNMADD231PS kconst<>+12416(SB), Y6, Y7
+	VXORPS       kconst<>+8256(SB), Y9, Y9
+	VFNMADD231PS kconst<>+12480(SB), Y6, Y9
+	VCVTTPS2DQ   Y6, Y6
+	VMOVUPS      kconst<>+12544(SB), Y10
+	VFMADD213PS  kconst<>+7808(SB), Y7, Y10
+	VFMADD213PS  kconst<>+7872(SB), Y7, Y10
+	VFMADD213PS  kconst<>+7936(SB), Y7, Y10
+	VFMADD213PS  kconst<>+8000(SB), Y7, Y10
+	VMULPS       Y7, Y7, Y11
+	VMULPS       Y10, Y11, Y10
+	VMULPS       Y9, Y9, Y11
+	VMOVUPS      kconst<>+7936(SB), Y12
+	VFMADD213PS  kconst<>+8000(SB), Y9, Y12
+	VFMADD231PS  Y12, Y11, Y9
+	VADDPS       kconst<>+8064(SB), Y7, Y11
+	VADDPS       Y10, Y11, Y11
+	VFMADD231PS  Y11, Y9, Y10
+	VPERMPS      kconst<>+15680(SB), Y6, Y9
+	VPERMPS      kconst<>+15744(SB), Y6, Y11
+	VMULPS       Y7, Y9, Y12
+	VMOVAPS      Y12, Y13
+	VFMSUB231PS  Y7, Y9, Y13
+	VADDPS       Y12, Y9, Y14
+	VSUBPS       Y9, Y14, Y15
+	VSUBPS       Y15, Y12, Y12
+	VMOVAPS      Y11, Y15
+	VFMADD231PS  Y7, Y11, Y15
+	VMOVAPS      Y15, Y7
+	VFMADD231PS  Y10, Y9, Y7
+	VADDPS       Y13, Y7, Y7
+	VADDPS       Y12, Y7, Y7
+	VADDPS       Y7, Y14, Y9
+	VSUBPS       Y14, Y9, Y10
+	VSUBPS       Y10, Y7, Y7
+	VPSRAD       $0x03, Y6, Y6
+	VPADDD       kconst<>+8320(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VMULPS       Y6, Y9, Y10
+	VMULPS       Y6, Y7, Y11
+	VADDPS       kconst<>+8064(SB), Y10, Y12
+	VMOVUPS      kconst<>+8064(SB), Y13
+	VSUBPS       Y12, Y13, Y13
+	VADDPS       Y10, Y13, Y13
+	VADDPS       Y11, Y13, Y13
+	VMOVUPS      kconst<>+8064(SB), Y14
+	VDIVPS       Y12, Y14, Y14
+	VMOVAPS      Y14, Y15
+	VFNMADD213PS kconst<>+8064(SB), Y12, Y15
+	VMOVAPS      Y15, Y12
+	VFNMADD231PS Y13, Y14, Y12
+	VMULPS       Y12, Y14, Y12
+	VMOVUPS      kconst<>+8064(SB), Y13
+	VSUBPS       Y10, Y13, Y13
+	VMOVUPS      kconst<>+8064(SB), Y15
+	VSUBPS       Y13, Y15, Y15
+	VSUBPS       Y10, Y15, Y10
+	VSUBPS       Y11, Y10, Y10
+	VMULPS       Y8, Y8, Y11
+	VMOVAPS      Y11, Y15
+	VFMSUB231PS  Y8, Y8, Y15
+	VFMADD231PS  Y8, Y3, Y15
+	VFMADD231PS  Y3, Y8, Y15
+	VMULPS       Y13, Y11, Y3
+	VMOVAPS      Y3, Y8
+	VFMSUB231PS  Y13, Y11, Y8
+	VFMADD231PS  Y13, Y15, Y8
+	VFMADD231PS  Y10, Y11, Y8
+	VMULPS       Y14, Y3, Y10
+	VMOVAPS      Y10, Y11
+	VFMSUB231PS  Y14, Y3, Y11
+	VFMADD231PS  Y14, Y8, Y11
+	VMOVAPS      Y11, Y8
+	VFMADD231PS  Y12, Y3, Y8
+	VMULPS       Y10, Y2, Y3
+	VMOVAPS      Y3, Y11
+	VFMSUB231PS  Y10, Y2, Y11
+	VMOVAPS      Y11, Y10
+	VFMADD231PS  Y8, Y2, Y10
+	VXORPS       kconst<>+8256(SB), Y3, Y2
+	VADDPS       Y2, Y4, Y3
+	VSUBPS       Y4, Y3, Y8
+	VSUBPS       Y8, Y3, Y11
+	VSUBPS       Y11, Y4, Y4
+	VSUBPS       Y8, Y2, Y2
+	VADDPS       Y2, Y4, Y2
+	VSUBPS       Y10, Y5, Y4
+	VADDPS       Y4, Y2, Y2
+	VADDPS       Y2, Y3, Y4
+	VSUBPS       Y3, Y4, Y3
+	VSUBPS       Y3, Y2, Y2
+	VMULPS       Y14, Y9, Y3
+	VMOVAPS      Y3, Y5
+	VFMSUB231PS  Y14, Y9, Y5
+	VFMADD231PS  Y14, Y7, Y5
+	VFMADD231PS  Y12, Y9, Y5
+	VMULPS       Y14, Y3, Y7
+	VMOVAPS      Y7, Y8
+	VFMSUB231PS  Y14, Y3, Y8
+	VFMADD231PS  Y14, Y5, Y8
+	VMOVAPS      Y8, Y5
+	VFMADD231PS  Y12, Y3, Y5
+	VMULPS       Y4, Y7, Y3
+	VMOVAPS      Y3, Y8
+	VFMSUB231PS  Y4, Y7, Y8
+	VFMADD231PS  Y4, Y5, Y8
+	VMOVAPS      Y8, Y4
+	VFMADD231PS  Y2, Y7, Y4
+	VMULPS       Y6, Y3, Y2
+	VMULPS       Y6, Y4, Y3
+	VCMPPS       $0x16, kconst<>+12032(SB), Y1, Y4
+	VSUBPS       kconst<>+13440(SB), Y1, Y1
+	VANDPS       kconst<>+6336(SB), Y1, Y1
+	VCMPPS       $0x11, kconst<>+13504(SB), Y1, Y1
+	VORPS        Y1, Y4, Y1
+	CMPQ         BX, $0x00000008
+	JB           GELUTanhLane32AVX2D2_load2_0_masked
+	VMOVUPS      (DX), Y4
+	JMP          GELUTanhLane32AVX2D2_load2_0_done
+
+GELUTanhLane32AVX2D2_load2_0_masked:
+	VMASKMOVPS (DX), Y0, Y4
+
+GELUTanhLane32AVX2D2_load2_0_done:
+	VMULPS      Y2, Y4, Y5
+	VMULPS      Y3, Y4, Y3
+	VFMADD231PS Y2, Y4, Y3
+	VCMPPS      $0x03, Y3, Y3, Y2
+	VBLENDVPS   Y2, Y5, Y3, Y2
+	VANDPS      Y0, Y1, Y1
+	VMOVMSKPS   Y1, R9
+	MOVB        R9, (DI)
+	VANDNPS     Y0, Y1, Y0
+	ORL         R9, R8
+	CMPB        SI, $0x00
+	JE          GELUTanhLane32AVX2D2_plain
+	VMOVMSKPS   Y0, R9
+	CMPL        R9, $0x000000ff
+	JNE         GELUTanhLane32AVX2D2_add0_masked
+	VMOVUPS     (AX), Y1
+	VADDPS      Y2, Y1, Y1
+	VMOVUPS     Y1, (AX)
+	JMP         GELUTanhLane32AVX2D2_add0_done
+
+GELUTanhLane32AVX2D2_add0_masked:
+	VMASKMOVPS (AX), Y0, Y1
+	VADDPS     Y2, Y1, Y1
+	VMASKMOVPS Y1, Y0, (AX)
+
+GELUTanhLane32AVX2D2_add0_done:
+	JMP GELUTanhLane32AVX2D2_next
+
+GELUTanhLane32AVX2D2_plain:
+	VMOVMSKPS Y0, R9
+	CMPL      R9, $0x000000ff
+	JNE       GELUTanhLane32AVX2D2_store0_masked
+	VMOVUPS   Y2, (AX)
+	JMP       GELUTanhLane32AVX2D2_store0_done
+
+GELUTanhLane32AVX2D2_store0_masked:
+	VMASKMOVPS Y2, Y0, (AX)
+
+GELUTanhLane32AVX2D2_store0_done:
+GELUTanhLane32AVX2D2_next:
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	ADDQ    $0x00000020, DX
+	ADDQ    $0x00000001, DI
+	MOVQ    $0x00000008, R9
+	CMPQ    BX, R9
+	CMOVQLT BX, R9
+	SUBQ    R9, BX
+	JMP     GELUTanhLane32AVX2D2_loop
+
+GELUTanhLane32AVX2D2_done:
+	VZEROUPPER
+	TESTL R8, R8
+	SETNE AL
+	MOVB  AL, ret+112(FP)
+	RET
+
 // func GELUSigmoidLane32AVX2D0(dst []float32, x []float32, g []float32, add bool, p *[8]float64, exc []uint8) bool
 // Requires: AVX, AVX2, CMOV, FMA3
 TEXT ·GELUSigmoidLane32AVX2D0(SB), NOSPLIT, $0-113
@@ -9911,7 +10178,7 @@ GELUSigmoidLane32AVX2D0_loop:
 	CMOVQLT      R8, R9
 	VMOVD        R9, X0
 	VPBROADCASTD X0, Y0
-	VPCMPGTD     kconst<>+15616(SB), Y0, Y0
+	VPCMPGTD     kconst<>+15808(SB), Y0, Y0
 	CMPQ         DX, $0x00000008
 	JB           GELUSigmoidLane32AVX2D0_load1_0_masked
 	VMOVUPS      (CX), Y1
@@ -9953,8 +10220,8 @@ GELUSigmoidLane32AVX2D0_load1_0_done:
 	VADDPS       kconst<>+8064(SB), Y6, Y8
 	VADDPS       Y7, Y8, Y8
 	VFMADD231PS  Y8, Y4, Y7
-	VPERMPS      kconst<>+15680(SB), Y5, Y4
-	VPERMPS      kconst<>+15744(SB), Y5, Y8
+	VPERMPS      kconst<>+15872(SB), Y5, Y4
+	VPERMPS      kconst<>+15936(SB), Y5, Y8
 	VMULPS       Y6, Y4, Y9
 	VMOVAPS      Y9, Y10
 	VFMSUB231PS  Y6, Y4, Y10
@@ -10087,7 +10354,7 @@ GELUSigmoidLane32AVX2D1_loop:
 	CMOVQLT      R9, R10
 	VMOVD        R10, X0
 	VPBROADCASTD X0, Y0
-	VPCMPGTD     kconst<>+15808(SB), Y0, Y0
+	VPCMPGTD     kconst<>+16000(SB), Y0, Y0
 	CMPQ         BX, $0x00000008
 	JB           GELUSigmoidLane32AVX2D1_load1_0_masked
 	VMOVUPS      (CX), Y1
@@ -10128,8 +10395,8 @@ GELUSigmoidLane32AVX2D1_load1_0_done:
 	VADDPS       kconst<>+8064(SB), Y5, Y9
 	VADDPS       Y8, Y9, Y9
 	VFMADD231PS  Y9, Y6, Y8
-	VPERMPS      kconst<>+15872(SB), Y7, Y6
-	VPERMPS      kconst<>+15936(SB), Y7, Y9
+	VPERMPS      kconst<>+16064(SB), Y7, Y6
+	VPERMPS      kconst<>+16128(SB), Y7, Y9
 	VMULPS       Y5, Y6, Y10
 	VMOVAPS      Y10, Y11
 	VFMSUB231PS  Y5, Y6, Y11
@@ -10301,7 +10568,7 @@ GELUSigmoidLane32AVX2D2_loop:
 	CMOVQLT      R9, R10
 	VMOVD        R10, X0
 	VPBROADCASTD X0, Y0
-	VPCMPGTD     kconst<>+16000(SB), Y0, Y0
+	VPCMPGTD     kconst<>+16192(SB), Y0, Y0
 	CMPQ         BX, $0x00000008
 	JB           GELUSigmoidLane32AVX2D2_load1_0_masked
 	VMOVUPS      (CX), Y1
@@ -10342,8 +10609,8 @@ GELUSigmoidLane32AVX2D2_load1_0_done:
 	VADDPS       kconst<>+8064(SB), Y5, Y9
 	VADDPS       Y8, Y9, Y9
 	VFMADD231PS  Y9, Y6, Y8
-	VPERMPS      kconst<>+16064(SB), Y7, Y6
-	VPERMPS      kconst<>+16128(SB), Y7, Y9
+	VPERMPS      kconst<>+16256(SB), Y7, Y6
+	VPERMPS      kconst<>+16320(SB), Y7, Y9
 	VMULPS       Y5, Y6, Y10
 	VMOVAPS      Y10, Y11
 	VFMSUB231PS  Y5, Y6, Y11
@@ -10527,7 +10794,7 @@ SiLULane32AVX2D0_loop:
 	CMOVQLT      R8, R9
 	VMOVD        R9, X0
 	VPBROADCASTD X0, Y0
-	VPCMPGTD     kconst<>+16192(SB), Y0, Y0
+	VPCMPGTD     kconst<>+16384(SB), Y0, Y0
 	CMPQ         DX, $0x00000008
 	JB           SiLULane32AVX2D0_load1_0_masked
 	VMOVUPS      (CX), Y1
@@ -10569,8 +10836,8 @@ SiLULane32AVX2D0_load1_0_done:
 	VADDPS       kconst<>+8064(SB), Y6, Y8
 	VADDPS       Y7, Y8, Y8
 	VFMADD231PS  Y8, Y4, Y7
-	VPERMPS      kconst<>+16256(SB), Y5, Y4
-	VPERMPS      kconst<>+16320(SB), Y5, Y8
+	VPERMPS      kconst<>+16448(SB), Y5, Y4
+	VPERMPS      kconst<>+16512(SB), Y5, Y8
 	VMULPS       Y6, Y4, Y9
 	VMOVAPS      Y9, Y10
 	VFMSUB231PS  Y6, Y4, Y10
@@ -10703,7 +10970,7 @@ SiLULane32AVX2D1_loop:
 	CMOVQLT      R9, R10
 	VMOVD        R10, X0
 	VPBROADCASTD X0, Y0
-	VPCMPGTD     kconst<>+16384(SB), Y0, Y0
+	VPCMPGTD     kconst<>+16576(SB), Y0, Y0
 	CMPQ         BX, $0x00000008
 	JB           SiLULane32AVX2D1_load1_0_masked
 	VMOVUPS      (CX), Y1
@@ -10744,8 +11011,8 @@ SiLULane32AVX2D1_load1_0_done:
 	VADDPS       kconst<>+8064(SB), Y5, Y9
 	VADDPS       Y8, Y9, Y9
 	VFMADD231PS  Y9, Y6, Y8
-	VPERMPS      kconst<>+16448(SB), Y7, Y6
-	VPERMPS      kconst<>+16512(SB), Y7, Y9
+	VPERMPS      kconst<>+16640(SB), Y7, Y6
+	VPERMPS      kconst<>+16704(SB), Y7, Y9
 	VMULPS       Y5, Y6, Y10
 	VMOVAPS      Y10, Y11
 	VFMSUB231PS  Y5, Y6, Y11
@@ -10917,7 +11184,7 @@ SiLULane32AVX2D2_loop:
 	CMOVQLT      R9, R10
 	VMOVD        R10, X0
 	VPBROADCASTD X0, Y0
-	VPCMPGTD     kconst<>+16576(SB), Y0, Y0
+	VPCMPGTD     kconst<>+16768(SB), Y0, Y0
 	CMPQ         BX, $0x00000008
 	JB           SiLULane32AVX2D2_load1_0_masked
 	VMOVUPS      (CX), Y1
@@ -10958,8 +11225,8 @@ SiLULane32AVX2D2_load1_0_done:
 	VADDPS       kconst<>+8064(SB), Y5, Y9
 	VADDPS       Y8, Y9, Y9
 	VFMADD231PS  Y9, Y6, Y8
-	VPERMPS      kconst<>+16640(SB), Y7, Y6
-	VPERMPS      kconst<>+16704(SB), Y7, Y9
+	VPERMPS      kconst<>+16832(SB), Y7, Y6
+	VPERMPS      kconst<>+16896(SB), Y7, Y9
 	VMULPS       Y5, Y6, Y10
 	VMOVAPS      Y10, Y11
 	VFMSUB231PS  Y5, Y6, Y11
@@ -13220,4 +13487,28 @@ DATA kconst<>+16736(SB)/8, $0xb260aba100000000
 DATA kconst<>+16744(SB)/8, $0xb32c9d5e33231b71
 DATA kconst<>+16752(SB)/8, $0x320aa83732cfe77a
 DATA kconst<>+16760(SB)/8, $0xb24116deb2d4a58a
-GLOBL kconst<>(SB), RODATA|NOPTR, $16768
+DATA kconst<>+16768(SB)/8, $0x0000000100000000
+DATA kconst<>+16776(SB)/8, $0x0000000300000002
+DATA kconst<>+16784(SB)/8, $0x0000000500000004
+DATA kconst<>+16792(SB)/8, $0x0000000700000006
+DATA kconst<>+16800(SB)/8, $0x0000000900000008
+DATA kconst<>+16808(SB)/8, $0x0000000b0000000a
+DATA kconst<>+16816(SB)/8, $0x0000000d0000000c
+DATA kconst<>+16824(SB)/8, $0x0000000f0000000e
+DATA kconst<>+16832(SB)/8, $0x3f8b95c23f800000
+DATA kconst<>+16840(SB)/8, $0x3fa5fed73f9837f0
+DATA kconst<>+16848(SB)/8, $0x3fc5672a3fb504f3
+DATA kconst<>+16856(SB)/8, $0x3feac0c73fd744fd
+DATA kconst<>+16864(SB)/8, $0x3f8b95c23f800000
+DATA kconst<>+16872(SB)/8, $0x3fa5fed73f9837f0
+DATA kconst<>+16880(SB)/8, $0x3fc5672a3fb504f3
+DATA kconst<>+16888(SB)/8, $0x3feac0c73fd744fd
+DATA kconst<>+16896(SB)/8, $0xb260aba100000000
+DATA kconst<>+16904(SB)/8, $0xb32c9d5e33231b71
+DATA kconst<>+16912(SB)/8, $0x320aa83732cfe77a
+DATA kconst<>+16920(SB)/8, $0xb24116deb2d4a58a
+DATA kconst<>+16928(SB)/8, $0xb260aba100000000
+DATA kconst<>+16936(SB)/8, $0xb32c9d5e33231b71
+DATA kconst<>+16944(SB)/8, $0x320aa83732cfe77a
+DATA kconst<>+16952(SB)/8, $0xb24116deb2d4a58a
+GLOBL kconst<>(SB), RODATA|NOPTR, $16960

@@ -256,6 +256,12 @@ func GELUTanhLane32AVX2D0(dst []float32, x []float32, g []float32, add bool, p *
 //go:noescape
 func GELUTanhLane32AVX2D1(dst []float32, x []float32, g []float32, add bool, p *[8]float64, exc []uint8) bool
 
+// GELUTanhLane32AVX2D2 sets dst to (or, with add, adds) g·f^(2)(x) for x·σ(x·(1.59577 + 0.0713548·x²)) in float32 lanes
+// (AVX2), within 1 ulp of the true value, except in lanes it leaves alone and reports. p is unused.
+//
+//go:noescape
+func GELUTanhLane32AVX2D2(dst []float32, x []float32, g []float32, add bool, p *[8]float64, exc []uint8) bool
+
 // GELUSigmoidLane32AVX2D0 sets dst to (or, with add, adds) g·f^(0)(x) for x·σ(x·(1.702 + 0·x²)) in float32 lanes
 // (AVX2), within 1 ulp of the true value, except in lanes it leaves alone and reports. p is unused.
 //

@@ -106,6 +106,8 @@ func Call32(id ID, dst, x, g []float32, add bool, p *[8]float64, exc *Bitmap) bo
 			return GELUTanhLane32AVX2D0(dst, x, g, add, p, exc[:])
 		case GELUTanhLane32D1:
 			return GELUTanhLane32AVX2D1(dst, x, g, add, p, exc[:])
+		case GELUTanhLane32D2:
+			return GELUTanhLane32AVX2D2(dst, x, g, add, p, exc[:])
 		case GELUSigmoidLane32D0:
 			return GELUSigmoidLane32AVX2D0(dst, x, g, add, p, exc[:])
 		case GELUSigmoidLane32D1:
@@ -120,7 +122,7 @@ func Call32(id ID, dst, x, g []float32, add bool, p *[8]float64, exc *Bitmap) bo
 			return SiLULane32AVX2D2(dst, x, g, add, p, exc[:])
 		}
 		// Never the AVX-512 form on a CPU without it (an illegal
-		// instruction): rows ask for no other (see HasAVX2).
+		// instruction).
 		panic("simd: Call32: kernel has no AVX2 form")
 	}
 	switch id {

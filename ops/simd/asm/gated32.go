@@ -128,7 +128,7 @@ func gated32Body(g gate32, order int, x V) (V, M) {
 	// q = z·v, v = c1 + c3·z², and q' = c1 + 3c3·z², as pairs. P = 3c3·z².
 	sh := smul(z, z)
 	var sl V
-	var vh, vl, q1h, q1l, ph, pl V
+	var vh, vl, q1h, q1l, ph, pl, gh2, gl2 V
 	c1hv := sreg(cs(c1h))
 	if g.c3 == 0 {
 		vh, vl = c1hv, sreg(cs(c1l))
@@ -146,6 +146,10 @@ func gated32Body(g gate32, order int, x V) (V, M) {
 		if order > 0 {
 			ph, pl = term(3 * g.c3)
 			q1h, q1l = ddAddS(c1hv, sreg(cs(c1l)), ph, pl)
+		}
+		if order == 2 { // 2(q' + P) now, so that P is not kept
+			gh2, gl2 = ddAddS(q1h, q1l, ph, pl)
+			gh2, gl2 = sadd(gh2, gh2), sadd(gl2, gl2)
 		}
 	}
 	qh, ql := mulF(z, vh, vl)
@@ -196,8 +200,7 @@ func gated32Body(g gate32, order int, x V) (V, M) {
 		if g.c3 == 0 {
 			gh, gl = sadd(q1h, q1h), sadd(q1l, q1l)
 		} else {
-			gh, gl = ddAddS(q1h, q1l, ph, pl)
-			gh, gl = sadd(gh, gh), sadd(gl, gl)
+			gh, gl = gh2, gl2
 		}
 		nh := ssub(cs(1), edh)
 		nl := ssub(ssub(ssub(cs(1), nh), edh), edl)
