@@ -159,16 +159,9 @@ func sweep(c config) ([]*runResult, error) {
 	grid := experiment.Grid[setting]{Seeds: []uint64{c.Seed}, Name: setting.name, Workers: c.Workers, Progress: c.Progress,
 		Metrics: append([]string{"train_loss"}, probe.DeadMetrics(len(c.Hidden))...),
 		Note: func(r *runResult) string {
-			dead := r.Curve.Metric("dead_fraction")
-			return fmt.Sprintf("dead %.1f%% → %.1f%%, test accuracy %.2f%%", 100*dead[0], 100*dead[len(dead)-1], 100*r.Values[accuracy])
+			return fmt.Sprintf("dead %.1f%% → %.1f%%, test accuracy %.2f%%", 100*r.Curve.First("dead_fraction"), 100*r.Curve.Last("dead_fraction"), 100*r.Values[accuracy])
 		}}
-	for _, b := range c.Biases {
-		for _, lr := range c.LRs {
-			for _, a := range c.Acts {
-				grid.Settings = append(grid.Settings, setting{a, lr, b})
-			}
-		}
-	}
+	grid.Settings = experiment.Product3(c.Biases, c.LRs, c.Acts, func(b string, lr float64, a activation.Activation) setting { return setting{a, lr, b} })
 	return grid.Run(func(r *runResult) error { return trainOne(c, tr, probeSet, test, r) })
 }
 

@@ -94,32 +94,26 @@ func sweepReport(r *report.Report, runs []*runResult, pg *page) (err error) {
 	}
 	var rows [][]any
 	for _, run := range runs {
-		dead, exact, v, div, divCell := run.Curve.Metric("dead_fraction"), run.Curve.Last("dead_fraction_exact"), run.Values, run.DivergedStep(), any("no")
-		if div > 0 {
-			divCell = div
-		}
+		dead, exact, v, div := run.Curve.Metric("dead_fraction"), run.Curve.Last("dead_fraction_exact"), run.Values, run.DivergedStep()
 		r.SetAll("run."+run.Name+".", v) // accuracy and DeadProbe.EndValues
 		r.SetAll("run."+run.Name+".", map[string]float64{"dead_start": dead[0], "dead_end": dead[len(dead)-1], "dead_max": slices.Max(dead),
 			"dead_exact_end": exact, "diverged_step": float64(div), "median_max_abs_deriv": run.Curve.Last("median_max_abs_deriv")})
 		rows = append(rows, []any{run.Setting.Act.Title(), run.Setting.LR, run.Setting.Bias, dead[0], slices.Max(dead), dead[len(dead)-1], exact,
-			int(v["ever_dead"]), int(v["revived"]), v["dead_max_z_median"], run.Curve.Last("median_max_abs_deriv"), v["mean_sq_deriv"], v[accuracy], divCell})
+			int(v["ever_dead"]), int(v["revived"]), v["dead_max_z_median"], run.Curve.Last("median_max_abs_deriv"), v["mean_sq_deriv"], v[accuracy], run.DivergedCell()})
 	}
 	pg.Runs = report.TableData{Header: []string{"activation", "lr", "bias", "dead at start", "dead max", "dead at end", "exactly dead at end",
 		"units ever dead", "of them alive at end", "median max z of dead units", "median max |f'| at end", "E[f'(z)²] at end",
 		"test accuracy", "diverged at step"}, Rows: rows}
-	pg.BestAccuracy = report.TableData{Header: []string{"activation"}}
+	header := []string{"activation"}
 	for _, b := range pg.Biases {
-		pg.BestAccuracy.Header = append(pg.BestAccuracy.Header, "bias "+b)
+		header = append(header, "bias "+b)
 	}
-	for _, a := range pg.Acts {
-		row := []any{a.Title()}
-		for _, b := range pg.Biases {
-			// Every (activation, bias) ran, at every learning rate.
-			best := experiment.BestRun(runs, func(s setting) bool { return s.Act == a && s.Bias == b }, accuracyOf)
-			row = append(row, fmt.Sprintf("%s (lr %g)", report.Format(best.Values[accuracy]), best.Setting.LR))
-		}
-		pg.BestAccuracy.Rows = append(pg.BestAccuracy.Rows, row)
-	}
+	// Every (activation, bias) ran, at every learning rate.
+	pg.BestAccuracy = experiment.BestTable(runs, header, pg.Acts.Titles(),
+		func(i, j int, s setting) bool { return s.Act == pg.Acts[i] && s.Bias == pg.Biases[j] }, accuracyOf,
+		func(best *runResult) any {
+			return fmt.Sprintf("%s (lr %g)", report.Format(best.Values[accuracy]), best.Setting.LR)
+		})
 	for _, b := range pg.Biases {
 		for _, lr := range pg.LRs {
 			pg.Plots = append(pg.Plots, plots(pg.config, runs, lr, b))

@@ -11,7 +11,6 @@ import (
 	"slices"
 
 	"github.com/geluproject/gelu/ops/activation"
-	"github.com/geluproject/gelu/ops/analysis"
 	"github.com/geluproject/gelu/train/experiment"
 	"github.com/geluproject/gelu/train/probe"
 	"github.com/geluproject/gelu/train/report"
@@ -64,26 +63,19 @@ type namedPlot struct {
 }
 
 func derivStats(r *report.Report, pg *page) error {
-	var rows [][]any
-	var series []report.Series
-	for _, a := range activation.All() {
-		p, err := analysis.ProfileOf(a)
-		if err != nil {
-			return err
-		}
-		if a == activation.GELU {
+	profiles, table, series, err := probe.NormalDerivs(r, "normal.", activation.All())
+	if err != nil {
+		return err
+	}
+	for i, p := range profiles {
+		if p.Activation == activation.GELU {
 			pg.OneAt = -p.MinX
 		}
-		d := p.Deriv
-		r.SetAll("normal."+a.Key()+".", map[string]float64{"E_d1": d.Mean.Value, "E_d1sq": d.MeanSq.Value, "Var_d1": d.Var.Value})
-		rows = append(rows, []any{a.Title(), report.FormatPM(d.Mean.Value, d.Mean.Err), report.FormatPM(d.MeanSq.Value, d.MeanSq.Err), report.FormatPM(d.Var.Value, d.Var.Err)})
-		s := report.FuncSeries(a.Title(), func(x float64) float64 { return a.Deriv(x) * a.Deriv(x) * activation.NormalPDF(x) }, -4, 4, 800)
-		s.Dashed = a != activation.ReLU && a != activation.GELU
-		series = append(series, s)
+		series[i].Dashed = p.Activation != activation.ReLU && p.Activation != activation.GELU
 	}
 	pg.ReluMinusGELUSq = r.Get("normal.relu.E_d1sq") - r.Get("normal.gelu.E_d1sq")
 	pg.ReluMinusGELUVar = r.Get("normal.relu.Var_d1") - r.Get("normal.gelu.Var_d1")
-	pg.NormalDerivative = report.TableData{Header: []string{"activation", "E[f'(X)]", "E[f'(X)²]", "Var[f'(X)]"}, Rows: rows}
+	pg.NormalDerivative = table
 	pg.Integrand = report.PlotSpec{Title: "f'(x)²·φ(x): the integrand of E[f'(X)²]", XLabel: "x", YLabel: "f'(x)²·φ(x)",
 		Series: series, VLines: []float64{0}, DPI: pg.DPI}
 	return nil
