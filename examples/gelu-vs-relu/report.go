@@ -143,15 +143,11 @@ func writeReport(c config, d *data, res *results) error {
 // pre-activations (and of the logits) in the untrained network, seed
 // c.Seed, on the first training batch of epoch 0.
 func initScale(r *report.Report, c config, d *data) (report.TableData, error) {
-	l, err := experiment.Loader(d.Train, c.Batch, true, c.Seed)
+	x, err := experiment.FirstBatch(d.Train, c.Batch, c.Seed)
 	if err != nil {
 		return report.TableData{}, err
 	}
-	b, err := l.Batch(0, 0)
-	if err != nil {
-		return report.TableData{}, err
-	}
-	return experiment.InitRMS(r, "init_rms", c.Acts.Names(), c.Acts.Titles(), c.Layers, b.X, func(i int) (train.Model, *nn.MLP, error) {
+	return experiment.InitRMS(r, "init_rms", c.Acts.Names(), c.Acts.Titles(), c.Layers, x, func(i int) (train.Model, *nn.MLP, error) {
 		return network(c, d, c.Acts[i], c.Seed, 0)
 	})
 }
