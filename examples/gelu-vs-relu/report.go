@@ -167,18 +167,16 @@ func tables(r *report.Report, c config, d *data, res *results, pg *page) {
 	}
 	pg.FinalTestError = experiment.MedianPivot("activation", "test error (%)", c.Acts.Titles(), labels,
 		func(i, j int) []float64 { return best(res, c.Opts[j], c.Acts[i]).Final("test_error") }, 100)
-	pg.Final.Header = []string{"optimizer", "activation", "lr", "final train loss", "final train loss, min–max",
-		"mean train loss over the run", "mean train loss, min–max", "test error (%)", "validation error (%)", "diverged runs"}
-	for _, g := range res.Best {
-		p := g.Setting.Opt + "." + g.Setting.Act.Name() + "."
-		r.Set(p+"lr", g.Setting.LR)
-		r.Set(p+"diverged", g.Diverged())
-		experiment.SetFinals(r, p, g, metrics)
-		tl, ml := experiment.Summarize(g.Final(tk)), experiment.Summarize(g.Mean(tk))
-		ml.Set(r, p+"mean_train_loss")
-		pg.Final.Rows = append(pg.Final.Rows, []any{pg.Labels[g.Setting.Opt], g.Setting.Act.Title(), fmt.Sprint(g.Setting.LR), tl.Median, tl.Range(1),
-			ml.Median, ml.Range(1), 100 * experiment.Median(g.Final("test_error")), 100 * experiment.Median(g.Final("val_error")), g.Diverged()})
-	}
+	pg.Final = experiment.FinalTable[setting]{Header: []string{"optimizer", "activation", "lr", "final train loss", "final train loss, min–max",
+		"mean train loss over the run", "mean train loss, min–max", "test error (%)", "validation error (%)", "diverged runs"},
+		Key: func(s setting) string { return s.Opt + "." + s.Act.Name() }, Metrics: metrics,
+		Values:    map[string]func(setting) any{"lr": func(s setting) any { return s.LR }},
+		Summaries: map[string]func(*group) []float64{"mean_train_loss": meanTrain},
+		Row: func(g *group) []any {
+			tl, ml := experiment.Summarize(g.Final(tk)), experiment.Summarize(meanTrain(g))
+			return []any{pg.Labels[g.Setting.Opt], g.Setting.Act.Title(), fmt.Sprint(g.Setting.LR), tl.Median, tl.Range(1),
+				ml.Median, ml.Range(1), 100 * experiment.Median(g.Final("test_error")), 100 * experiment.Median(g.Final("val_error")), g.Diverged()}
+		}}.Write(r, res.Best)
 	pg.LRSelection = experiment.SelectionTable([]string{"optimizer", "activation", "lr", "validation error (%)", "validation loss"}, res.Groups, res.Best,
 		func(g *group) []any {
 			return []any{pg.Labels[g.Setting.Opt], g.Setting.Act.Title(), fmt.Sprint(g.Setting.LR), 100 * experiment.Median(g.Final("val_error")),
