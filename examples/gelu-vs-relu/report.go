@@ -197,14 +197,9 @@ func tables(r *report.Report, c config, d *data, res *results, pg *page) {
 func plots(c config, d *data, res *results, pg *page) {
 	steps := experiment.ThinSteps(d.EvalSteps, d.PerEpoch, 12)
 	for _, o := range c.Opts {
-		loss := experiment.Panel[setting]{Metric: c.trainKey(), X: d.Epoch, Titles: c.Acts.Titles(), LogAbove: 30,
-			Dashed: func(g *group) bool { return g.Setting.Act == activation.GELUTanh }}
-		for _, a := range c.Acts {
-			g := best(res, o, a)
-			loss.Groups, loss.Lines = append(loss.Groups, g), append(loss.Lines, fmt.Sprintf("%s (lr %g)", a.Title(), g.Setting.LR))
-		}
-		errs := loss
-		errs.Metric, errs.Scale = "test_error", 100
+		loss, errs := experiment.LossErrorPanels(experiment.Only(res.Best, func(s setting) bool { return s.Opt == o }), c.trainKey(), "test_error", d.Epoch,
+			c.Acts.Titles(), func(g *group) string { return fmt.Sprintf("%s (lr %g)", g.Setting.Act.Title(), g.Setting.LR) },
+			func(g *group) bool { return g.Setting.Act == activation.GELUTanh })
 		spec := func(title, y string) report.PlotSpec {
 			return report.PlotSpec{Title: title + ", " + pg.Labels[o], XLabel: "epoch", YLabel: y, DPI: c.DPI}
 		}
