@@ -278,15 +278,11 @@ func trainRun(c config, d *data, r *runResult) error {
 	t, err := train.New(model, opt, l.Train, l.Test, train.Config{Epochs: c.Epochs, EvalEvery: d.EvalEvery, Dir: r.Dir,
 		Quiet: c.Quiet || c.Workers > 1, Progress: c.Progress,
 		OnEval: func(t *train.Trainer, e train.EvalInfo) error {
-			valLoss, valErr, err := experiment.Score(t, l.Val)
+			s, err := l.Score(t)
 			if err != nil {
 				return err
 			}
-			noDrop, _, err := experiment.Score(t, l.TrainEval)
-			if err != nil {
-				return err
-			}
-			return r.Curve.Add(e.Step, e.TrainLoss, noDrop, valLoss, valErr, e.ValLoss, 1-e.ValAccuracy)
+			return r.Curve.Add(e.Step, e.TrainLoss, s.TrainEvalLoss, s.ValLoss, s.ValError, e.ValLoss, 1-e.ValAccuracy)
 		}})
 	if err != nil {
 		return err

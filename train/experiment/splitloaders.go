@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/geluproject/gelu/datasets"
+	"github.com/geluproject/gelu/train"
 )
 
 // SplitLoaders are one run's loaders of the Splits (Splits.Loaders).
@@ -22,4 +23,20 @@ func (s Splits) Loaders(batch int, seed uint64) (SplitLoaders, error) {
 	l.Val, err[2] = Loader(s.Val, batch, false, seed)
 	l.TrainEval, err[3] = Loader(s.TrainEval, batch, false, seed)
 	return l, errors.Join(err[:]...)
+}
+
+// Scores are what a run measures at an evaluation besides the trainer's
+// own evaluation set: mean losses and error rates (Score), NaN for a
+// split not in use.
+type Scores struct {
+	ValLoss, ValError, TrainEvalLoss, TrainEvalError float64
+}
+
+// Score evaluates t's model on Val and TrainEval (Score).
+func (l SplitLoaders) Score(t *train.Trainer) (Scores, error) {
+	var s Scores
+	var err [2]error
+	s.ValLoss, s.ValError, err[0] = Score(t, l.Val)
+	s.TrainEvalLoss, s.TrainEvalError, err[1] = Score(t, l.TrainEval)
+	return s, errors.Join(err[:]...)
 }

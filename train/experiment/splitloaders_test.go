@@ -1,10 +1,16 @@
 package experiment
 
 import (
+	"math"
 	"slices"
 	"testing"
 
 	"github.com/geluproject/gelu/datasets"
+	"github.com/geluproject/gelu/graph"
+	"github.com/geluproject/gelu/nn"
+	"github.com/geluproject/gelu/optim"
+	"github.com/geluproject/gelu/train"
+	"gorgonia.org/tensor"
 )
 
 func TestSplitsLoaders(t *testing.T) {
@@ -44,5 +50,31 @@ func TestSplitsLoaders(t *testing.T) {
 	}
 	if _, err := (Splits{Train: ds(10), Test: ds(7)}).Loaders(0, 3); err == nil {
 		t.Error("batch 0: no error")
+	}
+}
+
+// A classifier with zero weights and biases gives equal logits over two
+// classes: loss ln 2 on every example, and an error of ½ on labels half 0,
+// half 1 whichever class a tie picks.
+func TestSplitLoadersScore(t *testing.T) {
+	d := &datasets.Dataset{Name: "halves", X: []float32{1, 2, 3, 4}, Features: 1, Labels: []int{0, 1, 1, 0}, Classes: 2}
+	l, err := Splits{Train: d, Test: d, Val: d}.Loaders(4, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, _, err := Classifier(tensor.Float32, 1, 4, nn.MLPConfig{In: 1, Out: 2, WeightInit: graph.Zeros(), BiasInit: graph.Zeros()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := train.New(model, &optim.SGD{LearningRate: 0.1}, l.Train, l.Test, train.Config{Epochs: 1, Quiet: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := l.Score(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(s.ValLoss-math.Ln2) > 1e-6 || s.ValError != 0.5 || !math.IsNaN(s.TrainEvalLoss) || !math.IsNaN(s.TrainEvalError) {
+		t.Errorf("scores %+v, want validation loss ln 2 = %v, error 0.5, and NaN without a train-eval split", s, math.Ln2)
 	}
 }
