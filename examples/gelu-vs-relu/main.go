@@ -267,29 +267,22 @@ func trainRun(c config, d *data, r *runResult) error {
 	if err != nil {
 		return err
 	}
-	trainL, err1 := experiment.Loader(d.Train, c.Batch, true, r.Seed)
-	testL, err2 := experiment.Loader(d.Test, c.Batch, false, r.Seed)
-	valL, err3 := experiment.Loader(d.Val, c.Batch, false, r.Seed)
-	trainEvalL, err4 := experiment.Loader(d.TrainEval, c.Batch, false, r.Seed)
-	if err := errors.Join(err1, err2, err3, err4); err != nil {
+	l, err := d.Loaders(c.Batch, r.Seed)
+	if err != nil {
 		return err
 	}
 	var opt optim.Optimizer = optim.NewAdam(r.Setting.LR)
 	if r.Setting.Opt == "sgd" {
 		opt = &optim.SGD{LearningRate: r.Setting.LR, Momentum: c.Momentum}
 	}
-	t, err := train.New(model, opt, trainL, testL, train.Config{Epochs: c.Epochs, EvalEvery: d.EvalEvery, Dir: r.Dir,
+	t, err := train.New(model, opt, l.Train, l.Test, train.Config{Epochs: c.Epochs, EvalEvery: d.EvalEvery, Dir: r.Dir,
 		Quiet: c.Quiet || c.Workers > 1, Progress: c.Progress,
 		OnEval: func(t *train.Trainer, e train.EvalInfo) error {
-			valLoss, valErr, err := experiment.Score(t, valL)
+			s, err := l.Score(t)
 			if err != nil {
 				return err
 			}
-			noDrop, _, err := experiment.Score(t, trainEvalL)
-			if err != nil {
-				return err
-			}
-			return r.Curve.Add(e.Step, e.TrainLoss, noDrop, valLoss, valErr, e.ValLoss, 1-e.ValAccuracy)
+			return r.Curve.Add(e.Step, e.TrainLoss, s.TrainEvalLoss, s.ValLoss, s.ValError, e.ValLoss, 1-e.ValAccuracy)
 		}})
 	if err != nil {
 		return err

@@ -143,15 +143,11 @@ func writeReport(c config, d *data, res *results) error {
 // pre-activations (and of the logits) in the untrained network, seed
 // c.Seed, on the first training batch of epoch 0.
 func initScale(r *report.Report, c config, d *data) (report.TableData, error) {
-	l, err := experiment.Loader(d.Train, c.Batch, true, c.Seed)
+	x, err := experiment.FirstBatch(d.Train, c.Batch, c.Seed)
 	if err != nil {
 		return report.TableData{}, err
 	}
-	b, err := l.Batch(0, 0)
-	if err != nil {
-		return report.TableData{}, err
-	}
-	return experiment.InitRMS(r, "init_rms", c.Acts.Names(), c.Acts.Titles(), c.Layers, b.X, func(i int) (train.Model, *nn.MLP, error) {
+	return experiment.InitRMS(r, "init_rms", c.Acts.Names(), c.Acts.Titles(), c.Layers, x, func(i int) (train.Model, *nn.MLP, error) {
 		return network(c, d, c.Acts[i], c.Seed, 0)
 	})
 }
@@ -171,18 +167,16 @@ func tables(r *report.Report, c config, d *data, res *results, pg *page) {
 	}
 	pg.FinalTestError = experiment.MedianPivot("activation", "test error (%)", c.Acts.Titles(), labels,
 		func(i, j int) []float64 { return best(res, c.Opts[j], c.Acts[i]).Final("test_error") }, 100)
-	pg.Final.Header = []string{"optimizer", "activation", "lr", "final train loss", "final train loss, min–max",
-		"mean train loss over the run", "mean train loss, min–max", "test error (%)", "validation error (%)", "diverged runs"}
-	for _, g := range res.Best {
-		p := g.Setting.Opt + "." + g.Setting.Act.Name() + "."
-		r.Set(p+"lr", g.Setting.LR)
-		r.Set(p+"diverged", g.Diverged())
-		experiment.SetFinals(r, p, g, metrics)
-		tl, ml := experiment.Summarize(g.Final(tk)), experiment.Summarize(g.Mean(tk))
-		ml.Set(r, p+"mean_train_loss")
-		pg.Final.Rows = append(pg.Final.Rows, []any{pg.Labels[g.Setting.Opt], g.Setting.Act.Title(), fmt.Sprint(g.Setting.LR), tl.Median, tl.Range(1),
-			ml.Median, ml.Range(1), 100 * experiment.Median(g.Final("test_error")), 100 * experiment.Median(g.Final("val_error")), g.Diverged()})
-	}
+	pg.Final = experiment.FinalTable[setting]{Header: []string{"optimizer", "activation", "lr", "final train loss", "final train loss, min–max",
+		"mean train loss over the run", "mean train loss, min–max", "test error (%)", "validation error (%)", "diverged runs"},
+		Key: func(s setting) string { return s.Opt + "." + s.Act.Name() }, Metrics: metrics,
+		Values:    map[string]func(setting) any{"lr": func(s setting) any { return s.LR }},
+		Summaries: map[string]func(*group) []float64{"mean_train_loss": meanTrain},
+		Row: func(g *group) []any {
+			tl, ml := experiment.Summarize(g.Final(tk)), experiment.Summarize(meanTrain(g))
+			return []any{pg.Labels[g.Setting.Opt], g.Setting.Act.Title(), fmt.Sprint(g.Setting.LR), tl.Median, tl.Range(1),
+				ml.Median, ml.Range(1), 100 * experiment.Median(g.Final("test_error")), 100 * experiment.Median(g.Final("val_error")), g.Diverged()}
+		}}.Write(r, res.Best)
 	pg.LRSelection = experiment.SelectionTable([]string{"optimizer", "activation", "lr", "validation error (%)", "validation loss"}, res.Groups, res.Best,
 		func(g *group) []any {
 			return []any{pg.Labels[g.Setting.Opt], g.Setting.Act.Title(), fmt.Sprint(g.Setting.LR), 100 * experiment.Median(g.Final("val_error")),
@@ -203,14 +197,9 @@ func tables(r *report.Report, c config, d *data, res *results, pg *page) {
 func plots(c config, d *data, res *results, pg *page) {
 	steps := experiment.ThinSteps(d.EvalSteps, d.PerEpoch, 12)
 	for _, o := range c.Opts {
-		loss := experiment.Panel[setting]{Metric: c.trainKey(), X: d.Epoch, Titles: c.Acts.Titles(), LogAbove: 30,
-			Dashed: func(g *group) bool { return g.Setting.Act == activation.GELUTanh }}
-		for _, a := range c.Acts {
-			g := best(res, o, a)
-			loss.Groups, loss.Lines = append(loss.Groups, g), append(loss.Lines, fmt.Sprintf("%s (lr %g)", a.Title(), g.Setting.LR))
-		}
-		errs := loss
-		errs.Metric, errs.Scale = "test_error", 100
+		loss, errs := experiment.LossErrorPanels(experiment.Only(res.Best, func(s setting) bool { return s.Opt == o }), c.trainKey(), "test_error", d.Epoch,
+			c.Acts.Titles(), func(g *group) string { return fmt.Sprintf("%s (lr %g)", g.Setting.Act.Title(), g.Setting.LR) },
+			func(g *group) bool { return g.Setting.Act == activation.GELUTanh })
 		spec := func(title, y string) report.PlotSpec {
 			return report.PlotSpec{Title: title + ", " + pg.Labels[o], XLabel: "epoch", YLabel: y, DPI: c.DPI}
 		}

@@ -1,0 +1,80 @@
+package experiment
+
+import (
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/geluproject/gelu/datasets"
+	"github.com/geluproject/gelu/graph"
+	"github.com/geluproject/gelu/nn"
+	"github.com/geluproject/gelu/optim"
+	"github.com/geluproject/gelu/train"
+	"gorgonia.org/tensor"
+)
+
+func TestSplitsLoaders(t *testing.T) {
+	ds := func(n int) *datasets.Dataset {
+		d := &datasets.Dataset{Name: "toy", Features: 1, Classes: 2}
+		for i := range n {
+			d.X, d.Labels = append(d.X, float32(i)), append(d.Labels, i%2)
+		}
+		return d
+	}
+	// 10 training rows in batches of 4: 2 whole batches (the last 2 rows
+	// dropped); 7 test rows: 2 batches, the last partial; no validation split.
+	s := Splits{Train: ds(10), Test: ds(7), TrainEval: ds(5)}
+	l, err := s.Loaders(4, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Train.NumBatches() != 2 || l.Test.NumBatches() != 2 || l.TrainEval.NumBatches() != 2 || l.Val != nil {
+		t.Errorf("batches train %d test %d train-eval %d, val %v: want 2, 2, 2 and no val loader",
+			l.Train.NumBatches(), l.Test.NumBatches(), l.TrainEval.NumBatches(), l.Val)
+	}
+	b, err := l.Test.Batch(0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := b.X.Data().([]float32); !slices.Equal(got, []float32{0, 1, 2, 3}) {
+		t.Errorf("first test batch %v, want rows in order [0 1 2 3]", got)
+	}
+	// The training batch is the seed's shuffle: what FirstBatch returns.
+	tb, err := l.Train.Batch(0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, _ := FirstBatch(s.Train, 4, 3)
+	if !slices.Equal(tb.X.Data().([]float32), x.Data().([]float32)) {
+		t.Errorf("first training batch %v, FirstBatch with the same seed %v", tb.X.Data(), x.Data())
+	}
+	if _, err := (Splits{Train: ds(10), Test: ds(7)}).Loaders(0, 3); err == nil {
+		t.Error("batch 0: no error")
+	}
+}
+
+// A classifier with zero weights and biases gives equal logits over two
+// classes: loss ln 2 on every example, and an error of ½ on labels half 0,
+// half 1 whichever class a tie picks.
+func TestSplitLoadersScore(t *testing.T) {
+	d := &datasets.Dataset{Name: "halves", X: []float32{1, 2, 3, 4}, Features: 1, Labels: []int{0, 1, 1, 0}, Classes: 2}
+	l, err := Splits{Train: d, Test: d, Val: d}.Loaders(4, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, _, err := Classifier(tensor.Float32, 1, 4, nn.MLPConfig{In: 1, Out: 2, WeightInit: graph.Zeros(), BiasInit: graph.Zeros()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := train.New(model, &optim.SGD{LearningRate: 0.1}, l.Train, l.Test, train.Config{Epochs: 1, Quiet: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := l.Score(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(s.ValLoss-math.Ln2) > 1e-6 || s.ValError != 0.5 || !math.IsNaN(s.TrainEvalLoss) || !math.IsNaN(s.TrainEvalError) {
+		t.Errorf("scores %+v, want validation loss ln 2 = %v, error 0.5, and NaN without a train-eval split", s, math.Ln2)
+	}
+}
