@@ -73,6 +73,12 @@
 // When one group per family is reported (Best), FindGroup, Only and
 // SelectionTable look the groups up and show the choice, and Comparisons
 // compares two of them seed by seed and records the sign test.
+// FinalTable writes the final table with its summary keys, BestTable the
+// best run per row and column, LossErrorPanels one family's loss and error
+// plots (on Panel); Product3 lists a grid's settings; Splits.Loaders and
+// SplitLoaders.Score load and score the train/validation/test splits,
+// FirstBatch draws a seeded first batch; Convert changes element types
+// (token ids kept in a run's float64 vectors).
 //
 // The Transformer programs (examples/char-gpt, examples/vit-mnist) share
 // the feed-forward variants by name (MLPs), nn.GPT and nn.ViT as a
