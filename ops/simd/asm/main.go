@@ -49,31 +49,27 @@ func main() {
 			k.generateProbe()
 		}
 	}
+	// The float32-lane kernels: exact GELU, then the gated family, each
+	// AVX-512 first.
+	lane := func(k kernel32, avx512 bool) {
+		if *only != "" && k.name != *only {
+			return
+		}
+		k.unroll = *unrollAVX2
+		if avx512 {
+			k.unroll = *unrollLane
+		}
+		k.generate()
+	}
 	for _, avx512 := range []bool{true, false} {
 		for order := 0; order <= 2; order++ {
-			k := gelu32Kernel(order, avx512)
-			if *only != "" && k.name != *only {
-				continue
-			}
-			k.unroll = *unrollAVX2
-			if avx512 {
-				k.unroll = *unrollLane
-			}
-			k.generate()
+			lane(gelu32Kernel(order, avx512), avx512)
 		}
 	}
 	for _, avx512 := range []bool{true, false} {
 		for _, g := range gates32 {
 			for order := 0; order <= 2; order++ {
-				k := gated32Kernel(g, order, avx512)
-				if *only != "" && k.name != *only {
-					continue
-				}
-				k.unroll = *unrollAVX2
-				if avx512 {
-					k.unroll = *unrollLane
-				}
-				k.generate()
+				lane(gated32Kernel(g, order, avx512), avx512)
 			}
 		}
 	}
