@@ -4,6 +4,7 @@ package fused
 // (issue 14): no tensor.Dense.Data boxing, no closure per parallel loop.
 
 import (
+	"strings"
 	"testing"
 
 	G "gorgonia.org/gorgonia"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/graph/rng"
+	"github.com/geluproject/gelu/ops/gemm"
 	"github.com/geluproject/gelu/ops/parallel"
 )
 
@@ -47,6 +49,12 @@ func TestOpsDoNotAllocate(t *testing.T) {
 				{"sumrows", newSumRows(), []G.Value{g}},
 			}
 			for _, c := range cases {
+				if c.name == "matmul+bias" && strings.HasPrefix(gemm.Name(), "gonum") {
+					// gonum's GEMM (arm64 and other CPUs without the own
+					// kernels) starts goroutines for large products.
+					t.Logf("%s: not checked with %s, which allocates itself", c.name, gemm.Name())
+					continue
+				}
 				if _, err := c.op.Do(c.in...); err != nil { // allocates the output buffer
 					t.Fatalf("%s %v: %v", c.name, dt, err)
 				}
