@@ -10,3 +10,12 @@ func (r *Run[S]) DivergedStep() int {
 	}
 	return r.Steps + 1
 }
+
+// DivergedCell is a table cell saying where r diverged: DivergedStep, or
+// "no" for a run that did not diverge.
+func (r *Run[S]) DivergedCell() any {
+	if s := r.DivergedStep(); s > 0 {
+		return s
+	}
+	return "no"
+}

@@ -9,7 +9,7 @@ import (
 
 // SplitLoaders are one run's loaders of the Splits (Splits.Loaders).
 type SplitLoaders struct {
-	Train, Test, Val, TrainEval *datasets.Loader // Val, TrainEval: nil when the split is
+	Train, Test, Val, TrainEval *datasets.Loader // Val, TrainEval: nil when the split is absent
 }
 
 // Loaders returns the loaders of s's splits for the run with this seed, in
