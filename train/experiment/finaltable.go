@@ -1,6 +1,11 @@
 package experiment
 
-import "github.com/geluproject/gelu/train/report"
+import (
+	"maps"
+	"slices"
+
+	"github.com/geluproject/gelu/train/report"
+)
 
 // FinalTable tabulates the reported groups of a grid (Best) at the end of
 // training and records their summary values: what a report's table of
@@ -25,11 +30,11 @@ func (f FinalTable[S]) Write(r *report.Report, groups []*Group[S]) report.TableD
 	for _, g := range groups {
 		p := f.Key(g.Setting) + "."
 		r.Set(p+"diverged", g.Diverged())
-		for name, v := range f.Values {
-			r.Set(p+name, v(g.Setting))
+		for _, name := range slices.Sorted(maps.Keys(f.Values)) { // sorted: the same first error every run
+			r.Set(p+name, f.Values[name](g.Setting))
 		}
-		for name, v := range f.Summaries {
-			Summarize(v(g)).Set(r, p+name)
+		for _, name := range slices.Sorted(maps.Keys(f.Summaries)) {
+			Summarize(f.Summaries[name](g)).Set(r, p+name)
 		}
 		SetFinals(r, p, g, f.Metrics)
 		t.Rows = append(t.Rows, f.Row(g))
