@@ -104,11 +104,14 @@ func onEveryCore(n int, body func(lo, hi int)) {
 	wg.Wait()
 }
 
-func shape(args string) (tokens, d, dff int, err error) {
+// shapedGraph reads the shape <tokens>x<d>x<dff> of an FFN or GEMMs step
+// and starts its graph (seed 1).
+func shapedGraph(args string, dt tensor.Dtype) (g *graph.Graph, tokens, d, dff int, err error) {
 	if _, err = fmt.Sscanf(args, "%dx%dx%d", &tokens, &d, &dff); err != nil || tokens < 1 || d < 1 || dff < 1 {
-		return 0, 0, 0, fmt.Errorf("shape %q, want <tokens>x<d>x<dff> of positive integers", args)
+		return nil, 0, 0, 0, fmt.Errorf("shape %q, want <tokens>x<d>x<dff> of positive integers", args)
 	}
-	return tokens, d, dff, nil
+	g, err = graph.New(dt, 1)
+	return g, tokens, d, dff, err
 }
 
 // setRandom binds seeded N(0, 1) data to the input n.
@@ -132,15 +135,33 @@ func trainStep(m *graph.Machine, opt optim.Optimizer, params []graph.NamedTensor
 	return opt.Step(params, grads)
 }
 
+// supervised adds the inputs x (xShape) and y (yShape) to g, the model's
+// output for x (forward) and its loss against y, and compiles the graph.
+func supervised(g *graph.Graph, xShape, yShape []int, forward func(*G.Node) (*G.Node, error),
+	lossOf func(out, y *G.Node) (*G.Node, error)) (m *graph.Machine, x, y *G.Node, err error) {
+	if x, err = g.Input("x", xShape...); err != nil {
+		return nil, nil, nil, err
+	}
+	if y, err = g.Input("y", yShape...); err != nil {
+		return nil, nil, nil, err
+	}
+	out, err := forward(x)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	loss, err := lossOf(out, y)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	m, err = g.Compile(loss)
+	return m, x, y, err
+}
+
 // FFN is one SGD-momentum training step of the pre-LN feed-forward block
 // (nn.FeedForward) on seeded N(0, 1) data, MSE loss; args is the shape
 // <tokens>x<d>x<dff>.
 func FFN(args string, dt tensor.Dtype) (func() error, int, error) {
-	tokens, d, dff, err := shape(args)
-	if err != nil {
-		return nil, 0, err
-	}
-	g, err := graph.New(dt, 1)
+	g, tokens, d, dff, err := shapedGraph(args, dt)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -148,23 +169,7 @@ func FFN(args string, dt tensor.Dtype) (func() error, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	x, err := g.Input("x", tokens, d)
-	if err != nil {
-		return nil, 0, err
-	}
-	y, err := g.Input("y", tokens, d)
-	if err != nil {
-		return nil, 0, err
-	}
-	out, err := f.Forward(x)
-	if err != nil {
-		return nil, 0, err
-	}
-	loss, err := nn.MSELoss(out, y)
-	if err != nil {
-		return nil, 0, err
-	}
-	m, err := g.Compile(loss)
+	m, x, y, err := supervised(g, []int{tokens, d}, []int{tokens, d}, f.Forward, nn.MSELoss)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -181,11 +186,7 @@ func FFN(args string, dt tensor.Dtype) (func() error, int, error) {
 // GEMMs runs the six matrix products of an FFN step of the same shape (two
 // forward, four backward) and nothing else.
 func GEMMs(args string, dt tensor.Dtype) (func() error, int, error) {
-	tokens, d, dff, err := shape(args)
-	if err != nil {
-		return nil, 0, err
-	}
-	g, err := graph.New(dt, 1)
+	g, tokens, d, dff, err := shapedGraph(args, dt)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -241,23 +242,7 @@ func MLP(args string, dt tensor.Dtype) (func() error, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	x, err := g.Input("x", mlpBatch, mlpIn)
-	if err != nil {
-		return nil, 0, err
-	}
-	y, err := g.Input("y", mlpBatch)
-	if err != nil {
-		return nil, 0, err
-	}
-	logits, err := mlp.Forward(x)
-	if err != nil {
-		return nil, 0, err
-	}
-	loss, err := nn.CrossEntropyLoss(logits, y)
-	if err != nil {
-		return nil, 0, err
-	}
-	m, err := g.Compile(loss)
+	m, x, y, err := supervised(g, []int{mlpBatch, mlpIn}, []int{mlpBatch}, mlp.Forward, nn.CrossEntropyLoss)
 	if err != nil {
 		return nil, 0, err
 	}
