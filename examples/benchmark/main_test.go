@@ -7,97 +7,43 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/geluproject/gelu/train/bench"
 	"github.com/geluproject/gelu/train/report"
 )
 
 // TestMain lets the test binary serve as the benchmark's child process.
 func TestMain(m *testing.M) {
-	if w := os.Getenv(childEnv); w != "" {
-		os.Exit(childMain(w))
+	if code, ok := bench.Child(families); ok {
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
 }
 
+// TestParseWorkload: every workload of a run, -scaling included, is a
+// name of the table, and the builders reject bad args of each family.
 func TestParseWorkload(t *testing.T) {
 	for _, name := range workloadNames(true, false) {
-		if _, err := parseWorkload(name); err != nil {
+		if _, err := families.Parse(name); err != nil {
 			t.Error(err)
 		}
 	}
-	for _, bad := range []string{"gelu/exact", "gelu/exact/float16", "conv/3x3/float32", "ffn/64x32/float32/x",
-		"gpt/L1-d16/float32", "gpt/L1-d16-h3-T8-B2/float32", "gpt/L0-d16-h2-T8-B2/float32", "gpt/L1-d16-h2-T8-B2x/float32", "gpt/L1-d16-h2-T8-B-2/float32"} {
-		if _, err := parseWorkload(bad); err == nil {
-			t.Errorf("parseWorkload(%q): no error", bad)
+	for _, bad := range []string{"gpt/L1-d16/float32", "gpt/L1-d16-h3-T8-B2/float32", "gpt/L0-d16-h2-T8-B2/float32", "gpt/L1-d16-h2-T8-B2x/float32", "gpt/L1-d16-h2-T8-B-2/float32"} {
+		if _, err := families.Parse(bad); err == nil {
+			t.Errorf("families.Parse(%q): no error", bad)
 		}
 	}
 	for _, bad := range []string{"gelu/erf/float32", "ffn/64x32/float32", "gemm/0x1x1/float32", "mlp/shuffled5/float32", "mlp/random/float32", "copy/x/float32"} {
-		w, err := parseWorkload(bad)
+		w, err := families.Parse(bad)
 		if err != nil {
-			t.Fatalf("parseWorkload(%q): %v", bad, err)
+			t.Fatalf("families.Parse(%q): %v", bad, err)
 		}
-		if _, _, err := w.fam.build(w.args, w.dt); err == nil {
+		if _, _, err := w.Family.Build(w.Args, w.Dtype); err == nil {
 			t.Errorf("building %q: no error", bad)
 		}
-	}
-}
-
-func TestSettings(t *testing.T) {
-	ffn, _ := parseWorkload("ffn/8x4x16/float32")
-	gelu, _ := parseWorkload("gelu/exact/float32")
-	threads := []int{1, 2}
-	for _, c := range []struct {
-		w      workload
-		pureGo bool
-		want   []string
-	}{
-		{ffn, false, []string{"GOMAXPROCS=1, BLAS 1 thread", "GOMAXPROCS=1, BLAS 2 threads", "GOMAXPROCS=2, BLAS 1 thread", "GOMAXPROCS=2, BLAS 2 threads"}},
-		{ffn, true, []string{"GOMAXPROCS=1", "GOMAXPROCS=2"}},
-		{gelu, false, []string{"GOMAXPROCS=1", "GOMAXPROCS=2"}},
-		{gelu, true, nil},
-	} {
-		var got []string
-		for _, s := range oursSettings(c.w, threads, c.pureGo) {
-			got = append(got, s.name)
-			if c.pureGo && !slices.Contains(s.env, "GELU_BLAS=own") {
-				t.Errorf("%s pure Go %q: env %v lacks GELU_BLAS=own", c.w.name, s.name, s.env)
-			}
-		}
-		if !slices.Equal(got, c.want) {
-			t.Errorf("%s pureGo=%v: settings %q, want %q", c.w.name, c.pureGo, got, c.want)
-		}
-	}
-	ts := torchSettings([]int{2})
-	if len(ts) != 1 || ts[0].name != "2 threads" || !slices.Equal(ts[0].env, []string{"OMP_NUM_THREADS=2", "OPENBLAS_NUM_THREADS=2", "MKL_NUM_THREADS=2"}) {
-		t.Errorf("torchSettings([2]) = %+v", ts)
-	}
-	if _, err := parseThreads("1,0"); err == nil {
-		t.Error(`parseThreads("1,0"): no error`)
-	}
-}
-
-func TestTallyBest(t *testing.T) {
-	tl := tally{}
-	tl.add(sideOurs, "w", "a", result{Seconds: 3})
-	tl.add(sideOurs, "w", "b", result{Seconds: 2})
-	tl.add(sideOurs, "w", "a", result{Seconds: 1.5}) // a later, better round
-	tl.add(sideOurs, "w", "b", result{Seconds: 4})   // a worse round is not kept
-	s, r, ok := tl.best(sideOurs, "w")
-	if !ok || s != "a" || r.Seconds != 1.5 || tl[sideOurs]["w"]["b"].Seconds != 2 {
-		t.Errorf("best = %q %v %v, b kept %v; want a 1.5 true, b 2", s, r.Seconds, ok, tl[sideOurs]["w"]["b"].Seconds)
-	}
-	tl.add(sideOurs, "w", "c", result{Seconds: 1.5 * hopeless})
-	tl.add(sideOurs, "w", "d", result{Seconds: 1.5*hopeless + 0.1})
-	if tl.skip(sideOurs, "w", "a") || tl.skip(sideOurs, "w", "c") || !tl.skip(sideOurs, "w", "d") || tl.skip(sideOurs, "w", "never run") {
-		t.Errorf("skip: a %v, c (exactly %d× the best) %v, d (over) %v, never run %v; want false false true false", tl.skip(sideOurs, "w", "a"),
-			hopeless, tl.skip(sideOurs, "w", "c"), tl.skip(sideOurs, "w", "d"), tl.skip(sideOurs, "w", "never run"))
-	}
-	if _, _, ok := tl.best(sideTorch, "w"); ok {
-		t.Error("best of a side never measured: ok")
 	}
 }
 
@@ -134,8 +80,8 @@ func TestQuickReport(t *testing.T) {
 	}
 	header, rows := readCSV(t, filepath.Join(dir, "settings.csv"))
 	for _, name := range workloadNames(false, true) {
-		w, _ := parseWorkload(name)
-		key := strings.ReplaceAll(name, "/", ".")
+		w, _ := families.Parse(name)
+		key := w.Key()
 		if !strings.Contains(string(md), "| "+name+" |") {
 			t.Errorf("report.md has no row for %s", name)
 		}
@@ -143,8 +89,8 @@ func TestQuickReport(t *testing.T) {
 		if row == nil {
 			t.Fatalf("settings.csv has no row for %s", name)
 		}
-		for side, ours := range map[string]bool{sideOurs: true, sideTorch: false} {
-			if side == sideTorch && py == "none" {
+		for side, ours := range map[string]bool{bench.Ours: true, bench.Peer: false} {
+			if side == bench.Peer && py == "none" {
 				continue
 			}
 			suffix := map[bool]string{true: "ours", false: "pytorch"}[ours]
@@ -164,7 +110,7 @@ func TestQuickReport(t *testing.T) {
 				if err != nil {
 					t.Fatalf("settings.csv %s %s: %q", name, col, row[i])
 				}
-				if math.IsNaN(best) || (w.fam.unit == "ms") == (x < best) {
+				if math.IsNaN(best) || (w.Family.Unit == "ms") == (x < best) {
 					best = x
 				}
 				if col == side+": "+setting && x != v {
@@ -182,7 +128,7 @@ func TestQuickReport(t *testing.T) {
 		torch, _ := s.Number(key + ".pytorch")
 		speedup, _ := s.Number(key + ".speedup_vs_pytorch")
 		want := torch / ours // ms: PyTorch's time over ours
-		if w.fam.unit != "ms" {
+		if w.Family.Unit != "ms" {
 			want = ours / torch
 		}
 		if math.Abs(speedup-want) > 1e-9*want {
@@ -200,8 +146,8 @@ func TestQuickReport(t *testing.T) {
 	if !strings.Contains(string(md), "## GPT training step") || !strings.Contains(string(md), "| "+gptQuickShape+" | float32 |") {
 		t.Errorf("report.md has no GPT section with a row for %s", gptQuickShape)
 	}
-	if n, ok := s.Number("gpt." + gptQuickShape + ".float32.params"); !ok || n != float64(gptParamsClosedForm(1, 16, 8, gptVocab)) {
-		t.Errorf("summary gpt params = %v (%v), want %d", n, ok, gptParamsClosedForm(1, 16, 8, gptVocab))
+	if n, ok := s.Number("gpt." + gptQuickShape + ".float32.params"); !ok || n != float64(gptParamsClosedForm(1, 16, 8, bench.GPTVocab)) {
+		t.Errorf("summary gpt params = %v (%v), want %d", n, ok, gptParamsClosedForm(1, 16, 8, bench.GPTVocab))
 	}
 	_, gr := readCSV(t, filepath.Join(dir, "gpt.csv"))
 	row := gr[gptQuickShape]
@@ -226,8 +172,9 @@ func gptParamsClosedForm(layers, d, t, vocab int) int {
 	return vocab*d + t*d + layers*(12*d*d+13*d) + 2*d
 }
 
-// TestGPTParams checks that this project's GPT and bench_torch.py's have
-// the parameter count of the closed form: the same model on both sides.
+// TestGPTParams checks that bench_torch.py's GPT has the parameter count
+// of the closed form, as this project's has (train/bench's
+// TestGPTParams): the same model on both sides.
 func TestGPTParams(t *testing.T) {
 	py := ""
 	for _, p := range []string{"python3", "/usr/bin/python3"} {
@@ -242,11 +189,6 @@ func TestGPTParams(t *testing.T) {
 	}{{gptShape, 4, 256, 8, 128}, {gptQuickShape, 1, 16, 2, 8}, {"L3-d24-h3-T5-B1", 3, 24, 3, 5}}
 	var names []string
 	for _, c := range cases {
-		want := gptParamsClosedForm(c.layers, c.d, c.tc, gptVocab)
-		got, err := gptParams(c.args)
-		if err != nil || got != want {
-			t.Errorf("%s: this project's GPT has %d parameters (%v), want %d", c.args, got, err, want)
-		}
 		names = append(names, "gpt/"+c.args+"/float32")
 	}
 	if py == "" {
@@ -261,61 +203,13 @@ func TestGPTParams(t *testing.T) {
 		t.Fatalf("bench_torch.py --params printed %q, want %d lines", out, len(cases))
 	}
 	for i, c := range cases {
-		want := gptParamsClosedForm(c.layers, c.d, c.tc, gptVocab)
+		want := gptParamsClosedForm(c.layers, c.d, c.tc, bench.GPTVocab)
 		var reply struct {
 			Name   string `json:"name"`
 			Params int    `json:"params"`
 		}
 		if err := json.Unmarshal([]byte(lines[i]), &reply); err != nil || reply.Name != names[i] || reply.Params != want {
 			t.Errorf("%s: bench_torch.py's GPT has %+v (%v), want %d parameters", c.args, reply, err, want)
-		}
-	}
-}
-
-// TestGPTWork: a gpt step processes batch·T tokens, so one of 0.5 s runs at
-// 2·batch·T tokens/s.
-func TestGPTWork(t *testing.T) {
-	w, err := parseWorkload("gpt/L1-d16-h2-T8-B2/float32")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := w.value(0.5); got != 32 || !w.throughput() {
-		t.Errorf("gpt B2 T8 at 0.5 s per step: %v tokens/s (throughput unit %v), want 32", got, w.throughput())
-	}
-	if got := mustParse(t, "ffn/8x4x16/float32").value(0.5); got != 500 {
-		t.Errorf("ffn at 0.5 s per step: %v, want 500 ms", got)
-	}
-}
-
-func mustParse(t *testing.T, name string) workload {
-	t.Helper()
-	w, err := parseWorkload(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return w
-}
-
-func TestSelectWorkloads(t *testing.T) {
-	names := workloadNames(false, true)
-	for _, c := range []struct {
-		only []string
-		want []string
-	}{
-		{nil, names},
-		{[]string{"gpt"}, []string{"gpt/" + gptQuickShape + "/float32"}},
-		{[]string{"mlp", " gpt"}, []string{"mlp/fixed/float32", "mlp/shuffled1024/float32", "gpt/" + gptQuickShape + "/float32"}},
-		{[]string{"gpt/L2-d32-h4-T16-B4/float64", "gpt"}, []string{"gpt/L2-d32-h4-T16-B4/float64", "gpt/" + gptQuickShape + "/float32"}},
-		{[]string{"gpt", "gpt"}, []string{"gpt/" + gptQuickShape + "/float32"}},
-	} {
-		got, err := selectWorkloads(names, c.only)
-		if err != nil || !slices.Equal(got, c.want) {
-			t.Errorf("selectWorkloads(%q) = %q (%v), want %q", c.only, got, err, c.want)
-		}
-	}
-	for _, bad := range [][]string{{"conv"}, {""}} {
-		if got, err := selectWorkloads(names, bad); err == nil {
-			t.Errorf("selectWorkloads(%q) = %q, want an error", bad, got)
 		}
 	}
 }

@@ -1,17 +1,15 @@
-package main
+package bench
 
-// The workloads themselves, run in a child process by measure.
+// The steps a benchmark times, each a Family.Build: GELU and a copy of the
+// same memory traffic on 4M elements, the Transformer feed-forward block's
+// training step and its six matrix products alone, the GELU paper's MNIST
+// MLP step; the GPT step is in gpt.go.
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
-	"os"
 	"runtime"
 	"slices"
-	"sort"
 	"sync"
-	"time"
 
 	"github.com/geluproject/gelu/datasets"
 	"github.com/geluproject/gelu/graph"
@@ -19,51 +17,20 @@ import (
 	"github.com/geluproject/gelu/nn"
 	"github.com/geluproject/gelu/ops/activation"
 	"github.com/geluproject/gelu/ops/fused"
-	"github.com/geluproject/gelu/ops/gemm"
 	"github.com/geluproject/gelu/optim"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
 
-// warmup runs precede the timed ones in every child (and in bench_torch.py).
-const warmup = 2
+// GELUElems is the element count of the elementwise steps (GELU, Copy).
+const GELUElems = 4 << 20
 
-// runChild times workload name: the median of reps runs after the warm-up,
-// printed as JSON, with the heap allocations per step over the timed runs
-// (the difference of runtime.MemStats.Mallocs and TotalAlloc, every
-// goroutine of the process counted, divided by the steps).
-func runChild(name string, reps int) error {
-	w, err := parseWorkload(name)
-	if err != nil {
-		return err
-	}
-	run, steps, err := w.fam.build(w.args, w.dt)
-	if err != nil {
-		return fmt.Errorf("workload %s: %w", name, err)
-	}
-	for range warmup {
-		if err := run(); err != nil {
-			return err
-		}
-	}
-	times := make([]float64, reps)
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	for i := range times {
-		t0 := time.Now()
-		if err := run(); err != nil {
-			return err
-		}
-		times[i] = time.Since(t0).Seconds() / float64(steps)
-	}
-	runtime.ReadMemStats(&after)
-	sort.Float64s(times)
-	n := float64(reps * steps)
-	return json.NewEncoder(os.Stdout).Encode(result{Seconds: times[len(times)/2], PeakMB: peakRSS(), BLAS: gemm.Name(),
-		Allocs: float64(after.Mallocs-before.Mallocs) / n, AllocBytes: float64(after.TotalAlloc-before.TotalAlloc) / n})
-}
+// GELUWork is the elementwise steps' work per step, in Melem.
+func GELUWork(string) (float64, error) { return GELUElems / 1e6, nil }
 
-func buildGELU(form string, dt tensor.Dtype) (func() error, int, error) {
+// GELU is GELU's forward and backward on GELUElems elements; form is
+// "exact" or "tanh".
+func GELU(form string, dt tensor.Dtype) (func() error, int, error) {
 	act, ok := map[string]activation.Activation{"exact": activation.GELU, "tanh": activation.GELUTanh}[form]
 	if !ok {
 		return nil, 0, fmt.Errorf("GELU form %q, want exact or tanh", form)
@@ -74,10 +41,10 @@ func buildGELU(form string, dt tensor.Dtype) (func() error, int, error) {
 	return geluStep[float64](act), 1, nil
 }
 
-// geluInputs are the elementwise workloads' inputs: x ~ N(0, 9), up ~ N(0, 1).
+// geluInputs are the elementwise steps' inputs: x ~ N(0, 9), up ~ N(0, 1).
 func geluInputs[T graph.Float]() (x, up []T) {
 	r := rng.New(1, "gelu")
-	x, up = make([]T, geluN), make([]T, geluN)
+	x, up = make([]T, GELUElems), make([]T, GELUElems)
 	for i := range x {
 		x[i], up[i] = T(3*r.Normal()), T(r.Normal())
 	}
@@ -86,7 +53,7 @@ func geluInputs[T graph.Float]() (x, up []T) {
 
 func geluStep[T graph.Float](act activation.Activation) func() error {
 	x, up := geluInputs[T]()
-	y, dx := make([]T, geluN), make([]T, geluN)
+	y, dx := make([]T, GELUElems), make([]T, GELUElems)
 	return func() error {
 		if err := activation.Forward(act, y, x); err != nil {
 			return err
@@ -95,7 +62,10 @@ func geluStep[T graph.Float](act activation.Activation) func() error {
 	}
 }
 
-func buildCopy(args string, dt tensor.Dtype) (func() error, int, error) {
+// Copy moves the bytes GELU's forward and backward move, on every core as
+// the GELU kernels do: the forward's pass reads x and writes y, the
+// backward's reads x and up and writes dx. args must be "gelu-traffic".
+func Copy(args string, dt tensor.Dtype) (func() error, int, error) {
 	if args != "gelu-traffic" {
 		return nil, 0, fmt.Errorf("copy %q, want gelu-traffic", args)
 	}
@@ -105,15 +75,16 @@ func buildCopy(args string, dt tensor.Dtype) (func() error, int, error) {
 	return copyStep[float64](), 1, nil
 }
 
-// copyStep moves the bytes a GELU forward + backward moves, on every core
-// as the GELU kernels do: the forward's pass reads x and writes y, the
-// backward's reads x and up and writes dx.
+// CopyBytes is what a Copy step of w's dtype moves: 5 element loads or
+// stores per element.
+func CopyBytes(w Workload) float64 { return float64(GELUElems * 5 * w.Dtype.Size()) }
+
 func copyStep[T graph.Float]() func() error {
 	x, up := geluInputs[T]()
-	y, dx := make([]T, geluN), make([]T, geluN)
+	y, dx := make([]T, GELUElems), make([]T, GELUElems)
 	return func() error {
-		onEveryCore(geluN, func(lo, hi int) { copy(y[lo:hi], x[lo:hi]) })
-		onEveryCore(geluN, func(lo, hi int) {
+		onEveryCore(GELUElems, func(lo, hi int) { copy(y[lo:hi], x[lo:hi]) })
+		onEveryCore(GELUElems, func(lo, hi int) {
 			d, a, b := dx[lo:hi], x[lo:hi], up[lo:hi]
 			for i := range d {
 				d[i] = a[i] + b[i]
@@ -133,11 +104,14 @@ func onEveryCore(n int, body func(lo, hi int)) {
 	wg.Wait()
 }
 
-func shape(args string) (tokens, d, dff int, err error) {
+// shapedGraph reads the shape <tokens>x<d>x<dff> of an FFN or GEMMs step
+// and starts its graph (seed 1).
+func shapedGraph(args string, dt tensor.Dtype) (g *graph.Graph, tokens, d, dff int, err error) {
 	if _, err = fmt.Sscanf(args, "%dx%dx%d", &tokens, &d, &dff); err != nil || tokens < 1 || d < 1 || dff < 1 {
-		return 0, 0, 0, fmt.Errorf("shape %q, want <tokens>x<d>x<dff> of positive integers", args)
+		return nil, 0, 0, 0, fmt.Errorf("shape %q, want <tokens>x<d>x<dff> of positive integers", args)
 	}
-	return tokens, d, dff, nil
+	g, err = graph.New(dt, 1)
+	return g, tokens, d, dff, err
 }
 
 // setRandom binds seeded N(0, 1) data to the input n.
@@ -161,13 +135,33 @@ func trainStep(m *graph.Machine, opt optim.Optimizer, params []graph.NamedTensor
 	return opt.Step(params, grads)
 }
 
-// buildFFN is one SGD-momentum training step of the pre-LN block.
-func buildFFN(args string, dt tensor.Dtype) (func() error, int, error) {
-	tokens, d, dff, err := shape(args)
-	if err != nil {
-		return nil, 0, err
+// supervised adds the inputs x (xShape) and y (yShape) to g, the model's
+// output for x (forward) and its loss against y, and compiles the graph.
+func supervised(g *graph.Graph, xShape, yShape []int, forward func(*G.Node) (*G.Node, error),
+	lossOf func(out, y *G.Node) (*G.Node, error)) (m *graph.Machine, x, y *G.Node, err error) {
+	if x, err = g.Input("x", xShape...); err != nil {
+		return nil, nil, nil, err
 	}
-	g, err := graph.New(dt, 1)
+	if y, err = g.Input("y", yShape...); err != nil {
+		return nil, nil, nil, err
+	}
+	out, err := forward(x)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	loss, err := lossOf(out, y)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	m, err = g.Compile(loss)
+	return m, x, y, err
+}
+
+// FFN is one SGD-momentum training step of the pre-LN feed-forward block
+// (nn.FeedForward) on seeded N(0, 1) data, MSE loss; args is the shape
+// <tokens>x<d>x<dff>.
+func FFN(args string, dt tensor.Dtype) (func() error, int, error) {
+	g, tokens, d, dff, err := shapedGraph(args, dt)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -175,23 +169,7 @@ func buildFFN(args string, dt tensor.Dtype) (func() error, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	x, err := g.Input("x", tokens, d)
-	if err != nil {
-		return nil, 0, err
-	}
-	y, err := g.Input("y", tokens, d)
-	if err != nil {
-		return nil, 0, err
-	}
-	out, err := f.Forward(x)
-	if err != nil {
-		return nil, 0, err
-	}
-	loss, err := nn.MSELoss(out, y)
-	if err != nil {
-		return nil, 0, err
-	}
-	m, err := g.Compile(loss)
+	m, x, y, err := supervised(g, []int{tokens, d}, []int{tokens, d}, f.Forward, nn.MSELoss)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -205,14 +183,10 @@ func buildFFN(args string, dt tensor.Dtype) (func() error, int, error) {
 	return func() error { return trainStep(m, opt, params) }, 1, nil
 }
 
-// buildGEMM runs the six matrix products of a step of the block (two
+// GEMMs runs the six matrix products of an FFN step of the same shape (two
 // forward, four backward) and nothing else.
-func buildGEMM(args string, dt tensor.Dtype) (func() error, int, error) {
-	tokens, d, dff, err := shape(args)
-	if err != nil {
-		return nil, 0, err
-	}
-	g, err := graph.New(dt, 1)
+func GEMMs(args string, dt tensor.Dtype) (func() error, int, error) {
+	g, tokens, d, dff, err := shapedGraph(args, dt)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -247,11 +221,12 @@ const (
 	mlpIn, mlpWidth, mlpDepth, mlpClasses, mlpBatch = 784, 128, 8, 10, 128
 )
 
-// buildMLP is the Adam training step of the GELU paper's MNIST MLP, built
-// as examples/gelu-vs-relu builds it, either on one fixed batch ("fixed")
-// or over a shuffled pass of N random MNIST-shaped examples ("shuffledN":
-// a run is the pass, DropLast, and the data loading is part of the time).
-func buildMLP(args string, dt tensor.Dtype) (func() error, int, error) {
+// MLP is the Adam training step of the GELU paper's MNIST MLP (784 → 8 ×
+// 128 → 10, GELU, batch 128), built as examples/gelu-vs-relu builds it,
+// either on one fixed batch (args "fixed") or over a shuffled pass of N
+// random MNIST-shaped examples ("shuffledN": a run is the pass, DropLast,
+// and the data loading is part of the time).
+func MLP(args string, dt tensor.Dtype) (func() error, int, error) {
 	var n int
 	if args != "fixed" {
 		if _, err := fmt.Sscanf(args, "shuffled%d", &n); err != nil || n < mlpBatch {
@@ -267,23 +242,7 @@ func buildMLP(args string, dt tensor.Dtype) (func() error, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	x, err := g.Input("x", mlpBatch, mlpIn)
-	if err != nil {
-		return nil, 0, err
-	}
-	y, err := g.Input("y", mlpBatch)
-	if err != nil {
-		return nil, 0, err
-	}
-	logits, err := mlp.Forward(x)
-	if err != nil {
-		return nil, 0, err
-	}
-	loss, err := nn.CrossEntropyLoss(logits, y)
-	if err != nil {
-		return nil, 0, err
-	}
-	m, err := g.Compile(loss)
+	m, x, y, err := supervised(g, []int{mlpBatch, mlpIn}, []int{mlpBatch}, mlp.Forward, nn.CrossEntropyLoss)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -336,21 +295,4 @@ func syntheticMNIST(n int) *datasets.Dataset {
 		d.Labels[i] = r.IntN(mlpClasses)
 	}
 	return d
-}
-
-// peakRSS reads the process's peak resident set size (Linux), in MB.
-func peakRSS() float64 {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var kb float64
-		if _, err := fmt.Sscanf(sc.Text(), "VmHWM: %f kB", &kb); err == nil {
-			return kb / 1024
-		}
-	}
-	return 0
 }

@@ -1,7 +1,7 @@
-package main
+package bench
 
-// The gpt workload: one AdamW training step of nn.GPT, the model of
-// examples/char-gpt at the size of issue 10 (bench_torch.py builds the same
+// The GPT step: one AdamW training step of nn.GPT, the model of
+// examples/char-gpt (examples/benchmark/bench_torch.py builds the same
 // model as nanoGPT does).
 
 import (
@@ -15,14 +15,9 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// gptVocab is the vocabulary: the 91 distinct characters of Newton's
-// Opticks, examples/char-gpt's default text.
-const gptVocab = 91
-
-const gptAbout = "AdamW training step of a GPT on one fixed batch: nanoGPT's model (learned positions, pre-LN blocks, causal attention, " +
-	"exact-GELU MLP 4·d, biases, tied input and output embeddings, no dropout, nanoGPT's N(0, 0.02) init with c_proj at 0.02/√(2L)), " +
-	"vocabulary 91 (examples/char-gpt's), mean cross-entropy over every position, AdamW at PyTorch's defaults (lr 1e-3, β 0.9, 0.999, ε 1e-8, " +
-	"weight decay 0.01 on every parameter), no clipping; args L<blocks>-d<width>-h<heads>-T<context>-B<batch>; tokens/s = batch·T / step time"
+// GPTVocab is the GPT step's vocabulary: the 91 distinct characters of
+// Newton's Opticks, examples/char-gpt's default text.
+const GPTVocab = 91
 
 // gptConfig is a gpt workload's args.
 type gptConfig struct{ layers, dim, heads, t, batch int }
@@ -32,7 +27,7 @@ func parseGPT(args string) (gptConfig, error) {
 	_, err := fmt.Sscanf(args, "L%d-d%d-h%d-T%d-B%d", &c.layers, &c.dim, &c.heads, &c.t, &c.batch)
 	switch {
 	case err != nil || c.String() != args:
-		return c, fmt.Errorf("gpt %q, want L<blocks>-d<width>-h<heads>-T<context>-B<batch>, e.g. %s", args, gptShape)
+		return c, fmt.Errorf("gpt %q, want L<blocks>-d<width>-h<heads>-T<context>-B<batch>, e.g. L4-d256-h8-T128-B16", args)
 	case c.layers < 1 || c.dim < 1 || c.heads < 1 || c.t < 1 || c.batch < 1:
 		return c, fmt.Errorf("gpt %q: want every size ≥ 1", args)
 	case c.dim%c.heads != 0:
@@ -45,8 +40,8 @@ func (c gptConfig) String() string {
 	return fmt.Sprintf("L%d-d%d-h%d-T%d-B%d", c.layers, c.dim, c.heads, c.t, c.batch)
 }
 
-// gptWork is the tokens of one step: batch·T.
-func gptWork(args string) (float64, error) {
+// GPTWork is the tokens of one GPT step: batch·T.
+func GPTWork(args string) (float64, error) {
 	c, err := parseGPT(args)
 	return float64(c.batch * c.t), err
 }
@@ -57,13 +52,13 @@ func newGPT(c gptConfig, dt tensor.Dtype) (*graph.Graph, *nn.GPT, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	m, err := nn.NewGPT(g, nn.GPTConfig{BlockSize: c.t, VocabSize: gptVocab, Layers: c.layers, Heads: c.heads, Dim: c.dim, TieWeights: true})
+	m, err := nn.NewGPT(g, nn.GPTConfig{BlockSize: c.t, VocabSize: GPTVocab, Layers: c.layers, Heads: c.heads, Dim: c.dim, TieWeights: true})
 	return g, m, err
 }
 
-// gptParams counts the trainable scalars of workload args' model, from its
-// graph.
-func gptParams(args string) (int, error) {
+// GPTParams counts the trainable scalars of the model of a GPT step's
+// args, from its graph (the tied embedding once).
+func GPTParams(args string) (int, error) {
 	c, err := parseGPT(args)
 	if err != nil {
 		return 0, err
@@ -79,55 +74,51 @@ func gptParams(args string) (int, error) {
 	return n, nil
 }
 
-// newGPTStep builds the model, binds a seeded batch of ids and next-token
-// targets (uniform over the vocabulary) and returns the graph and the
-// training step.
-func newGPTStep(args string, dt tensor.Dtype) (*graph.Graph, func() error, error) {
+// GPT is one AdamW training step (PyTorch's defaults) of nanoGPT's model
+// (nn.GPT with tied embeddings, vocabulary GPTVocab, seed 1) on one fixed
+// seeded batch of ids and next-token targets, uniform over the
+// vocabulary; args is L<blocks>-d<width>-h<heads>-T<context>-B<batch>.
+func GPT(args string, dt tensor.Dtype) (func() error, int, error) {
 	c, err := parseGPT(args)
 	if err != nil {
-		return nil, nil, err
+		return nil, 0, err
 	}
 	g, m, err := newGPT(c, dt)
 	if err != nil {
-		return nil, nil, err
+		return nil, 0, err
 	}
 	ids, err := g.Input("ids", c.batch, c.t)
 	if err != nil {
-		return nil, nil, err
+		return nil, 0, err
 	}
 	targets, err := g.Input("targets", c.batch, c.t)
 	if err != nil {
-		return nil, nil, err
+		return nil, 0, err
 	}
 	_, loss, err := m.Loss(ids, targets)
 	if err != nil {
-		return nil, nil, err
+		return nil, 0, err
 	}
 	mc, err := g.Compile(loss)
 	if err != nil {
-		return nil, nil, err
+		return nil, 0, err
 	}
 	r := rng.New(1, "benchmark gpt")
 	for _, n := range []*G.Node{ids, targets} {
 		v := tensor.New(tensor.Of(dt), tensor.WithShape(c.batch, c.t))
 		for i := range c.batch {
 			for j := range c.t {
-				if err := v.SetAt(castToken(dt, r.IntN(gptVocab)), i, j); err != nil {
-					return nil, nil, err
+				if err := v.SetAt(castToken(dt, r.IntN(GPTVocab)), i, j); err != nil {
+					return nil, 0, err
 				}
 			}
 		}
 		if err := mc.Set(n, v); err != nil {
-			return nil, nil, err
+			return nil, 0, err
 		}
 	}
 	opt, params := optim.NewAdamW(1e-3), g.ParamTensors()
-	return g, func() error { return trainStep(mc, opt, params) }, nil
-}
-
-func buildGPT(args string, dt tensor.Dtype) (func() error, int, error) {
-	_, step, err := newGPTStep(args, dt)
-	return step, 1, err
+	return func() error { return trainStep(mc, opt, params) }, 1, nil
 }
 
 // castToken returns a token id as a value of dtype dt (ids are stored as

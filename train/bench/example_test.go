@@ -1,0 +1,38 @@
+package bench_test
+
+import (
+	"fmt"
+
+	"github.com/geluproject/gelu/train/bench"
+	"gorgonia.org/tensor"
+)
+
+// A workload table of one family, a name parsed, and the best of two
+// settings over two rounds, in the family's unit.
+func Example() {
+	families := bench.Families{{Name: "gelu", Unit: "Melem/s", Work: bench.GELUWork, Build: bench.GELU}}
+	w, err := families.Parse("gelu/exact/float32")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(w.Family.Name, w.Args, w.Dtype == tensor.Float32, w.Work, "Melem a step")
+
+	t := bench.Tally{}
+	t.Add(bench.Ours, w.Name, "GOMAXPROCS=1", bench.Result{Seconds: 0.008}) // round 1
+	t.Add(bench.Ours, w.Name, "GOMAXPROCS=2", bench.Result{Seconds: 0.005})
+	t.Add(bench.Ours, w.Name, "GOMAXPROCS=1", bench.Result{Seconds: 0.009}) // round 2: slower, not kept
+	t.Add(bench.Ours, w.Name, "GOMAXPROCS=2", bench.Result{Seconds: 0.004})
+	setting, r, _ := t.Best(bench.Ours, w.Name)
+	fmt.Printf("best: %s, %.1f %s\n", setting, w.Value(r.Seconds), w.Family.Unit)
+	for _, s := range bench.OursSettings([]int{1, 2}, true, false) {
+		fmt.Println(s.Name, s.Env)
+	}
+	// Output:
+	// gelu exact true 4.194304 Melem a step
+	// best: GOMAXPROCS=2, 1048.6 Melem/s
+	// GOMAXPROCS=1, BLAS 1 thread [GOMAXPROCS=1 OPENBLAS_NUM_THREADS=1]
+	// GOMAXPROCS=1, BLAS 2 threads [GOMAXPROCS=1 OPENBLAS_NUM_THREADS=2]
+	// GOMAXPROCS=2, BLAS 1 thread [GOMAXPROCS=2 OPENBLAS_NUM_THREADS=1]
+	// GOMAXPROCS=2, BLAS 2 threads [GOMAXPROCS=2 OPENBLAS_NUM_THREADS=2]
+}
