@@ -64,8 +64,7 @@ func main() {
 // run is the whole program: part (a), the sweep of part (b), the claims,
 // then report.md.
 func run(c config) ([]*runResult, error) {
-	err := errors.Join(experiment.CheckFlags(c), c.Flags.Check(experiment.SubsetFlag))
-	if err != nil {
+	if err := errors.Join(experiment.CheckFlags(c), c.Flags.Check(experiment.SubsetFlag)); err != nil {
 		return nil, err
 	}
 	r, err := report.New(c.Out, "Dying neurons: ReLU, GELU and the others", report.WithCommand(c.Args...))

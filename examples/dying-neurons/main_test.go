@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -80,5 +82,34 @@ func TestBadFlags(t *testing.T) {
 		if _, err := run(c); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v, want an error mentioning %s", err, tc.want)
 		}
+	}
+}
+
+// TestToleranceZero runs -tol 0, allowed by the flag's check: a unit is
+// then dead only where f' is exactly 0. The slope plot is on a log axis,
+// which has no place for a line at 0, so it is drawn without the
+// tolerance line and the caption does not mention one (this used to fail
+// the whole run after training).
+func TestToleranceZero(t *testing.T) {
+	c := tiny(t.TempDir(), false)
+	c.Tol, c.Biases = 0, experiment.Inits{"default"}
+	runs, err := run(c)
+	if err != nil {
+		t.Fatalf("-tol 0: %v", err)
+	}
+	for _, r := range runs {
+		dead, exact := r.Curve.Metric("dead_fraction"), r.Curve.Metric("dead_fraction_exact")
+		for i := range dead {
+			if dead[i] != exact[i] {
+				t.Errorf("%v probe %d: dead at tol 0 %v ≠ exactly dead %v", r.Name, i, dead[i], exact[i])
+			}
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(c.Out, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(md), "grey line is the tolerance") {
+		t.Errorf("report.md describes a tolerance line that the -tol 0 plot does not have")
 	}
 }

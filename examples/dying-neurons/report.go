@@ -127,17 +127,19 @@ func sweepReport(r *report.Report, runs []*runResult, pg *page) (err error) {
 func plots(c config, runs []*runResult, lr float64, b string) lrBiasPlots {
 	at := experiment.Select(runs, func(s setting) bool { return s.Bias == b && s.LR == lr })
 	title := func(r *runResult) string { return r.Setting.Act.Title() }
-	p := lrBiasPlots{LR: lr, Tol: c.Tol, Bias: b}
 	// A run whose median unit never passes any gradient has nothing to show
 	// on a log axis: the caption names it instead.
 	slope, zero := report.SplitLogY(experiment.RunSeries(at, "median_max_abs_deriv", title))
-	p.Zero = zero
+	p := lrBiasPlots{LR: lr, Tol: c.Tol, Bias: b, Zero: zero}
 	p.Dead = report.PlotSpec{Title: fmt.Sprintf("Dead hidden units, lr %g, bias init %s", lr, b),
 		XLabel: "step", YLabel: fmt.Sprintf("fraction with |f'| ≤ %g on all", c.Tol), Series: experiment.RunSeries(at, "dead_fraction", title),
 		HLines: []float64{0, 1}, Width: 5, Height: 3.2, DPI: c.DPI, LegendBottom: true}
 	p.Slope = report.PlotSpec{Title: fmt.Sprintf("Gradient a typical unit can pass, lr %g, bias init %s", lr, b),
 		XLabel: "step", YLabel: "median over units of max |f'|", Series: slope, LogY: true, HLines: []float64{c.Tol},
 		Width: 5, Height: 3.2, DPI: c.DPI, LegendBottom: true}
+	if c.Tol == 0 { // -tol 0: a log axis has no line at 0
+		p.Slope.HLines = nil
+	}
 	return p
 }
 

@@ -129,7 +129,8 @@ func (r *Report) Text(markdown string) {
 // Section adds a second-level heading.
 func (r *Report) Section(title string) { r.Text("## " + title) }
 
-var fileName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+// fileName allows '+' for numbers printed with %g ("lr1e+21").
+var fileName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.+-]*$`)
 
 // claimFile reserves the output file name+ext, rejecting bad and repeated
 // names.
@@ -138,7 +139,7 @@ func (r *Report) claimFile(what, name, ext string) (string, error) {
 		return "", fmt.Errorf("report: %s %q after Close", what, name)
 	}
 	if !fileName.MatchString(name) {
-		return "", fmt.Errorf("report: %s name %q, want letters, digits, '_', '-' or '.', starting with a letter or digit", what, name)
+		return "", fmt.Errorf("report: %s name %q, want letters, digits, '_', '-', '+' or '.', starting with a letter or digit", what, name)
 	}
 	f := name + ext
 	if r.files[f] {

@@ -169,6 +169,8 @@ func TestReportBadInput(t *testing.T) {
 		{"duplicate table", r.Table("t1", []string{"a"}, rows), "already part of this report"},
 		{"reserved name", r.Table("claims", []string{"a"}, rows), "already part of this report"},
 		{"path in name", r.Table("../x", []string{"a"}, rows), "want letters"},
+		{"exponent in name", r.Table("lr1e+21", []string{"a"}, rows), ""},
+		{"space in name", r.Table("lr 1", []string{"a"}, rows), "want letters"},
 		{"short row", r.Table("t2", []string{"a", "b"}, rows), "row 0 has 1 cells, want 2"},
 		{"bad cell", r.Table("t3", []string{"a"}, [][]any{{[]int{1}}}), `column "a": unsupported cell type []int`},
 		{"duplicate column", r.Table("t4", []string{"a", "a"}, nil), `"a" appears twice`},
@@ -201,7 +203,7 @@ func TestReportBadInput(t *testing.T) {
 		t.Errorf("report.md does not list the errors:\n%s", md)
 	}
 	// The failed tables left no files behind.
-	if names := testutil.ListDir(t, dir); !slices.Equal(names, []string{"report.md", "summary.json", "t1.csv"}) {
+	if names := testutil.ListDir(t, dir); !slices.Equal(names, []string{"lr1e+21.csv", "report.md", "summary.json", "t1.csv"}) {
 		t.Errorf("files %v", names)
 	}
 }
