@@ -152,6 +152,15 @@ func (g *Graph) ParamTensors() []NamedTensor {
 	return out
 }
 
+// NumParams returns the number of trainable scalars: the total size of
+// every parameter.
+func (g *Graph) NumParams() (n int) {
+	for _, p := range g.params {
+		n += p.Shape().TotalSize()
+	}
+	return n
+}
+
 // Params returns the parameters in the order they were created.
 func (g *Graph) Params() []*G.Node { return append([]*G.Node(nil), g.params...) }
 

@@ -50,6 +50,24 @@ func TestInputAndParamValidation(t *testing.T) {
 	wantErr(t, err, "at least 2 dimensions")
 }
 
+// NumParams counts parameters' scalars, not inputs': 2·3 + 3 + 1 = 10.
+func TestNumParams(t *testing.T) {
+	g, _ := graph.New(tensor.Float64, 1)
+	if n := g.NumParams(); n != 0 {
+		t.Errorf("empty graph: %d parameters, want 0", n)
+	}
+	_, err1 := g.Input("x", 5, 2)
+	_, err2 := g.Param("w", graph.Zeros(), 2, 3)
+	_, err3 := g.Param("b", graph.Zeros(), 3)
+	_, err4 := g.Param("s", graph.Zeros(), 1)
+	if err := errors.Join(err1, err2, err3, err4); err != nil {
+		t.Fatal(err)
+	}
+	if n := g.NumParams(); n != 10 {
+		t.Errorf("%d parameters, want 10", n)
+	}
+}
+
 // Same seed and name give the same values whatever else is in the graph;
 // float32 parameters are the float64 values rounded.
 func TestParamInitIsSeededPerName(t *testing.T) {

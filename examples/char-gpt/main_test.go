@@ -97,7 +97,7 @@ func TestParamsMatchTheGraph(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		n, h := experiment.ParamCount(m.Graph), map[bool]int{false: 96, true: 64}[kind.Gated()] // 64 = round(2·96/3)
+		n, h := m.Graph.NumParams(), map[bool]int{false: 96, true: 64}[kind.Gated()] // 64 = round(2·96/3)
 		if want := v*d + T*d + blocks*extest.BlockParams(d, h, kind.Gated()) + 2*d; n != want {
 			t.Errorf("%s: the graph has %d parameters, want %d", name, n, want)
 		}

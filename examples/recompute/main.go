@@ -15,9 +15,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"sort"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/geluproject/gelu/graph"
@@ -25,6 +22,7 @@ import (
 	"github.com/geluproject/gelu/nn"
 	"github.com/geluproject/gelu/ops/gemm"
 	"github.com/geluproject/gelu/optim"
+	"github.com/geluproject/gelu/train/bench"
 	"gorgonia.org/tensor"
 )
 
@@ -72,7 +70,7 @@ func main() {
 	fmt.Println("| --- | --- | --- |")
 	fmt.Printf("| plain | %.0f | %.3f |\n", p[0], p[1])
 	fmt.Printf("| recomputed | %.0f | %.3f |\n", r[0], r[1])
-	fmt.Printf("| recomputed / plain | %.2f (%.0f%% less) | %.2f (%.0f%% more) |\n", r[0]/p[0], 100*(1-r[0]/p[0]), r[1]/p[1], 100*(r[1]/p[1]-1))
+	fmt.Printf("| recomputed / plain | %.2f (%s) | %.2f (%s) |\n", r[0]/p[0], change(r[0]/p[0]), r[1]/p[1], change(r[1]/p[1]))
 }
 
 // measure trains the model for 1 + c.Steps steps and prints the peak RSS in
@@ -128,26 +126,18 @@ func measure(c config, recompute bool) error {
 			times = append(times, time.Since(start).Seconds())
 		}
 	}
-	sort.Float64s(times)
-	rss, err := peakRSS()
-	if err != nil {
-		return err
+	rss := bench.PeakRSS()
+	if rss == 0 {
+		return fmt.Errorf("no peak resident memory (VmHWM in /proc/self/status): Linux only")
 	}
-	fmt.Println(rss, times[len(times)/2])
+	fmt.Println(rss, bench.Median(times))
 	return nil
 }
 
-// peakRSS reads the process's peak resident set size (VmHWM) in MB.
-func peakRSS() (float64, error) {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0, err
+// change says a ratio as a percentage more or less: 0.38 is "62% less".
+func change(ratio float64) string {
+	if ratio < 1 {
+		return fmt.Sprintf("%.0f%% less", 100*(1-ratio))
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
-			kb, err := strconv.ParseFloat(f[1], 64)
-			return kb / 1024, err
-		}
-	}
-	return 0, fmt.Errorf("no VmHWM in /proc/self/status")
+	return fmt.Sprintf("%.0f%% more", 100*(ratio-1))
 }

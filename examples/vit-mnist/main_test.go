@@ -114,7 +114,7 @@ func TestParamsMatchTheGraph(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		n, h := experiment.ParamCount(m.Graph), map[bool]int{false: 48, true: 32}[kind.Gated()] // 32 = round(2·48/3)
+		n, h := m.Graph.NumParams(), map[bool]int{false: 48, true: 32}[kind.Gated()] // 32 = round(2·48/3)
 		want := 49*d + d + d + 17*d + blocks*extest.BlockParams(d, h, kind.Gated()) + 2*d + 10*d + 10
 		if n != want || cfg.Hidden != h {
 			t.Errorf("%s: the graph has %d parameters and inner width %d, want %d and %d", name, n, cfg.Hidden, want, h)

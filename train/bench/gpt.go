@@ -67,11 +67,7 @@ func GPTParams(args string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	n := 0
-	for _, p := range g.ParamTensors() {
-		n += p.Value.Shape().TotalSize()
-	}
-	return n, nil
+	return g.NumParams(), nil
 }
 
 // GPT is one AdamW training step (PyTorch's defaults) of nanoGPT's model

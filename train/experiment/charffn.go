@@ -29,7 +29,7 @@ func (s CharFFN) String() string {
 }
 
 // Params returns the number of trainable scalars, computed from the shapes
-// (not read back from the graph, so a test can compare it with ParamCount).
+// (not read back from the graph, so a test can compare it with graph.Graph.NumParams).
 func (s CharFFN) Params() int {
 	block := 2*s.Dim + s.Dim*s.Hidden + s.Hidden + s.Hidden*s.Dim + s.Dim
 	return s.Vocab*s.Embed + s.Context*s.Embed*s.Dim + s.Dim + s.Layers*block + 2*s.Dim + s.Dim*s.Vocab + s.Vocab

@@ -15,7 +15,7 @@ func TestCharFFN(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n := ParamCount(m.Graph); n != s.Params() {
+		if n := m.Graph.NumParams(); n != s.Params() {
 			t.Errorf("%v: graph has %d parameters, Params says %d", s, n, s.Params())
 		}
 	}

@@ -167,14 +167,6 @@ func ViTModel(cfg nn.ViTConfig, rows int, seed uint64) (train.Model, error) {
 	return train.Model{Graph: g, Input: x, Target: y, Output: logits, Loss: loss, Task: train.Classification}, nil
 }
 
-// ParamCount returns the number of trainable scalars of g.
-func ParamCount(g *graph.Graph) (n int) {
-	for _, p := range g.ParamTensors() {
-		n += p.Value.Shape().TotalSize()
-	}
-	return n
-}
-
 // AdamW is nanoGPT's training recipe: AdamW (PyTorch's defaults, weight
 // decay 0.01) at learning rate LR after Warmup steps of linear warmup,
 // cosine decay to LR/10 at Steps, the gradient norm clipped to Clip (0:
@@ -202,7 +194,7 @@ func TrainAdamW[S any](r *Run[S], m train.Model, trainSet, evalSet *datasets.Dat
 // WriteMLPTable adds to r the table name (name.csv and markdown) of the
 // MLP variants mlps at ungated inner width ff: the name, formula,
 // activation, inner width and the parameters of the model that model
-// builds with it (ParamCount), the last also as the summary value
+// builds with it (graph.Graph.NumParams), the last also as the summary value
 // <mlp>.params.
 func WriteMLPTable(r *report.Report, name string, mlps []string, ff int, model func(mlp string) (train.Model, error)) error {
 	var rows [][]any
@@ -211,7 +203,7 @@ func WriteMLPTable(r *report.Report, name string, mlps []string, ff int, model f
 		if err != nil {
 			return err
 		}
-		n, mlp := ParamCount(tm.Graph), MLPs[m]
+		n, mlp := tm.Graph.NumParams(), MLPs[m]
 		rows = append(rows, []any{m, mlp.Form(), mlp.Act.Name(), mlp.Hidden(ff), n})
 		r.Set(m+".params", n)
 	}

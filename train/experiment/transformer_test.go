@@ -41,7 +41,7 @@ func TestGPTModelShapesAndParams(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := v*d + T*d + 2*(4*d+d*3*d+3*d+d*d+d+d*h+h+h*d+d) + 2*d
-	if n := ParamCount(m.Graph); n != want || gpt == nil {
+	if n := m.Graph.NumParams(); n != want || gpt == nil {
 		t.Errorf("%d parameters, want %d", n, want)
 	}
 	if s := m.Output.Shape(); len(s) != 2 || s[0] != rows || s[1] != v {
