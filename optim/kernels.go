@@ -213,6 +213,17 @@ func simdAdam[T float](p, g, m, v, vmax []T, h *[simd.AdamParams]T, flags simd.U
 	return -1, false
 }
 
+// simdFirstNonFinite is simdSGD for finiteKernel.
+func simdFirstNonFinite[T float](x []T) (int, bool) {
+	switch x := any(x).(type) {
+	case []float32:
+		return simd.FirstNonFinite32(x)
+	case []float64:
+		return simd.FirstNonFinite64(x)
+	}
+	return -1, false
+}
+
 // firstBad records the lowest index at which a kernel found a non-finite
 // value, across chunks running concurrently.
 type firstBad struct{ v atomic.Int64 }

@@ -302,3 +302,46 @@ func TestSIMDKernelsIgnoreLanesPastTheEnd(t *testing.T) {
 		}
 	}
 }
+
+// The gradient check finds the first NaN or ±Inf on every path: none, one
+// anywhere (each lane of a vector, the tail, a later chunk), or several.
+func TestSIMDFirstNonFinite(t *testing.T) {
+	paths := append(simdPaths(t), simd.Generic)
+	t.Run("float32", func(t *testing.T) { testFirstNonFinite[float32](t, paths) })
+	t.Run("float64", func(t *testing.T) { testFirstNonFinite[float64](t, paths) })
+}
+
+func testFirstNonFinite[T float](t *testing.T, paths []simd.Path) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, n := range kernelLengths {
+		clean := kernelInput[T](rng, n, 1, false, false)
+		for i := range clean {
+			if rng.IntN(4) == 0 { // finite extremes and subnormals
+				clean[i] = T([]float64{math.MaxFloat32, -math.MaxFloat32, 1e-40, math.Copysign(0, -1)}[rng.IntN(4)])
+			}
+		}
+		cases := [][]int{nil}
+		for _, i := range []int{0, 1, 7, 8, 15, 16, n - 1, n / 2, n - 9} {
+			if i >= 0 && i < n {
+				cases = append(cases, []int{i}, []int{i, rng.IntN(n)})
+			}
+		}
+		for _, at := range cases {
+			x := clone(clean)
+			for _, i := range at {
+				x[i] = T([]float64{math.NaN(), math.Inf(1), math.Inf(-1)}[rng.IntN(3)])
+			}
+			want := firstNonFinite(x)
+			for _, path := range paths {
+				var j int
+				runOn(path, func() {
+					var k finiteKernel[T]
+					j = k.first(x)
+				})
+				if j != want {
+					t.Errorf("%T %v n=%d, non-finite at %v: index %d, want %d", T(0), path, n, at, j, want)
+				}
+			}
+		}
+	}
+}

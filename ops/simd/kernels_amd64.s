@@ -11682,6 +11682,61 @@ Adam32AVX512_done:
 	MOVQ R10, ret+136(FP)
 	RET
 
+// func FirstNonFinite32AVX512(x []float32) int
+// Requires: AVX, AVX512F, BMI, BMI2
+TEXT ·FirstNonFinite32AVX512(SB), NOSPLIT, $0-32
+	MOVQ x_base+0(FP), AX
+	MOVQ x_len+8(FP), CX
+	XORQ DX, DX
+	MOVQ $-1, BX
+	MOVQ CX, SI
+	ANDQ $-16, SI
+
+FirstNonFinite32AVX512_loop:
+	CMPQ    DX, SI
+	JAE     FirstNonFinite32AVX512_tail
+	VMOVUPS (AX)(DX*4), Z0
+	VSUBPS  Z0, Z0, Z0
+	VCMPPS  $0x03, Z0, Z0, K1
+	KMOVW   K1, DI
+	TESTQ   DI, DI
+	JZ      FirstNonFinite32AVX512_v_finite
+	TESTQ   BX, BX
+	JNS     FirstNonFinite32AVX512_v_finite
+	TZCNTQ  DI, DI
+	LEAQ    (DX)(DI*1), BX
+	JMP     FirstNonFinite32AVX512_done
+
+FirstNonFinite32AVX512_v_finite:
+	ADDQ $0x10, DX
+	JMP  FirstNonFinite32AVX512_loop
+
+FirstNonFinite32AVX512_tail:
+	CMPQ      DX, CX
+	JAE       FirstNonFinite32AVX512_done
+	SUBQ      DX, CX
+	MOVL      $0x0000ffff, SI
+	BZHIL     CX, SI, CX
+	KMOVW     CX, K1
+	VMOVUPS.Z (AX)(DX*4), K1, Z0
+	VSUBPS    Z0, Z0, Z0
+	VCMPPS    $0x03, Z0, Z0, K2
+	KANDW     K1, K2, K2
+	KMOVW     K2, AX
+	TESTQ     AX, AX
+	JZ        FirstNonFinite32AVX512_t_finite
+	TESTQ     BX, BX
+	JNS       FirstNonFinite32AVX512_t_finite
+	TZCNTQ    AX, AX
+	LEAQ      (DX)(AX*1), BX
+	JMP       FirstNonFinite32AVX512_done
+
+FirstNonFinite32AVX512_t_finite:
+FirstNonFinite32AVX512_done:
+	VZEROUPPER
+	MOVQ BX, ret+24(FP)
+	RET
+
 // func SGD64AVX512(p []float64, g []float64, buf []float64, h *[4]float64, flags uint8) int
 // Requires: AVX, AVX512DQ, AVX512F, BMI, BMI2
 TEXT ·SGD64AVX512(SB), NOSPLIT, $0-96
@@ -11971,6 +12026,61 @@ Adam64AVX512_t_finite:
 Adam64AVX512_done:
 	VZEROUPPER
 	MOVQ R10, ret+136(FP)
+	RET
+
+// func FirstNonFinite64AVX512(x []float64) int
+// Requires: AVX, AVX512DQ, AVX512F, BMI, BMI2
+TEXT ·FirstNonFinite64AVX512(SB), NOSPLIT, $0-32
+	MOVQ x_base+0(FP), AX
+	MOVQ x_len+8(FP), CX
+	XORQ DX, DX
+	MOVQ $-1, BX
+	MOVQ CX, SI
+	ANDQ $-8, SI
+
+FirstNonFinite64AVX512_loop:
+	CMPQ    DX, SI
+	JAE     FirstNonFinite64AVX512_tail
+	VMOVUPD (AX)(DX*8), Z0
+	VSUBPD  Z0, Z0, Z0
+	VCMPPD  $0x03, Z0, Z0, K1
+	KMOVB   K1, DI
+	TESTQ   DI, DI
+	JZ      FirstNonFinite64AVX512_v_finite
+	TESTQ   BX, BX
+	JNS     FirstNonFinite64AVX512_v_finite
+	TZCNTQ  DI, DI
+	LEAQ    (DX)(DI*1), BX
+	JMP     FirstNonFinite64AVX512_done
+
+FirstNonFinite64AVX512_v_finite:
+	ADDQ $0x08, DX
+	JMP  FirstNonFinite64AVX512_loop
+
+FirstNonFinite64AVX512_tail:
+	CMPQ      DX, CX
+	JAE       FirstNonFinite64AVX512_done
+	SUBQ      DX, CX
+	MOVL      $0x000000ff, SI
+	BZHIL     CX, SI, CX
+	KMOVB     CX, K1
+	VMOVUPD.Z (AX)(DX*8), K1, Z0
+	VSUBPD    Z0, Z0, Z0
+	VCMPPD    $0x03, Z0, Z0, K2
+	KANDB     K1, K2, K2
+	KMOVB     K2, AX
+	TESTQ     AX, AX
+	JZ        FirstNonFinite64AVX512_t_finite
+	TESTQ     BX, BX
+	JNS       FirstNonFinite64AVX512_t_finite
+	TZCNTQ    AX, AX
+	LEAQ      (DX)(AX*1), BX
+	JMP       FirstNonFinite64AVX512_done
+
+FirstNonFinite64AVX512_t_finite:
+FirstNonFinite64AVX512_done:
+	VZEROUPPER
+	MOVQ BX, ret+24(FP)
 	RET
 
 // func SGD32AVX2(p []float32, g []float32, buf []float32, h *[4]float32, flags uint8) int
@@ -12279,6 +12389,61 @@ Adam32AVX2_done:
 	MOVQ R11, ret+136(FP)
 	RET
 
+// func FirstNonFinite32AVX2(x []float32) int
+// Requires: AVX, AVX2, BMI
+TEXT ·FirstNonFinite32AVX2(SB), NOSPLIT, $0-32
+	MOVQ x_base+0(FP), AX
+	MOVQ x_len+8(FP), CX
+	XORQ DX, DX
+	MOVQ $-1, BX
+	MOVQ CX, SI
+	ANDQ $-8, SI
+
+FirstNonFinite32AVX2_loop:
+	CMPQ      DX, SI
+	JAE       FirstNonFinite32AVX2_tail
+	VMOVUPS   (AX)(DX*4), Y0
+	VSUBPS    Y0, Y0, Y0
+	VCMPPS    $0x03, Y0, Y0, Y0
+	VMOVMSKPS Y0, DI
+	TESTQ     DI, DI
+	JZ        FirstNonFinite32AVX2_v_finite
+	TESTQ     BX, BX
+	JNS       FirstNonFinite32AVX2_v_finite
+	TZCNTQ    DI, DI
+	LEAQ      (DX)(DI*1), BX
+	JMP       FirstNonFinite32AVX2_done
+
+FirstNonFinite32AVX2_v_finite:
+	ADDQ $0x08, DX
+	JMP  FirstNonFinite32AVX2_loop
+
+FirstNonFinite32AVX2_tail:
+	CMPQ         DX, CX
+	JAE          FirstNonFinite32AVX2_done
+	SUBQ         DX, CX
+	VMOVD        CX, X0
+	VPBROADCASTD X0, Y0
+	VPCMPGTD     kconst<>+17088(SB), Y0, Y0
+	VMASKMOVPS   (AX)(DX*4), Y0, Y1
+	VSUBPS       Y1, Y1, Y1
+	VCMPPS       $0x03, Y1, Y1, Y1
+	VANDPS       Y0, Y1, Y1
+	VMOVMSKPS    Y1, AX
+	TESTQ        AX, AX
+	JZ           FirstNonFinite32AVX2_t_finite
+	TESTQ        BX, BX
+	JNS          FirstNonFinite32AVX2_t_finite
+	TZCNTQ       AX, AX
+	LEAQ         (DX)(AX*1), BX
+	JMP          FirstNonFinite32AVX2_done
+
+FirstNonFinite32AVX2_t_finite:
+FirstNonFinite32AVX2_done:
+	VZEROUPPER
+	MOVQ BX, ret+24(FP)
+	RET
+
 // func SGD64AVX2(p []float64, g []float64, buf []float64, h *[4]float64, flags uint8) int
 // Requires: AVX, AVX2, BMI
 TEXT ·SGD64AVX2(SB), NOSPLIT, $0-96
@@ -12365,7 +12530,7 @@ SGD64AVX2_tail:
 	SUBQ         R8, DI
 	VMOVQ        DI, X1
 	VPBROADCASTQ X1, Y1
-	VPCMPGTQ     kconst<>+17088(SB), Y1, Y1
+	VPCMPGTQ     kconst<>+17152(SB), Y1, Y1
 	VMASKMOVPD   (DX)(R8*8), Y1, Y2
 	VMASKMOVPD   (BX)(R8*8), Y1, Y3
 	VXORPD       Y0, Y3, Y3
@@ -12519,7 +12684,7 @@ Adam64AVX2_tail:
 	SUBQ         R10, R9
 	VMOVQ        R9, X1
 	VPBROADCASTQ X1, Y1
-	VPCMPGTQ     kconst<>+17152(SB), Y1, Y1
+	VPCMPGTQ     kconst<>+17216(SB), Y1, Y1
 	VMASKMOVPD   (DX)(R10*8), Y1, Y2
 	VMASKMOVPD   (BX)(R10*8), Y1, Y3
 	VXORPD       Y0, Y3, Y3
@@ -12583,6 +12748,61 @@ Adam64AVX2_t_finite:
 Adam64AVX2_done:
 	VZEROUPPER
 	MOVQ R11, ret+136(FP)
+	RET
+
+// func FirstNonFinite64AVX2(x []float64) int
+// Requires: AVX, AVX2, BMI
+TEXT ·FirstNonFinite64AVX2(SB), NOSPLIT, $0-32
+	MOVQ x_base+0(FP), AX
+	MOVQ x_len+8(FP), CX
+	XORQ DX, DX
+	MOVQ $-1, BX
+	MOVQ CX, SI
+	ANDQ $-4, SI
+
+FirstNonFinite64AVX2_loop:
+	CMPQ      DX, SI
+	JAE       FirstNonFinite64AVX2_tail
+	VMOVUPD   (AX)(DX*8), Y0
+	VSUBPD    Y0, Y0, Y0
+	VCMPPD    $0x03, Y0, Y0, Y0
+	VMOVMSKPD Y0, DI
+	TESTQ     DI, DI
+	JZ        FirstNonFinite64AVX2_v_finite
+	TESTQ     BX, BX
+	JNS       FirstNonFinite64AVX2_v_finite
+	TZCNTQ    DI, DI
+	LEAQ      (DX)(DI*1), BX
+	JMP       FirstNonFinite64AVX2_done
+
+FirstNonFinite64AVX2_v_finite:
+	ADDQ $0x04, DX
+	JMP  FirstNonFinite64AVX2_loop
+
+FirstNonFinite64AVX2_tail:
+	CMPQ         DX, CX
+	JAE          FirstNonFinite64AVX2_done
+	SUBQ         DX, CX
+	VMOVQ        CX, X0
+	VPBROADCASTQ X0, Y0
+	VPCMPGTQ     kconst<>+17280(SB), Y0, Y0
+	VMASKMOVPD   (AX)(DX*8), Y0, Y1
+	VSUBPD       Y1, Y1, Y1
+	VCMPPD       $0x03, Y1, Y1, Y1
+	VANDPD       Y0, Y1, Y1
+	VMOVMSKPD    Y1, AX
+	TESTQ        AX, AX
+	JZ           FirstNonFinite64AVX2_t_finite
+	TESTQ        BX, BX
+	JNS          FirstNonFinite64AVX2_t_finite
+	TZCNTQ       AX, AX
+	LEAQ         (DX)(AX*1), BX
+	JMP          FirstNonFinite64AVX2_done
+
+FirstNonFinite64AVX2_t_finite:
+FirstNonFinite64AVX2_done:
+	VZEROUPPER
+	MOVQ BX, ret+24(FP)
 	RET
 
 DATA kconst<>+0(SB)/8, $0x8000000000000000
@@ -14721,14 +14941,14 @@ DATA kconst<>+17056(SB)/8, $0x0000000900000008
 DATA kconst<>+17064(SB)/8, $0x0000000b0000000a
 DATA kconst<>+17072(SB)/8, $0x0000000d0000000c
 DATA kconst<>+17080(SB)/8, $0x0000000f0000000e
-DATA kconst<>+17088(SB)/8, $0x0000000000000000
-DATA kconst<>+17096(SB)/8, $0x0000000000000001
-DATA kconst<>+17104(SB)/8, $0x0000000000000002
-DATA kconst<>+17112(SB)/8, $0x0000000000000003
-DATA kconst<>+17120(SB)/8, $0x0000000000000000
-DATA kconst<>+17128(SB)/8, $0x0000000000000000
-DATA kconst<>+17136(SB)/8, $0x0000000000000000
-DATA kconst<>+17144(SB)/8, $0x0000000000000000
+DATA kconst<>+17088(SB)/8, $0x0000000100000000
+DATA kconst<>+17096(SB)/8, $0x0000000300000002
+DATA kconst<>+17104(SB)/8, $0x0000000500000004
+DATA kconst<>+17112(SB)/8, $0x0000000700000006
+DATA kconst<>+17120(SB)/8, $0x0000000900000008
+DATA kconst<>+17128(SB)/8, $0x0000000b0000000a
+DATA kconst<>+17136(SB)/8, $0x0000000d0000000c
+DATA kconst<>+17144(SB)/8, $0x0000000f0000000e
 DATA kconst<>+17152(SB)/8, $0x0000000000000000
 DATA kconst<>+17160(SB)/8, $0x0000000000000001
 DATA kconst<>+17168(SB)/8, $0x0000000000000002
@@ -14737,4 +14957,20 @@ DATA kconst<>+17184(SB)/8, $0x0000000000000000
 DATA kconst<>+17192(SB)/8, $0x0000000000000000
 DATA kconst<>+17200(SB)/8, $0x0000000000000000
 DATA kconst<>+17208(SB)/8, $0x0000000000000000
-GLOBL kconst<>(SB), RODATA|NOPTR, $17216
+DATA kconst<>+17216(SB)/8, $0x0000000000000000
+DATA kconst<>+17224(SB)/8, $0x0000000000000001
+DATA kconst<>+17232(SB)/8, $0x0000000000000002
+DATA kconst<>+17240(SB)/8, $0x0000000000000003
+DATA kconst<>+17248(SB)/8, $0x0000000000000000
+DATA kconst<>+17256(SB)/8, $0x0000000000000000
+DATA kconst<>+17264(SB)/8, $0x0000000000000000
+DATA kconst<>+17272(SB)/8, $0x0000000000000000
+DATA kconst<>+17280(SB)/8, $0x0000000000000000
+DATA kconst<>+17288(SB)/8, $0x0000000000000001
+DATA kconst<>+17296(SB)/8, $0x0000000000000002
+DATA kconst<>+17304(SB)/8, $0x0000000000000003
+DATA kconst<>+17312(SB)/8, $0x0000000000000000
+DATA kconst<>+17320(SB)/8, $0x0000000000000000
+DATA kconst<>+17328(SB)/8, $0x0000000000000000
+DATA kconst<>+17336(SB)/8, $0x0000000000000000
+GLOBL kconst<>(SB), RODATA|NOPTR, $17344

@@ -314,6 +314,11 @@ func SGD32AVX512(p []float32, g []float32, buf []float32, h *[4]float32, flags u
 //go:noescape
 func Adam32AVX512(p []float32, g []float32, m []float32, v []float32, vmax []float32, h *[9]float32, flags uint8) int
 
+// FirstNonFinite32AVX512 returns the index of the first NaN or ±Inf in x (AVX512, float32), or −1.
+//
+//go:noescape
+func FirstNonFinite32AVX512(x []float32) int
+
 // SGD64AVX512 is one SGD step over p (AVX512, float64), bit for bit the scalar loop of
 // optim's sgdKernel; h holds lr, momentum, 1 − dampening and weight decay, flags the options
 // (UpdateFlags). buf must be as long as p with Momentum. It returns the first index where
@@ -329,6 +334,11 @@ func SGD64AVX512(p []float64, g []float64, buf []float64, h *[4]float64, flags u
 //
 //go:noescape
 func Adam64AVX512(p []float64, g []float64, m []float64, v []float64, vmax []float64, h *[9]float64, flags uint8) int
+
+// FirstNonFinite64AVX512 returns the index of the first NaN or ±Inf in x (AVX512, float64), or −1.
+//
+//go:noescape
+func FirstNonFinite64AVX512(x []float64) int
 
 // SGD32AVX2 is one SGD step over p (AVX2, float32), bit for bit the scalar loop of
 // optim's sgdKernel; h holds lr, momentum, 1 − dampening and weight decay, flags the options
@@ -346,6 +356,11 @@ func SGD32AVX2(p []float32, g []float32, buf []float32, h *[4]float32, flags uin
 //go:noescape
 func Adam32AVX2(p []float32, g []float32, m []float32, v []float32, vmax []float32, h *[9]float32, flags uint8) int
 
+// FirstNonFinite32AVX2 returns the index of the first NaN or ±Inf in x (AVX2, float32), or −1.
+//
+//go:noescape
+func FirstNonFinite32AVX2(x []float32) int
+
 // SGD64AVX2 is one SGD step over p (AVX2, float64), bit for bit the scalar loop of
 // optim's sgdKernel; h holds lr, momentum, 1 − dampening and weight decay, flags the options
 // (UpdateFlags). buf must be as long as p with Momentum. It returns the first index where
@@ -361,3 +376,8 @@ func SGD64AVX2(p []float64, g []float64, buf []float64, h *[4]float64, flags uin
 //
 //go:noescape
 func Adam64AVX2(p []float64, g []float64, m []float64, v []float64, vmax []float64, h *[9]float64, flags uint8) int
+
+// FirstNonFinite64AVX2 returns the index of the first NaN or ±Inf in x (AVX2, float64), or −1.
+//
+//go:noescape
+func FirstNonFinite64AVX2(x []float64) int

@@ -43,3 +43,9 @@ func Adam32(p, g, m, v, vmax []float32, h *[AdamParams]float32, flags UpdateFlag
 func Adam64(p, g, m, v, vmax []float64, h *[AdamParams]float64, flags UpdateFlags) (bad int, ok bool) {
 	return -1, false
 }
+
+// FirstNonFinite32 reports that there is no kernel (ok false).
+func FirstNonFinite32(x []float32) (bad int, ok bool) { return -1, false }
+
+// FirstNonFinite64 reports that there is no kernel (ok false).
+func FirstNonFinite64(x []float64) (bad int, ok bool) { return -1, false }

@@ -1,7 +1,8 @@
 package simd
 
 // The optimizer update kernels: one SGD and one Adam/AdamW step over a
-// tensor, for package optim. Unlike the activation kernels they have no
+// tensor, for package optim, and the scan for the first NaN or ±Inf that
+// checks its gradients (FirstNonFinite32 and FirstNonFinite64). Unlike the activation kernels they have no
 // exceptions: every option is vectorized and the result is the scalar loop
 // of optim/kernels.go bit for bit (NaN lanes are NaN there too, though the
 // payload of a NaN made from two NaNs may differ, as between compilers),

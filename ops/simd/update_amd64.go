@@ -76,3 +76,26 @@ func sgdFits(n, g, buf int, flags UpdateFlags) bool {
 func adamFits(n, g, m, v, vmax int, flags UpdateFlags) bool {
 	return g >= n && m >= n && v >= n && (flags&AMSGrad == 0 || vmax >= n)
 }
+
+// FirstNonFinite32 returns the index of the first NaN or ±Inf in x, or −1,
+// and ok true; on the generic path it does nothing and returns ok false.
+func FirstNonFinite32(x []float32) (bad int, ok bool) {
+	switch {
+	case Current.Has512():
+		return FirstNonFinite32AVX512(x), true
+	case Current == AVX2:
+		return FirstNonFinite32AVX2(x), true
+	}
+	return -1, false
+}
+
+// FirstNonFinite64 is FirstNonFinite32 for float64.
+func FirstNonFinite64(x []float64) (bad int, ok bool) {
+	switch {
+	case Current.Has512():
+		return FirstNonFinite64AVX512(x), true
+	case Current == AVX2:
+		return FirstNonFinite64AVX2(x), true
+	}
+	return -1, false
+}

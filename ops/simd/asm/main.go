@@ -79,7 +79,7 @@ func main() {
 			for _, k := range []struct {
 				name string
 				gen  func(wide, f64 bool)
-			}{{"SGD", sgdUpdate}, {"Adam", adamUpdate}} {
+			}{{"SGD", sgdUpdate}, {"Adam", adamUpdate}, {"FirstNonFinite", firstNonFinite}} {
 				if *only == "" || *only == updateName(k.name, wide, f64) {
 					k.gen(wide, f64)
 				}

@@ -22,6 +22,7 @@ import (
 	"fmt"
 
 	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/gotypes"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
 )
@@ -207,8 +208,9 @@ func (u *upd) either(flag uint8, label string, then, otherwise func()) {
 }
 
 // checkFinite sets res to i + the first lane where v is NaN or ±Inf (v − v
-// is then NaN: the scalar test v−v != 0) unless res is set already.
-func (a access) checkFinite(v VecVirtual, label string) {
+// is then NaN: the scalar test v−v != 0) unless res is set already, and
+// then jumps to exit unless that is "".
+func (a access) checkFinite(v VecVirtual, label, exit string) {
 	u := a.u
 	d := u.vec()
 	u.sub(d, v, v)
@@ -242,6 +244,9 @@ func (a access) checkFinite(v VecVirtual, label string) {
 	JNS(LabelRef(label)) // an earlier vector had one
 	TZCNTQ(bits, bits)
 	LEAQ(Mem{Base: u.i, Index: bits, Scale: 1}, u.res)
+	if exit != "" {
+		JMP(LabelRef(exit))
+	}
 	Label(label)
 }
 
@@ -252,8 +257,10 @@ func (u *upd) pick2(ps, pd func(a, b Op)) func(a, b Op) {
 	return ps
 }
 
-// kernel emits the declaration, the loop over whole vectors and the masked
-// tail; body emits one vector's update (labels must carry the suffix).
+// kernel emits the declaration of an update kernel (args, then h and
+// flags), the loop over whole vectors and the masked tail; loads loads the
+// slices' bases and body emits one vector's update (labels must carry the
+// suffix).
 func (u *upd) kernel(name, args string, hyper int, doc []string, loads func(), body func(a access, suffix string)) {
 	u.name = name
 	TEXT(name, NOSPLIT, fmt.Sprintf("func(%s, h *[%d]%s, flags uint8) int", args, hyper, u.typ()))
@@ -263,8 +270,15 @@ func (u *upd) kernel(name, args string, hyper int, doc []string, loads func(), b
 	Load(Param("h"), u.h)
 	Load(Param("flags"), u.flags)
 	loads()
+	u.loop(Param("p").Len(), hyper, body)
+}
+
+// loop emits the loop over the n whole vectors and the masked tail, after
+// broadcasting the hyper hyperparameters with AVX-512, and returns res.
+func (u *upd) loop(length Component, hyper int, body func(a access, suffix string)) {
+	name := u.name
 	n := GP64()
-	Load(Param("p").Len(), n)
+	Load(length, n)
 	u.hyper = nil
 	if u.wide {
 		for j := range hyper {
@@ -419,7 +433,7 @@ func sgdUpdate(wide, f64 bool) {
 		u.mul(t, d, u.hp(sgdLR))
 		u.sub(w, w, t)
 		a.store(w, pp)
-		a.checkFinite(w, l+"_finite")
+		a.checkFinite(w, l+"_finite", "")
 	})
 }
 
@@ -484,7 +498,7 @@ func adamUpdate(wide, f64 bool) {
 		u.div(t, t, v)
 		u.sub(w, w, t)
 		a.store(w, pp)
-		a.checkFinite(w, l+"_finite")
+		a.checkFinite(w, l+"_finite", "")
 	})
 }
 
@@ -492,4 +506,19 @@ func adamUpdate(wide, f64 bool) {
 func updateName(kind string, wide, f64 bool) string {
 	u := &upd{wide: wide, f64: f64}
 	return kind + u.bits() + u.isa()
+}
+
+// firstNonFinite is optim's NaN check of the gradients: the index of the
+// first NaN or ±Inf in x, or −1. It stops at the first.
+func firstNonFinite(wide, f64 bool) {
+	u := &upd{wide: wide, f64: f64}
+	u.name = updateName("FirstNonFinite", wide, f64)
+	TEXT(u.name, NOSPLIT, fmt.Sprintf("func(x []%s) int", u.typ()))
+	Pragma("noescape")
+	Doc(u.name + " returns the index of the first NaN or ±Inf in x (" + u.isa() + ", " + u.typ() + "), or −1.")
+	xp := GP64()
+	Load(Param("x").Base(), xp)
+	u.loop(Param("x").Len(), 0, func(a access, sfx string) {
+		a.checkFinite(a.load(xp), u.name+sfx+"_finite", u.name+"_done")
+	})
 }
