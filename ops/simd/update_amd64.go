@@ -2,8 +2,14 @@
 
 package simd
 
+import "golang.org/x/sys/cpu"
+
 // The update kernels run on every path but Generic: AVX-512 on the avx512
 // and exact32 paths (they are exact either way), AVX2 on the avx2 path.
+// The AVX2 forms also use TZCNT (BMI1, which every AVX2 CPU has so far).
+
+// avx2Update is whether the AVX2 update kernels may run.
+var avx2Update = cpu.X86.HasBMI1
 
 // SGD32 runs one SGD step over p (g, and buf with Momentum, at least as
 // long) with the kernel of the current path and returns the first index
@@ -16,7 +22,7 @@ func SGD32(p, g, buf []float32, h *[SGDParams]float32, flags UpdateFlags) (bad i
 	switch {
 	case Current.Has512():
 		return SGD32AVX512(p, g, buf, h, uint8(flags)), true
-	case Current == AVX2:
+	case Current == AVX2 && avx2Update:
 		return SGD32AVX2(p, g, buf, h, uint8(flags)), true
 	}
 	return -1, false
@@ -30,7 +36,7 @@ func SGD64(p, g, buf []float64, h *[SGDParams]float64, flags UpdateFlags) (bad i
 	switch {
 	case Current.Has512():
 		return SGD64AVX512(p, g, buf, h, uint8(flags)), true
-	case Current == AVX2:
+	case Current == AVX2 && avx2Update:
 		return SGD64AVX2(p, g, buf, h, uint8(flags)), true
 	}
 	return -1, false
@@ -46,7 +52,7 @@ func Adam32(p, g, m, v, vmax []float32, h *[AdamParams]float32, flags UpdateFlag
 	switch {
 	case Current.Has512():
 		return Adam32AVX512(p, g, m, v, vmax, h, uint8(flags)), true
-	case Current == AVX2:
+	case Current == AVX2 && avx2Update:
 		return Adam32AVX2(p, g, m, v, vmax, h, uint8(flags)), true
 	}
 	return -1, false
@@ -60,7 +66,7 @@ func Adam64(p, g, m, v, vmax []float64, h *[AdamParams]float64, flags UpdateFlag
 	switch {
 	case Current.Has512():
 		return Adam64AVX512(p, g, m, v, vmax, h, uint8(flags)), true
-	case Current == AVX2:
+	case Current == AVX2 && avx2Update:
 		return Adam64AVX2(p, g, m, v, vmax, h, uint8(flags)), true
 	}
 	return -1, false
@@ -83,7 +89,7 @@ func FirstNonFinite32(x []float32) (bad int, ok bool) {
 	switch {
 	case Current.Has512():
 		return FirstNonFinite32AVX512(x), true
-	case Current == AVX2:
+	case Current == AVX2 && avx2Update:
 		return FirstNonFinite32AVX2(x), true
 	}
 	return -1, false
@@ -94,7 +100,7 @@ func FirstNonFinite64(x []float64) (bad int, ok bool) {
 	switch {
 	case Current.Has512():
 		return FirstNonFinite64AVX512(x), true
-	case Current == AVX2:
+	case Current == AVX2 && avx2Update:
 		return FirstNonFinite64AVX2(x), true
 	}
 	return -1, false
