@@ -110,6 +110,21 @@ func runOn(p simd.Path, f func()) {
 	f()
 }
 
+// matchLoops runs a kernel (run returns its arrays, p first, and the index
+// it reports) with the scalar loops and on each path, and compares.
+func matchLoops[T float](t *testing.T, paths []simd.Path, names []string, run func() ([][]T, int), what func(simd.Path) string) {
+	t.Helper()
+	var want [][]T
+	var jWant int
+	runOn(simd.Generic, func() { want, jWant = run() })
+	for _, path := range paths {
+		var got [][]T
+		var jGot int
+		runOn(path, func() { got, jGot = run() })
+		compare(t, what(path), names, got, want, jGot, jWant)
+	}
+}
+
 // compare fails unless the arrays of got and want match and the reported
 // indices agree with each other and with a scan of the new parameters.
 func compare[T float](t *testing.T, what string, names []string, got, want [][]T, jGot, jWant int) {
@@ -167,17 +182,10 @@ func testSGDPaths[T float](t *testing.T, paths []simd.Path) {
 				j := k.step(p, g, buf, first)
 				return [][]T{p, buf}, j
 			}
-			var want [][]T
-			var jWant int
-			runOn(simd.Generic, func() { want, jWant = run() })
-			for _, path := range paths {
-				var got [][]T
-				var jGot int
-				runOn(path, func() { got, jGot = run() })
-				what := fmt.Sprintf("SGD %T %v n=%d μ=%v dampening=%v λ=%v nesterov=%v maximize=%v first=%v special=%v",
+			matchLoops(t, paths, []string{"p", "buf"}, run, func(path simd.Path) string {
+				return fmt.Sprintf("SGD %T %v n=%d μ=%v dampening=%v λ=%v nesterov=%v maximize=%v first=%v special=%v",
 					T(0), path, n, k.momentum, k.dampening, k.weightDecay, k.nesterov, k.maximize, first, special)
-				compare(t, what, []string{"p", "buf"}, got, want, jGot, jWant)
-			}
+			})
 		}
 	}
 }
@@ -213,17 +221,10 @@ func testAdamPaths[T float](t *testing.T, paths []simd.Path) {
 				j := k.step(p, g, m, v, vmax)
 				return [][]T{p, m, v, vmax}, j
 			}
-			var want [][]T
-			var jWant int
-			runOn(simd.Generic, func() { want, jWant = run() })
-			for _, path := range paths {
-				var got [][]T
-				var jGot int
-				runOn(path, func() { got, jGot = run() })
-				what := fmt.Sprintf("Adam %T %v n=%d decoupled=%v λ=%v amsgrad=%v maximize=%v t=%v special=%v",
+			matchLoops(t, paths, []string{"p", "m", "v", "vmax"}, run, func(path simd.Path) string {
+				return fmt.Sprintf("Adam %T %v n=%d decoupled=%v λ=%v amsgrad=%v maximize=%v t=%v special=%v",
 					T(0), path, n, h.decoupled, h.weightDecay, h.amsgrad, h.maximize, t0, special)
-				compare(t, what, []string{"p", "m", "v", "vmax"}, got, want, jGot, jWant)
-			}
+			})
 		}
 	}
 }

@@ -16,28 +16,16 @@ var avx2Update = cpu.X86.HasBMI1
 // whose new parameter is NaN or ±Inf (−1 if none) and ok true; on the
 // generic path it does nothing and returns ok false.
 func SGD32(p, g, buf []float32, h *[SGDParams]float32, flags UpdateFlags) (bad int, ok bool) {
-	if !sgdFits(len(p), len(g), len(buf), flags) {
-		return -1, false
-	}
-	switch {
-	case Current.Has512():
-		return SGD32AVX512(p, g, buf, h, uint8(flags)), true
-	case Current == AVX2 && avx2Update:
-		return SGD32AVX2(p, g, buf, h, uint8(flags)), true
+	if k, ok := pick(SGD32AVX512, SGD32AVX2); ok && sgdFits(len(p), len(g), len(buf), flags) {
+		return k(p, g, buf, h, uint8(flags)), true
 	}
 	return -1, false
 }
 
 // SGD64 is SGD32 for float64.
 func SGD64(p, g, buf []float64, h *[SGDParams]float64, flags UpdateFlags) (bad int, ok bool) {
-	if !sgdFits(len(p), len(g), len(buf), flags) {
-		return -1, false
-	}
-	switch {
-	case Current.Has512():
-		return SGD64AVX512(p, g, buf, h, uint8(flags)), true
-	case Current == AVX2 && avx2Update:
-		return SGD64AVX2(p, g, buf, h, uint8(flags)), true
+	if k, ok := pick(SGD64AVX512, SGD64AVX2); ok && sgdFits(len(p), len(g), len(buf), flags) {
+		return k(p, g, buf, h, uint8(flags)), true
 	}
 	return -1, false
 }
@@ -46,30 +34,30 @@ func SGD64(p, g, buf []float64, h *[SGDParams]float64, flags UpdateFlags) (bad i
 // AMSGrad, at least as long) with the kernel of the current path; its
 // results are those of SGD32.
 func Adam32(p, g, m, v, vmax []float32, h *[AdamParams]float32, flags UpdateFlags) (bad int, ok bool) {
-	if !adamFits(len(p), len(g), len(m), len(v), len(vmax), flags) {
-		return -1, false
-	}
-	switch {
-	case Current.Has512():
-		return Adam32AVX512(p, g, m, v, vmax, h, uint8(flags)), true
-	case Current == AVX2 && avx2Update:
-		return Adam32AVX2(p, g, m, v, vmax, h, uint8(flags)), true
+	if k, ok := pick(Adam32AVX512, Adam32AVX2); ok && adamFits(len(p), len(g), len(m), len(v), len(vmax), flags) {
+		return k(p, g, m, v, vmax, h, uint8(flags)), true
 	}
 	return -1, false
 }
 
 // Adam64 is Adam32 for float64.
 func Adam64(p, g, m, v, vmax []float64, h *[AdamParams]float64, flags UpdateFlags) (bad int, ok bool) {
-	if !adamFits(len(p), len(g), len(m), len(v), len(vmax), flags) {
-		return -1, false
-	}
-	switch {
-	case Current.Has512():
-		return Adam64AVX512(p, g, m, v, vmax, h, uint8(flags)), true
-	case Current == AVX2 && avx2Update:
-		return Adam64AVX2(p, g, m, v, vmax, h, uint8(flags)), true
+	if k, ok := pick(Adam64AVX512, Adam64AVX2); ok && adamFits(len(p), len(g), len(m), len(v), len(vmax), flags) {
+		return k(p, g, m, v, vmax, h, uint8(flags)), true
 	}
 	return -1, false
+}
+
+// pick returns the form of a kernel for the current path, or ok false on
+// the generic path.
+func pick[F any](avx512, avx2 F) (k F, ok bool) {
+	switch {
+	case Current.Has512():
+		return avx512, true
+	case Current == AVX2 && avx2Update:
+		return avx2, true
+	}
+	return k, false
 }
 
 // sgdFits and adamFits check that the kernel reads and writes only inside
@@ -86,22 +74,16 @@ func adamFits(n, g, m, v, vmax int, flags UpdateFlags) bool {
 // FirstNonFinite32 returns the index of the first NaN or ±Inf in x, or −1,
 // and ok true; on the generic path it does nothing and returns ok false.
 func FirstNonFinite32(x []float32) (bad int, ok bool) {
-	switch {
-	case Current.Has512():
-		return FirstNonFinite32AVX512(x), true
-	case Current == AVX2 && avx2Update:
-		return FirstNonFinite32AVX2(x), true
+	if k, ok := pick(FirstNonFinite32AVX512, FirstNonFinite32AVX2); ok {
+		return k(x), true
 	}
 	return -1, false
 }
 
 // FirstNonFinite64 is FirstNonFinite32 for float64.
 func FirstNonFinite64(x []float64) (bad int, ok bool) {
-	switch {
-	case Current.Has512():
-		return FirstNonFinite64AVX512(x), true
-	case Current == AVX2 && avx2Update:
-		return FirstNonFinite64AVX2(x), true
+	if k, ok := pick(FirstNonFinite64AVX512, FirstNonFinite64AVX2); ok {
+		return k(x), true
 	}
 	return -1, false
 }

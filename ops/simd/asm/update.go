@@ -20,6 +20,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/gotypes"
@@ -69,16 +70,12 @@ type upd struct {
 	flags GPVirtual // the flags argument
 	h     GPVirtual // the hyperparameter array
 	hyper []VecVirtual
-	i     GPVirtual // index of the vector's first element
-	res   GPVirtual // the first non-finite index so far, or −1
+	sign  VecVirtual // −0 or +0 in every lane: the Maximize flag
+	i     GPVirtual  // index of the vector's first element
+	res   GPVirtual  // the first non-finite index so far, or −1
 }
 
-func (u *upd) typ() string {
-	if u.f64 {
-		return "float64"
-	}
-	return "float32"
-}
+func (u *upd) typ() string { return "float" + u.bits() }
 
 func (u *upd) size() int {
 	if u.f64 {
@@ -257,20 +254,25 @@ func (u *upd) pick2(ps, pd func(a, b Op)) func(a, b Op) {
 	return ps
 }
 
-// kernel emits the declaration of an update kernel (args, then h and
-// flags), the loop over whole vectors and the masked tail; loads loads the
-// slices' bases and body emits one vector's update (labels must carry the
-// suffix).
-func (u *upd) kernel(name, args string, hyper int, doc []string, loads func(), body func(a access, suffix string)) {
+// kernel emits the declaration of an update kernel (the slices, then h
+// and flags), the loading of their bases and of the gradient's sign mask
+// (u.sign), the loop over whole vectors and the masked tail; body emits
+// one vector's update from the slices' bases (labels must carry the suffix).
+func (u *upd) kernel(name string, slices []string, hyper int, doc []string, body func(a access, suffix string, base []GPVirtual)) {
 	u.name = name
-	TEXT(name, NOSPLIT, fmt.Sprintf("func(%s, h *[%d]%s, flags uint8) int", args, hyper, u.typ()))
+	TEXT(name, NOSPLIT, fmt.Sprintf("func(%s []%s, h *[%d]%s, flags uint8) int", strings.Join(slices, ", "), u.typ(), hyper, u.typ()))
 	Pragma("noescape")
 	Doc(doc...)
 	u.h, u.flags = GP64(), GP8()
 	Load(Param("h"), u.h)
 	Load(Param("flags"), u.flags)
-	loads()
-	u.loop(Param("p").Len(), hyper, body)
+	base := make([]GPVirtual, len(slices))
+	for j, s := range slices {
+		base[j] = GP64()
+		Load(Param(s).Base(), base[j])
+	}
+	u.sign = u.signMask()
+	u.loop(Param(slices[0]).Len(), hyper, func(a access, suffix string) { body(a, suffix, base) })
 }
 
 // loop emits the loop over the n whole vectors and the masked tail, after
@@ -390,23 +392,16 @@ func (u *upd) bits() string {
 func sgdUpdate(wide, f64 bool) {
 	u := &upd{wide: wide, f64: f64}
 	name := updateName("SGD", wide, f64)
-	var pp, gp, bp GPVirtual
-	var sign VecVirtual
-	u.kernel(name, fmt.Sprintf("p, g, buf []%s", u.typ()), sgdParams, []string{
+	u.kernel(name, []string{"p", "g", "buf"}, sgdParams, []string{
 		name + " is one SGD step over p (" + u.isa() + ", " + u.typ() + "), bit for bit the scalar loop of",
 		"optim's sgdKernel; h holds lr, momentum, 1 − dampening and weight decay, flags the options",
 		"(UpdateFlags). buf must be as long as p with Momentum. It returns the first index where",
 		"the new p is NaN or ±Inf, or −1.",
-	}, func() {
-		pp, gp, bp = GP64(), GP64(), GP64()
-		Load(Param("p").Base(), pp)
-		Load(Param("g").Base(), gp)
-		Load(Param("buf").Base(), bp)
-		sign = u.signMask()
-	}, func(a access, sfx string) {
+	}, func(a access, sfx string, base []GPVirtual) {
+		pp, gp, bp := base[0], base[1], base[2]
 		l := name + sfx
 		w, d := a.load(pp), a.load(gp)
-		u.xor(d, d, sign)
+		u.xor(d, d, u.sign)
 		t := u.vec()
 		u.when(flagWeightDecay, l+"_nowd", func() {
 			u.mul(t, w, u.hp(sgdWeightDecay))
@@ -448,25 +443,16 @@ func sgdUpdate(wide, f64 bool) {
 func adamUpdate(wide, f64 bool) {
 	u := &upd{wide: wide, f64: f64}
 	name := updateName("Adam", wide, f64)
-	var pp, gp, mp, vp, xp GPVirtual
-	var sign VecVirtual
-	u.kernel(name, fmt.Sprintf("p, g, m, v, vmax []%s", u.typ()), adamParams, []string{
+	u.kernel(name, []string{"p", "g", "m", "v", "vmax"}, adamParams, []string{
 		name + " is one Adam or AdamW step over p (" + u.isa() + ", " + u.typ() + "), bit for bit the",
 		"scalar loop of optim's adamKernel; h holds the hyperparameters (AdamBeta1 and on), flags",
 		"the options (UpdateFlags). vmax must be as long as p with AMSGrad. It returns the first",
 		"index where the new p is NaN or ±Inf, or −1.",
-	}, func() {
-		pp, gp, mp, vp, xp = GP64(), GP64(), GP64(), GP64(), GP64()
-		Load(Param("p").Base(), pp)
-		Load(Param("g").Base(), gp)
-		Load(Param("m").Base(), mp)
-		Load(Param("v").Base(), vp)
-		Load(Param("vmax").Base(), xp)
-		sign = u.signMask()
-	}, func(a access, sfx string) {
+	}, func(a access, sfx string, base []GPVirtual) {
+		pp, gp, mp, vp, xp := base[0], base[1], base[2], base[3], base[4]
 		l := name + sfx
 		w, gr := a.load(pp), a.load(gp)
-		u.xor(gr, gr, sign)
+		u.xor(gr, gr, u.sign)
 		t := u.vec()
 		u.when(flagDecay, l+"_nodecay", func() {
 			u.mul(w, w, u.hp(adamDecay))
