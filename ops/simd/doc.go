@@ -37,9 +37,10 @@
 //	GELU_KERNELS=exact32  the float32 kernels that evaluate in float64 lanes
 //	                      and are correctly rounded: the reference path,
 //	                      bit for bit the portable loops' results.
-//	GELU_KERNELS=avx2     the float32-lane kernels built for AVX2 (8 lanes);
-//	                      everything else portable Go. The default on CPUs
-//	                      with AVX2 and FMA but not AVX-512.
+//	GELU_KERNELS=avx2     the float32-lane kernels built for AVX2 (8 lanes)
+//	                      and the update kernels' AVX2 forms; everything
+//	                      else portable Go. The default on CPUs with AVX2
+//	                      and FMA but not AVX-512.
 //	GELU_KERNELS=generic  portable Go only.
 //
 // A path the CPU cannot run falls back to the best one it can. Every path
