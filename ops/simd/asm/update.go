@@ -2,7 +2,8 @@ package main
 
 // The optimizer update kernels of package optim: one SGD and one Adam
 // kernel per element type (float32, float64) and instruction set (AVX-512,
-// AVX2). Each repeats the scalar loop of optim/kernels.go operation for
+// AVX2), and the scan for the first NaN or ±Inf with which it checks the
+// gradients (firstNonFinite). Each update kernel repeats the scalar loop of optim/kernels.go operation for
 // operation, in the element type, so that its results are the scalar
 // loop's bit for bit: every product and sum is its own rounded instruction
 // (never an FMA), and VSQRTP* and VDIVP* are correctly rounded like the
@@ -247,6 +248,7 @@ func (a access) checkFinite(v VecVirtual, label, exit string) {
 	Label(label)
 }
 
+// pick2 is pick for the two-operand instructions.
 func (u *upd) pick2(ps, pd func(a, b Op)) func(a, b Op) {
 	if u.f64 {
 		return pd
@@ -275,8 +277,9 @@ func (u *upd) kernel(name string, slices []string, hyper int, doc []string, body
 	u.loop(Param(slices[0]).Len(), hyper, func(a access, suffix string) { body(a, suffix, base) })
 }
 
-// loop emits the loop over the n whole vectors and the masked tail, after
-// broadcasting the hyper hyperparameters with AVX-512, and returns res.
+// loop emits, for a slice of the given length, the loop over its whole
+// vectors, the masked tail and the return of res, after broadcasting the
+// first hyper entries of h to registers with AVX-512.
 func (u *upd) loop(length Component, hyper int, body func(a access, suffix string)) {
 	name := u.name
 	n := GP64()
