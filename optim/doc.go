@@ -94,9 +94,11 @@
 // Each tensor is updated in one pass (after one read-only pass over the
 // gradients for the NaN check), split into contiguous chunks across cores
 // for large tensors; updates are elementwise, so results do not depend on
-// the number of cores. Once every parameter has its state, Step allocates
-// nothing. An
-// optimizer must not be used from several goroutines at once.
+// the number of cores. On amd64 both passes run package simd's AVX-512 or
+// AVX2 kernels, which give the portable loops' results bit for bit
+// (GELU_KERNELS=generic selects the loops). Once every parameter has
+// its state, Step allocates nothing. An optimizer must not be used from
+// several goroutines at once.
 //
 // Hyperparameters are plain fields, validated by every Step with PyTorch's
 // rules plus finiteness (PyTorch lets a NaN learning rate through) and two

@@ -159,6 +159,12 @@ func (k *finiteKernel[T]) first(x []T) int {
 }
 
 func (k *finiteKernel[T]) Run(lo, hi int) {
+	if j, ok := simdFirstNonFinite(k.x[lo:hi]); ok {
+		if j >= 0 {
+			k.bad.record(lo + j)
+		}
+		return
+	}
 	if allFinite(k.x[lo:hi]) { // the common case, without a branch per element
 		return
 	}

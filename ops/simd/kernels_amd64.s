@@ -11391,6 +11391,1420 @@ SiLULane32AVX2D2_done:
 	MOVB  AL, ret+112(FP)
 	RET
 
+// func SGD32AVX512(p []float32, g []float32, buf []float32, h *[4]float32, flags uint8) int
+// Requires: AVX, AVX512DQ, AVX512F, BMI, BMI2
+TEXT ·SGD32AVX512(SB), NOSPLIT, $0-96
+	MOVQ    h+72(FP), AX
+	MOVB    flags+80(FP), CL
+	MOVQ    p_base+0(FP), DX
+	MOVQ    g_base+24(FP), BX
+	MOVQ    buf_base+48(FP), SI
+	VXORPS  Z0, Z0, Z0
+	TESTB   $0x01, CL
+	JZ      SGD32AVX512_nomax
+	VMOVUPS kconst<>+8256(SB), Z0
+
+SGD32AVX512_nomax:
+	MOVQ         p_len+8(FP), DI
+	VBROADCASTSS (AX), Z1
+	VBROADCASTSS 4(AX), Z2
+	VBROADCASTSS 8(AX), Z3
+	VBROADCASTSS 12(AX), Z4
+	XORQ         AX, AX
+	MOVQ         $-1, R8
+	MOVQ         DI, R9
+	ANDQ         $-16, R9
+
+SGD32AVX512_loop:
+	CMPQ    AX, R9
+	JAE     SGD32AVX512_tail
+	VMOVUPS (DX)(AX*4), Z5
+	VMOVUPS (BX)(AX*4), Z6
+	VXORPS  Z0, Z6, Z6
+	TESTB   $0x02, CL
+	JZ      SGD32AVX512_v_nowd
+	VMULPS  Z4, Z5, Z7
+	VADDPS  Z7, Z6, Z6
+
+SGD32AVX512_v_nowd:
+	TESTB   $0x04, CL
+	JZ      SGD32AVX512_v_nomom
+	TESTB   $0x08, CL
+	JZ      SGD32AVX512_v_first_else
+	VMOVAPS Z6, Z8
+	JMP     SGD32AVX512_v_first_end
+
+SGD32AVX512_v_first_else:
+	VMOVUPS (SI)(AX*4), Z7
+	VMULPS  Z2, Z7, Z8
+	VMULPS  Z3, Z6, Z7
+	VADDPS  Z7, Z8, Z8
+
+SGD32AVX512_v_first_end:
+	VMOVUPS Z8, (SI)(AX*4)
+	TESTB   $0x10, CL
+	JZ      SGD32AVX512_v_nesterov_else
+	VMULPS  Z2, Z8, Z7
+	VADDPS  Z7, Z6, Z6
+	JMP     SGD32AVX512_v_nesterov_end
+
+SGD32AVX512_v_nesterov_else:
+	VMOVAPS Z8, Z6
+
+SGD32AVX512_v_nesterov_end:
+SGD32AVX512_v_nomom:
+	VMULPS  Z1, Z6, Z7
+	VSUBPS  Z7, Z5, Z5
+	VMOVUPS Z5, (DX)(AX*4)
+	VSUBPS  Z5, Z5, Z5
+	VCMPPS  $0x03, Z5, Z5, K1
+	KMOVW   K1, R10
+	TESTQ   R10, R10
+	JZ      SGD32AVX512_v_finite
+	TESTQ   R8, R8
+	JNS     SGD32AVX512_v_finite
+	TZCNTQ  R10, R10
+	LEAQ    (AX)(R10*1), R8
+
+SGD32AVX512_v_finite:
+	ADDQ $0x10, AX
+	JMP  SGD32AVX512_loop
+
+SGD32AVX512_tail:
+	CMPQ      AX, DI
+	JAE       SGD32AVX512_done
+	SUBQ      AX, DI
+	MOVL      $0x0000ffff, R9
+	BZHIL     DI, R9, DI
+	KMOVW     DI, K1
+	VMOVUPS.Z (DX)(AX*4), K1, Z5
+	VMOVUPS.Z (BX)(AX*4), K1, Z6
+	VXORPS    Z0, Z6, Z6
+	TESTB     $0x02, CL
+	JZ        SGD32AVX512_t_nowd
+	VMULPS    Z4, Z5, Z0
+	VADDPS    Z0, Z6, Z6
+
+SGD32AVX512_t_nowd:
+	TESTB   $0x04, CL
+	JZ      SGD32AVX512_t_nomom
+	TESTB   $0x08, CL
+	JZ      SGD32AVX512_t_first_else
+	VMOVAPS Z6, Z4
+	JMP     SGD32AVX512_t_first_end
+
+SGD32AVX512_t_first_else:
+	VMOVUPS.Z (SI)(AX*4), K1, Z0
+	VMULPS    Z2, Z0, Z4
+	VMULPS    Z3, Z6, Z0
+	VADDPS    Z0, Z4, Z4
+
+SGD32AVX512_t_first_end:
+	VMOVUPS Z4, K1, (SI)(AX*4)
+	TESTB   $0x10, CL
+	JZ      SGD32AVX512_t_nesterov_else
+	VMULPS  Z2, Z4, Z0
+	VADDPS  Z0, Z6, Z6
+	JMP     SGD32AVX512_t_nesterov_end
+
+SGD32AVX512_t_nesterov_else:
+	VMOVAPS Z4, Z6
+
+SGD32AVX512_t_nesterov_end:
+SGD32AVX512_t_nomom:
+	VMULPS  Z1, Z6, Z0
+	VSUBPS  Z0, Z5, Z5
+	VMOVUPS Z5, K1, (DX)(AX*4)
+	VSUBPS  Z5, Z5, Z0
+	VCMPPS  $0x03, Z0, Z0, K2
+	KANDW   K1, K2, K2
+	KMOVW   K2, CX
+	TESTQ   CX, CX
+	JZ      SGD32AVX512_t_finite
+	TESTQ   R8, R8
+	JNS     SGD32AVX512_t_finite
+	TZCNTQ  CX, CX
+	LEAQ    (AX)(CX*1), R8
+
+SGD32AVX512_t_finite:
+SGD32AVX512_done:
+	VZEROUPPER
+	MOVQ R8, ret+88(FP)
+	RET
+
+// func Adam32AVX512(p []float32, g []float32, m []float32, v []float32, vmax []float32, h *[9]float32, flags uint8) int
+// Requires: AVX, AVX512DQ, AVX512F, BMI, BMI2
+TEXT ·Adam32AVX512(SB), NOSPLIT, $0-144
+	MOVQ    h+120(FP), AX
+	MOVB    flags+128(FP), CL
+	MOVQ    p_base+0(FP), DX
+	MOVQ    g_base+24(FP), BX
+	MOVQ    m_base+48(FP), SI
+	MOVQ    v_base+72(FP), DI
+	MOVQ    vmax_base+96(FP), R8
+	VXORPS  Z0, Z0, Z0
+	TESTB   $0x01, CL
+	JZ      Adam32AVX512_nomax
+	VMOVUPS kconst<>+8256(SB), Z0
+
+Adam32AVX512_nomax:
+	MOVQ         p_len+8(FP), R9
+	VBROADCASTSS (AX), Z1
+	VBROADCASTSS 4(AX), Z2
+	VBROADCASTSS 8(AX), Z3
+	VBROADCASTSS 12(AX), Z4
+	VBROADCASTSS 16(AX), Z5
+	VBROADCASTSS 20(AX), Z6
+	VBROADCASTSS 24(AX), Z7
+	VBROADCASTSS 28(AX), Z8
+	VBROADCASTSS 32(AX), Z9
+	XORQ         AX, AX
+	MOVQ         $-1, R10
+	MOVQ         R9, R11
+	ANDQ         $-16, R11
+
+Adam32AVX512_loop:
+	CMPQ    AX, R11
+	JAE     Adam32AVX512_tail
+	VMOVUPS (DX)(AX*4), Z10
+	VMOVUPS (BX)(AX*4), Z11
+	VXORPS  Z0, Z11, Z11
+	TESTB   $0x20, CL
+	JZ      Adam32AVX512_v_nodecay
+	VMULPS  Z7, Z10, Z10
+
+Adam32AVX512_v_nodecay:
+	TESTB  $0x02, CL
+	JZ     Adam32AVX512_v_nowd
+	VMULPS Z6, Z10, Z12
+	VADDPS Z12, Z11, Z11
+
+Adam32AVX512_v_nowd:
+	VMOVUPS (SI)(AX*4), Z13
+	VMULPS  Z1, Z13, Z13
+	VMULPS  Z3, Z11, Z12
+	VADDPS  Z12, Z13, Z13
+	VMOVUPS Z13, (SI)(AX*4)
+	VMOVUPS (DI)(AX*4), Z14
+	VMULPS  Z2, Z14, Z14
+	VMULPS  Z4, Z11, Z12
+	VMULPS  Z11, Z12, Z12
+	VADDPS  Z12, Z14, Z14
+	VMOVUPS Z14, (DI)(AX*4)
+	TESTB   $0x40, CL
+	JZ      Adam32AVX512_v_noams
+	VMOVUPS (R8)(AX*4), Z11
+	VMAXPS  Z14, Z11, Z14
+	VMOVUPS Z14, (R8)(AX*4)
+
+Adam32AVX512_v_noams:
+	VSQRTPS Z14, Z14
+	VDIVPS  Z9, Z14, Z14
+	VADDPS  Z5, Z14, Z14
+	VMULPS  Z8, Z13, Z12
+	VDIVPS  Z14, Z12, Z12
+	VSUBPS  Z12, Z10, Z10
+	VMOVUPS Z10, (DX)(AX*4)
+	VSUBPS  Z10, Z10, Z10
+	VCMPPS  $0x03, Z10, Z10, K1
+	KMOVW   K1, R12
+	TESTQ   R12, R12
+	JZ      Adam32AVX512_v_finite
+	TESTQ   R10, R10
+	JNS     Adam32AVX512_v_finite
+	TZCNTQ  R12, R12
+	LEAQ    (AX)(R12*1), R10
+
+Adam32AVX512_v_finite:
+	ADDQ $0x10, AX
+	JMP  Adam32AVX512_loop
+
+Adam32AVX512_tail:
+	CMPQ      AX, R9
+	JAE       Adam32AVX512_done
+	SUBQ      AX, R9
+	MOVL      $0x0000ffff, R11
+	BZHIL     R9, R11, R9
+	KMOVW     R9, K1
+	VMOVUPS.Z (DX)(AX*4), K1, Z10
+	VMOVUPS.Z (BX)(AX*4), K1, Z11
+	VXORPS    Z0, Z11, Z11
+	TESTB     $0x20, CL
+	JZ        Adam32AVX512_t_nodecay
+	VMULPS    Z7, Z10, Z10
+
+Adam32AVX512_t_nodecay:
+	TESTB  $0x02, CL
+	JZ     Adam32AVX512_t_nowd
+	VMULPS Z6, Z10, Z0
+	VADDPS Z0, Z11, Z11
+
+Adam32AVX512_t_nowd:
+	VMOVUPS.Z (SI)(AX*4), K1, Z6
+	VMULPS    Z1, Z6, Z6
+	VMULPS    Z3, Z11, Z0
+	VADDPS    Z0, Z6, Z6
+	VMOVUPS   Z6, K1, (SI)(AX*4)
+	VMOVUPS.Z (DI)(AX*4), K1, Z1
+	VMULPS    Z2, Z1, Z1
+	VMULPS    Z4, Z11, Z0
+	VMULPS    Z11, Z0, Z0
+	VADDPS    Z0, Z1, Z1
+	VMOVUPS   Z1, K1, (DI)(AX*4)
+	TESTB     $0x40, CL
+	JZ        Adam32AVX512_t_noams
+	VMOVUPS.Z (R8)(AX*4), K1, Z0
+	VMAXPS    Z1, Z0, Z1
+	VMOVUPS   Z1, K1, (R8)(AX*4)
+
+Adam32AVX512_t_noams:
+	VSQRTPS Z1, Z1
+	VDIVPS  Z9, Z1, Z1
+	VADDPS  Z5, Z1, Z1
+	VMULPS  Z8, Z6, Z0
+	VDIVPS  Z1, Z0, Z0
+	VSUBPS  Z0, Z10, Z10
+	VMOVUPS Z10, K1, (DX)(AX*4)
+	VSUBPS  Z10, Z10, Z0
+	VCMPPS  $0x03, Z0, Z0, K2
+	KANDW   K1, K2, K2
+	KMOVW   K2, CX
+	TESTQ   CX, CX
+	JZ      Adam32AVX512_t_finite
+	TESTQ   R10, R10
+	JNS     Adam32AVX512_t_finite
+	TZCNTQ  CX, CX
+	LEAQ    (AX)(CX*1), R10
+
+Adam32AVX512_t_finite:
+Adam32AVX512_done:
+	VZEROUPPER
+	MOVQ R10, ret+136(FP)
+	RET
+
+// func FirstNonFinite32AVX512(x []float32) int
+// Requires: AVX, AVX512F, BMI, BMI2
+TEXT ·FirstNonFinite32AVX512(SB), NOSPLIT, $0-32
+	MOVQ x_base+0(FP), AX
+	MOVQ x_len+8(FP), CX
+	XORQ DX, DX
+	MOVQ $-1, BX
+	MOVQ CX, SI
+	ANDQ $-16, SI
+
+FirstNonFinite32AVX512_loop:
+	CMPQ    DX, SI
+	JAE     FirstNonFinite32AVX512_tail
+	VMOVUPS (AX)(DX*4), Z0
+	VSUBPS  Z0, Z0, Z0
+	VCMPPS  $0x03, Z0, Z0, K1
+	KMOVW   K1, DI
+	TESTQ   DI, DI
+	JZ      FirstNonFinite32AVX512_v_finite
+	TESTQ   BX, BX
+	JNS     FirstNonFinite32AVX512_v_finite
+	TZCNTQ  DI, DI
+	LEAQ    (DX)(DI*1), BX
+	JMP     FirstNonFinite32AVX512_done
+
+FirstNonFinite32AVX512_v_finite:
+	ADDQ $0x10, DX
+	JMP  FirstNonFinite32AVX512_loop
+
+FirstNonFinite32AVX512_tail:
+	CMPQ      DX, CX
+	JAE       FirstNonFinite32AVX512_done
+	SUBQ      DX, CX
+	MOVL      $0x0000ffff, SI
+	BZHIL     CX, SI, CX
+	KMOVW     CX, K1
+	VMOVUPS.Z (AX)(DX*4), K1, Z0
+	VSUBPS    Z0, Z0, Z0
+	VCMPPS    $0x03, Z0, Z0, K2
+	KANDW     K1, K2, K2
+	KMOVW     K2, AX
+	TESTQ     AX, AX
+	JZ        FirstNonFinite32AVX512_t_finite
+	TESTQ     BX, BX
+	JNS       FirstNonFinite32AVX512_t_finite
+	TZCNTQ    AX, AX
+	LEAQ      (DX)(AX*1), BX
+	JMP       FirstNonFinite32AVX512_done
+
+FirstNonFinite32AVX512_t_finite:
+FirstNonFinite32AVX512_done:
+	VZEROUPPER
+	MOVQ BX, ret+24(FP)
+	RET
+
+// func SGD64AVX512(p []float64, g []float64, buf []float64, h *[4]float64, flags uint8) int
+// Requires: AVX, AVX512DQ, AVX512F, BMI, BMI2
+TEXT ·SGD64AVX512(SB), NOSPLIT, $0-96
+	MOVQ    h+72(FP), AX
+	MOVB    flags+80(FP), CL
+	MOVQ    p_base+0(FP), DX
+	MOVQ    g_base+24(FP), BX
+	MOVQ    buf_base+48(FP), SI
+	VXORPD  Z0, Z0, Z0
+	TESTB   $0x01, CL
+	JZ      SGD64AVX512_nomax
+	VMOVUPD kconst<>+0(SB), Z0
+
+SGD64AVX512_nomax:
+	MOVQ         p_len+8(FP), DI
+	VBROADCASTSD (AX), Z1
+	VBROADCASTSD 8(AX), Z2
+	VBROADCASTSD 16(AX), Z3
+	VBROADCASTSD 24(AX), Z4
+	XORQ         AX, AX
+	MOVQ         $-1, R8
+	MOVQ         DI, R9
+	ANDQ         $-8, R9
+
+SGD64AVX512_loop:
+	CMPQ    AX, R9
+	JAE     SGD64AVX512_tail
+	VMOVUPD (DX)(AX*8), Z5
+	VMOVUPD (BX)(AX*8), Z6
+	VXORPD  Z0, Z6, Z6
+	TESTB   $0x02, CL
+	JZ      SGD64AVX512_v_nowd
+	VMULPD  Z4, Z5, Z7
+	VADDPD  Z7, Z6, Z6
+
+SGD64AVX512_v_nowd:
+	TESTB   $0x04, CL
+	JZ      SGD64AVX512_v_nomom
+	TESTB   $0x08, CL
+	JZ      SGD64AVX512_v_first_else
+	VMOVAPD Z6, Z8
+	JMP     SGD64AVX512_v_first_end
+
+SGD64AVX512_v_first_else:
+	VMOVUPD (SI)(AX*8), Z7
+	VMULPD  Z2, Z7, Z8
+	VMULPD  Z3, Z6, Z7
+	VADDPD  Z7, Z8, Z8
+
+SGD64AVX512_v_first_end:
+	VMOVUPD Z8, (SI)(AX*8)
+	TESTB   $0x10, CL
+	JZ      SGD64AVX512_v_nesterov_else
+	VMULPD  Z2, Z8, Z7
+	VADDPD  Z7, Z6, Z6
+	JMP     SGD64AVX512_v_nesterov_end
+
+SGD64AVX512_v_nesterov_else:
+	VMOVAPD Z8, Z6
+
+SGD64AVX512_v_nesterov_end:
+SGD64AVX512_v_nomom:
+	VMULPD  Z1, Z6, Z7
+	VSUBPD  Z7, Z5, Z5
+	VMOVUPD Z5, (DX)(AX*8)
+	VSUBPD  Z5, Z5, Z5
+	VCMPPD  $0x03, Z5, Z5, K1
+	KMOVB   K1, R10
+	TESTQ   R10, R10
+	JZ      SGD64AVX512_v_finite
+	TESTQ   R8, R8
+	JNS     SGD64AVX512_v_finite
+	TZCNTQ  R10, R10
+	LEAQ    (AX)(R10*1), R8
+
+SGD64AVX512_v_finite:
+	ADDQ $0x08, AX
+	JMP  SGD64AVX512_loop
+
+SGD64AVX512_tail:
+	CMPQ      AX, DI
+	JAE       SGD64AVX512_done
+	SUBQ      AX, DI
+	MOVL      $0x000000ff, R9
+	BZHIL     DI, R9, DI
+	KMOVB     DI, K1
+	VMOVUPD.Z (DX)(AX*8), K1, Z5
+	VMOVUPD.Z (BX)(AX*8), K1, Z6
+	VXORPD    Z0, Z6, Z6
+	TESTB     $0x02, CL
+	JZ        SGD64AVX512_t_nowd
+	VMULPD    Z4, Z5, Z0
+	VADDPD    Z0, Z6, Z6
+
+SGD64AVX512_t_nowd:
+	TESTB   $0x04, CL
+	JZ      SGD64AVX512_t_nomom
+	TESTB   $0x08, CL
+	JZ      SGD64AVX512_t_first_else
+	VMOVAPD Z6, Z4
+	JMP     SGD64AVX512_t_first_end
+
+SGD64AVX512_t_first_else:
+	VMOVUPD.Z (SI)(AX*8), K1, Z0
+	VMULPD    Z2, Z0, Z4
+	VMULPD    Z3, Z6, Z0
+	VADDPD    Z0, Z4, Z4
+
+SGD64AVX512_t_first_end:
+	VMOVUPD Z4, K1, (SI)(AX*8)
+	TESTB   $0x10, CL
+	JZ      SGD64AVX512_t_nesterov_else
+	VMULPD  Z2, Z4, Z0
+	VADDPD  Z0, Z6, Z6
+	JMP     SGD64AVX512_t_nesterov_end
+
+SGD64AVX512_t_nesterov_else:
+	VMOVAPD Z4, Z6
+
+SGD64AVX512_t_nesterov_end:
+SGD64AVX512_t_nomom:
+	VMULPD  Z1, Z6, Z0
+	VSUBPD  Z0, Z5, Z5
+	VMOVUPD Z5, K1, (DX)(AX*8)
+	VSUBPD  Z5, Z5, Z0
+	VCMPPD  $0x03, Z0, Z0, K2
+	KANDB   K1, K2, K2
+	KMOVB   K2, CX
+	TESTQ   CX, CX
+	JZ      SGD64AVX512_t_finite
+	TESTQ   R8, R8
+	JNS     SGD64AVX512_t_finite
+	TZCNTQ  CX, CX
+	LEAQ    (AX)(CX*1), R8
+
+SGD64AVX512_t_finite:
+SGD64AVX512_done:
+	VZEROUPPER
+	MOVQ R8, ret+88(FP)
+	RET
+
+// func Adam64AVX512(p []float64, g []float64, m []float64, v []float64, vmax []float64, h *[9]float64, flags uint8) int
+// Requires: AVX, AVX512DQ, AVX512F, BMI, BMI2
+TEXT ·Adam64AVX512(SB), NOSPLIT, $0-144
+	MOVQ    h+120(FP), AX
+	MOVB    flags+128(FP), CL
+	MOVQ    p_base+0(FP), DX
+	MOVQ    g_base+24(FP), BX
+	MOVQ    m_base+48(FP), SI
+	MOVQ    v_base+72(FP), DI
+	MOVQ    vmax_base+96(FP), R8
+	VXORPD  Z0, Z0, Z0
+	TESTB   $0x01, CL
+	JZ      Adam64AVX512_nomax
+	VMOVUPD kconst<>+0(SB), Z0
+
+Adam64AVX512_nomax:
+	MOVQ         p_len+8(FP), R9
+	VBROADCASTSD (AX), Z1
+	VBROADCASTSD 8(AX), Z2
+	VBROADCASTSD 16(AX), Z3
+	VBROADCASTSD 24(AX), Z4
+	VBROADCASTSD 32(AX), Z5
+	VBROADCASTSD 40(AX), Z6
+	VBROADCASTSD 48(AX), Z7
+	VBROADCASTSD 56(AX), Z8
+	VBROADCASTSD 64(AX), Z9
+	XORQ         AX, AX
+	MOVQ         $-1, R10
+	MOVQ         R9, R11
+	ANDQ         $-8, R11
+
+Adam64AVX512_loop:
+	CMPQ    AX, R11
+	JAE     Adam64AVX512_tail
+	VMOVUPD (DX)(AX*8), Z10
+	VMOVUPD (BX)(AX*8), Z11
+	VXORPD  Z0, Z11, Z11
+	TESTB   $0x20, CL
+	JZ      Adam64AVX512_v_nodecay
+	VMULPD  Z7, Z10, Z10
+
+Adam64AVX512_v_nodecay:
+	TESTB  $0x02, CL
+	JZ     Adam64AVX512_v_nowd
+	VMULPD Z6, Z10, Z12
+	VADDPD Z12, Z11, Z11
+
+Adam64AVX512_v_nowd:
+	VMOVUPD (SI)(AX*8), Z13
+	VMULPD  Z1, Z13, Z13
+	VMULPD  Z3, Z11, Z12
+	VADDPD  Z12, Z13, Z13
+	VMOVUPD Z13, (SI)(AX*8)
+	VMOVUPD (DI)(AX*8), Z14
+	VMULPD  Z2, Z14, Z14
+	VMULPD  Z4, Z11, Z12
+	VMULPD  Z11, Z12, Z12
+	VADDPD  Z12, Z14, Z14
+	VMOVUPD Z14, (DI)(AX*8)
+	TESTB   $0x40, CL
+	JZ      Adam64AVX512_v_noams
+	VMOVUPD (R8)(AX*8), Z11
+	VMAXPD  Z14, Z11, Z14
+	VMOVUPD Z14, (R8)(AX*8)
+
+Adam64AVX512_v_noams:
+	VSQRTPD Z14, Z14
+	VDIVPD  Z9, Z14, Z14
+	VADDPD  Z5, Z14, Z14
+	VMULPD  Z8, Z13, Z12
+	VDIVPD  Z14, Z12, Z12
+	VSUBPD  Z12, Z10, Z10
+	VMOVUPD Z10, (DX)(AX*8)
+	VSUBPD  Z10, Z10, Z10
+	VCMPPD  $0x03, Z10, Z10, K1
+	KMOVB   K1, R12
+	TESTQ   R12, R12
+	JZ      Adam64AVX512_v_finite
+	TESTQ   R10, R10
+	JNS     Adam64AVX512_v_finite
+	TZCNTQ  R12, R12
+	LEAQ    (AX)(R12*1), R10
+
+Adam64AVX512_v_finite:
+	ADDQ $0x08, AX
+	JMP  Adam64AVX512_loop
+
+Adam64AVX512_tail:
+	CMPQ      AX, R9
+	JAE       Adam64AVX512_done
+	SUBQ      AX, R9
+	MOVL      $0x000000ff, R11
+	BZHIL     R9, R11, R9
+	KMOVB     R9, K1
+	VMOVUPD.Z (DX)(AX*8), K1, Z10
+	VMOVUPD.Z (BX)(AX*8), K1, Z11
+	VXORPD    Z0, Z11, Z11
+	TESTB     $0x20, CL
+	JZ        Adam64AVX512_t_nodecay
+	VMULPD    Z7, Z10, Z10
+
+Adam64AVX512_t_nodecay:
+	TESTB  $0x02, CL
+	JZ     Adam64AVX512_t_nowd
+	VMULPD Z6, Z10, Z0
+	VADDPD Z0, Z11, Z11
+
+Adam64AVX512_t_nowd:
+	VMOVUPD.Z (SI)(AX*8), K1, Z6
+	VMULPD    Z1, Z6, Z6
+	VMULPD    Z3, Z11, Z0
+	VADDPD    Z0, Z6, Z6
+	VMOVUPD   Z6, K1, (SI)(AX*8)
+	VMOVUPD.Z (DI)(AX*8), K1, Z1
+	VMULPD    Z2, Z1, Z1
+	VMULPD    Z4, Z11, Z0
+	VMULPD    Z11, Z0, Z0
+	VADDPD    Z0, Z1, Z1
+	VMOVUPD   Z1, K1, (DI)(AX*8)
+	TESTB     $0x40, CL
+	JZ        Adam64AVX512_t_noams
+	VMOVUPD.Z (R8)(AX*8), K1, Z0
+	VMAXPD    Z1, Z0, Z1
+	VMOVUPD   Z1, K1, (R8)(AX*8)
+
+Adam64AVX512_t_noams:
+	VSQRTPD Z1, Z1
+	VDIVPD  Z9, Z1, Z1
+	VADDPD  Z5, Z1, Z1
+	VMULPD  Z8, Z6, Z0
+	VDIVPD  Z1, Z0, Z0
+	VSUBPD  Z0, Z10, Z10
+	VMOVUPD Z10, K1, (DX)(AX*8)
+	VSUBPD  Z10, Z10, Z0
+	VCMPPD  $0x03, Z0, Z0, K2
+	KANDB   K1, K2, K2
+	KMOVB   K2, CX
+	TESTQ   CX, CX
+	JZ      Adam64AVX512_t_finite
+	TESTQ   R10, R10
+	JNS     Adam64AVX512_t_finite
+	TZCNTQ  CX, CX
+	LEAQ    (AX)(CX*1), R10
+
+Adam64AVX512_t_finite:
+Adam64AVX512_done:
+	VZEROUPPER
+	MOVQ R10, ret+136(FP)
+	RET
+
+// func FirstNonFinite64AVX512(x []float64) int
+// Requires: AVX, AVX512DQ, AVX512F, BMI, BMI2
+TEXT ·FirstNonFinite64AVX512(SB), NOSPLIT, $0-32
+	MOVQ x_base+0(FP), AX
+	MOVQ x_len+8(FP), CX
+	XORQ DX, DX
+	MOVQ $-1, BX
+	MOVQ CX, SI
+	ANDQ $-8, SI
+
+FirstNonFinite64AVX512_loop:
+	CMPQ    DX, SI
+	JAE     FirstNonFinite64AVX512_tail
+	VMOVUPD (AX)(DX*8), Z0
+	VSUBPD  Z0, Z0, Z0
+	VCMPPD  $0x03, Z0, Z0, K1
+	KMOVB   K1, DI
+	TESTQ   DI, DI
+	JZ      FirstNonFinite64AVX512_v_finite
+	TESTQ   BX, BX
+	JNS     FirstNonFinite64AVX512_v_finite
+	TZCNTQ  DI, DI
+	LEAQ    (DX)(DI*1), BX
+	JMP     FirstNonFinite64AVX512_done
+
+FirstNonFinite64AVX512_v_finite:
+	ADDQ $0x08, DX
+	JMP  FirstNonFinite64AVX512_loop
+
+FirstNonFinite64AVX512_tail:
+	CMPQ      DX, CX
+	JAE       FirstNonFinite64AVX512_done
+	SUBQ      DX, CX
+	MOVL      $0x000000ff, SI
+	BZHIL     CX, SI, CX
+	KMOVB     CX, K1
+	VMOVUPD.Z (AX)(DX*8), K1, Z0
+	VSUBPD    Z0, Z0, Z0
+	VCMPPD    $0x03, Z0, Z0, K2
+	KANDB     K1, K2, K2
+	KMOVB     K2, AX
+	TESTQ     AX, AX
+	JZ        FirstNonFinite64AVX512_t_finite
+	TESTQ     BX, BX
+	JNS       FirstNonFinite64AVX512_t_finite
+	TZCNTQ    AX, AX
+	LEAQ      (DX)(AX*1), BX
+	JMP       FirstNonFinite64AVX512_done
+
+FirstNonFinite64AVX512_t_finite:
+FirstNonFinite64AVX512_done:
+	VZEROUPPER
+	MOVQ BX, ret+24(FP)
+	RET
+
+// func SGD32AVX2(p []float32, g []float32, buf []float32, h *[4]float32, flags uint8) int
+// Requires: AVX, AVX2, BMI
+TEXT ·SGD32AVX2(SB), NOSPLIT, $0-96
+	MOVQ    h+72(FP), AX
+	MOVB    flags+80(FP), CL
+	MOVQ    p_base+0(FP), DX
+	MOVQ    g_base+24(FP), BX
+	MOVQ    buf_base+48(FP), SI
+	VXORPS  Y0, Y0, Y0
+	TESTB   $0x01, CL
+	JZ      SGD32AVX2_nomax
+	VMOVUPS kconst<>+8256(SB), Y0
+
+SGD32AVX2_nomax:
+	MOVQ p_len+8(FP), DI
+	XORQ R8, R8
+	MOVQ $-1, R9
+	MOVQ DI, R10
+	ANDQ $-8, R10
+
+SGD32AVX2_loop:
+	CMPQ         R8, R10
+	JAE          SGD32AVX2_tail
+	VMOVUPS      (DX)(R8*4), Y1
+	VMOVUPS      (BX)(R8*4), Y2
+	VXORPS       Y0, Y2, Y2
+	TESTB        $0x02, CL
+	JZ           SGD32AVX2_v_nowd
+	VBROADCASTSS 12(AX), Y3
+	VMULPS       Y3, Y1, Y3
+	VADDPS       Y3, Y2, Y2
+
+SGD32AVX2_v_nowd:
+	TESTB   $0x04, CL
+	JZ      SGD32AVX2_v_nomom
+	TESTB   $0x08, CL
+	JZ      SGD32AVX2_v_first_else
+	VMOVAPS Y2, Y4
+	JMP     SGD32AVX2_v_first_end
+
+SGD32AVX2_v_first_else:
+	VMOVUPS      (SI)(R8*4), Y3
+	VBROADCASTSS 4(AX), Y4
+	VMULPS       Y4, Y3, Y4
+	VBROADCASTSS 8(AX), Y3
+	VMULPS       Y3, Y2, Y3
+	VADDPS       Y3, Y4, Y4
+
+SGD32AVX2_v_first_end:
+	VMOVUPS      Y4, (SI)(R8*4)
+	TESTB        $0x10, CL
+	JZ           SGD32AVX2_v_nesterov_else
+	VBROADCASTSS 4(AX), Y3
+	VMULPS       Y3, Y4, Y3
+	VADDPS       Y3, Y2, Y2
+	JMP          SGD32AVX2_v_nesterov_end
+
+SGD32AVX2_v_nesterov_else:
+	VMOVAPS Y4, Y2
+
+SGD32AVX2_v_nesterov_end:
+SGD32AVX2_v_nomom:
+	VBROADCASTSS (AX), Y3
+	VMULPS       Y3, Y2, Y3
+	VSUBPS       Y3, Y1, Y1
+	VMOVUPS      Y1, (DX)(R8*4)
+	VSUBPS       Y1, Y1, Y1
+	VCMPPS       $0x03, Y1, Y1, Y1
+	VMOVMSKPS    Y1, R11
+	TESTQ        R11, R11
+	JZ           SGD32AVX2_v_finite
+	TESTQ        R9, R9
+	JNS          SGD32AVX2_v_finite
+	TZCNTQ       R11, R11
+	LEAQ         (R8)(R11*1), R9
+
+SGD32AVX2_v_finite:
+	ADDQ $0x08, R8
+	JMP  SGD32AVX2_loop
+
+SGD32AVX2_tail:
+	CMPQ         R8, DI
+	JAE          SGD32AVX2_done
+	SUBQ         R8, DI
+	VMOVD        DI, X1
+	VPBROADCASTD X1, Y1
+	VPCMPGTD     kconst<>+16960(SB), Y1, Y1
+	VMASKMOVPS   (DX)(R8*4), Y1, Y2
+	VMASKMOVPS   (BX)(R8*4), Y1, Y3
+	VXORPS       Y0, Y3, Y3
+	TESTB        $0x02, CL
+	JZ           SGD32AVX2_t_nowd
+	VBROADCASTSS 12(AX), Y0
+	VMULPS       Y0, Y2, Y0
+	VADDPS       Y0, Y3, Y3
+
+SGD32AVX2_t_nowd:
+	TESTB   $0x04, CL
+	JZ      SGD32AVX2_t_nomom
+	TESTB   $0x08, CL
+	JZ      SGD32AVX2_t_first_else
+	VMOVAPS Y3, Y4
+	JMP     SGD32AVX2_t_first_end
+
+SGD32AVX2_t_first_else:
+	VMASKMOVPS   (SI)(R8*4), Y1, Y0
+	VBROADCASTSS 4(AX), Y4
+	VMULPS       Y4, Y0, Y4
+	VBROADCASTSS 8(AX), Y0
+	VMULPS       Y0, Y3, Y0
+	VADDPS       Y0, Y4, Y4
+
+SGD32AVX2_t_first_end:
+	VMASKMOVPS   Y4, Y1, (SI)(R8*4)
+	TESTB        $0x10, CL
+	JZ           SGD32AVX2_t_nesterov_else
+	VBROADCASTSS 4(AX), Y0
+	VMULPS       Y0, Y4, Y0
+	VADDPS       Y0, Y3, Y3
+	JMP          SGD32AVX2_t_nesterov_end
+
+SGD32AVX2_t_nesterov_else:
+	VMOVAPS Y4, Y3
+
+SGD32AVX2_t_nesterov_end:
+SGD32AVX2_t_nomom:
+	VBROADCASTSS (AX), Y0
+	VMULPS       Y0, Y3, Y0
+	VSUBPS       Y0, Y2, Y2
+	VMASKMOVPS   Y2, Y1, (DX)(R8*4)
+	VSUBPS       Y2, Y2, Y0
+	VCMPPS       $0x03, Y0, Y0, Y0
+	VANDPS       Y1, Y0, Y0
+	VMOVMSKPS    Y0, AX
+	TESTQ        AX, AX
+	JZ           SGD32AVX2_t_finite
+	TESTQ        R9, R9
+	JNS          SGD32AVX2_t_finite
+	TZCNTQ       AX, AX
+	LEAQ         (R8)(AX*1), R9
+
+SGD32AVX2_t_finite:
+SGD32AVX2_done:
+	VZEROUPPER
+	MOVQ R9, ret+88(FP)
+	RET
+
+// func Adam32AVX2(p []float32, g []float32, m []float32, v []float32, vmax []float32, h *[9]float32, flags uint8) int
+// Requires: AVX, AVX2, BMI
+TEXT ·Adam32AVX2(SB), NOSPLIT, $0-144
+	MOVQ    h+120(FP), AX
+	MOVB    flags+128(FP), CL
+	MOVQ    p_base+0(FP), DX
+	MOVQ    g_base+24(FP), BX
+	MOVQ    m_base+48(FP), SI
+	MOVQ    v_base+72(FP), DI
+	MOVQ    vmax_base+96(FP), R8
+	VXORPS  Y0, Y0, Y0
+	TESTB   $0x01, CL
+	JZ      Adam32AVX2_nomax
+	VMOVUPS kconst<>+8256(SB), Y0
+
+Adam32AVX2_nomax:
+	MOVQ p_len+8(FP), R9
+	XORQ R10, R10
+	MOVQ $-1, R11
+	MOVQ R9, R12
+	ANDQ $-8, R12
+
+Adam32AVX2_loop:
+	CMPQ         R10, R12
+	JAE          Adam32AVX2_tail
+	VMOVUPS      (DX)(R10*4), Y1
+	VMOVUPS      (BX)(R10*4), Y2
+	VXORPS       Y0, Y2, Y2
+	TESTB        $0x20, CL
+	JZ           Adam32AVX2_v_nodecay
+	VBROADCASTSS 24(AX), Y3
+	VMULPS       Y3, Y1, Y1
+
+Adam32AVX2_v_nodecay:
+	TESTB        $0x02, CL
+	JZ           Adam32AVX2_v_nowd
+	VBROADCASTSS 20(AX), Y3
+	VMULPS       Y3, Y1, Y3
+	VADDPS       Y3, Y2, Y2
+
+Adam32AVX2_v_nowd:
+	VMOVUPS      (SI)(R10*4), Y4
+	VBROADCASTSS (AX), Y3
+	VMULPS       Y3, Y4, Y4
+	VBROADCASTSS 8(AX), Y3
+	VMULPS       Y3, Y2, Y3
+	VADDPS       Y3, Y4, Y4
+	VMOVUPS      Y4, (SI)(R10*4)
+	VMOVUPS      (DI)(R10*4), Y5
+	VBROADCASTSS 4(AX), Y3
+	VMULPS       Y3, Y5, Y5
+	VBROADCASTSS 12(AX), Y3
+	VMULPS       Y3, Y2, Y3
+	VMULPS       Y2, Y3, Y3
+	VADDPS       Y3, Y5, Y5
+	VMOVUPS      Y5, (DI)(R10*4)
+	TESTB        $0x40, CL
+	JZ           Adam32AVX2_v_noams
+	VMOVUPS      (R8)(R10*4), Y2
+	VMAXPS       Y5, Y2, Y5
+	VMOVUPS      Y5, (R8)(R10*4)
+
+Adam32AVX2_v_noams:
+	VSQRTPS      Y5, Y5
+	VBROADCASTSS 32(AX), Y2
+	VDIVPS       Y2, Y5, Y5
+	VBROADCASTSS 16(AX), Y2
+	VADDPS       Y2, Y5, Y5
+	VBROADCASTSS 28(AX), Y2
+	VMULPS       Y2, Y4, Y3
+	VDIVPS       Y5, Y3, Y3
+	VSUBPS       Y3, Y1, Y1
+	VMOVUPS      Y1, (DX)(R10*4)
+	VSUBPS       Y1, Y1, Y1
+	VCMPPS       $0x03, Y1, Y1, Y1
+	VMOVMSKPS    Y1, R13
+	TESTQ        R13, R13
+	JZ           Adam32AVX2_v_finite
+	TESTQ        R11, R11
+	JNS          Adam32AVX2_v_finite
+	TZCNTQ       R13, R13
+	LEAQ         (R10)(R13*1), R11
+
+Adam32AVX2_v_finite:
+	ADDQ $0x08, R10
+	JMP  Adam32AVX2_loop
+
+Adam32AVX2_tail:
+	CMPQ         R10, R9
+	JAE          Adam32AVX2_done
+	SUBQ         R10, R9
+	VMOVD        R9, X1
+	VPBROADCASTD X1, Y1
+	VPCMPGTD     kconst<>+17024(SB), Y1, Y1
+	VMASKMOVPS   (DX)(R10*4), Y1, Y2
+	VMASKMOVPS   (BX)(R10*4), Y1, Y3
+	VXORPS       Y0, Y3, Y3
+	TESTB        $0x20, CL
+	JZ           Adam32AVX2_t_nodecay
+	VBROADCASTSS 24(AX), Y0
+	VMULPS       Y0, Y2, Y2
+
+Adam32AVX2_t_nodecay:
+	TESTB        $0x02, CL
+	JZ           Adam32AVX2_t_nowd
+	VBROADCASTSS 20(AX), Y0
+	VMULPS       Y0, Y2, Y0
+	VADDPS       Y0, Y3, Y3
+
+Adam32AVX2_t_nowd:
+	VMASKMOVPS   (SI)(R10*4), Y1, Y4
+	VBROADCASTSS (AX), Y0
+	VMULPS       Y0, Y4, Y4
+	VBROADCASTSS 8(AX), Y0
+	VMULPS       Y0, Y3, Y0
+	VADDPS       Y0, Y4, Y4
+	VMASKMOVPS   Y4, Y1, (SI)(R10*4)
+	VMASKMOVPS   (DI)(R10*4), Y1, Y5
+	VBROADCASTSS 4(AX), Y0
+	VMULPS       Y0, Y5, Y5
+	VBROADCASTSS 12(AX), Y0
+	VMULPS       Y0, Y3, Y0
+	VMULPS       Y3, Y0, Y0
+	VADDPS       Y0, Y5, Y5
+	VMASKMOVPS   Y5, Y1, (DI)(R10*4)
+	TESTB        $0x40, CL
+	JZ           Adam32AVX2_t_noams
+	VMASKMOVPS   (R8)(R10*4), Y1, Y0
+	VMAXPS       Y5, Y0, Y5
+	VMASKMOVPS   Y5, Y1, (R8)(R10*4)
+
+Adam32AVX2_t_noams:
+	VSQRTPS      Y5, Y5
+	VBROADCASTSS 32(AX), Y0
+	VDIVPS       Y0, Y5, Y5
+	VBROADCASTSS 16(AX), Y0
+	VADDPS       Y0, Y5, Y5
+	VBROADCASTSS 28(AX), Y0
+	VMULPS       Y0, Y4, Y0
+	VDIVPS       Y5, Y0, Y0
+	VSUBPS       Y0, Y2, Y2
+	VMASKMOVPS   Y2, Y1, (DX)(R10*4)
+	VSUBPS       Y2, Y2, Y0
+	VCMPPS       $0x03, Y0, Y0, Y0
+	VANDPS       Y1, Y0, Y0
+	VMOVMSKPS    Y0, AX
+	TESTQ        AX, AX
+	JZ           Adam32AVX2_t_finite
+	TESTQ        R11, R11
+	JNS          Adam32AVX2_t_finite
+	TZCNTQ       AX, AX
+	LEAQ         (R10)(AX*1), R11
+
+Adam32AVX2_t_finite:
+Adam32AVX2_done:
+	VZEROUPPER
+	MOVQ R11, ret+136(FP)
+	RET
+
+// func FirstNonFinite32AVX2(x []float32) int
+// Requires: AVX, AVX2, BMI
+TEXT ·FirstNonFinite32AVX2(SB), NOSPLIT, $0-32
+	MOVQ x_base+0(FP), AX
+	MOVQ x_len+8(FP), CX
+	XORQ DX, DX
+	MOVQ $-1, BX
+	MOVQ CX, SI
+	ANDQ $-8, SI
+
+FirstNonFinite32AVX2_loop:
+	CMPQ      DX, SI
+	JAE       FirstNonFinite32AVX2_tail
+	VMOVUPS   (AX)(DX*4), Y0
+	VSUBPS    Y0, Y0, Y0
+	VCMPPS    $0x03, Y0, Y0, Y0
+	VMOVMSKPS Y0, DI
+	TESTQ     DI, DI
+	JZ        FirstNonFinite32AVX2_v_finite
+	TESTQ     BX, BX
+	JNS       FirstNonFinite32AVX2_v_finite
+	TZCNTQ    DI, DI
+	LEAQ      (DX)(DI*1), BX
+	JMP       FirstNonFinite32AVX2_done
+
+FirstNonFinite32AVX2_v_finite:
+	ADDQ $0x08, DX
+	JMP  FirstNonFinite32AVX2_loop
+
+FirstNonFinite32AVX2_tail:
+	CMPQ         DX, CX
+	JAE          FirstNonFinite32AVX2_done
+	SUBQ         DX, CX
+	VMOVD        CX, X0
+	VPBROADCASTD X0, Y0
+	VPCMPGTD     kconst<>+17088(SB), Y0, Y0
+	VMASKMOVPS   (AX)(DX*4), Y0, Y1
+	VSUBPS       Y1, Y1, Y1
+	VCMPPS       $0x03, Y1, Y1, Y1
+	VANDPS       Y0, Y1, Y1
+	VMOVMSKPS    Y1, AX
+	TESTQ        AX, AX
+	JZ           FirstNonFinite32AVX2_t_finite
+	TESTQ        BX, BX
+	JNS          FirstNonFinite32AVX2_t_finite
+	TZCNTQ       AX, AX
+	LEAQ         (DX)(AX*1), BX
+	JMP          FirstNonFinite32AVX2_done
+
+FirstNonFinite32AVX2_t_finite:
+FirstNonFinite32AVX2_done:
+	VZEROUPPER
+	MOVQ BX, ret+24(FP)
+	RET
+
+// func SGD64AVX2(p []float64, g []float64, buf []float64, h *[4]float64, flags uint8) int
+// Requires: AVX, AVX2, BMI
+TEXT ·SGD64AVX2(SB), NOSPLIT, $0-96
+	MOVQ    h+72(FP), AX
+	MOVB    flags+80(FP), CL
+	MOVQ    p_base+0(FP), DX
+	MOVQ    g_base+24(FP), BX
+	MOVQ    buf_base+48(FP), SI
+	VXORPD  Y0, Y0, Y0
+	TESTB   $0x01, CL
+	JZ      SGD64AVX2_nomax
+	VMOVUPD kconst<>+0(SB), Y0
+
+SGD64AVX2_nomax:
+	MOVQ p_len+8(FP), DI
+	XORQ R8, R8
+	MOVQ $-1, R9
+	MOVQ DI, R10
+	ANDQ $-4, R10
+
+SGD64AVX2_loop:
+	CMPQ         R8, R10
+	JAE          SGD64AVX2_tail
+	VMOVUPD      (DX)(R8*8), Y1
+	VMOVUPD      (BX)(R8*8), Y2
+	VXORPD       Y0, Y2, Y2
+	TESTB        $0x02, CL
+	JZ           SGD64AVX2_v_nowd
+	VBROADCASTSD 24(AX), Y3
+	VMULPD       Y3, Y1, Y3
+	VADDPD       Y3, Y2, Y2
+
+SGD64AVX2_v_nowd:
+	TESTB   $0x04, CL
+	JZ      SGD64AVX2_v_nomom
+	TESTB   $0x08, CL
+	JZ      SGD64AVX2_v_first_else
+	VMOVAPD Y2, Y4
+	JMP     SGD64AVX2_v_first_end
+
+SGD64AVX2_v_first_else:
+	VMOVUPD      (SI)(R8*8), Y3
+	VBROADCASTSD 8(AX), Y4
+	VMULPD       Y4, Y3, Y4
+	VBROADCASTSD 16(AX), Y3
+	VMULPD       Y3, Y2, Y3
+	VADDPD       Y3, Y4, Y4
+
+SGD64AVX2_v_first_end:
+	VMOVUPD      Y4, (SI)(R8*8)
+	TESTB        $0x10, CL
+	JZ           SGD64AVX2_v_nesterov_else
+	VBROADCASTSD 8(AX), Y3
+	VMULPD       Y3, Y4, Y3
+	VADDPD       Y3, Y2, Y2
+	JMP          SGD64AVX2_v_nesterov_end
+
+SGD64AVX2_v_nesterov_else:
+	VMOVAPD Y4, Y2
+
+SGD64AVX2_v_nesterov_end:
+SGD64AVX2_v_nomom:
+	VBROADCASTSD (AX), Y3
+	VMULPD       Y3, Y2, Y3
+	VSUBPD       Y3, Y1, Y1
+	VMOVUPD      Y1, (DX)(R8*8)
+	VSUBPD       Y1, Y1, Y1
+	VCMPPD       $0x03, Y1, Y1, Y1
+	VMOVMSKPD    Y1, R11
+	TESTQ        R11, R11
+	JZ           SGD64AVX2_v_finite
+	TESTQ        R9, R9
+	JNS          SGD64AVX2_v_finite
+	TZCNTQ       R11, R11
+	LEAQ         (R8)(R11*1), R9
+
+SGD64AVX2_v_finite:
+	ADDQ $0x04, R8
+	JMP  SGD64AVX2_loop
+
+SGD64AVX2_tail:
+	CMPQ         R8, DI
+	JAE          SGD64AVX2_done
+	SUBQ         R8, DI
+	VMOVQ        DI, X1
+	VPBROADCASTQ X1, Y1
+	VPCMPGTQ     kconst<>+17152(SB), Y1, Y1
+	VMASKMOVPD   (DX)(R8*8), Y1, Y2
+	VMASKMOVPD   (BX)(R8*8), Y1, Y3
+	VXORPD       Y0, Y3, Y3
+	TESTB        $0x02, CL
+	JZ           SGD64AVX2_t_nowd
+	VBROADCASTSD 24(AX), Y0
+	VMULPD       Y0, Y2, Y0
+	VADDPD       Y0, Y3, Y3
+
+SGD64AVX2_t_nowd:
+	TESTB   $0x04, CL
+	JZ      SGD64AVX2_t_nomom
+	TESTB   $0x08, CL
+	JZ      SGD64AVX2_t_first_else
+	VMOVAPD Y3, Y4
+	JMP     SGD64AVX2_t_first_end
+
+SGD64AVX2_t_first_else:
+	VMASKMOVPD   (SI)(R8*8), Y1, Y0
+	VBROADCASTSD 8(AX), Y4
+	VMULPD       Y4, Y0, Y4
+	VBROADCASTSD 16(AX), Y0
+	VMULPD       Y0, Y3, Y0
+	VADDPD       Y0, Y4, Y4
+
+SGD64AVX2_t_first_end:
+	VMASKMOVPD   Y4, Y1, (SI)(R8*8)
+	TESTB        $0x10, CL
+	JZ           SGD64AVX2_t_nesterov_else
+	VBROADCASTSD 8(AX), Y0
+	VMULPD       Y0, Y4, Y0
+	VADDPD       Y0, Y3, Y3
+	JMP          SGD64AVX2_t_nesterov_end
+
+SGD64AVX2_t_nesterov_else:
+	VMOVAPD Y4, Y3
+
+SGD64AVX2_t_nesterov_end:
+SGD64AVX2_t_nomom:
+	VBROADCASTSD (AX), Y0
+	VMULPD       Y0, Y3, Y0
+	VSUBPD       Y0, Y2, Y2
+	VMASKMOVPD   Y2, Y1, (DX)(R8*8)
+	VSUBPD       Y2, Y2, Y0
+	VCMPPD       $0x03, Y0, Y0, Y0
+	VANDPD       Y1, Y0, Y0
+	VMOVMSKPD    Y0, AX
+	TESTQ        AX, AX
+	JZ           SGD64AVX2_t_finite
+	TESTQ        R9, R9
+	JNS          SGD64AVX2_t_finite
+	TZCNTQ       AX, AX
+	LEAQ         (R8)(AX*1), R9
+
+SGD64AVX2_t_finite:
+SGD64AVX2_done:
+	VZEROUPPER
+	MOVQ R9, ret+88(FP)
+	RET
+
+// func Adam64AVX2(p []float64, g []float64, m []float64, v []float64, vmax []float64, h *[9]float64, flags uint8) int
+// Requires: AVX, AVX2, BMI
+TEXT ·Adam64AVX2(SB), NOSPLIT, $0-144
+	MOVQ    h+120(FP), AX
+	MOVB    flags+128(FP), CL
+	MOVQ    p_base+0(FP), DX
+	MOVQ    g_base+24(FP), BX
+	MOVQ    m_base+48(FP), SI
+	MOVQ    v_base+72(FP), DI
+	MOVQ    vmax_base+96(FP), R8
+	VXORPD  Y0, Y0, Y0
+	TESTB   $0x01, CL
+	JZ      Adam64AVX2_nomax
+	VMOVUPD kconst<>+0(SB), Y0
+
+Adam64AVX2_nomax:
+	MOVQ p_len+8(FP), R9
+	XORQ R10, R10
+	MOVQ $-1, R11
+	MOVQ R9, R12
+	ANDQ $-4, R12
+
+Adam64AVX2_loop:
+	CMPQ         R10, R12
+	JAE          Adam64AVX2_tail
+	VMOVUPD      (DX)(R10*8), Y1
+	VMOVUPD      (BX)(R10*8), Y2
+	VXORPD       Y0, Y2, Y2
+	TESTB        $0x20, CL
+	JZ           Adam64AVX2_v_nodecay
+	VBROADCASTSD 48(AX), Y3
+	VMULPD       Y3, Y1, Y1
+
+Adam64AVX2_v_nodecay:
+	TESTB        $0x02, CL
+	JZ           Adam64AVX2_v_nowd
+	VBROADCASTSD 40(AX), Y3
+	VMULPD       Y3, Y1, Y3
+	VADDPD       Y3, Y2, Y2
+
+Adam64AVX2_v_nowd:
+	VMOVUPD      (SI)(R10*8), Y4
+	VBROADCASTSD (AX), Y3
+	VMULPD       Y3, Y4, Y4
+	VBROADCASTSD 16(AX), Y3
+	VMULPD       Y3, Y2, Y3
+	VADDPD       Y3, Y4, Y4
+	VMOVUPD      Y4, (SI)(R10*8)
+	VMOVUPD      (DI)(R10*8), Y5
+	VBROADCASTSD 8(AX), Y3
+	VMULPD       Y3, Y5, Y5
+	VBROADCASTSD 24(AX), Y3
+	VMULPD       Y3, Y2, Y3
+	VMULPD       Y2, Y3, Y3
+	VADDPD       Y3, Y5, Y5
+	VMOVUPD      Y5, (DI)(R10*8)
+	TESTB        $0x40, CL
+	JZ           Adam64AVX2_v_noams
+	VMOVUPD      (R8)(R10*8), Y2
+	VMAXPD       Y5, Y2, Y5
+	VMOVUPD      Y5, (R8)(R10*8)
+
+Adam64AVX2_v_noams:
+	VSQRTPD      Y5, Y5
+	VBROADCASTSD 64(AX), Y2
+	VDIVPD       Y2, Y5, Y5
+	VBROADCASTSD 32(AX), Y2
+	VADDPD       Y2, Y5, Y5
+	VBROADCASTSD 56(AX), Y2
+	VMULPD       Y2, Y4, Y3
+	VDIVPD       Y5, Y3, Y3
+	VSUBPD       Y3, Y1, Y1
+	VMOVUPD      Y1, (DX)(R10*8)
+	VSUBPD       Y1, Y1, Y1
+	VCMPPD       $0x03, Y1, Y1, Y1
+	VMOVMSKPD    Y1, R13
+	TESTQ        R13, R13
+	JZ           Adam64AVX2_v_finite
+	TESTQ        R11, R11
+	JNS          Adam64AVX2_v_finite
+	TZCNTQ       R13, R13
+	LEAQ         (R10)(R13*1), R11
+
+Adam64AVX2_v_finite:
+	ADDQ $0x04, R10
+	JMP  Adam64AVX2_loop
+
+Adam64AVX2_tail:
+	CMPQ         R10, R9
+	JAE          Adam64AVX2_done
+	SUBQ         R10, R9
+	VMOVQ        R9, X1
+	VPBROADCASTQ X1, Y1
+	VPCMPGTQ     kconst<>+17216(SB), Y1, Y1
+	VMASKMOVPD   (DX)(R10*8), Y1, Y2
+	VMASKMOVPD   (BX)(R10*8), Y1, Y3
+	VXORPD       Y0, Y3, Y3
+	TESTB        $0x20, CL
+	JZ           Adam64AVX2_t_nodecay
+	VBROADCASTSD 48(AX), Y0
+	VMULPD       Y0, Y2, Y2
+
+Adam64AVX2_t_nodecay:
+	TESTB        $0x02, CL
+	JZ           Adam64AVX2_t_nowd
+	VBROADCASTSD 40(AX), Y0
+	VMULPD       Y0, Y2, Y0
+	VADDPD       Y0, Y3, Y3
+
+Adam64AVX2_t_nowd:
+	VMASKMOVPD   (SI)(R10*8), Y1, Y4
+	VBROADCASTSD (AX), Y0
+	VMULPD       Y0, Y4, Y4
+	VBROADCASTSD 16(AX), Y0
+	VMULPD       Y0, Y3, Y0
+	VADDPD       Y0, Y4, Y4
+	VMASKMOVPD   Y4, Y1, (SI)(R10*8)
+	VMASKMOVPD   (DI)(R10*8), Y1, Y5
+	VBROADCASTSD 8(AX), Y0
+	VMULPD       Y0, Y5, Y5
+	VBROADCASTSD 24(AX), Y0
+	VMULPD       Y0, Y3, Y0
+	VMULPD       Y3, Y0, Y0
+	VADDPD       Y0, Y5, Y5
+	VMASKMOVPD   Y5, Y1, (DI)(R10*8)
+	TESTB        $0x40, CL
+	JZ           Adam64AVX2_t_noams
+	VMASKMOVPD   (R8)(R10*8), Y1, Y0
+	VMAXPD       Y5, Y0, Y5
+	VMASKMOVPD   Y5, Y1, (R8)(R10*8)
+
+Adam64AVX2_t_noams:
+	VSQRTPD      Y5, Y5
+	VBROADCASTSD 64(AX), Y0
+	VDIVPD       Y0, Y5, Y5
+	VBROADCASTSD 32(AX), Y0
+	VADDPD       Y0, Y5, Y5
+	VBROADCASTSD 56(AX), Y0
+	VMULPD       Y0, Y4, Y0
+	VDIVPD       Y5, Y0, Y0
+	VSUBPD       Y0, Y2, Y2
+	VMASKMOVPD   Y2, Y1, (DX)(R10*8)
+	VSUBPD       Y2, Y2, Y0
+	VCMPPD       $0x03, Y0, Y0, Y0
+	VANDPD       Y1, Y0, Y0
+	VMOVMSKPD    Y0, AX
+	TESTQ        AX, AX
+	JZ           Adam64AVX2_t_finite
+	TESTQ        R11, R11
+	JNS          Adam64AVX2_t_finite
+	TZCNTQ       AX, AX
+	LEAQ         (R10)(AX*1), R11
+
+Adam64AVX2_t_finite:
+Adam64AVX2_done:
+	VZEROUPPER
+	MOVQ R11, ret+136(FP)
+	RET
+
+// func FirstNonFinite64AVX2(x []float64) int
+// Requires: AVX, AVX2, BMI
+TEXT ·FirstNonFinite64AVX2(SB), NOSPLIT, $0-32
+	MOVQ x_base+0(FP), AX
+	MOVQ x_len+8(FP), CX
+	XORQ DX, DX
+	MOVQ $-1, BX
+	MOVQ CX, SI
+	ANDQ $-4, SI
+
+FirstNonFinite64AVX2_loop:
+	CMPQ      DX, SI
+	JAE       FirstNonFinite64AVX2_tail
+	VMOVUPD   (AX)(DX*8), Y0
+	VSUBPD    Y0, Y0, Y0
+	VCMPPD    $0x03, Y0, Y0, Y0
+	VMOVMSKPD Y0, DI
+	TESTQ     DI, DI
+	JZ        FirstNonFinite64AVX2_v_finite
+	TESTQ     BX, BX
+	JNS       FirstNonFinite64AVX2_v_finite
+	TZCNTQ    DI, DI
+	LEAQ      (DX)(DI*1), BX
+	JMP       FirstNonFinite64AVX2_done
+
+FirstNonFinite64AVX2_v_finite:
+	ADDQ $0x04, DX
+	JMP  FirstNonFinite64AVX2_loop
+
+FirstNonFinite64AVX2_tail:
+	CMPQ         DX, CX
+	JAE          FirstNonFinite64AVX2_done
+	SUBQ         DX, CX
+	VMOVQ        CX, X0
+	VPBROADCASTQ X0, Y0
+	VPCMPGTQ     kconst<>+17280(SB), Y0, Y0
+	VMASKMOVPD   (AX)(DX*8), Y0, Y1
+	VSUBPD       Y1, Y1, Y1
+	VCMPPD       $0x03, Y1, Y1, Y1
+	VANDPD       Y0, Y1, Y1
+	VMOVMSKPD    Y1, AX
+	TESTQ        AX, AX
+	JZ           FirstNonFinite64AVX2_t_finite
+	TESTQ        BX, BX
+	JNS          FirstNonFinite64AVX2_t_finite
+	TZCNTQ       AX, AX
+	LEAQ         (DX)(AX*1), BX
+	JMP          FirstNonFinite64AVX2_done
+
+FirstNonFinite64AVX2_t_finite:
+FirstNonFinite64AVX2_done:
+	VZEROUPPER
+	MOVQ BX, ret+24(FP)
+	RET
+
 DATA kconst<>+0(SB)/8, $0x8000000000000000
 DATA kconst<>+8(SB)/8, $0x8000000000000000
 DATA kconst<>+16(SB)/8, $0x8000000000000000
@@ -13511,4 +14925,52 @@ DATA kconst<>+16928(SB)/8, $0xb260aba100000000
 DATA kconst<>+16936(SB)/8, $0xb32c9d5e33231b71
 DATA kconst<>+16944(SB)/8, $0x320aa83732cfe77a
 DATA kconst<>+16952(SB)/8, $0xb24116deb2d4a58a
-GLOBL kconst<>(SB), RODATA|NOPTR, $16960
+DATA kconst<>+16960(SB)/8, $0x0000000100000000
+DATA kconst<>+16968(SB)/8, $0x0000000300000002
+DATA kconst<>+16976(SB)/8, $0x0000000500000004
+DATA kconst<>+16984(SB)/8, $0x0000000700000006
+DATA kconst<>+16992(SB)/8, $0x0000000900000008
+DATA kconst<>+17000(SB)/8, $0x0000000b0000000a
+DATA kconst<>+17008(SB)/8, $0x0000000d0000000c
+DATA kconst<>+17016(SB)/8, $0x0000000f0000000e
+DATA kconst<>+17024(SB)/8, $0x0000000100000000
+DATA kconst<>+17032(SB)/8, $0x0000000300000002
+DATA kconst<>+17040(SB)/8, $0x0000000500000004
+DATA kconst<>+17048(SB)/8, $0x0000000700000006
+DATA kconst<>+17056(SB)/8, $0x0000000900000008
+DATA kconst<>+17064(SB)/8, $0x0000000b0000000a
+DATA kconst<>+17072(SB)/8, $0x0000000d0000000c
+DATA kconst<>+17080(SB)/8, $0x0000000f0000000e
+DATA kconst<>+17088(SB)/8, $0x0000000100000000
+DATA kconst<>+17096(SB)/8, $0x0000000300000002
+DATA kconst<>+17104(SB)/8, $0x0000000500000004
+DATA kconst<>+17112(SB)/8, $0x0000000700000006
+DATA kconst<>+17120(SB)/8, $0x0000000900000008
+DATA kconst<>+17128(SB)/8, $0x0000000b0000000a
+DATA kconst<>+17136(SB)/8, $0x0000000d0000000c
+DATA kconst<>+17144(SB)/8, $0x0000000f0000000e
+DATA kconst<>+17152(SB)/8, $0x0000000000000000
+DATA kconst<>+17160(SB)/8, $0x0000000000000001
+DATA kconst<>+17168(SB)/8, $0x0000000000000002
+DATA kconst<>+17176(SB)/8, $0x0000000000000003
+DATA kconst<>+17184(SB)/8, $0x0000000000000000
+DATA kconst<>+17192(SB)/8, $0x0000000000000000
+DATA kconst<>+17200(SB)/8, $0x0000000000000000
+DATA kconst<>+17208(SB)/8, $0x0000000000000000
+DATA kconst<>+17216(SB)/8, $0x0000000000000000
+DATA kconst<>+17224(SB)/8, $0x0000000000000001
+DATA kconst<>+17232(SB)/8, $0x0000000000000002
+DATA kconst<>+17240(SB)/8, $0x0000000000000003
+DATA kconst<>+17248(SB)/8, $0x0000000000000000
+DATA kconst<>+17256(SB)/8, $0x0000000000000000
+DATA kconst<>+17264(SB)/8, $0x0000000000000000
+DATA kconst<>+17272(SB)/8, $0x0000000000000000
+DATA kconst<>+17280(SB)/8, $0x0000000000000000
+DATA kconst<>+17288(SB)/8, $0x0000000000000001
+DATA kconst<>+17296(SB)/8, $0x0000000000000002
+DATA kconst<>+17304(SB)/8, $0x0000000000000003
+DATA kconst<>+17312(SB)/8, $0x0000000000000000
+DATA kconst<>+17320(SB)/8, $0x0000000000000000
+DATA kconst<>+17328(SB)/8, $0x0000000000000000
+DATA kconst<>+17336(SB)/8, $0x0000000000000000
+GLOBL kconst<>(SB), RODATA|NOPTR, $17344

@@ -297,3 +297,87 @@ func SiLULane32AVX2D1(dst []float32, x []float32, g []float32, add bool, p *[8]f
 //
 //go:noescape
 func SiLULane32AVX2D2(dst []float32, x []float32, g []float32, add bool, p *[8]float64, exc []uint8) bool
+
+// SGD32AVX512 is one SGD step over p (AVX512, float32), bit for bit the scalar loop of
+// optim's sgdKernel; h holds lr, momentum, 1 − dampening and weight decay, flags the options
+// (UpdateFlags). buf must be as long as p with Momentum. It returns the first index where
+// the new p is NaN or ±Inf, or −1.
+//
+//go:noescape
+func SGD32AVX512(p []float32, g []float32, buf []float32, h *[4]float32, flags uint8) int
+
+// Adam32AVX512 is one Adam or AdamW step over p (AVX512, float32), bit for bit the
+// scalar loop of optim's adamKernel; h holds the hyperparameters (AdamBeta1 and on), flags
+// the options (UpdateFlags). vmax must be as long as p with AMSGrad. It returns the first
+// index where the new p is NaN or ±Inf, or −1.
+//
+//go:noescape
+func Adam32AVX512(p []float32, g []float32, m []float32, v []float32, vmax []float32, h *[9]float32, flags uint8) int
+
+// FirstNonFinite32AVX512 returns the index of the first NaN or ±Inf in x (AVX512, float32), or −1.
+//
+//go:noescape
+func FirstNonFinite32AVX512(x []float32) int
+
+// SGD64AVX512 is one SGD step over p (AVX512, float64), bit for bit the scalar loop of
+// optim's sgdKernel; h holds lr, momentum, 1 − dampening and weight decay, flags the options
+// (UpdateFlags). buf must be as long as p with Momentum. It returns the first index where
+// the new p is NaN or ±Inf, or −1.
+//
+//go:noescape
+func SGD64AVX512(p []float64, g []float64, buf []float64, h *[4]float64, flags uint8) int
+
+// Adam64AVX512 is one Adam or AdamW step over p (AVX512, float64), bit for bit the
+// scalar loop of optim's adamKernel; h holds the hyperparameters (AdamBeta1 and on), flags
+// the options (UpdateFlags). vmax must be as long as p with AMSGrad. It returns the first
+// index where the new p is NaN or ±Inf, or −1.
+//
+//go:noescape
+func Adam64AVX512(p []float64, g []float64, m []float64, v []float64, vmax []float64, h *[9]float64, flags uint8) int
+
+// FirstNonFinite64AVX512 returns the index of the first NaN or ±Inf in x (AVX512, float64), or −1.
+//
+//go:noescape
+func FirstNonFinite64AVX512(x []float64) int
+
+// SGD32AVX2 is one SGD step over p (AVX2, float32), bit for bit the scalar loop of
+// optim's sgdKernel; h holds lr, momentum, 1 − dampening and weight decay, flags the options
+// (UpdateFlags). buf must be as long as p with Momentum. It returns the first index where
+// the new p is NaN or ±Inf, or −1.
+//
+//go:noescape
+func SGD32AVX2(p []float32, g []float32, buf []float32, h *[4]float32, flags uint8) int
+
+// Adam32AVX2 is one Adam or AdamW step over p (AVX2, float32), bit for bit the
+// scalar loop of optim's adamKernel; h holds the hyperparameters (AdamBeta1 and on), flags
+// the options (UpdateFlags). vmax must be as long as p with AMSGrad. It returns the first
+// index where the new p is NaN or ±Inf, or −1.
+//
+//go:noescape
+func Adam32AVX2(p []float32, g []float32, m []float32, v []float32, vmax []float32, h *[9]float32, flags uint8) int
+
+// FirstNonFinite32AVX2 returns the index of the first NaN or ±Inf in x (AVX2, float32), or −1.
+//
+//go:noescape
+func FirstNonFinite32AVX2(x []float32) int
+
+// SGD64AVX2 is one SGD step over p (AVX2, float64), bit for bit the scalar loop of
+// optim's sgdKernel; h holds lr, momentum, 1 − dampening and weight decay, flags the options
+// (UpdateFlags). buf must be as long as p with Momentum. It returns the first index where
+// the new p is NaN or ±Inf, or −1.
+//
+//go:noescape
+func SGD64AVX2(p []float64, g []float64, buf []float64, h *[4]float64, flags uint8) int
+
+// Adam64AVX2 is one Adam or AdamW step over p (AVX2, float64), bit for bit the
+// scalar loop of optim's adamKernel; h holds the hyperparameters (AdamBeta1 and on), flags
+// the options (UpdateFlags). vmax must be as long as p with AMSGrad. It returns the first
+// index where the new p is NaN or ±Inf, or −1.
+//
+//go:noescape
+func Adam64AVX2(p []float64, g []float64, m []float64, v []float64, vmax []float64, h *[9]float64, flags uint8) int
+
+// FirstNonFinite64AVX2 returns the index of the first NaN or ±Inf in x (AVX2, float64), or −1.
+//
+//go:noescape
+func FirstNonFinite64AVX2(x []float64) int

@@ -1,5 +1,5 @@
 // Command asm generates ../kernels_amd64.s and ../kernels_stubs_amd64.go,
-// the AVX-512 activation kernels of package simd:
+// the activation kernels of package simd and its optimizer update kernels:
 //
 //	cd ops/simd/asm && go run . -out ../kernels_amd64.s -stubs ../kernels_stubs_amd64.go -pkg simd
 //
@@ -70,6 +70,19 @@ func main() {
 		for _, g := range gates32 {
 			for order := 0; order <= 2; order++ {
 				lane(gated32Kernel(g, order, avx512), avx512)
+			}
+		}
+	}
+	// The optimizer update kernels (update.go), AVX-512 first.
+	for _, wide := range []bool{true, false} {
+		for _, f64 := range []bool{false, true} {
+			for _, k := range []struct {
+				name string
+				gen  func(wide, f64 bool)
+			}{{"SGD", sgdUpdate}, {"Adam", adamUpdate}, {"FirstNonFinite", firstNonFinite}} {
+				if *only == "" || *only == updateName(k.name, wide, f64) {
+					k.gen(wide, f64)
+				}
 			}
 		}
 	}
