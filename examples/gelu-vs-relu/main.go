@@ -91,15 +91,9 @@ func main() {
 	if err == nil {
 		res, err = run(c)
 	}
-	if errors.Is(err, experiment.ErrIncomplete) { // a shard's share is done; another makes the report
-		fmt.Println("gelu-vs-relu:", err)
-		return
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "gelu-vs-relu:", err)
-		os.Exit(1)
-	}
-	fmt.Printf("wrote %s/report.md (%d runs, %s)\n", c.Out, len(res.Runs), res.Elapsed)
+	experiment.ExitGrid("gelu-vs-relu", err, func() string {
+		return fmt.Sprintf("wrote %s/report.md (%d runs, %s)", c.Out, len(res.Runs), res.Elapsed)
+	})
 }
 
 // flags are the shared flags this program takes (experiment.Flags).
@@ -154,12 +148,10 @@ type (
 	group     = experiment.Group[setting]
 )
 
-// metrics are what each run records at every evaluation: losses are mean
-// cross-entropies in nats, errors fractions. train_loss is the mean
-// mini-batch loss since the evaluation before (dropout on, if any);
-// train_loss_nodrop the loss on a fixed training subset with dropout off
-// (NaN without -dropout); val_* the held-out split (NaN with -val 0).
-var metrics = []string{"train_loss", "train_loss_nodrop", "val_loss", "val_error", "test_loss", "test_error"}
+// metrics are what each run records at every evaluation (see
+// experiment.SplitMetrics): train_loss_nodrop is NaN without -dropout,
+// val_* with -val 0.
+var metrics = experiment.SplitMetrics
 
 // results is what the tests check besides the files.
 type results struct {
@@ -236,38 +228,20 @@ func loadData(c config) (*data, error) {
 }
 
 // network builds the paper's MLP for activation a on a new graph: weights
-// with unit-norm rows (the output layer's too), biases 0. (Not
-// experiment.Classifier: it numbers the graph's nodes differently, and a
-// diverged run's message names the loss node by number.)
+// with unit-norm rows (the output layer's too), biases 0. The inputs come
+// after the MLP (experiment.InputsLast): a diverged run's message names
+// the loss node by number.
 func network(c config, d *data, a activation.Activation, seed uint64, dropout float64) (train.Model, *nn.MLP, error) {
-	g, err := graph.New(tensor.Float32, seed)
-	if err != nil {
-		return train.Model{}, nil, err
-	}
-	mlp, err := nn.NewMLP(g, "mlp", nn.MLPConfig{In: d.Train.Features, Hidden: slices.Repeat([]int{c.Width}, c.Layers),
-		Out: d.Train.Classes, Activation: a, Dropout: dropout, WeightInit: graph.UnitNormRows(), BiasInit: graph.Zeros()})
-	if err != nil {
-		return train.Model{}, nil, err
-	}
-	x, _ := g.Input("x", c.Batch, d.Train.Features)
-	y, _ := g.Input("y", c.Batch)
-	logits, err := mlp.Forward(x)
-	if err != nil {
-		return train.Model{}, nil, err
-	}
-	loss, err := nn.CrossEntropyLoss(logits, y)
-	return train.Model{Graph: g, Input: x, Target: y, Output: logits, Loss: loss, Task: train.Classification}, mlp, err
+	return experiment.Classifier(tensor.Float32, seed, c.Batch, nn.MLPConfig{In: d.Train.Features, Hidden: slices.Repeat([]int{c.Width}, c.Layers),
+		Out: d.Train.Classes, Activation: a, Dropout: dropout, WeightInit: graph.UnitNormRows(), BiasInit: graph.Zeros()}, experiment.InputsLast())
 }
 
-// trainRun trains one run into r.Dir. The trainer's own evaluation set is
-// the test set; the validation split and, with dropout, a training subset
-// seen without dropout are scored at every evaluation besides.
+// trainRun trains one run into r.Dir (experiment.TrainSplits): the
+// trainer's own evaluation set is the test set; the validation split and,
+// with dropout, a training subset seen without dropout are scored at every
+// evaluation besides.
 func trainRun(c config, d *data, r *runResult) error {
 	model, _, err := network(c, d, r.Setting.Act, r.Seed, c.Dropout)
-	if err != nil {
-		return err
-	}
-	l, err := d.Loaders(c.Batch, r.Seed)
 	if err != nil {
 		return err
 	}
@@ -275,17 +249,6 @@ func trainRun(c config, d *data, r *runResult) error {
 	if r.Setting.Opt == "sgd" {
 		opt = &optim.SGD{LearningRate: r.Setting.LR, Momentum: c.Momentum}
 	}
-	t, err := train.New(model, opt, l.Train, l.Test, train.Config{Epochs: c.Epochs, EvalEvery: d.EvalEvery, Dir: r.Dir,
-		Quiet: c.Quiet || c.Workers > 1, Progress: c.Progress,
-		OnEval: func(t *train.Trainer, e train.EvalInfo) error {
-			s, err := l.Score(t)
-			if err != nil {
-				return err
-			}
-			return r.Curve.Add(e.Step, e.TrainLoss, s.TrainEvalLoss, s.ValLoss, s.ValError, e.ValLoss, 1-e.ValAccuracy)
-		}})
-	if err != nil {
-		return err
-	}
-	return r.Train(t) // a divergence is a result: r.Diverged
+	return experiment.TrainSplits(r, model, opt, d.Splits, c.Batch, train.Config{Epochs: c.Epochs, EvalEvery: d.EvalEvery,
+		Quiet: c.Quiet || c.Workers > 1, Progress: c.Progress})
 }
