@@ -23,15 +23,14 @@
 //
 // This file reads top to bottom: flags, data, model, training (package
 // train/experiment keeps the runs, resumes and aggregates them); report.go
-// computes what report.md shows, report.md.tmpl says it, claims.go checks
-// the claims.
+// computes what report.md shows and checks the claims, report.md.tmpl
+// says it.
 package main
 
 import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -72,9 +71,8 @@ type config struct {
 
 	experiment.Flags // -out, -seed (seeds are Seed, Seed+1, …), -seeds, -workers, -resume, -train-n, -test-n, -shard, -merge
 
-	Part     experiment.Shard // this worker's part of the grid (-shard resolved; the zero Shard: all of it)
-	Args     []string         // the command line shown in report.md
-	Progress io.Writer        // progress lines (default os.Stderr)
+	Part experiment.Shard // this worker's part of the grid (-shard resolved; the zero Shard: all of it)
+	Args []string         // the command line shown in report.md
 }
 
 // defaults are the flags' defaults: the paper's network and protocol,
@@ -86,13 +84,14 @@ var defaults = config{Flags: experiment.Flags{Out: "out/gelu-vs-relu", Seed: 1, 
 	Val: 5000, EvalsPerEpoch: 3, Layers: 8, Width: 128, Batch: 128, DPI: 144}
 
 func main() {
+	start := time.Now()
 	c, err := parseFlags(flag.CommandLine, os.Args[1:], os.Getenv)
 	var res *results
 	if err == nil {
 		res, err = run(c)
 	}
 	experiment.ExitGrid("gelu-vs-relu", err, func() string {
-		return fmt.Sprintf("wrote %s/report.md (%d runs, %s)", c.Out, len(res.Runs), res.Elapsed)
+		return fmt.Sprintf("wrote %s/report.md (%d runs, %s)", c.Out, len(res.Runs), time.Since(start).Round(time.Second))
 	})
 }
 
@@ -138,6 +137,11 @@ type setting struct {
 	Act activation.Activation
 }
 
+// at matches the settings of optimizer opt and activation a.
+func at(opt string, a activation.Activation) func(setting) bool {
+	return func(s setting) bool { return s.Opt == opt && s.Act == a }
+}
+
 // name is the setting's folder under runs/: adam/lr0.001/gelu.
 func (s setting) name() string {
 	return path.Join(s.Opt, fmt.Sprintf("lr%g", s.LR), strings.ReplaceAll(s.Act.Name(), ":", "_"))
@@ -148,17 +152,11 @@ type (
 	group     = experiment.Group[setting]
 )
 
-// metrics are what each run records at every evaluation (see
-// experiment.SplitMetrics): train_loss_nodrop is NaN without -dropout,
-// val_* with -val 0.
-var metrics = experiment.SplitMetrics
-
 // results is what the tests check besides the files.
 type results struct {
-	Runs    []*runResult
-	Groups  []*group
-	Best    []*group // per optimizer and activation, the learning rate reported
-	Elapsed time.Duration
+	Runs   []*runResult
+	Groups []*group
+	Best   []*group // per optimizer and activation, the learning rate reported
 }
 
 // run trains the grid (optimizer × learning rate × activation × seed) and
@@ -167,15 +165,13 @@ func run(c config) (*results, error) {
 	if err := c.validate(); err != nil {
 		return nil, err
 	}
-	if c.Progress == nil {
-		c.Progress = os.Stderr
-	}
-	start := time.Now()
 	d, err := loadData(c)
 	if err != nil {
 		return nil, err
 	}
-	grid := experiment.Grid[setting]{Name: setting.name, Metrics: metrics, Dir: filepath.Join(c.Out, "runs"), Resume: c.Resume,
+	// Each run records experiment.SplitMetrics: train_loss_nodrop is NaN
+	// without -dropout, val_* with -val 0.
+	grid := experiment.Grid[setting]{Name: setting.name, Metrics: experiment.SplitMetrics, Dir: filepath.Join(c.Out, "runs"), Resume: c.Resume,
 		Workers: c.Workers, Shard: c.Part, Merge: c.Merge, Seeds: experiment.SeedRange(c.Seed, c.Seeds),
 		Fingerprint: fmt.Sprintf("epochs=%d batch=%d layers=%d width=%d dropout=%g momentum=%g val=%d n-train=%d n-test=%d evals=%v blas=%s",
 			c.Epochs, c.Batch, c.Layers, c.Width, c.Dropout, c.Momentum, c.Val, c.TrainN, c.TestN, d.EvalSteps, experiment.RunBLAS())}
@@ -186,9 +182,7 @@ func run(c config) (*results, error) {
 			}
 		}
 	}
-	if !c.Quiet {
-		grid.Progress = c.Progress
-	}
+	grid.Progress, _ = c.Flags.Progress(c.Quiet, nil)
 	res := &results{}
 	if res.Runs, err = grid.Run(func(r *runResult) error { return trainRun(c, d, r) }); err != nil {
 		return nil, err
@@ -204,7 +198,6 @@ func run(c config) (*results, error) {
 	if err := writeReport(c, d, res); err != nil {
 		return nil, err
 	}
-	res.Elapsed = time.Since(start).Round(time.Second)
 	return res, nil
 }
 
@@ -249,6 +242,7 @@ func trainRun(c config, d *data, r *runResult) error {
 	if r.Setting.Opt == "sgd" {
 		opt = &optim.SGD{LearningRate: r.Setting.LR, Momentum: c.Momentum}
 	}
+	_, progress := c.Flags.Progress(c.Quiet, nil) // a run's progress bar: not with several at once
 	return experiment.TrainSplits(r, model, opt, d.Splits, c.Batch, train.Config{Epochs: c.Epochs, EvalEvery: d.EvalEvery,
-		Quiet: c.Quiet || c.Workers > 1, Progress: c.Progress})
+		Quiet: progress == nil, Progress: progress})
 }

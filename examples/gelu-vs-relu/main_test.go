@@ -332,7 +332,7 @@ func TestLearningRateChoice(t *testing.T) {
 	var rs []*runResult
 	for _, lr := range []float64{0.01, 0.03, 0.1} {
 		for s, e := range runs[lr] {
-			r := &runResult{Setting: setting{"sgd", lr, activation.ELU}, Seed: uint64(s), Name: setting{"sgd", lr, activation.ELU}.name(), Curve: experiment.NewCurve(metrics...)}
+			r := &runResult{Setting: setting{"sgd", lr, activation.ELU}, Seed: uint64(s), Name: setting{"sgd", lr, activation.ELU}.name(), Curve: experiment.NewCurve(experiment.SplitMetrics...)}
 			if math.IsNaN(e) {
 				r.Diverged = "NaN loss"
 			}

@@ -98,11 +98,6 @@ func (c config) trainKey() string {
 	return "train_loss"
 }
 
-// best returns the group reported for opt and a.
-func best(res *results, opt string, a activation.Activation) *group {
-	return experiment.FindGroup(res.Best, func(s setting) bool { return s.Opt == opt && s.Act == a })
-}
-
 func writeReport(c config, d *data, res *results) error {
 	r, err := report.NewFromTemplate(c.Out, reportTmpl, nil, report.WithCommand(c.Args...))
 	if err != nil {
@@ -118,41 +113,32 @@ func writeReport(c config, d *data, res *results) error {
 	if pg.Setup, err = report.RenderTable(reportTmpl, "setup", pg); err != nil {
 		return err
 	}
-	if pg.InitRMS, err = initScale(r, c, d); err != nil {
+	// The root mean square of each hidden layer's pre-activations (and of
+	// the logits) in the untrained network, seed c.Seed, on the first
+	// training batch of epoch 0.
+	x, err := experiment.FirstBatch(d.Train, c.Batch, c.Seed)
+	if err != nil {
+		return err
+	}
+	if pg.InitRMS, err = experiment.InitRMS(r, "init_rms", c.Acts.Names(), c.Acts.Titles(), c.Layers, x, func(i int) (train.Model, *nn.MLP, error) {
+		return network(c, d, c.Acts[i], c.Seed, 0)
+	}); err != nil {
 		return err
 	}
 	tables(r, c, d, res, pg)
-	plots(c, d, res, pg)
 	claims(r, pg, res)
-	for k, v := range map[string]any{
-		"config.epochs": c.Epochs, "config.seeds": c.Seeds, "config.first_seed": int(c.Seed), "config.batch": c.Batch,
-		"config.layers": c.Layers, "config.width": c.Width, "config.dropout": c.Dropout, "config.momentum": c.Momentum,
-		"config.train_examples": d.Train.Len(), "config.test_examples": d.Test.Len(), "config.val_examples": c.Val,
-		"config.steps_per_epoch": d.PerEpoch, "config.eval_steps": d.EvalSteps, "config.blas": gemm.Name(),
-		"config.activations": c.Acts.Names(), "config.optimizers": []string(c.Opts),
-		"config.adam_lr": []float64(c.AdamLR), "config.sgd_lr": []float64(c.SGDLR),
-	} {
-		r.Set(k, v)
-	}
+	r.SetValues("config.", map[string]any{"epochs": c.Epochs, "seeds": c.Seeds, "first_seed": int(c.Seed), "batch": c.Batch,
+		"layers": c.Layers, "width": c.Width, "dropout": c.Dropout, "momentum": c.Momentum, "train_examples": d.Train.Len(),
+		"test_examples": d.Test.Len(), "val_examples": c.Val, "steps_per_epoch": d.PerEpoch, "eval_steps": d.EvalSteps,
+		"blas": gemm.Name(), "activations": c.Acts.Names(), "optimizers": []string(c.Opts), "adam_lr": []float64(c.AdamLR),
+		"sgd_lr": []float64(c.SGDLR)})
 	return r.Finish(reportTmpl, pg, files)
 }
 
-// initScale tabulates the root mean square of each hidden layer's
-// pre-activations (and of the logits) in the untrained network, seed
-// c.Seed, on the first training batch of epoch 0.
-func initScale(r *report.Report, c config, d *data) (report.TableData, error) {
-	x, err := experiment.FirstBatch(d.Train, c.Batch, c.Seed)
-	if err != nil {
-		return report.TableData{}, err
-	}
-	return experiment.InitRMS(r, "init_rms", c.Acts.Names(), c.Acts.Titles(), c.Layers, x, func(i int) (train.Model, *nn.MLP, error) {
-		return network(c, d, c.Acts[i], c.Seed, 0)
-	})
-}
-
-// tables fills the results at the end of training: the activations in
-// order, the tables of final values and of the learning-rate choice,
-// curves.csv, and the summary values of the reported settings.
+// tables fills the results at the end of training: per optimizer the
+// activations in order and the plots (below), the tables of final values
+// and of the learning-rate choice, curves.csv, and the summary values of
+// the reported settings.
 func tables(r *report.Report, c config, d *data, res *results, pg *page) {
 	tk := c.trainKey()
 	testErr := func(g *group) []float64 { return g.Final("test_error") }
@@ -162,12 +148,15 @@ func tables(r *report.Report, c config, d *data, res *results, pg *page) {
 		gs := experiment.Only(res.Best, func(s setting) bool { return s.Opt == o })
 		pg.Orders = append(pg.Orders, order{o, experiment.RankByMedian(gs, testErr, 100), experiment.RankByMedian(gs, meanTrain, 1)})
 		labels = append(labels, pg.Labels[o])
+		plots(c, d, gs, pg, o)
 	}
 	pg.FinalTestError = experiment.MedianPivot("activation", "test error (%)", c.Acts.Titles(), labels,
-		func(i, j int) []float64 { return best(res, c.Opts[j], c.Acts[i]).Final("test_error") }, 100)
+		func(i, j int) []float64 {
+			return experiment.FindGroup(res.Best, at(c.Opts[j], c.Acts[i])).Final("test_error")
+		}, 100)
 	pg.Final = experiment.FinalTable[setting]{Header: []string{"optimizer", "activation", "lr", "final train loss", "final train loss, min–max",
 		"mean train loss over the run", "mean train loss, min–max", "test error (%)", "validation error (%)", "diverged runs"},
-		Key: func(s setting) string { return s.Opt + "." + s.Act.Name() }, Metrics: metrics,
+		Key: func(s setting) string { return s.Opt + "." + s.Act.Name() }, Metrics: experiment.SplitMetrics,
 		Values:    map[string]func(setting) any{"lr": func(s setting) any { return s.LR }},
 		Summaries: map[string]func(*group) []float64{"mean_train_loss": meanTrain},
 		Row: func(g *group) []any {
@@ -189,24 +178,23 @@ func tables(r *report.Report, c config, d *data, res *results, pg *page) {
 	})
 }
 
-// plots draws, per optimizer, the training loss and the test error of
-// every activation against epochs: medians over seeds, shaded from min to
-// max. The medians are tabulated too, at about 12 of the evaluations.
-func plots(c config, d *data, res *results, pg *page) {
-	steps := experiment.ThinSteps(d.EvalSteps, d.PerEpoch, 12)
-	for _, o := range c.Opts {
-		loss, errs := experiment.LossErrorPanels(experiment.Only(res.Best, func(s setting) bool { return s.Opt == o }), c.trainKey(), "test_error", d.Epoch,
-			c.Acts.Titles(), func(g *group) string { return fmt.Sprintf("%s (lr %g)", g.Setting.Act.Title(), g.Setting.LR) },
-			func(g *group) bool { return g.Setting.Act == activation.GELUTanh })
-		spec := func(title, y string) report.PlotSpec {
-			return report.PlotSpec{Title: title + ", " + pg.Labels[o], XLabel: "epoch", YLabel: y, DPI: c.DPI}
-		}
-		pg.Plots = append(pg.Plots,
-			figure{Name: "train_loss_" + o, Opt: pg.Labels[o], Seeds: c.Seeds, NoDrop: c.Dropout > 0,
-				Spec: loss.Plot(spec("Training loss", "cross-entropy (nats)")), T: loss.Table("epoch", steps)},
-			figure{Name: "test_error_" + o, Opt: pg.Labels[o], Seeds: c.Seeds, Error: true,
-				Spec: errs.Plot(spec("Test error", "test error (%)")), T: errs.Table("epoch", steps)})
+// plots draws the training loss and the test error of every activation
+// with optimizer o (its reported groups gs) against epochs: medians over
+// seeds, shaded from min to max. The medians are tabulated too, at about
+// 12 of the evaluations.
+func plots(c config, d *data, gs []*group, pg *page, o string) {
+	loss, errs := experiment.LossErrorPanels(gs, c.trainKey(), "test_error", d.Epoch, c.Acts.Titles(),
+		func(g *group) string { return fmt.Sprintf("%s (lr %g)", g.Setting.Act.Title(), g.Setting.LR) },
+		func(g *group) bool { return g.Setting.Act == activation.GELUTanh })
+	spec := func(title, y string) report.PlotSpec {
+		return report.PlotSpec{Title: title + ", " + pg.Labels[o], XLabel: "epoch", YLabel: y, DPI: c.DPI}
 	}
+	steps := experiment.ThinSteps(d.EvalSteps, d.PerEpoch, 12)
+	pg.Plots = append(pg.Plots,
+		figure{Name: "train_loss_" + o, Opt: pg.Labels[o], Seeds: c.Seeds, NoDrop: c.Dropout > 0,
+			Spec: loss.Plot(spec("Training loss", "cross-entropy (nats)")), T: loss.Table("epoch", steps)},
+		figure{Name: "test_error_" + o, Opt: pg.Labels[o], Seeds: c.Seeds, Error: true,
+			Spec: errs.Plot(spec("Test error", "test error (%)")), T: errs.Table("epoch", steps)})
 }
 
 // claims checks the paper's and the source documents' claims about
@@ -228,14 +216,11 @@ func claims(r *report.Report, pg *page, res *results) {
 	// versus compares a with b at opt on the quantity key, recording the
 	// sign test under compare.<opt>.<key>.<a>_vs_<b> unless record is false.
 	versus := func(opt string, a, b activation.Activation, key string, scale float64, record bool) (experiment.Versus, bool) {
-		at := func(x activation.Activation) func(setting) bool {
-			return func(s setting) bool { return s.Opt == opt && s.Act == x }
-		}
 		k := ""
 		if record {
 			k = "compare." + opt + "." + key + "." + a.Name() + "_vs_" + b.Name()
 		}
-		return cmp.Compare(key, at(a), at(b), a.Title(), b.Title(), scale, k)
+		return cmp.Compare(key, at(opt, a), at(opt, b), a.Title(), b.Title(), scale, k)
 	}
 	// The paper: GELU's median training log loss is the lowest, with Adam.
 	for _, gelu := range []activation.Activation{activation.GELUTanh, activation.GELU} {
