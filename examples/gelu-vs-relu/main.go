@@ -23,15 +23,14 @@
 //
 // This file reads top to bottom: flags, data, model, training (package
 // train/experiment keeps the runs, resumes and aggregates them); report.go
-// computes what report.md shows, report.md.tmpl says it, claims.go checks
-// the claims.
+// computes what report.md shows and checks the claims, report.md.tmpl
+// says it.
 package main
 
 import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -72,9 +71,8 @@ type config struct {
 
 	experiment.Flags // -out, -seed (seeds are Seed, Seed+1, …), -seeds, -workers, -resume, -train-n, -test-n, -shard, -merge
 
-	Part     experiment.Shard // this worker's part of the grid (-shard resolved; the zero Shard: all of it)
-	Args     []string         // the command line shown in report.md
-	Progress io.Writer        // progress lines (default os.Stderr)
+	Part experiment.Shard // this worker's part of the grid (-shard resolved; the zero Shard: all of it)
+	Args []string         // the command line shown in report.md
 }
 
 // defaults are the flags' defaults: the paper's network and protocol,
@@ -86,20 +84,15 @@ var defaults = config{Flags: experiment.Flags{Out: "out/gelu-vs-relu", Seed: 1, 
 	Val: 5000, EvalsPerEpoch: 3, Layers: 8, Width: 128, Batch: 128, DPI: 144}
 
 func main() {
+	start := time.Now()
 	c, err := parseFlags(flag.CommandLine, os.Args[1:], os.Getenv)
 	var res *results
 	if err == nil {
 		res, err = run(c)
 	}
-	if errors.Is(err, experiment.ErrIncomplete) { // a shard's share is done; another makes the report
-		fmt.Println("gelu-vs-relu:", err)
-		return
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "gelu-vs-relu:", err)
-		os.Exit(1)
-	}
-	fmt.Printf("wrote %s/report.md (%d runs, %s)\n", c.Out, len(res.Runs), res.Elapsed)
+	experiment.ExitGrid("gelu-vs-relu", err, func() string {
+		return fmt.Sprintf("wrote %s/report.md (%d runs, %s)", c.Out, len(res.Runs), time.Since(start).Round(time.Second))
+	})
 }
 
 // flags are the shared flags this program takes (experiment.Flags).
@@ -144,6 +137,11 @@ type setting struct {
 	Act activation.Activation
 }
 
+// at matches the settings of optimizer opt and activation a.
+func at(opt string, a activation.Activation) func(setting) bool {
+	return func(s setting) bool { return s.Opt == opt && s.Act == a }
+}
+
 // name is the setting's folder under runs/: adam/lr0.001/gelu.
 func (s setting) name() string {
 	return path.Join(s.Opt, fmt.Sprintf("lr%g", s.LR), strings.ReplaceAll(s.Act.Name(), ":", "_"))
@@ -154,19 +152,11 @@ type (
 	group     = experiment.Group[setting]
 )
 
-// metrics are what each run records at every evaluation: losses are mean
-// cross-entropies in nats, errors fractions. train_loss is the mean
-// mini-batch loss since the evaluation before (dropout on, if any);
-// train_loss_nodrop the loss on a fixed training subset with dropout off
-// (NaN without -dropout); val_* the held-out split (NaN with -val 0).
-var metrics = []string{"train_loss", "train_loss_nodrop", "val_loss", "val_error", "test_loss", "test_error"}
-
 // results is what the tests check besides the files.
 type results struct {
-	Runs    []*runResult
-	Groups  []*group
-	Best    []*group // per optimizer and activation, the learning rate reported
-	Elapsed time.Duration
+	Runs   []*runResult
+	Groups []*group
+	Best   []*group // per optimizer and activation, the learning rate reported
 }
 
 // run trains the grid (optimizer × learning rate × activation × seed) and
@@ -175,15 +165,13 @@ func run(c config) (*results, error) {
 	if err := c.validate(); err != nil {
 		return nil, err
 	}
-	if c.Progress == nil {
-		c.Progress = os.Stderr
-	}
-	start := time.Now()
 	d, err := loadData(c)
 	if err != nil {
 		return nil, err
 	}
-	grid := experiment.Grid[setting]{Name: setting.name, Metrics: metrics, Dir: filepath.Join(c.Out, "runs"), Resume: c.Resume,
+	// Each run records experiment.SplitMetrics: train_loss_nodrop is NaN
+	// without -dropout, val_* with -val 0.
+	grid := experiment.Grid[setting]{Name: setting.name, Metrics: experiment.SplitMetrics, Dir: filepath.Join(c.Out, "runs"), Resume: c.Resume,
 		Workers: c.Workers, Shard: c.Part, Merge: c.Merge, Seeds: experiment.SeedRange(c.Seed, c.Seeds),
 		Fingerprint: fmt.Sprintf("epochs=%d batch=%d layers=%d width=%d dropout=%g momentum=%g val=%d n-train=%d n-test=%d evals=%v blas=%s",
 			c.Epochs, c.Batch, c.Layers, c.Width, c.Dropout, c.Momentum, c.Val, c.TrainN, c.TestN, d.EvalSteps, experiment.RunBLAS())}
@@ -194,9 +182,7 @@ func run(c config) (*results, error) {
 			}
 		}
 	}
-	if !c.Quiet {
-		grid.Progress = c.Progress
-	}
+	grid.Progress, _ = c.Flags.Progress(c.Quiet, nil)
 	res := &results{}
 	if res.Runs, err = grid.Run(func(r *runResult) error { return trainRun(c, d, r) }); err != nil {
 		return nil, err
@@ -212,7 +198,6 @@ func run(c config) (*results, error) {
 	if err := writeReport(c, d, res); err != nil {
 		return nil, err
 	}
-	res.Elapsed = time.Since(start).Round(time.Second)
 	return res, nil
 }
 
@@ -236,38 +221,20 @@ func loadData(c config) (*data, error) {
 }
 
 // network builds the paper's MLP for activation a on a new graph: weights
-// with unit-norm rows (the output layer's too), biases 0. (Not
-// experiment.Classifier: it numbers the graph's nodes differently, and a
-// diverged run's message names the loss node by number.)
+// with unit-norm rows (the output layer's too), biases 0. The inputs come
+// after the MLP (experiment.InputsLast): a diverged run's message names
+// the loss node by number.
 func network(c config, d *data, a activation.Activation, seed uint64, dropout float64) (train.Model, *nn.MLP, error) {
-	g, err := graph.New(tensor.Float32, seed)
-	if err != nil {
-		return train.Model{}, nil, err
-	}
-	mlp, err := nn.NewMLP(g, "mlp", nn.MLPConfig{In: d.Train.Features, Hidden: slices.Repeat([]int{c.Width}, c.Layers),
-		Out: d.Train.Classes, Activation: a, Dropout: dropout, WeightInit: graph.UnitNormRows(), BiasInit: graph.Zeros()})
-	if err != nil {
-		return train.Model{}, nil, err
-	}
-	x, _ := g.Input("x", c.Batch, d.Train.Features)
-	y, _ := g.Input("y", c.Batch)
-	logits, err := mlp.Forward(x)
-	if err != nil {
-		return train.Model{}, nil, err
-	}
-	loss, err := nn.CrossEntropyLoss(logits, y)
-	return train.Model{Graph: g, Input: x, Target: y, Output: logits, Loss: loss, Task: train.Classification}, mlp, err
+	return experiment.Classifier(tensor.Float32, seed, c.Batch, nn.MLPConfig{In: d.Train.Features, Hidden: slices.Repeat([]int{c.Width}, c.Layers),
+		Out: d.Train.Classes, Activation: a, Dropout: dropout, WeightInit: graph.UnitNormRows(), BiasInit: graph.Zeros()}, experiment.InputsLast())
 }
 
-// trainRun trains one run into r.Dir. The trainer's own evaluation set is
-// the test set; the validation split and, with dropout, a training subset
-// seen without dropout are scored at every evaluation besides.
+// trainRun trains one run into r.Dir (experiment.TrainSplits): the
+// trainer's own evaluation set is the test set; the validation split and,
+// with dropout, a training subset seen without dropout are scored at every
+// evaluation besides.
 func trainRun(c config, d *data, r *runResult) error {
 	model, _, err := network(c, d, r.Setting.Act, r.Seed, c.Dropout)
-	if err != nil {
-		return err
-	}
-	l, err := d.Loaders(c.Batch, r.Seed)
 	if err != nil {
 		return err
 	}
@@ -275,17 +242,7 @@ func trainRun(c config, d *data, r *runResult) error {
 	if r.Setting.Opt == "sgd" {
 		opt = &optim.SGD{LearningRate: r.Setting.LR, Momentum: c.Momentum}
 	}
-	t, err := train.New(model, opt, l.Train, l.Test, train.Config{Epochs: c.Epochs, EvalEvery: d.EvalEvery, Dir: r.Dir,
-		Quiet: c.Quiet || c.Workers > 1, Progress: c.Progress,
-		OnEval: func(t *train.Trainer, e train.EvalInfo) error {
-			s, err := l.Score(t)
-			if err != nil {
-				return err
-			}
-			return r.Curve.Add(e.Step, e.TrainLoss, s.TrainEvalLoss, s.ValLoss, s.ValError, e.ValLoss, 1-e.ValAccuracy)
-		}})
-	if err != nil {
-		return err
-	}
-	return r.Train(t) // a divergence is a result: r.Diverged
+	_, progress := c.Flags.Progress(c.Quiet, nil) // a run's progress bar: not with several at once
+	return experiment.TrainSplits(r, model, opt, d.Splits, c.Batch, train.Config{Epochs: c.Epochs, EvalEvery: d.EvalEvery,
+		Quiet: progress == nil, Progress: progress})
 }

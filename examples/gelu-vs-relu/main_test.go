@@ -286,26 +286,12 @@ func TestRunRejectsBadSettings(t *testing.T) {
 func BenchmarkTrainStep(b *testing.B) {
 	for _, a := range []activation.Activation{activation.ReLU, activation.GELU, activation.GELUTanh, activation.ELU, activation.SiLU} {
 		b.Run(a.Name(), func(b *testing.B) {
-			g, err := graph.New(tensor.Float32, 1)
+			model, _, err := experiment.Classifier(tensor.Float32, 1, 128, nn.MLPConfig{In: 784, Hidden: slices.Repeat([]int{128}, 8), Out: 10,
+				Activation: a, WeightInit: graph.UnitNormRows(), BiasInit: graph.Zeros()})
 			if err != nil {
 				b.Fatal(err)
 			}
-			mlp, err := nn.NewMLP(g, "mlp", nn.MLPConfig{In: 784, Hidden: slices.Repeat([]int{128}, 8), Out: 10, Activation: a,
-				WeightInit: graph.UnitNormRows(), BiasInit: graph.Zeros()})
-			if err != nil {
-				b.Fatal(err)
-			}
-			x, _ := g.Input("x", 128, 784)
-			y, _ := g.Input("y", 128)
-			logits, err := mlp.Forward(x)
-			if err != nil {
-				b.Fatal(err)
-			}
-			loss, err := nn.CrossEntropyLoss(logits, y)
-			if err != nil {
-				b.Fatal(err)
-			}
-			m, err := g.Compile(loss)
+			m, err := model.Graph.Compile(model.Loss)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -317,9 +303,9 @@ func BenchmarkTrainStep(b *testing.B) {
 			for i := range ys {
 				ys[i] = float32(r.IntN(10))
 			}
-			m.Set(x, tensor.New(tensor.WithShape(128, 784), tensor.WithBacking(xs)))
-			m.Set(y, tensor.New(tensor.WithShape(128), tensor.WithBacking(ys)))
-			extest.BenchSteps(b, m, optim.NewAdam(1e-3), g.ParamTensors(), 1, "steps/s")
+			m.Set(model.Input, tensor.New(tensor.WithShape(128, 784), tensor.WithBacking(xs)))
+			m.Set(model.Target, tensor.New(tensor.WithShape(128), tensor.WithBacking(ys)))
+			extest.BenchSteps(b, m, optim.NewAdam(1e-3), model.Graph.ParamTensors(), 1, "steps/s")
 		})
 	}
 }
@@ -332,7 +318,7 @@ func TestLearningRateChoice(t *testing.T) {
 	var rs []*runResult
 	for _, lr := range []float64{0.01, 0.03, 0.1} {
 		for s, e := range runs[lr] {
-			r := &runResult{Setting: setting{"sgd", lr, activation.ELU}, Seed: uint64(s), Name: setting{"sgd", lr, activation.ELU}.name(), Curve: experiment.NewCurve(metrics...)}
+			r := &runResult{Setting: setting{"sgd", lr, activation.ELU}, Seed: uint64(s), Name: setting{"sgd", lr, activation.ELU}.name(), Curve: experiment.NewCurve(experiment.SplitMetrics...)}
 			if math.IsNaN(e) {
 				r.Diverged = "NaN loss"
 			}

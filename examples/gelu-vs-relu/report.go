@@ -1,12 +1,14 @@
 package main
 
-// report.md and summary.json: the numbers, tables and plots report.md.tmpl
-// shows, computed from the runs. The words are all in the template.
+// report.md and summary.json: the numbers, tables, plots and claims
+// report.md.tmpl shows, computed from the runs. The words are all in the
+// template.
 
 import (
-	_ "embed"
+	"embed"
 	"fmt"
 	"slices"
+	"strings"
 	"text/template"
 
 	"github.com/geluproject/gelu/nn"
@@ -17,15 +19,15 @@ import (
 	"github.com/geluproject/gelu/train/report"
 )
 
-//go:embed report.md.tmpl
-var reportText string
+//go:embed report.md.tmpl keys.txt
+var files embed.FS
 
-//go:embed keys.txt
-var keysText string
-
-var reportTmpl = template.Must(report.ParseTemplate("report.md.tmpl", reportText))
+var reportTmpl = template.Must(report.ParseTemplateFS(files))
 
 const paperEpochs, paperSeeds = 50, 5
+
+// alpha is the sign test's level for a verdict.
+const alpha = 0.05
 
 // page is what report.md.tmpl shows besides the claims.
 type page struct {
@@ -96,11 +98,6 @@ func (c config) trainKey() string {
 	return "train_loss"
 }
 
-// best returns the group reported for opt and a.
-func best(res *results, opt string, a activation.Activation) *group {
-	return experiment.FindGroup(res.Best, func(s setting) bool { return s.Opt == opt && s.Act == a })
-}
-
 func writeReport(c config, d *data, res *results) error {
 	r, err := report.NewFromTemplate(c.Out, reportTmpl, nil, report.WithCommand(c.Args...))
 	if err != nil {
@@ -116,45 +113,32 @@ func writeReport(c config, d *data, res *results) error {
 	if pg.Setup, err = report.RenderTable(reportTmpl, "setup", pg); err != nil {
 		return err
 	}
-	if pg.InitRMS, err = initScale(r, c, d); err != nil {
+	// The root mean square of each hidden layer's pre-activations (and of
+	// the logits) in the untrained network, seed c.Seed, on the first
+	// training batch of epoch 0.
+	x, err := experiment.FirstBatch(d.Train, c.Batch, c.Seed)
+	if err != nil {
+		return err
+	}
+	if pg.InitRMS, err = experiment.InitRMS(r, "init_rms", c.Acts.Names(), c.Acts.Titles(), c.Layers, x, func(i int) (train.Model, *nn.MLP, error) {
+		return network(c, d, c.Acts[i], c.Seed, 0)
+	}); err != nil {
 		return err
 	}
 	tables(r, c, d, res, pg)
-	plots(c, d, res, pg)
 	claims(r, pg, res)
-	if err := r.Execute(reportTmpl, pg); err != nil {
-		return err
-	}
-	r.DescribeKeys(keysText)
-	for k, v := range map[string]any{
-		"config.epochs": c.Epochs, "config.seeds": c.Seeds, "config.first_seed": int(c.Seed), "config.batch": c.Batch,
-		"config.layers": c.Layers, "config.width": c.Width, "config.dropout": c.Dropout, "config.momentum": c.Momentum,
-		"config.train_examples": d.Train.Len(), "config.test_examples": d.Test.Len(), "config.val_examples": c.Val,
-		"config.steps_per_epoch": d.PerEpoch, "config.eval_steps": d.EvalSteps, "config.blas": gemm.Name(),
-		"config.activations": c.Acts.Names(), "config.optimizers": []string(c.Opts),
-		"config.adam_lr": []float64(c.AdamLR), "config.sgd_lr": []float64(c.SGDLR),
-	} {
-		r.Set(k, v)
-	}
-	return r.Close()
+	r.SetValues("config.", map[string]any{"epochs": c.Epochs, "seeds": c.Seeds, "first_seed": int(c.Seed), "batch": c.Batch,
+		"layers": c.Layers, "width": c.Width, "dropout": c.Dropout, "momentum": c.Momentum, "train_examples": d.Train.Len(),
+		"test_examples": d.Test.Len(), "val_examples": c.Val, "steps_per_epoch": d.PerEpoch, "eval_steps": d.EvalSteps,
+		"blas": gemm.Name(), "activations": c.Acts.Names(), "optimizers": []string(c.Opts), "adam_lr": []float64(c.AdamLR),
+		"sgd_lr": []float64(c.SGDLR)})
+	return r.Finish(reportTmpl, pg, files)
 }
 
-// initScale tabulates the root mean square of each hidden layer's
-// pre-activations (and of the logits) in the untrained network, seed
-// c.Seed, on the first training batch of epoch 0.
-func initScale(r *report.Report, c config, d *data) (report.TableData, error) {
-	x, err := experiment.FirstBatch(d.Train, c.Batch, c.Seed)
-	if err != nil {
-		return report.TableData{}, err
-	}
-	return experiment.InitRMS(r, "init_rms", c.Acts.Names(), c.Acts.Titles(), c.Layers, x, func(i int) (train.Model, *nn.MLP, error) {
-		return network(c, d, c.Acts[i], c.Seed, 0)
-	})
-}
-
-// tables fills the results at the end of training: the activations in
-// order, the tables of final values and of the learning-rate choice,
-// curves.csv, and the summary values of the reported settings.
+// tables fills the results at the end of training: per optimizer the
+// activations in order and the plots (below), the tables of final values
+// and of the learning-rate choice, curves.csv, and the summary values of
+// the reported settings.
 func tables(r *report.Report, c config, d *data, res *results, pg *page) {
 	tk := c.trainKey()
 	testErr := func(g *group) []float64 { return g.Final("test_error") }
@@ -164,12 +148,15 @@ func tables(r *report.Report, c config, d *data, res *results, pg *page) {
 		gs := experiment.Only(res.Best, func(s setting) bool { return s.Opt == o })
 		pg.Orders = append(pg.Orders, order{o, experiment.RankByMedian(gs, testErr, 100), experiment.RankByMedian(gs, meanTrain, 1)})
 		labels = append(labels, pg.Labels[o])
+		plots(c, d, gs, pg, o)
 	}
 	pg.FinalTestError = experiment.MedianPivot("activation", "test error (%)", c.Acts.Titles(), labels,
-		func(i, j int) []float64 { return best(res, c.Opts[j], c.Acts[i]).Final("test_error") }, 100)
+		func(i, j int) []float64 {
+			return experiment.FindGroup(res.Best, at(c.Opts[j], c.Acts[i])).Final("test_error")
+		}, 100)
 	pg.Final = experiment.FinalTable[setting]{Header: []string{"optimizer", "activation", "lr", "final train loss", "final train loss, min–max",
 		"mean train loss over the run", "mean train loss, min–max", "test error (%)", "validation error (%)", "diverged runs"},
-		Key: func(s setting) string { return s.Opt + "." + s.Act.Name() }, Metrics: metrics,
+		Key: func(s setting) string { return s.Opt + "." + s.Act.Name() }, Metrics: experiment.SplitMetrics,
 		Values:    map[string]func(setting) any{"lr": func(s setting) any { return s.LR }},
 		Summaries: map[string]func(*group) []float64{"mean_train_loss": meanTrain},
 		Row: func(g *group) []any {
@@ -191,22 +178,81 @@ func tables(r *report.Report, c config, d *data, res *results, pg *page) {
 	})
 }
 
-// plots draws, per optimizer, the training loss and the test error of
-// every activation against epochs: medians over seeds, shaded from min to
-// max. The medians are tabulated too, at about 12 of the evaluations.
-func plots(c config, d *data, res *results, pg *page) {
+// plots draws the training loss and the test error of every activation
+// with optimizer o (its reported groups gs) against epochs: medians over
+// seeds, shaded from min to max. The medians are tabulated too, at about
+// 12 of the evaluations.
+func plots(c config, d *data, gs []*group, pg *page, o string) {
+	loss, errs := experiment.LossErrorPanels(gs, c.trainKey(), "test_error", d.Epoch, c.Acts.Titles(),
+		func(g *group) string { return fmt.Sprintf("%s (lr %g)", g.Setting.Act.Title(), g.Setting.LR) },
+		func(g *group) bool { return g.Setting.Act == activation.GELUTanh })
+	spec := func(title, y string) report.PlotSpec {
+		return report.PlotSpec{Title: title + ", " + pg.Labels[o], XLabel: "epoch", YLabel: y, DPI: c.DPI}
+	}
 	steps := experiment.ThinSteps(d.EvalSteps, d.PerEpoch, 12)
-	for _, o := range c.Opts {
-		loss, errs := experiment.LossErrorPanels(experiment.Only(res.Best, func(s setting) bool { return s.Opt == o }), c.trainKey(), "test_error", d.Epoch,
-			c.Acts.Titles(), func(g *group) string { return fmt.Sprintf("%s (lr %g)", g.Setting.Act.Title(), g.Setting.LR) },
-			func(g *group) bool { return g.Setting.Act == activation.GELUTanh })
-		spec := func(title, y string) report.PlotSpec {
-			return report.PlotSpec{Title: title + ", " + pg.Labels[o], XLabel: "epoch", YLabel: y, DPI: c.DPI}
+	pg.Plots = append(pg.Plots,
+		figure{Name: "train_loss_" + o, Opt: pg.Labels[o], Seeds: c.Seeds, NoDrop: c.Dropout > 0,
+			Spec: loss.Plot(spec("Training loss", "cross-entropy (nats)")), T: loss.Table("epoch", steps)},
+		figure{Name: "test_error_" + o, Opt: pg.Labels[o], Seeds: c.Seeds, Error: true,
+			Spec: errs.Plot(spec("Test error", "test error (%)")), T: errs.Table("epoch", steps)})
+}
+
+// claims checks the paper's and the source documents' claims about
+// training against this run. Activations are compared seed by seed (seeds
+// are paired) with a one-sided sign test (experiment.Compare): a claim "A
+// is lower than B" is confirmed when A is lower in so many seeds that
+// chance would do it with probability ≤ alpha (all 5 of 5 seeds, for
+// instance), not confirmed when B is lower that often, and unclear
+// otherwise — always the case with fewer than 5 seeds, whatever the
+// medians say. The claims' words are the templates claim.* of
+// report.md.tmpl.
+func claims(r *report.Report, pg *page, res *results) {
+	tk := pg.trainKey()
+	cmp := experiment.Comparisons[setting]{Report: r, Groups: res.Best, Values: map[string]func(*group) []float64{
+		"final_train_loss": func(g *group) []float64 { return g.Final(tk) },
+		"mean_train_loss":  func(g *group) []float64 { return g.Mean(tk) },
+		"final_test_error": func(g *group) []float64 { return g.Final("test_error") },
+	}}
+	// versus compares a with b at opt on the quantity key, recording the
+	// sign test under compare.<opt>.<key>.<a>_vs_<b> unless record is false.
+	versus := func(opt string, a, b activation.Activation, key string, scale float64, record bool) (experiment.Versus, bool) {
+		k := ""
+		if record {
+			k = "compare." + opt + "." + key + "." + a.Name() + "_vs_" + b.Name()
 		}
-		pg.Plots = append(pg.Plots,
-			figure{Name: "train_loss_" + o, Opt: pg.Labels[o], Seeds: c.Seeds, NoDrop: c.Dropout > 0,
-				Spec: loss.Plot(spec("Training loss", "cross-entropy (nats)")), T: loss.Table("epoch", steps)},
-			figure{Name: "test_error_" + o, Opt: pg.Labels[o], Seeds: c.Seeds, Error: true,
-				Spec: errs.Plot(spec("Test error", "test error (%)")), T: errs.Table("epoch", steps)})
+		return cmp.Compare(key, at(opt, a), at(opt, b), a.Title(), b.Title(), scale, k)
+	}
+	// The paper: GELU's median training log loss is the lowest, with Adam.
+	for _, gelu := range []activation.Activation{activation.GELUTanh, activation.GELU} {
+		for _, other := range []activation.Activation{activation.ReLU, activation.ELU} {
+			if v, ok := versus("adam", gelu, other, "final_train_loss", 1, true); ok {
+				r.ClaimBlock(reportTmpl, "claim.paper", view{page: pg, Opt: "adam", Exact: gelu == activation.GELU, V: v}, v.Verdict(alpha))
+			}
+		}
+	}
+	for _, opt := range pg.Opts {
+		// doc 001: GELU converges faster than the other activations.
+		w := view{page: pg, Opt: opt}
+		var verdicts []report.Verdict
+		for _, a := range pg.Acts {
+			if strings.HasPrefix(a.Name(), "gelu") {
+				continue
+			}
+			if v, ok := versus(opt, activation.GELU, a, "mean_train_loss", 1, true); ok {
+				w.Vs, verdicts = append(w.Vs, v), append(verdicts, v.Verdict(alpha))
+			}
+		}
+		if len(w.Vs) > 0 {
+			r.ClaimBlock(reportTmpl, "claim.faster", w, experiment.Weakest(verdicts...))
+		}
+		// doc 004: GELU outperforms ReLU (said of NLP; here MNIST test error).
+		if w.V, _ = versus(opt, activation.GELU, activation.ReLU, "final_test_error", 100, true); w.V.A != "" {
+			r.ClaimBlock(reportTmpl, "claim.better", w, w.V.Verdict(alpha))
+		}
+		// doc 000: smoother GELU gradients make momentum updates steadier
+		// and convergence faster.
+		if w.V, _ = versus(opt, activation.GELU, activation.ReLU, "mean_train_loss", 1, false); w.V.A != "" && opt == "sgd" {
+			r.ClaimBlock(reportTmpl, "claim.momentum", w, w.V.Verdict(alpha))
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"reflect"
 	"strconv"
@@ -104,6 +105,35 @@ func Exit(program, out string, err error) {
 		os.Exit(1)
 	}
 	fmt.Println("wrote", out+"/report.md")
+}
+
+// ExitGrid ends the main of a program whose grid may run in shards: an
+// error ends the program as Exit does, except ErrIncomplete, a shard's
+// share done while others are not, which is no failure (the last shard,
+// or -merge, writes the report): "program: <err>" goes to stdout and the
+// status is 0. Without an error it prints the line wrote returns, called
+// only then, as it may describe results that exist only on success.
+//
+//	experiment.ExitGrid("x", err, func() string { return fmt.Sprintf("wrote %s/report.md (%d runs)", c.Out, len(res.Runs)) })
+func ExitGrid(program string, err error, wrote func() string) {
+	if code := exitGrid(os.Stdout, os.Stderr, program, err, wrote); code != 0 {
+		os.Exit(code)
+	}
+}
+
+// exitGrid is ExitGrid writing to stdout and stderr; it returns the exit
+// status.
+func exitGrid(stdout, stderr io.Writer, program string, err error, wrote func() string) int {
+	switch {
+	case errors.Is(err, ErrIncomplete):
+		fmt.Fprintln(stdout, program+":", err)
+	case err != nil:
+		fmt.Fprintln(stderr, program+":", err)
+		return 1
+	default:
+		fmt.Fprintln(stdout, wrote())
+	}
+	return 0
 }
 
 // CheckFlags checks the fields of the struct *cfg (or cfg) that have both a

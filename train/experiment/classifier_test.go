@@ -1,8 +1,12 @@
 package experiment
 
 import (
+	"slices"
+
 	"math"
 	"testing"
+
+	"github.com/geluproject/gelu/graph"
 
 	"github.com/geluproject/gelu/nn"
 	"github.com/geluproject/gelu/ops/activation"
@@ -53,6 +57,54 @@ func TestProbeSteps(t *testing.T) {
 	for i := 1; i < 4; i++ {
 		if losses[i] != want[i] {
 			t.Errorf("loss at step %d: %v, want %v", steps[i], losses[i], want[i])
+		}
+	}
+}
+
+// With InputsLast the graph is the one built by hand in that order (the
+// MLP, then x and y), so node names match it, and the initial weights are
+// those of the default order: only the numbering changes.
+func TestClassifierInputsLast(t *testing.T) {
+	cfg := nn.MLPConfig{In: 3, Hidden: []int{4}, Out: 2, Activation: activation.ReLU, WeightInit: graph.UnitNormRows()}
+	last, _, err := Classifier(tensor.Float32, 7, 5, cfg, InputsLast())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := graph.New(tensor.Float32, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mlp, err := nn.NewMLP(g, "mlp", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, _ := g.Input("x", 5, 3)
+	y, _ := g.Input("y", 5)
+	logits, err := mlp.Forward(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loss, err := nn.CrossEntropyLoss(logits, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last.Loss.Name() != loss.Name() || last.Input.Name() != "x" || last.Target.Name() != "y" {
+		t.Errorf("loss %q, inputs %q %q; built by hand: loss %q, inputs x y", last.Loss.Name(), last.Input.Name(), last.Target.Name(), loss.Name())
+	}
+	first, _, err := Classifier(tensor.Float32, 7, 5, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Loss.Name() == last.Loss.Name() {
+		t.Errorf("loss %q in both orders, want the inputs' numbers to differ", first.Loss.Name())
+	}
+	a, b := first.Graph.ParamTensors(), last.Graph.ParamTensors()
+	if len(a) != len(b) || len(a) != 4 {
+		t.Fatalf("%d and %d parameters, want 4 (two weights, two biases) in both", len(a), len(b))
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || !slices.Equal(a[i].Value.Data().([]float32), b[i].Value.Data().([]float32)) {
+			t.Errorf("parameter %d differs between the orders: %s %v vs %s %v", i, a[i].Name, a[i].Value.Data(), b[i].Name, b[i].Value.Data())
 		}
 	}
 }

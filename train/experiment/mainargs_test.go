@@ -1,7 +1,9 @@
 package experiment
 
 import (
+	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -21,6 +23,29 @@ func TestMainParsingRefusesArguments(t *testing.T) {
 		err := parseFlags(fs, args, &c.Flags, 0, &c)
 		if err == nil || !strings.Contains(err.Error(), `"extra"`) {
 			t.Errorf("%q: error %v, want one naming the unexpected argument \"extra\"", args, err)
+		}
+	}
+}
+
+// ExitGrid: a shard's share done is status 0 with its message on stdout,
+// another error status 1 on stderr, success the wrote line on stdout.
+func TestExitGrid(t *testing.T) {
+	incomplete := fmt.Errorf("shard 0/2 done: %w", ErrIncomplete)
+	for _, tc := range []struct {
+		err            error
+		code           int
+		stdout, stderr string
+	}{
+		{incomplete, 0, "x: shard 0/2 done: " + ErrIncomplete.Error() + "\n", ""},
+		{errors.New("-epochs 0: want > 0"), 1, "", "x: -epochs 0: want > 0\n"},
+		{nil, 0, "wrote out/report.md (4 runs)\n", ""},
+	} {
+		var out, errOut strings.Builder
+		called := false
+		code := exitGrid(&out, &errOut, "x", tc.err, func() string { called = true; return "wrote out/report.md (4 runs)" })
+		if code != tc.code || out.String() != tc.stdout || errOut.String() != tc.stderr || called != (tc.err == nil) {
+			t.Errorf("%v: status %d, stdout %q, stderr %q, wrote called %v; want %d, %q, %q, %v",
+				tc.err, code, out.String(), errOut.String(), called, tc.code, tc.stdout, tc.stderr, tc.err == nil)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/geluproject/gelu/datasets"
+	"github.com/geluproject/gelu/optim"
 	"github.com/geluproject/gelu/train"
 )
 
@@ -39,4 +40,43 @@ func (l SplitLoaders) Score(t *train.Trainer) (Scores, error) {
 	s.ValLoss, s.ValError, err[0] = Score(t, l.Val)
 	s.TrainEvalLoss, s.TrainEvalError, err[1] = Score(t, l.TrainEval)
 	return s, errors.Join(err[:]...)
+}
+
+// SplitMetrics are what TrainSplits records at every evaluation, in this
+// order. Losses are mean cross-entropies in nats, errors fractions
+// misclassified. train_loss is the mean mini-batch loss since the
+// evaluation before (dropout on, if any); train_loss_nodrop the loss on
+// Splits.TrainEval, a fixed training subset scored with dropout off (NaN
+// without that split); val_* are on Splits.Val (NaN without it); test_*
+// on Splits.Test, the trainer's own evaluation set.
+var SplitMetrics = []string{"train_loss", "train_loss_nodrop", "val_loss", "val_error", "test_loss", "test_error"}
+
+// TrainSplits trains model with opt as the run r (Run.Train: a divergence
+// is a result) on s's loaders for r.Seed in batches of batch
+// (Splits.Loaders): the training loader as cfg says, into r.Dir, with the
+// test loader as the trainer's evaluation set. At each evaluation it adds
+// SplitMetrics to r.Curve (the grid's Metrics must be SplitMetrics), then
+// calls cfg.OnEval if set.
+func TrainSplits[S any](r *Run[S], model train.Model, opt optim.Optimizer, s Splits, batch int, cfg train.Config) error {
+	l, err := s.Loaders(batch, r.Seed)
+	if err != nil {
+		return err
+	}
+	cfg.Dir = r.Dir
+	onEval := cfg.OnEval
+	cfg.OnEval = func(t *train.Trainer, e train.EvalInfo) error {
+		sc, err := l.Score(t)
+		if err == nil {
+			err = r.Curve.Add(e.Step, e.TrainLoss, sc.TrainEvalLoss, sc.ValLoss, sc.ValError, e.ValLoss, 1-e.ValAccuracy)
+		}
+		if err == nil && onEval != nil {
+			err = onEval(t, e)
+		}
+		return err
+	}
+	t, err := train.New(model, opt, l.Train, l.Test, cfg)
+	if err != nil {
+		return err
+	}
+	return r.Train(t)
 }

@@ -78,3 +78,40 @@ func TestSplitLoadersScore(t *testing.T) {
 		t.Errorf("scores %+v, want validation loss ln 2 = %v, error 0.5, and NaN without a train-eval split", s, math.Ln2)
 	}
 }
+
+// A classifier with zero weights and biases trained at learning rate 0
+// keeps equal logits over two classes: every loss is ln 2 and every error
+// ½ on labels half 0, half 1. 8 training rows in batches of 4 are 2 steps
+// an epoch; evaluating every 2 steps over 2 epochs gives steps 2 and 4.
+// Without a validation split val_* are NaN.
+func TestTrainSplits(t *testing.T) {
+	d := &datasets.Dataset{Name: "halves", X: []float32{1, 2, 3, 4, 5, 6, 7, 8}, Features: 1, Labels: []int{0, 1, 1, 0, 1, 0, 0, 1}, Classes: 2}
+	model, _, err := Classifier(tensor.Float32, 1, 4, nn.MLPConfig{In: 1, Out: 2, WeightInit: graph.Zeros(), BiasInit: graph.Zeros()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Run[string]{Seed: 1, Curve: NewCurve(SplitMetrics...)}
+	var hooked []int
+	err = TrainSplits(r, model, &optim.SGD{}, Splits{Train: d, Test: d, TrainEval: d}, 4, train.Config{Epochs: 2, EvalEvery: 2, Quiet: true,
+		OnEval: func(_ *train.Trainer, e train.EvalInfo) error { hooked = append(hooked, e.Step); return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(r.Curve.Steps, []int{2, 4}) || !slices.Equal(hooked, []int{2, 4}) || r.Steps != 4 || r.Diverged != "" {
+		t.Fatalf("evaluations at %v, hook at %v, %d steps, diverged %q: want 2 and 4 for both, 4 steps, no divergence", r.Curve.Steps, hooked, r.Steps, r.Diverged)
+	}
+	for _, m := range SplitMetrics {
+		for i, v := range r.Curve.Metric(m) {
+			want := math.Ln2
+			switch m {
+			case "val_loss", "val_error":
+				want = math.NaN()
+			case "test_error":
+				want = 0.5
+			}
+			if math.IsNaN(want) != math.IsNaN(v) || math.Abs(v-want) > 1e-6 {
+				t.Errorf("%s at step %d: %v, want %v", m, r.Curve.Steps[i], v, want)
+			}
+		}
+	}
+}

@@ -326,6 +326,20 @@ func (r *Report) Get(key string) float64 {
 // SetAll sets prefix+name to value for every entry of values, in sorted
 // order of the names (see Set), and returns the first error.
 func (r *Report) SetAll(prefix string, values map[string]float64) error {
+	return setEach(r, prefix, values)
+}
+
+// SetValues is SetAll for values of any type Set takes (numbers,
+// strings, bools, slices of them): it sets prefix+name to value for every
+// entry, in sorted order of the names, and returns the first error.
+//
+//	r.SetValues("config.", map[string]any{"epochs": 3, "acts": []string{"relu", "gelu"}})
+func (r *Report) SetValues(prefix string, values map[string]any) error {
+	return setEach(r, prefix, values)
+}
+
+// setEach is SetAll and SetValues.
+func setEach[V any](r *Report, prefix string, values map[string]V) error {
 	if r == nil {
 		return errNil("Report", "report.New")
 	}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -253,6 +254,37 @@ func TestFloatReadsBackSetValues(t *testing.T) {
 	}
 }
 
+// SetValues stores values of several types under prefix, as summary.json
+// shows them (JSON numbers, strings, arrays), and reports the first bad
+// key in sorted order.
+func TestSetValues(t *testing.T) {
+	dir := t.TempDir()
+	r, err := New(dir, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = r.SetValues("config.", map[string]any{"epochs": 3, "blas": "gonum", "lr": []float64{0.1, 0.01}, "acts": []string{"relu", "gelu"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Describe("config.*", "settings")
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := ReadSummary(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"config.epochs": 3.0, "config.blas": "gonum", "config.lr": []any{0.1, 0.01}, "config.acts": []any{"relu", "gelu"}}
+	if !reflect.DeepEqual(s.Values, want) {
+		t.Errorf("summary values %v, want %v", s.Values, want)
+	}
+	r, _ = New(t.TempDir(), "t")
+	if err := r.SetValues("x.", map[string]any{"b ": 1, "a ": "s"}); err == nil || !strings.Contains(err.Error(), `"x.a "`) {
+		t.Errorf("bad keys: error %v, want the first in sorted order, \"x.a \"", err)
+	}
+}
+
 func TestGetAndSetAll(t *testing.T) {
 	r, err := New(t.TempDir(), "t")
 	if err != nil {
@@ -306,18 +338,19 @@ func TestNilReceiversAreErrors(t *testing.T) {
 		s *Summary
 	)
 	for name, f := range map[string]func() error{
-		"Report.Claim":    func() error { return r.Claim(Claim{}) },
-		"Report.Err":      func() error { return r.Err() },
-		"Report.Table":    func() error { return r.Table("t", nil, nil) },
-		"Report.CSV":      func() error { _, err := r.CSV("c"); return err },
-		"Report.Plot":     func() error { return r.Plot("p", PlotSpec{}) },
-		"Report.Set":      func() error { return r.Set("k", 1) },
-		"Report.SetAll":   func() error { return r.SetAll("k", nil) },
-		"Report.Describe": func() error { return r.Describe("k", "d") },
-		"Report.Close":    func() error { return r.Close() },
-		"CSVWriter.Write": func() error { return c.Write(1) },
-		"CSVWriter.Close": func() error { return c.Close() },
-		"CSVWriter.Abort": func() error { return c.Abort() },
+		"Report.Claim":     func() error { return r.Claim(Claim{}) },
+		"Report.Err":       func() error { return r.Err() },
+		"Report.Table":     func() error { return r.Table("t", nil, nil) },
+		"Report.CSV":       func() error { _, err := r.CSV("c"); return err },
+		"Report.Plot":      func() error { return r.Plot("p", PlotSpec{}) },
+		"Report.Set":       func() error { return r.Set("k", 1) },
+		"Report.SetAll":    func() error { return r.SetAll("k", nil) },
+		"Report.SetValues": func() error { return r.SetValues("k", nil) },
+		"Report.Describe":  func() error { return r.Describe("k", "d") },
+		"Report.Close":     func() error { return r.Close() },
+		"CSVWriter.Write":  func() error { return c.Write(1) },
+		"CSVWriter.Close":  func() error { return c.Close() },
+		"CSVWriter.Abort":  func() error { return c.Abort() },
 		"AtomicFile.Write": func() error {
 			_, err := a.Write([]byte("x"))
 			return err
