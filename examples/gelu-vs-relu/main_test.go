@@ -334,3 +334,29 @@ func TestLearningRateChoice(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryRunDivergesAtOnce: at SGD's learning rate 1e10 every run
+// diverges before its first evaluation, so there is no curve to draw. The
+// report says so instead of failing after all the training (as it did).
+func TestEveryRunDivergesAtOnce(t *testing.T) {
+	c := small(t.TempDir())
+	c.Opts, c.SGDLR = experiment.Strings{"sgd"}, experiment.Floats{1e10}
+	res, err := run(c)
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	for _, r := range res.Runs {
+		if r.Diverged == "" || len(r.Curve.Steps) != 0 {
+			t.Errorf("%s: diverged %q after evaluations at %v, want a divergence before the first", r.Dir, r.Diverged, r.Curve.Steps)
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(c.Out, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"No plot of the training loss with SGD", "No plot of the test error with SGD"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md does not say %q", want)
+		}
+	}
+}

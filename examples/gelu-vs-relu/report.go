@@ -61,6 +61,7 @@ type figure struct {
 	Seeds         int
 	Error, NoDrop bool // the test error; the training loss with dropout off
 	Spec          report.PlotSpec
+	Unplotted     []string // lines left out: every run diverged before its first evaluation
 	T             report.TableData
 }
 
@@ -192,9 +193,9 @@ func plots(c config, d *data, gs []*group, pg *page, o string) {
 	steps := experiment.ThinSteps(d.EvalSteps, d.PerEpoch, 12)
 	pg.Plots = append(pg.Plots,
 		figure{Name: "train_loss_" + o, Opt: pg.Labels[o], Seeds: c.Seeds, NoDrop: c.Dropout > 0,
-			Spec: loss.Plot(spec("Training loss", "cross-entropy (nats)")), T: loss.Table("epoch", steps)},
+			Spec: loss.Plot(spec("Training loss", "cross-entropy (nats)")), Unplotted: loss.Unplotted(), T: loss.Table("epoch", steps)},
 		figure{Name: "test_error_" + o, Opt: pg.Labels[o], Seeds: c.Seeds, Error: true,
-			Spec: errs.Plot(spec("Test error", "test error (%)")), T: errs.Table("epoch", steps)})
+			Spec: errs.Plot(spec("Test error", "test error (%)")), Unplotted: errs.Unplotted(), T: errs.Table("epoch", steps)})
 }
 
 // claims checks the paper's and the source documents' claims about

@@ -29,11 +29,15 @@ func (p Panel[S]) scale() float64 {
 	return p.Scale
 }
 
-// Plot returns spec (its title, labels and size) with a series per group.
+// Plot returns spec (its title, labels and size) with a series per group
+// that has a point to draw; Unplotted names the others.
 func (p Panel[S]) Plot(spec report.PlotSpec) report.PlotSpec {
 	spec.Series = nil
 	for i, g := range p.Groups {
 		s := g.Band(p.Metric).Scale(p.scale()).Series(p.Lines[i], p.X)
+		if len(s.X) == 0 {
+			continue
+		}
 		s.Dashed = p.Dashed != nil && p.Dashed(g)
 		spec.Series = append(spec.Series, s)
 	}
@@ -41,6 +45,17 @@ func (p Panel[S]) Plot(spec report.PlotSpec) report.PlotSpec {
 		spec.LogY = report.WideRange(spec.Series, p.LogAbove)
 	}
 	return spec
+}
+
+// Unplotted returns the lines of the groups that have no point to draw
+// (every run diverged before its first evaluation), which Plot leaves out.
+func (p Panel[S]) Unplotted() (lines []string) {
+	for i, g := range p.Groups {
+		if len(g.Band(p.Metric).Steps) == 0 {
+			lines = append(lines, p.Lines[i])
+		}
+	}
+	return lines
 }
 
 // Table returns the groups' medians at steps: a row per step starting

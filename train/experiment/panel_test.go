@@ -67,3 +67,27 @@ func TestPanel(t *testing.T) {
 		t.Errorf("plain series %+v", s)
 	}
 }
+
+// A group whose every run diverged before its first evaluation has no
+// point: Plot leaves its line out (a series without points cannot be
+// drawn) and Unplotted names it.
+func TestPanelLeavesOutGroupsWithoutPoints(t *testing.T) {
+	nan := math.NaN()
+	a, b := lrAct{0.1, "relu"}, lrAct{0.1, "gelu"}
+	gs := Groups([]*Run[lrAct]{
+		run(a, 1, []float64{1, 1}, []float64{0.5, 0.4}),
+		run(b, 1, []float64{nan}, []float64{nan}),
+		run(b, 2, []float64{nan}, []float64{nan}),
+	})
+	p := Panel[lrAct]{Groups: gs, Metric: "err", Lines: []string{"ReLU", "GELU"}}
+	spec := p.Plot(report.PlotSpec{})
+	if len(spec.Series) != 1 || spec.Series[0].Name != "ReLU" {
+		t.Errorf("series %+v, want ReLU's alone", spec.Series)
+	}
+	if got := p.Unplotted(); !slices.Equal(got, []string{"GELU"}) {
+		t.Errorf("Unplotted() = %v, want [GELU]", got)
+	}
+	if got := (Panel[lrAct]{Groups: gs[:1], Metric: "err", Lines: []string{"ReLU"}}).Unplotted(); got != nil {
+		t.Errorf("Unplotted() = %v with every group drawn, want none", got)
+	}
+}
