@@ -47,9 +47,6 @@ type page struct {
 	Far                                          int // ReLU runs whose dead units' median max z is below −0.5
 }
 
-// accuracyOf is a run's test accuracy (NaN if it diverged).
-func accuracyOf(r *runResult) float64 { return r.Values[accuracy] }
-
 // pair is a ReLU run and a GELU run of the same lr and bias init.
 type pair struct{ ReLU, GELU *runResult }
 
@@ -110,7 +107,8 @@ func sweepReport(r *report.Report, runs []*runResult, pg *page) (err error) {
 	}
 	// Every (activation, bias) ran, at every learning rate.
 	pg.BestAccuracy = experiment.BestTable(runs, header, pg.Acts.Titles(),
-		func(i, j int, s setting) bool { return s.Act == pg.Acts[i] && s.Bias == pg.Biases[j] }, accuracyOf,
+		func(i, j int, s setting) bool { return s.Act == pg.Acts[i] && s.Bias == pg.Biases[j] },
+		func(r *runResult) float64 { return r.Values[accuracy] }, // NaN if it diverged
 		func(best *runResult) any {
 			return fmt.Sprintf("%s (lr %g)", report.Format(best.Values[accuracy]), best.Setting.LR)
 		})
