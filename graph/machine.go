@@ -19,7 +19,7 @@ import (
 // tensors and are overwritten by the next Run; copy them to keep them.
 type Machine struct {
 	g         *Graph
-	vm        G.VM
+	exec      *executor
 	loss      *G.Node
 	params    []*G.Node
 	grads     []*G.Node
@@ -35,7 +35,7 @@ type Machine struct {
 var errNotCompiled = errors.New("graph: machine not compiled (use Graph.Compile)")
 
 func (m *Machine) check() error {
-	if m == nil || m.vm == nil {
+	if m == nil || m.exec == nil {
 		return errNotCompiled
 	}
 	return nil
@@ -94,6 +94,7 @@ func (g *Graph) Compile(loss *G.Node, opts ...Option) (m *Machine, err error) {
 	m = &Machine{g: g, loss: loss, direct: map[*G.Node]bool{}, copies: map[*G.Node]*G.Value{}, views: map[*G.Node]*tensor.Dense{},
 		nonFinite: cfg.nonFinite}
 	var roots G.Nodes
+	reads := map[*G.Node]*G.Value{} // the Read nodes copying kept values
 	if loss != nil {
 		if err := g.checkCost(loss); err != nil {
 			return nil, fmt.Errorf("graph.Compile: %w", err)
@@ -122,7 +123,9 @@ func (g *Graph) Compile(loss *G.Node, opts ...Option) (m *Machine, err error) {
 		} else {
 			v := new(G.Value)
 			m.copies[n] = v
-			roots = append(roots, G.Read(n, v))
+			r := G.Read(n, v)
+			reads[r] = v
+			roots = append(roots, r)
 		}
 		roots = append(roots, n)
 	}
@@ -132,7 +135,9 @@ func (g *Graph) Compile(loss *G.Node, opts ...Option) (m *Machine, err error) {
 			m.inputs = append(m.inputs, in)
 		}
 	}
-	m.vm = G.NewTapeMachine(sub)
+	if m.exec, err = newExecutor(sub, g.sums, reads); err != nil {
+		return nil, fmt.Errorf("graph.Compile: %w", err)
+	}
 	return m, nil
 }
 
@@ -209,7 +214,8 @@ func (m *Machine) Run() (err error) {
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("graph: Run: %v", r)
+			s := m.exec.steps[m.exec.pc]
+			err = fmt.Errorf("graph: Run: node %q (op %v): %v", s.node.Name(), s.op, r)
 		}
 	}()
 	for _, in := range m.inputs {
@@ -217,8 +223,7 @@ func (m *Machine) Run() (err error) {
 			return fmt.Errorf("graph: Run: input %q %v has no value; call Machine.Set first", in.Name(), in.Shape())
 		}
 	}
-	m.vm.Reset()
-	if err := m.vm.RunAll(); err != nil {
+	if err := m.exec.run(); err != nil {
 		return fmt.Errorf("graph: Run: %w", err)
 	}
 	return nil
@@ -257,6 +262,9 @@ func (m *Machine) Value(n *G.Node) (G.Value, error) {
 		return nil, fmt.Errorf("graph: %q is neither a parameter, an input nor kept; pass it to graph.Keep when compiling", n.Name())
 	}
 	v := n.Value()
+	if n.Op() != nil {
+		v = m.exec.value(n)
+	}
 	if v == nil {
 		return nil, fmt.Errorf("graph: %q has no value yet; call Run first", n.Name())
 	}
@@ -344,12 +352,14 @@ func (m *Machine) CheckFinite() error {
 	return nil
 }
 
-// Close releases the machine.
+// Close releases the machine's buffers. A Run after Close makes them
+// again.
 func (m *Machine) Close() error {
 	if err := m.check(); err != nil {
 		return err
 	}
-	return m.vm.Close()
+	m.exec.release()
+	return nil
 }
 
 func firstNonFinite(t *tensor.Dense) (int, float64, bool) {
