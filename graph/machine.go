@@ -23,6 +23,7 @@ type Machine struct {
 	loss      *G.Node
 	params    []*G.Node
 	grads     []*G.Node
+	gradVals  []*tensor.Dense // what Grads returns, refilled by each call
 	inputs    []*G.Node                 // inputs the program reads
 	direct    map[*G.Node]bool          // values readable straight off the node
 	copies    map[*G.Node]*G.Value      // values copied during the run (see Keep)
@@ -105,6 +106,7 @@ func (g *Graph) Compile(loss *G.Node, opts ...Option) (m *Machine, err error) {
 				return nil, fmt.Errorf("graph.Compile: %w", err)
 			}
 			m.params = append([]*G.Node(nil), cfg.wrt...)
+			m.gradVals = make([]*tensor.Dense, len(m.params))
 			cfg.keep = append(cfg.keep, m.grads...)
 		}
 	}
@@ -295,12 +297,13 @@ func (m *Machine) Grad(p *G.Node) (*tensor.Dense, error) {
 	return nil, fmt.Errorf("graph: no gradient for %q: not among the machine's parameters", p.Name())
 }
 
-// Grads returns the gradients of all Params, in order.
+// Grads returns the gradients of all Params, in order. The slice, like the
+// tensors in it, is the machine's own: the next call refills it.
 func (m *Machine) Grads() ([]*tensor.Dense, error) {
 	if err := m.check(); err != nil {
 		return nil, err
 	}
-	out := make([]*tensor.Dense, len(m.params))
+	out := m.gradVals
 	for i := range m.params {
 		var err error
 		if out[i], err = m.gradAt(i); err != nil {
