@@ -11,14 +11,20 @@ package graph
 //   - the project's ops (ops/fused, ops/activation) own their output
 //     buffers, so their Do allocates nothing;
 //   - a gradient sum made by Grad (a + b of two tensors of one shape) is
-//     added here into a buffer the machine owns;
+//     added here into a buffer the machine owns (gorgonia's Add allocates
+//     even when given one); sums whose lifetimes do not overlap share a
+//     buffer, as the tape machine's registers did;
 //   - a gorgonia op that can write into a given buffer (UsePreallocDoer)
 //     does so, from the second run on, into the tensor its first run
 //     returned;
 //   - any other op runs its Do.
 //
 // Values are not bound to the nodes (the tape machine did that): Machine.
-// Value reads them from the slots.
+// Value reads them from the slots. Gorgonia's common-subexpression
+// elimination at compile time is not repeated: the graph already merges
+// equal nodes when they are added, and what remains merged is only
+// distinct nodes whose 32-bit hashes collide, which the tape machine
+// would wrongly compute once.
 
 import (
 	"fmt"
@@ -54,15 +60,27 @@ type executor struct {
 	vals  []G.Value       // the value of each slot in the current run
 	slot  map[*G.Node]int // node → slot
 	pc    int             // the step running, to name a node that panics
+
+	// Gradient sums share buffers (see assign), planned during the first
+	// run that completes.
+	last    []int // the last step reading each value; forever if read after Run
+	planned bool
+	parent  []int // union-find of values sharing memory (views)
+	end     []int // per set: the last step reading any member
+	free    []*tensor.Dense
+	busy    []int // sum steps holding a buffer
 }
+
+const forever = int(^uint(0) >> 1)
 
 // newExecutor orders the nodes of sub as gorgonia's Compile does (G.Sort,
 // reversed: children before their consumers). sums are the gradient sums
 // made by Grad; copies the Keep copies (Read nodes) of this machine with
 // their destinations. Read nodes of other machines on nodes of sub, which
 // gorgonia's subgraph pulls in, are left out: a machine updates only its own
-// kept values.
-func newExecutor(sub *G.ExprGraph, sums map[*G.Node]bool, copies map[*G.Node]*G.Value) (*executor, error) {
+// kept values. pinned are the nodes whose values Machine.Value reads after
+// Run, which no other value may overwrite.
+func newExecutor(sub *G.ExprGraph, sums map[*G.Node]bool, copies map[*G.Node]*G.Value, pinned map[*G.Node]bool) (*executor, error) {
 	sorted, err := G.Sort(sub)
 	if err != nil {
 		return nil, fmt.Errorf("sorting the graph: %w", err)
@@ -104,6 +122,17 @@ func newExecutor(sub *G.ExprGraph, sums map[*G.Node]bool, copies map[*G.Node]*G.
 		e.steps = append(e.steps, s)
 	}
 	e.vals = make([]G.Value, len(e.steps))
+	e.last = make([]int, len(e.steps))
+	for i, s := range e.steps {
+		e.last[i] = i
+		for _, j := range s.args {
+			e.last[j] = i
+		}
+		if pinned[s.node] {
+			e.last[i] = forever
+		}
+	}
+	e.parent, e.end = make([]int, len(e.steps)), make([]int, len(e.steps))
 	return e, nil
 }
 
@@ -153,6 +182,13 @@ func isGorgoniaPrealloc(n *G.Node) bool {
 // run executes every step. A panic is left to the caller, which names the
 // node of e.steps[e.pc].
 func (e *executor) run() error {
+	planning := !e.planned
+	if planning {
+		for i := range e.steps {
+			e.parent[i], e.end[i] = i, e.last[i]
+		}
+		e.free, e.busy = e.free[:0], e.busy[:0]
+	}
 	for e.pc = range e.steps {
 		s := &e.steps[e.pc]
 		if s.kind == stepLoad {
@@ -166,6 +202,9 @@ func (e *executor) run() error {
 		for i, j := range s.args {
 			s.in[i] = e.vals[j]
 		}
+		if planning && s.kind == stepSum {
+			e.assign(e.pc)
+		}
 		v, err := s.exec()
 		if err != nil {
 			return fmt.Errorf("node %q (op %v): %w", s.node.Name(), s.op, err)
@@ -174,8 +213,67 @@ func (e *executor) run() error {
 			return fmt.Errorf("node %q (op %v): the op returned no value", s.node.Name(), s.op)
 		}
 		e.vals[s.out] = v
+		if planning && s.kind != stepSum && s.kind != stepCopy {
+			for _, j := range s.args {
+				if !ownsMemory(v, e.vals[j:j+1]) {
+					e.union(e.pc, j) // a view of its input, or memory unknown
+				}
+			}
+		}
+	}
+	if planning {
+		e.planned = true
+		e.free, e.busy = nil, nil
 	}
 	return nil
+}
+
+// assign gives the sum of step i a buffer, reusing one of an earlier sum
+// whose value nobody reads any more, as gorgonia's register allocation did;
+// without it the machine would hold one buffer per sum (in a GPT, an
+// activation-sized tensor per residual connection). A value and the views
+// of it (found while planning: outputs sharing memory with an input) live
+// until the last read of any of them. At step i every view of a value read
+// last before i exists already, since views are made by its readers.
+func (e *executor) assign(i int) {
+	kept := e.busy[:0]
+	for _, j := range e.busy {
+		if e.end[e.find(j)] < i {
+			e.free = append(e.free, e.steps[j].buf.(*tensor.Dense))
+		} else {
+			kept = append(kept, j)
+		}
+	}
+	e.busy = kept
+	s := &e.steps[i]
+	s.buf = nil
+	for k, b := range e.free {
+		if b.Dtype() == s.node.Dtype() && SameShape(b.Shape(), s.node.Shape()) {
+			s.buf = b
+			e.free = append(e.free[:k], e.free[k+1:]...)
+			break
+		}
+	}
+	if s.buf == nil {
+		s.buf = tensor.New(tensor.Of(s.node.Dtype()), tensor.WithShape(s.node.Shape()...))
+	}
+	e.busy = append(e.busy, i)
+}
+
+func (e *executor) find(i int) int {
+	for e.parent[i] != i {
+		e.parent[i] = e.parent[e.parent[i]]
+		i = e.parent[i]
+	}
+	return i
+}
+
+func (e *executor) union(i, j int) {
+	a, b := e.find(i), e.find(j)
+	if a != b {
+		e.parent[a] = b
+		e.end[b] = max(e.end[a], e.end[b])
+	}
 }
 
 func (s *step) exec() (G.Value, error) {
@@ -293,6 +391,7 @@ func (e *executor) value(n *G.Node) G.Value {
 // release drops the values and buffers; the next run makes them again.
 func (e *executor) release() {
 	clear(e.vals)
+	e.planned = false
 	for i := range e.steps {
 		e.steps[i].buf = nil
 		clear(e.steps[i].in)

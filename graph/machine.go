@@ -17,13 +17,20 @@ import (
 // (unlike gorgonia's BindDualValues, which adds every run's gradient into the
 // previous one). Values returned by Value and Grad are the machine's own
 // tensors and are overwritten by the next Run; copy them to keep them.
+//
+// Run executes the ops in the order gorgonia's tape machine would (so the
+// results are the same, bit for bit), with an executor of its own (see
+// exec.go) that allocates nothing once the first Run has made the buffers,
+// as long as the ops themselves do not: the project's ops do not; most of
+// gorgonia's write into a buffer the machine keeps, but some allocate
+// anyway.
 type Machine struct {
 	g         *Graph
 	exec      *executor
 	loss      *G.Node
 	params    []*G.Node
 	grads     []*G.Node
-	gradVals  []*tensor.Dense // what Grads returns, refilled by each call
+	gradVals  []*tensor.Dense           // what Grads returns, refilled by each call
 	inputs    []*G.Node                 // inputs the program reads
 	direct    map[*G.Node]bool          // values readable straight off the node
 	copies    map[*G.Node]*G.Value      // values copied during the run (see Keep)
@@ -59,8 +66,9 @@ func WithRespectTo(nodes ...*G.Node) Option {
 }
 
 // Keep makes the values of intermediate nodes readable with Value after Run.
-// Gorgonia may reuse an intermediate's memory for a later op, so a kept node
-// that has consumers is copied when it is computed.
+// The machine may reuse an intermediate's memory for a later op (gradient
+// sums share buffers), so a kept node that has consumers is copied when it
+// is computed.
 func Keep(nodes ...*G.Node) Option {
 	return func(c *compileConfig) { c.keep = append(c.keep, nodes...) }
 }
@@ -137,7 +145,7 @@ func (g *Graph) Compile(loss *G.Node, opts ...Option) (m *Machine, err error) {
 			m.inputs = append(m.inputs, in)
 		}
 	}
-	if m.exec, err = newExecutor(sub, g.sums, reads); err != nil {
+	if m.exec, err = newExecutor(sub, g.sums, reads, m.direct); err != nil {
 		return nil, fmt.Errorf("graph.Compile: %w", err)
 	}
 	return m, nil
