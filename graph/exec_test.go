@@ -9,7 +9,6 @@ import (
 	"hash"
 	"testing"
 
-	"github.com/chewxy/hm"
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/graph/rng"
 	"github.com/geluproject/gelu/ops/activation"
@@ -128,33 +127,24 @@ func TestRunTwiceGivesTheSameGradients(t *testing.T) {
 		t.Fatal(err)
 	}
 	second, _ := m.Grad(x)
-	for i, v := range graph.Float64s(second) {
-		if v != want[i] {
-			t.Fatalf("gradient element %d: %v after the second Run, %v after the first", i, v, want[i])
-		}
-	}
+	sameAsBefore(t, "gradient after the second Run", graph.Float64s(second), want)
 	kept, _ = m.Value(h)
-	for i, v := range graph.Float64s(kept.(*tensor.Dense)) {
-		if v != wantH[i] {
-			t.Fatalf("kept element %d: %v after the second Run, %v after the first", i, v, wantH[i])
+	sameAsBefore(t, "kept value after the second Run", graph.Float64s(kept.(*tensor.Dense)), wantH)
+}
+
+func sameAsBefore(t *testing.T, what string, got, want []float64) {
+	t.Helper()
+	for i, v := range got {
+		if v != want[i] {
+			t.Fatalf("%s: element %d is %v, was %v", what, i, v, want[i])
 		}
 	}
 }
 
-// panicOp is the identity that panics in Do.
-type panicOp struct{}
+// panicOp is brokenOp (graph_test.go) panicking in Do.
+type panicOp struct{ brokenOp }
 
-func (panicOp) Arity() int { return 1 }
-func (panicOp) Type() hm.Type {
-	return hm.NewFnType(hm.TypeVariable('a'), hm.TypeVariable('a'))
-}
-func (panicOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
-	return ds[0].(tensor.Shape).Clone(), nil
-}
 func (panicOp) Do(...G.Value) (G.Value, error) { panic("boom") }
-func (panicOp) ReturnsPtr() bool               { return false }
-func (panicOp) CallsExtern() bool              { return false }
-func (panicOp) OverwritesInput() int           { return -1 }
 func (panicOp) WriteHash(h hash.Hash)          { fmt.Fprint(h, "panicOp") }
 func (panicOp) Hashcode() uint32               { return 1 }
 func (panicOp) String() string                 { return "panicOp" }
@@ -192,9 +182,5 @@ func TestRunAfterClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	g2, _ := m.Grad(x)
-	for i, v := range graph.Float64s(g2) {
-		if v != want[i] {
-			t.Fatalf("gradient element %d: %v after Close and Run, %v before", i, v, want[i])
-		}
-	}
+	sameAsBefore(t, "gradient after Close and Run", graph.Float64s(g2), want)
 }
