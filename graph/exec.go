@@ -14,9 +14,9 @@ package graph
 //     added here into a buffer the machine owns (gorgonia's Add allocates
 //     even when given one); sums whose lifetimes do not overlap share a
 //     buffer, as the tape machine's registers did;
-//   - a gorgonia op that can write into a given buffer (UsePreallocDoer)
-//     does so, from the second run on, into the tensor its first run
-//     returned;
+//   - gorgonia's elementwise binary ops and matrix products write, from
+//     the second run on, into the tensor their first run returned
+//     (UsePreallocDo);
 //   - any other op runs its Do.
 //
 // Values are not bound to the nodes (the tape machine did that): Machine.
@@ -88,7 +88,7 @@ func newExecutor(sub *G.ExprGraph, sums map[*G.Node]bool, copies map[*G.Node]*G.
 	e := &executor{slot: make(map[*G.Node]int, len(sorted))}
 	for i := len(sorted) - 1; i >= 0; i-- {
 		n := sorted[i]
-		s := step{node: n, op: n.Op(), out: len(e.steps)}
+		s := step{node: n, op: n.Op()}
 		children := childrenOf(sub, n)
 		for _, c := range children {
 			j, ok := e.slot[c]
@@ -128,6 +128,8 @@ func newExecutor(sub *G.ExprGraph, sums map[*G.Node]bool, copies map[*G.Node]*G.
 		for _, j := range s.args {
 			e.last[j] = i
 		}
+	}
+	for i, s := range e.steps {
 		if pinned[s.node] {
 			e.last[i] = forever
 		}
@@ -165,18 +167,21 @@ func isTensorSum(n *G.Node, children G.Nodes) bool {
 	return true
 }
 
-// isGorgoniaPrealloc reports a tensor-valued gorgonia op that can write
-// into a given buffer. The project's own ops are left to their Do, which
-// writes into buffers they own.
+// isGorgoniaPrealloc reports a tensor-valued gorgonia op that overwrites a
+// given buffer with its result: the elementwise binary ops and the matrix
+// products. Other gorgonia ops with UsePreallocDo are not all like that
+// (the gradient of Slice adds into the buffer, expecting it to hold its
+// first input), so they run their Do. The project's own ops are left to
+// their Do too, which writes into buffers they own.
 func isGorgoniaPrealloc(n *G.Node) bool {
 	if _, ok := n.Op().(G.UsePreallocDoer); !ok || n.IsScalar() {
 		return false
 	}
-	t := reflect.TypeOf(n.Op())
-	if t.Kind() == reflect.Pointer {
-		t = t.Elem()
+	switch typeName(n.Op()) {
+	case "gorgonia.elemBinOp", "gorgonia.linAlgBinOp":
+		return true
 	}
-	return t.PkgPath() == "gorgonia.org/gorgonia"
+	return false
 }
 
 // run executes every step. A panic is left to the caller, which names the

@@ -11,7 +11,9 @@ import (
 // Two gradient sums whose lifetimes do not overlap share one buffer from the
 // second run on, and the gradient stays right: loss = Σ d with a = tanh x,
 // b = a⊙a, c = tanh b, d = c⊙c, so that a and c each receive two gradients,
-// and ∂loss/∂x = 2c(1−c²) · 2a(1−a²).
+// and ∂loss/∂x = 2c(1−c²) · 2a(1−a²). The input changes between runs, so
+// that a stale buffer (of the sums, or of the products, which write into
+// the tensor of their first run) would show.
 func TestSumsShareABufferAndStayRight(t *testing.T) {
 	g, _ := New(tensor.Float64, 1)
 	x, _ := g.Input("x", 5)
@@ -24,11 +26,14 @@ func TestSumsShareABufferAndStayRight(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	xs := []float64{-1.5, -0.3, 0, 0.4, 2}
-	if err := m.Set(x, tensor.New(tensor.WithBacking(xs))); err != nil {
-		t.Fatal(err)
-	}
 	for run := 1; run <= 3; run++ {
+		xs := []float64{-1.5, -0.3, 0, 0.4, 2}
+		for i := range xs {
+			xs[i] *= float64(run)
+		}
+		if err := m.Set(x, tensor.New(tensor.WithBacking(xs))); err != nil {
+			t.Fatal(err)
+		}
 		if err := m.Run(); err != nil {
 			t.Fatal(err)
 		}
