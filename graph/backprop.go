@@ -62,7 +62,7 @@ func (g *Graph) Grad(cost *G.Node, wrt ...*G.Node) (grads []*G.Node, err error) 
 		if !active[n] {
 			continue
 		}
-		sum, err := addAll(pending[n])
+		sum, err := g.addAll(pending[n])
 		if err != nil {
 			return nil, fmt.Errorf("graph.Grad: summing the gradients of %q: %w", n.Name(), err)
 		}
@@ -145,7 +145,10 @@ func childrenOf(eg *G.ExprGraph, n *G.Node) G.Nodes {
 	return out
 }
 
-func addAll(ns []*G.Node) (*G.Node, error) {
+// addAll sums the gradients reaching one node, left to right. The sums are
+// recorded so that a Machine adds them into a buffer of its own instead of
+// running gorgonia's Add, which allocates.
+func (g *Graph) addAll(ns []*G.Node) (*G.Node, error) {
 	if len(ns) == 0 {
 		return nil, fmt.Errorf("no gradient reached the node")
 	}
@@ -155,6 +158,10 @@ func addAll(ns []*G.Node) (*G.Node, error) {
 		if sum, err = G.Add(sum, n); err != nil {
 			return nil, err
 		}
+		if g.sums == nil {
+			g.sums = map[*G.Node]bool{}
+		}
+		g.sums[sum] = true
 	}
 	return sum, nil
 }

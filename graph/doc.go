@@ -14,6 +14,9 @@
 //   - Compile returns a Machine: Set binds inputs (checked for dtype, shape
 //     and NaN), Run computes loss and gradients, Loss/Grad/Value read them.
 //     Gradients never accumulate across runs, so nothing needs zeroing.
+//     The machine runs the ops itself, in gorgonia's tape order (the same
+//     results), and a training step's Run allocates nothing once the first
+//     has made the buffers.
 //   - CheckGrad and CheckGradGrad compare analytic first and second
 //     derivatives of any graph with central finite differences.
 //

@@ -146,7 +146,7 @@ func check(f BuildFunc, inputs []*tensor.Dense, c GradCheck, second bool) (GradC
 			}
 			terms = append(terms, t)
 		}
-		if target, err = addAll(terms); err != nil {
+		if target, err = g.addAll(terms); err != nil {
 			return GradCheckResult{}, err
 		}
 		if analytic, err = g.Grad(target, xs...); err != nil {

@@ -28,6 +28,7 @@ type Graph struct {
 	params []*G.Node
 	inputs []*G.Node
 	names  map[string]*G.Node
+	sums   map[*G.Node]bool // the gradient sums Grad made (see addAll)
 
 	training bool
 	step     int

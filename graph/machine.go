@@ -17,12 +17,20 @@ import (
 // (unlike gorgonia's BindDualValues, which adds every run's gradient into the
 // previous one). Values returned by Value and Grad are the machine's own
 // tensors and are overwritten by the next Run; copy them to keep them.
+//
+// Run executes the ops in the order gorgonia's tape machine would (so the
+// results are the same, bit for bit), with an executor of its own (see
+// exec.go) that allocates nothing once the first Run has made the buffers,
+// as long as the ops themselves do not: the project's ops do not; most of
+// gorgonia's write into a buffer the machine keeps, but some allocate
+// anyway.
 type Machine struct {
 	g         *Graph
-	vm        G.VM
+	exec      *executor
 	loss      *G.Node
 	params    []*G.Node
 	grads     []*G.Node
+	gradVals  []*tensor.Dense           // what Grads returns, refilled by each call
 	inputs    []*G.Node                 // inputs the program reads
 	direct    map[*G.Node]bool          // values readable straight off the node
 	copies    map[*G.Node]*G.Value      // values copied during the run (see Keep)
@@ -35,7 +43,7 @@ type Machine struct {
 var errNotCompiled = errors.New("graph: machine not compiled (use Graph.Compile)")
 
 func (m *Machine) check() error {
-	if m == nil || m.vm == nil {
+	if m == nil || m.exec == nil {
 		return errNotCompiled
 	}
 	return nil
@@ -58,8 +66,9 @@ func WithRespectTo(nodes ...*G.Node) Option {
 }
 
 // Keep makes the values of intermediate nodes readable with Value after Run.
-// Gorgonia may reuse an intermediate's memory for a later op, so a kept node
-// that has consumers is copied when it is computed.
+// The machine may reuse an intermediate's memory for a later op (gradient
+// sums share buffers), so a kept node that has consumers is copied when it
+// is computed.
 func Keep(nodes ...*G.Node) Option {
 	return func(c *compileConfig) { c.keep = append(c.keep, nodes...) }
 }
@@ -94,6 +103,7 @@ func (g *Graph) Compile(loss *G.Node, opts ...Option) (m *Machine, err error) {
 	m = &Machine{g: g, loss: loss, direct: map[*G.Node]bool{}, copies: map[*G.Node]*G.Value{}, views: map[*G.Node]*tensor.Dense{},
 		nonFinite: cfg.nonFinite}
 	var roots G.Nodes
+	reads := map[*G.Node]*G.Value{} // the Read nodes copying kept values
 	if loss != nil {
 		if err := g.checkCost(loss); err != nil {
 			return nil, fmt.Errorf("graph.Compile: %w", err)
@@ -104,6 +114,7 @@ func (g *Graph) Compile(loss *G.Node, opts ...Option) (m *Machine, err error) {
 				return nil, fmt.Errorf("graph.Compile: %w", err)
 			}
 			m.params = append([]*G.Node(nil), cfg.wrt...)
+			m.gradVals = make([]*tensor.Dense, len(m.params))
 			cfg.keep = append(cfg.keep, m.grads...)
 		}
 	}
@@ -122,7 +133,9 @@ func (g *Graph) Compile(loss *G.Node, opts ...Option) (m *Machine, err error) {
 		} else {
 			v := new(G.Value)
 			m.copies[n] = v
-			roots = append(roots, G.Read(n, v))
+			r := G.Read(n, v)
+			reads[r] = v
+			roots = append(roots, r)
 		}
 		roots = append(roots, n)
 	}
@@ -132,7 +145,9 @@ func (g *Graph) Compile(loss *G.Node, opts ...Option) (m *Machine, err error) {
 			m.inputs = append(m.inputs, in)
 		}
 	}
-	m.vm = G.NewTapeMachine(sub)
+	if m.exec, err = newExecutor(sub, g.sums, reads, m.direct); err != nil {
+		return nil, fmt.Errorf("graph.Compile: %w", err)
+	}
 	return m, nil
 }
 
@@ -209,7 +224,8 @@ func (m *Machine) Run() (err error) {
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("graph: Run: %v", r)
+			s := m.exec.steps[m.exec.pc]
+			err = fmt.Errorf("graph: Run: node %q (op %v): %v", s.node.Name(), s.op, r)
 		}
 	}()
 	for _, in := range m.inputs {
@@ -217,8 +233,7 @@ func (m *Machine) Run() (err error) {
 			return fmt.Errorf("graph: Run: input %q %v has no value; call Machine.Set first", in.Name(), in.Shape())
 		}
 	}
-	m.vm.Reset()
-	if err := m.vm.RunAll(); err != nil {
+	if err := m.exec.run(); err != nil {
 		return fmt.Errorf("graph: Run: %w", err)
 	}
 	return nil
@@ -257,6 +272,9 @@ func (m *Machine) Value(n *G.Node) (G.Value, error) {
 		return nil, fmt.Errorf("graph: %q is neither a parameter, an input nor kept; pass it to graph.Keep when compiling", n.Name())
 	}
 	v := n.Value()
+	if n.Op() != nil {
+		v = m.exec.value(n)
+	}
 	if v == nil {
 		return nil, fmt.Errorf("graph: %q has no value yet; call Run first", n.Name())
 	}
@@ -287,12 +305,13 @@ func (m *Machine) Grad(p *G.Node) (*tensor.Dense, error) {
 	return nil, fmt.Errorf("graph: no gradient for %q: not among the machine's parameters", p.Name())
 }
 
-// Grads returns the gradients of all Params, in order.
+// Grads returns the gradients of all Params, in order. The slice, like the
+// tensors in it, is the machine's own: the next call refills it.
 func (m *Machine) Grads() ([]*tensor.Dense, error) {
 	if err := m.check(); err != nil {
 		return nil, err
 	}
-	out := make([]*tensor.Dense, len(m.params))
+	out := m.gradVals
 	for i := range m.params {
 		var err error
 		if out[i], err = m.gradAt(i); err != nil {
@@ -344,12 +363,14 @@ func (m *Machine) CheckFinite() error {
 	return nil
 }
 
-// Close releases the machine.
+// Close releases the machine's buffers. A Run after Close makes them
+// again.
 func (m *Machine) Close() error {
 	if err := m.check(); err != nil {
 		return err
 	}
-	return m.vm.Close()
+	m.exec.release()
+	return nil
 }
 
 func firstNonFinite(t *tensor.Dense) (int, float64, bool) {

@@ -38,7 +38,7 @@ type BlockFunc func(g *graph.Graph, name string, x *G.Node) (*G.Node, error)
 // each block keeps only its input during the forward pass and runs again in
 // the backward pass (see the file comment): the same values and gradients,
 // bit for bit, for much less memory and one more forward pass of each
-// block. Recomputed blocks support the tape machine (graph.Compile) and
+// block. Recomputed blocks support graph.Compile's machine and
 // first derivatives only.
 func Stack(g *graph.Graph, x *G.Node, names []string, recompute bool, build BlockFunc) (*G.Node, error) {
 	if g == nil || x == nil || build == nil {
@@ -258,7 +258,7 @@ func (op *recomputeOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, e
 // DoDiff is the LispMachine's backward, which a recomputed block does not
 // support: an error rather than gorgonia's silent zero gradients.
 func (op *recomputeOp) DoDiff(G.ExecutionContext, G.Nodes, *G.Node) error {
-	return fmt.Errorf("%v: recomputed blocks need the tape machine (graph.Compile), not the LispMachine", op)
+	return fmt.Errorf("%v: recomputed blocks need graph.Compile's machine, not the LispMachine", op)
 }
 
 // gradCache holds the gradients of one block for the current backward pass.
@@ -344,7 +344,7 @@ func (op *recomputeGradOp) SymDiff(G.Nodes, *G.Node, *G.Node) (G.Nodes, error) {
 }
 
 func (op *recomputeGradOp) DoDiff(G.ExecutionContext, G.Nodes, *G.Node) error {
-	return fmt.Errorf("%v: recomputed blocks need the tape machine (graph.Compile), not the LispMachine", op)
+	return fmt.Errorf("%v: recomputed blocks need graph.Compile's machine, not the LispMachine", op)
 }
 
 // copyInto copies v into *dst, allocating it on first use.
