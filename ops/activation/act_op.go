@@ -156,7 +156,7 @@ func (op *actOp) kernel(dst, x, g any, add bool) {
 	}
 }
 
-// SymDiff builds the gradient nodes for the tape machine.
+// SymDiff builds the gradient nodes for symbolic differentiation (graph.Grad).
 func (op *actOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 	if len(inputs) != op.Arity() {
 		return nil, fmt.Errorf("%v: SymDiff got %d inputs, want %d", op, len(inputs), op.Arity())

@@ -16,7 +16,7 @@
 //     it and with the same results as the portable loops (on the avx512
 //     and avx2 paths, float32 GELU within 1 ulp of them instead);
 //   - a gorgonia op (Apply) with a hand-written backward (ApplyGrad) that is
-//     itself differentiable, so double backward works with the tape machine
+//     itself differentiable, so double backward works with symbolic gradients
 //     (via graph.Grad) and with the LispMachine (DoDiff).
 //
 // Minimal use:

@@ -11,9 +11,10 @@
 // attention and the losses return a clear error when differentiated twice.
 //
 // Each op owns its output buffers, reused from one run to the next, so a
-// training step allocates almost nothing; each implements both SymDiff
-// (tape machine, graph.Grad) and DoDiff (LispMachine). Matrix products go
-// through package gemm, loops over rows through package parallel.
+// training step allocates nothing; each implements both SymDiff (symbolic
+// gradients: graph.Grad, run by graph.Machine) and DoDiff (LispMachine).
+// Matrix products go through package gemm, loops over rows through package
+// parallel.
 //
 // Minimal use:
 //

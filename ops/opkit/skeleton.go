@@ -64,7 +64,7 @@ func (b *Base) DiffWRT(n int) []bool {
 	return AllTrue(n)
 }
 
-// SymDiff runs Backward on nodes, for the tape machine.
+// SymDiff runs Backward on nodes, for symbolic differentiation (graph.Grad).
 func (b *Base) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 	if err := b.diffable(len(inputs)); err != nil {
 		return nil, err
