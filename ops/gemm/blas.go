@@ -17,6 +17,7 @@ package gemm
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 
@@ -57,7 +58,9 @@ func init() {
 // defaultBLAS picks the implementation for the value of GELU_BLAS and, when
 // it is not OpenBLAS, says why. Without OpenBLAS the project's own GEMM
 // runs where it has assembly kernels (amd64 with AVX2 or AVX-512), gonum's
-// pure Go elsewhere.
+// pure Go elsewhere. With OpenBLAS installed, the default ("" or auto) is
+// still the own GEMM where its AVX-512 kernels run and OpenBLAS's do not
+// (see ownBeatsOpenBLAS); GELU_BLAS=openblas insists on OpenBLAS.
 func defaultBLAS(env string) (BLAS, string) {
 	env = strings.TrimSpace(env)
 	switch strings.ToLower(env) {
@@ -70,7 +73,10 @@ func defaultBLAS(env string) (BLAS, string) {
 		if err != nil {
 			return fallback(), err.Error()
 		}
-		return ob, ""
+		if env == "openblas" || !ownBeatsOpenBLAS(ownPathName(), ob.core) {
+			return ob, ""
+		}
+		return ownBLAS{}, fmt.Sprintf("chosen over %s, whose kernels have no AVX-512 (%s=openblas uses it)", ob.version, blasEnv)
 	}
 	if !strings.ContainsRune(env, '/') {
 		return fallback(), fmt.Sprintf("%s=%q not understood; want own, gonum, openblas or a library path", blasEnv, env)
@@ -80,6 +86,34 @@ func defaultBLAS(env string) (BLAS, string) {
 		return fallback(), err.Error()
 	}
 	return ob, ""
+}
+
+// openBLASAVX512 are the OpenBLAS kernel targets (openblas_get_corename)
+// with AVX-512 kernels.
+var openBLASAVX512 = []string{"skylakex", "cooperlake", "sapphirerapids"}
+
+// ownBeatsOpenBLAS reports whether the own GEMM's path (its name: avx512,
+// avx2, generic) is expected to be faster than OpenBLAS's kernels for
+// core, as measured on the FFN and MNIST shapes (go test ./ops/gemm -bench
+// Own, one thread, 2026-11-26, an AVX-512 CPU on which OpenBLAS 0.3.21
+// runs its Haswell kernels): the own AVX-512 kernels were 1.0–1.6× as
+// fast in float32 and in float64 but for 128×128×128; its AVX2 kernels
+// 0.8–1.0× OpenBLAS's Haswell ones; and on CPUs where OpenBLAS runs its
+// AVX-512 kernels (SkylakeX, Cooperlake) the own ones reached 0.74–1.10×
+// on 2026-11-23. So: only the own AVX-512 kernels against an OpenBLAS
+// without AVX-512 kernels.
+func ownBeatsOpenBLAS(ownPath, core string) bool {
+	return ownPath == "avx512" && !slices.Contains(openBLASAVX512, strings.ToLower(core))
+}
+
+// ownPathName is the name of the own GEMM's path in use (GELU_GEMM_KERNEL
+// or the CPU's best), chosen here if own.go's init has not run yet (this
+// file's init runs first).
+func ownPathName() string {
+	if ownActive.Load() == nil {
+		ownSelectFromEnv()
+	}
+	return ownActive.Load().name
 }
 
 // fallback is the implementation used without OpenBLAS.

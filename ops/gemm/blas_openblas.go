@@ -39,6 +39,7 @@ type OpenBLAS struct {
 	gonum.Implementation
 	lib     string // file name it was loaded from
 	version string // e.g. "OpenBLAS 0.3.21 SkylakeX"
+	core    string // the kernels' target, e.g. "SkylakeX", "Haswell"
 	// sgemm and dgemm are the addresses of the Fortran-interface sgemm_ and
 	// dgemm_, called through purego.SyscallN (see fortranGEMM).
 	sgemm, dgemm uintptr
@@ -190,8 +191,8 @@ func (ob *OpenBLAS) bind(h uintptr) error {
 		return errors.New("openblas_get_config does not start with \"OpenBLAS <version>\"")
 	}
 	ob.version = f[0] + " " + f[1]
-	if c := strings.TrimSpace(core()); c != "" {
-		ob.version += " " + c
+	if ob.core = strings.TrimSpace(core()); ob.core != "" {
+		ob.version += " " + ob.core
 	}
 	return nil
 }

@@ -245,12 +245,42 @@ func TestDefaultBLASChoice(t *testing.T) {
 		t.Errorf("GELU_BLAS=own gives %q", impl.Name())
 	}
 	impl, note = defaultBLAS("")
-	if _, err := LoadOpenBLAS(""); err == nil {
-		if _, ok := impl.(*OpenBLAS); !ok {
-			t.Errorf("default with OpenBLAS installed is %q (%s)", impl.Name(), note)
+	ob, err := LoadOpenBLAS("")
+	switch {
+	case err != nil:
+		if impl.Name() != want {
+			t.Errorf("default without OpenBLAS is %q, want %q", impl.Name(), want)
 		}
-	} else if _, ok := impl.(gonumBLAS); !ok {
-		t.Errorf("default without OpenBLAS is %q", impl.Name())
+	case ownBeatsOpenBLAS(ownPathName(), ob.core):
+		if _, ok := impl.(ownBLAS); !ok || !strings.Contains(note, ob.version) {
+			t.Errorf("default with %s and the own AVX-512 kernels is %q (%s), want the own GEMM and a note naming OpenBLAS", ob.version, impl.Name(), note)
+		}
+	default:
+		if _, ok := impl.(*OpenBLAS); !ok {
+			t.Errorf("default with %s installed is %q (%s)", ob.version, impl.Name(), note)
+		}
+	}
+	if err == nil {
+		if impl, note := defaultBLAS("openblas"); impl.Name() != ob.Name() || note != "" {
+			t.Errorf("GELU_BLAS=openblas gives %q (%q), want %q", impl.Name(), note, ob.Name())
+		}
+	}
+}
+
+// Which GEMM wins, as measured (see ownBeatsOpenBLAS): the own AVX-512
+// kernels against OpenBLAS's AVX2 ones, and nothing else.
+func TestOwnBeatsOpenBLAS(t *testing.T) {
+	for _, c := range []struct {
+		own, core string
+		want      bool
+	}{
+		{"avx512", "Haswell", true}, {"avx512", "Zen", true}, {"avx512", "", true},
+		{"avx512", "SkylakeX", false}, {"avx512", "COOPERLAKE", false}, {"avx512", "SapphireRapids", false},
+		{"avx2", "Haswell", false}, {"generic", "Haswell", false},
+	} {
+		if got := ownBeatsOpenBLAS(c.own, c.core); got != c.want {
+			t.Errorf("ownBeatsOpenBLAS(%q, %q) = %v, want %v", c.own, c.core, got, c.want)
+		}
 	}
 }
 

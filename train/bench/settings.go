@@ -43,7 +43,8 @@ func plural(n int, what string) string {
 
 // OursSettings are this project's settings for a workload: GOMAXPROCS
 // over threads, and the OpenBLAS thread count over threads too when blas
-// (the workload runs matrix products). ownGEMM gives those of the own GEMM
+// (the workload runs matrix products; GELU_BLAS=openblas, which the
+// default may not be: see gemm.Name). ownGEMM gives those of the own GEMM
 // (GELU_BLAS=own, what a machine without OpenBLAS uses) instead, nil when
 // the workload has no matrix product.
 func OursSettings(threads []int, blas, ownGEMM bool) []Setting {
@@ -58,7 +59,7 @@ func OursSettings(threads []int, blas, ownGEMM bool) []Setting {
 			s = append(s, Setting{Name: procs, Env: []string{procs}})
 		default:
 			for _, t := range threads {
-				s = append(s, Setting{Name: procs + ", BLAS " + plural(t, "thread"), Env: []string{procs, "OPENBLAS_NUM_THREADS=" + strconv.Itoa(t)}})
+				s = append(s, Setting{Name: procs + ", BLAS " + plural(t, "thread"), Env: []string{procs, "GELU_BLAS=openblas", "OPENBLAS_NUM_THREADS=" + strconv.Itoa(t)}})
 			}
 		}
 	}

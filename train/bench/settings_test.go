@@ -28,7 +28,7 @@ func TestSettings(t *testing.T) {
 		}
 	}
 	s := OursSettings([]int{2}, true, false)
-	if len(s) != 1 || !slices.Equal(s[0].Env, []string{"GOMAXPROCS=2", "OPENBLAS_NUM_THREADS=2"}) {
+	if len(s) != 1 || !slices.Equal(s[0].Env, []string{"GOMAXPROCS=2", "GELU_BLAS=openblas", "OPENBLAS_NUM_THREADS=2"}) {
 		t.Errorf("OursSettings([2], blas) = %+v", s)
 	}
 	ts := PeerSettings([]int{2})
