@@ -16,15 +16,15 @@ var (
 	ownAVX512Path = ownPath{
 		name:  "avx512",
 		label: "AVX-512",
-		s:     ownKernel[float32]{micro: ownKernS12x32AVX512, mr: 12, nr: 32, kc: 256, mc: 144, nc: 512, minWorkPerPart: 1 << 17},
-		d:     ownKernel[float64]{micro: ownKernD12x16AVX512, mr: 12, nr: 16, kc: 128, mc: 144, nc: 512, minWorkPerPart: 1 << 17},
+		s:     ownKernel[float32]{micro: ownKernS12x32AVX512, microA: ownKernS12x32AVX512A, mr: 12, nr: 32, kc: 256, mc: 144, nc: 512, minWorkPerPart: 1 << 17},
+		d:     ownKernel[float64]{micro: ownKernD12x16AVX512, microA: ownKernD12x16AVX512A, mr: 12, nr: 16, kc: 128, mc: 144, nc: 512, minWorkPerPart: 1 << 17},
 		ok:    func() bool { return cpu.X86.HasAVX512F },
 	}
 	ownAVX2Path = ownPath{
 		name:  "avx2",
 		label: "AVX2+FMA",
-		s:     ownKernel[float32]{micro: ownKernS6x16AVX2, mr: 6, nr: 16, kc: 256, mc: 144, nc: 512, minWorkPerPart: 1 << 17},
-		d:     ownKernel[float64]{micro: ownKernD6x8AVX2, mr: 6, nr: 8, kc: 256, mc: 144, nc: 256, minWorkPerPart: 1 << 17},
+		s:     ownKernel[float32]{micro: ownKernS6x16AVX2, microA: ownKernS6x16AVX2A, mr: 6, nr: 16, kc: 256, mc: 144, nc: 512, minWorkPerPart: 1 << 17},
+		d:     ownKernel[float64]{micro: ownKernD6x8AVX2, microA: ownKernD6x8AVX2A, mr: 6, nr: 8, kc: 256, mc: 144, nc: 256, minWorkPerPart: 1 << 17},
 		ok:    func() bool { return cpu.X86.HasAVX2 && cpu.X86.HasFMA },
 	}
 )

@@ -201,3 +201,32 @@ func BenchmarkOwnThreshold(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkOwnSmallPath times the products of ownBenchShapes that fit the
+// small-matrix path (ownSmallMax) with it and without it (packing as large
+// products do), on one thread:
+//
+//	go test ./ops/gemm -run '^$' -bench OwnSmallPath -count 5
+func BenchmarkOwnSmallPath(b *testing.B) {
+	prevThreads, prevMax := ownThreadCount(), ownSmallMax
+	defer func() { _ = Own{}.SetThreads(prevThreads); ownSmallMax = prevMax }()
+	_ = Own{}.SetThreads(1)
+	for _, s := range ownBenchShapes() {
+		if !ownSmall(s.m, s.n, s.k) {
+			continue
+		}
+		for _, path := range []struct {
+			name string
+			max  int
+		}{{"packed", 0}, {"small", prevMax}} {
+			b.Run(s.name+"/float32/"+path.name, func(b *testing.B) {
+				ownSmallMax = path.max
+				ownBench[float32](b, s, nil)
+			})
+			b.Run(s.name+"/float64/"+path.name, func(b *testing.B) {
+				ownSmallMax = path.max
+				ownBench[float64](b, s, nil)
+			})
+		}
+	}
+}

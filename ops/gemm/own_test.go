@@ -272,6 +272,65 @@ func ownCheckCases[T ownFloat](t *testing.T, cases []ownCase) {
 	}
 }
 
+// TestOwnSmallPathMatchesReference checks the products of ownCases with
+// the small-matrix path off (every operand packed) against the reference;
+// TestOwnGemmMatchesReference covers them with it on.
+func TestOwnSmallPathMatchesReference(t *testing.T) {
+	prev := ownSmallMax
+	t.Cleanup(func() { ownSmallMax = prev })
+	ownSmallMax = 0
+	ownForEachPath(t, func(t *testing.T) {
+		random := 30
+		if ownRaceEnabled || testing.Short() {
+			random = 5
+		}
+		t.Run("float32", func(t *testing.T) { ownCheckCases[float32](t, ownCases(3, random)) })
+		t.Run("float64", func(t *testing.T) { ownCheckCases[float64](t, ownCases(4, random)) })
+	})
+}
+
+// TestOwnSmallPathBitIdentical checks that reading A and B in place gives
+// the same bits as packing them: the same products are summed in the same
+// order, so a model trains identically either way. The shapes are the
+// MNIST MLP's, with edge panels (rows not a multiple of mr, a narrow last
+// B panel), padded strides, and the transposed route.
+func TestOwnSmallPathBitIdentical(t *testing.T) {
+	prev := ownSmallMax
+	t.Cleanup(func() { ownSmallMax = prev })
+	cases := []ownCase{
+		{m: 128, n: 128, k: 784, tB: true, alpha: 1, beta: 1},
+		{m: 128, n: 784, k: 128, tA: true, alpha: 1},
+		{m: 128, n: 128, k: 128, alpha: 1, beta: 0.5, padA: 3, padB: 1, padC: 2},
+		{m: 131, n: 70, k: 300, tA: true, tB: true, alpha: -0.5, padA: 1},
+		{m: 128, n: 10, k: 128, tA: true, alpha: 1, beta: 1},
+		{m: 25, n: 1000, k: 600, alpha: 2, beta: 0, nanC: true},
+	}
+	ownForEachPath(t, func(t *testing.T) {
+		for _, c := range cases {
+			if !ownSmall(c.m, c.n, c.k) {
+				t.Fatalf("%v: not on the small-matrix path (ownSmallMax %d)", c, prev)
+			}
+			t.Run("float32", func(t *testing.T) { ownCheckBitIdentical[float32](t, c, prev) })
+			t.Run("float64", func(t *testing.T) { ownCheckBitIdentical[float64](t, c, prev) })
+		}
+	})
+}
+
+func ownCheckBitIdentical[T ownFloat](t *testing.T, c ownCase, smallMax int) {
+	r := rand.New(rand.NewPCG(9, 10))
+	a, lda, b, ldb, packed, ldc := ownOperands[T](c, r)
+	small := append([]T(nil), packed...)
+	ownSmallMax = 0
+	ownRun(c, a, lda, b, ldb, packed, ldc)
+	ownSmallMax = smallMax
+	ownRun(c, a, lda, b, ldb, small, ldc)
+	for i := range packed {
+		if math.Float64bits(float64(packed[i])) != math.Float64bits(float64(small[i])) {
+			t.Fatalf("%v: C[%d][%d] = %v on the small-matrix path, %v packed", c, i/ldc, i%ldc, small[i], packed[i])
+		}
+	}
+}
+
 // TestOwnGemmSplitOverThreads checks products split in more parts than
 // the machine has cores, and in uneven parts, against the reference.
 // TestOwnTransposeWins checks that the narrow cases above take the

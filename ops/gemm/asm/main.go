@@ -42,6 +42,14 @@ func main() {
 		k.unroll = *unroll
 		k.generate()
 	}
+	// The same kernels reading A in place, element (i, p) at
+	// a[i·rsa + p·csa]: the small-matrix path, which skips packing A.
+	for _, k := range kernels {
+		k.unroll = *unroll
+		k.name += "A"
+		k.strided = true
+		k.generate()
+	}
 	Generate()
 }
 
@@ -50,6 +58,9 @@ type kernel struct {
 	f32, avx512 bool
 	mr, nv      int // tile rows, vectors per tile row
 	unroll      int
+	// strided: A is read in place with strides rsa (rows) and csa (k
+	// steps) instead of from a packed panel.
+	strided bool
 }
 
 // isa holds the instructions that differ between float32 and float64.
@@ -98,8 +109,13 @@ func (k kernel) generate() {
 		vecBytes = 64
 	}
 	nr := k.nv * vecBytes / in.size
-	TEXT(k.name, NOSPLIT, fmt.Sprintf("func(k int, a, b *%s, ldb int, c *%s, ldc int, alpha, beta %s)", typ, typ, typ))
-	Doc(fmt.Sprintf("%s computes the %d×%d tile c = alpha·a·b + beta·c from a packed A panel and B rows ldb apart (c not read when beta == 0).", k.name, k.mr, nr))
+	if k.strided {
+		TEXT(k.name, NOSPLIT, fmt.Sprintf("func(k int, a *%s, rsa, csa int, b *%s, ldb int, c *%s, ldc int, alpha, beta %s)", typ, typ, typ, typ))
+		Doc(fmt.Sprintf("%s computes the %d×%d tile c = alpha·a·b + beta·c from A read in place (element (i, p) at a[i·rsa + p·csa]) and B rows ldb apart (c not read when beta == 0).", k.name, k.mr, nr))
+	} else {
+		TEXT(k.name, NOSPLIT, fmt.Sprintf("func(k int, a, b *%s, ldb int, c *%s, ldc int, alpha, beta %s)", typ, typ, typ))
+		Doc(fmt.Sprintf("%s computes the %d×%d tile c = alpha·a·b + beta·c from a packed A panel and B rows ldb apart (c not read when beta == 0).", k.name, k.mr, nr))
+	}
 
 	acc := func(i, v int) reg.VecPhysical { return k.vec(i*k.nv + v) }
 	bv := func(v int) reg.VecPhysical { return k.vec(k.mr*k.nv + v) }
@@ -119,6 +135,39 @@ func (k kernel) generate() {
 	SHLQ(Imm(uint64(shift)), ldc)
 	SHLQ(Imm(uint64(shift)), ldb)
 
+	// In strided mode row i of A is read at bases[i/3] + (i%3)·rsa: base
+	// registers three rows apart, indexed by rsa with scale 0, 1 or 2.
+	var rsa, csa reg.GPVirtual
+	var bases []reg.GPVirtual
+	if k.strided {
+		rsa, csa = GP64(), GP64()
+		Load(Param("rsa"), rsa)
+		Load(Param("csa"), csa)
+		SHLQ(Imm(uint64(shift)), rsa)
+		SHLQ(Imm(uint64(shift)), csa)
+		rs3 := GP64()
+		LEAQ(Mem{Base: rsa, Index: rsa, Scale: 2}, rs3)
+		for q := 0; q*3 < k.mr; q++ {
+			b := GP64()
+			if q == 0 {
+				MOVQ(ap, b)
+			} else {
+				LEAQ(Mem{Base: bases[q-1], Index: rs3, Scale: 1}, b)
+			}
+			bases = append(bases, b)
+		}
+	}
+	aAddr := func(u, i int) Mem {
+		if !k.strided {
+			return Mem{Base: ap, Disp: (u*k.mr + i) * in.size}
+		}
+		m := Mem{Base: bases[i/3]}
+		if i%3 > 0 {
+			m.Index, m.Scale = rsa, uint8(i%3)
+		}
+		return m
+	}
+
 	for i := 0; i < k.mr; i++ {
 		for v := 0; v < k.nv; v++ {
 			r := acc(i, v)
@@ -136,7 +185,7 @@ func (k kernel) generate() {
 		}
 		for i := 0; i < k.mr; i++ {
 			t := bc(i)
-			in.bcast(Mem{Base: ap, Disp: (u*k.mr + i) * in.size}, t)
+			in.bcast(aAddr(u, i), t)
 			for v := 0; v < k.nv; v++ {
 				in.fma(bv(v), t, acc(i, v))
 			}
@@ -144,6 +193,14 @@ func (k kernel) generate() {
 		// B is a packed panel (ldb = nr) or, for a single A panel, the
 		// rows of B itself.
 		ADDQ(ldb, bp)
+		for _, b := range bases {
+			ADDQ(csa, b)
+		}
+	}
+	nextA := func(steps int) {
+		if !k.strided {
+			ADDQ(U32(steps*k.mr*in.size), ap)
+		}
 	}
 
 	Comment("main loop: unroll k steps at a time")
@@ -153,7 +210,7 @@ func (k kernel) generate() {
 	for u := 0; u < k.unroll; u++ {
 		step(u)
 	}
-	ADDQ(U32(k.unroll*k.mr*in.size), ap)
+	nextA(k.unroll)
 	SUBQ(Imm(uint64(k.unroll)), kr)
 	CMPQ(kr, Imm(uint64(k.unroll)))
 	JGE(LabelRef("main"))
@@ -163,7 +220,7 @@ func (k kernel) generate() {
 	JZ(LabelRef("store"))
 	Label("tailloop")
 	step(0)
-	ADDQ(U32(k.mr*in.size), ap)
+	nextA(1)
 	DECQ(kr)
 	JNZ(LabelRef("tailloop"))
 
