@@ -201,7 +201,7 @@ func ownGemm[T ownFloat](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []
 		args = ownArgs[T]{tA: !tB, tB: !tA, m: n, n: m, k: k, alpha: alpha, beta: beta, a: b, b: a, c: c, lda: ldb, ldb: lda, ldc: ldc, transC: true}
 		m, n = n, m
 	}
-	byRows, parts := ownSplit(kern, m, n, k)
+	byRows, parts := ownSplit(kern, m, n, k, args.tB)
 	if parts <= 1 {
 		ar := ownArenaPool.Get().(*ownArena)
 		args.run(kern, ar, 0, m, 0, n)
@@ -243,15 +243,23 @@ func ownTransposeWins[T ownFloat](kern *ownKernel[T], m, n int) bool {
 	return 5*pad(n, kern.mr)*pad(m, kern.nr) < 4*pad(m, kern.mr)*pad(n, kern.nr)
 }
 
-// ownSplit decides whether and how to split a product over threads.
-func ownSplit[T ownFloat](kern *ownKernel[T], m, n, k int) (byRows bool, parts int) {
+// ownSplit decides whether and how to split a product over threads; tB
+// says whether op(B) is B transposed (then B is always packed).
+func ownSplit[T ownFloat](kern *ownKernel[T], m, n, k int, tB bool) (byRows bool, parts int) {
 	threads := ownThreadCount()
 	if threads <= 1 {
 		return false, 1
 	}
 	work := float64(m) * float64(n) * float64(k)
 	parts = min(threads, int(work/float64(kern.minWorkPerPart)))
+
 	byRows = (m+kern.mr-1)/kern.mr*kern.mr >= (n+kern.nr-1)/kern.nr*kern.nr
+	if kern.microA != nil && ownSmall(m, n, k) && tB && n > kern.nr {
+		// A is read in place and B packed: split by columns, so that
+		// each part packs its own columns of B rather than all of them
+		// (by rows, every part would pack the whole of B).
+		byRows = false
+	}
 	tiles := (n + kern.nr - 1) / kern.nr
 	if byRows {
 		tiles = (m + kern.mr - 1) / kern.mr

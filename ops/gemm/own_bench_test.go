@@ -188,7 +188,7 @@ func BenchmarkOwnThreshold(b *testing.B) {
 	prev := ownThreadCount()
 	defer func() { _ = Own{}.SetThreads(prev) }()
 	kern := ownKernelOf[float32]()
-	for _, size := range []int{32, 48, 64, 80, 96, 128, 192} {
+	for _, size := range []int{32, 48, 64, 80, 96, 128, 192, 256, 384, 512} {
 		s := ownShape{name: fmt.Sprint(size), m: size, n: size, k: size}
 		for _, threads := range []int{1, 2} {
 			b.Run(fmt.Sprintf("%d/threads%d", size, threads), func(b *testing.B) {

@@ -362,9 +362,16 @@ func TestOwnGemmSplitOverThreads(t *testing.T) {
 			{m: 40, n: 700, k: 70, alpha: 2, tA: true, tB: true, padC: 2},
 			{m: 300, n: 20, k: 200, alpha: 1, tB: true, nanC: true},
 			{m: 600, n: 10, k: 200, alpha: 1, beta: 1, tA: true, padC: 1}, // transposed, then split
+			{m: 128, n: 128, k: 784, alpha: 1, beta: 1, tB: true, padA: 1}, // the MLP forward: split by columns
 		}
 		t.Run(fmt.Sprint(threads, "threads"), func(t *testing.T) {
 			ownForEachPath(t, func(t *testing.T) {
+				// Split these small products as if they were large (each
+				// has at least 1.2M multiply-adds).
+				ks, kd := ownKernelOf[float32](), ownKernelOf[float64]()
+				savedS, savedD := ks.minWorkPerPart, kd.minWorkPerPart
+				ks.minWorkPerPart, kd.minWorkPerPart = 1<<12, 1<<12
+				defer func() { ks.minWorkPerPart, kd.minWorkPerPart = savedS, savedD }()
 				ownCheckCases[float32](t, cases)
 				ownCheckCases[float64](t, cases)
 			})
@@ -548,4 +555,34 @@ func TestOwnMatchesGonumSignatures(t *testing.T) {
 			t.Errorf("Own.%s is %v, gonum's is %v", c.method, got.Type(), want.Type)
 		}
 	}
+}
+
+// TestOwnSplitChoices pins how products are split over 2 threads: the
+// MNIST MLP's products stay on the caller's goroutine (BenchmarkOwnThreshold:
+// splitting them lost), the FFN's are split, and a small product whose B is
+// packed is split by columns, so that no part packs all of B.
+func TestOwnSplitChoices(t *testing.T) {
+	prev := ownThreadCount()
+	t.Cleanup(func() { _ = Own{}.SetThreads(prev) })
+	_ = Own{}.SetThreads(2)
+	ownForEachPath(t, func(t *testing.T) {
+		kern := ownKernelOf[float32]()
+		if kern.microA == nil {
+			t.Skip("no small-matrix path")
+		}
+		for _, s := range [][3]int{{128, 128, 784}, {128, 784, 128}, {128, 128, 128}} {
+			if _, parts := ownSplit(kern, s[0], s[1], s[2], true); parts != 1 {
+				t.Errorf("%d×%d×%d split in %d parts, want 1", s[0], s[1], s[2], parts)
+			}
+		}
+		if _, parts := ownSplit(kern, 512, 1024, 256, true); parts != 2 {
+			t.Errorf("512×1024×256 split in %d parts, want 2", parts)
+		}
+		if byRows, _ := ownSplit(kern, 1000, 200, 100, true); byRows {
+			t.Errorf("1000×200×100 with B transposed split by rows, want columns")
+		}
+		if byRows, _ := ownSplit(kern, 1000, 200, 100, false); !byRows {
+			t.Errorf("1000×200×100 with B in place split by columns, want rows (the longer side)")
+		}
+	})
 }
