@@ -361,7 +361,7 @@ func TestOwnGemmSplitOverThreads(t *testing.T) {
 			{m: 131, n: 97, k: 150, alpha: 1, beta: 0.5},
 			{m: 40, n: 700, k: 70, alpha: 2, tA: true, tB: true, padC: 2},
 			{m: 300, n: 20, k: 200, alpha: 1, tB: true, nanC: true},
-			{m: 600, n: 10, k: 200, alpha: 1, beta: 1, tA: true, padC: 1}, // transposed, then split
+			{m: 600, n: 10, k: 200, alpha: 1, beta: 1, tA: true, padC: 1},  // transposed, then split
 			{m: 128, n: 128, k: 784, alpha: 1, beta: 1, tB: true, padA: 1}, // the MLP forward: split by columns
 		}
 		t.Run(fmt.Sprint(threads, "threads"), func(t *testing.T) {
