@@ -21,7 +21,7 @@ var (
 	ownAVX512Path = ownPath{
 		name:  "avx512",
 		label: "AVX-512",
-		s:     ownKernel[float32]{micro: ownKernS12x32AVX512, microA: ownKernS12x32AVX512A, mr: 12, nr: 32, kc: 256, mc: 144, nc: 512, minWorkPerPart: 1 << 23},
+		s:     ownKernel[float32]{micro: ownKernS12x32AVX512, microA: ownKernS12x32AVX512A, trans16: true, mr: 12, nr: 32, kc: 256, mc: 144, nc: 512, minWorkPerPart: 1 << 23},
 		d:     ownKernel[float64]{micro: ownKernD12x16AVX512, microA: ownKernD12x16AVX512A, mr: 12, nr: 16, kc: 128, mc: 144, nc: 512, minWorkPerPart: 1 << 23},
 		ok:    func() bool { return cpu.X86.HasAVX512F },
 	}

@@ -26,6 +26,7 @@ type ownMicroA[T ownFloat] func(k int, a *T, rsa, csa int, b *T, ldb int, c *T, 
 type ownKernel[T ownFloat] struct {
 	micro          ownMicro[T]
 	microA         ownMicroA[T] // nil: A is always packed
+	trans16        bool         // float32 transposed packing by 16×16 blocks in AVX-512 (ownPackT)
 	mr, nr         int
 	kc, mc, nc     int
 	minWorkPerPart int // multiply-adds below which a part is not worth a thread

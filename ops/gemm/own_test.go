@@ -586,3 +586,32 @@ func TestOwnSplitChoices(t *testing.T) {
 		}
 	})
 }
+
+// TestOwnPackTranspose checks the transposed packing, whose AVX-512 path
+// moves 16×16 blocks in registers, against the definition
+// dst[p·w + j] = src[j·lds + p], for sizes around the block edges.
+func TestOwnPackTranspose(t *testing.T) {
+	ownForEachPath(t, func(t *testing.T) {
+		kern := ownKernelOf[float32]()
+		for _, rows := range []int{1, 15, 16, 17, 31, 32, 33, 48} {
+			for _, kc := range []int{1, 15, 16, 17, 40, 64} {
+				for _, w := range []int{max(rows, 16), rows + 3} {
+					lds := kc + 5
+					src := make([]float32, (rows-1)*lds+kc)
+					for i := range src {
+						src[i] = float32(i)
+					}
+					dst := make([]float32, (kc-1)*w+rows)
+					ownPackT(kern, dst, w, src, lds, rows, kc)
+					for p := range kc {
+						for j := range rows {
+							if got, want := dst[p*w+j], float32(j*lds+p); got != want {
+								t.Fatalf("rows %d, kc %d, w %d: dst[%d·w+%d] = %v, want %v", rows, kc, w, p, j, got, want)
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}

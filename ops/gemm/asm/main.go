@@ -50,7 +50,81 @@ func main() {
 		k.strided = true
 		k.generate()
 	}
+	transpose16()
 	Generate()
+}
+
+// transpose16 generates ownTrans16S, the packing of a transposed float32
+// operand for the AVX-512 path: 16 rows of src (lds apart) become 16-wide
+// runs of dst (w apart), dst[p·w + j] = src[j·lds + p] for j < 16 and
+// p < 16·blocks, one 16×16 block at a time transposed in registers
+// (unpack, then 128-bit lane shuffles).
+func transpose16() {
+	TEXT("ownTrans16S", NOSPLIT, "func(dst *float32, w int, src *float32, lds, blocks int)")
+	Pragma("noescape")
+	Doc("ownTrans16S sets dst[p·w + j] = src[j·lds + p] for j < 16 and p < 16·blocks.")
+	dst, w, src, lds, blocks := GP64(), GP64(), GP64(), GP64(), GP64()
+	Load(Param("dst"), dst)
+	Load(Param("w"), w)
+	Load(Param("src"), src)
+	Load(Param("lds"), lds)
+	Load(Param("blocks"), blocks)
+	SHLQ(Imm(2), w)
+	SHLQ(Imm(2), lds)
+	zs := []reg.VecPhysical{reg.Z0, reg.Z1, reg.Z2, reg.Z3, reg.Z4, reg.Z5, reg.Z6, reg.Z7, reg.Z8, reg.Z9,
+		reg.Z10, reg.Z11, reg.Z12, reg.Z13, reg.Z14, reg.Z15, reg.Z16, reg.Z17, reg.Z18, reg.Z19, reg.Z20,
+		reg.Z21, reg.Z22, reg.Z23, reg.Z24, reg.Z25, reg.Z26, reg.Z27, reg.Z28, reg.Z29, reg.Z30, reg.Z31}
+	r, t := zs[:16], zs[16:]
+	row, out := GP64(), GP64()
+	TESTQ(blocks, blocks)
+	JZ(LabelRef("done"))
+	Label("block")
+	MOVQ(src, row)
+	for i := 0; i < 16; i++ {
+		VMOVUPS(Mem{Base: row}, r[i])
+		if i < 15 {
+			ADDQ(lds, row)
+		}
+	}
+	// Intel's op(dst, a, b) is avo's op(b, a, dst).
+	for i := 0; i < 8; i++ {
+		VUNPCKLPS(r[2*i+1], r[2*i], t[2*i])
+		VUNPCKHPS(r[2*i+1], r[2*i], t[2*i+1])
+	}
+	for i := 0; i < 4; i++ {
+		VUNPCKLPD(t[4*i+2], t[4*i], r[4*i])
+		VUNPCKHPD(t[4*i+2], t[4*i], r[4*i+1])
+		VUNPCKLPD(t[4*i+3], t[4*i+1], r[4*i+2])
+		VUNPCKHPD(t[4*i+3], t[4*i+1], r[4*i+3])
+	}
+	for h := 0; h < 2; h++ {
+		for i := 0; i < 4; i++ {
+			a, b := r[8*h+i], r[8*h+i+4]
+			VSHUFF32X4(Imm(0x88), b, a, t[8*h+i])
+			VSHUFF32X4(Imm(0xdd), b, a, t[8*h+i+4])
+		}
+	}
+	for i := 0; i < 8; i++ {
+		VSHUFF32X4(Imm(0x88), t[i+8], t[i], r[i])
+		VSHUFF32X4(Imm(0xdd), t[i+8], t[i], r[i+8])
+	}
+	MOVQ(dst, out)
+	for i := 0; i < 16; i++ {
+		VMOVUPS(r[i], Mem{Base: out})
+		if i < 15 {
+			ADDQ(w, out)
+		}
+	}
+	ADDQ(Imm(64), src)
+	// dst moves 16 rows of w on.
+	MOVQ(w, out)
+	SHLQ(Imm(4), out)
+	ADDQ(out, dst)
+	DECQ(blocks)
+	JNZ(LabelRef("block"))
+	Label("done")
+	VZEROUPPER()
+	RET()
 }
 
 type kernel struct {
