@@ -188,7 +188,7 @@ func BenchmarkOwnThreshold(b *testing.B) {
 	prev := ownThreadCount()
 	defer func() { _ = Own{}.SetThreads(prev) }()
 	kern := ownKernelOf[float32]()
-	for _, size := range []int{32, 48, 64, 80, 96, 128, 192} {
+	for _, size := range []int{32, 48, 64, 80, 96, 128, 192, 256, 384, 512} {
 		s := ownShape{name: fmt.Sprint(size), m: size, n: size, k: size}
 		for _, threads := range []int{1, 2} {
 			b.Run(fmt.Sprintf("%d/threads%d", size, threads), func(b *testing.B) {
@@ -197,6 +197,35 @@ func BenchmarkOwnThreshold(b *testing.B) {
 				kern.minWorkPerPart = 1 // split whatever the size
 				defer func() { kern.minWorkPerPart = saved }()
 				ownBench[float32](b, s, nil)
+			})
+		}
+	}
+}
+
+// BenchmarkOwnSmallPath times the products of ownBenchShapes that fit the
+// small-matrix path (ownSmallMax) with it and without it (packing as large
+// products do), on one thread:
+//
+//	go test ./ops/gemm -run '^$' -bench OwnSmallPath -count 5
+func BenchmarkOwnSmallPath(b *testing.B) {
+	prevThreads, prevMax := ownThreadCount(), ownSmallMax
+	defer func() { _ = Own{}.SetThreads(prevThreads); ownSmallMax = prevMax }()
+	_ = Own{}.SetThreads(1)
+	for _, s := range ownBenchShapes() {
+		if !ownSmall(s.m, s.n, s.k) {
+			continue
+		}
+		for _, path := range []struct {
+			name string
+			max  int
+		}{{"packed", 0}, {"small", prevMax}} {
+			b.Run(s.name+"/float32/"+path.name, func(b *testing.B) {
+				ownSmallMax = path.max
+				ownBench[float32](b, s, nil)
+			})
+			b.Run(s.name+"/float64/"+path.name, func(b *testing.B) {
+				ownSmallMax = path.max
+				ownBench[float64](b, s, nil)
 			})
 		}
 	}

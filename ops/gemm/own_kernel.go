@@ -15,12 +15,18 @@ type ownFloat interface{ ~float32 | ~float64 }
 // row stride ldc.
 type ownMicro[T ownFloat] func(k int, a, b *T, ldb int, c *T, ldc int, alpha, beta T)
 
+// ownMicroA is ownMicro reading A in place: element (i, p) of the mr×k
+// panel at a[i·rsa + p·csa].
+type ownMicroA[T ownFloat] func(k int, a *T, rsa, csa int, b *T, ldb int, c *T, ldc int, alpha, beta T)
+
 // ownKernel is a micro-kernel with the blocking that suits it: kc is the
 // depth of a packed panel (an mr×kc A panel stays in L1 while B panels
 // stream past it), mc the rows of a packed A block (L2) and nc the columns
 // of a packed B block.
 type ownKernel[T ownFloat] struct {
 	micro          ownMicro[T]
+	microA         ownMicroA[T] // nil: A is always packed
+	trans16        bool         // float32 transposed packing by 16×16 blocks in AVX-512 (ownPackT)
 	mr, nr         int
 	kc, mc, nc     int
 	minWorkPerPart int // multiply-adds below which a part is not worth a thread

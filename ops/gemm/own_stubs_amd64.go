@@ -15,3 +15,20 @@ func ownKernS6x16AVX2(k int, a *float32, b *float32, ldb int, c *float32, ldc in
 
 // ownKernD6x8AVX2 computes the 6×8 tile c = alpha·a·b + beta·c from a packed A panel and B rows ldb apart (c not read when beta == 0).
 func ownKernD6x8AVX2(k int, a *float64, b *float64, ldb int, c *float64, ldc int, alpha float64, beta float64)
+
+// ownKernS12x32AVX512A computes the 12×32 tile c = alpha·a·b + beta·c from A read in place (element (i, p) at a[i·rsa + p·csa]) and B rows ldb apart (c not read when beta == 0).
+func ownKernS12x32AVX512A(k int, a *float32, rsa int, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32)
+
+// ownKernD12x16AVX512A computes the 12×16 tile c = alpha·a·b + beta·c from A read in place (element (i, p) at a[i·rsa + p·csa]) and B rows ldb apart (c not read when beta == 0).
+func ownKernD12x16AVX512A(k int, a *float64, rsa int, csa int, b *float64, ldb int, c *float64, ldc int, alpha float64, beta float64)
+
+// ownKernS6x16AVX2A computes the 6×16 tile c = alpha·a·b + beta·c from A read in place (element (i, p) at a[i·rsa + p·csa]) and B rows ldb apart (c not read when beta == 0).
+func ownKernS6x16AVX2A(k int, a *float32, rsa int, csa int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32)
+
+// ownKernD6x8AVX2A computes the 6×8 tile c = alpha·a·b + beta·c from A read in place (element (i, p) at a[i·rsa + p·csa]) and B rows ldb apart (c not read when beta == 0).
+func ownKernD6x8AVX2A(k int, a *float64, rsa int, csa int, b *float64, ldb int, c *float64, ldc int, alpha float64, beta float64)
+
+// ownTrans16S sets dst[p·w + j] = src[j·lds + p] for j < 16 and p < 16·blocks.
+//
+//go:noescape
+func ownTrans16S(dst *float32, w int, src *float32, lds int, blocks int)

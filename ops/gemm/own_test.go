@@ -272,6 +272,65 @@ func ownCheckCases[T ownFloat](t *testing.T, cases []ownCase) {
 	}
 }
 
+// TestOwnSmallPathMatchesReference checks the products of ownCases with
+// the small-matrix path off (every operand packed) against the reference;
+// TestOwnGemmMatchesReference covers them with it on.
+func TestOwnSmallPathMatchesReference(t *testing.T) {
+	prev := ownSmallMax
+	t.Cleanup(func() { ownSmallMax = prev })
+	ownSmallMax = 0
+	ownForEachPath(t, func(t *testing.T) {
+		random := 30
+		if ownRaceEnabled || testing.Short() {
+			random = 5
+		}
+		t.Run("float32", func(t *testing.T) { ownCheckCases[float32](t, ownCases(3, random)) })
+		t.Run("float64", func(t *testing.T) { ownCheckCases[float64](t, ownCases(4, random)) })
+	})
+}
+
+// TestOwnSmallPathBitIdentical checks that reading A and B in place gives
+// the same bits as packing them: the same products are summed in the same
+// order, so a model trains identically either way. The shapes are the
+// MNIST MLP's, with edge panels (rows not a multiple of mr, a narrow last
+// B panel), padded strides, and the transposed route.
+func TestOwnSmallPathBitIdentical(t *testing.T) {
+	prev := ownSmallMax
+	t.Cleanup(func() { ownSmallMax = prev })
+	cases := []ownCase{
+		{m: 128, n: 128, k: 784, tB: true, alpha: 1, beta: 1},
+		{m: 128, n: 784, k: 128, tA: true, alpha: 1},
+		{m: 128, n: 128, k: 128, alpha: 1, beta: 0.5, padA: 3, padB: 1, padC: 2},
+		{m: 131, n: 70, k: 300, tA: true, tB: true, alpha: -0.5, padA: 1},
+		{m: 128, n: 10, k: 128, tA: true, alpha: 1, beta: 1},
+		{m: 25, n: 1000, k: 600, alpha: 2, beta: 0, nanC: true},
+	}
+	ownForEachPath(t, func(t *testing.T) {
+		for _, c := range cases {
+			if !ownSmall(c.m, c.n, c.k) {
+				t.Fatalf("%v: not on the small-matrix path (ownSmallMax %d)", c, prev)
+			}
+			t.Run("float32", func(t *testing.T) { ownCheckBitIdentical[float32](t, c, prev) })
+			t.Run("float64", func(t *testing.T) { ownCheckBitIdentical[float64](t, c, prev) })
+		}
+	})
+}
+
+func ownCheckBitIdentical[T ownFloat](t *testing.T, c ownCase, smallMax int) {
+	r := rand.New(rand.NewPCG(9, 10))
+	a, lda, b, ldb, packed, ldc := ownOperands[T](c, r)
+	small := append([]T(nil), packed...)
+	ownSmallMax = 0
+	ownRun(c, a, lda, b, ldb, packed, ldc)
+	ownSmallMax = smallMax
+	ownRun(c, a, lda, b, ldb, small, ldc)
+	for i := range packed {
+		if math.Float64bits(float64(packed[i])) != math.Float64bits(float64(small[i])) {
+			t.Fatalf("%v: C[%d][%d] = %v on the small-matrix path, %v packed", c, i/ldc, i%ldc, small[i], packed[i])
+		}
+	}
+}
+
 // TestOwnGemmSplitOverThreads checks products split in more parts than
 // the machine has cores, and in uneven parts, against the reference.
 // TestOwnTransposeWins checks that the narrow cases above take the
@@ -302,10 +361,17 @@ func TestOwnGemmSplitOverThreads(t *testing.T) {
 			{m: 131, n: 97, k: 150, alpha: 1, beta: 0.5},
 			{m: 40, n: 700, k: 70, alpha: 2, tA: true, tB: true, padC: 2},
 			{m: 300, n: 20, k: 200, alpha: 1, tB: true, nanC: true},
-			{m: 600, n: 10, k: 200, alpha: 1, beta: 1, tA: true, padC: 1}, // transposed, then split
+			{m: 600, n: 10, k: 200, alpha: 1, beta: 1, tA: true, padC: 1},  // transposed, then split
+			{m: 128, n: 128, k: 784, alpha: 1, beta: 1, tB: true, padA: 1}, // the MLP forward: split by columns
 		}
 		t.Run(fmt.Sprint(threads, "threads"), func(t *testing.T) {
 			ownForEachPath(t, func(t *testing.T) {
+				// Split these small products as if they were large (each
+				// has at least 1.2M multiply-adds).
+				ks, kd := ownKernelOf[float32](), ownKernelOf[float64]()
+				savedS, savedD := ks.minWorkPerPart, kd.minWorkPerPart
+				ks.minWorkPerPart, kd.minWorkPerPart = 1<<12, 1<<12
+				defer func() { ks.minWorkPerPart, kd.minWorkPerPart = savedS, savedD }()
 				ownCheckCases[float32](t, cases)
 				ownCheckCases[float64](t, cases)
 			})
@@ -489,4 +555,63 @@ func TestOwnMatchesGonumSignatures(t *testing.T) {
 			t.Errorf("Own.%s is %v, gonum's is %v", c.method, got.Type(), want.Type)
 		}
 	}
+}
+
+// TestOwnSplitChoices pins how products are split over 2 threads: the
+// MNIST MLP's products stay on the caller's goroutine (BenchmarkOwnThreshold:
+// splitting them lost), the FFN's are split, and a small product whose B is
+// packed is split by columns, so that no part packs all of B.
+func TestOwnSplitChoices(t *testing.T) {
+	prev := ownThreadCount()
+	t.Cleanup(func() { _ = Own{}.SetThreads(prev) })
+	_ = Own{}.SetThreads(2)
+	ownForEachPath(t, func(t *testing.T) {
+		kern := ownKernelOf[float32]()
+		if kern.microA == nil {
+			t.Skip("no small-matrix path")
+		}
+		for _, s := range [][3]int{{128, 128, 784}, {128, 784, 128}, {128, 128, 128}} {
+			if _, parts := ownSplit(kern, s[0], s[1], s[2], true); parts != 1 {
+				t.Errorf("%d×%d×%d split in %d parts, want 1", s[0], s[1], s[2], parts)
+			}
+		}
+		if _, parts := ownSplit(kern, 512, 1024, 256, true); parts != 2 {
+			t.Errorf("512×1024×256 split in %d parts, want 2", parts)
+		}
+		if byRows, _ := ownSplit(kern, 1000, 200, 100, true); byRows {
+			t.Errorf("1000×200×100 with B transposed split by rows, want columns")
+		}
+		if byRows, _ := ownSplit(kern, 1000, 200, 100, false); !byRows {
+			t.Errorf("1000×200×100 with B in place split by columns, want rows (the longer side)")
+		}
+	})
+}
+
+// TestOwnPackTranspose checks the transposed packing, whose AVX-512 path
+// moves 16×16 blocks in registers, against the definition
+// dst[p·w + j] = src[j·lds + p], for sizes around the block edges.
+func TestOwnPackTranspose(t *testing.T) {
+	ownForEachPath(t, func(t *testing.T) {
+		kern := ownKernelOf[float32]()
+		for _, rows := range []int{1, 15, 16, 17, 31, 32, 33, 48} {
+			for _, kc := range []int{1, 15, 16, 17, 40, 64} {
+				for _, w := range []int{max(rows, 16), rows + 3} {
+					lds := kc + 5
+					src := make([]float32, (rows-1)*lds+kc)
+					for i := range src {
+						src[i] = float32(i)
+					}
+					dst := make([]float32, (kc-1)*w+rows)
+					ownPackT(kern, dst, w, src, lds, rows, kc)
+					for p := range kc {
+						for j := range rows {
+							if got, want := dst[p*w+j], float32(j*lds+p); got != want {
+								t.Fatalf("rows %d, kc %d, w %d: dst[%d·w+%d] = %v, want %v", rows, kc, w, p, j, got, want)
+							}
+						}
+					}
+				}
+			}
+		}
+	})
 }

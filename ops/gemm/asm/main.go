@@ -42,7 +42,89 @@ func main() {
 		k.unroll = *unroll
 		k.generate()
 	}
+	// The same kernels reading A in place, element (i, p) at
+	// a[i·rsa + p·csa]: the small-matrix path, which skips packing A.
+	for _, k := range kernels {
+		k.unroll = *unroll
+		k.name += "A"
+		k.strided = true
+		k.generate()
+	}
+	transpose16()
 	Generate()
+}
+
+// transpose16 generates ownTrans16S, the packing of a transposed float32
+// operand for the AVX-512 path: 16 rows of src (lds apart) become 16-wide
+// runs of dst (w apart), dst[p·w + j] = src[j·lds + p] for j < 16 and
+// p < 16·blocks, one 16×16 block at a time transposed in registers
+// (unpack, then 128-bit lane shuffles).
+func transpose16() {
+	TEXT("ownTrans16S", NOSPLIT, "func(dst *float32, w int, src *float32, lds, blocks int)")
+	Pragma("noescape")
+	Doc("ownTrans16S sets dst[p·w + j] = src[j·lds + p] for j < 16 and p < 16·blocks.")
+	dst, w, src, lds, blocks := GP64(), GP64(), GP64(), GP64(), GP64()
+	Load(Param("dst"), dst)
+	Load(Param("w"), w)
+	Load(Param("src"), src)
+	Load(Param("lds"), lds)
+	Load(Param("blocks"), blocks)
+	SHLQ(Imm(2), w)
+	SHLQ(Imm(2), lds)
+	zs := []reg.VecPhysical{reg.Z0, reg.Z1, reg.Z2, reg.Z3, reg.Z4, reg.Z5, reg.Z6, reg.Z7, reg.Z8, reg.Z9,
+		reg.Z10, reg.Z11, reg.Z12, reg.Z13, reg.Z14, reg.Z15, reg.Z16, reg.Z17, reg.Z18, reg.Z19, reg.Z20,
+		reg.Z21, reg.Z22, reg.Z23, reg.Z24, reg.Z25, reg.Z26, reg.Z27, reg.Z28, reg.Z29, reg.Z30, reg.Z31}
+	r, t := zs[:16], zs[16:]
+	row, out := GP64(), GP64()
+	TESTQ(blocks, blocks)
+	JZ(LabelRef("done"))
+	Label("block")
+	MOVQ(src, row)
+	for i := 0; i < 16; i++ {
+		VMOVUPS(Mem{Base: row}, r[i])
+		if i < 15 {
+			ADDQ(lds, row)
+		}
+	}
+	// Intel's op(dst, a, b) is avo's op(b, a, dst).
+	for i := 0; i < 8; i++ {
+		VUNPCKLPS(r[2*i+1], r[2*i], t[2*i])
+		VUNPCKHPS(r[2*i+1], r[2*i], t[2*i+1])
+	}
+	for i := 0; i < 4; i++ {
+		VUNPCKLPD(t[4*i+2], t[4*i], r[4*i])
+		VUNPCKHPD(t[4*i+2], t[4*i], r[4*i+1])
+		VUNPCKLPD(t[4*i+3], t[4*i+1], r[4*i+2])
+		VUNPCKHPD(t[4*i+3], t[4*i+1], r[4*i+3])
+	}
+	for h := 0; h < 2; h++ {
+		for i := 0; i < 4; i++ {
+			a, b := r[8*h+i], r[8*h+i+4]
+			VSHUFF32X4(Imm(0x88), b, a, t[8*h+i])
+			VSHUFF32X4(Imm(0xdd), b, a, t[8*h+i+4])
+		}
+	}
+	for i := 0; i < 8; i++ {
+		VSHUFF32X4(Imm(0x88), t[i+8], t[i], r[i])
+		VSHUFF32X4(Imm(0xdd), t[i+8], t[i], r[i+8])
+	}
+	MOVQ(dst, out)
+	for i := 0; i < 16; i++ {
+		VMOVUPS(r[i], Mem{Base: out})
+		if i < 15 {
+			ADDQ(w, out)
+		}
+	}
+	ADDQ(Imm(64), src)
+	// dst moves 16 rows of w on.
+	MOVQ(w, out)
+	SHLQ(Imm(4), out)
+	ADDQ(out, dst)
+	DECQ(blocks)
+	JNZ(LabelRef("block"))
+	Label("done")
+	VZEROUPPER()
+	RET()
 }
 
 type kernel struct {
@@ -50,6 +132,9 @@ type kernel struct {
 	f32, avx512 bool
 	mr, nv      int // tile rows, vectors per tile row
 	unroll      int
+	// strided: A is read in place with strides rsa (rows) and csa (k
+	// steps) instead of from a packed panel.
+	strided bool
 }
 
 // isa holds the instructions that differ between float32 and float64.
@@ -98,8 +183,13 @@ func (k kernel) generate() {
 		vecBytes = 64
 	}
 	nr := k.nv * vecBytes / in.size
-	TEXT(k.name, NOSPLIT, fmt.Sprintf("func(k int, a, b *%s, ldb int, c *%s, ldc int, alpha, beta %s)", typ, typ, typ))
-	Doc(fmt.Sprintf("%s computes the %d×%d tile c = alpha·a·b + beta·c from a packed A panel and B rows ldb apart (c not read when beta == 0).", k.name, k.mr, nr))
+	if k.strided {
+		TEXT(k.name, NOSPLIT, fmt.Sprintf("func(k int, a *%s, rsa, csa int, b *%s, ldb int, c *%s, ldc int, alpha, beta %s)", typ, typ, typ, typ))
+		Doc(fmt.Sprintf("%s computes the %d×%d tile c = alpha·a·b + beta·c from A read in place (element (i, p) at a[i·rsa + p·csa]) and B rows ldb apart (c not read when beta == 0).", k.name, k.mr, nr))
+	} else {
+		TEXT(k.name, NOSPLIT, fmt.Sprintf("func(k int, a, b *%s, ldb int, c *%s, ldc int, alpha, beta %s)", typ, typ, typ))
+		Doc(fmt.Sprintf("%s computes the %d×%d tile c = alpha·a·b + beta·c from a packed A panel and B rows ldb apart (c not read when beta == 0).", k.name, k.mr, nr))
+	}
 
 	acc := func(i, v int) reg.VecPhysical { return k.vec(i*k.nv + v) }
 	bv := func(v int) reg.VecPhysical { return k.vec(k.mr*k.nv + v) }
@@ -119,6 +209,39 @@ func (k kernel) generate() {
 	SHLQ(Imm(uint64(shift)), ldc)
 	SHLQ(Imm(uint64(shift)), ldb)
 
+	// In strided mode row i of A is read at bases[i/3] + (i%3)·rsa: base
+	// registers three rows apart, indexed by rsa with scale 0, 1 or 2.
+	var rsa, csa reg.GPVirtual
+	var bases []reg.GPVirtual
+	if k.strided {
+		rsa, csa = GP64(), GP64()
+		Load(Param("rsa"), rsa)
+		Load(Param("csa"), csa)
+		SHLQ(Imm(uint64(shift)), rsa)
+		SHLQ(Imm(uint64(shift)), csa)
+		rs3 := GP64()
+		LEAQ(Mem{Base: rsa, Index: rsa, Scale: 2}, rs3)
+		for q := 0; q*3 < k.mr; q++ {
+			b := GP64()
+			if q == 0 {
+				MOVQ(ap, b)
+			} else {
+				LEAQ(Mem{Base: bases[q-1], Index: rs3, Scale: 1}, b)
+			}
+			bases = append(bases, b)
+		}
+	}
+	aAddr := func(u, i int) Mem {
+		if !k.strided {
+			return Mem{Base: ap, Disp: (u*k.mr + i) * in.size}
+		}
+		m := Mem{Base: bases[i/3]}
+		if i%3 > 0 {
+			m.Index, m.Scale = rsa, uint8(i%3)
+		}
+		return m
+	}
+
 	for i := 0; i < k.mr; i++ {
 		for v := 0; v < k.nv; v++ {
 			r := acc(i, v)
@@ -136,7 +259,7 @@ func (k kernel) generate() {
 		}
 		for i := 0; i < k.mr; i++ {
 			t := bc(i)
-			in.bcast(Mem{Base: ap, Disp: (u*k.mr + i) * in.size}, t)
+			in.bcast(aAddr(u, i), t)
 			for v := 0; v < k.nv; v++ {
 				in.fma(bv(v), t, acc(i, v))
 			}
@@ -144,6 +267,14 @@ func (k kernel) generate() {
 		// B is a packed panel (ldb = nr) or, for a single A panel, the
 		// rows of B itself.
 		ADDQ(ldb, bp)
+		for _, b := range bases {
+			ADDQ(csa, b)
+		}
+	}
+	nextA := func(steps int) {
+		if !k.strided {
+			ADDQ(U32(steps*k.mr*in.size), ap)
+		}
 	}
 
 	Comment("main loop: unroll k steps at a time")
@@ -153,7 +284,7 @@ func (k kernel) generate() {
 	for u := 0; u < k.unroll; u++ {
 		step(u)
 	}
-	ADDQ(U32(k.unroll*k.mr*in.size), ap)
+	nextA(k.unroll)
 	SUBQ(Imm(uint64(k.unroll)), kr)
 	CMPQ(kr, Imm(uint64(k.unroll)))
 	JGE(LabelRef("main"))
@@ -163,7 +294,7 @@ func (k kernel) generate() {
 	JZ(LabelRef("store"))
 	Label("tailloop")
 	step(0)
-	ADDQ(U32(k.mr*in.size), ap)
+	nextA(1)
 	DECQ(kr)
 	JNZ(LabelRef("tailloop"))
 
