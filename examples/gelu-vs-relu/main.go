@@ -6,7 +6,7 @@
 // batch order), and checks the paper's and the documents' claims on
 // training loss and test error. From the module root:
 //
-//	go run ./examples/gelu-vs-relu                  # 3 epochs × 5 seeds, 50 runs, about 4½ minutes on 2 cores
+//	go run ./examples/gelu-vs-relu                  # 3 epochs × 5 seeds, 50 runs, about 2 minutes on 2 cores
 //	go run ./examples/gelu-vs-relu -full -resume    # the paper's 50 epochs × 5 seeds (about 70 minutes)
 //	go run ./examples/gelu-vs-relu -dropout 0.5     # the paper's second panel
 //	go run ./examples/gelu-vs-relu -opts adam -adam-lr 1e-3,1e-4,1e-5   # the paper's learning-rate tuning
