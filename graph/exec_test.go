@@ -87,6 +87,45 @@ func TestRunAllocatesNothing(t *testing.T) {
 	}
 }
 
+// A training loop sets the same input tensors again every step, refilled
+// with the next batch (datasets.Loader does): Set and Run then allocate
+// nothing, and the Run sees the new contents.
+func TestSetSameTensorAllocatesNothing(t *testing.T) {
+	m, x, h := residualMLP(t, tensor.Float64)
+	xv, _ := graph.NewTensor(tensor.Float64, graph.Normal(0, 1), rng.New(3, "x"), 4, 6)
+	if err := m.Set(x, xv); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Run(); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	allocs := testing.AllocsPerRun(20, func() {
+		if err = m.Set(x, xv); err == nil {
+			err = m.Run()
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if allocs != 0 {
+		t.Errorf("%v allocations per Set+Run of the same tensor, want 0", allocs)
+	}
+	// New contents in the same tensor reach the next Run: h = x·W1ᵀ + b1
+	// changes with x.
+	before := append([]float64(nil), mustValue(t, m, h).Float64s()...)
+	xv.Float64s()[0] += 1
+	if err := m.Set(x, xv); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if after := mustValue(t, m, h).Float64s(); after[0] == before[0] {
+		t.Errorf("h[0] = %v after changing x[0], unchanged", after[0])
+	}
+}
+
 // The gradient sums the machine adds itself (h feeds GELU and the residual
 // add) agree with central differences, in float64.
 func TestGradientSumsMatchFiniteDifferences(t *testing.T) {
@@ -183,4 +222,18 @@ func TestRunAfterClose(t *testing.T) {
 	}
 	g2, _ := m.Grad(x)
 	sameAsBefore(t, "gradient after Close and Run", graph.Float64s(g2), want)
+}
+
+// mustValue is m.Value(n) as a dense tensor, failing the test otherwise.
+func mustValue(t *testing.T, m *graph.Machine, n *G.Node) *tensor.Dense {
+	t.Helper()
+	v, err := m.Value(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, ok := v.(*tensor.Dense)
+	if !ok {
+		t.Fatalf("%s: value %T, want *tensor.Dense", n.Name(), v)
+	}
+	return d
 }

@@ -32,6 +32,7 @@ type Machine struct {
 	grads     []*G.Node
 	gradVals  []*tensor.Dense           // what Grads returns, refilled by each call
 	inputs    []*G.Node                 // inputs the program reads
+	shapes    map[*G.Node]tensor.Shape  // their shapes (Node.Shape allocates a copy)
 	direct    map[*G.Node]bool          // values readable straight off the node
 	copies    map[*G.Node]*G.Value      // values copied during the run (see Keep)
 	views     map[*G.Node]*tensor.Dense // contiguous copies of views given to Set
@@ -140,10 +141,12 @@ func (g *Graph) Compile(loss *G.Node, opts ...Option) (m *Machine, err error) {
 		roots = append(roots, n)
 	}
 	sub := g.eg.SubgraphRoots(roots...)
+	m.shapes = map[*G.Node]tensor.Shape{}
 	for _, in := range g.inputs {
 		if sub.Has(in.ID()) {
 			m.inputs = append(m.inputs, in)
 		}
+		m.shapes[in] = in.Shape()
 	}
 	if m.exec, err = newExecutor(sub, g.sums, reads, m.direct); err != nil {
 		return nil, fmt.Errorf("graph.Compile: %w", err)
@@ -175,7 +178,7 @@ func (m *Machine) Set(n *G.Node, v *tensor.Dense) (err error) {
 	if !m.isInput(n) {
 		return fmt.Errorf("graph: Set %q: not an input of this machine (parameters are updated in place through Value)", n.Name())
 	}
-	if v.Dtype() != n.Dtype() || !SameShape(v.Shape(), n.Shape()) {
+	if v.Dtype() != n.Dtype() || !SameShape(v.Shape(), m.shapes[n]) {
 		return fmt.Errorf("graph: Set %q: got %v%v, want %v%v", n.Name(), v.Dtype(), v.Shape(), n.Dtype(), n.Shape())
 	}
 	if v.IsMasked() {
@@ -190,6 +193,9 @@ func (m *Machine) Set(n *G.Node, v *tensor.Dense) (err error) {
 		if i, x, bad := firstNonFinite(v); bad {
 			return fmt.Errorf("graph: Set %q: element %d is %v (compile with AllowNonFinite to accept it)", n.Name(), i, x)
 		}
+	}
+	if cur, ok := n.Value().(*tensor.Dense); ok && cur == v {
+		return nil // bound already, and read in place; G.Let would allocate
 	}
 	return G.Let(n, v)
 }
@@ -374,15 +380,15 @@ func (m *Machine) Close() error {
 }
 
 func firstNonFinite(t *tensor.Dense) (int, float64, bool) {
-	switch d := t.Data().(type) {
-	case []float32:
-		for i, x := range d {
+	switch t.Dtype() { // not t.Data(), whose boxing allocates
+	case tensor.Float32:
+		for i, x := range t.Float32s() {
 			if x != x || x > math.MaxFloat32 || x < -math.MaxFloat32 {
 				return i, float64(x), true
 			}
 		}
-	case []float64:
-		for i, x := range d {
+	case tensor.Float64:
+		for i, x := range t.Float64s() {
 			if math.IsNaN(x) || math.IsInf(x, 0) {
 				return i, x, true
 			}
