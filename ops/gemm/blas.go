@@ -96,9 +96,9 @@ var openBLASAVX512 = []string{"skylakex", "cooperlake", "sapphirerapids"}
 // avx2, generic) is expected to be faster than OpenBLAS's kernels for
 // core, as measured on the FFN and MNIST shapes (go test ./ops/gemm -bench
 // Own, one thread, 2026-11-26, an AVX-512 CPU on which OpenBLAS 0.3.21
-// runs its Haswell kernels): the own AVX-512 kernels were 1.0–1.6× as
-// fast in float32 and in float64 but for 128×128×128; its AVX2 kernels
-// 0.8–1.0× OpenBLAS's Haswell ones; and on CPUs where OpenBLAS runs its
+// runs its Haswell kernels): the own AVX-512 kernels were 1.0–1.8× as
+// fast in float32 and in float64 but for 128×128×128 (0.6–0.9×); its
+// AVX2 kernels 0.74–1.03× OpenBLAS's Haswell ones; and on CPUs where OpenBLAS runs its
 // AVX-512 kernels (SkylakeX, Cooperlake) the own ones reached 0.74–1.10×
 // on 2026-11-23. So: only the own AVX-512 kernels against an OpenBLAS
 // without AVX-512 kernels.
