@@ -12,12 +12,13 @@
 // tied embeddings) with the MLP of -mlp, trained on every position of each
 // window; validation scores the last position (experiment.GPTModel).
 //
-//	go run ./examples/char-gpt            # 7 variants × 5 seeds: 5.1–8.2 minutes*
+//	go run ./examples/char-gpt            # 7 variants × 5 seeds: about 1½ minutes*
 //	go run ./examples/char-gpt -full      # 4× the steps
 //	go run ./examples/char-gpt -mlp relu,gelu,geglu -seeds 8 -steps 2000
 //
-// *303 s wall for `go run` on 2 cores shared with other jobs (load
-// average about 10), 489 s under load about 15, 2026-11-23; the report states the time of its own training steps.
+// *81 s wall for `go run` on 2 quiet cores, 2026-11-26 (303–489 s on
+// 2026-11-23, under load, with gorgonia's tape machine and OpenBLAS); the
+// report states the time of its own training steps.
 //
 // It writes to -out: <mlp>/seed<n>/ (the trainer's files), params.csv,
 // results.csv, curves.csv, loss.png, samples.csv, claims.csv, summary.json

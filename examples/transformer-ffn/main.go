@@ -28,7 +28,7 @@
 // computes what report.md shows, report.md.tmpl says it). Run it from the
 // module root:
 //
-//	go run ./examples/transformer-ffn                      # ReLU vs GELU, 3 seeds: about 1½ minutes on 2 cores
+//	go run ./examples/transformer-ffn                      # ReLU vs GELU, 3 seeds: about a minute on 2 cores
 //	go run ./examples/transformer-ffn -acts relu,gelu,silu -steps 600 -seeds 5
 //
 // It writes to -out: <activation>/seed<n>/ (the trainer's steps.csv,

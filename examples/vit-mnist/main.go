@@ -10,13 +10,13 @@
 // of -mlp, experiment.MLPs) and a classifier head on [CLS], sized by
 // -d-model, -heads, -blocks and -ff.
 //
-//	go run ./examples/vit-mnist              # 2 data sets × 3 variants × 5 seeds: 3.5–6.1 minutes*
+//	go run ./examples/vit-mnist              # 2 data sets × 3 variants × 5 seeds: under a minute*
 //	go run ./examples/vit-mnist -full        # 4× the steps
 //	go run ./examples/vit-mnist -data fashion -mlp gelu,relu,geglu,swiglu -seeds 8
 //
-// *210 s wall for `go run` on 2 cores shared with other jobs (load
-// average about 10), 365 s for the same sizes under load about 16,
-// 2026-11-23; the report states the time of its own training steps.
+// *41 s wall for `go run` on 2 quiet cores, 2026-11-26 (210–365 s on
+// 2026-11-23, under load, with gorgonia's tape machine and OpenBLAS); the
+// report states the time of its own training steps.
 //
 // It writes to -out: <data>-<mlp>/seed<n>/ (the trainer's files),
 // curves.csv, params.csv, results.csv, error.png, summary.json, claims.csv
