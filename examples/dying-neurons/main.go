@@ -12,7 +12,7 @@
 // training images (probe.DeadProbe: |f'(z)| ≤ -tol on every one). All runs
 // start from the same weights; only the biases differ between bias inits.
 //
-//	go run ./examples/dying-neurons                 # defaults: 45 runs, about a minute on 2 cores
+//	go run ./examples/dying-neurons                 # defaults: 45 runs, about half a minute on 2 cores
 //	go run ./examples/dying-neurons -acts relu,gelu -lrs 0.1 -bias default,-3 -steps 2000
 package main
 
