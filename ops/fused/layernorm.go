@@ -130,8 +130,52 @@ type layerNormKernel[T graph.Float] struct {
 
 func (k *layerNormKernel[T]) Run(lo, hi int) {
 	d := k.d
-	for r := lo; r < hi; r++ {
+	r := lo
+	for ; r+2 <= hi; r += 2 {
+		k.mean[r], k.rstd[r], k.mean[r+1], k.rstd[r+1] = layerNormRow2(
+			k.y[r*d:(r+1)*d], k.x[r*d:(r+1)*d], k.y[(r+1)*d:(r+2)*d], k.x[(r+1)*d:(r+2)*d], k.gamma, k.beta, k.eps)
+	}
+	for ; r < hi; r++ {
 		k.mean[r], k.rstd[r] = LayerNormRow(k.y[r*d:(r+1)*d], k.x[r*d:(r+1)*d], k.gamma, k.beta, k.eps)
+	}
+}
+
+// layerNormRow2 is LayerNormRow on two rows of the same length at once. A
+// row's sums are chains of dependent float64 additions, each waiting for
+// the one before; running two rows' chains side by side lets the core
+// overlap them. Each row's operations and their order are LayerNormRow's,
+// so the results are bit for bit the same.
+func layerNormRow2[T graph.Float](ya, xa, yb, xb, gamma, beta []T, eps float64) (meanA, rstdA, meanB, rstdB float64) {
+	d := len(xa)
+	xb = xb[:d]
+	var sa, sb float64
+	for j, v := range xa {
+		sa += float64(v)
+		sb += float64(xb[j])
+	}
+	mua, mub := sa/float64(d), sb/float64(d)
+	var ssa, ssb float64
+	for j, v := range xa {
+		ca := float64(v) - mua
+		cb := float64(xb[j]) - mub
+		ssa += ca * ca
+		ssb += cb * cb
+	}
+	rsa := 1 / math.Sqrt(ssa/float64(d)+eps)
+	rsb := 1 / math.Sqrt(ssb/float64(d)+eps)
+	layerNormApply(ya, xa, gamma, beta, mua, rsa)
+	layerNormApply(yb, xb, gamma, beta, mub, rsb)
+	return mua, rsa, mub, rsb
+}
+
+// layerNormApply writes y = (x − mean)·rstd (·γ + β), rounded once.
+func layerNormApply[T graph.Float](y, x, gamma, beta []T, mean, rstd float64) {
+	for j, v := range x {
+		xh := (float64(v) - mean) * rstd
+		if gamma != nil {
+			xh = xh*float64(gamma[j]) + float64(beta[j])
+		}
+		y[j] = T(xh)
 	}
 }
 
@@ -152,13 +196,7 @@ func LayerNormRow[T graph.Float](y, x, gamma, beta []T, eps float64) (mean, rstd
 		ss += c * c
 	}
 	rs := 1 / math.Sqrt(ss/float64(d)+eps)
-	for j, v := range x {
-		xh := (float64(v) - mu) * rs
-		if gamma != nil {
-			xh = xh*float64(gamma[j]) + float64(beta[j])
-		}
-		y[j] = T(xh)
-	}
+	layerNormApply(y, x, gamma, beta, mu, rs)
 	return mu, rs
 }
 
@@ -184,6 +222,8 @@ type layerNormGradOp struct {
 	acc   []float64 // dγ accumulated in float64, reused across runs
 	k32   layerNormGradKernel[float32]
 	k64   layerNormGradKernel[float64]
+	g32   layerNormGammaKernel[float32]
+	g64   layerNormGammaKernel[float64]
 }
 
 // dx takes the input and the gradient, then gamma when the forward op is
@@ -241,10 +281,10 @@ func (op *layerNormGradOp) Do(vs ...G.Value) (G.Value, error) {
 		switch out.Dtype() {
 		case tensor.Float32:
 			o := out.Float32s()
-			layerNormGradGamma(o, x.Float32s(), g.Float32s(), op.fwd.mean, op.fwd.rstd, op.acc)
+			layerNormGradGamma(&op.g32, o, x.Float32s(), g.Float32s(), op.fwd.mean, op.fwd.rstd, op.acc)
 		case tensor.Float64:
 			o := out.Float64s()
-			layerNormGradGamma(o, x.Float64s(), g.Float64s(), op.fwd.mean, op.fwd.rstd, op.acc)
+			layerNormGradGamma(&op.g64, o, x.Float64s(), g.Float64s(), op.fwd.mean, op.fwd.rstd, op.acc)
 		}
 		return out, nil
 	}
@@ -309,17 +349,34 @@ func (k *layerNormGradKernel[T]) Run(lo, hi int) {
 	}
 }
 
-func layerNormGradGamma[T graph.Float](dgamma, x, g []T, mean, rstd, acc []float64) {
-	d := len(dgamma)
+// layerNormGradGamma computes dγ = Σ_rows g·x̂, accumulated in float64 in
+// acc, on every core with k as the loop body. The cores split the columns,
+// and each column is summed from the first row to the last whatever the
+// split, so the result does not depend on the number of cores.
+func layerNormGradGamma[T graph.Float](k *layerNormGammaKernel[T], dgamma, x, g []T, mean, rstd, acc []float64) {
+	*k = layerNormGammaKernel[T]{dgamma: dgamma, x: x, g: g, mean: mean, rstd: rstd, acc: acc}
+	parallel.For(len(dgamma), max(sumRowsMinCols, parallel.RowGrain(len(mean))), k)
+	*k = layerNormGammaKernel[T]{} // keep no tensor alive
+}
+
+type layerNormGammaKernel[T graph.Float] struct {
+	dgamma, x, g    []T
+	mean, rstd, acc []float64
+}
+
+// Run computes dγ for columns [lo, hi).
+func (k *layerNormGammaKernel[T]) Run(lo, hi int) {
+	d := len(k.dgamma)
+	acc := k.acc[lo:hi]
 	clear(acc)
-	for r := range mean {
-		xr, gr := x[r*d:(r+1)*d], g[r*d:(r+1)*d]
-		mu, rs := mean[r], rstd[r]
+	for r := range k.mean {
+		xr, gr := k.x[r*d+lo:r*d+hi], k.g[r*d+lo:r*d+hi]
+		mu, rs := k.mean[r], k.rstd[r]
 		for j, v := range xr {
 			acc[j] += float64(gr[j]) * (float64(v) - mu) * rs
 		}
 	}
-	for j := range dgamma {
-		dgamma[j] = T(acc[j])
+	for j, a := range acc {
+		k.dgamma[lo+j] = T(a)
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/ops/opkit"
+	"github.com/geluproject/gelu/ops/parallel"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -195,6 +196,8 @@ type lossGradOp struct {
 	kind   lossKind
 	target bool
 	out    opkit.Buffer
+	mse32  mseGradBody[float32]
+	mse64  mseGradBody[float64]
 }
 
 func newLossGrad(fwd *lossOp, target bool) *lossGradOp {
@@ -227,10 +230,10 @@ func (op *lossGradOp) Do(vs ...G.Value) (G.Value, error) {
 	switch out.Dtype() {
 	case tensor.Float32:
 		o := out.Float32s()
-		err = lossGrad(op.kind, op.target, o, p.Float32s(), t.Float32s(), p.Shape(), g)
+		err = lossGrad(op.kind, op.target, o, p.Float32s(), t.Float32s(), p.Shape(), g, &op.mse32)
 	case tensor.Float64:
 		o := out.Float64s()
-		err = lossGrad(op.kind, op.target, o, p.Float64s(), t.Float64s(), p.Shape(), g)
+		err = lossGrad(op.kind, op.target, o, p.Float64s(), t.Float64s(), p.Shape(), g, &op.mse64)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%v: %w", op, err)
@@ -238,16 +241,34 @@ func (op *lossGradOp) Do(vs ...G.Value) (G.Value, error) {
 	return out, nil
 }
 
-func lossGrad[T graph.Float](kind lossKind, wrtTarget bool, out, p, t []T, shape tensor.Shape, g float64) error {
+// mseGradBody is MSE's gradient c·(p − t) as a parallel loop body, kept by
+// the op so that nothing is allocated per call. Each element is computed
+// alone, so the split among cores does not change any result.
+type mseGradBody[T graph.Float] struct {
+	out, p, t []T
+	c         float64
+}
+
+// Run computes elements [lo, hi).
+func (b *mseGradBody[T]) Run(lo, hi int) {
+	out, p, t := b.out[lo:hi], b.p[lo:hi], b.t[lo:hi]
+	for i, v := range p {
+		out[i] = T(b.c * (float64(v) - float64(t[i])))
+	}
+}
+
+// lossGrad writes the loss's gradient into out; the MSE case runs on every
+// core through mse.
+func lossGrad[T graph.Float](kind lossKind, wrtTarget bool, out, p, t []T, shape tensor.Shape, g float64, mse *mseGradBody[T]) error {
 	switch kind {
 	case lossMSE:
 		c := 2 * g / float64(len(p))
 		if wrtTarget {
 			c = -c
 		}
-		for i, v := range p {
-			out[i] = T(c * (float64(v) - float64(t[i])))
-		}
+		mse.out, mse.p, mse.t, mse.c = out[:len(p)], p, t[:len(p)], c
+		parallel.For(len(p), parallel.MinGrain, mse)
+		mse.out, mse.p, mse.t = nil, nil, nil
 	case lossBCE:
 		c := g / float64(len(p))
 		for i, v := range p {

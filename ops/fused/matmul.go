@@ -15,6 +15,7 @@ import (
 
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/ops/opkit"
+	"github.com/geluproject/gelu/ops/parallel"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -249,6 +250,8 @@ func BroadcastRows(v *G.Node, rows int) (*G.Node, error) {
 type sumRowsOp struct {
 	opkit.Base
 	out opkit.Buffer
+	b32 sumRowsBody[float32]
+	b64 sumRowsBody[float64]
 }
 
 func newSumRows() *sumRowsOp {
@@ -283,19 +286,61 @@ func (op *sumRowsOp) Do(vs ...G.Value) (G.Value, error) {
 	out := op.out.Get(x.Dtype(), tensor.Shape{n})
 	switch out.Dtype() {
 	case tensor.Float32:
-		o := out.Float32s()
-		sumRows(o, x.Float32s(), n)
+		op.b32.run(out.Float32s(), x.Float32s(), n)
 	case tensor.Float64:
-		o := out.Float64s()
-		sumRows(o, x.Float64s(), n)
+		op.b64.run(out.Float64s(), x.Float64s(), n)
 	}
 	return out, nil
 }
 
-func sumRows[T graph.Float](out, x []T, n int) {
+// sumRowsBody sums the rows of x into out over a range of columns, so that
+// the columns can be split among cores. Each column is summed from the
+// first row to the last whatever the split, so the result does not depend
+// on the number of cores. The op keeps one per dtype: nothing is allocated
+// per call.
+type sumRowsBody[T graph.Float] struct {
+	out, x []T
+	n      int
+}
+
+// sumRowsMinCols is the narrowest column range a core takes: 512 bytes of
+// each row or more, so each core streams through whole cache lines.
+const sumRowsMinCols = 128
+
+func (b *sumRowsBody[T]) run(out, x []T, n int) {
+	b.out, b.x, b.n = out, x, n
+	rows := len(x) / max(n, 1)
+	parallel.For(n, max(sumRowsMinCols, parallel.RowGrain(rows)), b)
+	b.out, b.x = nil, nil
+}
+
+// Run sums columns [lo, hi).
+func (b *sumRowsBody[T]) Run(lo, hi int) { sumRows(b.out[lo:hi], b.x, b.n, lo) }
+
+// sumRows sets out[j] to the sum of x[r·n + lo + j] over the rows r, adding
+// the rows in order. Four rows are added per pass over out: the sum is held
+// in a register between them, and the additions are the same, in the same
+// order, as one row at a time.
+func sumRows[T graph.Float](out, x []T, n, lo int) {
 	clear(out)
-	for r := 0; r < len(x); r += n {
-		row := x[r : r+n]
+	w := len(out)
+	r := 0
+	for ; r+4*n <= len(x); r += 4 * n {
+		r0 := x[r+lo : r+lo+w]
+		r1 := x[r+n+lo : r+n+lo+w]
+		r2 := x[r+2*n+lo : r+2*n+lo+w]
+		r3 := x[r+3*n+lo : r+3*n+lo+w]
+		for j := range out {
+			s := out[j]
+			s += r0[j]
+			s += r1[j]
+			s += r2[j]
+			s += r3[j]
+			out[j] = s
+		}
+	}
+	for ; r < len(x); r += n {
+		row := x[r+lo : r+lo+w]
 		for j, v := range row {
 			out[j] += v
 		}
