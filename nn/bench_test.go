@@ -17,7 +17,7 @@ import (
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/graph/rng"
 	"github.com/geluproject/gelu/nn"
-	"github.com/geluproject/gelu/optim"
+	"github.com/geluproject/gelu/train/bench"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -33,58 +33,6 @@ func setRandom(m *graph.Machine, n *G.Node, seed uint64) error {
 		return err
 	}
 	return m.Set(n, v)
-}
-
-// FFNStep is one training step of the block: forward, backward, SGD.
-type FFNStep struct {
-	m      *graph.Machine
-	opt    *optim.SGD
-	params []graph.NamedTensor
-}
-
-// NewFFNStep builds the benchmark's model with fixed random data.
-func NewFFNStep(dt tensor.Dtype, s ffnShape) (*FFNStep, error) {
-	g, err := graph.New(dt, 1)
-	if err != nil {
-		return nil, err
-	}
-	f, err := nn.NewFeedForward(g, "ffn", nn.FeedForwardConfig{Dim: s.d, Hidden: s.dff})
-	if err != nil {
-		return nil, err
-	}
-	x, _ := g.Input("x", s.tokens, s.d)
-	y, _ := g.Input("y", s.tokens, s.d)
-	out, err := f.Forward(x)
-	if err != nil {
-		return nil, err
-	}
-	loss, err := nn.MSELoss(out, y)
-	if err != nil {
-		return nil, err
-	}
-	m, err := g.Compile(loss)
-	if err != nil {
-		return nil, err
-	}
-	if err := setRandom(m, x, 1); err != nil {
-		return nil, err
-	}
-	if err := setRandom(m, y, 2); err != nil {
-		return nil, err
-	}
-	return &FFNStep{m: m, opt: &optim.SGD{LearningRate: 1e-3, Momentum: 0.9}, params: g.ParamTensors()}, nil
-}
-
-// Step runs one training step.
-func (s *FFNStep) Step() error {
-	if err := s.m.Run(); err != nil {
-		return err
-	}
-	grads, err := s.m.Grads()
-	if err != nil {
-		return err
-	}
-	return s.opt.Step(s.params, grads)
 }
 
 // activationBytes counts x, y, LN, FC1, GELU, FC2, residual and the
@@ -109,14 +57,15 @@ func BenchmarkFeedForwardStep(b *testing.B) {
 	for _, s := range benchShapes {
 		for _, dt := range []tensor.Dtype{tensor.Float32, tensor.Float64} {
 			b.Run(fmt.Sprintf("d=%d/dff=%d/tokens=%d/%v", s.d, s.dff, s.tokens, dt), func(b *testing.B) {
-				step, err := NewFFNStep(dt, s)
+				// The benchmark program's workload ffn/<tokens>x<d>x<dff>.
+				step, _, err := bench.FFN(fmt.Sprintf("%dx%dx%d", s.tokens, s.d, s.dff), dt)
 				if err != nil {
 					b.Fatal(err)
 				}
-				if err := step.Step(); err != nil { // allocate state and buffers
+				if err := step(); err != nil { // allocate state and buffers
 					b.Fatal(err)
 				}
-				timeSteps(b, step.Step)
+				timeSteps(b, step)
 				b.ReportMetric(activationBytes(dt, s)/1e6, "act-MB")
 			})
 		}
