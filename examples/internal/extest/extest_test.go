@@ -109,8 +109,9 @@ func TestRunTwice(t *testing.T) {
 	}
 }
 
-// BenchSteps runs b.N real steps: with loss Σ x·w, SGD (lr ½) moves w by
-// −½x each step, so after N steps from 0, w = −N·x/2.
+// BenchSteps runs one untimed step and b.N timed real steps: with loss
+// Σ x·w, SGD (lr ½) moves w by −½x each step, so after N+1 steps from 0,
+// w = −(N+1)·x/2.
 func TestBenchStepsSteps(t *testing.T) {
 	var n int
 	var w []float64
@@ -132,8 +133,8 @@ func TestBenchStepsSteps(t *testing.T) {
 		n, w = b.N, params[0].Value.Float64s()
 	})
 	for i, xi := range []float64{1, 2, 3} {
-		if want := -float64(n) * xi / 2; w[i] != want {
-			t.Errorf("after %d steps w[%d] = %v, want %v", n, i, w[i], want)
+		if want := -float64(n+1) * xi / 2; w[i] != want {
+			t.Errorf("after %d+1 steps w[%d] = %v, want %v", n, i, w[i], want)
 		}
 	}
 	if _, ok := res.Extra["widgets/s"]; !ok || n < 1 {
