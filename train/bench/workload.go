@@ -25,6 +25,13 @@ type Family struct {
 	// BLAS: the workload runs matrix products, so the BLAS thread count
 	// and the own GEMM are worth trying.
 	BLAS bool
+	// Paired: the step is a lone matrix product, which runs on the BLAS's
+	// threads alone, so GOMAXPROCS and OpenBLAS's thread count take one
+	// value together instead of every pair (BLAS.Settings).
+	Paired bool
+	// NoPeer: the peer does not run it, and it has a table of its own
+	// instead of a row in the Overview (the matmul and peak families).
+	NoPeer bool
 	// Build returns the function timed (one run) and the training steps a
 	// run makes (1 except for a pass over a data set).
 	Build func(args string, dt tensor.Dtype) (run func() error, steps int, err error)
