@@ -40,6 +40,7 @@ type view struct {
 	PeakISA     string
 	Peak, GEMMs report.TableData
 	Quick       bool // tiny shapes: no mlp products
+	FastestReps int  // timed runs of the peak
 }
 
 func writeReport(c config, argv []string, ws []bench.Workload, t bench.Tally, torch bench.PeerInfo, py string) error {
@@ -49,7 +50,7 @@ func writeReport(c config, argv []string, ws []bench.Workload, t bench.Tally, to
 	}
 	v := view{Machine: bench.ThisMachine(), BLAS: t.BLAS(bench.Ours), Other: t.BLAS(bench.Other), Ours: t.Column(bench.Ours), OtherColumn: t.Column(bench.Other),
 		Threads: c.threads, Rounds: c.rounds, Reps: c.reps, Warmup: bench.Warmup, Hopeless: bench.Hopeless, Torch: torch,
-		TorchName: "PyTorch (not run)", Families: bench.FamiliesOf(ws), PeakISA: gemm.PeakISA(), Quick: c.quick}
+		TorchName: "PyTorch (not run)", Families: bench.FamiliesOf(ws), PeakISA: gemm.PeakISA(), Quick: c.quick, FastestReps: max(c.reps, bench.FastestReps)}
 	if py != "" {
 		v.TorchName = "PyTorch " + torch.Torch
 	}

@@ -96,8 +96,8 @@ func TestPeak(t *testing.T) {
 	if _, _, err := Peak("x", tensor.Float32); err == nil {
 		t.Error("Peak(x): no error")
 	}
-	if w, _ := PeakWork("fma"); w != 0.805306368 {
-		t.Errorf("PeakWork = %v GFLOP, want 1536·2¹⁹ = 805306368 flops", w)
+	if w, _ := PeakWork("fma"); w != 0.201326592 {
+		t.Errorf("PeakWork = %v GFLOP, want 1536·2¹⁷ = 201326592 flops", w)
 	}
 	for _, dt := range []tensor.Dtype{tensor.Float32, tensor.Float64} {
 		run, steps, err := Peak("fma", dt)
@@ -117,7 +117,7 @@ func TestPeak(t *testing.T) {
 // (the default, Ours) at 10 µs on 1 thread (100 GFLOP/s) and 20 µs on 2,
 // on OpenBLAS (Other) at 16 µs on 1 thread and 8 µs on 2 (125 GFLOP/s);
 // the float64 peak 200 GFLOP/s on 1 thread, 250 on 2 (PeakFlops in
-// 0.805306368/200 s and /250 s); the float32 product at 5 µs on the own
+// 0.201326592/200 s and /250 s); the float32 product at 5 µs on the own
 // GEMM only (200 GFLOP/s), with no float32 peak measured.
 func gemmTally(t *testing.T, ownSide, openBLASSide string) (Tally, []Workload) {
 	ws, err := testFamilies.ParseAll([]string{"peak/fma/float64", "matmul/100x100x50-NN/float64", "matmul/100x100x50-NN/float32", "ffn/8x4x16/float32"})
@@ -129,8 +129,8 @@ func gemmTally(t *testing.T, ownSide, openBLASSide string) (Tally, []Workload) {
 	ob := Result{BLAS: openBLASReported}
 	def := map[bool]Result{true: own, false: ob}[ownSide == Ours] // what every child of Ours reports
 	add := func(side, w, s string, r Result, sec float64) { r.Seconds = sec; tl.Add(side, w, s, r) }
-	add(Ours, ws[0].Name, "GOMAXPROCS=1", def, 0.805306368/200)
-	add(Ours, ws[0].Name, "GOMAXPROCS=2", def, 0.805306368/250)
+	add(Ours, ws[0].Name, "GOMAXPROCS=1", def, 0.201326592/200)
+	add(Ours, ws[0].Name, "GOMAXPROCS=2", def, 0.201326592/250)
 	add(ownSide, ws[1].Name, "GOMAXPROCS=1", own, 1e-5)
 	add(ownSide, ws[1].Name, "GOMAXPROCS=2", own, 2e-5)
 	add(openBLASSide, ws[1].Name, "GOMAXPROCS=1, BLAS 1 thread", ob, 1.6e-5)

@@ -16,7 +16,7 @@ var testFamilies = Families{
 	{Name: "mlp", Unit: "ms", BLAS: true, Build: MLP},
 	{Name: "gpt", Unit: "tokens/s", BLAS: true, Work: GPTWork, Build: GPT},
 	{Name: "matmul", Unit: "GFLOP/s", BLAS: true, Paired: true, NoPeer: true, Work: MatMulWork, Build: MatMul},
-	{Name: "peak", Unit: "GFLOP/s", NoPeer: true, Work: PeakWork, Build: Peak},
+	{Name: "peak", Unit: "GFLOP/s", NoPeer: true, Fastest: true, Work: PeakWork, Build: Peak},
 }
 
 func TestParse(t *testing.T) {
