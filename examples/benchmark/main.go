@@ -11,13 +11,19 @@
 // Each side is run at every thread setting a user would try, and each
 // workload is reported at its side's best setting, named:
 //
-//   - this project: GOMAXPROCS 1 and 2 and, for workloads with matrix
-//     products, OpenBLAS 1 and 2 threads (OPENBLAS_NUM_THREADS);
-//   - the own GEMM, what a machine without OpenBLAS uses (GELU_BLAS=own): GOMAXPROCS 1 and 2;
+//   - this project on the machine's default BLAS (gemm.Name: what a user
+//     gets, no GELU_BLAS set; the own GEMM on an AVX-512 CPU whose
+//     OpenBLAS has no AVX-512 kernels): GOMAXPROCS 1 and 2 and, on
+//     OpenBLAS, OpenBLAS 1 and 2 threads (OPENBLAS_NUM_THREADS);
+//   - this project on the other BLAS, for workloads with matrix products
+//     (-fallback): OpenBLAS (GELU_BLAS=openblas) where the default is the
+//     own GEMM, else the own GEMM (GELU_BLAS=own), settings likewise;
 //   - PyTorch: 1 and 2 intra-op threads (torch.set_num_threads, with
 //     OMP_NUM_THREADS, OPENBLAS_NUM_THREADS and MKL_NUM_THREADS set to the
 //     same number before torch is imported) and 1 inter-op thread.
 //
+// A lone matrix product (matmul) runs with GOMAXPROCS and OpenBLAS's
+// thread count equal. PyTorch does not run the matmul and peak workloads.
 // The thread counts are -threads (default 1,2). Each workload at each
 // setting is timed as the median of -reps runs after 2 warm-up runs, for
 // this project in a child process of its own (so its peak RSS is its own),
@@ -66,7 +72,7 @@ func main() {
 	flag.StringVar(&only, "workloads", "", "comma-separated families ("+families.Names()+": their workloads of this run) or full workload names such as gpt/L2-d128-h4-T64-B8/float32; empty: all")
 	flag.BoolVar(&c.scaling, "scaling", false, "also measure the step and its GEMMs at 4 more token counts and 4 more widths (float32)")
 	flag.BoolVar(&c.quick, "quick", false, "tiny shapes, -reps 1 -rounds 1 unless given: checks that everything runs")
-	flag.BoolVar(&c.fallback, "fallback", true, "also run the workloads with matrix products on the own GEMM, what a machine without OpenBLAS uses (GELU_BLAS=own)")
+	flag.BoolVar(&c.fallback, "fallback", true, "also run the workloads with matrix products on the other BLAS: OpenBLAS (GELU_BLAS=openblas) where the default is the own GEMM, else the own GEMM (GELU_BLAS=own)")
 	flag.Parse()
 	set := map[string]bool{}
 	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -89,8 +95,9 @@ func main() {
 	}
 }
 
-// run measures the selected workloads on the three sides (this project,
-// its own GEMM, PyTorch) and writes the report.
+// run measures the selected workloads on the three sides (this project on
+// the machine's default BLAS, on the other BLAS, PyTorch) and writes the
+// report.
 func run(c config, argv []string) error {
 	if c.reps < 1 || c.rounds < 1 || len(c.threads) == 0 {
 		return fmt.Errorf("-reps %d -rounds %d -threads %v: want reps and rounds ≥ 1 and a thread count", c.reps, c.rounds, c.threads)
@@ -112,15 +119,16 @@ func run(c config, argv []string) error {
 		return err
 	}
 	defer torch.Close()
+	def, other, hasOther := bench.MachineBLAS()
 	sides := []bench.Side{
 		bench.ChildSide(bench.Ours, c.reps, func(w bench.Workload) []bench.Setting {
-			return bench.OursSettings(c.threads, w.Family.BLAS, false)
+			return def.Settings(c.threads, w)
 		}),
-		bench.ChildSide(bench.OwnGEMM, c.reps, func(w bench.Workload) []bench.Setting {
-			if !c.fallback {
+		bench.ChildSide(bench.Other, c.reps, func(w bench.Workload) []bench.Setting {
+			if !c.fallback || !hasOther || !w.Family.BLAS {
 				return nil
 			}
-			return bench.OursSettings(c.threads, w.Family.BLAS, true)
+			return other.Settings(c.threads, w)
 		}),
 		torch.Side(),
 	}

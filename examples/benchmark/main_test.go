@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/geluproject/gelu/ops/gemm"
 	"github.com/geluproject/gelu/train/bench"
 	"github.com/geluproject/gelu/train/report"
 )
@@ -31,12 +32,13 @@ func TestParseWorkload(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	for _, bad := range []string{"gpt/L1-d16/float32", "gpt/L1-d16-h3-T8-B2/float32", "gpt/L0-d16-h2-T8-B2/float32", "gpt/L1-d16-h2-T8-B2x/float32", "gpt/L1-d16-h2-T8-B-2/float32"} {
+	for _, bad := range []string{"gpt/L1-d16/float32", "gpt/L1-d16-h3-T8-B2/float32", "gpt/L0-d16-h2-T8-B2/float32", "gpt/L1-d16-h2-T8-B2x/float32", "gpt/L1-d16-h2-T8-B-2/float32",
+		"matmul/8x4x16/float32", "matmul/8x4x16-NX/float32"} {
 		if _, err := families.Parse(bad); err == nil {
 			t.Errorf("families.Parse(%q): no error", bad)
 		}
 	}
-	for _, bad := range []string{"gelu/erf/float32", "ffn/64x32/float32", "gemm/0x1x1/float32", "mlp/shuffled5/float32", "mlp/random/float32", "copy/x/float32"} {
+	for _, bad := range []string{"gelu/erf/float32", "ffn/64x32/float32", "gemm/0x1x1/float32", "mlp/shuffled5/float32", "mlp/random/float32", "copy/x/float32", "peak/x/float32"} {
 		w, err := families.Parse(bad)
 		if err != nil {
 			t.Fatalf("families.Parse(%q): %v", bad, err)
@@ -89,7 +91,12 @@ func TestQuickReport(t *testing.T) {
 		if row == nil {
 			t.Fatalf("settings.csv has no row for %s", name)
 		}
-		for side, ours := range map[string]bool{bench.Ours: true, bench.Peer: false} {
+		if w.Family.NoPeer {
+			continue // their own tables: checked below
+		}
+		// This project's columns are headed with its default BLAS, "this
+		// project (own GEMM)" say; the other BLAS's "this project with …".
+		for side, ours := range map[string]bool{bench.Ours + " (": true, bench.Peer: false} {
 			if side == bench.Peer && py == "none" {
 				continue
 			}
@@ -103,7 +110,7 @@ func TestQuickReport(t *testing.T) {
 			// The named setting's value is the best among the side's columns.
 			best := math.NaN()
 			for i, col := range header {
-				if !strings.HasPrefix(col, side+": ") || row[i] == "—" {
+				if !strings.HasPrefix(col, side) || !strings.Contains(col, ": ") || row[i] == "—" {
 					continue
 				}
 				x, err := strconv.ParseFloat(row[i], 64)
@@ -113,7 +120,7 @@ func TestQuickReport(t *testing.T) {
 				if math.IsNaN(best) || (w.Family.Unit == "ms") == (x < best) {
 					best = x
 				}
-				if col == side+": "+setting && x != v {
+				if strings.HasSuffix(col, ": "+setting) && x != v {
 					t.Errorf("%s: %s setting %q has %v in settings.csv, %v in the summary", name, side, setting, x, v)
 				}
 			}
@@ -133,6 +140,39 @@ func TestQuickReport(t *testing.T) {
 		}
 		if math.Abs(speedup-want) > 1e-9*want {
 			t.Errorf("%s: speedup %v, want %v from ours %v and PyTorch %v", name, speedup, want, ours, torch)
+		}
+	}
+	// The headline is the machine's default BLAS, named; the other BLAS
+	// (if any) in its own column with its name.
+	def, other, hasOther := bench.MachineBLAS()
+	if got, _ := s.Values["ffn.64x32x128.float32.ours_blas_name"].(string); !strings.HasPrefix(got, def.Name) {
+		t.Errorf("summary ffn ours_blas_name = %q, want the default %q", got, def.Name)
+	}
+	if got, _ := s.Values["ffn.64x32x128.float32.other_blas_name"].(string); hasOther != strings.HasPrefix(got, other.Name) || (hasOther && got == "") {
+		t.Errorf("summary ffn other_blas_name = %q, want %q (other BLAS: %v)", got, other.Name, hasOther)
+	}
+	// The products of the quick ffn shape, each on the own GEMM (and on
+	// OpenBLAS where it loads), with the rate its time gives and a share
+	// of the peak where the peak is known.
+	_, gemms := readCSV(t, filepath.Join(dir, "gemms.csv"))
+	for _, args := range products(true).args {
+		for _, dt := range []string{"float32", "float64"} {
+			key := "matmul." + args + "." + dt + "."
+			own, ok := s.Number(key + "own_gflops")
+			if !ok || !(own > 0) {
+				t.Errorf("summary %sown_gflops = %v (%v), want a rate", key, own, ok)
+			}
+			if _, ok := gemms[args]; !ok {
+				t.Errorf("gemms.csv has no row for %s", args)
+			}
+			if _, ok := s.Number(key + "own_pct_peak"); ok != (gemm.PeakISA() != "") {
+				t.Errorf("summary %sown_pct_peak set: %v, want it where the peak is known", key, ok)
+			}
+			if ob, ok := s.Number(key + "openblas_gflops"); ok {
+				if r, _ := s.Number(key + "own_over_openblas"); math.Abs(r-own/ob) > 1e-9*r {
+					t.Errorf("summary %sown_over_openblas = %v, want %v / %v", key, r, own, ob)
+				}
+			}
 		}
 	}
 	for _, k := range []string{"ffn.64x32x128.float32.step_over_gemm", "gelu.exact.float64.gelu_over_copy"} {
@@ -231,4 +271,23 @@ func readCSV(t *testing.T, path string) ([]string, map[string][]string) {
 		rows[r[0]] = r
 	}
 	return recs[0], rows
+}
+
+// TestProducts: the matmul workloads are the 2 × 6 products of the two ffn
+// shapes and the 9 distinct ones of the mlp (3 per layer kind: 784→128,
+// 128→128 seven times, 128→10), each listed once with where it comes from.
+func TestProducts(t *testing.T) {
+	set := products(false)
+	if len(set.args) != 21 || len(set.in) != 21 {
+		t.Errorf("products: %d (%d labelled), want 21", len(set.args), len(set.in))
+	}
+	for args, want := range map[string]string{"512x1024x256-NT": "ffn 512x256x1024 x·W1ᵀ", "3072x768x256-TN": "ffn 256x768x3072 dhᵀ·x",
+		"128x128x128-NT": "mlp 128→128 x·Wᵀ", "10x128x128-TN": "mlp 128→10 dyᵀ·x"} {
+		if got := set.in[args]; got != want {
+			t.Errorf("products: %s in %q, want %q", args, got, want)
+		}
+	}
+	if q := products(true); len(q.args) != 6 || q.in["64x128x32-NT"] != "ffn 64x32x128 x·W1ᵀ" {
+		t.Errorf("quick products: %q", q.args)
+	}
 }

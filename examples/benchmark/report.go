@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"text/template"
 
+	"github.com/geluproject/gelu/ops/gemm"
 	"github.com/geluproject/gelu/train/bench"
 	"github.com/geluproject/gelu/train/report"
 )
@@ -20,17 +21,26 @@ var reportTmpl = template.Must(report.ParseTemplateFS(reportFiles))
 
 // view is what report.md.tmpl sees.
 type view struct {
-	Machine                 bench.Machine
-	BLAS                    string // this project's, without thread count
+	Machine bench.Machine
+	// BLAS is the default BLAS, as this project's children reported it
+	// without the thread count; Other the other BLAS's ("" when not run);
+	// Ours and OtherColumn head their columns.
+	BLAS, Other             string
+	Ours, OtherColumn       string
 	Threads                 []int
 	Rounds, Reps            int
 	Warmup, Hopeless        int
-	Fallback                bool
 	Torch                   bench.PeerInfo
 	TorchName               string // "PyTorch <version>" or "PyTorch (not run)"
 	Families                []*bench.Family
 	Overview, GPT, Settings report.TableData
 	FFNvsGEMM, GELUvsCopy   report.TableData
+	// PeakISA is what the peak loop runs ("" where the peak is unknown);
+	// Peak its rates, GEMMs the matmul workloads' table.
+	PeakISA     string
+	Peak, GEMMs report.TableData
+	Quick       bool // tiny shapes: no mlp products
+	FastestReps int  // timed runs of the peak
 }
 
 func writeReport(c config, argv []string, ws []bench.Workload, t bench.Tally, torch bench.PeerInfo, py string) error {
@@ -38,13 +48,14 @@ func writeReport(c config, argv []string, ws []bench.Workload, t bench.Tally, to
 	if err != nil {
 		return err
 	}
-	v := view{Machine: bench.ThisMachine(), BLAS: t.BLAS(), Threads: c.threads, Rounds: c.rounds, Reps: c.reps, Warmup: bench.Warmup,
-		Hopeless: bench.Hopeless, Fallback: c.fallback, Torch: torch, TorchName: "PyTorch (not run)", Families: bench.FamiliesOf(ws)}
+	v := view{Machine: bench.ThisMachine(), BLAS: t.BLAS(bench.Ours), Other: t.BLAS(bench.Other), Ours: t.Column(bench.Ours), OtherColumn: t.Column(bench.Other),
+		Threads: c.threads, Rounds: c.rounds, Reps: c.reps, Warmup: bench.Warmup, Hopeless: bench.Hopeless, Torch: torch,
+		TorchName: "PyTorch (not run)", Families: bench.FamiliesOf(ws), PeakISA: gemm.PeakISA(), Quick: c.quick, FastestReps: max(c.reps, bench.FastestReps)}
 	if py != "" {
 		v.TorchName = "PyTorch " + torch.Torch
 	}
 	tn := v.TorchName
-	v.Overview = t.Overview(r, ws, tn, c.fallback)
+	v.Overview = t.Overview(r, ws, tn)
 	if v.GPT, err = gptTable(r, ws, t, tn); err != nil {
 		return err
 	}
@@ -55,6 +66,9 @@ func writeReport(c config, argv []string, ws []bench.Workload, t bench.Tally, to
 		Partner: func(w bench.Workload) string { return "copy/gelu-traffic/" + w.Dtype.String() },
 		Header: []string{"form", "dtype", "copy GB/s", "GELU Melem/s", "copy Melem/s", "GELU time ÷ copy time",
 			tn + " GELU Melem/s", tn + " copy Melem/s", tn + " GELU time ÷ copy time"}})
+	v.Peak = t.PeakTable(r, ws, c.threads)
+	in := products(c.quick).in
+	v.GEMMs = t.GEMMTable(r, ws, func(w bench.Workload) string { return in[w.Args] })
 	v.Settings = t.SettingsTable(ws)
 	if err := r.Execute(reportTmpl, v); err != nil {
 		return err
@@ -74,7 +88,8 @@ func writeReport(c config, argv []string, ws []bench.Workload, t bench.Tally, to
 }
 
 // gptTable has a row per gpt workload of ws: the model, each side's
-// tokens/s, this project's allocations and the ratios to PyTorch.
+// tokens/s (this project on the default BLAS, on the other BLAS, PyTorch),
+// this project's allocations and the ratios to PyTorch.
 func gptTable(r *report.Report, ws []bench.Workload, t bench.Tally, tn string) (report.TableData, error) {
 	opt := bench.Optional
 	var rows [][]any
@@ -88,17 +103,21 @@ func gptTable(r *report.Report, ws []bench.Workload, t bench.Tally, tn string) (
 		}
 		r.Set(w.Key()+".params", params)
 		oset, o, _ := t.Best(bench.Ours, w.Name)
-		fset, f, okF := t.Best(bench.OwnGEMM, w.Name)
+		fset, f, okF := t.Best(bench.Other, w.Name)
 		ts, tr, okT := t.Best(bench.Peer, w.Name)
 		rows = append(rows, []any{w.Args, w.Dtype.String(), params, int(w.Work), w.Value(o.Seconds), oset, o.Seconds * 1e3, o.Allocs, o.AllocBytes / 1024,
 			opt(okF, w.Value(f.Seconds)), opt(okF, fset), opt(okF, f.Allocs),
 			opt(okT, w.Value(tr.Seconds)), opt(okT, ts), opt(okT, tr.Seconds*1e3),
 			opt(okT, tr.Seconds/o.Seconds), opt(okT && okF, tr.Seconds/f.Seconds)})
 		if okF {
-			r.Set(w.Key()+".pure_go_allocs_per_step", f.Allocs)
+			r.Set(w.Key()+".other_blas_allocs_per_step", f.Allocs)
 		}
 	}
+	other := bench.ShortBLAS(t.BLAS(bench.Other))
+	if other == "" {
+		other = "other BLAS"
+	}
 	return report.TableData{Rows: rows, Header: []string{"model", "dtype", "parameters", "tokens/step", "tokens/s", "setting", "ms/step", "allocs/step",
-		"KB allocated/step", "own GEMM tokens/s", "own GEMM setting", "own GEMM allocs/step", tn + " tokens/s", "PyTorch setting", tn + " ms/step",
-		"ratio", "own GEMM ratio"}}, nil
+		"KB allocated/step", other + " tokens/s", other + " setting", other + " allocs/step", tn + " tokens/s", "PyTorch setting", tn + " ms/step",
+		"ratio", other + " ratio"}}, nil
 }

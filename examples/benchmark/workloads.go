@@ -7,7 +7,10 @@ package main
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
+	"github.com/geluproject/gelu/ops/gemm"
 	"github.com/geluproject/gelu/train/bench"
 )
 
@@ -18,6 +21,10 @@ var families = bench.Families{
 	{Name: "gemm", Unit: "ms", BLAS: true, About: "the six matrix products of the ffn step of the same shape, alone (2 forward, 4 backward)", Build: bench.GEMMs},
 	{Name: "mlp", Unit: "ms", BLAS: true, About: "training step of the GELU paper's MNIST MLP: 784 → 8 × 128 → 10, GELU, batch 128, cross-entropy, Adam lr 1e-3; fixed: one batch over and over; shuffledN: a shuffled pass over N seeded random MNIST-shaped examples, batch gathering included (ms per step). The initial weights differ (unit-norm rows here, PyTorch's default there); the work per step does not", Build: bench.MLP},
 	{Name: "gpt", Unit: "tokens/s", BLAS: true, Work: bench.GPTWork, About: gptAbout, Build: bench.GPT},
+	{Name: "matmul", Unit: "GFLOP/s", BLAS: true, Paired: true, NoPeer: true, Work: bench.MatMulWork, Build: bench.MatMul,
+		About: "one matrix product of the ffn or mlp step alone, C = op(A)·op(B) with op(A) m×k, op(B) k×n (args <m>x<n>x<k>-<op>, op: N or T per operand), GFLOP/s = 2·m·n·k / time; not run by PyTorch"},
+	{Name: "peak", Unit: "GFLOP/s", NoPeer: true, Fastest: true, Work: bench.PeakWork, Build: bench.Peak,
+		About: "the machine's peak: a register-only loop of independent FMAs (ops/gemm's PeakRun) on GOMAXPROCS threads, in the own GEMM's vector width, the fastest of at least 100 timed runs of 1–2 ms (not the median); not run by PyTorch"},
 }
 
 const gptAbout = "AdamW training step of a GPT on one fixed batch: nanoGPT's model (learned positions, pre-LN blocks, causal attention, " +
@@ -49,6 +56,14 @@ func workloadNames(scaling, quick bool) []string {
 		}
 	}
 	w = append(w, "mlp/fixed/float32", "mlp/"+pass+"/float32", "gpt/"+gpt+"/float32")
+	for _, dt := range []string{"float32", "float64"} {
+		if gemm.PeakISA() != "" { // else the peak is unknown here
+			w = append(w, "peak/fma/"+dt)
+		}
+		for _, args := range products(quick).args {
+			w = append(w, "matmul/"+args+"/"+dt)
+		}
+	}
 	if scaling && !quick {
 		for _, n := range []int{64, 128, 512, 1024} {
 			s := fmt.Sprintf("%dx768x3072", n)
@@ -60,4 +75,39 @@ func workloadNames(scaling, quick bool) []string {
 		}
 	}
 	return w
+}
+
+// productSet is the matmul workloads' products, each once: their args in
+// order and the steps each is in.
+type productSet struct {
+	args []string
+	in   map[string]string // args → labels, "; "-separated
+}
+
+// products are those of the ffn steps of the run (ffnShapes; quick: its
+// tiny shape) and, except in quick runs, of the mlp step.
+func products(quick bool) productSet {
+	shapes, ps := ffnShapes, bench.MLPProducts()
+	if quick {
+		shapes, ps = []string{"64x32x128"}, nil
+	}
+	var all []bench.Product
+	for _, s := range shapes {
+		f, err := bench.FFNProducts(s)
+		if err != nil {
+			panic(err) // the shapes above are valid
+		}
+		all = append(all, f...)
+	}
+	set := productSet{in: map[string]string{}}
+	for _, p := range append(all, ps...) {
+		a := p.Args()
+		if _, ok := set.in[a]; !ok {
+			set.args = append(set.args, a)
+			set.in[a] = p.Label
+		} else if !slices.Contains(strings.Split(set.in[a], "; "), p.Label) {
+			set.in[a] += "; " + p.Label
+		}
+	}
+	return set
 }

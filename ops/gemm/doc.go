@@ -22,6 +22,9 @@
 // path. The same implementation is handed to gorgonia, so its own MatMul
 // and friends use it too. Sgemm and Dgemm call the own GEMM directly;
 // CheckSgemm and CheckDgemm say what is wrong with a product's arguments.
+// PeakGFLOPS measures the machine's peak rate with a register-only FMA
+// loop in the own GEMM's vector width (./asm/peak generates it), the bound
+// a product's GFLOP/s is a share of.
 //
 // Minimal use:
 //

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"gorgonia.org/tensor"
 )
@@ -70,6 +71,29 @@ func TestRunChild(t *testing.T) {
 	}
 	if r, err := decodeResult("count/ok/float32", out.Bytes()); err != nil || r != res {
 		t.Errorf("decodeResult = %+v (%v), want %+v", r, err, res)
+	}
+	// A Fastest family reports the fastest of FastestReps timed runs:
+	// timed runs sleeping 2 ms but for the third, which returns at once,
+	// give a median of at least 2 ms and a fastest under 1 ms.
+	for _, fastest := range []bool{false, true} {
+		calls := 0
+		fs := Families{{Name: "sleep", Unit: "ms", Fastest: fastest, Build: func(string, tensor.Dtype) (func() error, int, error) {
+			return func() error {
+				if calls++; calls != Warmup+3 {
+					time.Sleep(2 * time.Millisecond)
+				}
+				return nil
+			}, 1, nil
+		}}}
+		out.Reset()
+		if err := runChild(&out, fs, "sleep/x/float32", 3); err != nil {
+			t.Fatal(err)
+		}
+		wantCalls := map[bool]int{false: Warmup + 3, true: Warmup + FastestReps}[fastest]
+		if err := json.Unmarshal(out.Bytes(), &res); err != nil || calls != wantCalls || (res.Seconds < 1e-3) != fastest || (!fastest && res.Seconds < 2e-3) {
+			t.Errorf("Fastest %v: %v s after %d runs (%v), want %d runs and %s", fastest, res.Seconds, calls, err, wantCalls,
+				map[bool]string{false: "the median, ≥ 2 ms", true: "the fastest, < 1 ms"}[fastest])
+		}
 	}
 	for _, bad := range []string{"count/no/float32", "nope/ok/float32"} {
 		if err := runChild(&out, fs, bad, 1); err == nil {

@@ -16,14 +16,15 @@
 //		py, _ := bench.FindPython("auto")
 //		torch, _ := bench.StartPeers(py, "bench_torch.py", 7, bench.PeerSettings([]int{1, 2}))
 //		defer torch.Close()
+//		def, _, _ := bench.MachineBLAS() // the default BLAS (and the other one, to compare)
 //		t, _ := bench.Run(ws, []bench.Side{
 //			bench.ChildSide(bench.Ours, 7, func(w bench.Workload) []bench.Setting {
-//				return bench.OursSettings([]int{1, 2}, w.Family.BLAS, false)
+//				return def.Settings([]int{1, 2}, w)
 //			}),
 //			torch.Side(),
 //		}, 3, os.Stderr) // 3 rounds, progress on stderr
 //		r, _ := report.New("out/benchmark", "Benchmark")
-//		d := t.Overview(r, ws, "PyTorch "+torch.Info().Torch, false) // sets its summary keys
+//		d := t.Overview(r, ws, "PyTorch "+torch.Info().Torch) // sets its summary keys
 //		r.Table("benchmark", d.Header, d.Rows) // or {{table "benchmark" .Overview}} in a template
 //		r.Describe("*", "…")
 //		r.Close()
@@ -32,13 +33,20 @@
 // A workload is named <family>/<args>/<dtype>, the same name on both
 // sides: "ffn/512x256x1024/float32" is the Family "ffn" built by its Build
 // from the args "512x256x1024" in float32. The steps here (GELU, Copy,
-// FFN, GEMMs, MLP, GPT) are the Builds of examples/benchmark's table;
-// bench_torch.py there builds the same ones in PyTorch.
+// FFN, GEMMs, MLP, GPT, MatMul, Peak) are the Builds of
+// examples/benchmark's table; bench_torch.py there builds the same ones in
+// PyTorch but for MatMul (one product of FFNProducts or MLPProducts, on
+// each of this project's BLAS) and Peak (gemm's FMA loop, the machine's
+// peak rate), whose families are NoPeer.
 //
-// The settings (OursSettings, PeerSettings) are environments: GOMAXPROCS
-// and OPENBLAS_NUM_THREADS for this project, GELU_BLAS=own for its own
-// GEMM, OMP_NUM_THREADS, OPENBLAS_NUM_THREADS and MKL_NUM_THREADS for the
-// peer. This project's side runs each workload at each setting in a child
+// This project runs on the machine's default BLAS (gemm.Name: what a user
+// gets, no GELU_BLAS set), the side Ours, and optionally on the other one
+// (MachineBLAS: OpenBLAS where the default is the own GEMM, else the own
+// GEMM), the side Other; the tables head their columns with the BLAS the
+// children reported (Tally.Column). The settings (BLAS.Settings,
+// PeerSettings) are environments: GOMAXPROCS, OPENBLAS_NUM_THREADS on
+// OpenBLAS and GELU_BLAS=… for the other BLAS for this project,
+// OMP_NUM_THREADS, OPENBLAS_NUM_THREADS and MKL_NUM_THREADS for the peer. This project's side runs each workload at each setting in a child
 // process, the program's own executable started with the workload named
 // in the environment (Child, Measure), so that the setting applies from
 // the start and the peak RSS is the workload's own; a child reports the
@@ -51,7 +59,8 @@
 // (side, workload, setting) at its best round (on a shared machine the
 // least-disturbed round is the most repeatable figure), and a setting over
 // Hopeless times slower than its side's best is not run again. Each side
-// is reported at its best setting, named (Tally.Best). Overview, Pairs and
-// SettingsTable turn a Tally into a report's tables and summary keys;
-// ThisMachine describes where it ran.
+// is reported at its best setting, named (Tally.Best). Overview, Pairs,
+// GEMMTable (each product's GFLOP/s on the own GEMM and on OpenBLAS, as a
+// share of the peak), PeakTable and SettingsTable turn a Tally into a
+// report's tables and summary keys; ThisMachine describes where it ran.
 package bench

@@ -7,10 +7,15 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// A workload table of one family, a name parsed, and the best of two
-// settings over two rounds, in the family's unit.
+// A workload table of two families, a name parsed, the best of two
+// settings over two rounds, in the family's unit, and the settings of a
+// workload with matrix products on OpenBLAS forced (the other BLAS where
+// the default is the own GEMM).
 func Example() {
-	families := bench.Families{{Name: "gelu", Unit: "Melem/s", Work: bench.GELUWork, Build: bench.GELU}}
+	families := bench.Families{
+		{Name: "gelu", Unit: "Melem/s", Work: bench.GELUWork, Build: bench.GELU},
+		{Name: "ffn", Unit: "ms", BLAS: true, Build: bench.FFN},
+	}
 	w, err := families.Parse("gelu/exact/float32")
 	if err != nil {
 		fmt.Println(err)
@@ -25,7 +30,9 @@ func Example() {
 	t.Add(bench.Ours, w.Name, "GOMAXPROCS=2", bench.Result{Seconds: 0.004})
 	setting, r, _ := t.Best(bench.Ours, w.Name)
 	fmt.Printf("best: %s, %.1f %s\n", setting, w.Value(r.Seconds), w.Family.Unit)
-	for _, s := range bench.OursSettings([]int{1, 2}, true, false) {
+	ffn, _ := families.Parse("ffn/512x256x1024/float32")
+	openBLAS := bench.BLAS{Name: "OpenBLAS", Env: []string{"GELU_BLAS=openblas"}, OpenBLAS: true}
+	for _, s := range openBLAS.Settings([]int{1, 2}, ffn) {
 		fmt.Println(s.Name, s.Env)
 	}
 	// Output:

@@ -171,13 +171,18 @@ func (ps Peers) Info() PeerInfo {
 }
 
 // Side is the peer's side of a run (Run): every peer's setting, each timed
-// by its own process.
+// by its own process, for every workload but those of NoPeer families.
 func (ps Peers) Side() Side {
 	var settings []Setting
 	for _, p := range ps {
 		settings = append(settings, p.Setting)
 	}
-	return Side{Name: Peer, Settings: func(Workload) []Setting { return settings },
+	return Side{Name: Peer, Settings: func(w Workload) []Setting {
+		if w.Family != nil && w.Family.NoPeer {
+			return nil
+		}
+		return settings
+	},
 		Measure: func(w Workload, s Setting) (Result, error) {
 			for _, p := range ps {
 				if p.Setting.Name == s.Name {

@@ -46,6 +46,9 @@ func TestPeers(t *testing.T) {
 	if side.Name != Peer || len(settings) != 2 || settings[1].Name != "2 threads" {
 		t.Fatalf("side %q, settings %+v", side.Name, settings)
 	}
+	if m, _ := testFamilies.Parse("matmul/8x4x16-NT/float32"); side.Settings(m) != nil {
+		t.Errorf("peer settings for a NoPeer family: %+v, want none", side.Settings(m))
+	}
 	if r, err := side.Measure(w, settings[1]); err != nil || r.Seconds != 0.25 {
 		t.Errorf("Measure = %+v (%v), want 0.25 s", r, err)
 	}

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/geluproject/gelu/ops/gemm"
 )
 
 // Setting is one configuration of a side: a name for the tables and the
@@ -16,7 +18,7 @@ type Setting struct {
 	Name string
 	Env  []string
 	// Threads is the peer's thread count (PeerSettings); 0 for this
-	// project's settings.
+	// project's settings (BLAS.Settings).
 	Threads int
 }
 
@@ -41,29 +43,89 @@ func plural(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
-// OursSettings are this project's settings for a workload: GOMAXPROCS
-// over threads, and the OpenBLAS thread count over threads too when blas
-// (the workload runs matrix products; GELU_BLAS=openblas, which the
-// default may not be: see gemm.Name). ownGEMM gives those of the own GEMM
-// (GELU_BLAS=own, what a machine without OpenBLAS uses) instead, nil when
-// the workload has no matrix product.
-func OursSettings(threads []int, blas, ownGEMM bool) []Setting {
+// BLAS is one of this project's matrix-product backends as a side runs
+// it: the machine's default (what a user gets, no GELU_BLAS set) or
+// another one forced through GELU_BLAS.
+type BLAS struct {
+	// Name is how the tables name it: "own GEMM", "OpenBLAS", "gonum".
+	Name string
+	// Env selects it in a child: nil for the default, else GELU_BLAS=….
+	Env []string
+	// OpenBLAS: it runs on threads of its own (OPENBLAS_NUM_THREADS),
+	// swept along with GOMAXPROCS.
+	OpenBLAS bool
+}
+
+// MachineBLAS returns the default BLAS of this process's machine and
+// environment (gemm.Name) and the other one worth comparing it with, if
+// any: OpenBLAS where the default is the own GEMM and OpenBLAS loads, the
+// own GEMM where the default is anything else.
+func MachineBLAS() (def BLAS, other BLAS, ok bool) {
+	_, err := gemm.LoadOpenBLAS("")
+	return blasChoices(gemm.Name(), err == nil)
+}
+
+// blasChoices is MachineBLAS for the default BLAS named name (gemm.Name)
+// and whether OpenBLAS loads.
+func blasChoices(name string, openBLAS bool) (def BLAS, other BLAS, ok bool) {
+	def = BLAS{Name: ShortBLAS(name), OpenBLAS: strings.HasPrefix(name, "OpenBLAS")}
+	switch {
+	case !strings.HasPrefix(name, "own GEMM"):
+		return def, BLAS{Name: "own GEMM", Env: []string{"GELU_BLAS=own"}}, true
+	case openBLAS:
+		return def, BLAS{Name: "OpenBLAS", Env: []string{"GELU_BLAS=openblas"}, OpenBLAS: true}, true
+	}
+	return def, BLAS{}, false
+}
+
+// ShortBLAS is a BLAS name of gemm.Name without what follows it in
+// parentheses or after a semicolon: "own GEMM", "OpenBLAS 0.3.21 Haswell",
+// "gonum".
+func ShortBLAS(name string) string {
+	name, _, _ = strings.Cut(name, ";")
+	name, _, _ = strings.Cut(name, " (")
+	return strings.TrimSpace(name)
+}
+
+// Settings are b's settings for workload w: GOMAXPROCS over threads and,
+// for a workload with matrix products on OpenBLAS, OpenBLAS's thread count
+// over threads too, every pair, or the same count as GOMAXPROCS for a
+// family of lone products (Family.Paired).
+func (b BLAS) Settings(threads []int, w Workload) []Setting {
 	var s []Setting
 	for _, p := range threads {
 		procs := "GOMAXPROCS=" + strconv.Itoa(p)
-		switch {
-		case ownGEMM && blas:
-			s = append(s, Setting{Name: procs, Env: []string{procs, "GELU_BLAS=own"}})
-		case ownGEMM:
-		case !blas:
-			s = append(s, Setting{Name: procs, Env: []string{procs}})
-		default:
-			for _, t := range threads {
-				s = append(s, Setting{Name: procs + ", BLAS " + plural(t, "thread"), Env: []string{procs, "GELU_BLAS=openblas", "OPENBLAS_NUM_THREADS=" + strconv.Itoa(t)}})
+		env := append([]string{procs}, b.Env...)
+		if !w.Family.BLAS || !b.OpenBLAS {
+			s = append(s, Setting{Name: procs, Env: env})
+			continue
+		}
+		for _, t := range threads {
+			if w.Family.Paired && t != p {
+				continue
 			}
+			s = append(s, Setting{Name: procs + ", BLAS " + plural(t, "thread"), Env: append(env[:len(env):len(env)], "OPENBLAS_NUM_THREADS="+strconv.Itoa(t))})
 		}
 	}
 	return s
+}
+
+// settingThreads is the thread count a product ran on at the setting
+// named s: OpenBLAS's ("BLAS <n> thread[s]") if named, else GOMAXPROCS;
+// 0 if s names neither.
+func settingThreads(s string) int {
+	var n int
+	if _, after, ok := strings.Cut(s, "BLAS "); ok {
+		if _, err := fmt.Sscanf(after, "%d", &n); err == nil {
+			return n
+		}
+	}
+	if _, after, ok := strings.Cut(s, "GOMAXPROCS="); ok {
+		if _, err := fmt.Sscanf(after, "%d", &n); err == nil {
+			return n
+		}
+	}
+	return 0
 }
 
 // PeerSettings are PyTorch's: the thread count, set everywhere PyTorch

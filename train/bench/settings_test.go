@@ -7,29 +7,43 @@ import (
 
 func TestSettings(t *testing.T) {
 	threads := []int{1, 2}
+	ws, err := testFamilies.ParseAll([]string{"gelu/exact/float32", "ffn/8x4x16/float32", "matmul/8x4x16-NT/float32"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gelu, ffn, matmul := ws[0], ws[1], ws[2]
+	own := BLAS{Name: "own GEMM"}
+	openblas := BLAS{Name: "OpenBLAS", Env: []string{"GELU_BLAS=openblas"}, OpenBLAS: true}
 	for _, c := range []struct {
-		blas, ownGEMM bool
-		want          []string
+		b    BLAS
+		w    Workload
+		want []string
 	}{
-		{true, false, []string{"GOMAXPROCS=1, BLAS 1 thread", "GOMAXPROCS=1, BLAS 2 threads", "GOMAXPROCS=2, BLAS 1 thread", "GOMAXPROCS=2, BLAS 2 threads"}},
-		{true, true, []string{"GOMAXPROCS=1", "GOMAXPROCS=2"}},
-		{false, false, []string{"GOMAXPROCS=1", "GOMAXPROCS=2"}},
-		{false, true, nil},
+		{openblas, ffn, []string{"GOMAXPROCS=1, BLAS 1 thread", "GOMAXPROCS=1, BLAS 2 threads", "GOMAXPROCS=2, BLAS 1 thread", "GOMAXPROCS=2, BLAS 2 threads"}},
+		{openblas, matmul, []string{"GOMAXPROCS=1, BLAS 1 thread", "GOMAXPROCS=2, BLAS 2 threads"}},
+		{openblas, gelu, []string{"GOMAXPROCS=1", "GOMAXPROCS=2"}},
+		{own, ffn, []string{"GOMAXPROCS=1", "GOMAXPROCS=2"}},
+		{own, matmul, []string{"GOMAXPROCS=1", "GOMAXPROCS=2"}},
 	} {
 		var got []string
-		for _, s := range OursSettings(threads, c.blas, c.ownGEMM) {
+		for _, s := range c.b.Settings(threads, c.w) {
 			got = append(got, s.Name)
-			if c.ownGEMM && !slices.Contains(s.Env, "GELU_BLAS=own") {
-				t.Errorf("blas=%v own GEMM %q: env %v lacks GELU_BLAS=own", c.blas, s.Name, s.Env)
+			if c.b.Env != nil && !slices.Contains(s.Env, c.b.Env[0]) {
+				t.Errorf("%s on %s, %q: env %v lacks %s", c.w.Name, c.b.Name, s.Name, s.Env, c.b.Env[0])
 			}
 		}
 		if !slices.Equal(got, c.want) {
-			t.Errorf("blas=%v ownGEMM=%v: settings %q, want %q", c.blas, c.ownGEMM, got, c.want)
+			t.Errorf("%s on %s: settings %q, want %q", c.w.Name, c.b.Name, got, c.want)
 		}
 	}
-	s := OursSettings([]int{2}, true, false)
+	s := openblas.Settings([]int{2}, ffn)
 	if len(s) != 1 || !slices.Equal(s[0].Env, []string{"GOMAXPROCS=2", "GELU_BLAS=openblas", "OPENBLAS_NUM_THREADS=2"}) {
-		t.Errorf("OursSettings([2], blas) = %+v", s)
+		t.Errorf("OpenBLAS settings([2], ffn) = %+v", s)
+	}
+	// The default runs with no GELU_BLAS: only GOMAXPROCS (and OpenBLAS's threads).
+	def := BLAS{Name: "OpenBLAS 0.3.21 Haswell", OpenBLAS: true}
+	if s := def.Settings([]int{1}, ffn); len(s) != 1 || !slices.Equal(s[0].Env, []string{"GOMAXPROCS=1", "OPENBLAS_NUM_THREADS=1"}) {
+		t.Errorf("default OpenBLAS settings([1], ffn) = %+v", s)
 	}
 	ts := PeerSettings([]int{2})
 	if len(ts) != 1 || ts[0].Name != "2 threads" || ts[0].Threads != 2 || !slices.Equal(ts[0].Env, []string{"OMP_NUM_THREADS=2", "OPENBLAS_NUM_THREADS=2", "MKL_NUM_THREADS=2"}) {
@@ -41,6 +55,36 @@ func TestSettings(t *testing.T) {
 	for _, bad := range []string{"1,0", "", "1,x", "-1"} {
 		if _, err := ParseThreads(bad); err == nil {
 			t.Errorf("ParseThreads(%q): no error", bad)
+		}
+	}
+}
+
+// TestBLASChoices: the default is what gemm.Name reports; the other is
+// OpenBLAS when the default is the own GEMM and OpenBLAS loads, none when
+// it does not load, and the own GEMM when the default is anything else.
+func TestBLASChoices(t *testing.T) {
+	ownName := "own GEMM (AVX-512, 2 threads); chosen over OpenBLAS 0.3.21 Haswell, whose kernels have no AVX-512 (GELU_BLAS=openblas uses it)"
+	for _, c := range []struct {
+		name       string
+		openBLAS   bool
+		def, other BLAS
+		ok         bool
+	}{
+		{ownName, true, BLAS{Name: "own GEMM"}, BLAS{Name: "OpenBLAS", Env: []string{"GELU_BLAS=openblas"}, OpenBLAS: true}, true},
+		{"own GEMM (AVX2+FMA, 1 thread); ops: OpenBLAS not loaded", false, BLAS{Name: "own GEMM"}, BLAS{}, false},
+		{"OpenBLAS 0.3.21 SkylakeX (libopenblas.so.0, 2 threads)", true, BLAS{Name: "OpenBLAS 0.3.21 SkylakeX", OpenBLAS: true},
+			BLAS{Name: "own GEMM", Env: []string{"GELU_BLAS=own"}}, true},
+		{"gonum (pure Go); no OpenBLAS", false, BLAS{Name: "gonum"}, BLAS{Name: "own GEMM", Env: []string{"GELU_BLAS=own"}}, true},
+	} {
+		def, other, ok := blasChoices(c.name, c.openBLAS)
+		if def.Name != c.def.Name || def.OpenBLAS != c.def.OpenBLAS || def.Env != nil || ok != c.ok ||
+			other.Name != c.other.Name || other.OpenBLAS != c.other.OpenBLAS || !slices.Equal(other.Env, c.other.Env) {
+			t.Errorf("blasChoices(%q, %v) = %+v, %+v, %v; want %+v, %+v, %v", c.name, c.openBLAS, def, other, ok, c.def, c.other, c.ok)
+		}
+	}
+	for name, want := range map[string]int{"GOMAXPROCS=2": 2, "GOMAXPROCS=1, BLAS 2 threads": 2, "GOMAXPROCS=2, BLAS 1 thread": 1, "2 threads": 0} {
+		if got := settingThreads(name); got != want {
+			t.Errorf("settingThreads(%q) = %d, want %d", name, got, want)
 		}
 	}
 }

@@ -23,34 +23,46 @@ func Optional(ok bool, v any) any {
 	return v
 }
 
-// Overview is the table of every workload, each side at its best setting
-// (named beside it), the speedup over the peer (its time ÷ ours), and the
-// peak RSS and allocations of this project's child at its best setting.
-// peerName heads the peer's column; ownGEMM adds the own GEMM's. It sets
-// the summary keys <workload key>.ours, .ours_setting, .peak_rss_mb,
-// .allocs_per_step, .alloc_bytes_per_step, .pure_go, .pytorch,
-// .pytorch_setting and .speedup_vs_pytorch.
-func (t Tally) Overview(r *report.Report, ws []Workload, peerName string, ownGEMM bool) report.TableData {
-	header := []string{"workload", "unit", Ours, "our setting"}
-	if ownGEMM {
-		header = append(header, OwnGEMM)
+// Overview is the table of every workload but those of NoPeer families,
+// each side at its best setting (named beside it), the speedup over the
+// peer (its time ÷ ours), and the peak RSS and allocations of this
+// project's child at its best setting. This project's column is the
+// machine's default BLAS (Ours); a column for the other BLAS follows when
+// t has that side (Other). peerName heads the peer's column. It sets the
+// summary keys <workload key>.ours, .ours_setting, .ours_blas_name (for
+// workloads with matrix products), .peak_rss_mb, .allocs_per_step,
+// .alloc_bytes_per_step, .other_blas, .other_blas_setting,
+// .other_blas_name, .pytorch, .pytorch_setting and .speedup_vs_pytorch.
+func (t Tally) Overview(r *report.Report, ws []Workload, peerName string) report.TableData {
+	other := len(t[Other]) > 0
+	header := []string{"workload", "unit", t.Column(Ours), "our setting"}
+	if other {
+		header = append(header, t.Column(Other), "its setting")
 	}
 	header = append(header, peerName, "PyTorch setting", "speedup vs PyTorch", "peak RSS MB", "allocs/step")
 	var rows [][]any
 	for _, w := range ws {
+		if w.Family.NoPeer {
+			continue
+		}
 		key := w.Key()
 		oset, o, _ := t.Best(Ours, w.Name)
 		row := []any{w.Name, w.Family.Unit, w.Value(o.Seconds), oset}
 		r.Set(key+".ours", w.Value(o.Seconds))
 		r.Set(key+".ours_setting", oset)
+		if w.Family.BLAS && o.BLAS != "" {
+			r.Set(key+".ours_blas_name", ShortBLAS(o.BLAS))
+		}
 		r.Set(key+".peak_rss_mb", o.PeakMB)
 		r.Set(key+".allocs_per_step", o.Allocs)
 		r.Set(key+".alloc_bytes_per_step", o.AllocBytes)
-		if ownGEMM {
-			_, f, ok := t.Best(OwnGEMM, w.Name)
-			row = append(row, Optional(ok, w.Value(f.Seconds)))
+		if other {
+			fset, f, ok := t.Best(Other, w.Name)
+			row = append(row, Optional(ok, w.Value(f.Seconds)), Optional(ok, fset))
 			if ok {
-				r.Set(key+".pure_go", w.Value(f.Seconds))
+				r.Set(key+".other_blas", w.Value(f.Seconds))
+				r.Set(key+".other_blas_setting", fset)
+				r.Set(key+".other_blas_name", ShortBLAS(f.BLAS))
 			}
 		}
 		ts, tr, ok := t.Best(Peer, w.Name)
@@ -63,6 +75,22 @@ func (t Tally) Overview(r *report.Report, ws []Workload, peerName string, ownGEM
 		rows = append(rows, row)
 	}
 	return report.TableData{Header: header, Rows: rows}
+}
+
+// Column is the heading of side's columns: for this project's sides with
+// the BLAS their children reported, "this project (own GEMM)" for the
+// default, "this project with OpenBLAS 0.3.21 Haswell (GELU_BLAS=openblas)"
+// for the other; the side's name when no child reported a BLAS.
+func (t Tally) Column(side string) string {
+	blas := ShortBLAS(t.BLAS(side))
+	switch {
+	case blas == "" || (side != Ours && side != Other):
+		return side
+	case side == Ours:
+		return Ours + " (" + blas + ")"
+	}
+	env := "GELU_BLAS=" + strings.ToLower(strings.Fields(blas)[0])
+	return Ours + " with " + blas + " (" + env + ")"
 }
 
 // Pair compares each workload of Family with its partner, a workload of
@@ -109,13 +137,13 @@ func (t Tally) Pairs(r *report.Report, ws []Workload, p Pair) report.TableData {
 }
 
 // SettingsTable has a row per workload and a column per (side, setting)
-// tried, each at its best round in the workload's unit; — where a setting
-// does not apply.
+// tried, headed "<Column(side)>: <setting>", each at its best round in the
+// workload's unit; — where a setting does not apply.
 func (t Tally) SettingsTable(ws []Workload) report.TableData {
 	type col struct{ side, setting string }
 	var cols []col
 	seen := map[col]bool{}
-	for _, side := range []string{Ours, OwnGEMM, Peer} {
+	for _, side := range []string{Ours, Other, Peer} {
 		for _, w := range ws {
 			var names []string
 			for s := range t[side][w.Name] {
@@ -133,7 +161,7 @@ func (t Tally) SettingsTable(ws []Workload) report.TableData {
 	}
 	header := []string{"workload"}
 	for _, c := range cols {
-		header = append(header, c.side+": "+c.setting)
+		header = append(header, t.Column(c.side)+": "+c.setting)
 	}
 	var rows [][]any
 	for _, w := range ws {
@@ -149,14 +177,16 @@ func (t Tally) SettingsTable(ws []Workload) report.TableData {
 
 var blasThreads = regexp.MustCompile(`, \d+ threads?\)`)
 
-// BLAS is this project's matrix-product backend as its children reported
-// it, without the thread count (which varies with the setting).
-func (t Tally) BLAS() string {
+// BLAS is the matrix-product backend side's children reported (this
+// project's sides), without the thread count (which varies with the
+// setting); "" when none reported one. Ties of names go to the one that
+// sorts first, so that the answer does not depend on map order.
+func (t Tally) BLAS(side string) string {
 	var blas string
-	for _, byW := range t[Ours] {
+	for _, byW := range t[side] {
 		for _, res := range byW {
-			if res.BLAS != "" {
-				blas = blasThreads.ReplaceAllString(res.BLAS, ")")
+			if b := blasThreads.ReplaceAllString(res.BLAS, ")"); b != "" && (blas == "" || b < blas) {
+				blas = b
 			}
 		}
 	}

@@ -8,9 +8,18 @@ import (
 	"github.com/geluproject/gelu/train/report"
 )
 
+// The BLAS names children report: the default (own GEMM) and the other.
+const (
+	ownReported      = "own GEMM (AVX-512, 2 threads); chosen over OpenBLAS 0.3.21 Haswell, whose kernels have no AVX-512 (GELU_BLAS=openblas uses it)"
+	openBLASReported = "OpenBLAS 0.3.21 Haswell (libopenblas.so.0, 1 thread)"
+	ownColumn        = "this project (own GEMM)"
+	openBLASColumn   = "this project with OpenBLAS 0.3.21 Haswell (GELU_BLAS=openblas)"
+)
+
 // tablesTally: gelu exact float32 at 2 ms ours (best of two settings), 4
 // ms PyTorch; the copy of the same bytes at 1 ms ours, 0.5 ms PyTorch; an
-// ffn step at 10 ms ours, 8 ms on the own GEMM, never run by PyTorch.
+// ffn step at 10 ms ours (the default, own GEMM), 8 ms on the other BLAS
+// (OpenBLAS), never run by PyTorch.
 func tablesTally(t *testing.T) (Tally, []Workload) {
 	ws, err := testFamilies.ParseAll([]string{"gelu/exact/float32", "copy/gelu-traffic/float32", "ffn/8x4x16/float32"})
 	if err != nil {
@@ -18,12 +27,12 @@ func tablesTally(t *testing.T) (Tally, []Workload) {
 	}
 	tl := Tally{}
 	tl.Add(Ours, ws[0].Name, "GOMAXPROCS=1", Result{Seconds: 0.003})
-	tl.Add(Ours, ws[0].Name, "GOMAXPROCS=2", Result{Seconds: 0.002, PeakMB: 90, Allocs: 7, AllocBytes: 100, BLAS: "OpenBLAS 0.3.21 Haswell (libopenblas.so.0, 2 threads)"})
+	tl.Add(Ours, ws[0].Name, "GOMAXPROCS=2", Result{Seconds: 0.002, PeakMB: 90, Allocs: 7, AllocBytes: 100, BLAS: ownReported})
 	tl.Add(Peer, ws[0].Name, "1 thread", Result{Seconds: 0.004})
 	tl.Add(Ours, ws[1].Name, "GOMAXPROCS=2", Result{Seconds: 0.001})
 	tl.Add(Peer, ws[1].Name, "2 threads", Result{Seconds: 0.0005})
-	tl.Add(Ours, ws[2].Name, "GOMAXPROCS=1, BLAS 1 thread", Result{Seconds: 0.010})
-	tl.Add(OwnGEMM, ws[2].Name, "GOMAXPROCS=1", Result{Seconds: 0.008})
+	tl.Add(Ours, ws[2].Name, "GOMAXPROCS=1", Result{Seconds: 0.010, BLAS: ownReported})
+	tl.Add(Other, ws[2].Name, "GOMAXPROCS=2, BLAS 1 thread", Result{Seconds: 0.008, BLAS: openBLASReported})
 	return tl, ws
 }
 
@@ -64,25 +73,46 @@ func wantKey(t *testing.T, r *report.Report, key string, want float64) {
 
 func TestOverview(t *testing.T) {
 	tl, ws := tablesTally(t)
-	r := newReport(t)
-	d := tl.Overview(r, ws, "PyTorch 1.13", true)
-	if len(d.Header) != 10 || d.Header[4] != OwnGEMM || d.Header[5] != "PyTorch 1.13" || len(d.Rows) != 3 {
+	dir := t.TempDir()
+	r, err := report.New(dir, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := tl.Overview(r, ws, "PyTorch 1.13")
+	if len(d.Header) != 11 || d.Header[2] != ownColumn || d.Header[4] != openBLASColumn || d.Header[6] != "PyTorch 1.13" || len(d.Rows) != 3 {
 		t.Fatalf("Overview: header %q, %d rows", d.Header, len(d.Rows))
 	}
 	// gelu: 4.194304 Melem in 2 ms = 2097.152 Melem/s; PyTorch at 4 ms
 	// half that; speedup = 4 ms / 2 ms.
-	sameRow(t, "gelu", d.Rows[0], []any{"gelu/exact/float32", "Melem/s", 2097.152, "GOMAXPROCS=2", "—", 1048.576, "1 thread", 2.0, 90.0, 7.0})
+	sameRow(t, "gelu", d.Rows[0], []any{"gelu/exact/float32", "Melem/s", 2097.152, "GOMAXPROCS=2", "—", "—", 1048.576, "1 thread", 2.0, 90.0, 7.0})
 	wantKey(t, r, "gelu.exact.float32.ours", 2097.152)
 	wantKey(t, r, "gelu.exact.float32.speedup_vs_pytorch", 2)
 	wantKey(t, r, "gelu.exact.float32.alloc_bytes_per_step", 100)
-	// ffn: 10 ms ours, 8 ms own GEMM, no PyTorch.
-	sameRow(t, "ffn", d.Rows[2], []any{"ffn/8x4x16/float32", "ms", 10.0, "GOMAXPROCS=1, BLAS 1 thread", 8.0, "—", "—", "—"})
-	wantKey(t, r, "ffn.8x4x16.float32.pure_go", 8)
-	if _, ok := r.Float("ffn.8x4x16.float32.pytorch"); ok {
-		t.Error("a PyTorch value for a workload PyTorch never ran")
+	// ffn: 10 ms on the default (own GEMM), 8 ms on OpenBLAS, no PyTorch.
+	sameRow(t, "ffn", d.Rows[2], []any{"ffn/8x4x16/float32", "ms", 10.0, "GOMAXPROCS=1", 8.0, "GOMAXPROCS=2, BLAS 1 thread", "—", "—", "—"})
+	wantKey(t, r, "ffn.8x4x16.float32.other_blas", 8)
+	r.Describe("*", "any")
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
 	}
-	if d := tl.Overview(newReport(t), ws, "PyTorch", false); len(d.Header) != 9 || len(d.Rows[0]) != 9 {
-		t.Errorf("Overview without the own GEMM: %d columns, want 9", len(d.Header))
+	s, err := report.ReadSummary(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]string{"ffn.8x4x16.float32.other_blas_setting": "GOMAXPROCS=2, BLAS 1 thread",
+		"ffn.8x4x16.float32.other_blas_name": "OpenBLAS 0.3.21 Haswell", "ffn.8x4x16.float32.ours_blas_name": "own GEMM"} {
+		if got := s.Values[k]; got != want {
+			t.Errorf("summary %s = %v, want %q", k, got, want)
+		}
+	}
+	for _, k := range []string{"ffn.8x4x16.float32.pytorch", "gelu.exact.float32.ours_blas_name", "gelu.exact.float32.other_blas"} {
+		if _, ok := s.Values[k]; ok {
+			t.Errorf("summary key %s set: for a side that never ran, or a workload without matrix products", k)
+		}
+	}
+	delete(tl, Other)
+	if d := tl.Overview(newReport(t), ws, "PyTorch"); len(d.Header) != 9 || len(d.Rows[0]) != 9 {
+		t.Errorf("Overview without the other BLAS: %d columns, want 9", len(d.Header))
 	}
 }
 
@@ -113,8 +143,8 @@ func TestPairs(t *testing.T) {
 func TestSettingsTable(t *testing.T) {
 	tl, ws := tablesTally(t)
 	d := tl.SettingsTable(ws)
-	wantHeader := []string{"workload", Ours + ": GOMAXPROCS=1", Ours + ": GOMAXPROCS=2", Ours + ": GOMAXPROCS=1, BLAS 1 thread",
-		OwnGEMM + ": GOMAXPROCS=1", Peer + ": 1 thread", Peer + ": 2 threads"}
+	wantHeader := []string{"workload", ownColumn + ": GOMAXPROCS=1", ownColumn + ": GOMAXPROCS=2",
+		openBLASColumn + ": GOMAXPROCS=2, BLAS 1 thread", Peer + ": 1 thread", Peer + ": 2 threads"}
 	if len(d.Header) != len(wantHeader) {
 		t.Fatalf("header %q, want %q", d.Header, wantHeader)
 	}
@@ -124,12 +154,25 @@ func TestSettingsTable(t *testing.T) {
 		}
 	}
 	// gelu at GOMAXPROCS=1: 4.194304 Melem in 3 ms.
-	sameRow(t, "gelu", d.Rows[0], []any{"gelu/exact/float32", 1398.1013333333333, 2097.152, "—", "—", 1048.576, "—"})
+	sameRow(t, "gelu", d.Rows[0], []any{"gelu/exact/float32", 1398.1013333333333, 2097.152, "—", 1048.576, "—"})
+	sameRow(t, "ffn", d.Rows[2], []any{"ffn/8x4x16/float32", 10.0, "—", 8.0, "—", "—"})
 }
 
 func TestMachine(t *testing.T) {
-	if tl, _ := tablesTally(t); tl.BLAS() != "OpenBLAS 0.3.21 Haswell (libopenblas.so.0)" {
-		t.Errorf("BLAS() = %q, want the name without its thread count", tl.BLAS())
+	tl, _ := tablesTally(t)
+	if got := tl.BLAS(Other); got != "OpenBLAS 0.3.21 Haswell (libopenblas.so.0)" {
+		t.Errorf("BLAS(Other) = %q, want the name without its thread count", got)
+	}
+	if got := tl.BLAS(Ours); !strings.HasPrefix(got, "own GEMM (AVX-512); chosen over") {
+		t.Errorf("BLAS(Ours) = %q, want the own GEMM's name without its thread count", got)
+	}
+	if tl.Column(Ours) != ownColumn || tl.Column(Other) != openBLASColumn || tl.Column(Peer) != Peer || (Tally{}).Column(Ours) != Ours {
+		t.Errorf("Column: %q, %q, %q, empty tally %q", tl.Column(Ours), tl.Column(Other), tl.Column(Peer), (Tally{}).Column(Ours))
+	}
+	for name, want := range map[string]string{ownReported: "own GEMM", openBLASReported: "OpenBLAS 0.3.21 Haswell", "gonum (pure Go)": "gonum"} {
+		if got := ShortBLAS(name); got != want {
+			t.Errorf("ShortBLAS(%q) = %q, want %q", name, got, want)
+		}
 	}
 	info := "processor\t: 0\nmodel name\t: AMD EPYC\nflags\t\t: fpu avx2 avx512f avx512bw\n"
 	if got := cpuModel(strings.NewReader(info)); got != "AMD EPYC with AVX-512" {

@@ -3,12 +3,14 @@ package bench
 // Best of rounds: each (side, workload, setting) keeps its fastest round,
 // and each (side, workload) is reported at its fastest setting.
 
-// Sides, as named in the tables: this project, this project on its own
-// GEMM (what a machine without OpenBLAS uses), and the peer.
+// Sides, as a Tally keys them: this project on the machine's default BLAS
+// (what a user gets), this project on the other BLAS (MachineBLAS), and
+// the peer. The tables head this project's columns with the BLAS the
+// children reported (Tally.Column).
 const (
-	Ours    = "this project"
-	OwnGEMM = "this project, no OpenBLAS (own GEMM)"
-	Peer    = "PyTorch"
+	Ours  = "this project"
+	Other = "this project, other BLAS"
+	Peer  = "PyTorch"
 )
 
 // Tally keeps, per side, workload and setting, the best round.

@@ -25,6 +25,18 @@ type Family struct {
 	// BLAS: the workload runs matrix products, so the BLAS thread count
 	// and the own GEMM are worth trying.
 	BLAS bool
+	// Paired: the step is a lone matrix product, which runs on the BLAS's
+	// threads alone, so GOMAXPROCS and OpenBLAS's thread count take one
+	// value together instead of every pair (BLAS.Settings).
+	Paired bool
+	// NoPeer: the peer does not run it, and it has a table of its own
+	// instead of a row in the Overview (the matmul and peak families).
+	NoPeer bool
+	// Fastest: the step is a rate bound (the peak), so a child reports the
+	// fastest of at least FastestReps timed runs instead of the median: on
+	// a shared machine the least-disturbed run is the one nearest the
+	// bound.
+	Fastest bool
 	// Build returns the function timed (one run) and the training steps a
 	// run makes (1 except for a pass over a data set).
 	Build func(args string, dt tensor.Dtype) (run func() error, steps int, err error)

@@ -15,6 +15,8 @@ var testFamilies = Families{
 	{Name: "gemm", Unit: "ms", BLAS: true, Build: GEMMs},
 	{Name: "mlp", Unit: "ms", BLAS: true, Build: MLP},
 	{Name: "gpt", Unit: "tokens/s", BLAS: true, Work: GPTWork, Build: GPT},
+	{Name: "matmul", Unit: "GFLOP/s", BLAS: true, Paired: true, NoPeer: true, Work: MatMulWork, Build: MatMul},
+	{Name: "peak", Unit: "GFLOP/s", NoPeer: true, Fastest: true, Work: PeakWork, Build: Peak},
 }
 
 func TestParse(t *testing.T) {
@@ -31,7 +33,7 @@ func TestParse(t *testing.T) {
 	if _, err := testFamilies.ParseAll([]string{"gelu/exact/float32", "conv/3x3/float32"}); err == nil {
 		t.Error("ParseAll with an unknown family: no error")
 	}
-	if got := testFamilies.Names(); got != "gelu, copy, ffn, gemm, mlp, gpt" {
+	if got := testFamilies.Names(); got != "gelu, copy, ffn, gemm, mlp, gpt, matmul, peak" {
 		t.Errorf("Names() = %q", got)
 	}
 }
