@@ -7,13 +7,16 @@ package fused
 //	          dbias = Σ_rows G              (SumRows; its adjoint is BroadcastRows)
 //
 // Every derivative is another op of this file, so Linear is differentiable
-// to any order. The bias is added by pre-filling C and calling GEMM with
-// β = 1, so it is never materialized as a broadcast matrix.
+// to any order. The bias is added inside the GEMM (gemm.GemmEpilogue: the
+// own GEMM adds it to each strip of C while the strip is in cache; other
+// BLAS libraries get C pre-filled with it and β = 1), so it is never
+// materialized as a broadcast matrix.
 
 import (
 	"fmt"
 
 	"github.com/geluproject/gelu/graph"
+	"github.com/geluproject/gelu/ops/gemm"
 	"github.com/geluproject/gelu/ops/opkit"
 	"github.com/geluproject/gelu/ops/parallel"
 	G "gorgonia.org/gorgonia"
@@ -175,13 +178,17 @@ func (op *matMulOp) Do(vs ...G.Value) (G.Value, error) {
 	lda, ldb := a.Shape()[a.Dims()-1], b.Shape()[b.Dims()-1]
 	switch c.Dtype() {
 	case tensor.Float32:
-		cd := c.Float32s()
-		beta := fillRows(cd, bias, n)
-		bmm(op.tA, op.tB, batch, m, n, k, a.Float32s(), lda, b.Float32s(), ldb, float32(beta), cd)
+		if bias != nil {
+			gemm.GemmEpilogue(op.tA, op.tB, m, n, k, a.Float32s(), lda, b.Float32s(), ldb, c.Float32s(), n, gemm.Epilogue[float32]{Bias: bias.Float32s()})
+			break
+		}
+		bmm(op.tA, op.tB, batch, m, n, k, a.Float32s(), lda, b.Float32s(), ldb, 0, c.Float32s())
 	case tensor.Float64:
-		cd := c.Float64s()
-		beta := fillRows(cd, bias, n)
-		bmm(op.tA, op.tB, batch, m, n, k, a.Float64s(), lda, b.Float64s(), ldb, beta, cd)
+		if bias != nil {
+			gemm.GemmEpilogue(op.tA, op.tB, m, n, k, a.Float64s(), lda, b.Float64s(), ldb, c.Float64s(), n, gemm.Epilogue[float64]{Bias: bias.Float64s()})
+			break
+		}
+		bmm(op.tA, op.tB, batch, m, n, k, a.Float64s(), lda, b.Float64s(), ldb, 0, c.Float64s())
 	}
 	return c, nil
 }
