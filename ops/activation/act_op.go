@@ -163,9 +163,6 @@ func (op *actOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) 
 	}
 	x := inputs[0]
 	if op.order == 0 {
-		if dx, err := fuseDeriv(op.act, x, grad); dx != nil || err != nil {
-			return G.Nodes{dx}, err
-		}
 		dx, err := applyDeriv(op.act, 1, x, grad)
 		return G.Nodes{dx}, err
 	}
@@ -184,42 +181,6 @@ func (op *actOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) 
 	}
 	dx, err := applyDeriv(op.act, op.order+1, x, gg)
 	return G.Nodes{dx, dg}, err
-}
-
-// GradFuser is implemented by the op of a gradient node that can multiply
-// its own result by an activation's derivative while computing it: package
-// fused's matrix product does, on each strip of the product while the strip
-// is in cache, so that the backward of y = f(x) with dy a product
-// (dy = dZ·W of the next Linear) costs no pass of its own over dy.
-//
-// FuseDeriv returns a node equal to g·f'(x), bit for bit, where g is the
-// gradient node (whose op is the receiver) and inputs are g's inputs; or
-// nil when it cannot (then the activation builds its own backward op).
-// The node must be differentiable to second order, as ApplyGrad's is.
-type GradFuser interface {
-	FuseDeriv(a Activation, x *G.Node, g *G.Node, inputs G.Nodes) (*G.Node, error)
-}
-
-// fuseDeriv returns the fused node for g·f'(x) when g's op can make one
-// and g feeds nothing else yet (a gradient just built by the backward pass
-// for this activation alone; otherwise the product would be computed twice).
-func fuseDeriv(a Activation, x, g *G.Node) (*G.Node, error) {
-	if g == nil || g.Op() == nil {
-		return nil, nil
-	}
-	f, ok := g.Op().(GradFuser)
-	if !ok {
-		return nil, nil
-	}
-	eg := g.Graph()
-	if eg == nil || eg.To(g.ID()).Len() != 0 {
-		return nil, nil
-	}
-	var inputs G.Nodes
-	for it := eg.From(g.ID()); it.Next(); {
-		inputs = append(inputs, it.Node().(*G.Node))
-	}
-	return f.FuseDeriv(a, x, g, inputs)
 }
 
 // DoDiff accumulates the input gradients for the LispMachine.

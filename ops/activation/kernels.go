@@ -111,56 +111,31 @@ func (k chunkKernel[T]) run(dst, x, g []T, add bool) {
 // defined over float32 or float64 share their memory layout, so they are
 // viewed as the basic type.
 func run[T graph.Float](a Activation, order int, dst, x, g []T, add bool) {
+	r := a.row
 	if unsafe.Sizeof(T(0)) == 4 {
 		l := loops32.Get().(*loop[float32])
-		l.k.choose(a, order)
+		l.k = chunkKernel[float32]{a: a, order: order}
+		if simd.Available {
+			path := simd.Current
+			if (path == simd.AVX512 || path == simd.AVX2) && r.lane32 != nil {
+				l.k.id = r.lane32(order, a.param, &l.k.p)
+			}
+			if l.k.id == simd.None && path.Has512() && r.simd32 != nil {
+				l.k.id = r.simd32(order, a.param, &l.k.p)
+			}
+		}
 		l.runOn(as[float32](dst), as[float32](x), as[float32](g), add)
 		loops32.Put(l)
 		return
 	}
 	l := loops64.Get().(*loop[float64])
-	l.k.choose(a, order)
+	l.k = chunkKernel[float64]{a: a, order: order}
+	if simd.Available && simd.Current.Has512() && exact64 && r.simd64 != nil {
+		l.k.id = r.simd64(order, a.param, &l.k.p)
+	}
 	l.runOn(as[float64](dst), as[float64](x), as[float64](g), add)
 	loops64.Put(l)
 }
-
-// choose sets k to the kernel for a and order on this CPU and path.
-func (k *chunkKernel[T]) choose(a Activation, order int) {
-	*k = chunkKernel[T]{a: a, order: order}
-	r := a.row
-	if !simd.Available {
-		return
-	}
-	if unsafe.Sizeof(T(0)) == 4 {
-		path := simd.Current
-		if (path == simd.AVX512 || path == simd.AVX2) && r.lane32 != nil {
-			k.id = r.lane32(order, a.param, &k.p)
-		}
-		if k.id == simd.None && path.Has512() && r.simd32 != nil {
-			k.id = r.simd32(order, a.param, &k.p)
-		}
-		return
-	}
-	if simd.Current.Has512() && exact64 && r.simd64 != nil {
-		k.id = r.simd64(order, a.param, &k.p)
-	}
-}
-
-// Backwarder computes g·f'(x) on the caller's goroutine, for callers that
-// have already split the work (a GEMM's epilogue, on each strip of its
-// result while the strip is in cache). Its results are Backward's, bit for
-// bit: every element is computed on its own, wherever a slice starts. The
-// zero value is unusable; Reset prepares it, and it is then safe for
-// concurrent use.
-type Backwarder[T graph.Float] struct{ k chunkKernel[T] }
-
-// Reset prepares b for a (the kernel for this CPU, as Backward picks it).
-func (b *Backwarder[T]) Reset(a Activation) { b.k.choose(a, 1) }
-
-// Backward sets dst[i] = g[i]·f'(x[i]), as the package function Backward
-// does, without splitting the work across cores. dst may alias x or g;
-// the lengths must be equal (not checked).
-func (b *Backwarder[T]) Backward(dst, x, g []T) { b.k.run(dst, x, g, false) }
 
 func as[E, T graph.Float](s []T) []E {
 	if s == nil {

@@ -185,28 +185,20 @@ type ownArgs[T ownFloat] struct {
 	// transC: the product computed is Cᵀ = op(B)ᵀ·op(A)ᵀ, stored
 	// transposed (see ownTransposeWins).
 	transC bool
-	// epi is applied to each strip of C (epilogue.go).
-	epi ownEpi[T]
 }
 
 func ownGemm[T ownFloat](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
-	ownGemmEpi(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, ownEpi[T]{})
-}
-
-// ownGemmEpi is ownGemm with an epilogue.
-func ownGemmEpi[T ownFloat](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int, epi ownEpi[T]) {
 	if m == 0 || n == 0 {
 		return
 	}
 	if alpha == 0 || k == 0 {
 		ownScale(m, n, beta, c, ldc)
-		epi.whole(m, n, c, ldc)
 		return
 	}
 	kern := ownKernelOf[T]()
-	args := ownArgs[T]{tA: tA, tB: tB, m: m, n: n, k: k, alpha: alpha, beta: beta, a: a, b: b, c: c, lda: lda, ldb: ldb, ldc: ldc, epi: epi}
+	args := ownArgs[T]{tA: tA, tB: tB, m: m, n: n, k: k, alpha: alpha, beta: beta, a: a, b: b, c: c, lda: lda, ldb: ldb, ldc: ldc}
 	if ownTransposeWins(kern, m, n) {
-		args = ownArgs[T]{tA: !tB, tB: !tA, m: n, n: m, k: k, alpha: alpha, beta: beta, a: b, b: a, c: c, lda: ldb, ldb: lda, ldc: ldc, transC: true, epi: epi}
+		args = ownArgs[T]{tA: !tB, tB: !tA, m: n, n: m, k: k, alpha: alpha, beta: beta, a: b, b: a, c: c, lda: ldb, ldb: lda, ldc: ldc, transC: true}
 		m, n = n, m
 	}
 	byRows, parts := ownSplit(kern, m, n, k, args.tB)
@@ -300,8 +292,8 @@ func (g *ownArgs[T]) run(kern *ownKernel[T], ar *ownArena, i0, i1, j0, j1 int) {
 		for pc := 0; pc < g.k; pc += kc0 {
 			kc := min(kc0, g.k-pc)
 			beta := g.beta
-			if pc > 0 || g.epi.bias != nil {
-				beta = 1 // with a bias, each strip is filled with it first
+			if pc > 0 {
+				beta = 1
 			}
 			if !direct {
 				ownPack(kern, bp, g.b, g.ldb, !g.tB, jc, nc, pc, kc, nr)
@@ -323,13 +315,6 @@ func (g *ownArgs[T]) run(kern *ownKernel[T], ar *ownArena, i0, i1, j0, j1 int) {
 					}
 					// A's panel in place: element (i, p) at a[(ic+ir+i)·rsa + (pc+p)·csa].
 					a0 := (ic+ir)*rsa + pc*csa
-					if pc == 0 && g.epi.bias != nil {
-						if g.transC {
-							g.epi.fill(c, ldc, jc, jc+nc, ic+ir, ic+ir+rows)
-						} else {
-							g.epi.fill(c, ldc, ic+ir, ic+ir+rows, jc, jc+nc)
-						}
-					}
 					for jr := 0; jr < nc; jr += nr {
 						panelB, ldb := &bp[jr*kc], nr
 						cols := min(nr, nc-jr)
@@ -357,14 +342,6 @@ func (g *ownArgs[T]) run(kern *ownKernel[T], ar *ownArena, i0, i1, j0, j1 int) {
 							continue
 						}
 						ownAddTile(c[ci:], ldc, tile, nr, rows, cols, beta)
-					}
-					// The strip just computed is still in cache.
-					if g.epi.fin != nil && pc+kc == g.k {
-						if g.transC {
-							g.epi.fin.Finish(c, ldc, jc, jc+nc, ic+ir, ic+ir+rows)
-						} else {
-							g.epi.fin.Finish(c, ldc, ic+ir, ic+ir+rows, jc, jc+nc)
-						}
 					}
 				}
 			}
