@@ -115,3 +115,16 @@ func TestTrailingBand(t *testing.T) {
 		t.Errorf("a group without runs: error %v", err)
 	}
 }
+
+func TestVersusMissing(t *testing.T) {
+	nan := math.NaN()
+	// gelu's seeds both diverged: its median is NaN, and no pair is left
+	// for the sign test (N 0, p 1).
+	v := CompareNamed("gelu", "relu", []float64{nan, nan}, []float64{2, 3}, 1)
+	if m := v.Missing(); !slices.Equal(m, []string{"gelu"}) || v.N != 0 || v.P != 1 || v.MB != 2.5 {
+		t.Errorf("gelu all diverged: missing %v, %d pairs, p %v, relu median %v; want [gelu], 0, 1, 2.5", m, v.N, v.P, v.MB)
+	}
+	if m := CompareNamed("gelu", "relu", []float64{1, nan}, []float64{2, 3}, 1).Missing(); m != nil {
+		t.Errorf("one gelu seed left: missing %v, want none", m)
+	}
+}
