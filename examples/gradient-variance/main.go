@@ -170,12 +170,9 @@ func measureAct(c config, train, test *datasets.Dataset, a activation.Activation
 		drawn = 0
 		return func() (x, y *tensor.Dense, err error) { drawn++; return next() }
 	}
-	// diverged records a divergence in phase name, which ends the
-	// measurement; other errors are returned.
+	// diverged records a divergence (experiment.Diverged) in phase name,
+	// which ends the measurement.
 	diverged := func(name string, err error) (*actResult, error) {
-		if !experiment.Diverged(err) {
-			return nil, err
-		}
 		res.Diverged, res.DivergedPhase, res.DivergedStep = err.Error(), name, drawn
 		note(fmt.Sprintf("diverged in %s at step %d", name, drawn))
 		return res, nil
@@ -206,8 +203,8 @@ func measureAct(c config, train, test *datasets.Dataset, a activation.Activation
 	next, opt := probe.LoaderStream(l), &optim.SGD{LearningRate: c.LR, Momentum: c.Momentum}
 	// Training: Σ_j Var(g_j) and the mean loss in blocks of c.VarBlock steps.
 	if res.Train, err = net.TrainVariance(counted(next), c.TrainSteps, c.VarBlock, opt); err != nil {
-		if res, err := diverged("train", err); res != nil || err != nil {
-			return res, err
+		if experiment.Diverged(err) {
+			return diverged("train", err)
 		}
 		return nil, fmt.Errorf("training: %w", err)
 	}
@@ -215,8 +212,10 @@ func measureAct(c config, train, test *datasets.Dataset, a activation.Activation
 	for _, lr := range c.WindowLRs {
 		opt.SetLR(lr)
 		name := fmt.Sprintf("window_lr%g", lr)
-		if err := watch(name, next, c.Window, burnIn(c), buffers, opt); err != nil {
+		if err := watch(name, next, c.Window, burnIn(c), buffers, opt); experiment.Diverged(err) {
 			return diverged(name, err)
+		} else if err != nil {
+			return nil, err
 		}
 	}
 	if res.Accuracy, err = net.Accuracy(tl); err != nil {
