@@ -186,7 +186,7 @@ func trainOne(c config, d data, progress io.Writer, r *runResult) error {
 	}
 	if _, err := experiment.TrainAdamW(r, m, d.Train, d.Eval, c.adamW(), progress, func(e train.EvalInfo) error {
 		return r.Curve.Add(e.Step, bits(e.TrainLoss), bits(e.ValLoss))
-	}); err != nil {
+	}); err != nil || r.Diverged != "" { // a diverged model has nothing to sample
 		return err
 	}
 	// c.SampleLen characters after the first T of the validation text, at

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -161,5 +162,73 @@ func TestMLPFlagListsEveryVariant(t *testing.T) {
 	}
 	if u := fs.Lookup("mlp").Usage; !strings.HasSuffix(u, ": "+experiment.MLPNames()) {
 		t.Errorf("-mlp help %q, want it to end with %q", u, experiment.MLPNames())
+	}
+}
+
+// diverge makes r a run that diverged at step at (after at−1 steps): its
+// curve cut there, no sample, as trainOne leaves such a run.
+func diverge(r *runResult, at int) {
+	c := experiment.NewCurve(r.Curve.Metrics...)
+	for i, step := range r.Curve.Steps {
+		if step < at {
+			vals := make([]float64, len(c.Metrics))
+			for k := range vals {
+				vals[k] = r.Curve.Values[k][i]
+			}
+			_ = c.Add(step, vals...)
+		}
+	}
+	r.Curve, r.Steps, r.Diverged = c, at-1, fmt.Sprintf("train: step %d: loss is NaN", at)
+	delete(r.Vectors, "sample")
+}
+
+// A run that diverges is a result: the report says which run, where, and
+// how many; medians and sign tests use the runs that finished, and a
+// claim whose setting has none says so. AdamW cannot be driven to
+// diverge here (-lr is at most 100, which these models survive), so the
+// runs of a tiny grid are cut as a divergence cuts them: relu's seed 1
+// at step 15 (after its evaluation at step 10), gelu's both seeds at step
+// 5 (before any evaluation after step 0). Writing the report twice gives
+// the same files.
+func TestDivergedRunsAreReported(t *testing.T) {
+	c := tiny(t, tinyText(t))
+	c.MLPs = experiment.Strings{"relu", "gelu"}
+	res, err := run(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keep := map[string]float64{}
+	for _, r := range res.Runs { // seed 1 relu, gelu; seed 2 relu, gelu
+		keep[fmt.Sprint(r.Name, r.Seed)] = r.Curve.Last("val_bpc")
+		switch {
+		case r.Name == "gelu":
+			diverge(r, 5)
+		case r.Seed == 1:
+			diverge(r, 15)
+		}
+	}
+	_, dir, _ := extest.RunTwiceMasked(t, func(dir string, first bool) (*results, error) {
+		c.Out = dir
+		return res, writeReport(c, res)
+	})
+	sum := extest.CheckOutput(t, dir, "char-gpt -steps 30", "results.csv", "samples.csv", "claims.csv", "loss.png")
+	// relu's median is its one finished seed's; gelu has none.
+	if v, _ := sum.Number("relu.final_val_bpc"); v != keep["relu2"] {
+		t.Errorf("relu.final_val_bpc = %v, want seed 2's %v", v, keep["relu2"])
+	}
+	if v := sum.Values["gelu.final_val_bpc"]; v != "NaN" {
+		t.Errorf("gelu.final_val_bpc = %v, want NaN: no run finished", v)
+	}
+	if g, r := sum.Values["gelu.diverged"], sum.Values["relu.diverged"]; g != 2.0 || r != 1.0 {
+		t.Errorf("diverged runs: gelu %v, relu %v; want 2, 1", g, r)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
+	for _, want := range []string{"| relu | 1 | ", " | diverged at step 15 | diverged at step 15 | diverged at step 15 |", "3 of 4 runs diverged",
+		"- relu, seed 1: diverged at step 15: train: step 15: loss is NaN", "- gelu, seed 2: diverged at step 5: ",
+		"(no sample: the run diverged at step 5)", "No line for gelu: every run diverged before its first evaluation after step 0.",
+		"(medians; no run of gelu finished), gelu lower in 0 of 0 seeds"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q", want)
+		}
 	}
 }

@@ -5,6 +5,7 @@ package main
 
 import (
 	_ "embed"
+	"fmt"
 	"strings"
 	"text/template"
 
@@ -31,6 +32,12 @@ type view struct {
 	MinSeeds, Evals int
 	Samples         map[string]string
 	experiment.Speed
+	// Diverged are the runs stopped by a NaN or infinite value, of NRuns;
+	// NoLine the MLPs without a line in the plot (every run diverged
+	// before its first evaluation after step 0).
+	Diverged []*runResult
+	NRuns    int
+	NoLine   []string
 }
 
 func writeReport(c config, res *results) error {
@@ -40,11 +47,21 @@ func writeReport(c config, res *results) error {
 	}
 	v := &view{C: c, D: res.Data, Groups: experiment.Groups(res.Runs), MinSeeds: experiment.MinPairs(alpha), Samples: map[string]string{},
 		Epochs: float64(c.Steps*c.Batch) / float64(res.Data.Train.Len()), Speed: experiment.SpeedOf(res.Runs)}
+	v.Diverged, v.NRuns = experiment.DivergedRuns(res.Runs), len(res.Runs)
+	if len(v.Diverged) > 0 {
+		r.Describe("*.diverged", "runs of this MLP stopped by a NaN or infinite loss, gradient or weight (written when some run diverged); the medians are over the others")
+	}
 	for _, g := range v.Groups {
-		v.Evals = len(g.Runs[0].Curve.Steps)
+		v.Evals = max(v.Evals, len(g.Steps()))
 		r.Set(g.Setting+".final_val_bpc", experiment.Median(g.Final("val_bpc")))
 		r.Set(g.Setting+".final_train_bpc", experiment.Median(g.Final("train_bpc")))
 		r.Set(g.Setting+".mean_val_bpc", experiment.Median(g.Mean("val_bpc")))
+		if len(v.Diverged) > 0 {
+			r.Set(g.Setting+".diverged", g.Diverged())
+		}
+		if len(g.Steps()) < 2 {
+			v.NoLine = append(v.NoLine, g.Setting)
+		}
 	}
 	r.Set("train_seconds", v.StepSeconds)
 	if err := claims(r, v); err != nil {
@@ -70,9 +87,10 @@ func paramsTable(r *report.Report, v *view) error {
 func resultsTable(r *report.Report, v *view) error {
 	var rows [][]any
 	for _, g := range v.Groups {
-		for i, run := range g.Runs { // no run diverged: trainOne fails then
+		for i, run := range g.Runs {
 			c := run.Curve
-			rows = append(rows, []any{g.Setting, run.Seed, c.Metric("val_bpc")[0], c.Last("train_bpc"), c.Last("val_bpc"), g.Mean("val_bpc")[i]})
+			rows = append(rows, []any{g.Setting, run.Seed, c.Metric("val_bpc")[0], run.UnlessDiverged(c.Last("train_bpc")),
+				run.UnlessDiverged(c.Last("val_bpc")), run.UnlessDiverged(g.Mean("val_bpc")[i])})
 		}
 	}
 	return r.Table("results", []string{"MLP", "seed", "initial val bits/char", "final train bits/char", "final val bits/char", "mean val bits/char over the run"}, rows)
@@ -86,7 +104,7 @@ func samplesTable(r *report.Report, v *view) error {
 		return err
 	}
 	for _, g := range v.Groups {
-		text, err := v.D.Vocab.Decode(experiment.Convert[int](g.Runs[0].Vectors["sample"]))
+		text, err := v.D.Vocab.Decode(experiment.Convert[int](g.Runs[0].Vectors["sample"])) // none if the run diverged
 		if err == nil {
 			err = w.Write(g.Setting, g.Runs[0].Seed, text)
 		}
@@ -94,6 +112,9 @@ func samplesTable(r *report.Report, v *view) error {
 			return err
 		}
 		v.Samples[g.Setting] = strings.ReplaceAll(text, "```", "'''")
+		if g.Runs[0].Diverged != "" {
+			v.Samples[g.Setting] = fmt.Sprintf("(no sample: the run diverged at step %d)", g.Runs[0].DivergedStep())
+		}
 	}
 	return w.Close()
 }
@@ -106,6 +127,9 @@ func plot(r *report.Report, v *view) error {
 	for _, g := range v.Groups {
 		runs = append(runs, g.Runs...)
 		b := g.Band("val_bpc") // without step 0, the untrained model, far above the rest
+		if len(b.Steps) < 2 {
+			continue // v.NoLine
+		}
 		s := experiment.Band{Steps: b.Steps[1:], Median: b.Median[1:], Min: b.Min[1:], Max: b.Max[1:]}.Series(g.Setting, nil)
 		s.Dashed = experiment.MLPs[g.Setting].Gated()
 		series = append(series, s)
@@ -113,6 +137,9 @@ func plot(r *report.Report, v *view) error {
 	if err := experiment.WriteCurves(r, "curves", runs, []string{"mlp", "seed", "step"},
 		func(run *runResult, step int) []any { return []any{run.Setting, run.Seed, step} }); err != nil {
 		return err
+	}
+	if len(series) == 0 { // the template says why there is no plot
+		return nil
 	}
 	caption, err := report.Render(reportTmpl, "loss caption", v)
 	if err != nil {

@@ -100,9 +100,21 @@ func run(c config) (acts []*actResult, err error) {
 	if acts, err = measureAll(c); err != nil { // 2 and 3
 		return nil, err
 	}
-	momentumReport(r, acts, pg) // 2
-	gradientReport(r, acts, pg) // 3
-	claims(r, acts, pg)         // at the top of report.md
+	// An activation whose training diverged has no later phases: sections
+	// 2 and 3 show the others, and the report says where it stopped.
+	var done []*actResult
+	for _, a := range acts {
+		if a.Diverged == "" {
+			done = append(done, a)
+		} else {
+			pg.Diverged = append(pg.Diverged, a)
+		}
+	}
+	if len(done) > 0 {
+		momentumReport(r, done, pg) // 2
+		gradientReport(r, done, pg) // 3
+	}
+	claims(r, done, pg) // at the top of report.md
 	return acts, r.Finish(reportTmpl, pg, files)
 }
 
@@ -118,6 +130,12 @@ type actResult struct {
 	Phases   []probe.Summary      // init, one per window, frozen
 	Train    probe.VarianceBlocks // in blocks of config.VarBlock training steps
 	Accuracy float64              // test accuracy after the last window
+	// A NaN or infinite loss, gradient or weight stops the measurement:
+	// Diverged is the error, in phase DivergedPhase ("train" or a window)
+	// at its step DivergedStep (from 1, burn-in included); Phases then
+	// lack that phase and the later ones, Train and Accuracy are unset.
+	Diverged, DivergedPhase string
+	DivergedStep            int
 }
 
 // measureAll measures every activation, c.Workers at a time (a grid of
@@ -145,12 +163,28 @@ func measureAct(c config, train, test *datasets.Dataset, a activation.Activation
 		return nil, err
 	}
 	res := &actResult{Act: a}
+	// counted counts the batches a phase draws: the step a divergence
+	// stopped it at is the last one drawn.
+	drawn := 0
+	counted := func(next probe.Stream) probe.Stream {
+		drawn = 0
+		return func() (x, y *tensor.Dense, err error) { drawn++; return next() }
+	}
+	// diverged records a divergence (experiment.Diverged) in phase name,
+	// which ends the measurement.
+	diverged := func(name string, err error) (*actResult, error) {
+		res.Diverged, res.DivergedPhase, res.DivergedStep = err.Error(), name, drawn
+		note(fmt.Sprintf("diverged in %s at step %d", name, drawn))
+		return res, nil
+	}
 	// watch measures burn + steps steps with the buffers (none: gradients
 	// only), and the network's f'(z) on the first unit-batches steps.
 	watch := func(name string, next probe.Stream, steps, burn int, bufs []probe.Buffer, opt optim.Optimizer) error {
-		s, err := net.Measure(next, probe.Phase{Name: name, Steps: steps, Burn: burn, BlockLen: c.Window / c.Blocks, Buffers: bufs, Opt: opt,
+		s, err := net.Measure(counted(next), probe.Phase{Name: name, Steps: steps, Burn: burn, BlockLen: c.Window / c.Blocks, Buffers: bufs, Opt: opt,
 			Units: units, UnitSteps: c.UnitBatches})
-		res.Phases = append(res.Phases, s)
+		if err == nil {
+			res.Phases = append(res.Phases, s)
+		}
 		note(name)
 		return err
 	}
@@ -168,13 +202,19 @@ func measureAct(c config, train, test *datasets.Dataset, a activation.Activation
 	}
 	next, opt := probe.LoaderStream(l), &optim.SGD{LearningRate: c.LR, Momentum: c.Momentum}
 	// Training: Σ_j Var(g_j) and the mean loss in blocks of c.VarBlock steps.
-	if res.Train, err = net.TrainVariance(next, c.TrainSteps, c.VarBlock, opt); err != nil {
+	if res.Train, err = net.TrainVariance(counted(next), c.TrainSteps, c.VarBlock, opt); err != nil {
+		if experiment.Diverged(err) {
+			return diverged("train", err)
+		}
 		return nil, fmt.Errorf("training: %w", err)
 	}
 	note("train")
 	for _, lr := range c.WindowLRs {
 		opt.SetLR(lr)
-		if err := watch(fmt.Sprintf("window_lr%g", lr), next, c.Window, burnIn(c), buffers, opt); err != nil {
+		name := fmt.Sprintf("window_lr%g", lr)
+		if err := watch(name, next, c.Window, burnIn(c), buffers, opt); experiment.Diverged(err) {
+			return diverged(name, err)
+		} else if err != nil {
 			return nil, err
 		}
 	}

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -79,5 +82,41 @@ func TestBadConfig(t *testing.T) {
 	c.Hidden = experiment.Ints{8, 0}
 	if _, err := run(c); err == nil || !strings.Contains(err.Error(), "-hidden [8 0]") {
 		t.Errorf("width 0: %v", err)
+	}
+}
+
+// At training rate 1e10 ReLU's measurement diverges and GELU's does not
+// (both the first time from the same finite initial weights, so not
+// before step 2); the program still finishes. ReLU is reported with its
+// phase and step and left out of sections 2 and 3, GELU measured in full,
+// and the claim comparing them says why it was not checked. Twice, with
+// one worker and two: the same files.
+func TestDivergedActivationIsReported(t *testing.T) {
+	res, dir := extest.RunTwice(t, func(dir string, first bool) ([]*actResult, error) {
+		c := tiny(dir, first)
+		c.LR = 1e10
+		return run(c)
+	})
+	relu, gelu := res[0], res[1]
+	if relu.Diverged == "" || relu.DivergedPhase != "train" || relu.DivergedStep < 2 || relu.DivergedStep > 40 || len(relu.Phases) != 1 {
+		t.Fatalf("ReLU: diverged %q in %q at step %d with %d phases; want a divergence in train, at step 2–40, after the init phase",
+			relu.Diverged, relu.DivergedPhase, relu.DivergedStep, len(relu.Phases))
+	}
+	if gelu.Diverged != "" || len(gelu.Phases) != 4 {
+		t.Errorf("GELU: diverged %q, %d phases; want none and 4", gelu.Diverged, len(gelu.Phases))
+	}
+	sum := extest.CheckOutput(t, dir, "gradient-variance -window 60", "claims.csv", "momentum_gelu.png")
+	if _, ok := sum.Values["accuracy.relu"]; ok || sum.Values["accuracy.gelu"] == nil {
+		t.Errorf("accuracy.relu = %v, accuracy.gelu = %v; want only GELU's", sum.Values["accuracy.relu"], sum.Values["accuracy.gelu"])
+	}
+	if len(sum.Claims) != 7 {
+		t.Errorf("%d claims, want 7", len(sum.Claims))
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
+	for _, want := range []string{"1 of 2 activations diverged", fmt.Sprintf("- ReLU: diverged in phase train at step %d: ", relu.DivergedStep),
+		fmt.Sprintf("| not measured: ReLU diverged in phase train at step %d | unclear |", relu.DivergedStep), "Test accuracy after the last window (100 test images): GELU "} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q", want)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/geluproject/gelu/ops/activation"
 	"github.com/geluproject/gelu/train/experiment"
@@ -46,6 +47,11 @@ type page struct {
 	HB, HBOverEMA            float64
 	PhaseVars                []phaseVar
 	Lower                    int // phases where GELU's is lower
+	// Diverged are the activations whose measurement a NaN or infinite
+	// value stopped, left out of sections 2 and 3 (Results holds the
+	// others); NotCompared says why GELU and ReLU were not compared.
+	Diverged    []*actResult
+	NotCompared string
 }
 
 type phaseVar struct {
@@ -174,11 +180,56 @@ func gradientReport(r *report.Report, acts []*actResult, pg *page) {
 func claims(r *report.Report, acts []*actResult, pg *page) {
 	g := r.Get
 	geluSq, reluSq := g("normal.gelu.E_d1sq"), g("normal.relu.E_d1sq")
-	pg.ClosedForm, pg.Buffers, pg.Quoted = 1.0/3+2/(3*math.Sqrt(3)*math.Pi), buffers, acts[0]
-	if i := slices.Index(pg.Acts, activation.GELU); i >= 0 { // acts are in -acts order
-		pg.Quoted = acts[i]
+	pg.ClosedForm, pg.Buffers = 1.0/3+2/(3*math.Sqrt(3)*math.Pi), buffers
+	r.ClaimBlock(reportTmpl, "claim.relu_sq", pg, report.Near(reluSq, 0.5, 1e-12))
+	r.ClaimBlock(reportTmpl, "claim.gelu_sq", pg, report.Near(geluSq, 0.42, 0.005))
+	r.ClaimBlock(reportTmpl, "claim.gelu_lower_sq", pg, report.VerdictOf(geluSq < reluSq))
+	r.ClaimBlock(reportTmpl, "claim.proportional", pg, report.Unclear)
+	// acts are the activations that did not diverge, in -acts order.
+	find := func(a activation.Activation) *actResult {
+		if i := slices.IndexFunc(acts, func(r *actResult) bool { return r.Act == a }); i >= 0 {
+			return acts[i]
+		}
+		return nil
 	}
-	hasReLU := slices.Contains(pg.Acts, activation.ReLU)
+	gelu, relu := find(activation.GELU), find(activation.ReLU)
+	if len(acts) == 0 { // every activation diverged: nothing was measured
+		r.ClaimBlock(reportTmpl, "claim.momentum_doc", pg, report.Unclear)
+		r.ClaimBlock(reportTmpl, "claim.momentum_ratio", pg, report.Unclear)
+	} else {
+		claimsMomentum(r, acts, gelu, pg)
+	}
+	// "GELU produces gradients with lower variance" is stated without
+	// qualification: one phase where GELU's is higher is a counterexample.
+	both := slices.Contains(pg.Acts, activation.GELU) && slices.Contains(pg.Acts, activation.ReLU)
+	for _, d := range pg.Diverged {
+		if both && (d.Act == activation.GELU || d.Act == activation.ReLU) {
+			pg.NotCompared += fmt.Sprintf("%s diverged in phase %s at step %d; ", d.Act.Title(), d.DivergedPhase, d.DivergedStep)
+		}
+	}
+	switch {
+	case pg.NotCompared != "":
+		pg.NotCompared = strings.TrimSuffix(pg.NotCompared, "; ")
+		r.ClaimBlock(reportTmpl, "claim.lower_variance", pg, report.Unclear)
+	case gelu != nil && relu != nil:
+		for _, p := range gelu.Phases {
+			rv, gv := g("grad.relu."+p.Name+".all.var"), g("grad.gelu."+p.Name+".all.var")
+			if pg.PhaseVars = append(pg.PhaseVars, phaseVar{p.Name, gv, rv, gv / rv}); gv < rv {
+				pg.Lower++
+			}
+		}
+		r.ClaimBlock(reportTmpl, "claim.lower_variance", pg, report.VerdictOf(pg.Lower == len(gelu.Phases)))
+	}
+}
+
+// claimsMomentum checks the momentum claims on GELU's measurements, or
+// the first activation's if GELU was not measured (or diverged).
+func claimsMomentum(r *report.Report, acts []*actResult, gelu *actResult, pg *page) {
+	g := r.Get
+	pg.Quoted = acts[0]
+	if gelu != nil {
+		pg.Quoted = gelu
+	}
 	docOK, emaOK := true, true
 	for _, b := range buffers {
 		k := fmt.Sprintf("momentum.%s.frozen.%s.b%g.", pg.Quoted.Act.Key(), b.Form, b.Beta)
@@ -190,25 +241,6 @@ func claims(r *report.Report, acts []*actResult, pg *page) {
 	pg.HBOverEMA = pg.HB / ((1 - 0.9) / (1 + 0.9))
 	pg.MeanSqFrozen = g(q+"ema.b0.9.grad_mean_sq") / g(q+"ema.b0.9.grad_var")
 	pg.MeanSqInit = g("grad."+pg.Quoted.Act.Key()+".init.all.mean_sq") / g("grad."+pg.Quoted.Act.Key()+".init.all.var")
-	compared := hasReLU && pg.Quoted.Act == activation.GELU
-	for _, p := range pg.Quoted.Phases {
-		if !compared {
-			break
-		}
-		rv, gv := g("grad.relu."+p.Name+".all.var"), g("grad.gelu."+p.Name+".all.var")
-		if pg.PhaseVars = append(pg.PhaseVars, phaseVar{p.Name, gv, rv, gv / rv}); gv < rv {
-			pg.Lower++
-		}
-	}
-	r.ClaimBlock(reportTmpl, "claim.relu_sq", pg, report.Near(reluSq, 0.5, 1e-12))
-	r.ClaimBlock(reportTmpl, "claim.gelu_sq", pg, report.Near(geluSq, 0.42, 0.005))
-	r.ClaimBlock(reportTmpl, "claim.gelu_lower_sq", pg, report.VerdictOf(geluSq < reluSq))
-	r.ClaimBlock(reportTmpl, "claim.proportional", pg, report.Unclear)
 	r.ClaimBlock(reportTmpl, "claim.momentum_doc", pg, report.VerdictOf(docOK))
 	r.ClaimBlock(reportTmpl, "claim.momentum_ratio", pg, report.VerdictOf(emaOK && math.Abs(pg.HBOverEMA-1) < 0.1))
-	// "GELU produces gradients with lower variance" is stated without
-	// qualification: one phase where GELU's is higher is a counterexample.
-	if compared {
-		r.ClaimBlock(reportTmpl, "claim.lower_variance", pg, report.VerdictOf(pg.Lower == len(pg.Quoted.Phases)))
-	}
 }

@@ -165,7 +165,7 @@ func trainOne(c config, d experiment.CharData, s experiment.CharFFN, r *runResul
 		OnEval: func(_ *train.Trainer, e train.EvalInfo) error {
 			return r.Curve.Add(e.Step, e.TrainLoss, e.ValLoss, bits(e.ValLoss), e.ValAccuracy)
 		}})
-	if err != nil {
+	if err != nil || r.Diverged != "" { // a diverged run has no final model to score
 		return err
 	}
 	// Each window's loss under the final model, for the paired comparison.

@@ -187,6 +187,47 @@ func TestRunIsDeterministic(t *testing.T) {
 	extest.SameFiles(t, c1.Out, c2.Out, "results.csv", "summary.json", "report.md")
 }
 
+// At learning rate 1e21 every run diverges, and the experiment still
+// finishes: the report names each run and the step. Step 1 runs at lr
+// 1e21/5 (warmup) with the gradient norm clipped to 1, so the weights
+// jump to order 1e20; step 2's forward pass multiplies two such (the
+// embedding by the projection), past float32's 3.4e38: every run
+// diverges at step 2. The same command twice writes the same files.
+func TestDivergedRunsAreReported(t *testing.T) {
+	text := tinyText(t, 12000)
+	res, dir := extest.RunTwice(t, func(dir string, first bool) (*results, error) {
+		c := tiny(t, text)
+		c.Out, c.Steps, c.Seeds, c.LR = dir, 12, 2, 1e21
+		if !first {
+			c.Workers = 2
+		}
+		return run(c)
+	}, "results.csv", "summary.json", "report.md") // wall times
+	for _, r := range res.Runs {
+		if r.DivergedStep() != 2 || !slices.Equal(r.Curve.Steps, []int{0}) || r.Vectors["val_rows"] != nil {
+			t.Errorf("%s seed %d: diverged at step %d (%q), evaluations at %v, %d final rows; want step 2, [0], none",
+				r.Name, r.Seed, r.DivergedStep(), r.Diverged, r.Curve.Steps, len(r.Vectors["val_rows"]))
+		}
+	}
+	sum := extest.CheckOutput(t, dir, "transformer-ffn -steps 40", "results.csv", "loss.png")
+	for _, k := range []string{"relu.final_val_loss", "gelu.delta_val_loss"} {
+		if v := sum.Values[k]; v != "NaN" {
+			t.Errorf("%s = %v, want NaN: no run finished", k, v)
+		}
+	}
+	if n, _ := sum.Number("gelu.diverged"); n != 2 {
+		t.Errorf("gelu.diverged = %v, want 2", n)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
+	for _, want := range []string{"| relu | 1 | ", " | diverged at step 2 | diverged at step 2 | ", "4 of 4 runs diverged",
+		"- gelu, seed 2: diverged at step 2: train: step 2 ", "- gelu − relu: not compared: in no seed did both runs finish.",
+		"No plot of the validation loss from step 6 on: every run diverged before it."} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+}
+
 // -init with this program's own model.safetensors starts exactly where the
 // run that wrote it ended; a file of other shapes is refused clearly.
 func TestInitRoundTrip(t *testing.T) {

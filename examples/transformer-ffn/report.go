@@ -46,6 +46,12 @@ type page struct {
 	Tokens                   float64                                  // characters predicted in training, over all runs
 	experiment.Speed
 	HalfStep int // where the late validation plot starts
+	// Diverged are the runs stopped by a NaN or infinite value, of NRuns;
+	// NoLine and NoLateLine the lines left out of the plots for want of
+	// points (every run diverged before them).
+	Diverged           []*runResult
+	NRuns              int
+	NoLine, NoLateLine []string
 }
 
 func (p *page) TokensPerS() float64 { return p.Tokens / p.StepSeconds }
@@ -81,8 +87,13 @@ func writeReport(c config, res *results) error {
 		rise, at := experiment.MaxRise(run.Vectors["step_loss"], smooth)
 		last := run.Curve.Last
 		tokensPerS := float64(run.Steps*c.Batch) / run.StepSeconds
-		pg.Results.Rows = append(pg.Results.Rows, []any{run.Setting.Name(), run.Seed, run.Curve.First("val_loss"), last("train_loss"),
-			last("val_loss"), last("val_bpc"), last("val_accuracy"), rise, at, run.StepSeconds, tokensPerS})
+		final := func(m string) any { return run.UnlessDiverged(last(m)) }
+		pg.Results.Rows = append(pg.Results.Rows, []any{run.Setting.Name(), run.Seed, run.Curve.First("val_loss"), final("train_loss"),
+			final("val_loss"), final("val_bpc"), final("val_accuracy"), rise, at, run.StepSeconds, tokensPerS})
+	}
+	pg.Diverged, pg.NRuns = experiment.DivergedRuns(res.Runs), len(res.Runs)
+	if len(pg.Diverged) > 0 {
+		r.Describe("*.diverged", "runs of this activation stopped by a NaN or infinite loss, gradient or weight (written when some run diverged); the medians are over the others")
 	}
 	for _, g := range experiment.Groups(res.Runs) {
 		k := key(g.Setting)
@@ -97,6 +108,9 @@ func writeReport(c config, res *results) error {
 		secs, tokens := experiment.Throughput(g.Runs, c.Batch)
 		r.Set(k+".train_seconds", secs)
 		r.Set(k+".tokens_per_s", tokens/secs)
+		if len(pg.Diverged) > 0 {
+			r.Set(k+".diverged", g.Diverged())
+		}
 	}
 	if err := curves(r, c, res, pg); err != nil {
 		return err
@@ -137,8 +151,19 @@ func curves(r *report.Report, c config, res *results, pg *page) (err error) {
 		vb := g.Band("val_loss")
 		va := vb.Series(g.Name+" validation", nil)
 		va.Dashed = true
-		train, val = append(train, tr.Series(g.Name+" train", nil)), append(val, va)
-		late = append(late, vb.From(pg.HalfStep).Series(g.Name, nil))
+		// A line without points (every run diverged before it) is left
+		// out and named in the caption.
+		if len(tr.Steps) > 0 {
+			train = append(train, tr.Series(g.Name+" train", nil))
+		} else {
+			pg.NoLine = append(pg.NoLine, g.Name+" train")
+		}
+		val = append(val, va) // every run was evaluated at step 0
+		if lb := vb.From(pg.HalfStep); len(lb.Steps) > 0 && lb.Steps[len(lb.Steps)-1] >= pg.HalfStep {
+			late = append(late, lb.Series(g.Name, nil))
+		} else {
+			pg.NoLateLine = append(pg.NoLateLine, g.Name)
+		}
 	}
 	pg.Loss = report.PlotSpec{Title: "Loss vs step", XLabel: "step", YLabel: "cross-entropy (nats/char)", Series: append(train, val...), DPI: c.DPI}
 	pg.LossLate = report.PlotSpec{Title: "Validation loss, second half of training", XLabel: "step", YLabel: "cross-entropy (nats/char)", Series: late, DPI: c.DPI}

@@ -221,7 +221,7 @@ func trainOne(c config, d data, progress io.Writer, r *runResult) error {
 	t, err := experiment.TrainAdamW(r, m, d.Train, d.Eval, c.adamW(), progress, func(e train.EvalInfo) error {
 		return r.Curve.Add(e.Step, e.TrainLoss, 1-e.ValAccuracy)
 	})
-	if err != nil {
+	if err != nil || r.Diverged != "" { // a diverged model has no test error (Group.Value: NaN)
 		return err
 	}
 	test, err := datasets.NewLoader(d.Test, datasets.LoaderConfig{BatchSize: c.Batch})

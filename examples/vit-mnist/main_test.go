@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -164,5 +165,73 @@ func TestFlagHelpFollowsTheLibrary(t *testing.T) {
 	}
 	if u := fs.Lookup("data").Usage; !strings.Contains(u, " installed at "+datasets.FashionMNISTDir+")") {
 		t.Errorf("-data help %q, want it to name %s", u, datasets.FashionMNISTDir)
+	}
+}
+
+// diverge makes r a run that diverged at step at (after at−1 steps): its
+// curve cut there, no final test error, as trainOne leaves such a run.
+func diverge(r *runResult, at int) {
+	c := experiment.NewCurve(r.Curve.Metrics...)
+	for i, step := range r.Curve.Steps {
+		if step < at {
+			vals := make([]float64, len(c.Metrics))
+			for k := range vals {
+				vals[k] = r.Curve.Values[k][i]
+			}
+			_ = c.Add(step, vals...)
+		}
+	}
+	r.Curve, r.Steps, r.Diverged = c, at-1, fmt.Sprintf("train: step %d: loss is NaN", at)
+	delete(r.Values, "final_test_error")
+}
+
+// A run that diverges is a result: the report says which run, where, and
+// how many; medians and the sign test use the runs that finished, and the
+// claim says when a setting has none. AdamW cannot be driven to diverge
+// here (-lr is at most 100, which these models survive), so the runs of a
+// tiny grid are cut as a divergence cuts them: relu's seed 1 at step 30
+// (after its evaluation at step 20), gelu's both seeds at step 5 (before
+// any evaluation after step 0). Writing the report twice gives the same
+// files.
+func TestDivergedRunsAreReported(t *testing.T) {
+	c := tiny(t)
+	c.Data, c.MLPs = experiment.Strings{"mnist"}, experiment.Strings{"gelu", "relu"}
+	res, err := run(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var relu2 float64
+	for _, r := range res.Runs {
+		switch {
+		case r.Setting.MLP == "gelu":
+			diverge(r, 5)
+		case r.Seed == 1:
+			diverge(r, 30)
+		default:
+			relu2 = r.Values["final_test_error"]
+		}
+	}
+	_, dir, _ := extest.RunTwiceMasked(t, func(dir string, first bool) (*results, error) {
+		c.Out = dir
+		return res, writeReport(c, res)
+	})
+	sum := extest.CheckOutput(t, dir, "vit-mnist -steps 40", "results.csv", "claims.csv", "error.png")
+	if v, _ := sum.Number("mnist-relu.final_test_error"); v != relu2 {
+		t.Errorf("mnist-relu.final_test_error = %v, want seed 2's %v", v, relu2)
+	}
+	if v := sum.Values["mnist-gelu.final_test_error"]; v != "NaN" {
+		t.Errorf("mnist-gelu.final_test_error = %v, want NaN: no run finished", v)
+	}
+	if g, r := sum.Values["mnist-gelu.diverged"], sum.Values["mnist-relu.diverged"]; g != 2.0 || r != 1.0 {
+		t.Errorf("diverged runs: gelu %v, relu %v; want 2, 1", g, r)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
+	for _, want := range []string{"| mnist | relu | 1 | diverged at step 30 | diverged at step 30 |", "3 of 4 runs diverged",
+		"- mnist, relu, seed 1: diverged at step 30: train: step 30: loss is NaN", "- mnist, gelu, seed 2: diverged at step 5: ",
+		"No line for mnist-gelu: every run diverged before its first evaluation after step 0.",
+		"seeds; no run of GELU finished); GELU lower in 0 of 0 seeds"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q", want)
+		}
 	}
 }

@@ -29,6 +29,12 @@ type view struct {
 	MinSeeds int
 	Epochs   float64
 	experiment.Speed
+	// Diverged are the runs stopped by a NaN or infinite value, of NRuns;
+	// NoLine the settings without a line in the plot (every run diverged
+	// before its first evaluation after step 0).
+	Diverged []*runResult
+	NRuns    int
+	NoLine   []string
 }
 
 func writeReport(c config, res *results) error {
@@ -42,6 +48,15 @@ func writeReport(c config, res *results) error {
 	}
 	v.Epochs = float64(c.Steps*c.Batch) / float64(v.Data[0].Train.Len())
 	r.Set("train_seconds", v.StepSeconds)
+	v.Diverged, v.NRuns = experiment.DivergedRuns(res.Runs), len(res.Runs)
+	if len(v.Diverged) > 0 {
+		r.Describe("*.diverged", "runs of this data set and MLP stopped by a NaN or infinite loss, gradient or weight (written when some run diverged); the medians are over the others")
+	}
+	for _, g := range v.Groups {
+		if len(g.Steps()) < 2 {
+			v.NoLine = append(v.NoLine, g.Name)
+		}
+	}
 	if err := claims(r, v); err != nil {
 		return err
 	}
@@ -62,9 +77,13 @@ func resultsTable(r *report.Report, v view) error {
 	var rows [][]any
 	for _, g := range v.Groups {
 		for _, run := range g.Runs {
-			rows = append(rows, []any{g.Setting.Data, g.Setting.MLP, run.Seed, run.Curve.Last("train_loss"), 100 * run.Values["final_test_error"]})
+			rows = append(rows, []any{g.Setting.Data, g.Setting.MLP, run.Seed, run.UnlessDiverged(run.Curve.Last("train_loss")),
+				run.UnlessDiverged(100 * run.Values["final_test_error"])})
 		}
 		k := g.Setting.String()
+		if len(v.Diverged) > 0 {
+			r.Set(k+".diverged", g.Diverged())
+		}
 		r.Set(k+".final_test_error", experiment.Median(g.Value("final_test_error")))
 		r.Set(k+".final_train_loss", experiment.Median(g.Final("train_loss")))
 	}
@@ -81,6 +100,8 @@ func plot(r *report.Report, v view) error {
 		b := g.Band("test_error").Scale(100)
 		if len(b.Steps) > 1 { // step 0 is chance level, far above the rest
 			b = experiment.Band{Steps: b.Steps[1:], Median: b.Median[1:], Min: b.Min[1:], Max: b.Max[1:]}
+		} else if len(v.Diverged) > 0 {
+			continue // v.NoLine: every run diverged before a second evaluation
 		}
 		s := b.Series(g.Name, nil)
 		s.Dashed = g.Setting.Data == "fashion"
@@ -89,6 +110,9 @@ func plot(r *report.Report, v view) error {
 	if err := experiment.WriteCurves(r, "curves", runs, []string{"data", "mlp", "seed", "step"},
 		func(run *runResult, step int) []any { return []any{run.Setting.Data, run.Setting.MLP, run.Seed, step} }); err != nil {
 		return err
+	}
+	if len(series) == 0 { // the template says why there is no plot
+		return nil
 	}
 	caption, err := report.Render(reportTmpl, "error caption", v)
 	if err != nil {
@@ -110,10 +134,11 @@ func claims(r *report.Report, v view) error {
 			continue
 		}
 		a, b := gelu.Value("final_test_error"), relu.Value("final_test_error")
-		p := experiment.Compare(a, b)
+		vs := experiment.CompareNamed("GELU", "ReLU", a, b, 100) // a diverged run's NaN is left out
+		p := vs.Paired
 		r.Set("compare."+d+".gelu_vs_relu.lower_seeds", p.Lower)
 		r.Set("compare."+d+".gelu_vs_relu.p_value", p.P)
-		m := map[string]any{"Data": dataNames[d], "GELU": 100 * experiment.Median(a), "ReLU": 100 * experiment.Median(b), "Seeds": len(a), "P": p}
+		m := map[string]any{"Data": dataNames[d], "GELU": vs.MA, "ReLU": vs.MB, "Seeds": len(a), "P": p, "Missing": vs.Missing()}
 		if err := r.ClaimBlock(reportTmpl, "claim.gelu_relu", m, p.Verdict(alpha)); err != nil {
 			return err
 		}

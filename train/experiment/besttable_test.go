@@ -47,4 +47,10 @@ func TestDivergedCell(t *testing.T) {
 	if ok.DivergedCell() != "no" || bad.DivergedCell() != 8 {
 		t.Errorf("DivergedCell: %v and %v, want no and 8", ok.DivergedCell(), bad.DivergedCell())
 	}
+	if got, want := bad.UnlessDiverged(1.5), "diverged at step 8"; got != want {
+		t.Errorf("UnlessDiverged of a diverged run: %v, want %q", got, want)
+	}
+	if got := ok.UnlessDiverged(1.5); got != 1.5 {
+		t.Errorf("UnlessDiverged of a finished run: %v, want its cell 1.5", got)
+	}
 }

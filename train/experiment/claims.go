@@ -41,6 +41,20 @@ func CompareNamed(nameA, nameB string, a, b []float64, scale float64) Versus {
 	return Versus{A: nameA, B: nameB, MA: scale * Median(a), MB: scale * Median(b), Paired: Compare(a, b)}
 }
 
+// Missing returns the names of the sides, A then B, whose median is NaN:
+// no finite value, every run of the setting diverged. A claim that
+// compares the medians says so instead of comparing NaN.
+func (v Versus) Missing() []string {
+	var out []string
+	if math.IsNaN(v.MA) {
+		out = append(out, v.A)
+	}
+	if math.IsNaN(v.MB) {
+		out = append(out, v.B)
+	}
+	return out
+}
+
 // Weakest returns the weakest of verdicts, for a claim that needs every
 // comparison to hold: NotConfirmed if any is, else Unclear if any is,
 // else Confirmed (also for none).

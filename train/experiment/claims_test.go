@@ -101,8 +101,30 @@ func TestTrailingBand(t *testing.T) {
 		!slices.Equal(b.Min, []float64{1, 1}) || !slices.Equal(b.Max, []float64{3, 3}) {
 		t.Errorf("TrailingBand = %+v, want steps 2, 3, median 2, range 1–3", b)
 	}
+	// A run that diverged after 2 steps (1, 2 → 1.5 at step 2) drops out
+	// at step 3: step 2 has 3, 1, 1.5 (median 1.5), step 3 has 1, 3
+	// (median 2); one that diverged at once has no value anywhere.
 	g.Runs[2].Vectors["loss"] = []float64{1, 2}
-	if _, err := g.TrailingBand("loss", 2); err == nil || !strings.Contains(err.Error(), `a: trailing band of "loss"`) {
-		t.Errorf("runs of different lengths: error %v", err)
+	g.Runs = append(g.Runs, &Run[int]{Vectors: map[string][]float64{"loss": nil}})
+	b, err = g.TrailingBand("loss", 2)
+	if err != nil || !slices.Equal(b.Steps, []int{2, 3}) || !slices.Equal(b.Median, []float64{1.5, 2}) ||
+		!slices.Equal(b.Min, []float64{1, 1}) || !slices.Equal(b.Max, []float64{3, 3}) {
+		t.Errorf("with runs cut short: TrailingBand = %+v, %v, want steps 2, 3, medians 1.5, 2, range 1–3", b, err)
+	}
+	if _, err := (&Group[int]{Name: "a"}).TrailingBand("loss", 2); err == nil || !strings.Contains(err.Error(), `a: trailing band of "loss"`) {
+		t.Errorf("a group without runs: error %v", err)
+	}
+}
+
+func TestVersusMissing(t *testing.T) {
+	nan := math.NaN()
+	// gelu's seeds both diverged: its median is NaN, and no pair is left
+	// for the sign test (N 0, p 1).
+	v := CompareNamed("gelu", "relu", []float64{nan, nan}, []float64{2, 3}, 1)
+	if m := v.Missing(); !slices.Equal(m, []string{"gelu"}) || v.N != 0 || v.P != 1 || v.MB != 2.5 {
+		t.Errorf("gelu all diverged: missing %v, %d pairs, p %v, relu median %v; want [gelu], 0, 1, 2.5", m, v.N, v.P, v.MB)
+	}
+	if m := CompareNamed("gelu", "relu", []float64{1, nan}, []float64{2, 3}, 1).Missing(); m != nil {
+		t.Errorf("one gelu seed left: missing %v, want none", m)
 	}
 }

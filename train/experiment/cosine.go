@@ -26,8 +26,10 @@ type Cosine struct {
 // order (also at every epoch's end, as train.Trainer does). cfg is the
 // rest of the trainer's configuration (progress, hooks); TrainCosine sets
 // its MaxSteps, EvalEvery, EvalAtStart, Schedule, ClipNorm and Dir
-// (r.Dir). A run that diverges is an error here. It returns the trainer,
-// whose ValData serves a final evaluation.
+// (r.Dir). A run that diverges is a result, as with Run.Train: it stops,
+// r.Diverged says why, and TrainCosine returns the trainer and no error;
+// its weights are then not finite, so a final evaluation (on the
+// trainer's ValData, say) must check r.Diverged first.
 func TrainCosine[S any](r *Run[S], m train.Model, opt optim.Optimizer, trainSet, evalSet *datasets.Dataset, c Cosine, cfg train.Config) (*train.Trainer, error) {
 	trainData, err1 := Loader(trainSet, c.Batch, true, r.Seed)
 	evalData, err2 := Loader(evalSet, c.Batch, false, 0)
@@ -48,9 +50,6 @@ func TrainCosine[S any](r *Run[S], m train.Model, opt optim.Optimizer, trainSet,
 	}
 	if err := r.Train(t); err != nil {
 		return nil, err
-	}
-	if r.Diverged != "" {
-		return nil, errors.New(r.Diverged)
 	}
 	return t, nil
 }

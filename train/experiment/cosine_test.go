@@ -3,6 +3,7 @@ package experiment
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/geluproject/gelu/datasets"
@@ -67,11 +68,21 @@ func TestTrainCosine(t *testing.T) {
 	if last := r.Curve.Last("val_loss"); !(last < r.Curve.First("val_loss")) {
 		t.Errorf("validation loss %v → %v: did not learn", r.Curve.First("val_loss"), last)
 	}
-	// A diverging run is an error here, and recorded.
+	// A diverging run is recorded, not an error. Step 1 runs at lr 1e30/2
+	// (warmup): the gradient of the MSE at the initial weights is of order
+	// 1, so the weights become of order 1e29, finite in float32 (below
+	// 3.4e38); step 2's loss, their square, overflows. So the run diverges
+	// at step 2, after the evaluation at step 0 and one completed step.
 	m, d = lineModel(t)
 	r = &Run[int]{Seed: 3, Curve: NewCurve("val_loss")}
 	c.LR, c.Floor = 1e30, 0
-	if _, err := TrainCosine(r, m, &optim.SGD{LearningRate: c.LR}, d, d, c, train.Config{Quiet: true}); err == nil || r.Diverged == "" || err.Error() != r.Diverged {
-		t.Errorf("at lr 1e30: error %v, diverged %q", err, r.Diverged)
+	tr, err = TrainCosine(r, m, &optim.SGD{LearningRate: c.LR}, d, d, c, train.Config{Quiet: true,
+		OnEval: func(_ *train.Trainer, e train.EvalInfo) error { return r.Curve.Add(e.Step, e.ValLoss) }})
+	if err != nil || tr == nil || !strings.Contains(r.Diverged, "step 2") {
+		t.Fatalf("at lr 1e30: trainer %v, error %v, diverged %q; want the trainer, no error and the divergence recorded", tr != nil, err, r.Diverged)
+	}
+	t.Logf("at lr 1e30: %s", r.Diverged)
+	if r.Steps != 1 || r.DivergedStep() != 2 || !slices.Equal(r.Curve.Steps, []int{0}) {
+		t.Errorf("at lr 1e30: %d steps done, diverged at step %d, evaluations at %v; want 1, 2, [0]", r.Steps, r.DivergedStep(), r.Curve.Steps)
 	}
 }

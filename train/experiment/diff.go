@@ -29,7 +29,11 @@ type Diff struct {
 // say) on the same examples (MeanDiff over blocks blocks); over the seeds,
 // it sign-tests the final values of metric (Compare) and compares the
 // median curves of metric (AlongTheWay). The runs are paired by position:
-// they must have the same seeds and vectors of the same non-zero length.
+// they must have the same seeds and, where neither diverged, vectors of
+// the same non-zero length. A seed where either run diverged has no final
+// model to difference: it is left out of Seeds and PerSeed (and of the
+// sign test, whose values are NaN for it), and with no seed left Delta,
+// SE and AbsZ are NaN.
 func DiffFrom[S any](g, base *Group[S], vector, metric string, blocks int) (Diff, error) {
 	d := Diff{Name: g.Name}
 	if len(g.Runs) != len(base.Runs) || len(g.Runs) == 0 {
@@ -42,6 +46,8 @@ func DiffFrom[S any](g, base *Group[S], vector, metric string, blocks int) (Diff
 		case r.Seed != base.Runs[i].Seed:
 			return d, fmt.Errorf("experiment.DiffFrom: run %d of %s has seed %d, of %s seed %d: want paired seeds",
 				i, g.Name, r.Seed, base.Name, base.Runs[i].Seed)
+		case r.Diverged != "" || base.Runs[i].Diverged != "":
+			continue
 		case len(a) != len(b) || len(a) == 0:
 			return d, fmt.Errorf("experiment.DiffFrom: seed %d: %q has %d values in %s, %d in %s: want the same non-zero number",
 				r.Seed, vector, len(a), g.Name, len(b), base.Name)

@@ -51,6 +51,26 @@ func TestDiffFrom(t *testing.T) {
 	if err != nil || !close(one.Delta, 2.5) || !close(one.SE, 1) || !close(one.AbsZ, 2.5) {
 		t.Errorf("one seed: %+v, %v; want Δ 2.5, SE 1, z 2.5", one, err)
 	}
+	// gelu's seed 2 diverged after its step-0 evaluation: no final model,
+	// no rows. Seed 1 alone is differenced (as with one seed above), and
+	// the sign test has one pair: 1 < 2, P(X ≥ 1 | n = 1) = 1/2.
+	g.Runs[1] = &Run[string]{Seed: 2, Curve: NewCurve("loss"), Diverged: "loss is NaN", Steps: 0}
+	if err := g.Runs[1].Curve.Add(0, 5); err != nil {
+		t.Fatal(err)
+	}
+	div, err := DiffFrom(g, base, "rows", "loss", 2)
+	if err != nil || len(div.Seeds) != 1 || div.Seeds[0] != 1 || !close(div.Delta, 2.5) || !close(div.SE, 1) || !close(div.AbsZ, 2.5) ||
+		div.Lower != 1 || div.N != 1 || !close(div.P, 0.5) {
+		t.Errorf("seed 2 diverged: %+v, %v; want seed 1 only: Δ 2.5, SE 1, z 2.5, lower in 1 of 1, p 0.5", div, err)
+	}
+	// Every seed of the base diverged: nothing to difference.
+	for i, r := range base.Runs {
+		base.Runs[i] = &Run[string]{Seed: r.Seed, Curve: r.Curve, Diverged: "loss is NaN"}
+	}
+	none, err := DiffFrom(g, base, "rows", "loss", 2)
+	if err != nil || len(none.Seeds) != 0 || !math.IsNaN(none.Delta) || !math.IsNaN(none.SE) || !math.IsNaN(none.AbsZ) || none.N != 0 {
+		t.Errorf("every base seed diverged: %+v, %v; want no seeds, Δ, SE and z NaN, N 0", none, err)
+	}
 }
 
 func TestDiffFromErrors(t *testing.T) {

@@ -103,16 +103,29 @@ func MeanDiff(a, b []float64, blocks int) (mean, se float64) {
 
 // TrailingBand returns the band over the group's runs of the trailing mean
 // (Trailing, over k steps) of each run's Vectors[vector], a per-step
-// training loss say. The runs' vectors must have the same length.
+// training loss say. A run that diverged has a shorter vector: the band
+// has the steps of the longest, and a run drops out of it where its
+// values end (NaN where no run has a value).
 func (g *Group[S]) TrailingBand(vector string, k int) (Band, error) {
 	var steps []int
-	var ys [][]float64
+	var ts []Band
 	for _, r := range g.Runs {
 		t := Trailing(r.Vectors[vector], k)
-		if steps == nil {
+		if len(t.Steps) > len(steps) {
 			steps = t.Steps
 		}
-		ys = append(ys, t.Median)
+		ts = append(ts, t)
+	}
+	var ys [][]float64
+	for _, t := range ts {
+		y := make([]float64, len(steps))
+		for i, s := range steps {
+			y[i] = math.NaN()
+			if i < len(t.Steps) && t.Steps[i] == s {
+				y[i] = t.Median[i]
+			}
+		}
+		ys = append(ys, y)
 	}
 	b, err := BandOver(steps, ys)
 	if err != nil {

@@ -181,8 +181,8 @@ type AdamW struct {
 // shuffled by r.Seed, in whole batches; evaluated on evalSet, each
 // evaluation passed to onEval (to record in r.Curve); the trainer's files
 // in r.Dir; its progress bar on progress, none if nil. A run that
-// diverges is an error here. It returns the trainer, for a final
-// evaluation.
+// diverges is recorded in r.Diverged, not returned (TrainCosine). It
+// returns the trainer, for a final evaluation when r.Diverged is "".
 func TrainAdamW[S any](r *Run[S], m train.Model, trainSet, evalSet *datasets.Dataset, a AdamW, progress io.Writer,
 	onEval func(train.EvalInfo) error) (*train.Trainer, error) {
 	c := Cosine{Batch: a.Batch, Steps: a.Steps, EvalEvery: a.EvalEvery, Warmup: a.Warmup, LR: a.LR, Floor: a.LR / 10, Clip: a.Clip}
