@@ -163,24 +163,21 @@ func measureAct(c config, train, test *datasets.Dataset, a activation.Activation
 		return nil, err
 	}
 	res := &actResult{Act: a}
-	// counted counts the batches a phase draws: the step a divergence
-	// stopped it at is the last one drawn.
-	drawn := 0
-	counted := func(next probe.Stream) probe.Stream {
-		drawn = 0
-		return func() (x, y *tensor.Dense, err error) { drawn++; return next() }
-	}
 	// diverged records a divergence (experiment.Diverged) in phase name,
 	// which ends the measurement.
 	diverged := func(name string, err error) (*actResult, error) {
-		res.Diverged, res.DivergedPhase, res.DivergedStep = err.Error(), name, drawn
-		note(fmt.Sprintf("diverged in %s at step %d", name, drawn))
+		var se *probe.StepError
+		if errors.As(err, &se) {
+			res.DivergedStep = se.Step
+		}
+		res.Diverged, res.DivergedPhase = err.Error(), name
+		note(fmt.Sprintf("diverged in %s at step %d", name, res.DivergedStep))
 		return res, nil
 	}
 	// watch measures burn + steps steps with the buffers (none: gradients
 	// only), and the network's f'(z) on the first unit-batches steps.
 	watch := func(name string, next probe.Stream, steps, burn int, bufs []probe.Buffer, opt optim.Optimizer) error {
-		s, err := net.Measure(counted(next), probe.Phase{Name: name, Steps: steps, Burn: burn, BlockLen: c.Window / c.Blocks, Buffers: bufs, Opt: opt,
+		s, err := net.Measure(next, probe.Phase{Name: name, Steps: steps, Burn: burn, BlockLen: c.Window / c.Blocks, Buffers: bufs, Opt: opt,
 			Units: units, UnitSteps: c.UnitBatches})
 		if err == nil {
 			res.Phases = append(res.Phases, s)
@@ -202,7 +199,7 @@ func measureAct(c config, train, test *datasets.Dataset, a activation.Activation
 	}
 	next, opt := probe.LoaderStream(l), &optim.SGD{LearningRate: c.LR, Momentum: c.Momentum}
 	// Training: Σ_j Var(g_j) and the mean loss in blocks of c.VarBlock steps.
-	if res.Train, err = net.TrainVariance(counted(next), c.TrainSteps, c.VarBlock, opt); err != nil {
+	if res.Train, err = net.TrainVariance(next, c.TrainSteps, c.VarBlock, opt); err != nil {
 		if experiment.Diverged(err) {
 			return diverged("train", err)
 		}

@@ -78,7 +78,8 @@ func (s *Sampler) Stream() Stream {
 // Run runs steps batches of next: each step computes the gradients, feeds
 // them to w (if not nil) and then steps opt (if not nil; without one the
 // parameters stay frozen). It returns the mean loss over the steps (NaN
-// for 0 steps, which run nothing).
+// for 0 steps, which run nothing). A step that fails (a non-finite loss or
+// gradient, say) returns a *StepError saying which.
 func (n *Net) Run(next Stream, steps int, w *Watch, opt optim.Optimizer) (meanLoss float64, err error) {
 	if err := n.check("Run"); err != nil {
 		return 0, err
@@ -86,15 +87,38 @@ func (n *Net) Run(next Stream, steps int, w *Watch, opt optim.Optimizer) (meanLo
 	if next == nil || steps < 0 {
 		return 0, fmt.Errorf("probe.Net.Run: stream nil = %v and %d steps, want a stream and 0 or more steps", next == nil, steps)
 	}
+	return n.run("Run", next, 0, steps, steps, w, opt)
+}
+
+// StepError is the error of a training step that failed: Step of Steps
+// (from 1) of the call that ran it (Run, Measure, TrainVariance).
+type StepError struct {
+	Op          string // the method, e.g. "probe.Net.Run"
+	Step, Steps int
+	Err         error
+}
+
+func (e *StepError) Error() string {
+	return fmt.Sprintf("%s: step %d of %d: %v", e.Op, e.Step, e.Steps, e.Err)
+}
+
+func (e *StepError) Unwrap() error { return e.Err }
+
+// run runs steps batches as Run does, numbering them after the first
+// `done` of a call of `total` steps by method op.
+func (n *Net) run(op string, next Stream, done, steps, total int, w *Watch, opt optim.Optimizer) (float64, error) {
 	var sum float64
-	for i := 1; i <= steps; i++ {
+	for i := done + 1; i <= done+steps; i++ {
+		fail := func(err error) (float64, error) {
+			return 0, &StepError{Op: "probe.Net." + op, Step: i, Steps: total, Err: err}
+		}
 		x, y, err := next()
 		if err != nil {
 			return 0, err
 		}
 		gs, err := n.Grads(x, y)
 		if err != nil {
-			return 0, fmt.Errorf("probe.Net.Run: step %d of %d: %w", i, steps, err)
+			return fail(err)
 		}
 		loss, err := n.M.Loss()
 		if err != nil {
@@ -103,12 +127,12 @@ func (n *Net) Run(next Stream, steps int, w *Watch, opt optim.Optimizer) (meanLo
 		sum += loss
 		if w != nil {
 			if _, err := w.Add(gs); err != nil {
-				return 0, fmt.Errorf("probe.Net.Run: step %d of %d: %w", i, steps, err)
+				return fail(err)
 			}
 		}
 		if opt != nil {
 			if err := opt.Step(n.Params, gs); err != nil {
-				return 0, fmt.Errorf("probe.Net.Run: step %d of %d: %w", i, steps, err)
+				return fail(err)
 			}
 		}
 	}

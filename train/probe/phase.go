@@ -49,7 +49,11 @@ func (n *Net) Measure(next Stream, p Phase) (Summary, error) {
 		err = w.WatchUnits(p.Units, n.M, n.Pre, p.UnitSteps)
 	}
 	if err == nil {
-		_, err = n.Run(next, p.Burn+p.Steps, w, p.Opt)
+		if next == nil || p.Burn+p.Steps < 0 {
+			err = fmt.Errorf("probe.Net.Measure: stream nil = %v and %d steps, want a stream and 0 or more steps", next == nil, p.Burn+p.Steps)
+		} else {
+			_, err = n.run("Measure", next, 0, p.Burn+p.Steps, p.Burn+p.Steps, w, p.Opt)
+		}
 	}
 	if err != nil {
 		return Summary{Name: p.Name}, err
@@ -70,18 +74,19 @@ type VarianceBlocks struct {
 // TrainVariance trains steps batches of next with opt and measures the
 // gradients in consecutive blocks of block steps: for every complete
 // block, its last step, Σ_j Var(g_j) over it and its mean loss. The steps
-// after the last complete block are trained without measurement.
+// after the last complete block are trained without measurement. A failed
+// step's *StepError counts the steps from the first of the call.
 func (n *Net) TrainVariance(next Stream, steps, block int, opt optim.Optimizer) (VarianceBlocks, error) {
 	var b VarianceBlocks
 	if err := n.check("TrainVariance"); err != nil {
 		return b, err
 	}
-	if block < 2 || steps < 0 {
-		return b, fmt.Errorf("probe.Net.TrainVariance: %d steps in blocks of %d, want steps ≥ 0 and blocks of 2 or more", steps, block)
+	if block < 2 || steps < 0 || next == nil {
+		return b, fmt.Errorf("probe.Net.TrainVariance: %d steps in blocks of %d (stream nil = %v), want steps ≥ 0, blocks of 2 or more and a stream", steps, block, next == nil)
 	}
 	for step := block; step <= steps; step += block {
 		w, _ := NewWatch(n.Params, 0, 0)
-		loss, err := n.Run(next, block, w, opt)
+		loss, err := n.run("TrainVariance", next, step-block, block, steps, w, opt)
 		if err != nil {
 			return VarianceBlocks{}, err
 		}
@@ -91,6 +96,10 @@ func (n *Net) TrainVariance(next Stream, steps, block int, opt optim.Optimizer) 
 		}
 		b.Ends, b.Var, b.Loss = append(b.Ends, step), append(b.Var, s.All().Var), append(b.Loss, loss)
 	}
-	_, err := n.Run(next, steps%block, nil, opt)
-	return b, err
+	if rest := steps % block; rest > 0 {
+		if _, err := n.run("TrainVariance", next, steps-rest, rest, steps, nil, opt); err != nil {
+			return VarianceBlocks{}, err
+		}
+	}
+	return b, nil
 }

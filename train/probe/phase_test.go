@@ -1,7 +1,9 @@
 package probe_test
 
 import (
+	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/geluproject/gelu/datasets"
@@ -113,5 +115,43 @@ func TestNewNetKeepsTheOutput(t *testing.T) {
 	}
 	if _, err := probe.NewNet(train.Model{}, nil); err == nil {
 		t.Error("a model without graph: no error")
+	}
+}
+
+// A step that fails is named by its number among all the steps of the
+// call: the batch that makes step 7 of TrainVariance (in blocks of 3) and
+// step 4 of Measure (burn-in 2 included) fail holds a NaN, which the
+// machine refuses.
+func TestStepErrorCountsFromTheCallsFirstStep(t *testing.T) {
+	for _, dt := range dtypes {
+		n := linearNet(t, dt, 2, 1, 1, []float64{0})
+		x, y := dense(dt, []int{2, 1}, []float64{1, 2}), dense(dt, []int{2, 1}, []float64{2, 4})
+		bad := dense(dt, []int{2, 1}, []float64{math.NaN(), 2})
+		failingAt := func(k int) probe.Stream {
+			i := 0
+			return func() (*tensor.Dense, *tensor.Dense, error) {
+				if i++; i == k {
+					return bad, y, nil
+				}
+				return x, y, nil
+			}
+		}
+		var se *probe.StepError
+		_, err := n.TrainVariance(failingAt(7), 10, 3, &optim.SGD{LearningRate: 0.01})
+		if !errors.As(err, &se) || se.Step != 7 || se.Steps != 10 || !strings.Contains(err.Error(), "probe.Net.TrainVariance: step 7 of 10: ") {
+			t.Errorf("%v: TrainVariance failing at step 7 of 10: %v (%+v)", dt, err, se)
+		}
+		_, err = n.TrainVariance(failingAt(10), 10, 3, nil) // in the unmeasured rest
+		if !errors.As(err, &se) || se.Step != 10 {
+			t.Errorf("%v: TrainVariance failing at step 10 of 10: %v", dt, err)
+		}
+		_, err = n.Measure(failingAt(4), probe.Phase{Name: "w", Steps: 3, Burn: 2})
+		if !errors.As(err, &se) || se.Step != 4 || se.Steps != 5 || !strings.Contains(err.Error(), "probe.Net.Measure: step 4 of 5: ") {
+			t.Errorf("%v: Measure failing at step 4 of 5: %v", dt, err)
+		}
+		_, err = n.Run(failingAt(2), 3, nil, nil)
+		if !errors.As(err, &se) || se.Step != 2 || !strings.Contains(err.Error(), "probe.Net.Run: step 2 of 3: ") {
+			t.Errorf("%v: Run failing at step 2 of 3: %v", dt, err)
+		}
 	}
 }
