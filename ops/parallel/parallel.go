@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // MinGrain is the smallest number of elements worth a core of its own in an
@@ -48,18 +49,42 @@ func For(n, grain int, body Body) {
 	j.body, j.n, j.size = body, n, (n+chunks-1)/chunks
 	j.next.Store(0)
 	startWorkers(workers - 1)
-	for w := 1; w < workers; w++ {
-		// Hand the job only to an idle worker: a body that itself calls
-		// For (or two callers at once) must never wait for a busy one.
-		// Chunks nobody else takes, the caller runs.
-		j.wg.Add(1)
+	// Hand the job only to idle workers: a body that itself calls For (or
+	// two callers at once) must never wait for a busy one. Chunks nobody
+	// else takes, the caller runs. Workers still spinning after their last
+	// job take it from the offer slot, with no system call on either side;
+	// parked ones are woken through the channel.
+	helpers := workers - 1
+	j.wg.Add(helpers)
+	j.helpers.Store(int32(helpers))
+	offered := min(int(spinning.Load()), helpers)
+	if offered > 0 && offer.CompareAndSwap(nil, j) {
+		j.want.Store(int32(offered))
+	} else {
+		offered = 0
+	}
+	for range helpers - offered {
 		select {
 		case tasks <- j:
 		default:
+			j.helpers.Add(-1)
 			j.wg.Done()
 		}
 	}
 	j.work()
+	if offered > 0 {
+		// Take back the offers no spinner took (they gave up meanwhile):
+		// the caller has run their chunks.
+		offer.CompareAndSwap(j, nil)
+		if left := j.want.Swap(0); left > 0 {
+			j.helpers.Add(-left)
+			j.wg.Add(-int(left))
+		}
+	}
+	// The helpers are on their last chunks: spin until they are done
+	// rather than park, so that the last one's Done has no goroutine to
+	// wake (a futex call on each side).
+	spin(func() bool { return j.helpers.Load() == 0 })
 	j.wg.Wait()
 	j.body = nil
 	jobs.Put(j)
@@ -85,7 +110,14 @@ type job struct {
 	body    Body
 	n, size int
 	next    atomic.Int64
-	wg      sync.WaitGroup
+	// helpers counts the workers handed the job that have not finished
+	// it; each decrements it before wg.Done, so a caller that sees 0
+	// finds wg at 0 too (or about to be) and does not park.
+	helpers atomic.Int32
+	// want is how many more spinning workers may take the job while it
+	// is in the offer slot; only positive while it is offered.
+	want atomic.Int32
+	wg   sync.WaitGroup
 }
 
 func (j *job) work() {
@@ -98,9 +130,71 @@ func (j *job) work() {
 	}
 }
 
+// claim takes one of the job's offers, if one is left. A worker may hold a
+// pointer to a job that has since finished and been reused: want is 0
+// unless the job is offered now, so a late claim fails, or takes a current
+// offer.
+func (j *job) claim() bool {
+	for {
+		w := j.want.Load()
+		if w <= 0 {
+			return false
+		}
+		if j.want.CompareAndSwap(w, w-1) {
+			if w == 1 {
+				offer.CompareAndSwap(j, nil) // the slot is free for others
+			}
+			return true
+		}
+	}
+}
+
+// helped runs the job as a worker.
+func (j *job) helped() {
+	j.work()
+	j.helpers.Add(-1)
+	j.wg.Done()
+}
+
+// spinTime bounds how long a worker that has finished a job looks for the
+// next one before it parks on the channel, and how long a caller waits for
+// its helpers before it parks on the WaitGroup. The loops of a training step
+// follow each other within a few microseconds, so a worker still spinning
+// takes the next one without a futex wake-up (several microseconds on each
+// side, more on a loaded machine); between steps, or when the process is
+// idle, the workers park after this long and burn no CPU.
+const spinTime = 50 * time.Microsecond
+
+// spin calls done until it returns true or spinTime has passed, and
+// reports the last result. It yields the processor every few checks, so
+// that a goroutine waiting for this one's P (on a machine with fewer cores
+// than GOMAXPROCS, say) is not held up.
+func spin(done func() bool) bool {
+	var start time.Time
+	for i := 0; ; i++ {
+		if done() {
+			return true
+		}
+		if i%64 == 63 {
+			if start.IsZero() {
+				start = time.Now()
+			} else if time.Since(start) > spinTime {
+				return false
+			}
+			runtime.Gosched()
+		}
+	}
+}
+
 var (
 	jobs  = sync.Pool{New: func() any { return new(job) }}
 	tasks = make(chan *job)
+
+	// offer holds a job for spinning workers (spinning counts them);
+	// the caller takes back the offers not taken by the time it has run
+	// out of chunks.
+	offer    atomic.Pointer[job]
+	spinning atomic.Int32
 
 	poolMu  sync.Mutex
 	started int
@@ -112,11 +206,31 @@ func startWorkers(n int) {
 	poolMu.Lock()
 	defer poolMu.Unlock()
 	for ; started < n; started++ {
-		go func() {
-			for j := range tasks {
-				j.work()
-				j.wg.Done()
+		go worker()
+	}
+}
+
+func worker() {
+	var taken *job
+	takeOffer := func() bool {
+		if o := offer.Load(); o != nil && o.claim() {
+			taken = o
+			return true
+		}
+		return false
+	}
+	for j := range tasks {
+		j.helped()
+		// Look for the next job for a while before parking again.
+		for {
+			spinning.Add(1)
+			ok := spin(takeOffer)
+			spinning.Add(-1)
+			if !ok {
+				break
 			}
-		}()
+			taken.helped()
+			taken = nil
+		}
 	}
 }
