@@ -25,6 +25,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/geluproject/gelu/ops/parallel"
 	"gonum.org/v1/gonum/blas"
 )
 
@@ -220,15 +221,10 @@ func ownGemm[T ownFloat](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []
 	for p := 0; p <= parts; p++ {
 		call.bounds = append(call.bounds, min(total, tiles*p/parts*unit))
 	}
-	ownStartWorkers(parts - 1)
-	call.wg.Add(parts - 1)
-	for p := 1; p < parts; p++ {
-		ownTasks <- ownTask{run: call, part: p}
-	}
-	ar := ownArenaPool.Get().(*ownArena)
-	call.runPart(0, ar)
-	ownArenaPool.Put(ar)
-	call.wg.Wait()
+	// The parts go to ops/parallel's workers, the same goroutines as the
+	// elementwise loops between products, so a worker still spinning
+	// after the last loop takes its part without being woken.
+	parallel.For(parts, 1, call)
 	call.args = ownArgs[T]{} // drop the caller's slices
 	ownCallPool[T]().Put(call)
 }
@@ -534,21 +530,23 @@ type ownCall[T ownFloat] struct {
 	kern   *ownKernel[T]
 	byRows bool
 	bounds []int // part p is rows (or columns) bounds[p]:bounds[p+1]
-	wg     sync.WaitGroup
 }
 
-func (call *ownCall[T]) runPart(p int, ar *ownArena) {
-	lo, hi := call.bounds[p], call.bounds[p+1]
-	if lo < hi {
-		if call.byRows {
-			call.args.run(call.kern, ar, lo, hi, 0, call.args.n)
-		} else {
-			call.args.run(call.kern, ar, 0, call.args.m, lo, hi)
+// Run computes parts lo:hi (a parallel.Body over the parts), in the
+// arena of the goroutine's processor.
+func (call *ownCall[T]) Run(lo, hi int) {
+	ar := ownArenaPool.Get().(*ownArena)
+	for p := lo; p < hi; p++ {
+		i, j := call.bounds[p], call.bounds[p+1]
+		switch {
+		case i >= j:
+		case call.byRows:
+			call.args.run(call.kern, ar, i, j, 0, call.args.n)
+		default:
+			call.args.run(call.kern, ar, 0, call.args.m, i, j)
 		}
 	}
-	if p > 0 {
-		call.wg.Done()
-	}
+	ownArenaPool.Put(ar)
 }
 
 var (
@@ -564,18 +562,7 @@ func ownCallPool[T ownFloat]() *sync.Pool {
 	return &ownCallPoolD
 }
 
-// ownTask is one part of a split product, for a worker.
-type ownTask struct {
-	run  interface{ runPart(int, *ownArena) }
-	part int
-}
-
-var (
-	ownTasks     = make(chan ownTask, 64)
-	ownWorkersMu sync.Mutex
-	ownWorkers   atomic.Int64
-	ownThreads   atomic.Int64 // 0: GOMAXPROCS at first use
-)
+var ownThreads atomic.Int64 // 0: GOMAXPROCS at first use
 
 func ownThreadCount() int {
 	if n := ownThreads.Load(); n > 0 {
@@ -583,24 +570,4 @@ func ownThreadCount() int {
 	}
 	ownThreads.CompareAndSwap(0, int64(runtime.GOMAXPROCS(0)))
 	return int(ownThreads.Load())
-}
-
-// ownStartWorkers makes sure n workers are running. Workers live for the
-// rest of the program, each with its own arena, blocked on ownTasks when
-// idle.
-func ownStartWorkers(n int) {
-	if ownWorkers.Load() >= int64(n) {
-		return
-	}
-	ownWorkersMu.Lock()
-	defer ownWorkersMu.Unlock()
-	for ownWorkers.Load() < int64(n) {
-		ownWorkers.Add(1)
-		go func() {
-			ar := new(ownArena)
-			for t := range ownTasks {
-				t.run.runPart(t.part, ar)
-			}
-		}()
-	}
 }

@@ -2,6 +2,7 @@ package parallel_test
 
 import (
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -72,5 +73,40 @@ func TestForAllocatesNothing(t *testing.T) {
 	parallel.For(len(k.x), parallel.MinGrain, k) // start the workers
 	if a := testing.AllocsPerRun(20, func() { parallel.For(len(k.x), parallel.MinGrain, k) }); a != 0 {
 		t.Fatalf("For allocates %v times per call, want 0", a)
+	}
+}
+
+// Several goroutines call For at once, some from inside a body, while the
+// workers spin between jobs and take offers: each index is still visited
+// exactly once per call.
+func TestForConcurrentCallers(t *testing.T) {
+	for _, procs := range []int{2, 4} {
+		old := runtime.GOMAXPROCS(procs)
+		var wg sync.WaitGroup
+		for g := range 4 {
+			wg.Go(func() {
+				const calls = 100
+				n := 2*parallel.MinGrain + 1000*g
+				seen := make([]atomic.Int32, n)
+				for range calls {
+					parallel.For(n, parallel.MinGrain/4, parallel.Func(func(lo, hi int) {
+						if g == 0 && lo == 0 { // a nested loop in one chunk
+							parallel.Elements(2*parallel.MinGrain, func(int, int) {})
+						}
+						for i := lo; i < hi; i++ {
+							seen[i].Add(1)
+						}
+					}))
+				}
+				for i := range seen {
+					if c := seen[i].Load(); c != calls {
+						t.Errorf("procs=%d caller %d: index %d visited %d times in %d calls", procs, g, i, c, calls)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		runtime.GOMAXPROCS(old)
 	}
 }
