@@ -4,7 +4,10 @@
 // work-sharing and its zero-allocation pool of workers live in one place.
 // Between loops the workers spin briefly for the next one (a training
 // step's loops follow each other closely, and waking a parked thread costs
-// tens of microseconds on a virtual machine), then park.
+// tens of microseconds on a virtual machine), then park. The spin costs a
+// busy machine some speed (the spinning thread competes with the caller
+// for a core another process also wants): SetSpin(0), or GELU_SPIN_US=0 in
+// the environment, parks the workers at once.
 //
 // Minimal use:
 //

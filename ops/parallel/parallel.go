@@ -1,7 +1,11 @@
 package parallel
 
 import (
+	"fmt"
+	"os"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,7 +39,7 @@ func (f Func) Run(lo, hi int) { f(lo, hi) }
 // to exactly one chunk, so an elementwise body gives results that do not
 // depend on which core ran which chunk. For allocates nothing in steady
 // state: the workers live as long as the process. After a loop they spin
-// for the next one for up to 100 µs, then park.
+// for the next one for a while (SetSpin; 100 µs by default), then park.
 func For(n, grain int, body Body) {
 	grain = max(grain, 1)
 	workers := min(runtime.GOMAXPROCS(0), n/grain)
@@ -156,21 +160,59 @@ func (j *job) helped() {
 
 // spinTime bounds how long a worker that has finished a job looks for the
 // next one before it parks on the channel, and how long a caller waits for
-// its helpers before it parks on the WaitGroup. The loops of a training step
-// mostly follow each other within a few to a hundred microseconds, so a
-// worker still spinning takes the next one without a futex wake-up (tens of
-// microseconds on a virtual machine, more on a loaded one); between steps,
-// or when the process is idle, the workers park after this long and burn no
-// CPU. Measured on a 2-core VM: 100 µs took train/bench's FFN step from
-// 8.6 to 7.3 ms and its six GEMMs from 6.0 to 4.8 ms; 50 µs gained half as
-// much.
-const spinTime = 100 * time.Microsecond
+// its helpers before it parks on the WaitGroup, in nanoseconds (SetSpin).
+// The loops of a training step mostly follow each other within a few to a
+// hundred microseconds, so a worker still spinning takes the next one
+// without a futex wake-up (tens of microseconds on a virtual machine, more
+// on a loaded one); between steps, or when the process is idle, the
+// workers park after this long and burn no CPU. Measured on a 2-core VM:
+// 100 µs took train/bench's FFN step from 8.6 to 7.3 ms and its six GEMMs
+// from 6.0 to 4.8 ms; 50 µs gained half as much. With another process
+// keeping one of the cores busy, the same step was 9–13% slower than
+// without spinning: the spinning thread takes CPU from the caller.
+var spinTime atomic.Int64
+
+// DefaultSpin is the spin time workers start with, unless the environment
+// variable GELU_SPIN_US gives another (whole microseconds, 0: park at once).
+const DefaultSpin = 100 * time.Microsecond
+
+// spinEnv is the environment variable read at start-up.
+const spinEnv = "GELU_SPIN_US"
+
+func init() { spinTime.Store(int64(spinFromEnv(os.Getenv(spinEnv)))) }
+
+// spinFromEnv is the spin time for a value of GELU_SPIN_US: DefaultSpin
+// when it is empty or not a whole number of microseconds from 0 to 10⁶.
+func spinFromEnv(v string) time.Duration {
+	us, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || us < 0 || us > 1e6 {
+		return DefaultSpin
+	}
+	return time.Duration(us) * time.Microsecond
+}
+
+// SetSpin sets how long idle workers look for the next loop before they
+// park (see DefaultSpin), from 0 (park at once: best when other processes
+// compete for the cores) to one second.
+func SetSpin(d time.Duration) error {
+	if d < 0 || d > time.Second {
+		return fmt.Errorf("parallel: spin time %v, want 0 to 1s", d)
+	}
+	spinTime.Store(int64(d))
+	return nil
+}
+
+// Spin returns the spin time in use (SetSpin, GELU_SPIN_US).
+func Spin() time.Duration { return time.Duration(spinTime.Load()) }
 
 // spin calls done until it returns true or spinTime has passed, and
 // reports the last result. It yields the processor every few checks, so
 // that a goroutine waiting for this one's P (on a machine with fewer cores
 // than GOMAXPROCS, say) is not held up.
 func spin(done func() bool) bool {
+	if spinTime.Load() == 0 {
+		return done()
+	}
 	var start time.Time
 	for i := 0; ; i++ {
 		if done() {
@@ -179,7 +221,7 @@ func spin(done func() bool) bool {
 		if i%64 == 63 {
 			if start.IsZero() {
 				start = time.Now()
-			} else if time.Since(start) > spinTime {
+			} else if time.Since(start) > time.Duration(spinTime.Load()) {
 				return false
 			}
 			runtime.Gosched()
