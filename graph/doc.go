@@ -16,7 +16,8 @@
 //     Gradients never accumulate across runs, so nothing needs zeroing.
 //     The machine runs the ops itself, in gorgonia's tape order (the same
 //     results), and a training step's Run allocates nothing once the first
-//     has made the buffers.
+//     has made the buffers. Profile times each op of the runs that follow
+//     and Profiled lists them, most time first (PyTorch's profiler table).
 //   - CheckGrad and CheckGradGrad compare analytic first and second
 //     derivatives of any graph with central finite differences.
 //

@@ -29,6 +29,7 @@ package graph
 import (
 	"fmt"
 	"reflect"
+	"time"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -69,6 +70,13 @@ type executor struct {
 	end     []int // per set: the last step reading any member
 	free    []*tensor.Dense
 	busy    []int // sum steps holding a buffer
+
+	// Machine.Profile: per step, the time its runs took and how many
+	// there were (nil before the first Profile(true)); recorded while
+	// profiling.
+	spent     []time.Duration
+	calls     []int
+	profiling bool
 }
 
 const forever = int(^uint(0) >> 1)
@@ -210,7 +218,15 @@ func (e *executor) run() error {
 		if planning && s.kind == stepSum {
 			e.assign(e.pc)
 		}
+		var t0 time.Time
+		if e.profiling {
+			t0 = time.Now()
+		}
 		v, err := s.exec()
+		if e.profiling {
+			e.spent[e.pc] += time.Since(t0)
+			e.calls[e.pc]++
+		}
 		if err != nil {
 			return fmt.Errorf("node %q (op %v): %w", s.node.Name(), s.op, err)
 		}
