@@ -27,6 +27,7 @@ import (
 
 	"github.com/geluproject/gelu/ops/parallel"
 	"gonum.org/v1/gonum/blas"
+	"gorgonia.org/tensor"
 )
 
 func init() { ownSelectFromEnv() }
@@ -242,7 +243,25 @@ func ownTransposeWins[T ownFloat](kern *ownKernel[T], m, n int) bool {
 // ownSplit decides whether and how to split a product over threads; tB
 // says whether op(B) is B transposed (then B is always packed).
 func ownSplit[T ownFloat](kern *ownKernel[T], m, n, k int, tB bool) (byRows bool, parts int) {
-	threads := ownThreadCount()
+	return ownSplitFor(kern, ownThreadCount(), m, n, k, tB)
+}
+
+// OwnThreadsFor is how many threads the own GEMM's path in use splits a
+// product C = op(A)·op(B) (op(A) m×k, op(B) k×n; tB: op(B) is Bᵀ) of dtype
+// dt over when it may use threads: 1 for a product too small to be worth
+// a second thread (the MNIST MLP's, say), whatever the setting.
+func OwnThreadsFor(threads int, tB bool, m, n, k int, dt tensor.Dtype) int {
+	p := ownActive.Load()
+	if dt == tensor.Float64 {
+		_, parts := ownSplitFor(&p.d, threads, m, n, k, tB)
+		return parts
+	}
+	_, parts := ownSplitFor(&p.s, threads, m, n, k, tB)
+	return parts
+}
+
+// ownSplitFor is ownSplit for a product that may use threads threads.
+func ownSplitFor[T ownFloat](kern *ownKernel[T], threads, m, n, k int, tB bool) (byRows bool, parts int) {
 	if threads <= 1 {
 		return false, 1
 	}

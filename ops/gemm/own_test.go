@@ -12,6 +12,7 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
+	"gorgonia.org/tensor"
 )
 
 // ownCase is one product to test: shapes, flags, strides (extra columns
@@ -610,6 +611,34 @@ func TestOwnPackTranspose(t *testing.T) {
 							}
 						}
 					}
+				}
+			}
+		}
+	})
+}
+
+// OwnThreadsFor: a 128×128×128 product (2²¹ multiply-adds) is below the
+// assembly paths' threshold of 2²³ per part but 16 parts' worth of the
+// portable kernel's 2¹⁷; 8×8×8 is one part everywhere; 1024×1024×256
+// (2²⁸) is split over every thread allowed, and never over more.
+func TestOwnThreadsFor(t *testing.T) {
+	ownForEachPath(t, func(t *testing.T) {
+		small := map[string]int{"avx512": 1, "avx2": 1, "generic": 2}[ownActive.Load().name]
+		for _, dt := range []tensor.Dtype{tensor.Float32, tensor.Float64} {
+			for _, c := range []struct {
+				threads, m, n, k int
+				tB               bool
+				want             int
+			}{
+				{2, 128, 128, 128, false, small},
+				{2, 128, 128, 128, true, small},
+				{2, 8, 8, 8, false, 1},
+				{2, 1024, 1024, 256, true, 2},
+				{1, 1024, 1024, 256, false, 1},
+				{3, 1024, 1024, 256, false, 3},
+			} {
+				if got := OwnThreadsFor(c.threads, c.tB, c.m, c.n, c.k, dt); got != c.want {
+					t.Errorf("%v %d×%d×%d tB=%v on %d threads: %d, want %d", dt, c.m, c.n, c.k, c.tB, c.threads, got, c.want)
 				}
 			}
 		}

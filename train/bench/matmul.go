@@ -200,12 +200,27 @@ func (t Tally) sideWith(prefix string) string {
 	return ""
 }
 
+// productThreads is how many threads the matmul workload w ran on at the
+// setting set of the BLAS key ("own", "openblas"): the own GEMM keeps a
+// product below its split threshold on one thread whatever the setting
+// (gemm.OwnThreadsFor); OpenBLAS's own split is not known here, so its
+// setting's thread count.
+func productThreads(key, set string, w Workload) int {
+	threads := settingThreads(set)
+	p, err := parseProduct(w.Args)
+	if key != "own" || err != nil {
+		return threads
+	}
+	return gemm.OwnThreadsFor(threads, p.TB, p.M, p.N, p.K, w.Dtype)
+}
+
 // GEMMTable has a row per matmul workload of ws: the product, its dtype,
 // the steps it is in (usedIn), then for the own GEMM and for OpenBLAS,
 // whichever of this project's sides ran each (by the BLAS its children
 // reported), the GFLOP/s at its best setting, the setting, and the share
-// of the peak (Tally.Peak) at that setting's thread count, "unknown" with
-// no peak; then the own GEMM's rate ÷ OpenBLAS's. It sets the summary
+// of the peak (Tally.Peak) on the threads the product ran on
+// (productThreads), "unknown" with no peak; then the own GEMM's rate ÷
+// OpenBLAS's. It sets the summary
 // keys <workload key>.own_gflops, .own_setting, .own_pct_peak,
 // .openblas_gflops, .openblas_setting, .openblas_pct_peak and
 // .own_over_openblas.
@@ -226,7 +241,7 @@ func (t Tally) GEMMTable(r *report.Report, ws []Workload, usedIn func(w Workload
 				continue
 			}
 			rate[i] = w.Value(res.Seconds)
-			peak, okP := t.Peak(w.Dtype, settingThreads(set))
+			peak, okP := t.Peak(w.Dtype, productThreads(s.key, set, w))
 			pct := any("unknown")
 			if okP {
 				pct = 100 * rate[i] / peak

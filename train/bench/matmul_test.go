@@ -174,3 +174,38 @@ func TestGEMMTable(t *testing.T) {
 		}
 	}
 }
+
+// The own GEMM's share of the peak is taken at the threads a product ran
+// on: 8×8×8 (512 multiply-adds) stays on one thread whatever the setting
+// on every kernel path, so 100 GFLOP/s at GOMAXPROCS=2 is 50% of the
+// 1-thread peak (200), not 40% of the 2-thread one (250); 1024×1024×256
+// (2²⁸ multiply-adds, at least 2⁵ times every path's split threshold) is
+// split over both threads, so 125 GFLOP/s at GOMAXPROCS=2 is 50% of 250.
+// OpenBLAS's split is not known: its setting's threads count.
+func TestGEMMTablePeakOfTheThreadsUsed(t *testing.T) {
+	ws, err := testFamilies.ParseAll([]string{"peak/fma/float64", "matmul/8x8x8-NN/float64", "matmul/1024x1024x256-NN/float64"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := Tally{}
+	own, ob := Result{BLAS: ownReported}, Result{BLAS: openBLASReported}
+	add := func(side, w, s string, r Result, sec float64) { r.Seconds = sec; tl.Add(side, w, s, r) }
+	add(Ours, ws[0].Name, "GOMAXPROCS=1", own, 0.201326592/200)
+	add(Ours, ws[0].Name, "GOMAXPROCS=2", own, 0.201326592/250)
+	add(Ours, ws[1].Name, "GOMAXPROCS=2", own, 1024/100e9)
+	add(Other, ws[1].Name, "GOMAXPROCS=2, BLAS 2 threads", ob, 1024/125e9)
+	add(Ours, ws[2].Name, "GOMAXPROCS=2", own, 536870912/125e9)
+	r := newReport(t)
+	d := tl.GEMMTable(r, ws, func(Workload) string { return "" })
+	if len(d.Rows) != 2 {
+		t.Fatalf("%d rows, want 2", len(d.Rows))
+	}
+	near := func(what string, got any, want float64) {
+		if g, ok := got.(float64); !ok || math.Abs(g-want) > 1e-9*want {
+			t.Errorf("%s: %v, want %v", what, got, want)
+		}
+	}
+	near("8x8x8 own % of peak", d.Rows[0][5], 50)
+	near("8x8x8 OpenBLAS % of peak", d.Rows[0][8], 50)
+	near("1024x1024x256 own % of peak", d.Rows[1][5], 50)
+}
