@@ -15,13 +15,13 @@ package gemm
 // or by columns of C (whichever is longer, so the operand that every part
 // packs again is the smaller), and handed to long-lived worker goroutines;
 // small ones run on the caller's goroutine. Packing buffers come from
-// per-worker arenas and a sync.Pool, so a call allocates nothing once warm.
+// arenas kept on a parallel.FreeList, so a call allocates nothing once
+// warm, garbage collections or not.
 
 import (
 	"fmt"
 	"math"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -205,12 +205,12 @@ func ownGemm[T ownFloat](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []
 	}
 	byRows, parts := ownSplit(kern, m, n, k, args.tB)
 	if parts <= 1 {
-		ar := ownArenaPool.Get().(*ownArena)
+		ar := ownArenas.Get()
 		args.run(kern, ar, 0, m, 0, n)
-		ownArenaPool.Put(ar)
+		ownArenas.Put(ar)
 		return
 	}
-	call := ownCallPool[T]().Get().(*ownCall[T])
+	call := ownCallList[T]().Get()
 	call.args, call.kern, call.byRows = args, kern, byRows
 	unit, total := kern.nr, n
 	if byRows {
@@ -227,7 +227,7 @@ func ownGemm[T ownFloat](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []
 	// after the last loop takes its part without being woken.
 	parallel.For(parts, 1, call)
 	call.args = ownArgs[T]{} // drop the caller's slices
-	ownCallPool[T]().Put(call)
+	ownCallList[T]().Put(call)
 }
 
 // ownTransposeWins reports whether computing Cᵀ wastes markedly less of
@@ -515,7 +515,7 @@ func ownScale[T ownFloat](m, n int, beta T, c []T, ldc int) {
 // ownArena holds a goroutine's packing buffers, grown on demand and reused.
 type ownArena struct{ mem []float64 }
 
-var ownArenaPool = sync.Pool{New: func() any { return new(ownArena) }}
+var ownArenas parallel.FreeList[ownArena]
 
 // ownBuffers carves three 64-byte-aligned slices of T out of the arena.
 func ownBuffers[T ownFloat](ar *ownArena, n0, n1, n2 int) (x0, x1, x2 []T) {
@@ -554,7 +554,7 @@ type ownCall[T ownFloat] struct {
 // Run computes parts lo:hi (a parallel.Body over the parts), in the
 // arena of the goroutine's processor.
 func (call *ownCall[T]) Run(lo, hi int) {
-	ar := ownArenaPool.Get().(*ownArena)
+	ar := ownArenas.Get()
 	for p := lo; p < hi; p++ {
 		i, j := call.bounds[p], call.bounds[p+1]
 		switch {
@@ -565,20 +565,20 @@ func (call *ownCall[T]) Run(lo, hi int) {
 			call.args.run(call.kern, ar, 0, call.args.m, i, j)
 		}
 	}
-	ownArenaPool.Put(ar)
+	ownArenas.Put(ar)
 }
 
 var (
-	ownCallPoolS = sync.Pool{New: func() any { return new(ownCall[float32]) }}
-	ownCallPoolD = sync.Pool{New: func() any { return new(ownCall[float64]) }}
+	ownCallS parallel.FreeList[ownCall[float32]]
+	ownCallD parallel.FreeList[ownCall[float64]]
 )
 
-func ownCallPool[T ownFloat]() *sync.Pool {
+func ownCallList[T ownFloat]() *parallel.FreeList[ownCall[T]] {
 	var zero T
 	if _, ok := any(zero).(float32); ok {
-		return &ownCallPoolS
+		return any(&ownCallS).(*parallel.FreeList[ownCall[T]])
 	}
-	return &ownCallPoolD
+	return any(&ownCallD).(*parallel.FreeList[ownCall[T]])
 }
 
 var ownThreads atomic.Int64 // 0: GOMAXPROCS at first use

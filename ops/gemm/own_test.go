@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -643,4 +644,27 @@ func TestOwnThreadsFor(t *testing.T) {
 			}
 		}
 	})
+}
+
+// A product finds its packing buffers again after garbage collections (a
+// sync.Pool would have been emptied by two): no allocation, split over
+// threads or not.
+func TestOwnGemmAllocatesNothingAcrossGC(t *testing.T) {
+	if ownRaceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	prev := ownThreads.Load()
+	defer ownThreads.Store(prev)
+	ownThreads.Store(2)
+	for _, size := range []int{64, 512} { // one part, then two (2²⁷ multiply-adds)
+		a, b, c := make([]float32, size*size), make([]float32, size*size), make([]float32, size*size)
+		Sgemm(false, false, size, size, size, 1, a, size, b, size, 0, c, size) // the first makes the buffers
+		if n := testing.AllocsPerRun(3, func() {
+			runtime.GC()
+			runtime.GC()
+			Sgemm(false, false, size, size, size, 1, a, size, b, size, 0, c, size)
+		}); n != 0 {
+			t.Errorf("%d³ after two GCs: %v allocations per product, want 0", size, n)
+		}
+	}
 }

@@ -74,6 +74,26 @@ func TestForAllocatesNothing(t *testing.T) {
 	if a := testing.AllocsPerRun(20, func() { parallel.For(len(k.x), parallel.MinGrain, k) }); a != 0 {
 		t.Fatalf("For allocates %v times per call, want 0", a)
 	}
+	// Nor after garbage collections, which empty a sync.Pool.
+	if a := testing.AllocsPerRun(5, func() { runtime.GC(); runtime.GC(); parallel.For(len(k.x), parallel.MinGrain, k) }); a != 0 {
+		t.Fatalf("For after two GCs allocates %v times per call, want 0", a)
+	}
+}
+
+// FreeList: Get on an empty list makes a zero object; objects put back
+// come out again, last in first out, without being reset.
+func TestFreeList(t *testing.T) {
+	var l parallel.FreeList[[2]int]
+	a, b := l.Get(), l.Get()
+	if a == b || *a != [2]int{} {
+		t.Fatalf("two Gets from an empty list: %p %p (%v), want two new zero objects", a, b, *a)
+	}
+	a[0], b[0] = 1, 2
+	l.Put(a)
+	l.Put(b)
+	if x, y, z := l.Get(), l.Get(), l.Get(); x != b || y != a || z == a || z == b || x[0] != 2 {
+		t.Errorf("after Put(a), Put(b): Gets %p %p %p (x[0] = %d), want b, a, then a new one", x, y, z, x[0])
+	}
 }
 
 // Several goroutines call For at once, some from inside a body, while the
