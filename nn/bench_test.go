@@ -12,6 +12,7 @@ package nn_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/geluproject/gelu/graph"
@@ -69,6 +70,52 @@ func BenchmarkFeedForwardStep(b *testing.B) {
 				b.ReportMetric(activationBytes(dt, s)/1e6, "act-MB")
 			})
 		}
+	}
+}
+
+// BenchmarkFeedForwardStepOps profiles the float32 step at both shapes
+// (graph.Machine.Profile): the wall time per step of each kind of op (op
+// names without their arguments: "matmul·ᵀ+b", "gelu'·g", …) as
+// "<kind>-ms" metrics, and the optimizer step as "sgd-ms": where a step's
+// time outside its matrix products goes.
+func BenchmarkFeedForwardStepOps(b *testing.B) {
+	for _, s := range benchShapes {
+		b.Run(fmt.Sprintf("%dx%dx%d", s.tokens, s.d, s.dff), func(b *testing.B) {
+			m, step, err := bench.FFNStep(fmt.Sprintf("%dx%dx%d", s.tokens, s.d, s.dff), tensor.Float32)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := step(); err != nil {
+				b.Fatal(err)
+			}
+			if err := m.Profile(true); err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for range b.N {
+				if err := step(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			ops, err := m.Profiled()
+			if err != nil {
+				b.Fatal(err)
+			}
+			kinds := map[string]float64{}
+			var inGraph float64
+			for _, o := range ops {
+				kind, _, _ := strings.Cut(o.Op, "(")
+				ms := o.Total.Seconds() * 1e3 / float64(b.N)
+				kinds[strings.ReplaceAll(kind, " ", "")] += ms
+				inGraph += ms
+			}
+			for kind, ms := range kinds {
+				b.ReportMetric(ms, kind+"-ms")
+			}
+			// The rest of the step: the gradients handed over and SGD.
+			b.ReportMetric(b.Elapsed().Seconds()*1e3/float64(b.N)-inGraph, "sgd-ms")
+		})
 	}
 }
 

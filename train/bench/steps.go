@@ -161,26 +161,32 @@ func supervised(g *graph.Graph, xShape, yShape []int, forward func(*G.Node) (*G.
 // (nn.FeedForward) on seeded N(0, 1) data, MSE loss; args is the shape
 // <tokens>x<d>x<dff>.
 func FFN(args string, dt tensor.Dtype) (func() error, int, error) {
+	_, step, err := FFNStep(args, dt)
+	return step, 1, err
+}
+
+// FFNStep is FFN's step and the machine it runs (for Machine.Profile, say).
+func FFNStep(args string, dt tensor.Dtype) (*graph.Machine, func() error, error) {
 	g, tokens, d, dff, err := shapedGraph(args, dt)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, err
 	}
 	f, err := nn.NewFeedForward(g, "ffn", nn.FeedForwardConfig{Dim: d, Hidden: dff})
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, err
 	}
 	m, x, y, err := supervised(g, []int{tokens, d}, []int{tokens, d}, f.Forward, nn.MSELoss)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, err
 	}
 	if err := setRandom(m, x, 1); err != nil {
-		return nil, 0, err
+		return nil, nil, err
 	}
 	if err := setRandom(m, y, 2); err != nil {
-		return nil, 0, err
+		return nil, nil, err
 	}
 	opt, params := &optim.SGD{LearningRate: 1e-3, Momentum: 0.9}, g.ParamTensors()
-	return func() error { return trainStep(m, opt, params) }, 1, nil
+	return m, func() error { return trainStep(m, opt, params) }, nil
 }
 
 // GEMMs runs the six matrix products of an FFN step of the same shape (two
