@@ -171,17 +171,7 @@ func TestFlagHelpFollowsTheLibrary(t *testing.T) {
 // diverge makes r a run that diverged at step at (after at−1 steps): its
 // curve cut there, no final test error, as trainOne leaves such a run.
 func diverge(r *runResult, at int) {
-	c := experiment.NewCurve(r.Curve.Metrics...)
-	for i, step := range r.Curve.Steps {
-		if step < at {
-			vals := make([]float64, len(c.Metrics))
-			for k := range vals {
-				vals[k] = r.Curve.Values[k][i]
-			}
-			_ = c.Add(step, vals...)
-		}
-	}
-	r.Curve, r.Steps, r.Diverged = c, at-1, fmt.Sprintf("train: step %d: loss is NaN", at)
+	r.Curve, r.Steps, r.Diverged = r.Curve.Before(at), at-1, fmt.Sprintf("train: step %d: loss is NaN", at)
 	delete(r.Values, "final_test_error")
 }
 

@@ -72,3 +72,15 @@ func (c *Curve) at(k, step int) float64 {
 	}
 	return math.NaN()
 }
+
+// Before returns a copy of c with only its points before step at (steps
+// increase, so a prefix): what is left of a curve when a run stops at
+// step at.
+func (c *Curve) Before(at int) Curve {
+	n, _ := slices.BinarySearch(c.Steps, at)
+	cut := Curve{Metrics: slices.Clone(c.Metrics), Steps: slices.Clone(c.Steps[:n]), Values: make([][]float64, len(c.Values))}
+	for k, v := range c.Values {
+		cut.Values[k] = slices.Clone(v[:n])
+	}
+	return cut
+}
