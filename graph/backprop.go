@@ -102,10 +102,7 @@ func activeNodes(eg *G.ExprGraph, sorted G.Nodes, cost *G.Node, wrt []*G.Node) (
 			continue
 		}
 		children := childrenOf(eg, n)
-		var diff []bool
-		if op, ok := n.Op().(G.SDOp); ok {
-			diff = op.DiffWRT(len(children))
-		}
+		diff := differentiable(n, len(children))
 		for i, c := range children {
 			// Ops without symbolic derivatives pass reachability on, so that
 			// Grad can name them instead of reporting "does not affect".
@@ -120,8 +117,13 @@ func activeNodes(eg *G.ExprGraph, sorted G.Nodes, cost *G.Node, wrt []*G.Node) (
 	}
 	for i := len(sorted) - 1; i >= 0; i-- {
 		n := sorted[i]
-		for _, c := range childrenOf(eg, n) {
-			if dependsOnWrt[c] {
+		children := childrenOf(eg, n)
+		diff := differentiable(n, len(children))
+		for j, c := range children {
+			// An input the op declares non-differentiable (SizeOf in
+			// gorgonia.Mean, say) does not carry dependence: the op's
+			// output is a constant as far as the gradient goes.
+			if dependsOnWrt[c] && (diff == nil || (j < len(diff) && diff[j])) {
 				dependsOnWrt[n] = true
 				break
 			}
@@ -134,6 +136,16 @@ func activeNodes(eg *G.ExprGraph, sorted G.Nodes, cost *G.Node, wrt []*G.Node) (
 		}
 	}
 	return active, nil
+}
+
+// differentiable returns which of n's inputs its op can differentiate with
+// respect to, or nil when the op has no symbolic derivative (or n is an
+// input): nil passes reachability on so that Grad can name the op.
+func differentiable(n *G.Node, inputs int) []bool {
+	if op, ok := n.Op().(G.SDOp); ok {
+		return op.DiffWRT(inputs)
+	}
+	return nil
 }
 
 func childrenOf(eg *G.ExprGraph, n *G.Node) G.Nodes {

@@ -21,9 +21,16 @@
 //   - CheckGrad and CheckGradGrad compare analytic first and second
 //     derivatives of any graph with central finite differences.
 //
-// Nodes are plain *gorgonia.Node values, so every gorgonia op can be mixed
-// in. Gorgonia panics in many places; this package's API returns errors
-// naming the node, shapes and dtypes instead.
+// Nodes are plain *gorgonia.Node values, so gorgonia's ops can be mixed
+// in: Grad differentiates every op that has a symbolic derivative
+// (gorgonia.SDOp) and treats the inputs an op declares non-differentiable
+// as constants, so the reductions users write as losses work as they do in
+// PyTorch: gorgonia.Mean and gorgonia.Sum, over all axes or some, and
+// gorgonia.Norm (TestReductionsAsLosses checks each against central
+// differences). An op without a symbolic derivative on the path from a
+// parameter to the loss is an error naming it. Gorgonia panics in many
+// places; this package's API returns errors naming the node, shapes and
+// dtypes instead.
 //
 // Hostile arguments get errors, not panics or runaway allocations: shapes
 // whose size overflows, a nil node or machine, and tensors larger than
