@@ -90,7 +90,7 @@ func main() {
 	if err == nil {
 		res, err = run(c)
 	}
-	experiment.ExitGrid("gelu-vs-relu", err, func() string {
+	experiment.ExitGrid("gelu-vs-relu", c.Out, err, func() string {
 		return fmt.Sprintf("wrote %s/report.md (%d runs, %s)", c.Out, len(res.Runs), time.Since(start).Round(time.Second))
 	})
 }
