@@ -16,9 +16,7 @@
 //	go run ./examples/char-gpt -full      # 4× the steps
 //	go run ./examples/char-gpt -mlp relu,gelu,geglu -seeds 8 -steps 2000
 //
-// *81 s wall for `go run` on 2 quiet cores, 2026-11-26 (303–489 s on
-// 2026-11-23, under load, with gorgonia's tape machine and OpenBLAS); the
-// report states the time of its own training steps.
+// *The report states the time of its own training steps.
 //
 // It writes to -out: <mlp>/seed<n>/ (the trainer's files), params.csv,
 // results.csv, curves.csv, loss.png, samples.csv, claims.csv, summary.json

@@ -14,9 +14,7 @@
 //	go run ./examples/vit-mnist -full        # 4× the steps
 //	go run ./examples/vit-mnist -data fashion -mlp gelu,relu,geglu,swiglu -seeds 8
 //
-// *41 s wall for `go run` on 2 quiet cores, 2026-11-26 (210–365 s on
-// 2026-11-23, under load, with gorgonia's tape machine and OpenBLAS); the
-// report states the time of its own training steps.
+// *The report states the time of its own training steps.
 //
 // It writes to -out: <data>-<mlp>/seed<n>/ (the trainer's files),
 // curves.csv, params.csv, results.csv, error.png, summary.json, claims.csv
