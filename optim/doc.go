@@ -154,7 +154,7 @@
 // be > 0, and AdamW's lr·λ must be ≤ 1. The field is LearningRate, not LR,
 // because LR is the Optimizer method.
 //
-// # Schedules and clipping
+// # Schedules, clipping and the gradient norm
 //
 // Schedules are functions of the step (Constant, StepLR, Warmup, Cosine,
 // LinearDecay), so resuming needs no scheduler state; see each for its
@@ -162,6 +162,10 @@
 // ClipGradNorm is torch.nn.utils.clip_grad_norm_ with the L2 norm summed in
 // float64 in fixed-size blocks (the same bits on any number of cores), and
 // an error instead of NaN-scaled gradients when the norm is not finite.
+// GradNorm is the same norm without clipping, bit for bit: a training loop
+// logs ClipGradNorm's result when it clips and GradNorm's when it does not,
+// so the logged norm does not depend on whether it clips. Both skip nil
+// gradients, as Step does.
 //
 // # Compared with gorgonia's solvers
 //
