@@ -46,11 +46,13 @@ type Option struct {
 	a, b float64
 }
 
-// hyper is a hyperparameter a group may set.
+// hyper is a hyperparameter a group may set. The zero Option sets none and
+// is an error, so that it cannot stand for LRScale(0).
 type hyper uint8
 
 const (
-	hLRScale hyper = iota
+	hNone hyper = iota
+	hLRScale
 	hWeightDecay
 	hMomentum
 	hDampening
@@ -64,7 +66,7 @@ const (
 
 // hyperNames are the options' names in messages, PyTorch's param_group
 // keys where it has one.
-var hyperNames = [numHypers]string{"lr_scale", "weight_decay", "momentum", "dampening", "nesterov", "betas", "eps", "amsgrad", "maximize"}
+var hyperNames = [numHypers]string{"", "lr_scale", "weight_decay", "momentum", "dampening", "nesterov", "betas", "eps", "amsgrad", "maximize"}
 
 // hyperSet is a set of hypers: the options an optimizer accepts.
 type hyperSet uint16
@@ -155,8 +157,8 @@ func groupName(who string, groups []Group, i int) string {
 func checkOptions(who string, groups []Group, i int, accepted hyperSet) error {
 	var seen hyperSet
 	for _, o := range groups[i].Options {
-		if o.h >= numHypers {
-			return fmt.Errorf("%s: an Option not made by this package's functions", groupName(who, groups, i))
+		if o.h == hNone || o.h >= numHypers {
+			return fmt.Errorf("%s: a zero Option; make options with LRScale, WeightDecay, Betas etc.", groupName(who, groups, i))
 		}
 		if !accepted.has(o.h) {
 			return fmt.Errorf("%s: %v is not a hyperparameter of this optimizer; it takes %v",

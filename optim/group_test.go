@@ -331,6 +331,7 @@ func TestGroupErrors(t *testing.T) {
 		{"unknown name", sgd(g([]string{"a", "b", "c", "d"})), []string{`"d"`, "not among the 3 parameters"}},
 		{"adam option on sgd", sgd(g([]string{"a", "b", "c"}, optim.Betas(0.9, 0.95))), []string{"optim.SGD group 0", "betas=(0.9, 0.95)", "lr_scale, weight_decay, momentum"}},
 		{"sgd option on adam", adamw(g([]string{"a", "b"}), g([]string{"c"}, optim.Nesterov(true))), []string{"optim.AdamW group 1", "nesterov=true"}},
+		{"zero option", sgd(g([]string{"a", "b", "c"}, optim.Option{})), []string{"optim.SGD group 0: a zero Option"}},
 		{"option twice", adamw(g([]string{"a", "b", "c"}, optim.WeightDecay(0), optim.WeightDecay(0.1))), []string{"weight_decay is set twice"}},
 		{"negative scale", sgd(g([]string{"a", "b", "c"}, optim.LRScale(-1))), []string{"group 0", "lr_scale -1"}},
 		{"NaN scale", adamw(g([]string{"a"}), g([]string{"b", "c"}, optim.LRScale(math.NaN()))), []string{"group 1", "lr_scale NaN"}},
