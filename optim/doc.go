@@ -55,7 +55,9 @@
 // a valid setting of its own, so NewAdam and NewAdamW are required and an
 // Adam made otherwise is an error at Step, Validate and LoadState. Every
 // field then means its value: Beta2 = 0 is β2 = 0, and Eps must be > 0
-// (eps = 0 divides 0 by 0 where a gradient has always been 0).
+// (eps = 0 divides 0 by 0 where a gradient has always been 0). A Group's
+// zero value is an empty group; the zero Option is an error, not
+// LRScale(0).
 //
 // # Update rules
 //
@@ -117,12 +119,14 @@
 // every gradient is finite, and that existing state fits. A NaN or ±Inf
 // gradient is an error naming the parameter and element (wrapping
 // graph.ErrNonFinite), and then no parameter and no state has changed, so
-// the caller may skip the batch. This scan is the one a training step
-// needs: a loop that calls Step need not scan the gradients itself.
-// If finite gradients still produce a non-finite parameter (a learning rate
-// far too large), the step is applied and the error wraps
-// ErrNonFiniteParam. A nil gradient skips its parameter, like a parameter
-// whose .grad is None.
+// the caller may skip the batch. This is the one scan of the gradients a
+// training step needs: a loop that calls Step need not scan them itself
+// (graph.Machine.CheckFinite stays for the loss and for inspection), and
+// GradNorm and ClipGradNorm detect a non-finite element from their sum
+// without a scan of their own. If finite gradients still produce a
+// non-finite parameter (a learning rate far too large), the step is applied
+// and the error wraps ErrNonFiniteParam. A nil gradient skips its parameter,
+// like a parameter whose .grad is None.
 //
 // State is allocated on a parameter's first step and keyed by its name;
 // State exposes it under PyTorch's keys ("<param>.momentum_buffer",

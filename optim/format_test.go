@@ -8,8 +8,9 @@ package optim_test
 //
 // Regenerate it only to change the format on purpose: checkpoints on disk
 // hold this one. The test checks that the optimizers produce the same
-// names, dtypes, shapes and bits (state and parameters) from the same steps, and that they load
-// the file and continue exactly as an uninterrupted run.
+// names, dtypes, shapes and bits (state and parameters) from the same
+// steps, and that they load the file and continue exactly as an
+// uninterrupted run.
 
 import (
 	"encoding/json"
