@@ -21,20 +21,20 @@ var kvVariants = []struct {
 	name string
 	cfg  nn.GPTConfig
 }{
-	{"gelu", nn.GPTConfig{}},
-	{"relu-tied", nn.GPTConfig{Activation: activation.ReLU, TieWeights: true}},
-	{"gelu_tanh-nobias", nn.GPTConfig{Activation: activation.GELUTanh, NoBias: true}},
-	{"silu-hidden", nn.GPTConfig{Activation: activation.SiLU, Hidden: 10}},
-	{"elu", nn.GPTConfig{Activation: activation.ELUAlpha(0.7)}},
-	{"sigmoid-gated", nn.GPTConfig{Activation: activation.SigmoidGated(1.5), Eps: 1e-3}},
-	{"glu", nn.GPTConfig{Gate: nn.GLU}},
-	{"geglu-tied", nn.GPTConfig{Gate: nn.GEGLU, TieWeights: true}},
-	{"geglu_tanh-nobias", nn.GPTConfig{Gate: nn.GEGLUTanh, NoBias: true}},
-	{"swiglu", nn.GPTConfig{Gate: nn.SwiGLU}},
-	{"reglu", nn.GPTConfig{Gate: nn.ReGLU}},
-	{"softplus-glu", nn.GPTConfig{Gate: nn.GateOf(activation.Softplus)}},
-	{"postln", nn.GPTConfig{PostLN: true}},
-	{"postln-swiglu-tied", nn.GPTConfig{PostLN: true, Gate: nn.SwiGLU, TieWeights: true}},
+	{"gelu", nn.GPTConfig{UntieWeights: true}},
+	{"relu-tied", nn.GPTConfig{Activation: activation.ReLU}},
+	{"gelu_tanh-nobias", nn.GPTConfig{Activation: activation.GELUTanh, NoBias: true, UntieWeights: true}},
+	{"silu-hidden", nn.GPTConfig{Activation: activation.SiLU, Hidden: 10, UntieWeights: true}},
+	{"elu", nn.GPTConfig{Activation: activation.ELUAlpha(0.7), UntieWeights: true}},
+	{"sigmoid-gated", nn.GPTConfig{Activation: activation.SigmoidGated(1.5), Eps: 1e-3, UntieWeights: true}},
+	{"glu", nn.GPTConfig{Gate: nn.GLU, UntieWeights: true}},
+	{"geglu-tied", nn.GPTConfig{Gate: nn.GEGLU}},
+	{"geglu_tanh-nobias", nn.GPTConfig{Gate: nn.GEGLUTanh, NoBias: true, UntieWeights: true}},
+	{"swiglu", nn.GPTConfig{Gate: nn.SwiGLU, UntieWeights: true}},
+	{"reglu", nn.GPTConfig{Gate: nn.ReGLU, UntieWeights: true}},
+	{"softplus-glu", nn.GPTConfig{Gate: nn.GateOf(activation.Softplus), UntieWeights: true}},
+	{"postln", nn.GPTConfig{PostLN: true, UntieWeights: true}},
+	{"postln-swiglu-tied", nn.GPTConfig{PostLN: true, Gate: nn.SwiGLU}},
 }
 
 // kvModel is a GPT with every parameter drawn from N(0, 0.5²) (LayerNorm
@@ -46,7 +46,7 @@ func kvModel(t testing.TB, dt tensor.Dtype, cfg nn.GPTConfig, seed uint64) (*gra
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := nn.NewGPT(g, cfg)
+	m, err := nn.NewGPT(g, "", cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,11 +263,11 @@ func TestKVCacheGenerateSameTokens(t *testing.T) {
 }
 
 // The cache starts again from the whole window when the context is not the
-// previous one extended, when a LayerNorm parameter or bias changed, and
-// after Reset; asking for the same context twice gives the same logits
+// previous one extended, when parameters are marked changed, and after
+// Reset; asking for the same context twice gives the same logits
 // in a new slice.
 func TestKVCacheStartsAgain(t *testing.T) {
-	g, m := kvModel(t, tensor.Float64, nn.GPTConfig{Gate: nn.SwiGLU}, 5)
+	g, m := kvModel(t, tensor.Float64, nn.GPTConfig{Gate: nn.SwiGLU, UntieWeights: true}, 5)
 	full := graphForward(t, g, m)
 	c, err := m.NewKVCache()
 	if err != nil {
@@ -297,6 +297,7 @@ func TestKVCacheStartsAgain(t *testing.T) {
 
 	ln, _ := g.Lookup("transformer.h.0.ln_1.bias") // the cached keys and values depend on it
 	ln.Value().(*tensor.Dense).Float64s()[3] += 0.25
+	graph.MarkParamsChanged()
 	check("extended after ln_1 changed", append(a[:5:5], 6), 6)
 
 	w, _ := g.Lookup("transformer.h.0.attn.c_attn.weight")
@@ -329,7 +330,7 @@ func TestKVCacheErrors(t *testing.T) {
 		t.Error("a nil cache returned logits")
 	}
 
-	g, m := kvModel(t, tensor.Float64, nn.GPTConfig{}, 6)
+	g, m := kvModel(t, tensor.Float64, nn.GPTConfig{UntieWeights: true}, 6)
 	full := graphForward(t, g, m)
 	next, err := m.NextToken()
 	if err != nil {
