@@ -3,6 +3,7 @@ package nn_test
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +12,8 @@ import (
 	"github.com/geluproject/gelu/graph/rng"
 	"github.com/geluproject/gelu/nn"
 	"github.com/geluproject/gelu/ops/activation"
+	"github.com/geluproject/gelu/optim"
+	"github.com/geluproject/gelu/train"
 	"gorgonia.org/tensor"
 )
 
@@ -362,5 +365,75 @@ func TestKVCacheErrors(t *testing.T) {
 	s, _ := nn.NewSampler(nn.SampleConfig{Temperature: 1})
 	if _, err := nn.Generate(next, nil, 3, s); err == nil || !strings.Contains(err.Error(), "empty context") {
 		t.Errorf("Generate from an empty prompt: %v, want an empty-context error", err)
+	}
+}
+
+// The cache sees weights that change without any LayerNorm parameter or
+// bias changing: untrained GPTs (γ = 1, β = 0, biases 0, nanoGPT's init)
+// differ only in their weight matrices, and after train.LoadWeights of
+// another one, Next returns the loaded model's logits for the context it
+// has cached; so it does after an optimizer step. Both write through
+// graph.MarkParamsChanged.
+func TestKVCacheSeesLoadedWeightsAndOptimizerSteps(t *testing.T) {
+	cfg := nn.GPTConfig{BlockSize: 6, VocabSize: 7, Layers: 2, Heads: 2, Dim: 8}
+	build := func(seed uint64) (*graph.Graph, *nn.GPT) {
+		g, _ := graph.New(tensor.Float64, seed)
+		m, err := nn.NewGPT(g, "", cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g, m
+	}
+	ga, a := build(1)
+	gb, b := build(2)
+	ctx := []int{1, 2, 3, 4}
+	next, err := a.NextToken()
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := next(ctx)
+	want := graphForward(t, gb, b)(ctx)
+	if e := relErr(before, want); !(e > 1e-3) {
+		t.Fatalf("the two models' logits differ by %.3g only: the test cannot tell them apart", e)
+	}
+	path := filepath.Join(t.TempDir(), "b.safetensors")
+	if err := train.SaveWeights(path, b); err != nil {
+		t.Fatal(err)
+	}
+	if err := train.LoadWeights(path, a); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := next(ctx)
+	if e := relErr(got, want); !(e <= 1e-12) {
+		t.Errorf("after LoadWeights: relative error %.3g from the loaded model's logits, want ≤ 1e-12", e)
+	}
+
+	ids, _ := ga.Input("train.ids", 1, 4)
+	targets, _ := ga.Input("train.targets", 1, 4)
+	_, loss, err := a.Loss(ids, targets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mc, err := ga.Compile(loss)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mc.Set(ids, denseOf(tensor.Float64, []float64{1, 2, 3, 4}, 1, 4))
+	mc.Set(targets, denseOf(tensor.Float64, []float64{2, 3, 4, 5}, 1, 4))
+	if err := mc.Run(); err != nil {
+		t.Fatal(err)
+	}
+	grads, _ := mc.Grads()
+	params, err := nn.ParamTensors(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next(ctx) // cached before the step
+	if err := optim.NewAdamW(0.05).Step(params, grads); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = next(ctx)
+	if e := relErr(got, graphForward(t, ga, a)(ctx)); !(e <= 1e-12) {
+		t.Errorf("after an optimizer step: relative error %.3g from the model's logits, want ≤ 1e-12", e)
 	}
 }

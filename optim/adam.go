@@ -173,6 +173,7 @@ func (rt *adamRuntime) step(h adamHyper, params []graph.NamedTensor, grads []*te
 	}
 
 	// Nothing has been written so far; from here on every parameter is updated.
+	defer graph.MarkParamsChanged() // once written: caches such as nn.KVCache start again
 	rt.k32.set(h)
 	rt.k64.set(h)
 	var bad error

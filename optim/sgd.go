@@ -111,6 +111,7 @@ func (s *SGD) Step(params []graph.NamedTensor, grads []*tensor.Dense) error {
 	}
 
 	// Nothing has been written so far; from here on every parameter is updated.
+	defer graph.MarkParamsChanged() // once written: caches such as nn.KVCache start again
 	rt.k32.set(s)
 	rt.k64.set(s)
 	var bad error
