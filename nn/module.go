@@ -170,6 +170,6 @@ func join(prefix, name string) string {
 }
 
 // The Args values: numbers and flags as Go prints them, floats exactly.
-func itoa(v int) string       { return strconv.Itoa(v) }
-func btoa(v bool) string      { return strconv.FormatBool(v) }
-func ftoa(v float64) string   { return strconv.FormatFloat(v, 'g', -1, 64) }
+func itoa(v int) string     { return strconv.Itoa(v) }
+func btoa(v bool) string    { return strconv.FormatBool(v) }
+func ftoa(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
