@@ -149,6 +149,34 @@ func TestTwoGPTsInOneGraph(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// Generation and recomputation work under a prefix: the cache, the
+	// uncached graph and a recomputed copy give the same logits.
+	cached, _ := b.NextToken()
+	uncached, _ := b.NextTokenUncached()
+	c1, err1 := cached([]int{3, 1, 4})
+	c2, err2 := uncached([]int{3, 1, 4})
+	if err1 != nil || err2 != nil || relErr(c1, c2) > 1e-12 {
+		t.Errorf("student's NextToken and NextTokenUncached: %v, %v, relative difference %.3g", err1, err2, relErr(c1, c2))
+	}
+	rcfg := cfg
+	rcfg.Recompute = true
+	gr, _ := graph.New(tensor.Float64, 1)
+	nn.NewGPT(gr, "teacher", cfg)
+	br, err := nn.NewGPT(gr, "student", rcfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids2, _ := gr.Input("ids", 2, 4)
+	lr, err := br.Forward(ids2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	va, _ := mc.Value(lb)
+	got := graphtestOutput(t, gr, ids2, lr, denseOf(tensor.Float64, []float64{0, 1, 2, 3, 4, 3, 2, 1}, 2, 4))
+	if !slices.Equal(got, graph.Float64s(va.(*tensor.Dense))) {
+		t.Error("a recomputed student under a prefix gives other logits than the plain one")
+	}
+
 	lin, _ := nn.NewLinear(g, "shared", 4, 4)
 	seq := nn.Sequential{lin, nn.Act(activation.ReLU), lin}
 	if got := seq.Parameters(); len(got) != 2 || got[0] != lin.Weight || got[1] != lin.Bias {
