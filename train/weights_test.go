@@ -1,6 +1,7 @@
 package train_test
 
 import (
+	"fmt"
 	"math"
 	"path/filepath"
 	"slices"
@@ -65,6 +66,28 @@ func TestLoadWeightsChecksModelArgs(t *testing.T) {
 	}
 	if !slices.Equal(bits(t, gelu), bits(t, relu)) {
 		t.Error("AllowArgsMismatch: the weights did not load")
+	}
+
+	// A stack of FeedForward blocks in a Sequential: its Args are the
+	// blocks', by index.
+	ffns := func(act activation.Activation) nn.Sequential {
+		g, _ := graph.New(tensor.Float32, 1)
+		var s nn.Sequential
+		for i := range 2 {
+			f, err := nn.NewFeedForward(g, fmt.Sprintf("blocks.%d", i), nn.FeedForwardConfig{Dim: 4, Activation: act})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s = append(s, f)
+		}
+		return s
+	}
+	if err := train.SaveWeights(path, ffns(activation.ReLU)); err != nil {
+		t.Fatal(err)
+	}
+	err = train.LoadWeights(path, ffns(activation.GELU))
+	if err == nil || !strings.Contains(err.Error(), `0.activation: file "relu", model "gelu"; 1.activation: file "relu", model "gelu"`) {
+		t.Errorf("ReLU FeedForward stack into a GELU one: %v", err)
 	}
 
 	// Every difference is listed, including keys only one side has.
