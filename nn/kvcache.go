@@ -34,7 +34,8 @@ import (
 // than BlockSize), or when graph.ParamsVersion has changed since the
 // cached rows were computed: optimizer steps, train.LoadWeights and
 // graph.SetFloat64s mark parameters changed. After writing into a
-// parameter tensor by hand, call graph.MarkParamsChanged (or Reset).
+// parameter tensor by hand, or binding another tensor to a parameter
+// node, call graph.MarkParamsChanged (or Reset).
 // A KVCache is for one goroutine at a time.
 type KVCache struct {
 	m      *GPT
