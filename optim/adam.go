@@ -205,6 +205,7 @@ func (a *Adam) Step(params []graph.NamedTensor, grads []*tensor.Dense) error {
 	}
 
 	// Nothing has been written so far; from here on every parameter is updated.
+	defer graph.MarkParamsChanged() // once written: caches such as nn.KVCache start again
 	var bad error
 	for _, sl := range rt.check.slots {
 		h := &rt.hypers[sl.group]

@@ -174,6 +174,7 @@ func (s *SGD) Step(params []graph.NamedTensor, grads []*tensor.Dense) error {
 	}
 
 	// Nothing has been written so far; from here on every parameter is updated.
+	defer graph.MarkParamsChanged() // once written: caches such as nn.KVCache start again
 	var bad error
 	for _, sl := range rt.check.slots {
 		h := &rt.hypers[sl.group]

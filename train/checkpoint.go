@@ -196,28 +196,3 @@ func saveModel(path string, params []graph.NamedTensor) error {
 	}
 	return nil
 }
-
-// SaveWeights writes g's parameters to path as a PyTorch state_dict in
-// safetensors format (torch: model.load_state_dict(load_file(path))).
-func SaveWeights(path string, g *graph.Graph) error {
-	if g == nil {
-		return fmt.Errorf("train.SaveWeights %s: nil graph", path)
-	}
-	return saveModel(path, g.ParamTensors())
-}
-
-// LoadWeights initializes g's parameters from a safetensors file written by
-// SaveWeights, by a checkpoint (its optimizer state is ignored) or by
-// PyTorch (safetensors.torch.save_file(model.state_dict(), path)). Names and
-// shapes must match; float32 and float64 are converted. The file is
-// validated as safetensors.Load does, with its default limits.
-func LoadWeights(path string, g *graph.Graph) error {
-	if g == nil {
-		return fmt.Errorf("train.LoadWeights %s: nil graph", path)
-	}
-	f, err := safetensors.Load(path)
-	if err != nil {
-		return err
-	}
-	return f.CopyInto(g.ParamTensors(), optimizerPrefix)
-}

@@ -28,11 +28,11 @@ func noPanic(f func() error) (err error) {
 
 func TestWeightsWithNilGraphAreErrors(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "m.safetensors")
-	if err := noPanic(func() error { return train.SaveWeights(p, nil) }); err == nil || strings.Contains(err.Error(), "PANIC") {
+	if err := noPanic(func() error { return train.SaveGraphWeights(p, nil) }); err == nil || strings.Contains(err.Error(), "PANIC") {
 		t.Errorf("SaveWeights(nil graph): got %v, want an error", err)
 	}
 	os.WriteFile(p, []byte("x"), 0o644)
-	if err := noPanic(func() error { return train.LoadWeights(p, nil) }); err == nil || !strings.Contains(err.Error(), "nil graph") {
+	if err := noPanic(func() error { return train.LoadGraphWeights(p, nil) }); err == nil || !strings.Contains(err.Error(), "nil graph") {
 		t.Errorf("LoadWeights(nil graph): got %v, want a nil-graph error", err)
 	}
 }
@@ -48,7 +48,7 @@ func TestOverflowingShapeIsAnErrorForWeightsAndResume(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "checkpoint.safetensors")
 	os.WriteFile(path, raw, 0o644)
-	err := noPanic(func() error { return train.LoadWeights(path, s.model.Graph) })
+	err := noPanic(func() error { return train.LoadGraphWeights(path, s.model.Graph) })
 	if err == nil || !strings.Contains(err.Error(), "overflow") {
 		t.Errorf("LoadWeights: got %v, want an overflow error", err)
 	}

@@ -153,7 +153,7 @@ func loadData(c config) (d data, err error) {
 // gpt is nanoGPT's model (pre-LN causal blocks, learned positions, tied
 // input and output embeddings, no dropout) with the MLP mlp.
 func (c config) gpt(vocab int, mlp string) nn.GPTConfig {
-	cfg := nn.GPTConfig{BlockSize: c.T, VocabSize: vocab, Layers: c.Blocks, Heads: c.Heads, Dim: c.DModel, TieWeights: true}
+	cfg := nn.GPTConfig{BlockSize: c.T, VocabSize: vocab, Layers: c.Blocks, Heads: c.Heads, Dim: c.DModel}
 	cfg.Hidden, cfg.Activation, cfg.Gate = experiment.MLPs[mlp].Block(c.FF)
 	return cfg
 }

@@ -183,7 +183,7 @@ func (c config) check() error {
 // loadInit fills the model's parameters from a safetensors file, naming the
 // model's shape when the file does not fit.
 func loadInit(path string, m train.Model, s experiment.CharFFN) error {
-	if err := train.LoadWeights(path, m.Graph); err != nil {
+	if err := train.LoadGraphWeights(path, m.Graph); err != nil {
 		return fmt.Errorf("-init %s does not fit the model (%v; vocabulary from the text): %w", path, s, err)
 	}
 	return nil

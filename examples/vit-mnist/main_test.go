@@ -77,7 +77,7 @@ func checkResults(t *testing.T, c config, res *results) {
 func TestPatches(t *testing.T) {
 	const rows = 2
 	g, _ := graph.New(tensor.Float64, 1)
-	v, err := nn.NewViT(g, config{DModel: 8, Heads: 2, Blocks: 1, FF: 16}.vit("gelu"))
+	v, err := nn.NewViT(g, "", config{DModel: 8, Heads: 2, Blocks: 1, FF: 16}.vit("gelu"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -93,7 +93,7 @@ func GPTModel(cfg nn.GPTConfig, rows int, seed uint64) (train.Model, *nn.GPT, er
 	if err != nil {
 		return m, nil, err
 	}
-	gpt, err := nn.NewGPT(g, cfg)
+	gpt, err := nn.NewGPT(g, "", cfg)
 	if err != nil {
 		return m, nil, err
 	}
@@ -152,7 +152,7 @@ func ViTModel(cfg nn.ViTConfig, rows int, seed uint64) (train.Model, error) {
 	if err != nil {
 		return m, err
 	}
-	v, err := nn.NewViT(g, cfg)
+	v, err := nn.NewViT(g, "", cfg)
 	if err != nil {
 		return m, err
 	}

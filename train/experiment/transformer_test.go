@@ -36,7 +36,7 @@ func TestMLPWidthsAndForms(t *testing.T) {
 // final LayerNorm), and its output is the last position's logits.
 func TestGPTModelShapesAndParams(t *testing.T) {
 	const v, T, d, h, rows = 11, 5, 8, 32, 3
-	m, gpt, err := GPTModel(nn.GPTConfig{BlockSize: T, VocabSize: v, Layers: 2, Heads: 2, Dim: d, Hidden: h, TieWeights: true}, rows, 1)
+	m, gpt, err := GPTModel(nn.GPTConfig{BlockSize: T, VocabSize: v, Layers: 2, Heads: 2, Dim: d, Hidden: h}, rows, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
