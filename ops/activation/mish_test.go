@@ -146,15 +146,16 @@ func TestMishAgainstMPMath(t *testing.T) {
 // accurate log(1+eˣ) and σ(x).
 func readmeMish(t *testing.T) activation.Activation {
 	t.Helper()
-	sp, sig := activation.Softplus.F, activation.Softplus.Deriv             // log(1+eˣ) and σ(x), accurate in both tails
-	mish, err := activation.New(activation.Def{Name: "mish", Title: "Mish", // x·tanh(softplus(x))
+	// Mish, x·tanh(softplus(x)), on Softplus's log(1+eˣ) and σ(x), accurate in both tails.
+	sp, sig := activation.Softplus.F, activation.Softplus.Deriv
+	mish, err := activation.New(activation.Def{Name: "mish", Title: "Mish",
 		F:  func(x float64) float64 { return x * math.Tanh(sp(x)) },
 		D1: func(x float64) float64 { c := 1 / math.Cosh(sp(x)); return math.Tanh(sp(x)) + x*sig(x)*c*c },
 		D2: func(x float64) float64 {
 			t, c, s := math.Tanh(sp(x)), 1/math.Cosh(sp(x)), sig(x)
 			return s * c * c * (2 + x*(sig(-x)-2*s*t))
 		},
-	})
+	}) // refused if D1 or D2 disagrees with finite differences of F or D1
 	if err != nil {
 		t.Fatal(err)
 	}
