@@ -91,7 +91,8 @@ func (r *row) checkParam(p float64) error {
 
 // Name returns the activation's name as accepted by ParseActivation:
 // "relu", "gelu", "gelu_tanh", "gelu_sigmoid", "softplus", "silu", "elu",
-// "elu:α" for α ≠ 1, and "sigmoid_gated:β".
+// "elu:α" for α ≠ 1, and "sigmoid_gated:β"; a user-defined activation's
+// Def.Name, with ":p" when its parameter is not the default.
 func (a Activation) Name() string {
 	r := a.row
 	switch {

@@ -7,10 +7,10 @@ package activation
 //
 // Each finite difference is Ridders' extrapolation (Numerical Recipes
 // §5.7): central differences at steps h, h/1.4, h/1.4², ... combined in a
-// Neville tableau, which gives the derivative to about 1e-10 relative
-// together with an estimate of its own error, without a step chosen per
-// function. Beside a breakpoint the steps stay on one side of it; at the
-// breakpoint the value must equal one of the two one-sided limits.
+// Neville tableau, which extrapolates to h → 0 and estimates its own
+// error, without a step tuned per function. Beside a breakpoint the steps
+// stop short of it; at the breakpoint the value must equal one of the two
+// one-sided limits.
 
 import (
 	"fmt"
@@ -39,17 +39,20 @@ const (
 
 // CheckDerivatives compares a's f' with finite differences of f, and f”
 // with finite differences of f', and returns an error naming the worst
-// point if either disagrees anywhere on its grid: every x = k/8 in
-// [−10, 10], ±10·1.25ᵏ out to ±10⁴, decades on to ±10³⁰⁰ (tails where f
-// overflows are skipped), ±10⁻³ and ±10⁻⁸, and each breakpoint b with
-// b ± 10⁻⁶, 10⁻³, 0.05 and 0.3 beside it. New and NewParam call it; it
-// works on the built-in activations too. It takes about a millisecond.
+// point (and the failing point nearest 0) if either disagrees anywhere on
+// its grid: every x = k/8 in [−10, 10], ±10·1.25ᵏ out to ±10⁴, powers of
+// ten, sparser as they grow, on to ±10³⁰⁰ (tails where f overflows are
+// skipped), ±10⁻³ and ±10⁻⁸, and each breakpoint b with b ± 10⁻⁶,
+// 10⁻³, 0.05 and 0.3 beside it. New and NewParam call it; it
+// works on the built-in activations too. It evaluates F, D1 and D2 some
+// 7000 times in all.
 //
 // A point passes when the derivative is within a relative 1e-6 of the
 // finite difference, or within the difference's own error estimate (×8),
 // or below the rounding floor of finite differences there; at a breakpoint
-// it must match the left or the right limit. A derivative wrong by a
-// smaller amount, or only between grid points, is not caught.
+// it must match the left or the right limit, to a relative 1e-4. A
+// derivative wrong by a smaller amount, or only between grid points, is
+// not caught.
 func (a Activation) CheckDerivatives() (err error) {
 	if err := a.Validate(); err != nil {
 		return err

@@ -4,7 +4,8 @@ package activation
 // across cores (package parallel).
 //
 // The portable loops (kernels_scalar.go) compute the float64 scalar
-// reference F, Deriv, Deriv2, times g, rounded once to the element type. On
+// reference F, Deriv, Deriv2, times g, rounded once to the element type;
+// a user-defined activation (New) always runs them. On
 // amd64 CPUs with AVX-512 the GELU family (exact, tanh, sigmoid, SiLU,
 // sigmoid-gated), and ELU in float32, run in generated assembly (package
 // simd). Which assembly is the path simd.Current (environment variable

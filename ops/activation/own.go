@@ -46,6 +46,8 @@ type Def struct {
 // NewParam: f(x; p), f'(x; p) and f”(x; p), derivatives in x.
 // See Def for the fields they share.
 type ParamDef struct {
+	// Name and Title are as in Def; the title of a value other than the
+	// default adds it: "Swish (β=2)".
 	Name, Title string
 	// Param is the parameter's symbol in names and titles ("β"); required.
 	Param string
@@ -62,11 +64,11 @@ type ParamDef struct {
 }
 
 // New returns the activation d defines, after checking D1 and D2 against
-// finite differences of F and D1 (see CheckDerivatives). It works wherever the
-// built-in activations do: Apply (with a differentiable backward, so double
-// backward works), the slice kernels Forward, Backward, Backward2 (portable
-// loops over the cores), package analysis, and, once registered (Register),
-// ParseActivation and the examples' -acts flags.
+// finite differences of F and D1 (see CheckDerivatives). It works wherever
+// the built-in activations do: Apply (with a differentiable backward, so
+// double backward works), the slice kernels Forward, Backward, Backward2
+// (portable loops over the cores), package analysis, and, once registered
+// (Register), ParseActivation and the examples' -acts flags.
 func New(d Def) (Activation, error) {
 	if d.F == nil || d.D1 == nil || d.D2 == nil {
 		return Activation{}, fmt.Errorf("activation.New %q: F, D1 and D2 are all required (nil: %s)", d.Name, nilFuncs(d.F == nil, d.D1 == nil, d.D2 == nil))
