@@ -38,13 +38,12 @@
 // ParseActivation, and so the examples' -acts flags, accept. Mish:
 //
 //	mish, err := activation.New(activation.Def{Name: "mish", Title: "Mish",
-//		F: mishF, D1: mishD1, D2: mishD2}) // refused if D1 or D2 is wrong
-//	err = activation.Register(mish)      // -acts relu,gelu,mish
+//		F: f, D1: d1, D2: d2}) // refused if d1 or d2 is wrong
+//	err = activation.Register(mish) // -acts relu,gelu,mish
 //	y, err := mish.Apply(x)
 //
-// ExampleNew writes out mishF, mishD1, mishD2 to a few ulp everywhere (the
-// test checks them against a 50-digit mpmath reference and PyTorch's
-// F.mish).
+// ExampleNew writes Mish's f, f', f” out to a few ulp everywhere (the tests
+// check them against a 50-digit mpmath reference and PyTorch's F.mish).
 //
 // GELU_KERNELS selects the kernels: avx512 (the default on AVX-512 CPUs:
 // float32 GELU, its tanh and sigmoid forms and SiLU in float32 lanes,
