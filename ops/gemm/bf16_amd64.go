@@ -79,30 +79,47 @@ func bf16FromBF16s(dst []float32, src []BF16) {
 	bf16FromBF16sGo(dst[n:], src[n:])
 }
 
-// bf16PackPairsAsm is bf16PackPairs for float32 in AVX-512 (the
-// conversion is VCVTNE2PS2BF16: ToBF16's bits), writing the first
-// ceil(kc/2) pair rows; it reports false where it does not apply.
-func bf16PackPairsAsm(dst []uint32, w int, x []float32, ld int, kRows bool, j0, cols, p0, kc int) bool {
+// bf16PackPairsAsm is bf16PackPairs in AVX-512, for float32 (the
+// conversion is VCVTNE2PS2BF16: ToBF16's bits) and bfloat16 operands,
+// writing the first ceil(kc/2) pair rows; it reports false where it does
+// not apply.
+func bf16PackPairsAsm(dst []uint32, w int, x *bf16Src, kRows bool, j0, cols, p0, kc int) bool {
 	if !bf16HasAVX512BF16 || w > 32 || cols < 1 || kc < 1 {
 		return false
 	}
 	pairs := (kc + 1) / 2
 	_ = dst[pairs*w-1]
+	ld := x.ld
 	lanes := func(n int) uint32 { return uint32(uint64(1)<<min(max(n, 0), 32) - 1) }
 	if kRows {
-		_ = x[(p0+kc-1)*ld+j0+cols-1] // the last element read
-		bf16PackRowsS(&dst[0], w, &x[p0*ld+j0], ld, kc, lanes(cols), lanes(w))
+		last := (p0+kc-1)*ld + j0 + cols - 1 // the last element read
+		if x.isF32 {
+			_ = x.f32[last]
+			bf16PackRowsS(&dst[0], w, &x.f32[p0*ld+j0], ld, kc, lanes(cols), lanes(w))
+		} else {
+			_ = x.b16[last]
+			bf16PackRowsH(&dst[0], w, (*uint16)(&x.b16[p0*ld+j0]), ld, kc, lanes(cols), lanes(w))
+		}
 		return true
 	}
-	_ = x[(j0+cols-1)*ld+p0+kc-1]
+	if x.isF32 {
+		_ = x.f32[(j0+cols-1)*ld+p0+kc-1]
+	} else {
+		_ = x.b16[(j0+cols-1)*ld+p0+kc-1]
+	}
 	rem := kc % 32
 	for jg := 0; jg < w; jg += 16 {
-		rows := min(16, cols-jg)
-		src := &x[0] // not read when no row is
+		rows := max(0, min(16, cols-jg))
+		smask := uint16(lanes(min(16, w-jg)))
+		i := 0 // not read when no row is
 		if rows > 0 {
-			src = &x[(j0+jg)*ld+p0]
+			i = (j0+jg)*ld + p0
 		}
-		bf16PackColsS16(&dst[jg], w, src, ld, max(rows, 0), kc/32, lanes(rem), (rem+1)/2, uint16(lanes(min(16, w-jg))))
+		if x.isF32 {
+			bf16PackColsS16(&dst[jg], w, &x.f32[i], ld, rows, kc/32, lanes(rem), (rem+1)/2, smask)
+		} else {
+			bf16PackColsH16(&dst[jg], w, (*uint16)(&x.b16[i]), ld, rows, kc/32, lanes(rem), (rem+1)/2, smask)
+		}
 	}
 	return true
 }

@@ -2087,6 +2087,706 @@ done:
 	VZEROUPPER
 	RET
 
+DATA bf16PairIdxH<>+0(SB)/2, $0x0000
+DATA bf16PairIdxH<>+2(SB)/2, $0x0020
+DATA bf16PairIdxH<>+4(SB)/2, $0x0001
+DATA bf16PairIdxH<>+6(SB)/2, $0x0021
+DATA bf16PairIdxH<>+8(SB)/2, $0x0002
+DATA bf16PairIdxH<>+10(SB)/2, $0x0022
+DATA bf16PairIdxH<>+12(SB)/2, $0x0003
+DATA bf16PairIdxH<>+14(SB)/2, $0x0023
+DATA bf16PairIdxH<>+16(SB)/2, $0x0004
+DATA bf16PairIdxH<>+18(SB)/2, $0x0024
+DATA bf16PairIdxH<>+20(SB)/2, $0x0005
+DATA bf16PairIdxH<>+22(SB)/2, $0x0025
+DATA bf16PairIdxH<>+24(SB)/2, $0x0006
+DATA bf16PairIdxH<>+26(SB)/2, $0x0026
+DATA bf16PairIdxH<>+28(SB)/2, $0x0007
+DATA bf16PairIdxH<>+30(SB)/2, $0x0027
+DATA bf16PairIdxH<>+32(SB)/2, $0x0008
+DATA bf16PairIdxH<>+34(SB)/2, $0x0028
+DATA bf16PairIdxH<>+36(SB)/2, $0x0009
+DATA bf16PairIdxH<>+38(SB)/2, $0x0029
+DATA bf16PairIdxH<>+40(SB)/2, $0x000a
+DATA bf16PairIdxH<>+42(SB)/2, $0x002a
+DATA bf16PairIdxH<>+44(SB)/2, $0x000b
+DATA bf16PairIdxH<>+46(SB)/2, $0x002b
+DATA bf16PairIdxH<>+48(SB)/2, $0x000c
+DATA bf16PairIdxH<>+50(SB)/2, $0x002c
+DATA bf16PairIdxH<>+52(SB)/2, $0x000d
+DATA bf16PairIdxH<>+54(SB)/2, $0x002d
+DATA bf16PairIdxH<>+56(SB)/2, $0x000e
+DATA bf16PairIdxH<>+58(SB)/2, $0x002e
+DATA bf16PairIdxH<>+60(SB)/2, $0x000f
+DATA bf16PairIdxH<>+62(SB)/2, $0x002f
+DATA bf16PairIdxH<>+64(SB)/2, $0x0010
+DATA bf16PairIdxH<>+66(SB)/2, $0x0030
+DATA bf16PairIdxH<>+68(SB)/2, $0x0011
+DATA bf16PairIdxH<>+70(SB)/2, $0x0031
+DATA bf16PairIdxH<>+72(SB)/2, $0x0012
+DATA bf16PairIdxH<>+74(SB)/2, $0x0032
+DATA bf16PairIdxH<>+76(SB)/2, $0x0013
+DATA bf16PairIdxH<>+78(SB)/2, $0x0033
+DATA bf16PairIdxH<>+80(SB)/2, $0x0014
+DATA bf16PairIdxH<>+82(SB)/2, $0x0034
+DATA bf16PairIdxH<>+84(SB)/2, $0x0015
+DATA bf16PairIdxH<>+86(SB)/2, $0x0035
+DATA bf16PairIdxH<>+88(SB)/2, $0x0016
+DATA bf16PairIdxH<>+90(SB)/2, $0x0036
+DATA bf16PairIdxH<>+92(SB)/2, $0x0017
+DATA bf16PairIdxH<>+94(SB)/2, $0x0037
+DATA bf16PairIdxH<>+96(SB)/2, $0x0018
+DATA bf16PairIdxH<>+98(SB)/2, $0x0038
+DATA bf16PairIdxH<>+100(SB)/2, $0x0019
+DATA bf16PairIdxH<>+102(SB)/2, $0x0039
+DATA bf16PairIdxH<>+104(SB)/2, $0x001a
+DATA bf16PairIdxH<>+106(SB)/2, $0x003a
+DATA bf16PairIdxH<>+108(SB)/2, $0x001b
+DATA bf16PairIdxH<>+110(SB)/2, $0x003b
+DATA bf16PairIdxH<>+112(SB)/2, $0x001c
+DATA bf16PairIdxH<>+114(SB)/2, $0x003c
+DATA bf16PairIdxH<>+116(SB)/2, $0x001d
+DATA bf16PairIdxH<>+118(SB)/2, $0x003d
+DATA bf16PairIdxH<>+120(SB)/2, $0x001e
+DATA bf16PairIdxH<>+122(SB)/2, $0x003e
+DATA bf16PairIdxH<>+124(SB)/2, $0x001f
+DATA bf16PairIdxH<>+126(SB)/2, $0x003f
+GLOBL bf16PairIdxH<>(SB), RODATA|NOPTR, $128
+
+// func bf16PackRowsH(dst *uint32, w int, src *uint16, ld int, rows int, lmask uint32, smask uint32)
+// Requires: AVX, AVX512BW, AVX512F
+TEXT ·bf16PackRowsH(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         w+8(FP), CX
+	MOVQ         src+16(FP), DX
+	MOVQ         ld+24(FP), BX
+	MOVQ         rows+32(FP), SI
+	SHLQ         $0x02, CX
+	SHLQ         $0x01, BX
+	MOVL         lmask+40(FP), DI
+	KMOVD        DI, K1
+	MOVL         smask+44(FP), DI
+	KMOVW        DI, K3
+	SHRL         $0x10, DI
+	KMOVW        DI, K4
+	VMOVDQU16    bf16PairIdxH<>+0(SB), Z28
+	VMOVDQU16    bf16PairIdxH<>+64(SB), Z29
+	MOVL         $0x00007f80, DI
+	VPBROADCASTW DI, Z30
+	MOVL         $0x00008000, DI
+	VPBROADCASTW DI, Z31
+	MOVQ         BX, R8
+	SHLQ         $0x01, R8
+
+pairs:
+	CMPQ        SI, $0x02
+	JL          odd
+	VMOVDQU16.Z (DX), K1, Z0
+	VPTESTMW    Z30, Z0, K5
+	VPANDD      Z31, Z0, Z4
+	VMOVDQU16   Z0, K5, Z4
+	VMOVDQA64   Z4, Z0
+	MOVQ        DX, DI
+	ADDQ        BX, DI
+	VMOVDQU16.Z (DI), K1, Z1
+	VPTESTMW    Z30, Z1, K5
+	VPANDD      Z31, Z1, Z4
+	VMOVDQU16   Z1, K5, Z4
+	VMOVDQA64   Z4, Z1
+	VMOVDQA64   Z28, Z2
+	VMOVDQA64   Z29, Z3
+	VPERMI2W    Z1, Z0, Z2
+	VPERMI2W    Z1, Z0, Z3
+	VMOVDQU32   Z2, K3, (AX)
+	VMOVDQU32   Z3, K4, 64(AX)
+	ADDQ        CX, AX
+	ADDQ        R8, DX
+	SUBQ        $0x02, SI
+	JMP         pairs
+
+odd:
+	TESTQ       SI, SI
+	JZ          done
+	VMOVDQU16.Z (DX), K1, Z0
+	VPTESTMW    Z30, Z0, K5
+	VPANDD      Z31, Z0, Z4
+	VMOVDQU16   Z0, K5, Z4
+	VMOVDQA64   Z4, Z0
+	VPXORD      Z1, Z1, Z1
+	VMOVDQA64   Z28, Z2
+	VMOVDQA64   Z29, Z3
+	VPERMI2W    Z1, Z0, Z2
+	VPERMI2W    Z1, Z0, Z3
+	VMOVDQU32   Z2, K3, (AX)
+	VMOVDQU32   Z3, K4, 64(AX)
+
+done:
+	VZEROUPPER
+	RET
+
+// func bf16PackColsH16(dst *uint32, w int, src *uint16, ld int, rows int, chunks int, tailMask uint32, tailPairs int, smask uint16)
+// Requires: AVX, AVX512BW, AVX512F
+TEXT ·bf16PackColsH16(SB), NOSPLIT, $0-66
+	MOVQ    dst+0(FP), AX
+	MOVQ    w+8(FP), CX
+	MOVQ    src+16(FP), DX
+	MOVQ    ld+24(FP), BX
+	MOVQ    rows+32(FP), SI
+	MOVQ    chunks+40(FP), DI
+	SHLQ    $0x02, CX
+	SHLQ    $0x01, BX
+	MOVWLZX smask+64(FP), R8
+	KMOVW   R8, K3
+	KXNORD  K1, K1, K1
+
+chunk:
+	TESTQ        DI, DI
+	JZ           tail
+	MOVL         $0x00007f80, R8
+	VPBROADCASTW R8, Z30
+	MOVL         $0x00008000, R8
+	VPBROADCASTW R8, Z31
+	VPXORD       Z0, Z0, Z0
+	VPXORD       Z1, Z1, Z1
+	VPXORD       Z2, Z2, Z2
+	VPXORD       Z3, Z3, Z3
+	VPXORD       Z4, Z4, Z4
+	VPXORD       Z5, Z5, Z5
+	VPXORD       Z6, Z6, Z6
+	VPXORD       Z7, Z7, Z7
+	VPXORD       Z8, Z8, Z8
+	VPXORD       Z9, Z9, Z9
+	VPXORD       Z10, Z10, Z10
+	VPXORD       Z11, Z11, Z11
+	VPXORD       Z12, Z12, Z12
+	VPXORD       Z13, Z13, Z13
+	VPXORD       Z14, Z14, Z14
+	VPXORD       Z15, Z15, Z15
+	MOVQ         DX, R8
+	CMPQ         SI, $0x00
+	JLE          full_loaded
+	VMOVDQU16.Z  (R8), K1, Z0
+	VPTESTMW     Z30, Z0, K5
+	VPANDD       Z31, Z0, Z16
+	VMOVDQU16    Z0, K5, Z16
+	VMOVDQA64    Z16, Z0
+	ADDQ         BX, R8
+	CMPQ         SI, $0x01
+	JLE          full_loaded
+	VMOVDQU16.Z  (R8), K1, Z1
+	VPTESTMW     Z30, Z1, K5
+	VPANDD       Z31, Z1, Z16
+	VMOVDQU16    Z1, K5, Z16
+	VMOVDQA64    Z16, Z1
+	ADDQ         BX, R8
+	CMPQ         SI, $0x02
+	JLE          full_loaded
+	VMOVDQU16.Z  (R8), K1, Z2
+	VPTESTMW     Z30, Z2, K5
+	VPANDD       Z31, Z2, Z16
+	VMOVDQU16    Z2, K5, Z16
+	VMOVDQA64    Z16, Z2
+	ADDQ         BX, R8
+	CMPQ         SI, $0x03
+	JLE          full_loaded
+	VMOVDQU16.Z  (R8), K1, Z3
+	VPTESTMW     Z30, Z3, K5
+	VPANDD       Z31, Z3, Z16
+	VMOVDQU16    Z3, K5, Z16
+	VMOVDQA64    Z16, Z3
+	ADDQ         BX, R8
+	CMPQ         SI, $0x04
+	JLE          full_loaded
+	VMOVDQU16.Z  (R8), K1, Z4
+	VPTESTMW     Z30, Z4, K5
+	VPANDD       Z31, Z4, Z16
+	VMOVDQU16    Z4, K5, Z16
+	VMOVDQA64    Z16, Z4
+	ADDQ         BX, R8
+	CMPQ         SI, $0x05
+	JLE          full_loaded
+	VMOVDQU16.Z  (R8), K1, Z5
+	VPTESTMW     Z30, Z5, K5
+	VPANDD       Z31, Z5, Z16
+	VMOVDQU16    Z5, K5, Z16
+	VMOVDQA64    Z16, Z5
+	ADDQ         BX, R8
+	CMPQ         SI, $0x06
+	JLE          full_loaded
+	VMOVDQU16.Z  (R8), K1, Z6
+	VPTESTMW     Z30, Z6, K5
+	VPANDD       Z31, Z6, Z16
+	VMOVDQU16    Z6, K5, Z16
+	VMOVDQA64    Z16, Z6
+	ADDQ         BX, R8
+	CMPQ         SI, $0x07
+	JLE          full_loaded
+	VMOVDQU16.Z  (R8), K1, Z7
+	VPTESTMW     Z30, Z7, K5
+	VPANDD       Z31, Z7, Z16
+	VMOVDQU16    Z7, K5, Z16
+	VMOVDQA64    Z16, Z7
+	ADDQ         BX, R8
+	CMPQ         SI, $0x08
+	JLE          full_loaded
+	VMOVDQU16.Z  (R8), K1, Z8
+	VPTESTMW     Z30, Z8, K5
+	VPANDD       Z31, Z8, Z16
+	VMOVDQU16    Z8, K5, Z16
+	VMOVDQA64    Z16, Z8
+	ADDQ         BX, R8
+	CMPQ         SI, $0x09
+	JLE          full_loaded
+	VMOVDQU16.Z  (R8), K1, Z9
+	VPTESTMW     Z30, Z9, K5
+	VPANDD       Z31, Z9, Z16
+	VMOVDQU16    Z9, K5, Z16
+	VMOVDQA64    Z16, Z9
+	ADDQ         BX, R8
+	CMPQ         SI, $0x0a
+	JLE          full_loaded
+	VMOVDQU16.Z  (R8), K1, Z10
+	VPTESTMW     Z30, Z10, K5
+	VPANDD       Z31, Z10, Z16
+	VMOVDQU16    Z10, K5, Z16
+	VMOVDQA64    Z16, Z10
+	ADDQ         BX, R8
+	CMPQ         SI, $0x0b
+	JLE          full_loaded
+	VMOVDQU16.Z  (R8), K1, Z11
+	VPTESTMW     Z30, Z11, K5
+	VPANDD       Z31, Z11, Z16
+	VMOVDQU16    Z11, K5, Z16
+	VMOVDQA64    Z16, Z11
+	ADDQ         BX, R8
+	CMPQ         SI, $0x0c
+	JLE          full_loaded
+	VMOVDQU16.Z  (R8), K1, Z12
+	VPTESTMW     Z30, Z12, K5
+	VPANDD       Z31, Z12, Z16
+	VMOVDQU16    Z12, K5, Z16
+	VMOVDQA64    Z16, Z12
+	ADDQ         BX, R8
+	CMPQ         SI, $0x0d
+	JLE          full_loaded
+	VMOVDQU16.Z  (R8), K1, Z13
+	VPTESTMW     Z30, Z13, K5
+	VPANDD       Z31, Z13, Z16
+	VMOVDQU16    Z13, K5, Z16
+	VMOVDQA64    Z16, Z13
+	ADDQ         BX, R8
+	CMPQ         SI, $0x0e
+	JLE          full_loaded
+	VMOVDQU16.Z  (R8), K1, Z14
+	VPTESTMW     Z30, Z14, K5
+	VPANDD       Z31, Z14, Z16
+	VMOVDQU16    Z14, K5, Z16
+	VMOVDQA64    Z16, Z14
+	ADDQ         BX, R8
+	CMPQ         SI, $0x0f
+	JLE          full_loaded
+	VMOVDQU16.Z  (R8), K1, Z15
+	VPTESTMW     Z30, Z15, K5
+	VPANDD       Z31, Z15, Z16
+	VMOVDQU16    Z15, K5, Z16
+	VMOVDQA64    Z16, Z15
+
+full_loaded:
+	VUNPCKLPS  Z1, Z0, Z16
+	VUNPCKHPS  Z1, Z0, Z17
+	VUNPCKLPS  Z3, Z2, Z18
+	VUNPCKHPS  Z3, Z2, Z19
+	VUNPCKLPS  Z5, Z4, Z20
+	VUNPCKHPS  Z5, Z4, Z21
+	VUNPCKLPS  Z7, Z6, Z22
+	VUNPCKHPS  Z7, Z6, Z23
+	VUNPCKLPS  Z9, Z8, Z24
+	VUNPCKHPS  Z9, Z8, Z25
+	VUNPCKLPS  Z11, Z10, Z26
+	VUNPCKHPS  Z11, Z10, Z27
+	VUNPCKLPS  Z13, Z12, Z28
+	VUNPCKHPS  Z13, Z12, Z29
+	VUNPCKLPS  Z15, Z14, Z30
+	VUNPCKHPS  Z15, Z14, Z31
+	VUNPCKLPD  Z18, Z16, Z0
+	VUNPCKHPD  Z18, Z16, Z1
+	VUNPCKLPD  Z19, Z17, Z2
+	VUNPCKHPD  Z19, Z17, Z3
+	VUNPCKLPD  Z22, Z20, Z4
+	VUNPCKHPD  Z22, Z20, Z5
+	VUNPCKLPD  Z23, Z21, Z6
+	VUNPCKHPD  Z23, Z21, Z7
+	VUNPCKLPD  Z26, Z24, Z8
+	VUNPCKHPD  Z26, Z24, Z9
+	VUNPCKLPD  Z27, Z25, Z10
+	VUNPCKHPD  Z27, Z25, Z11
+	VUNPCKLPD  Z30, Z28, Z12
+	VUNPCKHPD  Z30, Z28, Z13
+	VUNPCKLPD  Z31, Z29, Z14
+	VUNPCKHPD  Z31, Z29, Z15
+	VSHUFF32X4 $0x88, Z4, Z0, Z16
+	VSHUFF32X4 $0xdd, Z4, Z0, Z20
+	VSHUFF32X4 $0x88, Z5, Z1, Z17
+	VSHUFF32X4 $0xdd, Z5, Z1, Z21
+	VSHUFF32X4 $0x88, Z6, Z2, Z18
+	VSHUFF32X4 $0xdd, Z6, Z2, Z22
+	VSHUFF32X4 $0x88, Z7, Z3, Z19
+	VSHUFF32X4 $0xdd, Z7, Z3, Z23
+	VSHUFF32X4 $0x88, Z12, Z8, Z24
+	VSHUFF32X4 $0xdd, Z12, Z8, Z28
+	VSHUFF32X4 $0x88, Z13, Z9, Z25
+	VSHUFF32X4 $0xdd, Z13, Z9, Z29
+	VSHUFF32X4 $0x88, Z14, Z10, Z26
+	VSHUFF32X4 $0xdd, Z14, Z10, Z30
+	VSHUFF32X4 $0x88, Z15, Z11, Z27
+	VSHUFF32X4 $0xdd, Z15, Z11, Z31
+	VSHUFF32X4 $0x88, Z24, Z16, Z0
+	VSHUFF32X4 $0xdd, Z24, Z16, Z8
+	VSHUFF32X4 $0x88, Z25, Z17, Z1
+	VSHUFF32X4 $0xdd, Z25, Z17, Z9
+	VSHUFF32X4 $0x88, Z26, Z18, Z2
+	VSHUFF32X4 $0xdd, Z26, Z18, Z10
+	VSHUFF32X4 $0x88, Z27, Z19, Z3
+	VSHUFF32X4 $0xdd, Z27, Z19, Z11
+	VSHUFF32X4 $0x88, Z28, Z20, Z4
+	VSHUFF32X4 $0xdd, Z28, Z20, Z12
+	VSHUFF32X4 $0x88, Z29, Z21, Z5
+	VSHUFF32X4 $0xdd, Z29, Z21, Z13
+	VSHUFF32X4 $0x88, Z30, Z22, Z6
+	VSHUFF32X4 $0xdd, Z30, Z22, Z14
+	VSHUFF32X4 $0x88, Z31, Z23, Z7
+	VSHUFF32X4 $0xdd, Z31, Z23, Z15
+	MOVQ       AX, R8
+	VMOVDQU32  Z0, K3, (R8)
+	ADDQ       CX, R8
+	VMOVDQU32  Z1, K3, (R8)
+	ADDQ       CX, R8
+	VMOVDQU32  Z2, K3, (R8)
+	ADDQ       CX, R8
+	VMOVDQU32  Z3, K3, (R8)
+	ADDQ       CX, R8
+	VMOVDQU32  Z4, K3, (R8)
+	ADDQ       CX, R8
+	VMOVDQU32  Z5, K3, (R8)
+	ADDQ       CX, R8
+	VMOVDQU32  Z6, K3, (R8)
+	ADDQ       CX, R8
+	VMOVDQU32  Z7, K3, (R8)
+	ADDQ       CX, R8
+	VMOVDQU32  Z8, K3, (R8)
+	ADDQ       CX, R8
+	VMOVDQU32  Z9, K3, (R8)
+	ADDQ       CX, R8
+	VMOVDQU32  Z10, K3, (R8)
+	ADDQ       CX, R8
+	VMOVDQU32  Z11, K3, (R8)
+	ADDQ       CX, R8
+	VMOVDQU32  Z12, K3, (R8)
+	ADDQ       CX, R8
+	VMOVDQU32  Z13, K3, (R8)
+	ADDQ       CX, R8
+	VMOVDQU32  Z14, K3, (R8)
+	ADDQ       CX, R8
+	VMOVDQU32  Z15, K3, (R8)
+	ADDQ       CX, R8
+	MOVQ       CX, R8
+	SHLQ       $0x04, R8
+	ADDQ       R8, AX
+	ADDQ       $0x40, DX
+	DECQ       DI
+	JMP        chunk
+
+tail:
+	MOVL         tailMask+48(FP), R8
+	TESTL        R8, R8
+	JZ           done
+	KMOVD        R8, K1
+	MOVQ         tailPairs+56(FP), DI
+	MOVL         $0x00007f80, R8
+	VPBROADCASTW R8, Z30
+	MOVL         $0x00008000, R8
+	VPBROADCASTW R8, Z31
+	VPXORD       Z0, Z0, Z0
+	VPXORD       Z1, Z1, Z1
+	VPXORD       Z2, Z2, Z2
+	VPXORD       Z3, Z3, Z3
+	VPXORD       Z4, Z4, Z4
+	VPXORD       Z5, Z5, Z5
+	VPXORD       Z6, Z6, Z6
+	VPXORD       Z7, Z7, Z7
+	VPXORD       Z8, Z8, Z8
+	VPXORD       Z9, Z9, Z9
+	VPXORD       Z10, Z10, Z10
+	VPXORD       Z11, Z11, Z11
+	VPXORD       Z12, Z12, Z12
+	VPXORD       Z13, Z13, Z13
+	VPXORD       Z14, Z14, Z14
+	VPXORD       Z15, Z15, Z15
+	MOVQ         DX, R8
+	CMPQ         SI, $0x00
+	JLE          part_loaded
+	VMOVDQU16.Z  (R8), K1, Z0
+	VPTESTMW     Z30, Z0, K5
+	VPANDD       Z31, Z0, Z16
+	VMOVDQU16    Z0, K5, Z16
+	VMOVDQA64    Z16, Z0
+	ADDQ         BX, R8
+	CMPQ         SI, $0x01
+	JLE          part_loaded
+	VMOVDQU16.Z  (R8), K1, Z1
+	VPTESTMW     Z30, Z1, K5
+	VPANDD       Z31, Z1, Z16
+	VMOVDQU16    Z1, K5, Z16
+	VMOVDQA64    Z16, Z1
+	ADDQ         BX, R8
+	CMPQ         SI, $0x02
+	JLE          part_loaded
+	VMOVDQU16.Z  (R8), K1, Z2
+	VPTESTMW     Z30, Z2, K5
+	VPANDD       Z31, Z2, Z16
+	VMOVDQU16    Z2, K5, Z16
+	VMOVDQA64    Z16, Z2
+	ADDQ         BX, R8
+	CMPQ         SI, $0x03
+	JLE          part_loaded
+	VMOVDQU16.Z  (R8), K1, Z3
+	VPTESTMW     Z30, Z3, K5
+	VPANDD       Z31, Z3, Z16
+	VMOVDQU16    Z3, K5, Z16
+	VMOVDQA64    Z16, Z3
+	ADDQ         BX, R8
+	CMPQ         SI, $0x04
+	JLE          part_loaded
+	VMOVDQU16.Z  (R8), K1, Z4
+	VPTESTMW     Z30, Z4, K5
+	VPANDD       Z31, Z4, Z16
+	VMOVDQU16    Z4, K5, Z16
+	VMOVDQA64    Z16, Z4
+	ADDQ         BX, R8
+	CMPQ         SI, $0x05
+	JLE          part_loaded
+	VMOVDQU16.Z  (R8), K1, Z5
+	VPTESTMW     Z30, Z5, K5
+	VPANDD       Z31, Z5, Z16
+	VMOVDQU16    Z5, K5, Z16
+	VMOVDQA64    Z16, Z5
+	ADDQ         BX, R8
+	CMPQ         SI, $0x06
+	JLE          part_loaded
+	VMOVDQU16.Z  (R8), K1, Z6
+	VPTESTMW     Z30, Z6, K5
+	VPANDD       Z31, Z6, Z16
+	VMOVDQU16    Z6, K5, Z16
+	VMOVDQA64    Z16, Z6
+	ADDQ         BX, R8
+	CMPQ         SI, $0x07
+	JLE          part_loaded
+	VMOVDQU16.Z  (R8), K1, Z7
+	VPTESTMW     Z30, Z7, K5
+	VPANDD       Z31, Z7, Z16
+	VMOVDQU16    Z7, K5, Z16
+	VMOVDQA64    Z16, Z7
+	ADDQ         BX, R8
+	CMPQ         SI, $0x08
+	JLE          part_loaded
+	VMOVDQU16.Z  (R8), K1, Z8
+	VPTESTMW     Z30, Z8, K5
+	VPANDD       Z31, Z8, Z16
+	VMOVDQU16    Z8, K5, Z16
+	VMOVDQA64    Z16, Z8
+	ADDQ         BX, R8
+	CMPQ         SI, $0x09
+	JLE          part_loaded
+	VMOVDQU16.Z  (R8), K1, Z9
+	VPTESTMW     Z30, Z9, K5
+	VPANDD       Z31, Z9, Z16
+	VMOVDQU16    Z9, K5, Z16
+	VMOVDQA64    Z16, Z9
+	ADDQ         BX, R8
+	CMPQ         SI, $0x0a
+	JLE          part_loaded
+	VMOVDQU16.Z  (R8), K1, Z10
+	VPTESTMW     Z30, Z10, K5
+	VPANDD       Z31, Z10, Z16
+	VMOVDQU16    Z10, K5, Z16
+	VMOVDQA64    Z16, Z10
+	ADDQ         BX, R8
+	CMPQ         SI, $0x0b
+	JLE          part_loaded
+	VMOVDQU16.Z  (R8), K1, Z11
+	VPTESTMW     Z30, Z11, K5
+	VPANDD       Z31, Z11, Z16
+	VMOVDQU16    Z11, K5, Z16
+	VMOVDQA64    Z16, Z11
+	ADDQ         BX, R8
+	CMPQ         SI, $0x0c
+	JLE          part_loaded
+	VMOVDQU16.Z  (R8), K1, Z12
+	VPTESTMW     Z30, Z12, K5
+	VPANDD       Z31, Z12, Z16
+	VMOVDQU16    Z12, K5, Z16
+	VMOVDQA64    Z16, Z12
+	ADDQ         BX, R8
+	CMPQ         SI, $0x0d
+	JLE          part_loaded
+	VMOVDQU16.Z  (R8), K1, Z13
+	VPTESTMW     Z30, Z13, K5
+	VPANDD       Z31, Z13, Z16
+	VMOVDQU16    Z13, K5, Z16
+	VMOVDQA64    Z16, Z13
+	ADDQ         BX, R8
+	CMPQ         SI, $0x0e
+	JLE          part_loaded
+	VMOVDQU16.Z  (R8), K1, Z14
+	VPTESTMW     Z30, Z14, K5
+	VPANDD       Z31, Z14, Z16
+	VMOVDQU16    Z14, K5, Z16
+	VMOVDQA64    Z16, Z14
+	ADDQ         BX, R8
+	CMPQ         SI, $0x0f
+	JLE          part_loaded
+	VMOVDQU16.Z  (R8), K1, Z15
+	VPTESTMW     Z30, Z15, K5
+	VPANDD       Z31, Z15, Z16
+	VMOVDQU16    Z15, K5, Z16
+	VMOVDQA64    Z16, Z15
+
+part_loaded:
+	VUNPCKLPS  Z1, Z0, Z16
+	VUNPCKHPS  Z1, Z0, Z17
+	VUNPCKLPS  Z3, Z2, Z18
+	VUNPCKHPS  Z3, Z2, Z19
+	VUNPCKLPS  Z5, Z4, Z20
+	VUNPCKHPS  Z5, Z4, Z21
+	VUNPCKLPS  Z7, Z6, Z22
+	VUNPCKHPS  Z7, Z6, Z23
+	VUNPCKLPS  Z9, Z8, Z24
+	VUNPCKHPS  Z9, Z8, Z25
+	VUNPCKLPS  Z11, Z10, Z26
+	VUNPCKHPS  Z11, Z10, Z27
+	VUNPCKLPS  Z13, Z12, Z28
+	VUNPCKHPS  Z13, Z12, Z29
+	VUNPCKLPS  Z15, Z14, Z30
+	VUNPCKHPS  Z15, Z14, Z31
+	VUNPCKLPD  Z18, Z16, Z0
+	VUNPCKHPD  Z18, Z16, Z1
+	VUNPCKLPD  Z19, Z17, Z2
+	VUNPCKHPD  Z19, Z17, Z3
+	VUNPCKLPD  Z22, Z20, Z4
+	VUNPCKHPD  Z22, Z20, Z5
+	VUNPCKLPD  Z23, Z21, Z6
+	VUNPCKHPD  Z23, Z21, Z7
+	VUNPCKLPD  Z26, Z24, Z8
+	VUNPCKHPD  Z26, Z24, Z9
+	VUNPCKLPD  Z27, Z25, Z10
+	VUNPCKHPD  Z27, Z25, Z11
+	VUNPCKLPD  Z30, Z28, Z12
+	VUNPCKHPD  Z30, Z28, Z13
+	VUNPCKLPD  Z31, Z29, Z14
+	VUNPCKHPD  Z31, Z29, Z15
+	VSHUFF32X4 $0x88, Z4, Z0, Z16
+	VSHUFF32X4 $0xdd, Z4, Z0, Z20
+	VSHUFF32X4 $0x88, Z5, Z1, Z17
+	VSHUFF32X4 $0xdd, Z5, Z1, Z21
+	VSHUFF32X4 $0x88, Z6, Z2, Z18
+	VSHUFF32X4 $0xdd, Z6, Z2, Z22
+	VSHUFF32X4 $0x88, Z7, Z3, Z19
+	VSHUFF32X4 $0xdd, Z7, Z3, Z23
+	VSHUFF32X4 $0x88, Z12, Z8, Z24
+	VSHUFF32X4 $0xdd, Z12, Z8, Z28
+	VSHUFF32X4 $0x88, Z13, Z9, Z25
+	VSHUFF32X4 $0xdd, Z13, Z9, Z29
+	VSHUFF32X4 $0x88, Z14, Z10, Z26
+	VSHUFF32X4 $0xdd, Z14, Z10, Z30
+	VSHUFF32X4 $0x88, Z15, Z11, Z27
+	VSHUFF32X4 $0xdd, Z15, Z11, Z31
+	VSHUFF32X4 $0x88, Z24, Z16, Z0
+	VSHUFF32X4 $0xdd, Z24, Z16, Z8
+	VSHUFF32X4 $0x88, Z25, Z17, Z1
+	VSHUFF32X4 $0xdd, Z25, Z17, Z9
+	VSHUFF32X4 $0x88, Z26, Z18, Z2
+	VSHUFF32X4 $0xdd, Z26, Z18, Z10
+	VSHUFF32X4 $0x88, Z27, Z19, Z3
+	VSHUFF32X4 $0xdd, Z27, Z19, Z11
+	VSHUFF32X4 $0x88, Z28, Z20, Z4
+	VSHUFF32X4 $0xdd, Z28, Z20, Z12
+	VSHUFF32X4 $0x88, Z29, Z21, Z5
+	VSHUFF32X4 $0xdd, Z29, Z21, Z13
+	VSHUFF32X4 $0x88, Z30, Z22, Z6
+	VSHUFF32X4 $0xdd, Z30, Z22, Z14
+	VSHUFF32X4 $0x88, Z31, Z23, Z7
+	VSHUFF32X4 $0xdd, Z31, Z23, Z15
+	MOVQ       AX, R8
+	CMPQ       DI, $0x00
+	JLE        part_stored
+	VMOVDQU32  Z0, K3, (R8)
+	ADDQ       CX, R8
+	CMPQ       DI, $0x01
+	JLE        part_stored
+	VMOVDQU32  Z1, K3, (R8)
+	ADDQ       CX, R8
+	CMPQ       DI, $0x02
+	JLE        part_stored
+	VMOVDQU32  Z2, K3, (R8)
+	ADDQ       CX, R8
+	CMPQ       DI, $0x03
+	JLE        part_stored
+	VMOVDQU32  Z3, K3, (R8)
+	ADDQ       CX, R8
+	CMPQ       DI, $0x04
+	JLE        part_stored
+	VMOVDQU32  Z4, K3, (R8)
+	ADDQ       CX, R8
+	CMPQ       DI, $0x05
+	JLE        part_stored
+	VMOVDQU32  Z5, K3, (R8)
+	ADDQ       CX, R8
+	CMPQ       DI, $0x06
+	JLE        part_stored
+	VMOVDQU32  Z6, K3, (R8)
+	ADDQ       CX, R8
+	CMPQ       DI, $0x07
+	JLE        part_stored
+	VMOVDQU32  Z7, K3, (R8)
+	ADDQ       CX, R8
+	CMPQ       DI, $0x08
+	JLE        part_stored
+	VMOVDQU32  Z8, K3, (R8)
+	ADDQ       CX, R8
+	CMPQ       DI, $0x09
+	JLE        part_stored
+	VMOVDQU32  Z9, K3, (R8)
+	ADDQ       CX, R8
+	CMPQ       DI, $0x0a
+	JLE        part_stored
+	VMOVDQU32  Z10, K3, (R8)
+	ADDQ       CX, R8
+	CMPQ       DI, $0x0b
+	JLE        part_stored
+	VMOVDQU32  Z11, K3, (R8)
+	ADDQ       CX, R8
+	CMPQ       DI, $0x0c
+	JLE        part_stored
+	VMOVDQU32  Z12, K3, (R8)
+	ADDQ       CX, R8
+	CMPQ       DI, $0x0d
+	JLE        part_stored
+	VMOVDQU32  Z13, K3, (R8)
+	ADDQ       CX, R8
+	CMPQ       DI, $0x0e
+	JLE        part_stored
+	VMOVDQU32  Z14, K3, (R8)
+	ADDQ       CX, R8
+	CMPQ       DI, $0x0f
+	JLE        part_stored
+	VMOVDQU32  Z15, K3, (R8)
+	ADDQ       CX, R8
+
+part_stored:
+done:
+	VZEROUPPER
+	RET
+
 // func bf16FromF32s(dst *uint16, src *float32, n int)
 // Requires: AVX, AVX512BW, AVX512F
 TEXT ·bf16FromF32s(SB), NOSPLIT, $0-24

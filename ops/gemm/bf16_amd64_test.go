@@ -89,9 +89,11 @@ func TestBF16DotMatchesVDPBF16PS(t *testing.T) {
 }
 
 // TestBF16PackAsmMatchesGo checks the AVX-512 packing against the Go
-// packing for both orientations, panel widths of both kernels, every
-// column count, step counts around the 32-step chunks and odd ones, and
-// strides whose padding is NaN (a read past the panel would show).
+// packing, for float32 and bfloat16 operands (every bit pattern: the
+// subnormals must become zeros), both orientations, the panel widths of
+// both kernels, every column count, step counts around the 32-step chunks
+// and odd ones, and strides whose padding is NaN (a read past the panel
+// would show).
 func TestBF16PackAsmMatchesGo(t *testing.T) {
 	if ok, why := bf16AVX512Usable(); !ok {
 		t.Skip(why)
@@ -122,16 +124,26 @@ func TestBF16PackAsmMatchesGo(t *testing.T) {
 					}
 					kp := (kc+1)/2 + r.IntN(2)
 					want, got := make([]uint32, kp*w), make([]uint32, kp*w)
-					for i := range got {
-						got[i] = 0xdeadbeef
+					xb := make([]BF16, len(x))
+					for i := range x {
+						// Every bfloat16 bit pattern, subnormals and NaNs
+						// included, where x is not NaN padding.
+						xb[i] = BF16(r.Uint32())
+						if x[i] != x[i] {
+							xb[i] = 0x7fc1
+						}
 					}
-					src := bf16Src{isF32: true, f32: x, ld: ld}
-					bf16PackPairs(&goKern, want, w, &src, kRows, j0, cols, p0, kc, kp)
-					bf16PackPairs(&bf16AVX512Path, got, w, &src, kRows, j0, cols, p0, kc, kp)
-					for i := range want {
-						if got[i] != want[i] {
-							t.Fatalf("w %d, cols %d, kc %d, kRows %v, j0 %d, p0 %d: pair row %d lane %d = %#08x, want %#08x",
-								w, cols, kc, kRows, j0, p0, i/w, i%w, got[i], want[i])
+					for _, src := range []bf16Src{{isF32: true, f32: x, ld: ld}, {b16: xb, ld: ld}} {
+						for i := range got {
+							got[i] = 0xdeadbeef
+						}
+						bf16PackPairs(&goKern, want, w, &src, kRows, j0, cols, p0, kc, kp)
+						bf16PackPairs(&bf16AVX512Path, got, w, &src, kRows, j0, cols, p0, kc, kp)
+						for i := range want {
+							if got[i] != want[i] {
+								t.Fatalf("float32 %v, w %d, cols %d, kc %d, kRows %v, j0 %d, p0 %d: pair row %d lane %d = %#08x, want %#08x",
+									src.isF32, w, cols, kc, kRows, j0, p0, i/w, i%w, got[i], want[i])
+							}
 						}
 					}
 				}

@@ -55,7 +55,7 @@ type bf16Kernel struct {
 	kAlign int
 	// aRowMajor: A panels are row-major (AMX), not pair rows.
 	aRowMajor bool
-	// packAsm: float32 operands are packed by the AVX-512 routines.
+	// packAsm: operands are packed by the AVX-512 routines.
 	packAsm bool
 	// scratch is the floats of per-goroutine scratch micro needs.
 	scratch int
@@ -293,7 +293,7 @@ func bf16AddTileT(c []float32, ldc int, tile []float32, nr, rows, cols int, beta
 // steps, where Y[p][j] = x[p·ld + j] when kRows, x[j·ld + p] otherwise.
 func bf16PackPairs(kern *bf16Kernel, dst []uint32, w int, x *bf16Src, kRows bool, j0, cols, p0, kc, kp int) {
 	pairs := (kc + 1) / 2
-	if kern.packAsm && x.isF32 && bf16PackPairsAsm(dst, w, x.f32, x.ld, kRows, j0, cols, p0, kc) {
+	if kern.packAsm && bf16PackPairsAsm(dst, w, x, kRows, j0, cols, p0, kc) {
 		clear(dst[pairs*w : kp*w])
 		return
 	}

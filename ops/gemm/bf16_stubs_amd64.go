@@ -19,6 +19,16 @@ func bf16PackRowsS(dst *uint32, w int, src *float32, ld int, rows int, lmask uin
 //go:noescape
 func bf16PackColsS16(dst *uint32, w int, src *float32, ld int, rows int, chunks int, tailMask uint32, tailPairs int, smask uint16)
 
+// bf16PackRowsH is bf16PackRowsS for bfloat16 rows (ld apart): ceil(rows/2) rows of pairs, w dwords apart, subnormals made zero.
+//
+//go:noescape
+func bf16PackRowsH(dst *uint32, w int, src *uint16, ld int, rows int, lmask uint32, smask uint32)
+
+// bf16PackColsH16 is bf16PackColsS16 for bfloat16 rows: up to 16 rows (ld apart, k along each row) into rows of pairs, w dwords apart.
+//
+//go:noescape
+func bf16PackColsH16(dst *uint32, w int, src *uint16, ld int, rows int, chunks int, tailMask uint32, tailPairs int, smask uint16)
+
 // bf16FromF32s rounds n float32 (a multiple of 32) to bf16.
 //
 //go:noescape

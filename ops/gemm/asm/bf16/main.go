@@ -42,6 +42,8 @@ func main() {
 	kernelAVX512()
 	packRows(pairIdx)
 	packCols()
+	packRowsH(pairIndexH())
+	packColsH()
 	fromF32()
 	toF32()
 	peak()
@@ -59,6 +61,179 @@ func pairIndex() Mem {
 		DATA(4*j+2, U16(16+j))
 	}
 	return m
+}
+
+// pairIndexH is VPERMI2W's table that interleaves two zmm of 32 words x
+// (indexes 0–31) and y (32–63) into 32 pairs: dword j of the first output
+// is x[j] | y[j]<<16 for j < 16 (words 0–31 of the table), of the second
+// for j = 16…31 (words 32–63).
+func pairIndexH() Mem {
+	m := GLOBL("bf16PairIdxH", RODATA|NOPTR)
+	for j := 0; j < 32; j++ {
+		DATA(4*j, U16(j))
+		DATA(4*j+2, U16(32+j))
+	}
+	return m
+}
+
+// daz makes the bfloat16 subnormals among the 32 words of x zeros of their
+// sign, as the instructions that read bfloat16 treat them: words whose
+// exponent bits (expMask) are all zero keep only their sign bit (signMask).
+func daz(x, expMask, signMask, tmp reg.VecPhysical) {
+	VPTESTMW(expMask, x, reg.K5)
+	VPANDD(signMask, x, tmp)
+	VMOVDQU16(x, reg.K5, tmp)
+	VMOVDQA64(tmp, x)
+}
+
+// dazConstants broadcasts the word masks daz uses.
+func dazConstants(expMask, signMask reg.VecPhysical) {
+	t := GP32()
+	MOVL(U32(0x7f80), t)
+	VPBROADCASTW(t, expMask)
+	MOVL(U32(0x8000), t)
+	VPBROADCASTW(t, signMask)
+}
+
+// packRowsH generates bf16PackRowsH, bf16PackRowsS for bfloat16 sources:
+// rows of 32 words (lanes in lmask read), two rows interleaved into 32
+// pairs by VPERMI2W, subnormals made zero.
+func packRowsH(idx Mem) {
+	TEXT("bf16PackRowsH", NOSPLIT, "func(dst *uint32, w int, src *uint16, ld, rows int, lmask, smask uint32)")
+	Pragma("noescape")
+	Doc("bf16PackRowsH is bf16PackRowsS for bfloat16 rows (ld apart): ceil(rows/2) rows of pairs, w dwords apart, subnormals made zero.")
+	dst, w, src, ld, rows, m := GP64(), GP64(), GP64(), GP64(), GP64(), GP32()
+	Load(Param("dst"), dst)
+	Load(Param("w"), w)
+	Load(Param("src"), src)
+	Load(Param("ld"), ld)
+	Load(Param("rows"), rows)
+	SHLQ(Imm(2), w)
+	SHLQ(Imm(1), ld)
+	Load(Param("lmask"), m)
+	KMOVD(m, reg.K1)
+	Load(Param("smask"), m)
+	KMOVW(m, reg.K3)
+	SHRL(Imm(16), m)
+	KMOVW(m, reg.K4)
+	lo, hi := zmm[28], zmm[29]
+	VMOVDQU16(idx, lo)
+	VMOVDQU16(Mem{Base: idx.Base, Disp: idx.Disp + 64, Symbol: idx.Symbol}, hi)
+	expMask, signMask := zmm[30], zmm[31]
+	dazConstants(expMask, signMask)
+	r1, ld2 := GP64(), GP64()
+	MOVQ(ld, ld2)
+	SHLQ(Imm(1), ld2)
+	body := func(odd bool) {
+		VMOVDQU16_Z(Mem{Base: src}, reg.K1, zmm[0])
+		daz(zmm[0], expMask, signMask, zmm[4])
+		if odd {
+			VPXORD(zmm[1], zmm[1], zmm[1])
+		} else {
+			MOVQ(src, r1)
+			ADDQ(ld, r1)
+			VMOVDQU16_Z(Mem{Base: r1}, reg.K1, zmm[1])
+			daz(zmm[1], expMask, signMask, zmm[4])
+		}
+		VMOVDQA64(lo, zmm[2])
+		VMOVDQA64(hi, zmm[3])
+		// Intel's VPERMI2W idx, x, y is avo's VPERMI2W(y, x, idx).
+		VPERMI2W(zmm[1], zmm[0], zmm[2])
+		VPERMI2W(zmm[1], zmm[0], zmm[3])
+		VMOVDQU32(zmm[2], reg.K3, Mem{Base: dst})
+		VMOVDQU32(zmm[3], reg.K4, Mem{Base: dst, Disp: 64})
+	}
+	Label("pairs")
+	CMPQ(rows, Imm(2))
+	JL(LabelRef("odd"))
+	body(false)
+	ADDQ(w, dst)
+	ADDQ(ld2, src)
+	SUBQ(Imm(2), rows)
+	JMP(LabelRef("pairs"))
+	Label("odd")
+	TESTQ(rows, rows)
+	JZ(LabelRef("done"))
+	body(true)
+	Label("done")
+	VZEROUPPER()
+	RET()
+}
+
+// packColsH generates bf16PackColsH16, bf16PackColsS16 for bfloat16
+// sources: 32 steps of a row are 16 pairs already, loaded as one zmm
+// (subnormals made zero) and transposed; tailMask has a bit per step.
+func packColsH() {
+	TEXT("bf16PackColsH16", NOSPLIT, "func(dst *uint32, w int, src *uint16, ld, rows, chunks int, tailMask uint32, tailPairs int, smask uint16)")
+	Pragma("noescape")
+	Doc("bf16PackColsH16 is bf16PackColsS16 for bfloat16 rows: up to 16 rows (ld apart, k along each row) into rows of pairs, w dwords apart.")
+	dst, w, src, ld, rows, n := GP64(), GP64(), GP64(), GP64(), GP64(), GP64()
+	Load(Param("dst"), dst)
+	Load(Param("w"), w)
+	Load(Param("src"), src)
+	Load(Param("ld"), ld)
+	Load(Param("rows"), rows)
+	Load(Param("chunks"), n)
+	SHLQ(Imm(2), w)
+	SHLQ(Imm(1), ld)
+	m := GP32()
+	Load(Param("smask"), m)
+	KMOVW(m, reg.K3)
+	KXNORD(reg.K1, reg.K1, reg.K1)
+	row, out := GP64(), GP64()
+	r, t := zmm[:16], zmm[16:]
+	expMask, signMask := t[14], t[15]
+	body := func(name string, pairs reg.GPVirtual) {
+		dazConstants(expMask, signMask)
+		for i := 0; i < 16; i++ {
+			VPXORD(r[i], r[i], r[i])
+		}
+		MOVQ(src, row)
+		for i := 0; i < 16; i++ {
+			CMPQ(rows, Imm(uint64(i)))
+			JLE(LabelRef(name + "_loaded"))
+			VMOVDQU16_Z(Mem{Base: row}, reg.K1, r[i])
+			daz(r[i], expMask, signMask, t[0])
+			if i < 15 {
+				ADDQ(ld, row)
+			}
+		}
+		Label(name + "_loaded")
+		transpose16(r, t)
+		MOVQ(dst, out)
+		for i := 0; i < 16; i++ {
+			if pairs != nil {
+				CMPQ(pairs, Imm(uint64(i)))
+				JLE(LabelRef(name + "_stored"))
+			}
+			VMOVDQU32(r[i], reg.K3, Mem{Base: out})
+			ADDQ(w, out)
+		}
+		if pairs != nil {
+			Label(name + "_stored")
+		}
+	}
+	Label("chunk")
+	TESTQ(n, n)
+	JZ(LabelRef("tail"))
+	body("full", nil)
+	MOVQ(w, out)
+	SHLQ(Imm(4), out)
+	ADDQ(out, dst)
+	ADDQ(Imm(64), src)
+	DECQ(n)
+	JMP(LabelRef("chunk"))
+	Label("tail")
+	Load(Param("tailMask"), m)
+	TESTL(m, m)
+	JZ(LabelRef("done"))
+	KMOVD(m, reg.K1)
+	pairs := GP64()
+	Load(Param("tailPairs"), pairs)
+	body("part", pairs)
+	Label("done")
+	VZEROUPPER()
+	RET()
 }
 
 // kernelAVX512 generates bf16KernAVX512, the 12×32 tile
