@@ -36,6 +36,15 @@ var (
 
 var bf16Paths = []*bf16Kernel{&bf16AMXPath, &bf16AVX512Path, &bf16GenericPath}
 
+// bf16PeakLoop is the VDPBF16PS loop PeakBF16GFLOPS times, nil without
+// AVX512_BF16.
+var bf16PeakLoop = func() func(int) {
+	if bf16HasAVX512BF16 {
+		return bf16PeakAVX512
+	}
+	return nil
+}()
+
 func bf16MicroAVX512(kp int, a *uint32, _ int, b *uint32, c *float32, ldc int, alpha, beta float32, _ []float32) {
 	bf16KernAVX512(kp, a, b, c, ldc, alpha, beta)
 }

@@ -568,3 +568,22 @@ func TestBF16KernelSelection(t *testing.T) {
 		t.Errorf("unknown kernel: path %s, BF16Name() = %q", bf16Path().name, BF16Name())
 	}
 }
+
+// TestPeakBF16GFLOPS checks that the peak is measured where the CPU has
+// AVX512_BF16 (a positive rate), refused with a reason otherwise, and
+// that a bad thread count is an error.
+func TestPeakBF16GFLOPS(t *testing.T) {
+	if _, err := PeakBF16GFLOPS(0); err == nil {
+		t.Error("PeakBF16GFLOPS(0) accepted")
+	}
+	got, err := PeakBF16GFLOPS(1)
+	if ok, _ := bf16AVX512Usable(); !ok {
+		if err != ErrPeakBF16Unknown {
+			t.Errorf("without AVX512_BF16: %v, %v; want ErrPeakBF16Unknown", got, err)
+		}
+		return
+	}
+	if err != nil || !(got > 0) {
+		t.Errorf("PeakBF16GFLOPS(1) = %v, %v; want a positive rate", got, err)
+	}
+}
