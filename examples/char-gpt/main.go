@@ -28,11 +28,14 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"flag"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/geluproject/gelu/datasets"
 	"github.com/geluproject/gelu/nn"
@@ -118,7 +121,11 @@ func (c config) adamW() experiment.AdamW {
 func main() {
 	c, err := parseFlags()
 	if err == nil {
-		_, err = run(c)
+		// Ctrl-C or SIGTERM stops the runs in progress at their next step,
+		// leaving a checkpoint and a model in each run's folder.
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		_, err = run(ctx, c)
+		stop()
 	}
 	experiment.Exit("char-gpt", c.Out, err)
 }
@@ -160,7 +167,7 @@ func (c config) gpt(vocab int, mlp string) nn.GPTConfig {
 	return cfg
 }
 
-func run(c config) (*results, error) {
+func run(ctx context.Context, c config) (*results, error) {
 	d, err := loadData(c)
 	if err != nil {
 		return nil, err
@@ -169,7 +176,7 @@ func run(c config) (*results, error) {
 	grid := experiment.NewGrid(c.Flags, c.MLPs, func(s string) string { return s }, "train_bpc", "val_bpc")
 	var progress io.Writer
 	grid.Progress, progress = c.Flags.Progress(c.Quiet, c.Progress)
-	if res.Runs, err = grid.Run(func(r *runResult) error { return trainOne(c, d, progress, r) }); err != nil {
+	if res.Runs, err = grid.Run(func(r *runResult) error { return trainOne(ctx, c, d, progress, r) }); err != nil {
 		return nil, err
 	}
 	return res, writeReport(c, res)
@@ -177,14 +184,14 @@ func run(c config) (*results, error) {
 
 // trainOne trains the GPT of the run's MLP as run r: AdamW, warmup and
 // cosine decay (experiment.AdamW), then samples text from it.
-func trainOne(c config, d data, progress io.Writer, r *runResult) error {
+func trainOne(ctx context.Context, c config, d data, progress io.Writer, r *runResult) error {
 	cfg := c.gpt(d.Vocab.Size(), r.Setting)
 	cfg.Recompute = c.Recompute
 	m, gpt, err := experiment.GPTModel(cfg, c.Batch, r.Seed)
 	if err != nil {
 		return err
 	}
-	if _, err := experiment.TrainAdamW(r, m, d.Train, d.Eval, c.adamW(), progress, func(e train.EvalInfo) error {
+	if _, err := experiment.TrainAdamW(ctx, r, m, d.Train, d.Eval, c.adamW(), progress, func(e train.EvalInfo) error {
 		return r.Curve.Add(e.Step, bits(e.TrainLoss), bits(e.ValLoss))
 	}); err != nil || r.Diverged != "" { // a diverged model has nothing to sample
 		return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"fmt"
 	"math"
@@ -44,7 +45,7 @@ func TestRunTwiceWritesTheSameFiles(t *testing.T) {
 		if c.Out = dir; !first {
 			c.Workers = 2
 		}
-		return run(c)
+		return run(context.Background(), c)
 	})
 	if n < 10+5*2*5 {
 		t.Errorf("compared %d files, want the report's and 5 per run", n)
@@ -129,7 +130,7 @@ func TestBadConfigurationsAreRefused(t *testing.T) {
 	} {
 		c := tiny(t, tinyText(t))
 		tc.change(&c)
-		if _, err := run(c); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := run(context.Background(), c); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("error %v, want one containing %q", err, tc.want)
 		}
 	}
@@ -142,7 +143,7 @@ func TestRecomputeGivesTheSameCurves(t *testing.T) {
 	a, b := tiny(t, text), tiny(t, text)
 	a.MLPs, b.MLPs, a.Seeds, b.Seeds, a.Steps, b.Steps, b.Recompute = experiment.Strings{"gelu", "swiglu"}, experiment.Strings{"gelu", "swiglu"}, 1, 1, 10, 10, true
 	for _, c := range []config{a, b} {
-		if _, err := run(c); err != nil {
+		if _, err := run(context.Background(), c); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -183,7 +184,7 @@ func diverge(r *runResult, at int) {
 func TestDivergedRunsAreReported(t *testing.T) {
 	c := tiny(t, tinyText(t))
 	c.MLPs = experiment.Strings{"relu", "gelu"}
-	res, err := run(c)
+	res, err := run(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"math"
 	"os"
@@ -45,7 +46,7 @@ func small(dir string) config {
 func TestRunTrainsAndReports(t *testing.T) {
 	d1, d2 := t.TempDir(), t.TempDir()
 	c := small(d1)
-	res, err := run(c)
+	res, err := run(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,14 +79,14 @@ func TestRunTrainsAndReports(t *testing.T) {
 	// except timing.csv.
 	c2 := small(d2)
 	c2.Workers = 2
-	if _, err := run(c2); err != nil {
+	if _, err := run(context.Background(), c2); err != nil {
 		t.Fatal(err)
 	}
 	compareTrees(t, d1, d2)
 
 	// -resume reuses every finished run and writes the same report.
 	c.Resume = true
-	res3, err := run(c)
+	res3, err := run(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +243,7 @@ func compareTrees(t *testing.T, a, b string) {
 func TestDropoutMeasuresTheLossWithoutDropout(t *testing.T) {
 	c := small(t.TempDir())
 	c.Dropout, c.Seeds, c.Epochs, c.Acts, c.Opts = 0.5, 1, 1, experiment.Activations{activation.GELUTanh}, experiment.Strings{"adam"}
-	res, err := run(c)
+	res, err := run(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +269,7 @@ func TestRunRejectsBadSettings(t *testing.T) {
 	} {
 		c := small(t.TempDir())
 		tc.change(&c)
-		if _, err := run(c); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := run(context.Background(), c); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("error %v, want one containing %q", err, tc.want)
 		}
 	}
@@ -341,7 +342,7 @@ func TestLearningRateChoice(t *testing.T) {
 func TestEveryRunDivergesAtOnce(t *testing.T) {
 	c := small(t.TempDir())
 	c.Opts, c.SGDLR = experiment.Strings{"sgd"}, experiment.Floats{1e10}
-	res, err := run(c)
+	res, err := run(context.Background(), c)
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}

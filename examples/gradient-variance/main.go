@@ -27,6 +27,7 @@
 package main
 
 import (
+	"context"
 	"embed"
 	"errors"
 	"fmt"
@@ -71,7 +72,7 @@ func main() {
 			Momentum: 0.9, DPI: 144},
 		LR: 0.05, WindowLRs: experiment.Floats{0.005, 0.0005}, InitSamples: 1000, TrainSteps: 1500, Window: 3000, Blocks: 6,
 		VarBlock: 100, UnitBatches: 50, BurnEps: 1e-4}
-	experiment.Main("gradient-variance", &c.Flags, experiment.SubsetFlag, &c, func() error { _, err := run(c); return err })
+	experiment.Main("gradient-variance", &c.Flags, experiment.SubsetFlag, &c, func(context.Context) error { _, err := run(c); return err })
 }
 
 //go:embed report.md.tmpl keys.txt

@@ -41,6 +41,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -91,7 +92,7 @@ func main() {
 		Acts: experiment.Activations{activation.ReLU, activation.GELU}, Context: 8, Embed: 32, Dim: 256, Hidden: 1024,
 		Layers: 2, Batch: 512, Steps: 300, EvalEvery: 30, ValWindows: 8192, LR: 0.2, Momentum: 0.9, Warmup: 30,
 		Clip: 1, ValFraction: 0.1, ChunkLen: 4096, DPI: 144, Args: os.Args}
-	experiment.Main("transformer-ffn", &c.Flags, experiment.SeedsFlag, &c, func() error { _, err := run(c); return err })
+	experiment.Main("transformer-ffn", &c.Flags, experiment.SeedsFlag, &c, func(ctx context.Context) error { _, err := run(ctx, c); return err })
 }
 
 type runResult = experiment.Run[activation.Activation]
@@ -124,7 +125,7 @@ func loadData(c config) (d experiment.CharData, err error) {
 	return d, err
 }
 
-func run(c config) (*results, error) {
+func run(ctx context.Context, c config) (*results, error) {
 	d, err := loadData(c) // checks c first
 	if err != nil {
 		return nil, err
@@ -138,7 +139,7 @@ func run(c config) (*results, error) {
 	if !c.Quiet {
 		grid.Progress = c.Progress
 	}
-	runs, err := grid.Run(func(r *runResult) error { return trainOne(c, d, s, r) })
+	runs, err := grid.Run(func(r *runResult) error { return trainOne(ctx, c, d, s, r) })
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +149,7 @@ func run(c config) (*results, error) {
 
 // trainOne trains a fresh model with the run's activation. The initial
 // weights and the batch order depend on the seed only.
-func trainOne(c config, d experiment.CharData, s experiment.CharFFN, r *runResult) error {
+func trainOne(ctx context.Context, c config, d experiment.CharData, s experiment.CharFFN, r *runResult) error {
 	m, err := experiment.CharFFNModel(s, r.Setting, c.Batch, r.Seed)
 	if err != nil {
 		return err
@@ -159,7 +160,7 @@ func trainOne(c config, d experiment.CharData, s experiment.CharFFN, r *runResul
 		}
 	}
 	recipe := experiment.Cosine{Batch: c.Batch, Steps: c.Steps, EvalEvery: c.EvalEvery, Warmup: c.Warmup, LR: c.LR, Clip: c.Clip}
-	t, err := experiment.TrainCosine(r, m, &optim.SGD{LearningRate: c.LR, Momentum: c.Momentum}, d.Train, d.Eval, recipe, train.Config{
+	t, err := experiment.TrainCosine(ctx, r, m, &optim.SGD{LearningRate: c.LR, Momentum: c.Momentum}, d.Train, d.Eval, recipe, train.Config{
 		Quiet: c.Quiet || c.Workers > 1, Progress: c.Progress,
 		OnStep: r.RecordLoss("step_loss"),
 		OnEval: func(_ *train.Trainer, e train.EvalInfo) error {

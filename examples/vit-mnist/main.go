@@ -30,10 +30,13 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/geluproject/gelu/datasets"
 	"github.com/geluproject/gelu/nn"
@@ -123,7 +126,9 @@ func (c config) check() error {
 func main() {
 	c, err := parseFlags()
 	if err == nil {
-		_, err = run(c)
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		_, err = run(ctx, c)
+		stop()
 	}
 	experiment.Exit("vit-mnist", c.Out, err)
 }
@@ -185,7 +190,7 @@ func (c config) vit(mlp string) nn.ViTConfig {
 	return cfg
 }
 
-func run(c config) (*results, error) {
+func run(ctx context.Context, c config) (*results, error) {
 	if err := c.check(); err != nil {
 		return nil, err
 	}
@@ -205,7 +210,7 @@ func run(c config) (*results, error) {
 	var progress io.Writer
 	grid.Progress, progress = c.Flags.Progress(c.Quiet, c.Progress)
 	var err error
-	if res.Runs, err = grid.Run(func(r *runResult) error { return trainOne(c, res.Data[r.Setting.Data], progress, r) }); err != nil {
+	if res.Runs, err = grid.Run(func(r *runResult) error { return trainOne(ctx, c, res.Data[r.Setting.Data], progress, r) }); err != nil {
 		return nil, err
 	}
 	return res, writeReport(c, res)
@@ -213,12 +218,12 @@ func run(c config) (*results, error) {
 
 // trainOne trains the ViT of the run's MLP as run r: AdamW, warmup and
 // cosine decay (experiment.AdamW), then scores it on the whole test set.
-func trainOne(c config, d data, progress io.Writer, r *runResult) error {
+func trainOne(ctx context.Context, c config, d data, progress io.Writer, r *runResult) error {
 	m, err := experiment.ViTModel(c.vit(r.Setting.MLP), c.Batch, r.Seed)
 	if err != nil {
 		return err
 	}
-	t, err := experiment.TrainAdamW(r, m, d.Train, d.Eval, c.adamW(), progress, func(e train.EvalInfo) error {
+	t, err := experiment.TrainAdamW(ctx, r, m, d.Train, d.Eval, c.adamW(), progress, func(e train.EvalInfo) error {
 		return r.Curve.Add(e.Step, e.TrainLoss, 1-e.ValAccuracy)
 	})
 	if err != nil || r.Diverged != "" { // a diverged model has no test error (Group.Value: NaN)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"math"
@@ -37,7 +38,7 @@ func TestRunTwiceWritesTheSameFiles(t *testing.T) {
 		if c.Out = dir; !first {
 			c.Workers = 2
 		}
-		return run(c)
+		return run(context.Background(), c)
 	})
 	if want := 7 + 5*len(res.Runs); n < want {
 		t.Errorf("compared %d files, want at least %d", n, want)
@@ -138,7 +139,7 @@ func TestBadConfigurationsAreRefused(t *testing.T) {
 	} {
 		c := tiny(t)
 		tc.change(&c)
-		if _, err := run(c); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := run(context.Background(), c); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("error %v, want one containing %q", err, tc.want)
 		}
 	}
@@ -186,7 +187,7 @@ func diverge(r *runResult, at int) {
 func TestDivergedRunsAreReported(t *testing.T) {
 	c := tiny(t)
 	c.Data, c.MLPs = experiment.Strings{"mnist"}, experiment.Strings{"gelu", "relu"}
-	res, err := run(c)
+	res, err := run(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}

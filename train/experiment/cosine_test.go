@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"math"
 	"slices"
 	"strings"
@@ -43,7 +44,7 @@ func TestTrainCosine(t *testing.T) {
 	r := &Run[int]{Seed: 3, Dir: t.TempDir(), Curve: NewCurve("val_loss")}
 	c := Cosine{Batch: 8, Steps: 6, EvalEvery: 3, Warmup: 2, LR: 0.1, Floor: 0.01}
 	var lrs []float64
-	tr, err := TrainCosine(r, m, &optim.SGD{LearningRate: c.LR}, d, d, c, train.Config{Quiet: true,
+	tr, err := TrainCosine(context.Background(), r, m, &optim.SGD{LearningRate: c.LR}, d, d, c, train.Config{Quiet: true,
 		OnStep: func(_ *train.Trainer, s train.StepInfo) error { lrs = append(lrs, s.LR); return nil },
 		OnEval: func(_ *train.Trainer, e train.EvalInfo) error { return r.Curve.Add(e.Step, e.ValLoss) }})
 	if err != nil {
@@ -76,7 +77,7 @@ func TestTrainCosine(t *testing.T) {
 	m, d = lineModel(t)
 	r = &Run[int]{Seed: 3, Curve: NewCurve("val_loss")}
 	c.LR, c.Floor = 1e30, 0
-	tr, err = TrainCosine(r, m, &optim.SGD{LearningRate: c.LR}, d, d, c, train.Config{Quiet: true,
+	tr, err = TrainCosine(context.Background(), r, m, &optim.SGD{LearningRate: c.LR}, d, d, c, train.Config{Quiet: true,
 		OnEval: func(_ *train.Trainer, e train.EvalInfo) error { return r.Curve.Add(e.Step, e.ValLoss) }})
 	if err != nil || tr == nil || !strings.Contains(r.Diverged, "step 2") {
 		t.Fatalf("at lr 1e30: trainer %v, error %v, diverged %q; want the trainer, no error and the divergence recorded", tr != nil, err, r.Diverged)

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"math"
 	"slices"
 	"testing"
@@ -92,7 +93,7 @@ func TestTrainSplits(t *testing.T) {
 	}
 	r := &Run[string]{Seed: 1, Curve: NewCurve(SplitMetrics...)}
 	var hooked []int
-	err = TrainSplits(r, model, &optim.SGD{}, Splits{Train: d, Test: d, TrainEval: d}, 4, train.Config{Epochs: 2, EvalEvery: 2, Quiet: true,
+	err = TrainSplits(context.Background(), r, model, &optim.SGD{}, Splits{Train: d, Test: d, TrainEval: d}, 4, train.Config{Epochs: 2, EvalEvery: 2, Quiet: true,
 		OnEval: func(_ *train.Trainer, e train.EvalInfo) error { hooked = append(hooked, e.Step); return nil }})
 	if err != nil {
 		t.Fatal(err)
