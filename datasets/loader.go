@@ -29,14 +29,16 @@ type LoaderConfig struct {
 	OneHot bool
 }
 
-// Batch is one mini-batch. Its tensors and slices belong to the Loader and
-// are overwritten by the next call to Batch: copy what must outlive it.
+// Batch is one mini-batch. Its tensors and slices belong to the Loader (or
+// TokenStream) and are overwritten by the next call to Batch: copy what
+// must outlive it.
 //
-// Every batch has exactly BatchSize rows, because graphs have fixed shapes.
-// When the last batch of an epoch has fewer real examples, rows Size and
-// after repeat the batch's own real rows cyclically (row j ≥ Size is a copy
-// of row (j−Size) mod Size), so they are genuine examples seen twice. Count
-// metrics over the first Size rows only; for training prefer DropLast.
+// A Loader's batches have exactly BatchSize rows, because graphs have
+// fixed shapes. When the last batch of an epoch has fewer real examples,
+// rows Size and after repeat the batch's own real rows cyclically (row
+// j ≥ Size is a copy of row (j−Size) mod Size), so they are genuine
+// examples seen twice. Count metrics over the first Size rows only; for
+// training prefer DropLast.
 type Batch struct {
 	X      *tensor.Dense // BatchSize×Features; nil from sources of ids (TokenStream)
 	Y      *tensor.Dense // BatchSize class indices, BatchSize×Classes one-hot, BatchSize×TargetDim targets, or nil

@@ -643,3 +643,46 @@ func TestOneGradientNorm(t *testing.T) {
 		}
 	}
 }
+
+// A model of sequences of ids shows its throughput in tokens/s.
+func TestLanguageModelCountsTokens(t *testing.T) {
+	const rows, T = 4, 8
+	g, _ := graph.New(tensor.Float32, 2)
+	gpt, err := nn.NewGPT(g, nn.GPTConfig{BlockSize: T, VocabSize: 10, Layers: 1, Heads: 1, Dim: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, _ := g.Input("x", rows, T)
+	y, _ := g.Input("y", rows, T)
+	logits, loss, _ := gpt.Loss(x, y)
+	ids := make([]int, 200)
+	for i := range ids {
+		ids[i] = i * i % 10
+	}
+	s, _ := datasets.NewTokenStream(ids, datasets.TokenStreamConfig{BatchSize: rows, BlockSize: T, Seed: 1})
+	var console bytes.Buffer
+	tr, err := train.New(train.Model{Graph: g, Input: x, Target: y, Output: logits, Loss: loss}, optim.NewAdamW(1e-2), s, s,
+		train.Config{MaxSteps: 4, Progress: &console})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(console.String(), " tokens/s)") {
+		t.Errorf("console %q, want tokens/s", console.String())
+	}
+}
+
+// A checkpoint resumes at its own precision: float32 tensors are refused
+// by a float64 model (a conversion would not continue the same run).
+func TestResumeRejectsOtherPrecision(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := run(t, regression(t, tensor.Float32, regressionData(1)), train.Config{MaxSteps: 3, CheckpointEvery: 3, Dir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := runFresh(t, train.Config{MaxSteps: 6, Dir: dir, Resume: true})
+	if err == nil || !strings.Contains(err.Error(), "is float32, the model's is float64") {
+		t.Errorf("float32 checkpoint into a float64 model: got %v", err)
+	}
+}
