@@ -2,8 +2,8 @@ package train_test
 
 import (
 	"bytes"
-	"fmt"
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
