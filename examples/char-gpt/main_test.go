@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/geluproject/gelu/examples/internal/transformer"
 	"math"
 	"os"
 	"path/filepath"
@@ -93,9 +94,9 @@ func TestParamsMatchTheGraph(t *testing.T) {
 	counts := map[string]int{}
 	c := defaults()
 	c.T, c.DModel, c.Heads, c.Blocks, c.FF = T, d, 2, blocks, 96
-	for name, kind := range experiment.MLPs {
+	for name, kind := range transformer.MLPs {
 		cfg := c.gpt(v, name)
-		m, _, err := experiment.GPTModel(cfg, 1, 1)
+		m, _, err := transformer.GPTModel(cfg, 1, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -155,14 +156,14 @@ func TestRecomputeGivesTheSameCurves(t *testing.T) {
 }
 
 // The config's tags define the flags, and -mlp's help, a constant in its
-// tag, lists every variant experiment.MLPs has.
+// tag, lists every variant transformer.MLPs has.
 func TestMLPFlagListsEveryVariant(t *testing.T) {
 	fs, c := flag.NewFlagSet("char-gpt", flag.ContinueOnError), defaults()
 	if err := experiment.BindFlags(fs, &c); err != nil {
 		t.Fatal(err)
 	}
-	if u := fs.Lookup("mlp").Usage; !strings.HasSuffix(u, ": "+experiment.MLPNames()) {
-		t.Errorf("-mlp help %q, want it to end with %q", u, experiment.MLPNames())
+	if u := fs.Lookup("mlp").Usage; !strings.HasSuffix(u, ": "+transformer.MLPNames()) {
+		t.Errorf("-mlp help %q, want it to end with %q", u, transformer.MLPNames())
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/geluproject/gelu/examples/internal/mlpnet"
 	"io"
 	"maps"
 	"os"
@@ -168,7 +169,7 @@ func sweep(ctx context.Context, c config) ([]*runResult, error) {
 // trainOne trains one setting and probes it every c.ProbeEvery steps.
 func trainOne(ctx context.Context, c config, trainSet, probeSet, test *datasets.Dataset, r *runResult) error {
 	bias, err1 := experiment.ParseInit(r.Setting.Bias)
-	model, mlp, err2 := experiment.Classifier(tensor.Float32, r.Seed, c.Batch, nn.MLPConfig{In: 784, Hidden: c.Hidden, Out: 10, Activation: r.Setting.Act, BiasInit: bias})
+	model, mlp, err2 := mlpnet.Classifier(tensor.Float32, r.Seed, c.Batch, nn.MLPConfig{In: 784, Hidden: c.Hidden, Out: 10, Activation: r.Setting.Act, BiasInit: bias})
 	if err := errors.Join(err1, err2); err != nil {
 		return err
 	}
@@ -178,7 +179,7 @@ func trainOne(ctx context.Context, c config, trainSet, probeSet, test *datasets.
 	if err := errors.Join(err1, err2, err3); err != nil {
 		return err
 	}
-	onStep, err := experiment.ProbeSteps(c.ProbeEvery, c.Steps, func(step int, loss float64) error {
+	onStep, err := mlpnet.ProbeSteps(c.ProbeEvery, c.Steps, func(step int, loss float64) error {
 		if err := dead.Observe(); err != nil {
 			return err
 		}

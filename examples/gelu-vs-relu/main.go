@@ -32,6 +32,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/geluproject/gelu/examples/internal/mlpnet"
 	"os"
 	"os/signal"
 	"path"
@@ -227,11 +228,11 @@ func loadData(c config) (*data, error) {
 
 // network builds the paper's MLP for activation a on a new graph: weights
 // with unit-norm rows (the output layer's too), biases 0. The inputs come
-// after the MLP (experiment.InputsLast): a diverged run's message names
+// after the MLP (mlpnet.InputsLast): a diverged run's message names
 // the loss node by number.
 func network(c config, d *data, a activation.Activation, seed uint64, dropout float64) (train.Model, *nn.MLP, error) {
-	return experiment.Classifier(tensor.Float32, seed, c.Batch, nn.MLPConfig{In: d.Train.Features, Hidden: slices.Repeat([]int{c.Width}, c.Layers),
-		Out: d.Train.Classes, Activation: a, Dropout: dropout, WeightInit: graph.UnitNormRows(), BiasInit: graph.Zeros()}, experiment.InputsLast())
+	return mlpnet.Classifier(tensor.Float32, seed, c.Batch, nn.MLPConfig{In: d.Train.Features, Hidden: slices.Repeat([]int{c.Width}, c.Layers),
+		Out: d.Train.Classes, Activation: a, Dropout: dropout, WeightInit: graph.UnitNormRows(), BiasInit: graph.Zeros()}, mlpnet.InputsLast())
 }
 
 // trainRun trains one run into r.Dir (experiment.TrainSplits): the

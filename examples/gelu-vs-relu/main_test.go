@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"flag"
+	"github.com/geluproject/gelu/examples/internal/mlpnet"
 	"math"
 	"os"
 	"path/filepath"
@@ -287,7 +288,7 @@ func TestRunRejectsBadSettings(t *testing.T) {
 func BenchmarkTrainStep(b *testing.B) {
 	for _, a := range []activation.Activation{activation.ReLU, activation.GELU, activation.GELUTanh, activation.ELU, activation.SiLU} {
 		b.Run(a.Name(), func(b *testing.B) {
-			model, _, err := experiment.Classifier(tensor.Float32, 1, 128, nn.MLPConfig{In: 784, Hidden: slices.Repeat([]int{128}, 8), Out: 10,
+			model, _, err := mlpnet.Classifier(tensor.Float32, 1, 128, nn.MLPConfig{In: 784, Hidden: slices.Repeat([]int{128}, 8), Out: 10,
 				Activation: a, WeightInit: graph.UnitNormRows(), BiasInit: graph.Zeros()})
 			if err != nil {
 				b.Fatal(err)

@@ -31,6 +31,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"github.com/geluproject/gelu/examples/internal/mlpnet"
 	"io"
 	"os"
 	"runtime"
@@ -155,7 +156,7 @@ func measureAll(c config) ([]*actResult, error) {
 // measureAct runs the four phases for activation a.
 func measureAct(c config, train, test *datasets.Dataset, a activation.Activation) (*actResult, error) {
 	note := experiment.Stopwatch(c.Progress, a.String())
-	model, mlp, err := experiment.Classifier(tensor.Float32, c.Seed, c.Batch, nn.MLPConfig{In: 784, Hidden: c.Hidden, Out: 10, Activation: a})
+	model, mlp, err := mlpnet.Classifier(tensor.Float32, c.Seed, c.Batch, nn.MLPConfig{In: 784, Hidden: c.Hidden, Out: 10, Activation: a})
 	if err != nil {
 		return nil, err
 	}

@@ -85,8 +85,8 @@ func TestRunLearnsAndWritesTheReport(t *testing.T) {
 	}
 	// Every activation starts from the same weights, and the parameter
 	// count in the report is the graph's.
-	g1, _ := experiment.CharFFNModel(res.Shape, activation.ReLU, 8, c.Seed)
-	g2, _ := experiment.CharFFNModel(res.Shape, activation.GELU, 8, c.Seed)
+	g1, _ := CharFFNModel(res.Shape, activation.ReLU, 8, c.Seed)
+	g2, _ := CharFFNModel(res.Shape, activation.GELU, 8, c.Seed)
 	p1, p2 := g1.Graph.ParamTensors(), g2.Graph.ParamTensors()
 	n := 0
 	for i := range p1 {
@@ -280,7 +280,7 @@ func TestPyTorchWeights(t *testing.T) {
 	py := torchPython(t)
 	text := tinyText(t, 3000)
 	dir := t.TempDir()
-	s := experiment.CharFFN{Context: 4, Embed: 8, Dim: 16, Hidden: 32, Layers: 2}
+	s := CharFFN{Context: 4, Embed: 8, Dim: 16, Hidden: 32, Layers: 2}
 	sizes := []string{"--text", text, "--context", "4", "--embed", "8", "--dim", "16", "--hidden", "32", "--layers", "2"}
 	torchInit := filepath.Join(dir, "torch.safetensors")
 	if out, err := exec.Command(py, append([]string{"torch_model.py", "--init", torchInit, "--seed", "3"}, sizes...)...).CombinedOutput(); err != nil {
@@ -320,7 +320,7 @@ func TestPyTorchWeights(t *testing.T) {
 	}
 	s.Vocab = vocab.Size()
 	goLoss := func(file string, act activation.Activation) float64 {
-		m, err := experiment.CharFFNModel(s, act, windows.Len(), 99)
+		m, err := CharFFNModel(s, act, windows.Len(), 99)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -372,8 +372,8 @@ func BenchmarkTrainStep(b *testing.B) {
 	for _, act := range []activation.Activation{activation.ReLU, activation.GELU} {
 		b.Run(act.Name(), func(b *testing.B) {
 			const rows = 512
-			s := experiment.CharFFN{Vocab: 91, Context: 8, Embed: 32, Dim: 256, Hidden: 1024, Layers: 2}
-			m, err := experiment.CharFFNModel(s, act, rows, 1)
+			s := CharFFN{Vocab: 91, Context: 8, Embed: 32, Dim: 256, Hidden: 1024, Layers: 2}
+			m, err := CharFFNModel(s, act, rows, 1)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/geluproject/gelu/examples/internal/transformer"
 	"math"
 	"os"
 	"path/filepath"
@@ -110,9 +111,9 @@ func TestPatches(t *testing.T) {
 // (10·d + 10).
 func TestParamsMatchTheGraph(t *testing.T) {
 	const d, blocks = 12, 2
-	for name, kind := range experiment.MLPs {
+	for name, kind := range transformer.MLPs {
 		cfg := config{DModel: d, Heads: 2, Blocks: blocks, FF: 48}.vit(name)
-		m, err := experiment.ViTModel(cfg, 1, 1)
+		m, err := transformer.ViTModel(cfg, 1, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -154,15 +155,15 @@ func TestDefaultDataFollowsTheInstall(t *testing.T) {
 }
 
 // The config's tags define the flags, and the help texts of -mlp and
-// -data, constants in their tags, name every variant experiment.MLPs has
+// -data, constants in their tags, name every variant transformer.MLPs has
 // and where Fashion-MNIST is looked for.
 func TestFlagHelpFollowsTheLibrary(t *testing.T) {
 	fs, c := flag.NewFlagSet("vit-mnist", flag.ContinueOnError), defaults()
 	if err := experiment.BindFlags(fs, &c); err != nil {
 		t.Fatal(err)
 	}
-	if u := fs.Lookup("mlp").Usage; !strings.HasSuffix(u, ": "+experiment.MLPNames()) {
-		t.Errorf("-mlp help %q, want it to end with %q", u, experiment.MLPNames())
+	if u := fs.Lookup("mlp").Usage; !strings.HasSuffix(u, ": "+transformer.MLPNames()) {
+		t.Errorf("-mlp help %q, want it to end with %q", u, transformer.MLPNames())
 	}
 	if u := fs.Lookup("data").Usage; !strings.Contains(u, " installed at "+datasets.FashionMNISTDir+")") {
 		t.Errorf("-data help %q, want it to name %s", u, datasets.FashionMNISTDir)

@@ -1,4 +1,4 @@
-package experiment
+package transformer
 
 // A run trained on a warmed-up cosine learning-rate schedule, with any
 // optimizer: the recipe of the Transformer programs.
@@ -6,6 +6,7 @@ package experiment
 import (
 	"context"
 	"errors"
+	"github.com/geluproject/gelu/train/experiment"
 
 	"github.com/geluproject/gelu/datasets"
 	"github.com/geluproject/gelu/optim"
@@ -32,9 +33,9 @@ type Cosine struct {
 // r.Diverged says why, and TrainCosine returns the trainer and no error;
 // its weights are then not finite, so a final evaluation (on the
 // trainer's ValData, say) must check r.Diverged first.
-func TrainCosine[S any](ctx context.Context, r *Run[S], m train.Model, opt optim.Optimizer, trainSet, evalSet *datasets.Dataset, c Cosine, cfg train.Config) (*train.Trainer, error) {
-	trainData, err1 := Loader(trainSet, c.Batch, true, r.Seed)
-	evalData, err2 := Loader(evalSet, c.Batch, false, 0)
+func TrainCosine[S any](ctx context.Context, r *experiment.Run[S], m train.Model, opt optim.Optimizer, trainSet, evalSet *datasets.Dataset, c Cosine, cfg train.Config) (*train.Trainer, error) {
+	trainData, err1 := experiment.Loader(trainSet, c.Batch, true, r.Seed)
+	evalData, err2 := experiment.Loader(evalSet, c.Batch, false, 0)
 	if err := errors.Join(err1, err2); err != nil {
 		return nil, err
 	}
