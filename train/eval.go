@@ -49,10 +49,10 @@ func (t *Trainer) Evaluate(data Data) (Evaluation, error) {
 	if t.EvalMachine == nil || t.Model.Target == nil {
 		return Evaluation{}, fmt.Errorf("train.Evaluate: needs Model.Output and Model.Target")
 	}
-	if data == nil || data.NumBatches() <= 0 {
+	if data = orNil(data); data == nil || data.NumBatches() <= 0 {
 		return Evaluation{}, fmt.Errorf("train.Evaluate: nil data or no batches, want a data set such as datasets.NewLoader makes")
 	}
-	if _, err := t.checkData(data, "evaluation", false); err != nil {
+	if _, err := t.checkData("train.Evaluate", data, "evaluation", false); err != nil {
 		return Evaluation{}, err
 	}
 	return t.score(data)

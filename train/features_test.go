@@ -178,6 +178,18 @@ func TestRunDirectoryIsProtected(t *testing.T) {
 	if f, err := safetensors.Load(filepath.Join(dir, "checkpoint.safetensors")); err != nil || f.Metadata["step"] != "2" {
 		t.Errorf("after Overwrite the checkpoint is at step %q (%v), want 2", f.Metadata["step"], err)
 	}
+	// An overwriting run that stops before its first checkpoint leaves
+	// nothing of the old run to resume or mistake for its own.
+	tr, _ = newTrainer(t, train.Config{MaxSteps: 4, CheckpointEvery: 4, Dir: dir, Overwrite: true,
+		OnStep: func(*train.Trainer, train.StepInfo) error { return errors.New("stopped") }})
+	if _, err := tr.Run(context.Background()); err == nil {
+		t.Fatal("the failing hook did not stop the run")
+	}
+	for _, name := range []string{"checkpoint.safetensors", "model.safetensors"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			t.Errorf("%s of the overwritten run survived", name)
+		}
+	}
 	// A finished run without a checkpoint (MaxSteps before the first)
 	// is protected by its model file.
 	other := t.TempDir()
@@ -684,5 +696,38 @@ func TestResumeRejectsOtherPrecision(t *testing.T) {
 	_, err := runFresh(t, train.Config{MaxSteps: 6, Dir: dir, Resume: true})
 	if err == nil || !strings.Contains(err.Error(), "is float32, the model's is float64") {
 		t.Errorf("float32 checkpoint into a float64 model: got %v", err)
+	}
+}
+
+// A run with gradient accumulation resumes exactly, and a checkpoint
+// resumes only with the GradAccum it was written with.
+func TestGradAccumResumes(t *testing.T) {
+	cfg := train.Config{Epochs: 3, GradAccum: 2, CheckpointEvery: 2, EvalEvery: 2}
+	checkResumedRun(t, "with accumulation, after step 5", cfg, func(t *testing.T, cfg train.Config) {
+		cfg.MaxSteps = 5
+		if _, err := runFresh(t, cfg); err != nil {
+			t.Fatal(err)
+		}
+	}, "steps.csv", "evals.csv", "model.safetensors", "checkpoint.safetensors")
+	dir := t.TempDir()
+	if _, err := runFresh(t, train.Config{MaxSteps: 2, GradAccum: 2, CheckpointEvery: 2, Dir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runFresh(t, train.Config{MaxSteps: 4, Dir: dir, Resume: true}); err == nil || !strings.Contains(err.Error(), "GradAccum 2, this run has 1") {
+		t.Errorf("resume with another GradAccum: %v", err)
+	}
+}
+
+// A nil *datasets.Loader as validation data means no evaluation, as an
+// untyped nil does.
+func TestNilLoaderIsNoData(t *testing.T) {
+	s := regression(t, tensor.Float64, regressionData(1))
+	var none *datasets.Loader
+	tr, err := train.New(s.model, s.opt, s.trainData, none, train.Config{MaxSteps: 2, Quiet: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := tr.Run(context.Background()); err != nil || !math.IsNaN(res.Evals[0].ValLoss) {
+		t.Errorf("run without validation data: %v, %+v", err, res.Evals)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"time"
 
 	"github.com/geluproject/gelu/datasets"
@@ -211,6 +212,7 @@ type Trainer struct {
 // ids in its target field and one row of logits per id, a Regression one
 // float targets shaped like its Output.
 func New(model Model, opt optim.Optimizer, trainData, valData Data, cfg Config) (*Trainer, error) {
+	trainData, valData = orNil(trainData), orNil(valData)
 	switch {
 	case model.Graph == nil || model.Loss == nil:
 		return nil, errors.New("train.New: Model needs Graph and Loss")
@@ -257,7 +259,7 @@ func New(model Model, opt optim.Optimizer, trainData, valData Data, cfg Config) 
 	t := &Trainer{Model: model, Optimizer: opt, TrainData: trainData, ValData: valData, Config: cfg,
 		params: model.Graph.ParamTensors(), feeds: f, monitor: mon, lastEval: -1,
 		best: mon.worst(), bestStep: -1}
-	first, err := t.checkData(trainData, "training", true)
+	first, err := t.checkData("train.New", trainData, "training", true)
 	if err != nil {
 		return nil, err
 	}
@@ -265,7 +267,7 @@ func New(model Model, opt optim.Optimizer, trainData, valData Data, cfg Config) 
 		t.tokens = true
 	}
 	if valData != nil {
-		if _, err := t.checkData(valData, "validation", false); err != nil {
+		if _, err := t.checkData("train.New", valData, "validation", false); err != nil {
 			return nil, err
 		}
 	}
@@ -280,15 +282,24 @@ func New(model Model, opt optim.Optimizer, trainData, valData Data, cfg Config) 
 	return t, nil
 }
 
+// orNil turns a nil pointer in d (a nil *datasets.Loader, say) into a nil
+// Data, so that it means "no data" as an untyped nil does.
+func orNil(d Data) Data {
+	if v := reflect.ValueOf(d); d == nil || (v.Kind() == reflect.Pointer && v.IsNil()) {
+		return nil
+	}
+	return d
+}
+
 // checkData checks the first batch of d against the model's inputs and,
 // when the model has a Target and an Output, its task.
-func (t *Trainer) checkData(d Data, what string, exact bool) (datasets.Batch, error) {
+func (t *Trainer) checkData(who string, d Data, what string, exact bool) (datasets.Batch, error) {
 	b, err := d.Batch(0, 0)
 	if err != nil {
-		return b, fmt.Errorf("train.New: %s data: %w", what, err)
+		return b, fmt.Errorf("%s: %s data: %w", who, what, err)
 	}
 	if err := t.feeds.check(b, exact); err != nil {
-		return b, fmt.Errorf("train.New: %s data: %w", what, err)
+		return b, fmt.Errorf("%s: %s data: %w", who, what, err)
 	}
 	m := t.Model
 	if m.Target == nil || m.Output == nil {
@@ -299,21 +310,21 @@ func (t *Trainer) checkData(d Data, what string, exact bool) (datasets.Batch, er
 	switch m.Task {
 	case Classification:
 		if y.IDs == nil {
-			return b, fmt.Errorf("train.New: the Task is Classification, which scores class ids, but the %s target %q holds float values %v: set Model.Task = train.Regression for a regression model", what, m.Target.Name(), y.Shape)
+			return b, fmt.Errorf("%s: the Task is Classification, which scores class ids, but the %s target %q holds float values %v: set Model.Task = train.Regression for a regression model", who, what, m.Target.Name(), y.Shape)
 		}
 		if len(out) < 2 || out.TotalSize()/out[len(out)-1] != target.TotalSize() {
-			return b, fmt.Errorf("train.New: the Task is Classification, which needs one row of logits per target id, but Output %q is %v for target %q %v (for a language model: logits (rows·T × vocab) for targets (rows × T)); set Model.Task = train.Regression for a regression model",
-				m.Output.Name(), out, m.Target.Name(), target)
+			return b, fmt.Errorf("%s: the Task is Classification, which needs one row of logits per target id, but Output %q is %v for target %q %v (for a language model: logits (rows·T × vocab) for targets (rows × T)); set Model.Task = train.Regression for a regression model",
+				who, m.Output.Name(), out, m.Target.Name(), target)
 		}
 	case Regression:
 		if y.IDs != nil {
-			return b, fmt.Errorf("train.New: the Task is Regression, but the %s target %q holds class ids: leave Model.Task as train.Classification", what, m.Target.Name())
+			return b, fmt.Errorf("%s: the Task is Regression, but the %s target %q holds class ids: leave Model.Task as train.Classification", who, what, m.Target.Name())
 		}
 		if out.TotalSize() != target.TotalSize() || out[0] != target[0] {
-			return b, fmt.Errorf("train.New: the Task is Regression, which needs Output shaped like the target, but Output %q is %v and target %q %v", m.Output.Name(), out, m.Target.Name(), target)
+			return b, fmt.Errorf("%s: the Task is Regression, which needs Output shaped like the target, but Output %q is %v and target %q %v", who, m.Output.Name(), out, m.Target.Name(), target)
 		}
 	default:
-		return b, fmt.Errorf("train.New: unknown %v, want train.Classification or train.Regression", m.Task)
+		return b, fmt.Errorf("%s: unknown %v, want train.Classification or train.Regression", who, m.Task)
 	}
 	return b, nil
 }
@@ -439,9 +450,12 @@ func (t *Trainer) prepareDir() (evalsUpTo int, err error) {
 		}
 		return -1, fmt.Errorf("train: %s holds %s of another run: set Config.Resume to continue it or Config.Overwrite to start again", dir, found)
 	case t.Config.Overwrite:
-		// The old run's best model must not stand for this one's.
-		if err := os.Remove(filepath.Join(dir, bestFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return -1, fmt.Errorf("train: %w", err)
+		// Nothing of the old run may stand for this one's, nor be resumed
+		// with this one's metrics should it stop early.
+		for _, name := range []string{checkpointFile, modelFile, bestFile} {
+			if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return -1, fmt.Errorf("train: %w", err)
+			}
 		}
 	}
 	return -1, nil
