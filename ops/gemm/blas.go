@@ -165,10 +165,13 @@ func Name() string {
 	return blasImpl.Name()
 }
 
-// SetThreads sets how many threads the BLAS in use runs matrix products
-// on. OpenBLAS honours it; the pure-Go BLAS reports an error. Small products
-// (below roughly 128×128×512 multiply-adds here) run faster on one thread,
-// and so does a program that already trains several models in parallel.
+// SetThreads sets how many threads the BLAS in use runs a large matrix
+// product on: the parts the own GEMM, or OpenBLAS, splits it into over
+// ops/parallel's workers (OpenBLAS's own thread count instead when the
+// environment set one); the pure-Go BLAS reports an error. Small products
+// (below 2²³ multiply-adds a part) run on one thread whatever the setting,
+// and a program that already trains several models in parallel is faster
+// with 1.
 func SetThreads(n int) error {
 	if t, ok := currentBLAS().(interface{ SetThreads(int) error }); ok {
 		return t.SetThreads(n)

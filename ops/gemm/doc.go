@@ -10,9 +10,13 @@
 // records the decision for the CPU it ran on; a CPU model where OpenBLAS
 // measured faster is listed in openBLASFirstCPUs). Elsewhere OpenBLAS is
 // the default when the system has it (libopenblas.so.0, loaded at run
-// time through purego: no cgo, and a plain go build needs no C library);
-// without it the own AVX2 kernels, and gonum's pure-Go BLAS where the own
-// GEMM has no assembly. The environment variable GELU_BLAS
+// time through purego: no cgo, and a plain go build needs no C library),
+// on one thread with its large products split over ops/parallel's workers
+// as the own GEMM's are, so that two pools of threads never compete for
+// the cores (OPENBLAS_NUM_THREADS hands them to OpenBLAS's own threads
+// instead, one product at a time: blas_openblas_threads.go); without it
+// the own AVX2 kernels, and gonum's pure-Go BLAS where the own GEMM has no
+// assembly. The environment variable GELU_BLAS
 // overrides the choice:
 //
 //	GELU_BLAS=own              the own GEMM, never load a C library
