@@ -69,7 +69,7 @@ func writeReport(c config, argv []string, ws []bench.Workload, t bench.Tally, to
 		Partner: func(w bench.Workload) string { return "copy/gelu-traffic/" + w.Dtype.String() },
 		Header: []string{"form", "dtype", "copy GB/s", "GELU Melem/s", "copy Melem/s", "GELU time ÷ copy time",
 			tn + " GELU Melem/s", tn + " copy Melem/s", tn + " GELU time ÷ copy time"}})
-	v.Peak = t.PeakTable(r, ws, c.threads)
+	v.Peak = t.PeakTable(r, ws, peakThreads(c.threads))
 	in := products(c.quick).in
 	v.GEMMs = t.GEMMTable(r, ws, func(w bench.Workload) string { return in[w.Args] })
 	v.Settings = t.SettingsTable(ws)

@@ -258,7 +258,7 @@ func TestDefaultBLASChoice(t *testing.T) {
 		}
 	default:
 		if _, ok := impl.(*OpenBLAS); !ok {
-			t.Errorf("default with %s installed and no own AVX-512 kernels is %q (%s)", ob.version, impl.Name(), note)
+			t.Errorf("default with %s installed and no own AVX-512 kernels is %q (%s)", ob.Name(), impl.Name(), note)
 		}
 	}
 	if err == nil {

@@ -69,29 +69,13 @@ func (o *coreOwner) setThreads(ob *OpenBLAS, n int) {
 	o.lib.Store(int32(n))
 }
 
-// obMinWorkPerPart is the fewest multiply-adds a part of a split product
-// gets: the own GEMM's (own_amd64.go), below which one thread beat two.
-var obMinWorkPerPart = 1 << 23
-
-// obRows is the granularity of the parts' bounds, in rows of C. A product
-// is split by rows of C only, which are the columns of OpenBLAS's
-// column-major view (C is computed as Cᵀ = op(B)ᵀ·op(A)ᵀ): there, a column
-// of C is the same computation whichever part it is in, as long as the
-// parts start at a multiple of the micro-kernel's column count (12 for
-// OpenBLAS 0.3.21's Haswell sgemm, 8, 4 or 2 for the others looked at), so
-// that no column moves between a full and an edge tile. Split into rows of
-// its own view instead, OpenBLAS's results change with the bounds in ways
-// no alignment avoids (its blocking of that dimension depends on its
-// size). 24 is a multiple of each.
-const obRows = 24
-
-// split is how many parts an m×n×k product is split into, by rows of C.
+// split is how many parts an m×n×k product is split into, by rows of C
+// (obParts).
 func (o *coreOwner) split(m, n, k int) int {
 	if !o.workers {
 		return 1
 	}
-	work := float64(m) * float64(n) * float64(k)
-	return max(1, min(o.threads(), int(work/float64(obMinWorkPerPart)), m/obRows))
+	return obParts(o.threads(), m, n, k)
 }
 
 // obCall is a product split into parts (a parallel.Body over the parts),
