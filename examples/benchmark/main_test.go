@@ -253,7 +253,7 @@ func TestGPTParams(t *testing.T) {
 	cases := []struct {
 		args                 string
 		layers, d, heads, tc int
-	}{{gptShape, 4, 256, 8, 128}, {gptQuickShape, 1, 16, 2, 8}, {"L3-d24-h3-T5-B1", 3, 24, 3, 5}}
+	}{{gptShapes[0], 4, 256, 8, 128}, {gptShapes[1], 8, 256, 8, 256}, {gptQuickShape, 1, 16, 2, 8}, {"L3-d24-h3-T5-B1", 3, 24, 3, 5}}
 	var names []string
 	for _, c := range cases {
 		names = append(names, "gpt/"+c.args+"/float32")
