@@ -24,7 +24,7 @@ func TestBLASDecision(t *testing.T) {
 	tl.Add(Other, mlp, "GOMAXPROCS=1", Result{Seconds: 0.003, BLAS: openBLASReported}) // OpenBLAS 1.33× as fast
 	tl.Add(Ours, gpt, "GOMAXPROCS=2", Result{Seconds: 0.100, BLAS: ownReported})
 	tl.Add(Other, gpt, "GOMAXPROCS=2", Result{Seconds: 0.102, BLAS: openBLASReported}) // within the margin
-	tl.Add(Ours, gemms, "GOMAXPROCS=2", Result{Seconds: 0.001, BLAS: ownReported}) // own only
+	tl.Add(Ours, gemms, "GOMAXPROCS=2", Result{Seconds: 0.001, BLAS: ownReported})     // own only
 	r := newReport(t)
 	d, table := tl.BLASDecision(r, ws)
 	if d.Compared != 3 || !slices.Equal(d.OwnFaster, []string{ffn}) || !slices.Equal(d.OpenBLASFaster, []string{mlp}) ||
