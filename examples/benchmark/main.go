@@ -3,7 +3,7 @@
 // tables the README's Performance section is made from (report.md, with
 // benchmark.csv and friends, in -out).
 //
-//	go run ./examples/benchmark                # about 15 minutes on 2 cores
+//	go run ./examples/benchmark                # half an hour or more on 2 cores
 //	go run ./examples/benchmark -scaling       # plus step time vs tokens and vs width
 //	go run ./examples/benchmark -quick         # tiny shapes, 1 round: a smoke test
 //	go run ./examples/benchmark -workloads gpt # only the GPT training step
