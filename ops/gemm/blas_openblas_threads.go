@@ -11,12 +11,13 @@ package gemm
 // runs every product on the calling thread (openblas_set_num_threads(1))
 // and this package splits a large product by rows of C over the workers,
 // as the own GEMM does, with the same results bit for bit as unsplit; a
-// product called from inside a parallel loop runs whole on its worker. When the environment sets OpenBLAS's thread count
-// (OPENBLAS_NUM_THREADS, GOTO_NUM_THREADS or OMP_NUM_THREADS: the user
-// has chosen), OpenBLAS runs each product on its own threads, and with
-// more than one of them one product at a time: a product called while
-// another runs waits for it (OpenBLAS's own split of a product is its
-// own: its results may then change with its thread count).
+// product called from inside a parallel loop runs whole on its worker.
+// When the environment sets OpenBLAS's thread count (OPENBLAS_NUM_THREADS,
+// GOTO_NUM_THREADS or OMP_NUM_THREADS: the user has chosen), OpenBLAS runs
+// each product on its own threads, and with more than one of them one
+// product at a time: a product called while another runs waits for it
+// (OpenBLAS's split of a product is then its own, and its results may
+// change with its thread count).
 
 import (
 	"runtime"
