@@ -10,10 +10,10 @@ package bench
 // with none of the thread counts in its environment (threadVars): without
 // --threads it leaves its intra-op threads as installed, without
 // --blas-threads its BLAS's (the script sets OPENBLAS_NUM_THREADS and
-// MKL_NUM_THREADS itself, before importing torch). It prints a PeerInfo as a JSON line,
-// then answers each workload name read from stdin with a JSON line
-// {"name": …, "seconds": …} (or {"name": …, "error": …}), and exits at the
-// end of its input. examples/benchmark/bench_torch.py is PyTorch's.
+// MKL_NUM_THREADS itself, before importing torch). It prints a PeerInfo
+// as a JSON line, then answers each workload name read from stdin with a
+// JSON line {"name": …, "seconds": …} (or {"name": …, "error": …}), and
+// exits at the end of its input. examples/benchmark/bench_torch.py is PyTorch's.
 
 import (
 	"bufio"
@@ -64,11 +64,7 @@ type PeerInfo struct {
 
 // String is the threads of i, e.g. "1 thread, BLAS 2 threads, 1 inter-op".
 func (i PeerInfo) String() string {
-	blas := "BLAS threads unknown"
-	if i.BLASThreads > 0 {
-		blas = "BLAS " + plural(i.BLASThreads, "thread")
-	}
-	return fmt.Sprintf("%s, %s, %d inter-op", plural(i.Threads, "thread"), blas, i.Interop)
+	return fmt.Sprintf("%s, BLAS %s, %d inter-op", plural(i.Threads, "thread"), blasCount(i.BLASThreads), i.Interop)
 }
 
 // PeerProcess is a peer at one setting (see the protocol above).
