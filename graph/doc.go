@@ -14,6 +14,11 @@
 //   - Compile returns a Machine: Set binds inputs (checked for dtype, shape
 //     and NaN), Run computes loss and gradients, Loss/Grad/Value read them.
 //     Gradients never accumulate across runs, so nothing needs zeroing.
+//     Randomness is keyed to the step: a Run in training mode (SetTraining)
+//     draws its dropout masks for the graph's Step and then advances it, so
+//     any loop gets a fresh mask every step, and the same seed and the
+//     same sequence of Runs give the same masks; evaluation Runs neither
+//     draw nor advance. SetStep sets the step (to resume a run).
 //     The machine runs the ops itself, in gorgonia's tape order (the same
 //     results), and a training step's Run allocates nothing once the first
 //     has made the buffers. Profile times each op of the runs that follow

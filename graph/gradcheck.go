@@ -73,7 +73,9 @@ func (c GradCheck) defaults() GradCheck {
 // tensor; L = f(x) when f is a scalar) computed by Grad with central
 // differences (L(x+h·eᵢ) − L(x−h·eᵢ))/2h, for every element of every input
 // and of every parameter the build function created. Inputs must be
-// float64; they are not modified.
+// float64; they are not modified. Every evaluation runs at the graph's
+// step as the build function leaves it (0 unless it calls SetStep), so
+// stochastic ops such as dropout keep one mask throughout.
 func CheckGrad(f BuildFunc, inputs []*tensor.Dense, c GradCheck) (GradCheckResult, error) {
 	return check(f, inputs, c.defaults(), false)
 }
@@ -163,7 +165,14 @@ func check(f BuildFunc, inputs []*tensor.Dense, c GradCheck, second bool) (GradC
 			return GradCheckResult{}, err
 		}
 	}
-	if err := m.Run(); err != nil {
+	// Every evaluation draws the randomness of one step (the one the build
+	// function left), or each would see other dropout masks.
+	step := g.Step()
+	run := func() error {
+		g.SetStep(step)
+		return m.Run()
+	}
+	if err := run(); err != nil {
 		return GradCheckResult{}, err
 	}
 	want := make([][]float64, len(xs))
@@ -180,7 +189,7 @@ func check(f BuildFunc, inputs []*tensor.Dense, c GradCheck, second bool) (GradC
 	}
 	res := GradCheckResult{OK: true}
 	eval := func() (float64, error) {
-		if err := m.Run(); err != nil {
+		if err := run(); err != nil {
 			return 0, err
 		}
 		v, err := m.Value(target)

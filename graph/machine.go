@@ -224,6 +224,14 @@ func (m *Machine) isInput(n *G.Node) bool {
 }
 
 // Run computes the loss, the gradients and the kept values.
+//
+// In training mode (Graph.SetTraining(true), the default) a Run draws its
+// randomness (dropout masks) for the graph's step and then advances the
+// step by one, so that every training Run of a loop gets fresh masks, as
+// PyTorch's generator advances with every draw; a Run that fails leaves
+// the step where it was. An evaluation Run neither reads a fresh step nor
+// advances it. Graph.SetStep sets the step of the next Run (a resumed
+// run, or a trainer that counts its own steps).
 func (m *Machine) Run() (err error) {
 	if err := m.check(); err != nil {
 		return err
@@ -239,8 +247,12 @@ func (m *Machine) Run() (err error) {
 			return fmt.Errorf("graph: Run: input %q %v has no value; call Machine.Set first", in.Name(), in.Shape())
 		}
 	}
+	training := m.g.training
 	if err := m.exec.run(); err != nil {
 		return fmt.Errorf("graph: Run: %w", err)
+	}
+	if training {
+		m.g.step++
 	}
 	return nil
 }
