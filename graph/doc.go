@@ -13,7 +13,9 @@
 //     again (Hessian-vector products), unlike gorgonia.Grad.
 //   - Compile returns a Machine: Set binds inputs (checked for dtype, shape
 //     and NaN), Run computes loss and gradients, Loss/Grad/Value read them.
-//     Gradients never accumulate across runs, so nothing needs zeroing.
+//     Gradients never accumulate across runs, so nothing needs zeroing;
+//     a parameter that does not affect the loss gets a nil gradient (as
+//     PyTorch leaves its .grad None), which the optimizers skip.
 //     Randomness is keyed to the step: a Run in training mode (SetTraining)
 //     draws its dropout masks for the graph's Step and then advances it, so
 //     any loop gets a fresh mask every step, and the same seed and the

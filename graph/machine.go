@@ -82,6 +82,12 @@ func AllowNonFinite() Option { return func(c *compileConfig) { c.nonFinite = tru
 // machine. loss must be a scalar node; it may be nil for a machine that only
 // evaluates kept nodes. Build the whole graph before compiling: nodes added
 // later are not part of the machine.
+//
+// A parameter that does not affect the loss (a head this loss does not
+// use, a frozen branch) gets no gradient: Grads has nil at its position and
+// Grad returns nil, as PyTorch leaves such a parameter's .grad None; the
+// optimizers skip it. If none of them affects the loss, Compile fails, as
+// PyTorch's backward does on a loss that requires no gradient.
 func (g *Graph) Compile(loss *G.Node, opts ...Option) (m *Machine, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -111,12 +117,22 @@ func (g *Graph) Compile(loss *G.Node, opts ...Option) (m *Machine, err error) {
 		}
 		cfg.keep = append(cfg.keep, loss)
 		if len(cfg.wrt) > 0 {
-			if m.grads, err = g.Grad(loss, cfg.wrt...); err != nil {
+			if m.grads, err = g.grad(loss, cfg.wrt, true); err != nil {
 				return nil, fmt.Errorf("graph.Compile: %w", err)
 			}
 			m.params = append([]*G.Node(nil), cfg.wrt...)
 			m.gradVals = make([]*tensor.Dense, len(m.params))
-			cfg.keep = append(cfg.keep, m.grads...)
+			used := 0
+			for _, gr := range m.grads {
+				if gr != nil {
+					cfg.keep = append(cfg.keep, gr)
+					used++
+				}
+			}
+			if used == 0 {
+				return nil, fmt.Errorf("graph.Compile: none of the %d nodes to differentiate with respect to (%q, ...) affects loss %q through differentiable ops",
+					len(cfg.wrt), cfg.wrt[0].Name(), loss.Name())
+			}
 		}
 	}
 	if len(cfg.keep) == 0 {
@@ -307,7 +323,8 @@ func (m *Machine) Params() []*G.Node {
 	return append([]*G.Node(nil), m.params...)
 }
 
-// Grad returns the gradient of the loss with respect to p (one of Params).
+// Grad returns the gradient of the loss with respect to p (one of Params):
+// nil, and no error, when p does not affect the loss.
 func (m *Machine) Grad(p *G.Node) (*tensor.Dense, error) {
 	if err := m.check(); err != nil {
 		return nil, err
@@ -323,8 +340,9 @@ func (m *Machine) Grad(p *G.Node) (*tensor.Dense, error) {
 	return nil, fmt.Errorf("graph: no gradient for %q: not among the machine's parameters", p.Name())
 }
 
-// Grads returns the gradients of all Params, in order. The slice, like the
-// tensors in it, is the machine's own: the next call refills it.
+// Grads returns the gradients of all Params, in order, nil for a parameter
+// that does not affect the loss. The slice, like the tensors in it, is the
+// machine's own: the next call refills it.
 func (m *Machine) Grads() ([]*tensor.Dense, error) {
 	if err := m.check(); err != nil {
 		return nil, err
@@ -340,6 +358,9 @@ func (m *Machine) Grads() ([]*tensor.Dense, error) {
 }
 
 func (m *Machine) gradAt(i int) (*tensor.Dense, error) {
+	if m.grads[i] == nil {
+		return nil, nil // an unused parameter
+	}
 	v, err := m.Value(m.grads[i])
 	if err != nil {
 		return nil, fmt.Errorf("graph: gradient of %q: %w", m.params[i].Name(), err)
@@ -373,6 +394,9 @@ func (m *Machine) CheckFinite() error {
 		d, err := m.gradAt(i)
 		if err != nil {
 			return err
+		}
+		if d == nil {
+			continue
 		}
 		if j, x, bad := firstNonFinite(d); bad {
 			return fmt.Errorf("graph: gradient of %q %v has %v at element %d: %w", p.Name(), d.Shape(), x, j, ErrNonFinite)
