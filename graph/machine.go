@@ -219,15 +219,83 @@ func (m *Machine) Set(n *G.Node, v *tensor.Dense) (err error) {
 // contiguous copies the view v, in its logical order, into the buffer kept
 // for input n.
 func (m *Machine) contiguous(n *G.Node, v *tensor.Dense) (*tensor.Dense, error) {
+	buf := m.inputBuffer(n)
+	if err := tensor.Copy(buf, v); err != nil {
+		return nil, err
+	}
+	return buf, nil
+}
+
+// inputBuffer returns the buffer the machine keeps for input n (views
+// copied by Set, ids written by SetIDs), made on first use.
+func (m *Machine) inputBuffer(n *G.Node) *tensor.Dense {
 	buf := m.views[n]
 	if buf == nil {
 		buf = tensor.New(tensor.Of(n.Dtype()), tensor.WithShape(n.Shape()...))
 		m.views[n] = buf
 	}
-	if err := tensor.Copy(buf, v); err != nil {
-		return nil, err
+	return buf
+}
+
+// SetIDs binds integer ids (token ids, class labels; row-major, one per
+// element of n) to the input node n for the next runs. n may be float32 or
+// float64: the ids are converted once, here, into a buffer the machine
+// owns, and each must be exactly representable in n's dtype (|id| < 2²⁴
+// in float32, 2⁵³ in float64). Whether an id is in range (a vocabulary, a
+// class count, an ignore_index) is checked by the op that reads it. Unlike
+// Set, later changes to ids do not reach the machine: call SetIDs again.
+func (m *Machine) SetIDs(n *G.Node, ids []int) error {
+	if err := m.check(); err != nil {
+		return err
 	}
-	return buf, nil
+	if n == nil {
+		return fmt.Errorf("graph: SetIDs: nil node")
+	}
+	if !m.isInput(n) {
+		return fmt.Errorf("graph: SetIDs %q: not an input of this machine", n.Name())
+	}
+	shape := m.shapes[n]
+	if size := shape.TotalSize(); len(ids) != size {
+		return fmt.Errorf("graph: SetIDs %q: got %d ids, want %d (one per element of shape %v)", n.Name(), len(ids), size, shape)
+	}
+	limit := 1 << 53
+	if n.Dtype() == tensor.Float32 {
+		limit = 1 << 24
+	}
+	for i, id := range ids {
+		if id >= limit || id <= -limit {
+			return fmt.Errorf("graph: SetIDs %q: id %d at position %d is not exactly representable in %v (|id| must be below %d)", n.Name(), id, i, n.Dtype(), limit)
+		}
+	}
+	buf := m.inputBuffer(n)
+	switch n.Dtype() {
+	case tensor.Float32:
+		d := buf.Float32s()
+		for i, id := range ids {
+			d[i] = float32(id)
+		}
+	case tensor.Float64:
+		d := buf.Float64s()
+		for i, id := range ids {
+			d[i] = float64(id)
+		}
+	default:
+		return fmt.Errorf("graph: SetIDs %q: dtype %v, want float32 or float64", n.Name(), n.Dtype())
+	}
+	if cur, ok := n.Value().(*tensor.Dense); ok && cur == buf {
+		return nil // bound already; G.Let would allocate
+	}
+	return letValue(n, buf)
+}
+
+// letValue is G.Let with its panics turned into errors.
+func letValue(n *G.Node, v *tensor.Dense) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("graph: binding %q: %v", n.Name(), r)
+		}
+	}()
+	return G.Let(n, v)
 }
 
 func (m *Machine) isInput(n *G.Node) bool {
