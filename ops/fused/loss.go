@@ -273,7 +273,11 @@ func newLossGrad(fwd *lossOp, target bool) *lossGradOp {
 	return op
 }
 
-func (op *lossGradOp) Do(vs ...G.Value) (G.Value, error) {
+func (op *lossGradOp) Do(vs ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, vs...) }
+
+// UsePreallocDo writes the result into prealloc, a Machine's tensor, or
+// without one into the op's own buffer.
+func (op *lossGradOp) UsePreallocDo(prealloc G.Value, vs ...G.Value) (G.Value, error) {
 	p, t, err := lossInputs(op, vs, 3)
 	if err != nil {
 		return nil, err
@@ -286,7 +290,10 @@ func (op *lossGradOp) Do(vs ...G.Value) (G.Value, error) {
 	if op.target {
 		shape = t.Shape()
 	}
-	out := op.out.Get(p.Dtype(), shape)
+	out, err := op.out.Use(op, prealloc, p.Dtype(), shape)
+	if err != nil {
+		return nil, err
+	}
 	switch out.Dtype() {
 	case tensor.Float32:
 		o := out.Float32s()

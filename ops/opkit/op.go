@@ -37,7 +37,7 @@ func (b *Buffer) Use(op fmt.Stringer, prealloc G.Value, dt tensor.Dtype, shape t
 	}
 	t, ok := prealloc.(*tensor.Dense)
 	if !ok || t.Dtype() != dt || !graph.SameShape(t.Shape(), shape) || t.IsView() {
-		return nil, fmt.Errorf("%v: output buffer is a %T, want a %v%v tensor", op, prealloc, dt, shape)
+		return nil, fmt.Errorf("%v: output buffer is a %T, want a %v%v tensor", op, prealloc, dt, shape.Clone()) // a copy: shape may be on the caller's stack
 	}
 	return t, nil
 }
