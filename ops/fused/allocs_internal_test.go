@@ -34,15 +34,19 @@ func TestOpsDoNotAllocate(t *testing.T) {
 				return v
 			}
 			x, g, gamma, beta, w := rand(rows, d), rand(rows, d), rand(d), rand(d), rand(d, d)
-			ln := newLayerNorm(1e-5, true)
+			stats, err := newLayerNormStats(1e-5).Do(x)
+			if err != nil {
+				t.Fatal(err)
+			}
 			cases := []struct {
 				name string
 				op   G.Op
 				in   []G.Value
 			}{
-				{"layernorm", ln, []G.Value{x, gamma, beta}},
-				{"layernorm.dx", newLayerNormGrad(ln, false), []G.Value{x, g, gamma}},
-				{"layernorm.dγ", newLayerNormGrad(ln, true), []G.Value{x, g}},
+				{"layernorm.stats", newLayerNormStats(1e-5), []G.Value{x}},
+				{"layernorm", newLayerNorm(1e-5, 2), []G.Value{x, stats, gamma, beta}},
+				{"layernorm.dx", newLayerNormGrad(2, false), []G.Value{x, stats, g, gamma}},
+				{"layernorm.dγ", newLayerNormGrad(2, true), []G.Value{x, stats, g}},
 				{"add", newBinary(add, 2), []G.Value{x, g}},
 				{"mul", newBinary(mul, 2), []G.Value{x, g}},
 				{"matmul+bias", newMatMul(false, true, true, false), []G.Value{x, w, beta}},
