@@ -408,6 +408,21 @@ func (m *Machine) Grad(p *G.Node) (*tensor.Dense, error) {
 	return nil, fmt.Errorf("graph: no gradient for %q: not among the machine's parameters", p.Name())
 }
 
+// HasGrad reports whether Run computes a gradient for p: p is one of Params
+// and affects the loss. Grad returns nil for the others. Unlike reading
+// Grad, it can be asked before the first Run.
+func (m *Machine) HasGrad(p *G.Node) bool {
+	if m == nil || p == nil {
+		return false
+	}
+	for i, q := range m.params {
+		if q == p {
+			return m.grads[i] != nil
+		}
+	}
+	return false
+}
+
 // Grads returns the gradients of all Params, in order, nil for a parameter
 // that does not affect the loss. The slice, like the tensors in it, is the
 // machine's own: the next call refills it.

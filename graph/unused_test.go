@@ -35,6 +35,9 @@ func TestUnusedParameterHasNilGradient(t *testing.T) {
 	}
 	xv, _ := graph.NewTensor(tensor.Float64, graph.Normal(0, 1), rng.New(1, "x"), 4, 3)
 	tv, _ := graph.NewTensor(tensor.Float64, graph.Normal(0, 1), rng.New(1, "t"), 4, 2)
+	if !m.HasGrad(w) || m.HasGrad(head) || m.HasGrad(x) || m.HasGrad(nil) {
+		t.Errorf("HasGrad(used, unused, input, nil) = %v, %v, %v, %v, want true, false, false, false", m.HasGrad(w), m.HasGrad(head), m.HasGrad(x), m.HasGrad(nil))
+	}
 	if err := m.Set(x, xv); err != nil {
 		t.Fatal(err)
 	}
