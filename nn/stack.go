@@ -153,11 +153,7 @@ func newTemplate(outer *graph.Graph, x *G.Node, names []string, build BlockFunc)
 	if t.dy, err = g.Input("dy", x.Shape()...); err != nil {
 		return nil, err
 	}
-	prod, err := G.HadamardProd(t.y, t.dy)
-	if err != nil {
-		return nil, fmt.Errorf("nn.Stack: %w", err)
-	}
-	cost, err := G.Sum(prod)
+	cost, err := opkit.Apply(&seedOp{dims: t.y.Dims()}, t.y, t.dy)
 	if err != nil {
 		return nil, fmt.Errorf("nn.Stack: %w", err)
 	}
@@ -200,6 +196,42 @@ func (t *template) bind(i int, vs []G.Value) error {
 		}
 	}
 	return nil
+}
+
+// seedOp is the template's cost: a scalar whose gradient with respect to
+// y is dy (an input), so that the backward machine starts the backward
+// pass from the upstream gradient itself, as Σ(y ⊙ dy) would but without
+// its broadcast and product (which gorgonia allocates on every run). Its
+// value is never read; it is 0.
+type seedOp struct {
+	opkit.Defaults
+	dims int
+	out  opkit.ScalarBuffer
+}
+
+func (op *seedOp) Arity() int                                     { return 2 }
+func (op *seedOp) Type() hm.Type                                  { return opkit.FnType(op.dims, op.dims, 0) }
+func (op *seedOp) InferShape(...G.DimSizer) (tensor.Shape, error) { return tensor.ScalarShape(), nil }
+func (op *seedOp) WriteHash(h hash.Hash)                          { fmt.Fprintf(h, "nn.seed(%d)", op.dims) }
+func (op *seedOp) Hashcode() uint32                               { return opkit.HashOf(op) }
+func (op *seedOp) String() string                                 { return "seed" }
+func (op *seedOp) DiffWRT(int) []bool                             { return []bool{true, false} }
+
+func (op *seedOp) Do(vs ...G.Value) (G.Value, error) {
+	if len(vs) != 2 {
+		return nil, fmt.Errorf("%v: got %d inputs, want 2", op, len(vs))
+	}
+	return op.out.Set(vs[0].Dtype(), 0), nil
+}
+
+// SymDiff: the cost is the root of the backward machine, so its upstream
+// gradient is exactly 1 and the gradient of y is dy.
+func (op *seedOp) SymDiff(inputs G.Nodes, _, _ *G.Node) (G.Nodes, error) {
+	return G.Nodes{inputs[1], nil}, nil
+}
+
+func (op *seedOp) DoDiff(G.ExecutionContext, G.Nodes, *G.Node) error {
+	return fmt.Errorf("%v: recomputed blocks need graph.Compile's machine, not the LispMachine", op)
 }
 
 // recomputeOp is block i: y = block(x, θ_i).
