@@ -488,6 +488,30 @@ func (m *Machine) CheckFinite() error {
 	return nil
 }
 
+// BufferBytes returns the bytes of the buffers the machine holds for the
+// values of a Run, and the bytes of the values written into them: without
+// reuse the two would be equal, and their difference is what reusing a
+// dead value's buffer saves. Both are 0 before the first Run. Values an op
+// keeps in memory of its own (ops without PreallocOp) are not counted.
+func (m *Machine) BufferBytes() (held, values int) {
+	if m.check() != nil {
+		return 0, 0
+	}
+	seen := map[G.Value]bool{}
+	for _, s := range m.exec.steps {
+		if s.buf == nil {
+			continue
+		}
+		n := s.buf.MemSize()
+		values += int(n)
+		if !seen[s.buf] {
+			seen[s.buf] = true
+			held += int(n)
+		}
+	}
+	return held, values
+}
+
 // Close releases the machine's buffers. A Run after Close makes them
 // again.
 func (m *Machine) Close() error {
