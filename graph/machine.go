@@ -23,7 +23,10 @@ import (
 // exec.go) that allocates nothing once the first Run has made the buffers,
 // as long as the ops themselves do not: the project's ops do not; most of
 // gorgonia's write into a buffer the machine keeps, but some allocate
-// anyway.
+// anyway. The machine owns the buffers of the values (PreallocOp) and
+// reuses each once no later op reads its value, so a training step holds
+// the activations its backward pass still needs, not every intermediate
+// of both passes (BufferBytes).
 type Machine struct {
 	g         *Graph
 	exec      *executor
