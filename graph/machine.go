@@ -591,14 +591,23 @@ func FromFloat64s(dtype tensor.Dtype, vals []float64, shape ...int) (*tensor.Den
 		return nil, fmt.Errorf("graph.FromFloat64s: shape %v has %d elements, got %d values", shape, n, len(vals))
 	}
 	t := tensor.New(tensor.Of(dtype), tensor.WithShape(shape...))
-	return t, SetFloat64s(t, vals)
+	return t, setFloat64s(t, vals) // a new tensor: no parameter changed
 }
 
 // SetFloat64s overwrites the elements of a float32 or float64 tensor, in
 // row-major order, with vals, each rounded once for float32: the values of
 // a parameter or gradient set in place. The tensor must not be a view and
-// must have len(vals) elements.
+// must have len(vals) elements. It marks parameters changed
+// (MarkParamsChanged).
 func SetFloat64s(t *tensor.Dense, vals []float64) error {
+	if err := setFloat64s(t, vals); err != nil {
+		return err
+	}
+	MarkParamsChanged() // t may be a parameter
+	return nil
+}
+
+func setFloat64s(t *tensor.Dense, vals []float64) error {
 	if t == nil {
 		return fmt.Errorf("graph.SetFloat64s: nil tensor")
 	}

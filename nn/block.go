@@ -2,10 +2,10 @@ package nn
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/ops/activation"
-	"github.com/geluproject/gelu/ops/fused"
 	G "gorgonia.org/gorgonia"
 )
 
@@ -29,7 +29,9 @@ type BlockConfig struct {
 	// pre-LN x = x + f(LN(x)).
 	PostLN bool
 	Eps    float64 // LayerNorm ε; 0 means PyTorch's 1e-5
-	NoBias bool    // Linears without bias (nanoGPT's bias=False)
+	// NoBias leaves the biases out of every Linear and LayerNorm
+	// (nanoGPT's bias=False).
+	NoBias bool
 	// WeightInit and ProjInit replace PyTorch's default init of the
 	// Linears' weights (c_attn, c_fc, c_up) and of the c_proj weights;
 	// biases are then zero. nil keeps the default.
@@ -44,7 +46,7 @@ type BlockConfig struct {
 //	post-LN: x = ln_1(x + attn(x));  x = ln_2(x + mlp(x))
 type Block struct {
 	Name     string
-	Config   BlockConfig
+	Config   BlockConfig // Eps and the MLP's Hidden resolved
 	LN1, LN2 *LayerNorm
 	Attn     *MultiHeadAttention
 	MLP      *MLPBlock
@@ -55,7 +57,7 @@ func NewBlock(g *graph.Graph, name string, cfg BlockConfig) (*Block, error) {
 	cfg.Eps = orDefaultEps(cfg.Eps)
 	b := &Block{Name: name, Config: cfg}
 	var err error
-	if b.LN1, err = NewLayerNorm(g, join(name, "ln_1"), cfg.Dim, Eps(cfg.Eps)); err != nil {
+	if b.LN1, err = NewLayerNorm(g, join(name, "ln_1"), cfg.Dim, lnOpts(cfg.Eps, cfg.NoBias)...); err != nil {
 		return nil, fmt.Errorf("nn.Block %q: %w", name, err)
 	}
 	if b.Attn, err = NewMultiHeadAttention(g, join(name, "attn"), MultiHeadAttentionConfig{
@@ -64,7 +66,7 @@ func NewBlock(g *graph.Graph, name string, cfg BlockConfig) (*Block, error) {
 	}); err != nil {
 		return nil, fmt.Errorf("nn.Block %q: %w", name, err)
 	}
-	if b.LN2, err = NewLayerNorm(g, join(name, "ln_2"), cfg.Dim, Eps(cfg.Eps)); err != nil {
+	if b.LN2, err = NewLayerNorm(g, join(name, "ln_2"), cfg.Dim, lnOpts(cfg.Eps, cfg.NoBias)...); err != nil {
 		return nil, fmt.Errorf("nn.Block %q: %w", name, err)
 	}
 	if b.MLP, err = NewMLPBlock(g, join(name, "mlp"), MLPBlockConfig{
@@ -73,41 +75,80 @@ func NewBlock(g *graph.Graph, name string, cfg BlockConfig) (*Block, error) {
 	}); err != nil {
 		return nil, fmt.Errorf("nn.Block %q: %w", name, err)
 	}
+	b.Config.Hidden = b.MLP.Config.Hidden
 	return b, nil
 }
 
-// Forward applies the block to x (batch·T × Dim); padMask, optional, is
-// (batch × T) with 0 at padding keys.
-func (b *Block) Forward(x *G.Node, batch int, padMask *G.Node) (*G.Node, error) {
-	attn := func(h *G.Node) (*G.Node, error) { return b.Attn.Forward(h, batch, padMask) }
+// lnOpts are the options of a block's LayerNorms.
+func lnOpts(eps float64, noBias bool) []Option {
+	if noBias {
+		return []Option{Eps(eps), NoBias()}
+	}
+	return []Option{Eps(eps)}
+}
+
+// Forward applies the block to x, a batch of sequences (batch, T, Dim) as
+// PyTorch's batch_first layout, and returns the same shape.
+func (b *Block) Forward(x *G.Node) (*G.Node, error) { return b.ForwardPadded(x, nil) }
+
+// ForwardPadded is Forward with a padding mask (batch, T): 1 for real
+// tokens, 0 for padding keys; nil means none.
+func (b *Block) ForwardPadded(x, padMask *G.Node) (*G.Node, error) {
+	if err := b.check(); err != nil {
+		return nil, err
+	}
+	return sequences("nn.Block "+strconv.Quote(b.Name), x, b.Config.Dim, func(x *G.Node, batch int) (*G.Node, error) {
+		return b.forward(x, batch, padMask)
+	})
+}
+
+func (b *Block) check() error {
+	if b == nil || b.LN1 == nil || b.LN2 == nil || b.MLP == nil || b.Attn.check() != nil {
+		return fmt.Errorf("nn.Block: not built, want one made by nn.NewBlock")
+	}
+	return nil
+}
+
+// forward applies the block to x (batch·T × Dim), sequence b in rows
+// b·T … (b+1)·T − 1; padMask, optional, is (batch × T) with 0 at padding
+// keys.
+func (b *Block) forward(x *G.Node, batch int, padMask *G.Node) (*G.Node, error) {
+	attn := func(h *G.Node) (*G.Node, error) { return b.Attn.forward(h, batch, padMask) }
 	var err error
-	if x, err = b.sublayer(x, b.LN1, attn); err != nil {
+	if x, err = residual(x, b.LN1, attn, b.Config.PostLN, false); err != nil {
 		return nil, fmt.Errorf("nn.Block %q: %w", b.Name, err)
 	}
-	if x, err = b.sublayer(x, b.LN2, b.MLP.Forward); err != nil {
+	if x, err = residual(x, b.LN2, b.MLP.Forward, b.Config.PostLN, false); err != nil {
 		return nil, fmt.Errorf("nn.Block %q: %w", b.Name, err)
 	}
 	return x, nil
 }
 
-// sublayer is x + f(ln(x)) (pre-LN) or ln(x + f(x)) (post-LN).
-func (b *Block) sublayer(x *G.Node, ln *LayerNorm, f func(*G.Node) (*G.Node, error)) (*G.Node, error) {
-	if b.Config.PostLN {
-		h, err := f(x)
-		if err != nil {
-			return nil, err
-		}
-		if h, err = fused.Add(x, h); err != nil {
-			return nil, err
-		}
-		return ln.Forward(h)
+// Parameters returns ln_1's, attn's, ln_2's and mlp's, in that order.
+func (b *Block) Parameters() []*G.Node {
+	if b == nil {
+		return nil
 	}
-	h, err := ln.Forward(x)
-	if err != nil {
-		return nil, err
+	return params(b.LN1, b.Attn, b.LN2, b.MLP)
+}
+
+// Prefix returns Name, the prefix of the parameters' names.
+func (b *Block) Prefix() string {
+	if b == nil {
+		return ""
 	}
-	if h, err = f(h); err != nil {
-		return nil, err
+	return b.Name
+}
+
+// Args returns every field that changes the block's function: dim, heads,
+// causal, hidden, the activation or gate, post_ln, eps and bias.
+func (b *Block) Args() map[string]string {
+	if b == nil {
+		return nil
 	}
-	return fused.Add(x, h)
+	c := b.Config
+	a := map[string]string{"dim": itoa(c.Dim), "heads": itoa(c.Heads), "causal": btoa(c.Causal), "hidden": itoa(c.Hidden),
+		"post_ln": btoa(c.PostLN), "eps": ftoa(orDefaultEps(c.Eps)), "bias": btoa(!c.NoBias)}
+	addMLPKind(a, c.Activation, c.Gate)
+	return a
 }

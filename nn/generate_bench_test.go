@@ -25,9 +25,9 @@ import (
 func BenchmarkGenerate(b *testing.B) {
 	const prompt, n = 32, 256
 	for _, t := range []int{32, prompt + n} {
-		cfg := nn.GPTConfig{BlockSize: t, VocabSize: 80, Layers: 2, Heads: 4, Dim: 48, Hidden: 192, TieWeights: true}
+		cfg := nn.GPTConfig{BlockSize: t, VocabSize: 80, Layers: 2, Heads: 4, Dim: 48, Hidden: 192}
 		g, _ := graph.New(tensor.Float32, 1)
-		m, err := nn.NewGPT(g, cfg)
+		m, err := nn.NewGPT(g, "", cfg)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -24,7 +24,7 @@ func ExampleGPT_NextToken() {
 
 	const T, batch = 8, 16
 	g, _ := graph.New(tensor.Float64, 1)
-	model, _ := nn.NewGPT(g, nn.GPTConfig{BlockSize: T, VocabSize: len(vocab), Layers: 1, Heads: 2, Dim: 16, TieWeights: true})
+	model, _ := nn.NewGPT(g, "", nn.GPTConfig{BlockSize: T, VocabSize: len(vocab), Layers: 1, Heads: 2, Dim: 16})
 	idx, _ := g.Input("idx", batch, T)
 	targets, _ := g.Input("targets", batch, T)
 	_, loss, _ := model.Loss(idx, targets)

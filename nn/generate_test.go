@@ -22,7 +22,7 @@ func TestGPTNextTokenMatchesTheModel(t *testing.T) {
 
 func testNextToken(t *testing.T, newNext func(*nn.GPT) (func([]int) ([]float64, error), error)) {
 	g, _ := graph.New(tensor.Float64, 3)
-	m, err := nn.NewGPT(g, nn.GPTConfig{BlockSize: 5, VocabSize: 6, Layers: 2, Heads: 2, Dim: 8})
+	m, err := nn.NewGPT(g, "", nn.GPTConfig{BlockSize: 5, VocabSize: 6, Layers: 2, Heads: 2, Dim: 8, UntieWeights: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package nn
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/ops/activation"
@@ -26,12 +27,13 @@ type GPTConfig struct {
 	// Dropout after the embeddings, on attention probabilities and after
 	// every projection (nanoGPT's dropout; 0 for pretraining).
 	Dropout float64
-	// NoBias leaves the biases out of Linears (nanoGPT's bias=False); the
-	// LayerNorms keep theirs.
+	// NoBias leaves the biases out of every Linear and LayerNorm (nanoGPT's
+	// bias=False).
 	NoBias bool
-	// TieWeights makes lm_head use transformer.wte.weight (nanoGPT and
-	// GPT-2 do); lm_head.weight is then not a separate parameter.
-	TieWeights bool
+	// UntieWeights gives lm_head a weight of its own, lm_head.weight;
+	// by default lm_head uses transformer.wte.weight, as nanoGPT and GPT-2
+	// do.
+	UntieWeights bool
 	// Hidden is the MLP width; 0 means 4·Dim, or GatedHidden(4·Dim) with
 	// a Gate.
 	Hidden int
@@ -46,8 +48,8 @@ type GPTConfig struct {
 	// Recompute keeps only each block's input during the forward pass and
 	// runs the block again in the backward pass (activation recomputation,
 	// nn.Stack): the same values and gradients, bit for bit, in much less
-	// memory for one more forward pass per block. Training with the tape
-	// machine (graph.Compile) only; no second derivatives.
+	// memory for one more forward pass per block. First derivatives only
+	// (a machine from graph.Compile; no graph.CheckGradGrad).
 	Recompute bool
 	// PyTorchInit keeps PyTorch's per-layer default inits instead of
 	// nanoGPT's (N(0, 0.02) for Linear and Embedding weights, zero
@@ -57,8 +59,18 @@ type GPTConfig struct {
 
 // GPT is nanoGPT's model with its state_dict names: transformer.wte,
 // transformer.wpe, transformer.h.<i>.{ln_1, attn.c_attn, attn.c_proj,
-// ln_2, mlp.c_fc, mlp.c_proj}, transformer.ln_f, lm_head.
+// ln_2, mlp.c_fc, mlp.c_proj}, transformer.ln_f, lm_head, under the prefix
+// Name ("" for nanoGPT's names at the root).
+//
+// Its state dict (StateDict, train.SaveWeights) is nanoGPT's: with a tied
+// head it holds lm_head.weight, a copy of transformer.wte.weight, as
+// PyTorch's state_dict() does; with the CausalMaskBuffers option also the
+// transformer.h.<i>.attn.bias masks nanoGPT registers on torch < 2.
+// Reading one (CheckStateDict, train.LoadWeights) accepts those two kinds
+// of extra keys only when they hold what nanoGPT would: the copy equal to
+// transformer.wte.weight, the masks ones on and below the diagonal.
 type GPT struct {
+	Name     string
 	Config   GPTConfig
 	WTE, WPE *G.Node // token (VocabSize × Dim) and position (BlockSize × Dim) tables
 	Blocks   []*Block
@@ -72,30 +84,31 @@ type GPT struct {
 	blockCfg BlockConfig
 }
 
-func (m *GPT) blockName(i int) string { return fmt.Sprintf("transformer.h.%d", i) }
+func (m *GPT) blockName(i int) string { return join(m.Name, fmt.Sprintf("transformer.h.%d", i)) }
 
-// NewGPT adds the model's parameters to g (names as in nanoGPT, with no
-// prefix).
-func NewGPT(g *graph.Graph, cfg GPTConfig) (*GPT, error) {
+// NewGPT adds the model's parameters to g under name: "" gives nanoGPT's
+// names ("transformer.wte.weight"), "teacher" gives
+// "teacher.transformer.wte.weight", so any number of GPTs share a graph.
+func NewGPT(g *graph.Graph, name string, cfg GPTConfig) (*GPT, error) {
 	if cfg.BlockSize <= 0 || cfg.VocabSize <= 0 || cfg.Layers <= 0 || cfg.Dim <= 0 || cfg.Heads <= 0 {
-		return nil, fmt.Errorf("nn.GPT: BlockSize = %d, VocabSize = %d, Layers = %d, Dim = %d, Heads = %d, want all > 0", cfg.BlockSize, cfg.VocabSize, cfg.Layers, cfg.Dim, cfg.Heads)
+		return nil, fmt.Errorf("nn.GPT %q: BlockSize = %d, VocabSize = %d, Layers = %d, Dim = %d, Heads = %d, want all > 0", name, cfg.BlockSize, cfg.VocabSize, cfg.Layers, cfg.Dim, cfg.Heads)
 	}
 	if cfg.Dim%cfg.Heads != 0 {
-		return nil, fmt.Errorf("nn.GPT: %d heads do not divide Dim = %d", cfg.Heads, cfg.Dim)
+		return nil, fmt.Errorf("nn.GPT %q: %d heads do not divide Dim = %d", name, cfg.Heads, cfg.Dim)
 	}
-	m := &GPT{Config: cfg, g: g}
+	m := &GPT{Name: name, Config: cfg, g: g}
 	emb, weight, proj := graph.Normal(0, 1), graph.Init(nil), graph.Init(nil)
 	if !cfg.PyTorchInit {
 		emb, weight, proj = graph.Normal(0, 0.02), graph.Normal(0, 0.02), graph.Normal(0, 0.02/math.Sqrt(2*float64(cfg.Layers)))
 	}
 	var err error
-	if m.WTE, err = g.Param("transformer.wte.weight", emb, cfg.VocabSize, cfg.Dim); err != nil {
+	if m.WTE, err = g.Param(join(name, "transformer.wte.weight"), emb, cfg.VocabSize, cfg.Dim); err != nil {
 		return nil, fmt.Errorf("nn.GPT: %w", err)
 	}
-	if m.WPE, err = g.Param("transformer.wpe.weight", emb, cfg.BlockSize, cfg.Dim); err != nil {
+	if m.WPE, err = g.Param(join(name, "transformer.wpe.weight"), emb, cfg.BlockSize, cfg.Dim); err != nil {
 		return nil, fmt.Errorf("nn.GPT: %w", err)
 	}
-	if m.Drop, err = NewDropout(g, "transformer.drop", cfg.Dropout); err != nil {
+	if m.Drop, err = NewDropout(g, join(name, "transformer.drop"), cfg.Dropout); err != nil {
 		return nil, fmt.Errorf("nn.GPT: %w", err)
 	}
 	m.blockCfg = BlockConfig{
@@ -110,17 +123,17 @@ func NewGPT(g *graph.Graph, cfg GPTConfig) (*GPT, error) {
 		}
 		m.Blocks = append(m.Blocks, b)
 	}
-	if m.LNF, err = NewLayerNorm(g, "transformer.ln_f", cfg.Dim, Eps(orDefaultEps(cfg.Eps))); err != nil {
+	if m.LNF, err = NewLayerNorm(g, join(name, "transformer.ln_f"), cfg.Dim, lnOpts(orDefaultEps(cfg.Eps), cfg.NoBias)...); err != nil {
 		return nil, fmt.Errorf("nn.GPT: %w", err)
 	}
 	m.Head = m.WTE
-	if !cfg.TieWeights {
+	if cfg.UntieWeights {
 		headInit := weight
 		if headInit == nil {
 			bound := 1 / math.Sqrt(float64(cfg.Dim))
 			headInit = graph.Uniform(-bound, bound)
 		}
-		if m.Head, err = g.Param("lm_head.weight", headInit, cfg.VocabSize, cfg.Dim); err != nil {
+		if m.Head, err = g.Param(join(name, "lm_head.weight"), headInit, cfg.VocabSize, cfg.Dim); err != nil {
 			return nil, fmt.Errorf("nn.GPT: %w", err)
 		}
 	}
@@ -132,6 +145,9 @@ func NewGPT(g *graph.Graph, cfg GPTConfig) (*GPT, error) {
 // prediction for the token after ids[b, t]. An id outside [0, VocabSize)
 // is an error when the graph runs.
 func (m *GPT) Forward(ids *G.Node) (*G.Node, error) {
+	if err := m.check(); err != nil {
+		return nil, err
+	}
 	x, batch, err := m.Embed(ids)
 	if err != nil {
 		return nil, err
@@ -146,7 +162,7 @@ func (m *GPT) Forward(ids *G.Node) (*G.Node, error) {
 			if err != nil {
 				return nil, err
 			}
-			return b.Forward(x, batch, nil)
+			return b.forward(x, batch, nil)
 		})
 		if err != nil {
 			return nil, fmt.Errorf("nn.GPT: %w", err)
@@ -154,7 +170,7 @@ func (m *GPT) Forward(ids *G.Node) (*G.Node, error) {
 		return m.Logits(x)
 	}
 	for _, b := range m.Blocks {
-		if x, err = b.Forward(x, batch, nil); err != nil {
+		if x, err = b.forward(x, batch, nil); err != nil {
 			return nil, fmt.Errorf("nn.GPT: %w", err)
 		}
 	}
@@ -164,6 +180,9 @@ func (m *GPT) Forward(ids *G.Node) (*G.Node, error) {
 // Embed returns the block input x = Drop(wte[ids] + wpe[t]) as a
 // (batch·T × Dim) matrix, and batch.
 func (m *GPT) Embed(ids *G.Node) (x *G.Node, batch int, err error) {
+	if err := m.check(); err != nil {
+		return nil, 0, err
+	}
 	if ids == nil || ids.Dims() != 2 {
 		return nil, 0, fmt.Errorf("nn.GPT: ids have shape %v, want (batch, T)", shapeOf(ids))
 	}
@@ -179,7 +198,7 @@ func (m *GPT) Embed(ids *G.Node) (x *G.Node, batch int, err error) {
 	if err != nil {
 		return nil, 0, fmt.Errorf("nn.GPT: token ids: %w", err)
 	}
-	pos, err := positionEmbedding(m.g, m.WPE, "transformer.wpe.ids", batch, t)
+	pos, err := positionEmbedding(m.g, m.WPE, join(m.Name, "transformer.wpe.ids"), batch, t)
 	if err != nil {
 		return nil, 0, fmt.Errorf("nn.GPT: %w", err)
 	}
@@ -194,6 +213,9 @@ func (m *GPT) Embed(ids *G.Node) (x *G.Node, batch int, err error) {
 
 // Logits applies ln_f and lm_head to the last block's output.
 func (m *GPT) Logits(x *G.Node) (*G.Node, error) {
+	if err := m.check(); err != nil {
+		return nil, err
+	}
 	x, err := m.LNF.Forward(x)
 	if err != nil {
 		return nil, fmt.Errorf("nn.GPT: %w", err)
@@ -238,7 +260,10 @@ func positionEmbedding(g *graph.Graph, table *G.Node, name string, batch, t int)
 			d[i] = float64(i % t)
 		}
 	}
-	n := G.NewTensor(g.ExprGraph(), table.Dtype(), 2, G.WithShape(batch*t, 1), G.WithName(fmt.Sprintf("%s(%d×%d)", name, batch, t)), G.WithValue(ids))
+	n, err := constant(g, fmt.Sprintf("%s(%d×%d)", name, batch, t), ids)
+	if err != nil {
+		return nil, err
+	}
 	return fused.Embedding(n, table)
 }
 
@@ -273,7 +298,7 @@ func (m *GPT) NextTokenUncached() (func(tokens []int) ([]float64, error), error)
 	if err != nil {
 		return nil, err
 	}
-	inf, err := NewGPT(g, cfg)
+	inf, err := NewGPT(g, m.Name, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -355,4 +380,133 @@ func castID(dt tensor.Dtype, v int) any {
 		return float32(v)
 	}
 	return float64(v)
+}
+
+func (m *GPT) check() error {
+	if m == nil || m.g == nil || m.WTE == nil || m.WPE == nil || m.LNF == nil || m.Head == nil || len(m.Blocks) != m.Config.Layers {
+		return fmt.Errorf("nn.GPT: nil or unbuilt GPT, want one made by nn.NewGPT")
+	}
+	return nil
+}
+
+// Parameters returns the parameters in nanoGPT's order: wte, wpe, the
+// blocks, ln_f and, when untied, lm_head.
+func (m *GPT) Parameters() []*G.Node {
+	if m == nil {
+		return nil
+	}
+	parts := []any{m.WTE, m.WPE}
+	for _, b := range m.Blocks {
+		parts = append(parts, b)
+	}
+	return params(append(parts, m.LNF, m.Head)...)
+}
+
+// Prefix returns Name, the prefix of the parameters' names.
+func (m *GPT) Prefix() string {
+	if m == nil {
+		return ""
+	}
+	return m.Name
+}
+
+// Args returns nanoGPT's model_args (block_size, vocab_size, n_layer,
+// n_head, n_embd, bias) and the fields this project adds that change the
+// function: hidden, the activation or gate, post_ln and eps. Dropout,
+// Recompute and PyTorchInit change training, not the function, and are
+// left out, as nanoGPT lets dropout differ on resume; whether the head is
+// tied is told by the weights themselves.
+func (m *GPT) Args() map[string]string {
+	if m == nil {
+		return nil
+	}
+	c := m.Config
+	hidden := c.Hidden
+	if len(m.Blocks) > 0 {
+		hidden = m.Blocks[0].Config.Hidden
+	}
+	a := map[string]string{"block_size": itoa(c.BlockSize), "vocab_size": itoa(c.VocabSize), "n_layer": itoa(c.Layers),
+		"n_head": itoa(c.Heads), "n_embd": itoa(c.Dim), "bias": btoa(!c.NoBias), "hidden": itoa(hidden),
+		"post_ln": btoa(c.PostLN), "eps": ftoa(orDefaultEps(c.Eps))}
+	addMLPKind(a, c.Activation, c.Gate)
+	return a
+}
+
+// The names of the extra entries of nanoGPT's state dict.
+const (
+	wteName  = "transformer.wte.weight"
+	headName = "lm_head.weight"
+)
+
+func maskName(i int) string { return fmt.Sprintf("transformer.h.%d.attn.bias", i) }
+
+// stateDict returns nanoGPT's state dict from the parameters' entries:
+// with the masks (if asked) before each block's attn.c_attn, as PyTorch
+// orders a module's buffers before its children, and the tied
+// lm_head.weight last.
+func (m *GPT) stateDict(ps []graph.NamedTensor, c stateDictConfig) ([]graph.NamedTensor, error) {
+	out := make([]graph.NamedTensor, 0, len(ps)+m.Config.Layers+1)
+	var mask *tensor.Dense
+	if c.masks {
+		var err error
+		if mask, err = causalMask(m.g.Dtype(), m.Config.BlockSize); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range ps {
+		if mask != nil && strings.HasSuffix(p.Name, ".attn.c_attn.weight") {
+			block := strings.TrimSuffix(p.Name, ".c_attn.weight")
+			out = append(out, graph.NamedTensor{Name: block + ".bias", Value: mask})
+		}
+		out = append(out, p)
+	}
+	if !m.Config.UntieWeights {
+		out = append(out, graph.NamedTensor{Name: headName, Value: m.WTE.Value().(*tensor.Dense)})
+	}
+	return out, nil
+}
+
+// acceptExtra accepts the tied head's copy, equal to sd's
+// transformer.wte.weight, and nanoGPT's causal masks.
+func (m *GPT) acceptExtra(name string, v *tensor.Dense, sd map[string]*tensor.Dense) error {
+	if name == headName && !m.Config.UntieWeights {
+		wte, ok := sd[wteName]
+		if !ok {
+			return fmt.Errorf("the tied copy of %s, which is missing", wteName)
+		}
+		if i, a, b, same := equalValues(v, wte); !same {
+			return fmt.Errorf("differs from %s (element %d: %v, %v), so the head is untied; set GPTConfig.UntieWeights to load it", wteName, i, a, b)
+		}
+		return nil
+	}
+	for i := range m.Config.Layers {
+		if name != maskName(i) {
+			continue
+		}
+		bs := m.Config.BlockSize
+		want, err := causalMask(tensor.Float64, bs)
+		if err != nil {
+			return err
+		}
+		if !graph.SameShape(v.Shape(), want.Shape()) {
+			return fmt.Errorf("a causal mask of shape %v, want (1, 1, %d, %d) (BlockSize %d)", v.Shape(), bs, bs, bs)
+		}
+		if i, a, b, same := equalValues(v, want); !same {
+			return fmt.Errorf("not the causal mask: element %d (row %d, column %d) is %v, want %v", i, i/bs, i%bs, a, b)
+		}
+		return nil
+	}
+	return fmt.Errorf("not in this GPT's state dict")
+}
+
+// causalMask is nanoGPT's attn.bias buffer: torch.tril(torch.ones(bs, bs))
+// viewed as (1, 1, bs, bs).
+func causalMask(dt tensor.Dtype, bs int) (*tensor.Dense, error) {
+	v := make([]float64, bs*bs)
+	for r := range bs {
+		for c := 0; c <= r; c++ {
+			v[r*bs+c] = 1
+		}
+	}
+	return graph.FromFloat64s(dt, v, 1, 1, bs, bs)
 }

@@ -19,7 +19,7 @@ func gptLoss(tb testing.TB, dt tensor.Dtype, seed uint64, cfg nn.GPTConfig, batc
 	if err != nil {
 		tb.Fatal(err)
 	}
-	m, err := nn.NewGPT(g, cfg)
+	m, err := nn.NewGPT(g, "", cfg)
 	if err != nil {
 		tb.Fatal(err)
 	}

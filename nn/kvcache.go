@@ -20,7 +20,6 @@ import (
 	"slices"
 
 	"github.com/geluproject/gelu/graph"
-	"github.com/geluproject/gelu/ops/activation"
 	"github.com/geluproject/gelu/ops/fused"
 	"github.com/geluproject/gelu/ops/gemm"
 	G "gorgonia.org/gorgonia"
@@ -32,31 +31,29 @@ import (
 // the model's parameter tensors at every call (it copies no weights), and
 // it starts again from the whole window when the context is not the
 // previous one extended, when the window slides (the context is longer
-// than BlockSize), or when a LayerNorm parameter or a bias has changed
-// since the cached rows were computed (as after an optimizer step or a
-// loaded checkpoint). After editing other weights by hand, call Reset.
+// than BlockSize), or when graph.ParamsVersion has changed since the
+// cached rows were computed: optimizer steps, train.LoadWeights and
+// graph.SetFloat64s mark parameters changed. After writing into a
+// parameter tensor by hand, or binding another tensor to a parameter
+// node, call graph.MarkParamsChanged (or Reset).
 // A KVCache is for one goroutine at a time.
 type KVCache struct {
 	m      *GPT
 	ids    []int     // the tokens at positions 0, 1, … of the cached window
 	logits []float64 // the next-token logits after ids
-	s32    *kvState[float32]
-	s64    *kvState[float64]
+	// version is graph.ParamsVersion when the cached rows were computed.
+	version uint64
+	s32     *kvState[float32]
+	s64     *kvState[float64]
 }
 
 // NewKVCache returns an empty cache for m (inference: no dropout).
 func (m *GPT) NewKVCache() (*KVCache, error) {
-	if m == nil || m.g == nil || m.WTE == nil {
-		return nil, fmt.Errorf("nn.KVCache: nil or unbuilt GPT, want one made by nn.NewGPT")
+	if err := m.check(); err != nil {
+		return nil, fmt.Errorf("nn.KVCache: %w", err)
 	}
 	cfg := m.Config
-	hidden := cfg.Hidden
-	if hidden == 0 {
-		hidden = 4 * cfg.Dim
-		if !cfg.Gate.IsZero() {
-			hidden = GatedHidden(hidden)
-		}
-	}
+	hidden := m.Blocks[0].MLP.Config.Hidden
 	c := &KVCache{m: m}
 	switch m.g.Dtype() {
 	case tensor.Float32:
@@ -114,14 +111,14 @@ type kvState[T graph.Float] struct {
 	x, h, qkv, att, tmp, ff, up, s []T   // scratch for up to BlockSize rows
 	logits                         []T
 	w                              gptWeights[T]
-	fp, seen                       [][]T // the LayerNorm parameters and biases now and when the cache was computed
+	zeros                          []T // β of a LayerNorm without bias, as the graph's constant
 }
 
 func newKVState[T graph.Float](cfg GPTConfig, hidden int) *kvState[T] {
 	t, d := cfg.BlockSize, cfg.Dim
 	s := &kvState[T]{cfg: cfg, hidden: hidden,
 		x: make([]T, t*d), h: make([]T, t*d), qkv: make([]T, t*3*d), att: make([]T, t*d), tmp: make([]T, t*d),
-		ff: make([]T, t*hidden), s: make([]T, t*t), logits: make([]T, cfg.VocabSize)}
+		ff: make([]T, t*hidden), s: make([]T, t*t), logits: make([]T, cfg.VocabSize), zeros: make([]T, d)}
 	if !cfg.Gate.IsZero() {
 		s.up = make([]T, t*hidden)
 	}
@@ -139,12 +136,13 @@ type gptWeights[T graph.Float] struct {
 }
 
 type blockWeights[T graph.Float] struct {
-	ln1W, ln1B, attnW, attnB, projW, projB     []T
-	ln2W, ln2B, fcW, fcB, upW, upB, outW, outB []T
+	ln1W, ln1B, attnW, attnB, projW, projB, ln2W, ln2B []T
+	mlp                                                mlpWeights[T]
 }
 
-// readWeights sets w to m's parameters, checking every shape.
-func readWeights[T graph.Float](w *gptWeights[T], m *GPT, hidden int) (err error) {
+// readWeights sets w to m's parameters, checking every shape; a
+// LayerNorm without bias gets zeros for β, as in the graph.
+func readWeights[T graph.Float](w *gptWeights[T], m *GPT, hidden int, zeros []T) (err error) {
 	cfg := m.Config
 	d, v := cfg.Dim, cfg.VocabSize
 	get := func(n *G.Node, optional bool, shape ...int) []T {
@@ -159,19 +157,26 @@ func readWeights[T graph.Float](w *gptWeights[T], m *GPT, hidden int) (err error
 	if m.LNF == nil || len(m.Blocks) != cfg.Layers {
 		return fmt.Errorf("nn.KVCache: the GPT has %d blocks and ln_f %v, want %d blocks and ln_f", len(m.Blocks), m.LNF != nil, cfg.Layers)
 	}
-	w.lnfW, w.lnfB = get(m.LNF.Weight, true, d), get(m.LNF.Bias, true, d)
+	lnBias := func(ln *LayerNorm) []T {
+		if ln.Bias == nil && ln.Weight != nil {
+			return zeros
+		}
+		return get(ln.Bias, true, d)
+	}
+	w.lnfW, w.lnfB = get(m.LNF.Weight, true, d), lnBias(m.LNF)
 	w.blocks = w.blocks[:0]
 	for _, b := range m.Blocks {
 		var bw blockWeights[T]
-		bw.ln1W, bw.ln1B = get(b.LN1.Weight, true, d), get(b.LN1.Bias, true, d)
-		bw.ln2W, bw.ln2B = get(b.LN2.Weight, true, d), get(b.LN2.Bias, true, d)
+		bw.ln1W, bw.ln1B = get(b.LN1.Weight, true, d), lnBias(b.LN1)
+		bw.ln2W, bw.ln2B = get(b.LN2.Weight, true, d), lnBias(b.LN2)
 		bw.attnW, bw.attnB = get(b.Attn.CAttn.Weight, false, 3*d, d), get(b.Attn.CAttn.Bias, true, 3*d)
 		bw.projW, bw.projB = get(b.Attn.CProj.Weight, false, d, d), get(b.Attn.CProj.Bias, true, d)
-		bw.fcW, bw.fcB = get(b.MLP.CFC.Weight, false, hidden, d), get(b.MLP.CFC.Bias, true, hidden)
+		mw := &bw.mlp
+		mw.fcW, mw.fcB = get(b.MLP.CFC.Weight, false, hidden, d), get(b.MLP.CFC.Bias, true, hidden)
 		if b.MLP.CUp != nil {
-			bw.upW, bw.upB = get(b.MLP.CUp.Weight, false, hidden, d), get(b.MLP.CUp.Bias, true, hidden)
+			mw.upW, mw.upB = get(b.MLP.CUp.Weight, false, hidden, d), get(b.MLP.CUp.Bias, true, hidden)
 		}
-		bw.outW, bw.outB = get(b.MLP.CProj.Weight, false, d, hidden), get(b.MLP.CProj.Bias, true, d)
+		mw.outW, mw.outB = get(b.MLP.CProj.Weight, false, d, hidden), get(b.MLP.CProj.Bias, true, d)
 		w.blocks = append(w.blocks, bw)
 	}
 	return err
@@ -196,36 +201,15 @@ func paramData[T graph.Float](n *G.Node, optional bool, shape ...int) ([]T, erro
 	return x, nil
 }
 
-// unchanged reports whether every LayerNorm parameter and bias equals the
-// one the cache was computed with (bit for bit: a NaN counts as changed),
-// and records them.
-func (s *kvState[T]) unchanged() bool {
-	w := &s.w
-	f := append(s.fp[:0], w.lnfW, w.lnfB)
-	for _, b := range w.blocks {
-		f = append(f, b.ln1W, b.ln1B, b.ln2W, b.ln2B, b.attnB, b.projB, b.fcB, b.upB, b.outB)
-	}
-	s.fp = f
-	same := len(s.seen) == len(f)
-	for i := 0; same && i < len(f); i++ {
-		same = slices.Equal(s.seen[i], f[i])
-	}
-	if !same {
-		s.seen = s.seen[:0]
-		for _, x := range f {
-			s.seen = append(s.seen, slices.Clone(x))
-		}
-	}
-	return same
-}
-
 // next brings the cache to ctx (at most BlockSize valid ids) and sets
 // c.ids and c.logits.
 func (s *kvState[T]) next(c *KVCache, ctx []int) error {
-	if err := readWeights(&s.w, c.m, s.hidden); err != nil {
+	if err := readWeights(&s.w, c.m, s.hidden, s.zeros); err != nil {
 		return err
 	}
-	fresh := s.unchanged()
+	version := graph.ParamsVersion()
+	fresh := version == c.version
+	c.version = version
 	p0 := len(c.ids)
 	if !fresh || p0 > len(ctx) || !slices.Equal(c.ids, ctx[:p0]) {
 		p0 = 0
@@ -234,7 +218,7 @@ func (s *kvState[T]) next(c *KVCache, ctx []int) error {
 		return nil // the same context again: c.logits holds its answer
 	}
 	c.ids = append(c.ids[:p0], ctx[p0:]...)
-	if err := s.forward(&s.w, ctx[p0:], p0); err != nil {
+	if err := s.forward(&s.w, c.m.Blocks, ctx[p0:], p0); err != nil {
 		return err
 	}
 	if cap(c.logits) < len(s.logits) {
@@ -250,7 +234,7 @@ func (s *kvState[T]) next(c *KVCache, ctx []int) error {
 // forward runs the new tokens at positions p0, p0+1, … through the model,
 // appending their keys and values, and leaves the last one's logits in
 // s.logits.
-func (s *kvState[T]) forward(w *gptWeights[T], ids []int, p0 int) (err error) {
+func (s *kvState[T]) forward(w *gptWeights[T], blocks []*Block, ids []int, p0 int) (err error) {
 	d, k := s.cfg.Dim, len(ids)
 	x := s.x[:k*d]
 	for r, id := range ids {
@@ -263,7 +247,7 @@ func (s *kvState[T]) forward(w *gptWeights[T], ids []int, p0 int) (err error) {
 		// In the last block only the last row matters after its keys and
 		// values are cached.
 		last := i == len(w.blocks)-1
-		if x, err = s.block(&w.blocks[i], s.keys[i], s.values[i], x, p0, k, last); err != nil {
+		if x, err = s.block(&w.blocks[i], blocks[i].MLP, s.keys[i], s.values[i], x, p0, k, last); err != nil {
 			return err
 		}
 		if last {
@@ -286,7 +270,7 @@ func (s *kvState[T]) eps() float64 {
 // block applies one Transformer block to the k rows x (positions p0 …
 // p0+k−1) and returns its output rows: all k, or with onlyLast the last
 // one (the keys and values of all k are cached either way).
-func (s *kvState[T]) block(b *blockWeights[T], keys, values, x []T, p0, k int, onlyLast bool) ([]T, error) {
+func (s *kvState[T]) block(b *blockWeights[T], mlp *MLPBlock, keys, values, x []T, p0, k int, onlyLast bool) ([]T, error) {
 	d, eps := s.cfg.Dim, s.eps()
 	post := s.cfg.PostLN
 	h := x
@@ -315,25 +299,13 @@ func (s *kvState[T]) block(b *blockWeights[T], keys, values, x []T, p0, k int, o
 		h = s.h[:k*d]
 		layerNorm(h, x, b.ln2W, b.ln2B, d, eps)
 	}
-	ff := s.ff[:k*s.hidden]
-	linear(ff, h, b.fcW, b.fcB, k, s.hidden, d)
-	if b.upW == nil {
-		if err := activation.Forward(orDefault(s.cfg.Activation), ff, ff); err != nil {
-			return nil, fmt.Errorf("nn.KVCache: %w", err)
-		}
-	} else {
-		up := s.up[:k*s.hidden]
-		linear(up, h, b.upW, b.upB, k, s.hidden, d)
-		if g := s.cfg.Gate; g.sigmoid {
-			sigmoid(ff)
-		} else if err := activation.Forward(g.act, ff, ff); err != nil {
-			return nil, fmt.Errorf("nn.KVCache: gate: %w", err)
-		}
-		for j := range ff {
-			ff[j] *= up[j]
-		}
+	var up []T
+	if s.up != nil {
+		up = s.up[:k*s.hidden]
 	}
-	linear(out, ff, b.outW, b.outB, k, d, s.hidden)
+	if err := mlpRows(mlp, &b.mlp, out, h, s.ff[:k*s.hidden], up, k); err != nil {
+		return nil, fmt.Errorf("nn.KVCache: %w", err)
+	}
 	return s.residual(x, out, b.ln2W, b.ln2B, k), nil
 }
 

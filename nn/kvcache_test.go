@@ -3,6 +3,7 @@ package nn_test
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +12,8 @@ import (
 	"github.com/geluproject/gelu/graph/rng"
 	"github.com/geluproject/gelu/nn"
 	"github.com/geluproject/gelu/ops/activation"
+	"github.com/geluproject/gelu/optim"
+	"github.com/geluproject/gelu/train"
 	"gorgonia.org/tensor"
 )
 
@@ -21,20 +24,20 @@ var kvVariants = []struct {
 	name string
 	cfg  nn.GPTConfig
 }{
-	{"gelu", nn.GPTConfig{}},
-	{"relu-tied", nn.GPTConfig{Activation: activation.ReLU, TieWeights: true}},
-	{"gelu_tanh-nobias", nn.GPTConfig{Activation: activation.GELUTanh, NoBias: true}},
-	{"silu-hidden", nn.GPTConfig{Activation: activation.SiLU, Hidden: 10}},
-	{"elu", nn.GPTConfig{Activation: activation.ELUAlpha(0.7)}},
-	{"sigmoid-gated", nn.GPTConfig{Activation: activation.SigmoidGated(1.5), Eps: 1e-3}},
-	{"glu", nn.GPTConfig{Gate: nn.GLU}},
-	{"geglu-tied", nn.GPTConfig{Gate: nn.GEGLU, TieWeights: true}},
-	{"geglu_tanh-nobias", nn.GPTConfig{Gate: nn.GEGLUTanh, NoBias: true}},
-	{"swiglu", nn.GPTConfig{Gate: nn.SwiGLU}},
-	{"reglu", nn.GPTConfig{Gate: nn.ReGLU}},
-	{"softplus-glu", nn.GPTConfig{Gate: nn.GateOf(activation.Softplus)}},
-	{"postln", nn.GPTConfig{PostLN: true}},
-	{"postln-swiglu-tied", nn.GPTConfig{PostLN: true, Gate: nn.SwiGLU, TieWeights: true}},
+	{"gelu", nn.GPTConfig{UntieWeights: true}},
+	{"relu-tied", nn.GPTConfig{Activation: activation.ReLU}},
+	{"gelu_tanh-nobias", nn.GPTConfig{Activation: activation.GELUTanh, NoBias: true, UntieWeights: true}},
+	{"silu-hidden", nn.GPTConfig{Activation: activation.SiLU, Hidden: 10, UntieWeights: true}},
+	{"elu", nn.GPTConfig{Activation: activation.ELUAlpha(0.7), UntieWeights: true}},
+	{"sigmoid-gated", nn.GPTConfig{Activation: activation.SigmoidGated(1.5), Eps: 1e-3, UntieWeights: true}},
+	{"glu", nn.GPTConfig{Gate: nn.GLU, UntieWeights: true}},
+	{"geglu-tied", nn.GPTConfig{Gate: nn.GEGLU}},
+	{"geglu_tanh-nobias", nn.GPTConfig{Gate: nn.GEGLUTanh, NoBias: true, UntieWeights: true}},
+	{"swiglu", nn.GPTConfig{Gate: nn.SwiGLU, UntieWeights: true}},
+	{"reglu", nn.GPTConfig{Gate: nn.ReGLU, UntieWeights: true}},
+	{"softplus-glu", nn.GPTConfig{Gate: nn.GateOf(activation.Softplus), UntieWeights: true}},
+	{"postln", nn.GPTConfig{PostLN: true, UntieWeights: true}},
+	{"postln-swiglu-tied", nn.GPTConfig{PostLN: true, Gate: nn.SwiGLU}},
 }
 
 // kvModel is a GPT with every parameter drawn from N(0, 0.5²) (LayerNorm
@@ -46,7 +49,7 @@ func kvModel(t testing.TB, dt tensor.Dtype, cfg nn.GPTConfig, seed uint64) (*gra
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := nn.NewGPT(g, cfg)
+	m, err := nn.NewGPT(g, "", cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,11 +266,11 @@ func TestKVCacheGenerateSameTokens(t *testing.T) {
 }
 
 // The cache starts again from the whole window when the context is not the
-// previous one extended, when a LayerNorm parameter or bias changed, and
-// after Reset; asking for the same context twice gives the same logits
+// previous one extended, when parameters are marked changed, and after
+// Reset; asking for the same context twice gives the same logits
 // in a new slice.
 func TestKVCacheStartsAgain(t *testing.T) {
-	g, m := kvModel(t, tensor.Float64, nn.GPTConfig{Gate: nn.SwiGLU}, 5)
+	g, m := kvModel(t, tensor.Float64, nn.GPTConfig{Gate: nn.SwiGLU, UntieWeights: true}, 5)
 	full := graphForward(t, g, m)
 	c, err := m.NewKVCache()
 	if err != nil {
@@ -297,6 +300,7 @@ func TestKVCacheStartsAgain(t *testing.T) {
 
 	ln, _ := g.Lookup("transformer.h.0.ln_1.bias") // the cached keys and values depend on it
 	ln.Value().(*tensor.Dense).Float64s()[3] += 0.25
+	graph.MarkParamsChanged()
 	check("extended after ln_1 changed", append(a[:5:5], 6), 6)
 
 	w, _ := g.Lookup("transformer.h.0.attn.c_attn.weight")
@@ -329,7 +333,7 @@ func TestKVCacheErrors(t *testing.T) {
 		t.Error("a nil cache returned logits")
 	}
 
-	g, m := kvModel(t, tensor.Float64, nn.GPTConfig{}, 6)
+	g, m := kvModel(t, tensor.Float64, nn.GPTConfig{UntieWeights: true}, 6)
 	full := graphForward(t, g, m)
 	next, err := m.NextToken()
 	if err != nil {
@@ -361,5 +365,75 @@ func TestKVCacheErrors(t *testing.T) {
 	s, _ := nn.NewSampler(nn.SampleConfig{Temperature: 1})
 	if _, err := nn.Generate(next, nil, 3, s); err == nil || !strings.Contains(err.Error(), "empty context") {
 		t.Errorf("Generate from an empty prompt: %v, want an empty-context error", err)
+	}
+}
+
+// The cache sees weights that change without any LayerNorm parameter or
+// bias changing: untrained GPTs (γ = 1, β = 0, biases 0, nanoGPT's init)
+// differ only in their weight matrices, and after train.LoadWeights of
+// another one, Next returns the loaded model's logits for the context it
+// has cached; so it does after an optimizer step. Both write through
+// graph.MarkParamsChanged.
+func TestKVCacheSeesLoadedWeightsAndOptimizerSteps(t *testing.T) {
+	cfg := nn.GPTConfig{BlockSize: 6, VocabSize: 7, Layers: 2, Heads: 2, Dim: 8}
+	build := func(seed uint64) (*graph.Graph, *nn.GPT) {
+		g, _ := graph.New(tensor.Float64, seed)
+		m, err := nn.NewGPT(g, "", cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g, m
+	}
+	ga, a := build(1)
+	gb, b := build(2)
+	ctx := []int{1, 2, 3, 4}
+	next, err := a.NextToken()
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := next(ctx)
+	want := graphForward(t, gb, b)(ctx)
+	if e := relErr(before, want); !(e > 1e-3) {
+		t.Fatalf("the two models' logits differ by %.3g only: the test cannot tell them apart", e)
+	}
+	path := filepath.Join(t.TempDir(), "b.safetensors")
+	if err := train.SaveWeights(path, b); err != nil {
+		t.Fatal(err)
+	}
+	if err := train.LoadWeights(path, a); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := next(ctx)
+	if e := relErr(got, want); !(e <= 1e-12) {
+		t.Errorf("after LoadWeights: relative error %.3g from the loaded model's logits, want ≤ 1e-12", e)
+	}
+
+	ids, _ := ga.Input("train.ids", 1, 4)
+	targets, _ := ga.Input("train.targets", 1, 4)
+	_, loss, err := a.Loss(ids, targets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mc, err := ga.Compile(loss)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mc.Set(ids, denseOf(tensor.Float64, []float64{1, 2, 3, 4}, 1, 4))
+	mc.Set(targets, denseOf(tensor.Float64, []float64{2, 3, 4, 5}, 1, 4))
+	if err := mc.Run(); err != nil {
+		t.Fatal(err)
+	}
+	grads, _ := mc.Grads()
+	params, err := nn.ParamTensors(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next(ctx) // cached before the step
+	if err := optim.NewAdamW(0.05).Step(params, grads); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = next(ctx)
+	if e := relErr(got, graphForward(t, ga, a)(ctx)); !(e <= 1e-12) {
+		t.Errorf("after an optimizer step: relative error %.3g from the model's logits, want ≤ 1e-12", e)
 	}
 }

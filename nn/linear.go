@@ -17,42 +17,24 @@ type Linear struct {
 	Weight, Bias *G.Node
 }
 
-// LinearOption changes how NewLinear builds the layer.
-type LinearOption func(*linearConfig)
-
-type linearConfig struct {
-	bias               bool
-	weightInit, biasIn graph.Init
-}
-
-// NoBias leaves out the bias (bias=False).
-func NoBias() LinearOption { return func(c *linearConfig) { c.bias = false } }
-
-// WeightInit replaces PyTorch's default weight initialization.
-func WeightInit(init graph.Init) LinearOption { return func(c *linearConfig) { c.weightInit = init } }
-
-// BiasInit replaces PyTorch's default bias initialization.
-func BiasInit(init graph.Init) LinearOption { return func(c *linearConfig) { c.biasIn = init } }
-
 // NewLinear adds the parameters "<name>.weight" (out×in) and "<name>.bias"
 // (out) to g. By default both are drawn from U(−1/√in, 1/√in), PyTorch's
-// default for nn.Linear.
-func NewLinear(g *graph.Graph, name string, in, out int, opts ...LinearOption) (*Linear, error) {
+// default for nn.Linear. Options: NoBias, WeightInit, BiasInit.
+func NewLinear(g *graph.Graph, name string, in, out int, opts ...Option) (*Linear, error) {
 	if in <= 0 || out <= 0 {
 		return nil, fmt.Errorf("nn.Linear %q: in = %d, out = %d, want both > 0", name, in, out)
 	}
 	bound := 1 / math.Sqrt(float64(in))
-	cfg := linearConfig{bias: true, weightInit: graph.Uniform(-bound, bound), biasIn: graph.Uniform(-bound, bound)}
-	for _, o := range opts {
-		o(&cfg)
+	o, err := applyOptions(options{layer: "Linear", bias: true, weightInit: graph.Uniform(-bound, bound), biasInit: graph.Uniform(-bound, bound)}, name, opts)
+	if err != nil {
+		return nil, err
 	}
 	l := &Linear{Name: name, In: in, Out: out}
-	var err error
-	if l.Weight, err = g.Param(join(name, "weight"), cfg.weightInit, out, in); err != nil {
+	if l.Weight, err = g.Param(join(name, "weight"), o.weightInit, out, in); err != nil {
 		return nil, fmt.Errorf("nn.Linear: %w", err)
 	}
-	if cfg.bias {
-		if l.Bias, err = g.Param(join(name, "bias"), cfg.biasIn, out); err != nil {
+	if o.bias {
+		if l.Bias, err = g.Param(join(name, "bias"), o.biasInit, out); err != nil {
 			return nil, fmt.Errorf("nn.Linear: %w", err)
 		}
 	}
@@ -61,6 +43,9 @@ func NewLinear(g *graph.Graph, name string, in, out int, opts ...LinearOption) (
 
 // Forward maps x (rows × In) to (rows × Out).
 func (l *Linear) Forward(x *G.Node) (*G.Node, error) {
+	if l == nil || l.Weight == nil {
+		return nil, fmt.Errorf("nn.Linear: not built, want one made by nn.NewLinear")
+	}
 	if x == nil {
 		return nil, fmt.Errorf("nn.Linear %q: input is nil", l.Name)
 	}
@@ -68,4 +53,28 @@ func (l *Linear) Forward(x *G.Node) (*G.Node, error) {
 		return nil, fmt.Errorf("nn.Linear %q: input %q has shape %v, want (rows, %d)", l.Name, x.Name(), x.Shape(), l.In)
 	}
 	return fused.Linear(x, l.Weight, l.Bias)
+}
+
+// Parameters returns Weight and, if present, Bias.
+func (l *Linear) Parameters() []*G.Node {
+	if l == nil {
+		return nil
+	}
+	return params(l.Weight, l.Bias)
+}
+
+// Prefix returns Name, the prefix of the parameters' names.
+func (l *Linear) Prefix() string {
+	if l == nil {
+		return ""
+	}
+	return l.Name
+}
+
+// Args returns in, out and bias.
+func (l *Linear) Args() map[string]string {
+	if l == nil {
+		return nil
+	}
+	return map[string]string{"in": itoa(l.In), "out": itoa(l.Out), "bias": btoa(l.Bias != nil)}
 }

@@ -2,6 +2,7 @@ package nn
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/ops/activation"
@@ -25,6 +26,7 @@ type MLPConfig struct {
 // MLP is Linear → act → dropout repeated over the hidden layers, then a
 // final Linear: parameters "<name>.layers.<i>.weight" and ".bias".
 type MLP struct {
+	Name   string // the prefix of the parameters' names
 	Config MLPConfig
 	Layers []*Linear
 	Drops  []*Dropout
@@ -42,14 +44,14 @@ func NewMLP(g *graph.Graph, name string, cfg MLPConfig) (*MLP, error) {
 	if err := cfg.Activation.Validate(); err != nil {
 		return nil, fmt.Errorf("nn.MLP %q: %w", name, err)
 	}
-	var opts []LinearOption
+	var opts []Option
 	if cfg.WeightInit != nil {
 		opts = append(opts, WeightInit(cfg.WeightInit))
 	}
 	if cfg.BiasInit != nil {
 		opts = append(opts, BiasInit(cfg.BiasInit))
 	}
-	m := &MLP{Config: cfg}
+	m := &MLP{Name: name, Config: cfg}
 	widths := append(append([]int{cfg.In}, cfg.Hidden...), cfg.Out)
 	for i := 0; i+1 < len(widths); i++ {
 		if widths[i+1] <= 0 {
@@ -74,6 +76,9 @@ func NewMLP(g *graph.Graph, name string, cfg MLPConfig) (*MLP, error) {
 // Forward maps x (rows × In) to logits (rows × Out) and records the hidden
 // pre-activations in m.Pre.
 func (m *MLP) Forward(x *G.Node) (*G.Node, error) {
+	if m == nil || len(m.Layers) == 0 || len(m.Drops) != len(m.Layers)-1 {
+		return nil, fmt.Errorf("nn.MLP: nil or unbuilt MLP, want one made by nn.NewMLP")
+	}
 	// A fresh slice: a caller may still hold the previous Forward's nodes.
 	m.Pre = make([]*G.Node, 0, len(m.Layers)-1)
 	h := x
@@ -94,4 +99,38 @@ func (m *MLP) Forward(x *G.Node) (*G.Node, error) {
 		}
 	}
 	return h, nil
+}
+
+// Parameters returns the Linears' parameters in order.
+func (m *MLP) Parameters() []*G.Node {
+	if m == nil {
+		return nil
+	}
+	parts := make([]any, len(m.Layers))
+	for i, l := range m.Layers {
+		parts[i] = l
+	}
+	return params(parts...)
+}
+
+// Prefix returns Name, the prefix of the parameters' names.
+func (m *MLP) Prefix() string {
+	if m == nil {
+		return ""
+	}
+	return m.Name
+}
+
+// Args returns in, hidden (the widths, comma-separated), out and the
+// activation (not Dropout, nor the inits).
+func (m *MLP) Args() map[string]string {
+	if m == nil {
+		return nil
+	}
+	w := make([]string, len(m.Config.Hidden))
+	for i, h := range m.Config.Hidden {
+		w[i] = itoa(h)
+	}
+	return map[string]string{"in": itoa(m.Config.In), "hidden": strings.Join(w, ","), "out": itoa(m.Config.Out),
+		"activation": orDefault(m.Config.Activation).Name()}
 }

@@ -416,7 +416,7 @@ func TestConstructorErrors(t *testing.T) {
 	for _, err := range []error{
 		second(nn.NewLinear(g, "l", 0, 3)),
 		second(nn.NewLayerNorm(g, "ln", 0)),
-		second(nn.NewFeedForward(g, "f", nn.FeedForwardConfig{Dim: 4})),
+		second(nn.NewFeedForward(g, "f", nn.FeedForwardConfig{Dim: 4, Hidden: -1})),
 		second(nn.NewFeedForward(g, "f", nn.FeedForwardConfig{Dim: 4, Hidden: 8, Activation: activation.SigmoidGated(-1)})),
 		second(nn.NewMLP(g, "m", nn.MLPConfig{In: 3, Hidden: []int{0}, Out: 2})),
 		second(nn.NewDropout(g, "d", 1.5)),

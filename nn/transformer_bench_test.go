@@ -17,7 +17,7 @@ import (
 
 func BenchmarkGPTTrainStep(b *testing.B) {
 	const batch, T = 16, 128
-	cfg := nn.GPTConfig{BlockSize: T, VocabSize: 256, Layers: 4, Heads: 8, Dim: 256, TieWeights: true}
+	cfg := nn.GPTConfig{BlockSize: T, VocabSize: 256, Layers: 4, Heads: 8, Dim: 256}
 	r := rng.New(1, "bench ids")
 	x, y := make([]float64, batch*T), make([]float64, batch*T)
 	for i := range x {

@@ -26,7 +26,7 @@ import (
 // 0.02·√128 ≈ 0.23), so the loss is near ln 65 + 0.23²/2 ≈ 4.2.
 func ExampleGPT() {
 	g, _ := graph.New(tensor.Float32, 1)
-	model, _ := nn.NewGPT(g, nn.GPTConfig{BlockSize: 64, VocabSize: 65, Layers: 4, Heads: 4, Dim: 128, TieWeights: true})
+	model, _ := nn.NewGPT(g, "", nn.GPTConfig{BlockSize: 64, VocabSize: 65, Layers: 4, Heads: 4, Dim: 128})
 	idx, _ := g.Input("idx", 8, 64) // batch 8, T = 64
 	targets, _ := g.Input("targets", 8, 64)
 	logits, loss, _ := model.Loss(idx, targets)

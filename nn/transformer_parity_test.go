@@ -38,12 +38,12 @@ type parityCase struct {
 }
 
 func gptParityConfig() nn.GPTConfig {
-	return nn.GPTConfig{BlockSize: 8, VocabSize: 11, Layers: 2, Heads: 2, Dim: 8, TieWeights: true}
+	return nn.GPTConfig{BlockSize: 8, VocabSize: 11, Layers: 2, Heads: 2, Dim: 8}
 }
 
 // gatedParityConfig is untied, with a SwiGLU MLP of GatedHidden(32) = 21.
 func gatedParityConfig() nn.GPTConfig {
-	return nn.GPTConfig{BlockSize: 8, VocabSize: 11, Layers: 2, Heads: 2, Dim: 8, Gate: nn.SwiGLU}
+	return nn.GPTConfig{BlockSize: 8, VocabSize: 11, Layers: 2, Heads: 2, Dim: 8, Gate: nn.SwiGLU, UntieWeights: true}
 }
 
 const parityBatch, paritySeq = 3, 6
@@ -63,7 +63,7 @@ func vitParityConfig() nn.ViTConfig {
 func buildViT(t *testing.T, seed uint64) (*graph.Graph, *G.Node, *G.Node, *G.Node, *G.Node) {
 	t.Helper()
 	g, _ := graph.New(tensor.Float64, seed)
-	m, err := nn.NewViT(g, vitParityConfig())
+	m, err := nn.NewViT(g, "", vitParityConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestTransformerAdamWMatchesPyTorch(t *testing.T) {
 		{
 			name:   "GPT",
 			script: "gpt_torch.py",
-			config: map[string]any{"vocab": gc.VocabSize, "block_size": gc.BlockSize, "layers": gc.Layers, "heads": gc.Heads, "dim": gc.Dim, "tie": gc.TieWeights},
+			config: map[string]any{"vocab": gc.VocabSize, "block_size": gc.BlockSize, "layers": gc.Layers, "heads": gc.Heads, "dim": gc.Dim, "tie": !gc.UntieWeights},
 			build:  buildGPT,
 			batch:  gptBatch,
 		},

@@ -31,6 +31,7 @@ type ViTConfig struct {
 // learned positions pos_embed, pre-LN non-causal blocks blocks.<i>.*, a
 // final LayerNorm norm and the Linear classifier head on the [CLS] row.
 type ViT struct {
+	Name       string // the prefix of the parameters' names
 	Config     ViTConfig
 	PatchEmbed *Linear
 	CLS        *G.Node // cls_token (Dim), zero at init
@@ -43,8 +44,9 @@ type ViT struct {
 	patches    int
 }
 
-// NewViT adds the model's parameters to g.
-func NewViT(g *graph.Graph, cfg ViTConfig) (*ViT, error) {
+// NewViT adds the model's parameters to g under name ("" for the names
+// above at the root).
+func NewViT(g *graph.Graph, name string, cfg ViTConfig) (*ViT, error) {
 	if cfg.ImageSize <= 0 || cfg.PatchSize <= 0 || cfg.ImageSize%cfg.PatchSize != 0 {
 		return nil, fmt.Errorf("nn.ViT: PatchSize = %d does not divide ImageSize = %d", cfg.PatchSize, cfg.ImageSize)
 	}
@@ -55,22 +57,22 @@ func NewViT(g *graph.Graph, cfg ViTConfig) (*ViT, error) {
 		return nil, fmt.Errorf("nn.ViT: Dim = %d, Heads = %d, want Heads > 0 dividing Dim > 0", cfg.Dim, cfg.Heads)
 	}
 	side := cfg.ImageSize / cfg.PatchSize
-	v := &ViT{Config: cfg, g: g, patches: side * side}
+	v := &ViT{Name: name, Config: cfg, g: g, patches: side * side}
 	var err error
-	if v.PatchEmbed, err = NewLinear(g, "patch_embed", cfg.PatchSize*cfg.PatchSize, cfg.Dim); err != nil {
+	if v.PatchEmbed, err = NewLinear(g, join(name, "patch_embed"), cfg.PatchSize*cfg.PatchSize, cfg.Dim); err != nil {
 		return nil, fmt.Errorf("nn.ViT: %w", err)
 	}
-	if v.CLS, err = g.Param("cls_token", graph.Zeros(), cfg.Dim); err != nil {
+	if v.CLS, err = g.Param(join(name, "cls_token"), graph.Zeros(), cfg.Dim); err != nil {
 		return nil, fmt.Errorf("nn.ViT: %w", err)
 	}
-	if v.Pos, err = g.Param("pos_embed", graph.Normal(0, 0.02), v.patches+1, cfg.Dim); err != nil {
+	if v.Pos, err = g.Param(join(name, "pos_embed"), graph.Normal(0, 0.02), v.patches+1, cfg.Dim); err != nil {
 		return nil, fmt.Errorf("nn.ViT: %w", err)
 	}
-	if v.Drop, err = NewDropout(g, "pos_drop", cfg.Dropout); err != nil {
+	if v.Drop, err = NewDropout(g, join(name, "pos_drop"), cfg.Dropout); err != nil {
 		return nil, fmt.Errorf("nn.ViT: %w", err)
 	}
 	for i := 0; i < cfg.Layers; i++ {
-		b, err := NewBlock(g, fmt.Sprintf("blocks.%d", i), BlockConfig{
+		b, err := NewBlock(g, join(name, fmt.Sprintf("blocks.%d", i)), BlockConfig{
 			Dim: cfg.Dim, Heads: cfg.Heads, Hidden: cfg.Hidden, Activation: cfg.Activation, Gate: cfg.Gate,
 			Dropout: cfg.Dropout, Eps: cfg.Eps,
 		})
@@ -79,10 +81,10 @@ func NewViT(g *graph.Graph, cfg ViTConfig) (*ViT, error) {
 		}
 		v.Blocks = append(v.Blocks, b)
 	}
-	if v.Norm, err = NewLayerNorm(g, "norm", cfg.Dim, Eps(orDefaultEps(cfg.Eps))); err != nil {
+	if v.Norm, err = NewLayerNorm(g, join(name, "norm"), cfg.Dim, Eps(orDefaultEps(cfg.Eps))); err != nil {
 		return nil, fmt.Errorf("nn.ViT: %w", err)
 	}
-	if v.Head, err = NewLinear(g, "head", cfg.Dim, cfg.Classes); err != nil {
+	if v.Head, err = NewLinear(g, join(name, "head"), cfg.Dim, cfg.Classes); err != nil {
 		return nil, fmt.Errorf("nn.ViT: %w", err)
 	}
 	return v, nil
@@ -114,6 +116,9 @@ func (v *ViT) Patches(batch int) []int {
 // Forward returns the class logits (batch × Classes) of images (batch ×
 // ImageSize²).
 func (v *ViT) Forward(images *G.Node) (*G.Node, error) {
+	if v == nil || v.g == nil || v.PatchEmbed == nil || v.CLS == nil || v.Pos == nil || v.Norm == nil || v.Head == nil || len(v.Blocks) != v.Config.Layers {
+		return nil, fmt.Errorf("nn.ViT: nil or unbuilt ViT, want one made by nn.NewViT")
+	}
 	n := v.Config.ImageSize
 	if images == nil || images.Dims() != 2 || images.Shape()[1] != n*n {
 		return nil, fmt.Errorf("nn.ViT: images have shape %v, want (batch, %d) (%d×%d pixels)", shapeOf(images), n*n, n, n)
@@ -130,7 +135,7 @@ func (v *ViT) Forward(images *G.Node) (*G.Node, error) {
 	if x, err = fused.PrependRow(x, v.CLS, batch); err != nil {
 		return nil, fmt.Errorf("nn.ViT: %w", err)
 	}
-	pos, err := positionEmbedding(v.g, v.Pos, "pos_embed.ids", batch, v.patches+1)
+	pos, err := positionEmbedding(v.g, v.Pos, join(v.Name, "pos_embed.ids"), batch, v.patches+1)
 	if err != nil {
 		return nil, fmt.Errorf("nn.ViT: %w", err)
 	}
@@ -141,7 +146,7 @@ func (v *ViT) Forward(images *G.Node) (*G.Node, error) {
 		return nil, err
 	}
 	for _, b := range v.Blocks {
-		if x, err = b.Forward(x, batch, nil); err != nil {
+		if x, err = b.forward(x, batch, nil); err != nil {
 			return nil, fmt.Errorf("nn.ViT: %w", err)
 		}
 	}
@@ -158,4 +163,43 @@ func (v *ViT) Forward(images *G.Node) (*G.Node, error) {
 		return nil, fmt.Errorf("nn.ViT: %w", err)
 	}
 	return v.Head.Forward(x)
+}
+
+// Parameters returns patch_embed's, cls_token, pos_embed, the blocks',
+// norm's and head's, in that order.
+func (v *ViT) Parameters() []*G.Node {
+	if v == nil {
+		return nil
+	}
+	parts := []any{v.PatchEmbed, v.CLS, v.Pos}
+	for _, b := range v.Blocks {
+		parts = append(parts, b)
+	}
+	return params(append(parts, v.Norm, v.Head)...)
+}
+
+// Prefix returns Name, the prefix of the parameters' names.
+func (v *ViT) Prefix() string {
+	if v == nil {
+		return ""
+	}
+	return v.Name
+}
+
+// Args returns every field that changes the function: image_size,
+// patch_size, dim, heads, layers, classes, hidden, the activation or gate,
+// and eps (not Dropout).
+func (v *ViT) Args() map[string]string {
+	if v == nil {
+		return nil
+	}
+	c := v.Config
+	hidden := c.Hidden
+	if len(v.Blocks) > 0 {
+		hidden = v.Blocks[0].Config.Hidden
+	}
+	a := map[string]string{"image_size": itoa(c.ImageSize), "patch_size": itoa(c.PatchSize), "dim": itoa(c.Dim), "heads": itoa(c.Heads),
+		"layers": itoa(c.Layers), "classes": itoa(c.Classes), "hidden": itoa(hidden), "eps": ftoa(orDefaultEps(c.Eps))}
+	addMLPKind(a, c.Activation, c.Gate)
+	return a
 }

@@ -1,7 +1,7 @@
 package optim
 
-// Adam (L2 weight decay added to the gradient) and AdamW (decoupled weight
-// decay), step for step as torch.optim.Adam and torch.optim.AdamW.
+// Adam with L2 weight decay added to the gradient (torch.optim.Adam) or
+// decoupled weight decay (torch.optim.AdamW): one type, one Step.
 
 import (
 	"fmt"
@@ -11,56 +11,51 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// Adam is torch.optim.Adam. Start from NewAdam, which sets PyTorch's
-// defaults: a zero Beta or Eps is a valid but different optimizer, and
-// Step rejects Eps = 0 so that a forgotten default is caught.
+// Adam is torch.optim.Adam, or torch.optim.AdamW when Decoupled is set.
+// Make it with NewAdam or NewAdamW, which set PyTorch's defaults, and
+// change fields after: a zero β or eps is a valid setting different from
+// the default, so a struct literal cannot mean "the defaults", and Step,
+// Validate and LoadState reject an Adam the constructors did not make.
 //
 // Each parameter keeps a step count t and moments m, v; one step is
 //
-//	g = g + λ·p                               (L2 decay, folded into the moments)
+//	p = (1 − lr·λ)·p   if Decoupled (AdamW), else g = g + λ·p (L2 decay, folded into the moments)
 //	t = t + 1
 //	m = β1·m + (1 − β1)·g
 //	v = β2·v + (1 − β2)·g²
 //	p = p − lr/(1 − β1^t) · m / (√v / √(1 − β2^t) + eps)
 //
-// With AMSGrad, v in the last line is the running maximum of v.
+// With AMSGrad, v in the last line is the running maximum of v. The fields
+// apply to every parameter, or are the defaults of Groups (see Group).
 // Hyperparameters may change between steps; Step validates them every time.
 // Do not copy an Adam after its first Step (copies share state).
 type Adam struct {
 	LearningRate float64 // lr; the field cannot be called LR, which is the Optimizer method
 	Beta1, Beta2 float64 // in [0, 1)
 	Eps          float64 // > 0 (PyTorch allows 0, which divides 0 by 0 where v = 0)
-	WeightDecay  float64 // λ ≥ 0: L2 penalty added to the gradient
+	WeightDecay  float64 // λ ≥ 0; with Decoupled, lr·λ ≤ 1 (a larger product would flip the parameters' signs)
+	Decoupled    bool    // AdamW: decay the parameters instead of adding λ·p to the gradient
 	AMSGrad      bool
 	Maximize     bool
 
-	rt *adamRuntime
+	// Groups, if any, split the parameters into PyTorch's param_groups,
+	// each with its own Options over the fields above.
+	Groups []Group
+
+	made bool
+	rt   *adamRuntime
 }
 
-// AdamW is torch.optim.AdamW: Adam without the L2 term, whose parameters
-// shrink by the factor (1 − lr·λ) before each update instead. Start from
-// NewAdamW (PyTorch's defaults, including λ = 0.01).
-type AdamW struct {
-	LearningRate float64
-	Beta1, Beta2 float64
-	Eps          float64
-	WeightDecay  float64 // λ ≥ 0 with lr·λ ≤ 1 (a larger product would flip the parameters' signs)
-	AMSGrad      bool
-	Maximize     bool
-
-	rt *adamRuntime
-}
-
-// NewAdam returns Adam with PyTorch's defaults: betas (0.9, 0.999), eps
+// NewAdam returns torch.optim.Adam's defaults: betas (0.9, 0.999), eps
 // 1e-8, no weight decay.
 func NewAdam(lr float64) *Adam {
-	return &Adam{LearningRate: lr, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8}
+	return &Adam{LearningRate: lr, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, made: true}
 }
 
-// NewAdamW returns AdamW with PyTorch's defaults: betas (0.9, 0.999), eps
-// 1e-8, weight decay 0.01.
-func NewAdamW(lr float64) *AdamW {
-	return &AdamW{LearningRate: lr, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, WeightDecay: 1e-2}
+// NewAdamW returns torch.optim.AdamW's defaults: decoupled weight decay
+// 0.01, betas (0.9, 0.999), eps 1e-8.
+func NewAdamW(lr float64) *Adam {
+	return &Adam{LearningRate: lr, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, WeightDecay: 1e-2, Decoupled: true, made: true}
 }
 
 // adamKeys are PyTorch's per-parameter state keys, in its insertion order.
@@ -73,39 +68,65 @@ const (
 	kMaxExpAvgSq
 )
 
-// adamHyper is the common view of Adam's and AdamW's fields.
+// adamHyper is one group's hyperparameters, resolved from the fields and
+// the group's options.
 type adamHyper struct {
-	who                                string
 	lr, beta1, beta2, eps, weightDecay float64
 	amsgrad, maximize, decoupled       bool
 }
 
-func (a *Adam) hyper() adamHyper {
-	return adamHyper{"optim.Adam", a.LearningRate, a.Beta1, a.Beta2, a.Eps, a.WeightDecay, a.AMSGrad, a.Maximize, false}
+func (a *Adam) who() string {
+	if a.Decoupled {
+		return "optim.AdamW"
+	}
+	return "optim.Adam"
 }
 
-func (a *AdamW) hyper() adamHyper {
-	return adamHyper{"optim.AdamW", a.LearningRate, a.Beta1, a.Beta2, a.Eps, a.WeightDecay, a.AMSGrad, a.Maximize, true}
+// hyper resolves group i (the fields alone without groups).
+func (a *Adam) hyper(i int) adamHyper {
+	h := adamHyper{a.LearningRate, a.Beta1, a.Beta2, a.Eps, a.WeightDecay, a.AMSGrad, a.Maximize, a.Decoupled}
+	if len(a.Groups) == 0 {
+		return h
+	}
+	for _, o := range a.Groups[i].Options {
+		switch o.h {
+		case hLRScale:
+			h.lr *= o.a
+		case hWeightDecay:
+			h.weightDecay = o.a
+		case hBetas:
+			h.beta1, h.beta2 = o.a, o.b
+		case hEps:
+			h.eps = o.a
+		case hAMSGrad:
+			h.amsgrad = o.a != 0
+		case hMaximize:
+			h.maximize = o.a != 0
+		}
+	}
+	return h
 }
 
+// validate checks h; its errors are to be prefixed with the optimizer and
+// group.
 func (h adamHyper) validate() error {
-	if err := checkRate(h.who, h.lr); err != nil {
+	if err := checkRate(h.lr); err != nil {
 		return err
 	}
 	if !(h.beta1 >= 0 && h.beta1 < 1) {
-		return fmt.Errorf("%s: beta1 %v, want a value in [0, 1)", h.who, h.beta1)
+		return fmt.Errorf("beta1 %v, want a value in [0, 1)", h.beta1)
 	}
 	if !(h.beta2 >= 0 && h.beta2 < 1) {
-		return fmt.Errorf("%s: beta2 %v, want a value in [0, 1)", h.who, h.beta2)
+		return fmt.Errorf("beta2 %v, want a value in [0, 1)", h.beta2)
 	}
 	if !finite(h.eps) || h.eps <= 0 {
-		return fmt.Errorf("%s: eps %v, want a finite value > 0 (NewAdam/NewAdamW set PyTorch's default 1e-8)", h.who, h.eps)
+		return fmt.Errorf("eps %v, want a finite value > 0 (NewAdam and NewAdamW set PyTorch's default 1e-8)", h.eps)
 	}
-	if err := checkNonNeg(h.who, "weight decay", h.weightDecay); err != nil {
+	if err := checkNonNeg("weight decay", h.weightDecay); err != nil {
 		return err
 	}
 	if h.decoupled && h.lr*h.weightDecay > 1 {
-		return fmt.Errorf("%s: learning rate %v × weight decay %v > 1 would flip the parameters' signs", h.who, h.lr, h.weightDecay)
+		return fmt.Errorf("learning rate %v × weight decay %v > 1 would flip the parameters' signs", h.lr, h.weightDecay)
 	}
 	return nil
 }
@@ -113,70 +134,81 @@ func (h adamHyper) validate() error {
 type adamRuntime struct {
 	states stateSet
 	check  checker
+	hypers []adamHyper // per group, resolved by the last validate
 	k32    adamKernel[float32]
 	k64    adamKernel[float64]
 }
 
-// Validate checks the hyperparameters with PyTorch's rules, plus
-// finiteness and eps > 0.
-func (a *Adam) Validate() error { return a.hyper().validate() }
+func (a *Adam) runtime() *adamRuntime {
+	if a.rt == nil {
+		a.rt = &adamRuntime{}
+	}
+	return a.rt
+}
 
-// Validate checks the hyperparameters with PyTorch's rules, plus
-// finiteness, eps > 0 and lr·λ ≤ 1.
-func (a *AdamW) Validate() error { return a.hyper().validate() }
+// Validate checks the hyperparameters of every group with PyTorch's rules,
+// plus finiteness, eps > 0 and, for AdamW, lr·λ ≤ 1.
+func (a *Adam) Validate() error {
+	_, err := a.validate()
+	return err
+}
 
-// LR returns the learning rate.
+// validate resolves and checks every group's hyperparameters.
+func (a *Adam) validate() (*adamRuntime, error) {
+	who := a.who()
+	if !a.made {
+		return nil, fmt.Errorf("%s: not made by optim.NewAdam or optim.NewAdamW; a struct literal leaves betas and eps at 0, not PyTorch's defaults (0.9, 0.999) and 1e-8", who)
+	}
+	rt := a.runtime()
+	rt.hypers = rt.hypers[:0]
+	for i := range max(len(a.Groups), 1) {
+		if len(a.Groups) > 0 {
+			if err := checkOptions(who, a.Groups, i, adamOptions); err != nil {
+				return nil, err
+			}
+		}
+		h := a.hyper(i)
+		if err := h.validate(); err != nil {
+			return nil, fmt.Errorf("%s: %w", groupName(who, a.Groups, i), err)
+		}
+		rt.hypers = append(rt.hypers, h)
+	}
+	return rt, nil
+}
+
+// LR returns the learning rate; a group's is LR() times its LRScale.
 func (a *Adam) LR() float64 { return a.LearningRate }
 
-// LR returns the learning rate.
-func (a *AdamW) LR() float64 { return a.LearningRate }
-
-// SetLR sets the learning rate of the next Step.
+// SetLR sets the learning rate of the next Step; see Group for how the
+// groups' rates follow.
 func (a *Adam) SetLR(lr float64) { a.LearningRate = lr }
 
-// SetLR sets the learning rate of the next Step.
-func (a *AdamW) SetLR(lr float64) { a.LearningRate = lr }
-
-// Step applies one Adam update to every parameter that has a gradient. If
-// anything is wrong with the arguments (lengths, names, dtypes, shapes, a
-// NaN or ±Inf in any gradient) it returns an error and writes nothing.
+// Step applies one update to every parameter that has a gradient. If
+// anything is wrong with the hyperparameters or the arguments (lengths,
+// names, groups, dtypes, shapes, a NaN or ±Inf in any gradient) it returns
+// an error and writes nothing.
 func (a *Adam) Step(params []graph.NamedTensor, grads []*tensor.Dense) error {
-	if a.rt == nil {
-		a.rt = &adamRuntime{}
-	}
-	return a.rt.step(a.hyper(), params, grads)
-}
-
-// Step applies one AdamW update to every parameter that has a gradient. If
-// anything is wrong with the arguments (lengths, names, dtypes, shapes, a
-// NaN or ±Inf in any gradient) it returns an error and writes nothing.
-func (a *AdamW) Step(params []graph.NamedTensor, grads []*tensor.Dense) error {
-	if a.rt == nil {
-		a.rt = &adamRuntime{}
-	}
-	return a.rt.step(a.hyper(), params, grads)
-}
-
-func (rt *adamRuntime) step(h adamHyper, params []graph.NamedTensor, grads []*tensor.Dense) error {
-	if err := h.validate(); err != nil {
+	who := a.who()
+	rt, err := a.validate()
+	if err != nil {
 		return err
 	}
-	if err := rt.check.check(h.who, params, grads); err != nil {
+	if err := rt.check.check(who, params, grads, a.Groups); err != nil {
 		return err
 	}
 	for _, sl := range rt.check.slots {
 		if ps := rt.states.get(sl.name); ps != nil {
-			if err := ps.checkMatch(h.who, sl.p); err != nil {
+			if err := ps.checkMatch(who, sl.p); err != nil {
 				return err
 			}
 		}
 	}
 
 	// Nothing has been written so far; from here on every parameter is updated.
-	rt.k32.set(h)
-	rt.k64.set(h)
+	defer graph.MarkParamsChanged() // once written: caches such as nn.KVCache start again
 	var bad error
 	for _, sl := range rt.check.slots {
+		h := &rt.hypers[sl.group]
 		ps := rt.states.get(sl.name)
 		if ps == nil {
 			ps = rt.states.add(sl.name, sl.p, len(adamKeys))
@@ -200,64 +232,51 @@ func (rt *adamRuntime) step(h adamHyper, params []graph.NamedTensor, grads []*te
 		bc2sqrt := math.Sqrt(1 - math.Pow(h.beta2, t))
 		var j int
 		if sl.p.Dtype() == tensor.Float32 {
-			rt.k32.stepSize, rt.k32.bc2sqrt = stepSize, bc2sqrt
+			rt.k32.set(h, stepSize, bc2sqrt)
 			j = rt.k32.step(sl.p.Float32s(), sl.g.Float32s(), ps.t[kExpAvg].Float32s(), ps.t[kExpAvgSq].Float32s(), float32s(vmax))
 		} else {
-			rt.k64.stepSize, rt.k64.bc2sqrt = stepSize, bc2sqrt
+			rt.k64.set(h, stepSize, bc2sqrt)
 			j = rt.k64.step(sl.p.Float64s(), sl.g.Float64s(), ps.t[kExpAvg].Float64s(), ps.t[kExpAvgSq].Float64s(), float64s(vmax))
 		}
 		if j >= 0 && bad == nil {
-			bad = nonFiniteParam(h.who, sl, j, h.lr)
+			bad = nonFiniteParam(who, sl, j, h.lr)
 		}
 	}
 	return bad
 }
 
-func (k *adamKernel[T]) set(h adamHyper) {
+func (k *adamKernel[T]) set(h *adamHyper, stepSize, bc2sqrt float64) {
 	k.beta1, k.beta2, k.eps, k.weightDecay = h.beta1, h.beta2, h.eps, h.weightDecay
 	k.decoupled, k.maximize = h.decoupled, h.maximize
 	k.decay = 1
 	if h.decoupled {
 		k.decay = 1 - h.lr*h.weightDecay
 	}
+	k.stepSize, k.bc2sqrt = stepSize, bc2sqrt
 }
 
 // State returns the live state, per parameter "<param>.step" (a float64
 // tensor of shape (1); PyTorch keeps a float32 scalar), "<param>.exp_avg",
-// "<param>.exp_avg_sq" and, once AMSGrad has been used,
-// "<param>.max_exp_avg_sq".
-func (a *Adam) State() []graph.NamedTensor { return a.rt.list() }
-
-// State returns the live state; see Adam.State.
-func (a *AdamW) State() []graph.NamedTensor { return a.rt.list() }
-
-func (rt *adamRuntime) list() []graph.NamedTensor {
-	if rt == nil {
+// "<param>.exp_avg_sq" and, once AMSGrad has been used for it,
+// "<param>.max_exp_avg_sq". The keys do not depend on the groups.
+func (a *Adam) State() []graph.NamedTensor {
+	if a.rt == nil {
 		return nil
 	}
-	return rt.states.list(adamKeys)
+	return a.rt.states.list(adamKeys)
 }
 
 // LoadState replaces the state with copies of the tensors in state: for
 // each parameter, all of step, exp_avg, exp_avg_sq (and max_exp_avg_sq when
-// AMSGrad is set) or none of them.
+// its group uses AMSGrad) or none of them. It validates the
+// hyperparameters, the groups and every tensor before it changes anything.
 func (a *Adam) LoadState(params []graph.NamedTensor, state []graph.NamedTensor) error {
-	if a.rt == nil {
-		a.rt = &adamRuntime{}
+	rt, err := a.validate()
+	if err != nil {
+		return err
 	}
-	return a.rt.load(a.hyper(), params, state)
-}
-
-// LoadState replaces the state; see Adam.LoadState.
-func (a *AdamW) LoadState(params []graph.NamedTensor, state []graph.NamedTensor) error {
-	if a.rt == nil {
-		a.rt = &adamRuntime{}
-	}
-	return a.rt.load(a.hyper(), params, state)
-}
-
-func (rt *adamRuntime) load(h adamHyper, params, state []graph.NamedTensor) error {
-	st, err := loadState(h.who, &rt.check, adamKeys, []bool{true, true, true, h.amsgrad}, params, state)
+	want := func(param, key int) bool { return key != kMaxExpAvgSq || rt.hypers[rt.check.group[param]].amsgrad }
+	st, err := loadState(a.who(), &rt.check, a.Groups, adamKeys, want, params, state)
 	if err != nil {
 		return err
 	}
@@ -267,39 +286,26 @@ func (rt *adamRuntime) load(h adamHyper, params, state []graph.NamedTensor) erro
 
 // ExpAvg returns the live first moment m of the named parameter, or nil
 // before its first step.
-func (a *Adam) ExpAvg(name string) *tensor.Dense { return a.rt.tensor(name, kExpAvg) }
+func (a *Adam) ExpAvg(name string) *tensor.Dense { return a.tensor(name, kExpAvg) }
 
 // ExpAvgSq returns the live second moment v of the named parameter, or nil
 // before its first step.
-func (a *Adam) ExpAvgSq(name string) *tensor.Dense { return a.rt.tensor(name, kExpAvgSq) }
+func (a *Adam) ExpAvgSq(name string) *tensor.Dense { return a.tensor(name, kExpAvgSq) }
 
 // Steps returns the number of steps the named parameter has taken.
-func (a *Adam) Steps(name string) int { return a.rt.steps(name) }
-
-// ExpAvg returns the live first moment m of the named parameter, or nil
-// before its first step.
-func (a *AdamW) ExpAvg(name string) *tensor.Dense { return a.rt.tensor(name, kExpAvg) }
-
-// ExpAvgSq returns the live second moment v of the named parameter, or nil
-// before its first step.
-func (a *AdamW) ExpAvgSq(name string) *tensor.Dense { return a.rt.tensor(name, kExpAvgSq) }
-
-// Steps returns the number of steps the named parameter has taken.
-func (a *AdamW) Steps(name string) int { return a.rt.steps(name) }
-
-func (rt *adamRuntime) tensor(name string, key int) *tensor.Dense {
-	if rt == nil {
-		return nil
-	}
-	if ps := rt.states.get(name); ps != nil {
-		return ps.t[key]
-	}
-	return nil
-}
-
-func (rt *adamRuntime) steps(name string) int {
-	if t := rt.tensor(name, kStep); t != nil {
+func (a *Adam) Steps(name string) int {
+	if t := a.tensor(name, kStep); t != nil {
 		return int(t.Float64s()[0])
 	}
 	return 0
+}
+
+func (a *Adam) tensor(name string, key int) *tensor.Dense {
+	if a.rt == nil {
+		return nil
+	}
+	if ps := a.rt.states.get(name); ps != nil {
+		return ps.t[key]
+	}
+	return nil
 }

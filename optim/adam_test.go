@@ -49,10 +49,19 @@ func (r adamRef) run(p float64, grads []float64) (pOut, m, v float64) {
 }
 
 func (r adamRef) optimizer() optim.Optimizer {
-	if r.decoupled {
-		return &optim.AdamW{LearningRate: r.lr, Beta1: r.b1, Beta2: r.b2, Eps: r.eps, WeightDecay: r.wd, AMSGrad: r.amsgrad, Maximize: r.maximize}
+	return newAdam(r.decoupled, func(a *optim.Adam) {
+		a.LearningRate, a.Beta1, a.Beta2, a.Eps, a.WeightDecay, a.AMSGrad, a.Maximize = r.lr, r.b1, r.b2, r.eps, r.wd, r.amsgrad, r.maximize
+	})
+}
+
+// newAdam returns NewAdamW (decoupled) or NewAdam with set applied.
+func newAdam(decoupled bool, set func(a *optim.Adam)) *optim.Adam {
+	a := optim.NewAdam(0)
+	if decoupled {
+		a = optim.NewAdamW(0)
 	}
-	return &optim.Adam{LearningRate: r.lr, Beta1: r.b1, Beta2: r.b2, Eps: r.eps, WeightDecay: r.wd, AMSGrad: r.amsgrad, Maximize: r.maximize}
+	set(a)
+	return a
 }
 
 var adamSettings = []adamRef{
@@ -103,12 +112,12 @@ func TestAdamConstantGradientClosedForms(t *testing.T) {
 	gs := []float64{0.5, -2, 0, 1e-3}
 	for _, dt := range dtypes {
 		for _, decoupled := range []bool{false, true} {
-			var o optim.Optimizer
-			if decoupled {
-				o = &optim.AdamW{LearningRate: lr, Beta1: 0.9, Beta2: 0.999, Eps: eps, WeightDecay: wd}
-			} else {
-				o = &optim.Adam{LearningRate: lr, Beta1: 0.9, Beta2: 0.999, Eps: eps}
-			}
+			o := newAdam(decoupled, func(a *optim.Adam) {
+				a.LearningRate, a.Eps = lr, eps
+				if decoupled {
+					a.WeightDecay = wd
+				}
+			})
 			params := []graph.NamedTensor{{Name: "w", Value: dense(dt, []int{len(gs)}, []float64{p0, p0, p0, p0})}}
 			grads := []*tensor.Dense{dense(dt, []int{len(gs)}, gs)}
 			for s := 1; s <= steps; s++ {

@@ -1,12 +1,14 @@
 package optim
 
-// Gradient clipping by global L2 norm, as torch.nn.utils.clip_grad_norm_.
+// The global gradient norm and clipping by it, as
+// torch.nn.utils.clip_grad_norm_: one implementation for both, so a logged
+// norm has the same bits whether or not the run clips.
 
 import (
 	"fmt"
 	"math"
-	"sync"
 
+	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/ops/parallel"
 	"gorgonia.org/tensor"
 )
@@ -16,64 +18,40 @@ import (
 // bit for bit on any number of cores.
 const normBlock = 1 << 16
 
-// ClipGradNorm scales the gradients in place so that their global L2 norm
-// (over all elements of all tensors, as if concatenated) is at most
-// maxNorm, and returns the norm before scaling. As in PyTorch, the
-// coefficient is maxNorm/(norm + 1e-6) and is applied only when it is
-// below 1. nil entries are skipped.
+// GradNorm returns the global L2 norm of the gradients (over all elements
+// of all tensors, as if concatenated), without changing them; nil entries
+// are skipped, as PyTorch skips a parameter whose .grad is None. It is
+// ClipGradNorm's norm, bit for bit: a training loop logs GradNorm(grads)
+// when it does not clip and ClipGradNorm's result when it does.
 //
-// The sum of squares is accumulated in float64 for both dtypes, with a
-// rescaled second pass if it overflows, so it is finite whenever every
-// element is. maxNorm must be > 0; +Inf measures the norm without clipping.
-// A NaN or ±Inf element is an error naming it, and then nothing is scaled
-// (PyTorch 1.13's default would multiply every gradient by NaN).
+// The sum of squares is accumulated in float64 for both dtypes, in
+// fixed-size blocks (the same bits on any number of cores), with a rescaled
+// second pass if it overflows, so it is finite whenever every element is.
+// A NaN or ±Inf element is an error naming it and wrapping
+// graph.ErrNonFinite.
+func GradNorm(grads []*tensor.Dense) (float64, error) {
+	k := clipKernels.Get()
+	defer clipKernels.Put(k)
+	return k.norm("optim.GradNorm", grads)
+}
+
+// ClipGradNorm scales the gradients in place so that their global L2 norm
+// is at most maxNorm, and returns the norm before scaling (GradNorm's). As
+// in PyTorch, the coefficient is maxNorm/(norm + 1e-6) and is applied only
+// when it is below 1. nil entries are skipped.
+//
+// maxNorm must be > 0; +Inf only measures, as GradNorm. A NaN or ±Inf
+// element is an error naming it, and then nothing is scaled (PyTorch
+// 1.13's default would multiply every gradient by NaN).
 func ClipGradNorm(grads []*tensor.Dense, maxNorm float64) (totalNorm float64, err error) {
 	if math.IsNaN(maxNorm) || maxNorm <= 0 {
 		return 0, fmt.Errorf("optim.ClipGradNorm: max norm %v, want > 0 (+Inf to only measure)", maxNorm)
 	}
-	for i, g := range grads {
-		if g == nil {
-			continue
-		}
-		if dt := g.Dtype(); dt != tensor.Float32 && dt != tensor.Float64 {
-			return 0, fmt.Errorf("optim.ClipGradNorm: grads[%d] is %v, want float32 or float64", i, dt)
-		}
-		if err := checkContiguous(g); err != nil {
-			return 0, fmt.Errorf("optim.ClipGradNorm: grads[%d]: %w", i, err)
-		}
-	}
-	k := clipPool.Get().(*clipKernels)
-	defer clipPool.Put(k)
-
-	sum := 0.0
-	for _, g := range grads {
-		sum += k.sumSquares(g, 1)
-	}
-	if math.IsNaN(sum) || math.IsInf(sum, 0) {
-		for i, g := range grads {
-			if g == nil {
-				continue
-			}
-			if j := k.check.firstNonFinite(g); j >= 0 {
-				return math.NaN(), fmt.Errorf("optim.ClipGradNorm: grads[%d] %v has %v at element %d (index %v); nothing was scaled",
-					i, g.Shape(), at(g, j), j, unravel(g.Shape(), j))
-			}
-		}
-		// Every element is finite, so the squares overflowed: sum (g/s)²
-		// with s the largest magnitude.
-		scale := 0.0
-		for _, g := range grads {
-			for j := 0; g != nil && j < g.DataSize(); j++ {
-				scale = max(scale, math.Abs(at(g, j)))
-			}
-		}
-		sum = 0
-		for _, g := range grads {
-			sum += k.sumSquares(g, 1/scale)
-		}
-		totalNorm = scale * math.Sqrt(sum)
-	} else {
-		totalNorm = math.Sqrt(sum)
+	k := clipKernels.Get()
+	defer clipKernels.Put(k)
+	totalNorm, err = k.norm("optim.ClipGradNorm", grads)
+	if err != nil {
+		return totalNorm, err
 	}
 	coef := maxNorm / (totalNorm + 1e-6)
 	if coef < 1 {
@@ -84,11 +62,57 @@ func ClipGradNorm(grads []*tensor.Dense, maxNorm float64) (totalNorm float64, er
 	return totalNorm, nil
 }
 
-var clipPool = sync.Pool{New: func() any { return new(clipKernels) }}
+// clipKernels are reused across calls; a FreeList, unlike a sync.Pool,
+// keeps them through garbage collections, so a training step's norm
+// allocates nothing.
+var clipKernels parallel.FreeList[normKernels]
 
-// clipKernels holds reusable kernels so that clipping allocates nothing in
-// steady state.
-type clipKernels struct {
+// norm validates grads and returns their global L2 norm.
+func (k *normKernels) norm(who string, grads []*tensor.Dense) (float64, error) {
+	for i, g := range grads {
+		if g == nil {
+			continue
+		}
+		if dt := g.Dtype(); dt != tensor.Float32 && dt != tensor.Float64 {
+			return 0, fmt.Errorf("%s: grads[%d] is %v, want float32 or float64", who, i, dt)
+		}
+		if err := checkContiguous(g); err != nil {
+			return 0, fmt.Errorf("%s: grads[%d]: %w", who, i, err)
+		}
+	}
+	sum := 0.0
+	for _, g := range grads {
+		sum += k.sumSquares(g, 1)
+	}
+	if !math.IsNaN(sum) && !math.IsInf(sum, 0) {
+		return math.Sqrt(sum), nil
+	}
+	for i, g := range grads {
+		if g == nil {
+			continue
+		}
+		if j := k.check.firstNonFinite(g); j >= 0 {
+			return math.NaN(), fmt.Errorf("%s: grads[%d] %v has %v at element %d (index %v); nothing was scaled: %w",
+				who, i, g.Shape(), at(g, j), j, unravel(g.Shape(), j), graph.ErrNonFinite)
+		}
+	}
+	// Every element is finite, so the squares overflowed: sum (g/s)² with s
+	// the largest magnitude.
+	scale := 0.0
+	for _, g := range grads {
+		for j := 0; g != nil && j < g.DataSize(); j++ {
+			scale = max(scale, math.Abs(at(g, j)))
+		}
+	}
+	sum = 0
+	for _, g := range grads {
+		sum += k.sumSquares(g, 1/scale)
+	}
+	return scale * math.Sqrt(sum), nil
+}
+
+// normKernels holds the kernels of a norm and a clipping.
+type normKernels struct {
 	n32   normKernel[float32]
 	n64   normKernel[float64]
 	s32   scaleKernel[float32]
@@ -97,7 +121,7 @@ type clipKernels struct {
 }
 
 // sumSquares returns Σ (s·g)² over g (0 for nil), block by block.
-func (k *clipKernels) sumSquares(g *tensor.Dense, s float64) float64 {
+func (k *normKernels) sumSquares(g *tensor.Dense, s float64) float64 {
 	switch {
 	case g == nil:
 		return 0
@@ -108,7 +132,7 @@ func (k *clipKernels) sumSquares(g *tensor.Dense, s float64) float64 {
 	}
 }
 
-func (k *clipKernels) scale(g *tensor.Dense, c float64) {
+func (k *normKernels) scale(g *tensor.Dense, c float64) {
 	switch {
 	case g == nil:
 	case g.Dtype() == tensor.Float32:

@@ -4,6 +4,8 @@ package optim_test
 // never squares), in both dtypes.
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"runtime"
 	"strings"
@@ -122,5 +124,83 @@ func TestClipGradNormIndependentOfCores(t *testing.T) {
 	}
 	if !equalBits(norms, []float64{norms[0], norms[0], norms[0]}) {
 		t.Fatalf("norm depends on GOMAXPROCS: %v", norms)
+	}
+}
+
+// GradNorm is ClipGradNorm's norm bit for bit, whether ClipGradNorm clips
+// or only measures, skips nil entries, and leaves the gradients alone.
+func TestGradNormIsClipGradNormsNorm(t *testing.T) {
+	for _, dt := range dtypes {
+		raw := [][]float64{asStored(dt, randn("gn1", 70_001, 0.01)), asStored(dt, randn("gn2", 13, 2))}
+		fresh := func() []*tensor.Dense {
+			return []*tensor.Dense{dense(dt, []int{70_001}, raw[0]), nil, dense(dt, []int{13}, raw[1])}
+		}
+		grads := fresh()
+		n, err := optim.GradNorm(grads)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := hypotNorm(raw); math.Abs(n-want) > 1e-11*want {
+			t.Fatalf("%v: norm %.17g, want %.17g", dt, n, want)
+		}
+		for i, g := range []*tensor.Dense{grads[0], grads[2]} {
+			if !equalBits(graph.Float64s(g), raw[i]) {
+				t.Fatalf("%v: GradNorm changed the gradients", dt)
+			}
+		}
+		for _, maxNorm := range []float64{math.Inf(1), n / 3} {
+			c, err := optim.ClipGradNorm(fresh(), maxNorm)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Float64bits(c) != math.Float64bits(n) {
+				t.Fatalf("%v: ClipGradNorm(max %v) returned %.17g, GradNorm %.17g", dt, maxNorm, c, n)
+			}
+		}
+	}
+	if n, err := optim.GradNorm([]*tensor.Dense{nil, nil}); n != 0 || err != nil {
+		t.Fatalf("only nil gradients: %v, %v", n, err)
+	}
+}
+
+// A NaN or ±Inf gradient is an error from both, naming it and wrapping
+// graph.ErrNonFinite, as Step's.
+func TestGradNormNonFinite(t *testing.T) {
+	for _, dt := range dtypes {
+		for _, bad := range []float64{math.NaN(), math.Inf(-1)} {
+			g := dense(dt, []int{3}, []float64{1, 2, 3})
+			set(g, []float64{1, bad, 3})
+			_, err1 := optim.GradNorm([]*tensor.Dense{nil, g})
+			_, err2 := optim.ClipGradNorm([]*tensor.Dense{nil, g}, 1)
+			for _, err := range []error{err1, err2} {
+				if !errors.Is(err, graph.ErrNonFinite) || !strings.Contains(fmt.Sprint(err), "grads[1]") || !strings.Contains(fmt.Sprint(err), "element 1") {
+					t.Fatalf("%v %v: got %v", dt, bad, err)
+				}
+			}
+		}
+	}
+}
+
+// The norm of a training step allocates nothing, also after a garbage
+// collection (which empties sync.Pools).
+func TestGradNormDoesNotAllocate(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	g := []*tensor.Dense{dense(tensor.Float32, []int{bigN}, bigInputs[0]), dense(tensor.Float64, []int{5}, randn("gna", 5, 1))}
+	if _, err := optim.GradNorm(g); err != nil {
+		t.Fatal(err)
+	}
+	allocs := testing.AllocsPerRun(5, func() {
+		runtime.GC()
+		if _, err := optim.GradNorm(g); err != nil {
+			panic(err)
+		}
+		if _, err := optim.ClipGradNorm(g, 1e9); err != nil {
+			panic(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per norm", allocs)
 	}
 }

@@ -1,18 +1,63 @@
 // Package optim updates parameters in place from their gradients, with
-// PyTorch's optimizers (SGD, Adam, AdamW), learning-rate schedules and
-// gradient clipping, for float32 and float64 tensors.
+// PyTorch's optimizers (SGD, Adam, AdamW) and parameter groups,
+// learning-rate schedules and gradient clipping, for float32 and float64
+// tensors.
 //
-// Minimal use, with a compiled graph.Machine m:
+// nanoGPT's optimizer step, for a compiled graph.Machine m of a graph g
+// (Example_nanoGPT runs this loop):
 //
-//	opt := optim.NewAdamW(1e-3)
-//	sched, _ := optim.Cosine(1e-3, steps, 0)
+//	params := g.ParamTensors()
+//	opt := optim.NanoGPTAdamW(params, 0.05, 0.1) // AdamW, betas (0.9, 0.95), decay on matrices only
+//	decay, _ := optim.Cosine(0.05, steps, 0.005)
+//	sched, _ := optim.Warmup(decay, 20)
 //	for step := 0; step < steps; step++ {
-//		// ... m.Set inputs, m.Run() ...
+//		// m.Set the inputs of this step's batch here
+//		if err := m.Run(); err != nil {
+//			fmt.Println(err)
+//			return
+//		}
 //		grads, _ := m.Grads()
-//		optim.ClipGradNorm(grads, 1.0)
+//		norm, err := optim.ClipGradNorm(grads, 1.0) // the norm before clipping, for the log
+//		if err != nil {
+//			fmt.Println(err)
+//			return
+//		}
 //		opt.SetLR(sched.LR(step))
-//		if err := opt.Step(g.ParamTensors(), grads); err != nil { ... }
+//		if err := opt.Step(params, grads); err != nil {
+//			fmt.Println(err)
+//			return
+//		}
+//		if step%200 == 0 || step == steps-1 {
+//			loss, _ := m.Loss()
+//			fmt.Printf("step %d: loss %.3g, gradient norm %.3g\n", step, loss, norm)
+//		}
 //	}
+//
+// # Parameter groups
+//
+// An optimizer's Groups are PyTorch's param_groups: each Group names its
+// parameters and sets some hyperparameters with Options (LRScale,
+// WeightDecay, Betas, Eps, AMSGrad, Momentum, Dampening, Nesterov,
+// Maximize); the rest follow the optimizer's fields. Every parameter passed
+// to Step must be in exactly one group. DecayGroups is nanoGPT's
+// configure_optimizers grouping (weight decay on the parameters of two or
+// more dimensions, none on biases and LayerNorm weights) and NanoGPTAdamW
+// the whole optimizer it builds. A schedule scales every group's rate by
+// the same factor, as PyTorch's LambdaLR: a group's rate is LR() times its
+// LRScale (Group has the details). State keys are per parameter, so a
+// checkpoint's state does not depend on the groups.
+//
+// # Zero values
+//
+// The zero value of SGD is torch.optim.SGD's defaults with a learning rate
+// of 0 (PyTorch has no default rate). Adam has no usable zero value: its
+// defaults (betas 0.9 and 0.999, eps 1e-8) are not zeros, and a zero β is
+// a valid setting of its own, so NewAdam and NewAdamW are required and an
+// Adam made otherwise is an error at Step, Validate and LoadState. Every
+// field then means its value: Beta2 = 0 is β2 = 0, and Eps must be > 0
+// (eps = 0 divides 0 by 0 where a gradient has always been 0). A Group's
+// zero value is an empty group; the zero Option is an error, not
+// LRScale(0).
 //
 // # Update rules
 //
@@ -42,8 +87,9 @@
 //	v = β2·v + (1 − β2)·g²             (AMSGrad: also v̄ = max(v̄, v), used below for v)
 //	p = p − (lr/(1 − β1^t))·m / (√v/√(1 − β2^t) + eps)
 //
-// AdamW (torch.optim.AdamW): p = (1 − lr·λ)·p first, then the Adam update
-// with λ = 0. The step t is counted per parameter, as in PyTorch.
+// AdamW (torch.optim.AdamW, an Adam with Decoupled set): p = (1 − lr·λ)·p
+// first, then the Adam update with λ = 0. The step t is counted per
+// parameter, as in PyTorch.
 //
 // With AMSGrad the maximum is taken of the raw v and bias-corrected with
 // the current step, as PyTorch 1.13's code does (its documentation writes
@@ -68,22 +114,28 @@
 //
 // # Guarantees
 //
-// Step checks everything before it writes: argument lengths, unique
-// parameter names, dtypes, shapes, contiguity, that every gradient is
-// finite, and that existing state fits. A NaN or ±Inf gradient is an error
-// naming the parameter and element (wrapping graph.ErrNonFinite), and then
-// no parameter and no state has changed, so the caller may skip the batch.
-// If finite gradients still produce a non-finite parameter (a learning rate
-// far too large), the step is applied and the error wraps
-// ErrNonFiniteParam. A nil gradient skips its parameter, like a parameter
-// whose .grad is None.
+// Step checks everything before it writes: hyperparameters, argument
+// lengths, unique parameter names, groups, dtypes, shapes, contiguity, that
+// every gradient is finite, and that existing state fits. A NaN or ±Inf
+// gradient is an error naming the parameter and element (wrapping
+// graph.ErrNonFinite), and then no parameter and no state has changed, so
+// the caller may skip the batch. This is the one scan of the gradients a
+// training step needs: a loop that calls Step need not scan them itself
+// (graph.Machine.CheckFinite stays for the loss and for inspection), and
+// GradNorm and ClipGradNorm detect a non-finite element from their sum
+// without a scan of their own. If finite gradients still produce a
+// non-finite parameter (a learning rate far too large), the step is applied
+// and the error wraps ErrNonFiniteParam. A nil gradient skips its parameter,
+// like a parameter whose .grad is None.
 //
 // State is allocated on a parameter's first step and keyed by its name;
 // State exposes it under PyTorch's keys ("<param>.momentum_buffer",
 // "<param>.step", "<param>.exp_avg", "<param>.exp_avg_sq",
 // "<param>.max_exp_avg_sq"; "step" is a float64 tensor of shape (1) where
 // PyTorch keeps a float32 scalar), and LoadState restores it so that a
-// resumed run continues bit for bit.
+// resumed run continues bit for bit. LoadState validates every tensor
+// against the parameters and their groups before it changes anything: a
+// corrupt entry leaves the existing state as it was.
 //
 // float32 parameters are updated in float32 arithmetic, as PyTorch's CPU
 // kernels do, with hyperparameters and bias corrections computed in float64
@@ -100,14 +152,13 @@
 // its state, Step allocates nothing. An optimizer must not be used from
 // several goroutines at once.
 //
-// Hyperparameters are plain fields, validated by every Step with PyTorch's
-// rules plus finiteness (PyTorch lets a NaN learning rate through) and two
-// stricter ones: Adam's Eps must be > 0 (eps = 0 divides 0 by 0 where a
-// gradient has always been 0, and catches a forgotten NewAdam), and AdamW's
-// lr·λ must be ≤ 1. The field is LearningRate, not LR, because LR is the
-// Optimizer method.
+// Hyperparameters are plain fields (and group Options), validated for
+// every group by every Step with PyTorch's rules plus finiteness (PyTorch
+// lets a NaN learning rate through) and two stricter ones: Adam's Eps must
+// be > 0, and AdamW's lr·λ must be ≤ 1. The field is LearningRate, not LR,
+// because LR is the Optimizer method.
 //
-// # Schedules and clipping
+// # Schedules, clipping and the gradient norm
 //
 // Schedules are functions of the step (Constant, StepLR, Warmup, Cosine,
 // LinearDecay), so resuming needs no scheduler state; see each for its
@@ -115,6 +166,10 @@
 // ClipGradNorm is torch.nn.utils.clip_grad_norm_ with the L2 norm summed in
 // float64 in fixed-size blocks (the same bits on any number of cores), and
 // an error instead of NaN-scaled gradients when the norm is not finite.
+// GradNorm is the same norm without clipping, bit for bit: a training loop
+// logs ClipGradNorm's result when it clips and GradNorm's when it does not,
+// so the logged norm does not depend on whether it clips. Both skip nil
+// gradients, as Step does.
 //
 // # Compared with gorgonia's solvers
 //

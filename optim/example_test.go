@@ -117,3 +117,87 @@ func ExampleClipGradNorm() {
 	fmt.Printf("norm %.1f, clipped %.4f\n", norm, a.Float64s())
 	// Output: norm 5.0, clipped [0.6000 0.8000]
 }
+
+// Two SGD groups: the bias learns at twice the weight's rate and without
+// weight decay. SetLR moves both rates: by hand, w = 1 − 0.1·(1 + 0.5·1) =
+// 0.85 and b = 1 − 0.2·1 = 0.8, then w = 0.85 − 0.05·(1 + 0.5·0.85) =
+// 0.77875 and b = 0.8 − 0.1·1 = 0.7.
+func ExampleGroup() {
+	w := tensor.New(tensor.WithShape(1), tensor.WithBacking([]float64{1}))
+	b := tensor.New(tensor.WithShape(1), tensor.WithBacking([]float64{1}))
+	params := []graph.NamedTensor{{Name: "w", Value: w}, {Name: "b", Value: b}}
+	opt := &optim.SGD{LearningRate: 0.1, WeightDecay: 0.5, Groups: []optim.Group{
+		optim.NewGroup([]string{"w"}),
+		optim.NewGroup([]string{"b"}, optim.LRScale(2), optim.WeightDecay(0)),
+	}}
+	for _, lr := range []float64{0.1, 0.05} {
+		ones := []*tensor.Dense{
+			tensor.New(tensor.WithShape(1), tensor.WithBacking([]float64{1})),
+			tensor.New(tensor.WithShape(1), tensor.WithBacking([]float64{1})),
+		}
+		opt.SetLR(lr)
+		if err := opt.Step(params, ones); err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("lr %.2f: w %.5f, b %.5f\n", lr, w.Float64s()[0], b.Float64s()[0])
+	}
+	// Output:
+	// lr 0.10: w 0.85000, b 0.80000
+	// lr 0.05: w 0.77875, b 0.70000
+}
+
+// nanoGPT's optimizer step on a linear regression: AdamW with weight decay
+// on the weight matrix only and betas (0.9, 0.95), a warmup + cosine
+// schedule, and the gradient norm clipped to 1. The loop from params on is
+// the package documentation's sketch (TestDocSketchIsExample checks).
+func Example_nanoGPT() {
+	g, _ := graph.New(tensor.Float64, 1)
+	x, _ := g.Input("x", 4, 3)
+	target, _ := g.Input("target", 4, 2)
+	w, _ := g.Param("fc.weight", graph.XavierUniform(1), 2, 3)
+	b, _ := g.Param("fc.bias", graph.Zeros(), 2)
+	wt, _ := G.Transpose(w)
+	xw, _ := G.Mul(x, wt)
+	y, _ := G.BroadcastAdd(xw, b, nil, []byte{0})
+	diff, _ := G.Sub(y, target)
+	sq, _ := G.Square(diff)
+	mse, _ := G.Mean(sq)
+	m, _ := g.Compile(mse)
+	m.Set(x, tensor.New(tensor.WithShape(4, 3), tensor.WithBacking([]float64{1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1})))
+	m.Set(target, tensor.New(tensor.WithShape(4, 2), tensor.WithBacking([]float64{1, -1, 2, 0, 0, 1, 3, 0})))
+	steps := 400
+
+	params := g.ParamTensors()
+	opt := optim.NanoGPTAdamW(params, 0.05, 0.1) // AdamW, betas (0.9, 0.95), decay on matrices only
+	decay, _ := optim.Cosine(0.05, steps, 0.005)
+	sched, _ := optim.Warmup(decay, 20)
+	for step := 0; step < steps; step++ {
+		// m.Set the inputs of this step's batch here
+		if err := m.Run(); err != nil {
+			fmt.Println(err)
+			return
+		}
+		grads, _ := m.Grads()
+		norm, err := optim.ClipGradNorm(grads, 1.0) // the norm before clipping, for the log
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		opt.SetLR(sched.LR(step))
+		if err := opt.Step(params, grads); err != nil {
+			fmt.Println(err)
+			return
+		}
+		if step%200 == 0 || step == steps-1 {
+			loss, _ := m.Loss()
+			fmt.Printf("step %d: loss %.3g, gradient norm %.3g\n", step, loss, norm)
+		}
+	}
+	fmt.Println(opt.Groups)
+	// Output:
+	// step 0: loss 4.13, gradient norm 3.05
+	// step 200: loss 5.08e-06, gradient norm 0.00227
+	// step 399: loss 2.1e-07, gradient norm 0.000875
+	// [{[fc.weight] [weight_decay=0.1]} {[fc.bias] [weight_decay=0]}]
+}

@@ -18,9 +18,12 @@ import (
 type Optimizer interface {
 	// Step applies one update; grads[i] is the gradient of params[i] (same
 	// dtype and shape). A nil gradient skips its parameter, as a parameter
-	// whose .grad is None in PyTorch: no decay, no state change.
+	// whose .grad is None in PyTorch: no decay, no state change. Step
+	// checks everything, NaN and ±Inf in the gradients included, before it
+	// writes anything.
 	Step(params []graph.NamedTensor, grads []*tensor.Dense) error
-	// LR returns the learning rate used by the next Step.
+	// LR returns the learning rate used by the next Step. With parameter
+	// groups, a group's rate is LR() times its LRScale (see Group).
 	LR() float64
 	// SetLR sets the learning rate used by the next Step (a schedule calls
 	// it every step). Step rejects a negative or non-finite rate.
@@ -28,14 +31,17 @@ type Optimizer interface {
 	// State returns the optimizer's state as named tensors for checkpoints,
 	// named after the parameter: "<param>.momentum_buffer" (SGD),
 	// "<param>.step", "<param>.exp_avg", "<param>.exp_avg_sq" (Adam,
-	// AdamW), matching the keys of PyTorch's optimizer state. The tensors
-	// are the live state, not copies: the next Step changes them.
+	// AdamW), matching the keys of PyTorch's optimizer state, whatever the
+	// groups. The tensors are the live state, not copies: the next Step
+	// changes them.
 	State() []graph.NamedTensor
 	// LoadState replaces the state with copies of tensors produced by State
-	// for the same parameters. For each parameter either all of its keys are
-	// present or none (then it starts fresh, as before its first step).
-	// Missing or extra names, shape, dtype and non-finite values are
-	// errors, and on error the state is unchanged.
+	// for the same parameters. For each parameter either all of the keys
+	// its group's settings use are present or none (then it starts fresh,
+	// as before its first step). Missing or extra names, shape, dtype,
+	// non-finite values and a grouping that does not cover the parameters
+	// are errors; LoadState validates everything before it changes
+	// anything, so on error the state is unchanged.
 	LoadState(params []graph.NamedTensor, state []graph.NamedTensor) error
 }
 
@@ -48,30 +54,37 @@ var ErrNonFiniteParam = errors.New("non-finite parameter after the update")
 
 type float interface{ ~float32 | ~float64 }
 
-// slot is one (parameter, gradient) pair of a Step, after validation.
+// slot is one (parameter, gradient) pair of a Step, after validation, with
+// the index of the parameter's group.
 type slot struct {
-	name string
-	p, g *tensor.Dense
+	name  string
+	p, g  *tensor.Dense
+	group int
 }
 
 // checker validates the arguments of Step. It is reused across steps so
 // that validating allocates nothing once the first step is done.
 type checker struct {
-	seen  map[string]struct{}
+	index map[string]int // parameter name → position in params
+	group []int          // group of each parameter
 	slots []slot
 	f32   finiteKernel[float32]
 	f64   finiteKernel[float64]
 }
 
 // check validates params and grads: equal lengths, unique non-empty names,
-// float32/float64 contiguous tensors, matching gradient dtype and shape,
-// and gradients free of NaN and ±Inf. It fills c.slots with the pairs that
-// have a gradient.
-func (c *checker) check(who string, params []graph.NamedTensor, grads []*tensor.Dense) error {
+// float32/float64 contiguous tensors, every parameter in exactly one group,
+// matching gradient dtype and shape, and gradients free of NaN and ±Inf.
+// It fills c.slots with the pairs that have a gradient.
+//
+// The NaN/Inf scan of the gradients lives here, once per step: it is what
+// lets Step promise to write nothing when a gradient is not finite, in any
+// loop, so a trainer need not scan the gradients itself before Step.
+func (c *checker) check(who string, params []graph.NamedTensor, grads []*tensor.Dense, groups []Group) error {
 	if len(params) != len(grads) {
 		return fmt.Errorf("%s: %d parameters but %d gradients", who, len(params), len(grads))
 	}
-	if err := c.checkParams(who, params); err != nil {
+	if err := c.checkParams(who, params, groups); err != nil {
 		return err
 	}
 	c.slots = c.slots[:0]
@@ -87,7 +100,7 @@ func (c *checker) check(who string, params []graph.NamedTensor, grads []*tensor.
 		if err := checkContiguous(g); err != nil {
 			return fmt.Errorf("%s: gradient of %q: %w", who, p.Name, err)
 		}
-		c.slots = append(c.slots, slot{name: p.Name, p: p.Value, g: g})
+		c.slots = append(c.slots, slot{name: p.Name, p: p.Value, g: g, group: c.group[i]})
 	}
 	for _, s := range c.slots {
 		if j := c.firstNonFinite(s.g); j >= 0 {
@@ -98,20 +111,21 @@ func (c *checker) check(who string, params []graph.NamedTensor, grads []*tensor.
 	return nil
 }
 
-// checkParams validates the parameters alone (also used by LoadState).
-func (c *checker) checkParams(who string, params []graph.NamedTensor) error {
-	if c.seen == nil {
-		c.seen = make(map[string]struct{}, len(params))
+// checkParams validates the parameters and their groups (also used by
+// LoadState) and fills c.group.
+func (c *checker) checkParams(who string, params []graph.NamedTensor, groups []Group) error {
+	if c.index == nil {
+		c.index = make(map[string]int, len(params))
 	}
-	clear(c.seen)
-	for _, p := range params {
+	clear(c.index)
+	for i, p := range params {
 		if p.Name == "" {
 			return fmt.Errorf("%s: a parameter has an empty name; state is keyed by name", who)
 		}
-		if _, dup := c.seen[p.Name]; dup {
+		if _, dup := c.index[p.Name]; dup {
 			return fmt.Errorf("%s: parameter %q is listed twice", who, p.Name)
 		}
-		c.seen[p.Name] = struct{}{}
+		c.index[p.Name] = i
 		if p.Value == nil {
 			return fmt.Errorf("%s: parameter %q has no value", who, p.Name)
 		}
@@ -120,6 +134,43 @@ func (c *checker) checkParams(who string, params []graph.NamedTensor) error {
 		}
 		if err := checkContiguous(p.Value); err != nil {
 			return fmt.Errorf("%s: parameter %q: %w", who, p.Name, err)
+		}
+	}
+	return c.assign(who, params, groups)
+}
+
+// assign sets c.group[i] to the group of params[i]: 0 for all without
+// groups, else the one group that lists it.
+func (c *checker) assign(who string, params []graph.NamedTensor, groups []Group) error {
+	c.group = c.group[:0]
+	for range params {
+		c.group = append(c.group, -1)
+	}
+	if len(groups) == 0 {
+		for i := range c.group {
+			c.group[i] = 0
+		}
+		return nil
+	}
+	for gi, g := range groups {
+		for _, name := range g.Params {
+			i, ok := c.index[name]
+			if !ok {
+				return fmt.Errorf("%s: group %d lists %q, which is not among the %d parameters passed", who, gi, name, len(params))
+			}
+			switch prev := c.group[i]; {
+			case prev == gi:
+				return fmt.Errorf("%s: group %d lists parameter %q twice", who, gi, name)
+			case prev >= 0:
+				return fmt.Errorf("%s: parameter %q is in groups %d and %d; a parameter belongs to exactly one group", who, name, prev, gi)
+			}
+			c.group[i] = gi
+		}
+	}
+	for i, p := range params {
+		if c.group[i] < 0 {
+			return fmt.Errorf("%s: parameter %q is in none of the %d groups; add it to one (with groups, they must cover every parameter passed)",
+				who, p.Name, len(groups))
 		}
 	}
 	return nil
@@ -222,18 +273,19 @@ func unravel(shape tensor.Shape, j int) []int {
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // checkRate validates a learning rate (PyTorch also rejects lr < 0; NaN
-// slips through its check, not this one).
-func checkRate(who string, lr float64) error {
+// slips through its check, not this one). Like checkNonNeg, its error is
+// to be prefixed with the optimizer and group.
+func checkRate(lr float64) error {
 	if !finite(lr) || lr < 0 {
-		return fmt.Errorf("%s: learning rate %v, want a finite value ≥ 0", who, lr)
+		return fmt.Errorf("learning rate %v, want a finite value ≥ 0", lr)
 	}
 	return nil
 }
 
 // checkNonNeg validates a finite hyperparameter that must be ≥ 0.
-func checkNonNeg(who, name string, v float64) error {
+func checkNonNeg(name string, v float64) error {
 	if !finite(v) || v < 0 {
-		return fmt.Errorf("%s: %s %v, want a finite value ≥ 0", who, name, v)
+		return fmt.Errorf("%s %v, want a finite value ≥ 0", name, v)
 	}
 	return nil
 }

@@ -23,11 +23,11 @@ var bigInputs = func() (in [4][]float64) {
 	return in
 }()
 
-func bigRun(dt tensor.Dtype, newOpt func() optim.Optimizer, procs int) []float64 {
+func bigRun(dt tensor.Dtype, newOpt func([]graph.NamedTensor) optim.Optimizer, procs int) []float64 {
 	prev := runtime.GOMAXPROCS(procs)
 	defer runtime.GOMAXPROCS(prev)
-	o := newOpt()
 	p := []graph.NamedTensor{{Name: "w", Value: dense(dt, []int{bigN}, bigInputs[0])}}
+	o := newOpt(p)
 	for s := 1; s < len(bigInputs); s++ {
 		if err := o.Step(p, []*tensor.Dense{dense(dt, []int{bigN}, bigInputs[s])}); err != nil {
 			panic(err)
@@ -59,11 +59,11 @@ func TestStepDoesNotAllocateAfterTheFirst(t *testing.T) {
 	}
 	for _, dt := range dtypes {
 		for name, newOpt := range stateful {
-			o := newOpt()
 			p := []graph.NamedTensor{
 				{Name: "big", Value: dense(dt, []int{bigN}, bigInputs[0])},
 				{Name: "small", Value: dense(dt, []int{5}, randn("smallp", 5, 1))},
 			}
+			o := newOpt(p)
 			g := []*tensor.Dense{dense(dt, []int{bigN}, bigInputs[1]), dense(dt, []int{5}, randn("smallg", 5, 1))}
 			if err := o.Step(p, g); err != nil {
 				t.Fatal(err)

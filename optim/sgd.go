@@ -10,8 +10,9 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// SGD is torch.optim.SGD. The zero value of every field but LearningRate is
-// PyTorch's default, so a literal is enough:
+// SGD is torch.optim.SGD. The zero value of every field is PyTorch's
+// default, and LearningRate's zero is a learning rate of 0 (PyTorch has no
+// default there), so a literal is enough:
 //
 //	opt := &optim.SGD{LearningRate: 0.1, Momentum: 0.9}
 //
@@ -26,9 +27,11 @@ import (
 // Dampening = 0 is heavy-ball momentum; Dampening = μ makes b an
 // exponential moving average of d (see the package documentation).
 //
-// Hyperparameters may be changed between steps; Step validates them every
-// time. State is allocated on the first Step that has a gradient for a
-// parameter. Do not copy an SGD after its first Step (copies share state).
+// The fields apply to every parameter, or are the defaults of Groups (see
+// Group). Hyperparameters may be changed between steps; Step validates them
+// every time. State is allocated on the first Step that has a gradient for
+// a parameter. Do not copy an SGD after its first Step (copies share
+// state).
 type SGD struct {
 	LearningRate float64 // lr; the field cannot be called LR, which is the Optimizer method
 	Momentum     float64 // μ ≥ 0
@@ -37,14 +40,26 @@ type SGD struct {
 	Nesterov     bool    // requires Momentum > 0 and Dampening = 0, as in PyTorch
 	Maximize     bool    // ascend instead: use −g
 
+	// Groups, if any, split the parameters into PyTorch's param_groups,
+	// each with its own Options over the fields above.
+	Groups []Group
+
 	rt *sgdRuntime
 }
 
 var sgdKeys = []stateKey{{name: "momentum_buffer"}}
 
+// sgdHyper is one group's hyperparameters, resolved from the fields and the
+// group's options.
+type sgdHyper struct {
+	lr, momentum, dampening, weightDecay float64
+	nesterov, maximize                   bool
+}
+
 type sgdRuntime struct {
 	states stateSet
 	check  checker
+	hypers []sgdHyper // per group, resolved by the last validate
 	k32    sgdKernel[float32]
 	k64    sgdKernel[float64]
 	last   []*paramState // per parameter of the last Step; nil = no buffer
@@ -54,52 +69,100 @@ type sgdRuntime struct {
 // result).
 func NewSGD(lr float64) *SGD { return &SGD{LearningRate: lr} }
 
-// LR returns the learning rate.
+// LR returns the learning rate; a group's is LR() times its LRScale.
 func (s *SGD) LR() float64 { return s.LearningRate }
 
-// SetLR sets the learning rate of the next Step.
+// SetLR sets the learning rate of the next Step; see Group for how the
+// groups' rates follow.
 func (s *SGD) SetLR(lr float64) { s.LearningRate = lr }
 
-// Validate checks the hyperparameters with PyTorch's rules, plus
-// finiteness (PyTorch lets NaN through).
-func (s *SGD) Validate() error {
-	const who = "optim.SGD"
-	if err := checkRate(who, s.LearningRate); err != nil {
+// hyper resolves group i (the fields alone without groups).
+func (s *SGD) hyper(i int) sgdHyper {
+	h := sgdHyper{s.LearningRate, s.Momentum, s.Dampening, s.WeightDecay, s.Nesterov, s.Maximize}
+	if len(s.Groups) == 0 {
+		return h
+	}
+	for _, o := range s.Groups[i].Options {
+		switch o.h {
+		case hLRScale:
+			h.lr *= o.a
+		case hWeightDecay:
+			h.weightDecay = o.a
+		case hMomentum:
+			h.momentum = o.a
+		case hDampening:
+			h.dampening = o.a
+		case hNesterov:
+			h.nesterov = o.a != 0
+		case hMaximize:
+			h.maximize = o.a != 0
+		}
+	}
+	return h
+}
+
+// validate checks h with PyTorch's rules plus finiteness; its errors are to
+// be prefixed with the optimizer and group.
+func (h sgdHyper) validate() error {
+	if err := checkRate(h.lr); err != nil {
 		return err
 	}
-	if err := checkNonNeg(who, "momentum", s.Momentum); err != nil {
+	if err := checkNonNeg("momentum", h.momentum); err != nil {
 		return err
 	}
-	if !finite(s.Dampening) {
-		return fmt.Errorf("%s: dampening %v, want a finite value", who, s.Dampening)
+	if !finite(h.dampening) {
+		return fmt.Errorf("dampening %v, want a finite value", h.dampening)
 	}
-	if err := checkNonNeg(who, "weight decay", s.WeightDecay); err != nil {
+	if err := checkNonNeg("weight decay", h.weightDecay); err != nil {
 		return err
 	}
-	if s.Nesterov && (s.Momentum <= 0 || s.Dampening != 0) {
-		return fmt.Errorf("%s: Nesterov momentum requires momentum > 0 and dampening 0, got momentum %v and dampening %v",
-			who, s.Momentum, s.Dampening)
+	if h.nesterov && (h.momentum <= 0 || h.dampening != 0) {
+		return fmt.Errorf("Nesterov momentum requires momentum > 0 and dampening 0, got momentum %v and dampening %v",
+			h.momentum, h.dampening)
 	}
 	return nil
 }
 
-func (s *SGD) runtime() *sgdRuntime {
+// Validate checks the hyperparameters of every group with PyTorch's rules,
+// plus finiteness (PyTorch lets NaN through).
+func (s *SGD) Validate() error {
+	_, err := s.validate()
+	return err
+}
+
+func (s *SGD) validate() (*sgdRuntime, error) {
+	const who = "optim.SGD"
 	if s.rt == nil {
 		s.rt = &sgdRuntime{}
 	}
-	return s.rt
+	rt := s.rt
+	rt.hypers = rt.hypers[:0]
+	for i := range max(len(s.Groups), 1) {
+		if len(s.Groups) > 0 {
+			if err := checkOptions(who, s.Groups, i, sgdOptions); err != nil {
+				return nil, err
+			}
+		}
+		h := s.hyper(i)
+		if err := h.validate(); err != nil {
+			return nil, fmt.Errorf("%s: %w", groupName(who, s.Groups, i), err)
+		}
+		rt.hypers = append(rt.hypers, h)
+	}
+	return rt, nil
 }
 
 // Step applies one SGD update to every parameter that has a gradient. If
-// anything is wrong with the arguments (lengths, names, dtypes, shapes, a
-// NaN or ±Inf in any gradient) it returns an error and writes nothing.
+// anything is wrong with the hyperparameters or the arguments (lengths,
+// names, groups, dtypes, shapes, a NaN or ±Inf in any gradient) it returns
+// an error and writes nothing.
 func (s *SGD) Step(params []graph.NamedTensor, grads []*tensor.Dense) error {
 	const who = "optim.SGD"
-	if err := s.Validate(); err != nil {
+	rt, err := s.validate()
+	if err != nil {
 		return err
 	}
-	rt := s.runtime()
-	if err := rt.check.check(who, params, grads); err != nil {
+	if err := rt.check.check(who, params, grads, s.Groups); err != nil {
 		return err
 	}
 	for _, sl := range rt.check.slots {
@@ -111,13 +174,13 @@ func (s *SGD) Step(params []graph.NamedTensor, grads []*tensor.Dense) error {
 	}
 
 	// Nothing has been written so far; from here on every parameter is updated.
-	rt.k32.set(s)
-	rt.k64.set(s)
+	defer graph.MarkParamsChanged() // once written: caches such as nn.KVCache start again
 	var bad error
 	for _, sl := range rt.check.slots {
+		h := &rt.hypers[sl.group]
 		var buf *tensor.Dense
 		first := false
-		if s.Momentum != 0 {
+		if h.momentum != 0 {
 			ps := rt.states.get(sl.name)
 			if ps == nil {
 				ps = rt.states.add(sl.name, sl.p, len(sgdKeys))
@@ -129,12 +192,14 @@ func (s *SGD) Step(params []graph.NamedTensor, grads []*tensor.Dense) error {
 		}
 		var j int
 		if sl.p.Dtype() == tensor.Float32 {
+			rt.k32.set(h)
 			j = rt.k32.step(sl.p.Float32s(), sl.g.Float32s(), float32s(buf), first)
 		} else {
+			rt.k64.set(h)
 			j = rt.k64.step(sl.p.Float64s(), sl.g.Float64s(), float64s(buf), first)
 		}
 		if j >= 0 && bad == nil {
-			bad = nonFiniteParam(who, sl, j, s.LearningRate)
+			bad = nonFiniteParam(who, sl, j, h.lr)
 		}
 	}
 	rt.last = rt.last[:0]
@@ -144,13 +209,14 @@ func (s *SGD) Step(params []graph.NamedTensor, grads []*tensor.Dense) error {
 	return bad
 }
 
-func (k *sgdKernel[T]) set(s *SGD) {
-	k.lr, k.momentum, k.dampening, k.weightDecay = s.LearningRate, s.Momentum, s.Dampening, s.WeightDecay
-	k.nesterov, k.maximize = s.Nesterov, s.Maximize
+func (k *sgdKernel[T]) set(h *sgdHyper) {
+	k.lr, k.momentum, k.dampening, k.weightDecay = h.lr, h.momentum, h.dampening, h.weightDecay
+	k.nesterov, k.maximize = h.nesterov, h.maximize
 }
 
 // State returns the live momentum buffers, "<param>.momentum_buffer", for
-// the parameters that have one (none when Momentum is 0, as in PyTorch).
+// the parameters that have one (none while their momentum is 0, as in
+// PyTorch). The keys do not depend on the groups.
 func (s *SGD) State() []graph.NamedTensor {
 	if s.rt == nil {
 		return nil
@@ -160,10 +226,14 @@ func (s *SGD) State() []graph.NamedTensor {
 
 // LoadState replaces the momentum buffers with copies of those in state. A
 // parameter without a buffer in state starts fresh: its next step sets the
-// buffer to the gradient.
+// buffer to the gradient. It validates the hyperparameters, the groups and
+// every tensor before it changes anything.
 func (s *SGD) LoadState(params []graph.NamedTensor, state []graph.NamedTensor) error {
-	rt := s.runtime()
-	st, err := loadState("optim.SGD", &rt.check, sgdKeys, []bool{true}, params, state)
+	rt, err := s.validate()
+	if err != nil {
+		return err
+	}
+	st, err := loadState("optim.SGD", &rt.check, s.Groups, sgdKeys, func(int, int) bool { return true }, params, state)
 	if err != nil {
 		return err
 	}

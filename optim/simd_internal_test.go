@@ -204,9 +204,7 @@ func testAdamPaths[T float](t *testing.T, paths []simd.Path) {
 		}
 		special := on(5)
 		var k adamKernel[T]
-		k.set(h)
-		k.stepSize = h.lr / (1 - math.Pow(h.beta1, t0))
-		k.bc2sqrt = math.Sqrt(1 - math.Pow(h.beta2, t0))
+		k.set(&h, h.lr/(1-math.Pow(h.beta1, t0)), math.Sqrt(1-math.Pow(h.beta2, t0)))
 		for _, n := range kernelLengths {
 			p := kernelInput[T](rng, n, 1, special, false)
 			g := kernelInput[T](rng, n, 0.1, special, false)
@@ -263,8 +261,7 @@ func TestSIMDKernelsReportFirstNonFinite(t *testing.T) {
 				}
 				runOn(path, func() {
 					var k adamKernel[float32]
-					k.set(adamHyper{lr: 1e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8})
-					k.stepSize, k.bc2sqrt = 1e-2, 0.03
+					k.set(&adamHyper{lr: 1e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8}, 1e-2, 0.03)
 					m, v := make([]float32, n), make([]float32, n)
 					j = k.step(p, g, m, v, nil)
 				})
@@ -292,8 +289,7 @@ func TestSIMDKernelsIgnoreLanesPastTheEnd(t *testing.T) {
 		}
 		for _, path := range paths {
 			var k adamKernel[float32]
-			k.set(adamHyper{lr: 1e-3, beta1: 0.9, beta2: 0.999, eps: 1e-50})
-			k.stepSize, k.bc2sqrt = 1e-2, 0.03
+			k.set(&adamHyper{lr: 1e-3, beta1: 0.9, beta2: 0.999, eps: 1e-50}, 1e-2, 0.03)
 			p := clone(p)
 			var j int
 			runOn(path, func() { j = k.step(p, g, clone(m), clone(v), nil) })

@@ -79,12 +79,14 @@ func newTensor(dt tensor.Dtype, shape tensor.Shape) *tensor.Dense {
 // newStep returns a step counter holding 0.
 func newStep() *tensor.Dense { return newTensor(tensor.Float64, tensor.Shape{1}) }
 
-// loadState builds a state set from named tensors. want[j] says whether key
-// j is expected for this optimizer's current settings; a parameter has all
-// of the wanted keys or none. Tensors are copied.
-func loadState(who string, c *checker, keys []stateKey, want []bool, params, state []graph.NamedTensor) (stateSet, error) {
+// loadState builds a state set from named tensors, for the parameters and
+// groups checked by c. want(i, j) says whether key j is expected for
+// params[i] under its group's settings; a parameter has all of its wanted
+// keys or none. Tensors are copied, and nothing outside the returned set is
+// changed: the caller installs it only when there is no error.
+func loadState(who string, c *checker, groups []Group, keys []stateKey, want func(param, key int) bool, params, state []graph.NamedTensor) (stateSet, error) {
 	var s stateSet
-	if err := c.checkParams(who, params); err != nil {
+	if err := c.checkParams(who, params, groups); err != nil {
 		return s, err
 	}
 	given := make(map[string]*tensor.Dense, len(state))
@@ -97,11 +99,11 @@ func loadState(who string, c *checker, keys []stateKey, want []bool, params, sta
 		}
 		given[nt.Name] = nt.Value
 	}
-	used := 0
-	for _, p := range params {
+	used := make(map[string]bool, len(state))
+	for i, p := range params {
 		var found, missing []string
 		for j, k := range keys {
-			if want[j] {
+			if want(i, j) {
 				if _, ok := given[p.Name+"."+k.name]; ok {
 					found = append(found, k.name)
 				} else {
@@ -113,50 +115,44 @@ func loadState(who string, c *checker, keys []stateKey, want []bool, params, sta
 			continue // fresh parameter: no state yet
 		}
 		if len(missing) > 0 {
-			return s, fmt.Errorf("%s: LoadState: parameter %q has state %v but %v is missing", who, p.Name, found, missing)
+			return stateSet{}, fmt.Errorf("%s: LoadState: parameter %q has state %v but %v is missing", who, p.Name, found, missing)
 		}
 		ps := s.add(p.Name, p.Value, len(keys))
 		for j, k := range keys {
-			if !want[j] {
+			if !want(i, j) {
 				continue
 			}
 			name := p.Name + "." + k.name
-			v := given[name]
-			used++
-			t, err := loadTensor(k, v, ps)
+			used[name] = true
+			t, err := loadTensor(k, given[name], ps)
 			if err != nil {
 				return stateSet{}, fmt.Errorf("%s: LoadState: %q: %w", who, name, err)
 			}
 			ps.t[j] = t
 		}
 	}
-	if used < len(given) {
-		for _, nt := range state {
-			if !s.consumed(keys, want, nt.Name) {
-				return stateSet{}, fmt.Errorf("%s: LoadState: state %q matches no parameter and key of this optimizer (keys %v)",
-					who, nt.Name, wantedNames(keys, want))
+	for _, nt := range state {
+		if used[nt.Name] {
+			continue
+		}
+		for i, p := range params {
+			for _, k := range keys {
+				if nt.Name == p.Name+"."+k.name {
+					return stateSet{}, fmt.Errorf("%s: LoadState: state %q is not used with the settings of %q (keys %v)",
+						who, nt.Name, p.Name, keyNames(keys, func(j int) bool { return want(i, j) }))
+				}
 			}
 		}
+		return stateSet{}, fmt.Errorf("%s: LoadState: state %q matches no parameter and key of this optimizer (keys %v)",
+			who, nt.Name, keyNames(keys, func(int) bool { return true }))
 	}
 	return s, nil
 }
 
-// consumed reports whether name is "<param>.<key>" for a loaded parameter.
-func (s *stateSet) consumed(keys []stateKey, want []bool, name string) bool {
-	for _, ps := range s.order {
-		for j, k := range keys {
-			if want[j] && ps.name+"."+k.name == name {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func wantedNames(keys []stateKey, want []bool) []string {
+func keyNames(keys []stateKey, want func(key int) bool) []string {
 	var out []string
 	for j, k := range keys {
-		if want[j] {
+		if want(j) {
 			out = append(out, k.name)
 		}
 	}

@@ -13,18 +13,49 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// stateful is an optimizer factory for the round-trip tests.
-var stateful = map[string]func() optim.Optimizer{
-	"sgd-nesterov": func() optim.Optimizer {
+// stateful are optimizer factories for the round-trip, failure, core-count
+// and allocation tests, given the parameters they will step.
+var stateful = map[string]func(params []graph.NamedTensor) optim.Optimizer{
+	"sgd-nesterov": func([]graph.NamedTensor) optim.Optimizer {
 		return &optim.SGD{LearningRate: 0.05, Momentum: 0.9, Nesterov: true, WeightDecay: 1e-3}
 	},
-	"sgd-ema": func() optim.Optimizer { return &optim.SGD{LearningRate: 0.05, Momentum: 0.9, Dampening: 0.9} },
-	"adam": func() optim.Optimizer {
+	"sgd-ema": func([]graph.NamedTensor) optim.Optimizer {
+		return &optim.SGD{LearningRate: 0.05, Momentum: 0.9, Dampening: 0.9}
+	},
+	"adam": func([]graph.NamedTensor) optim.Optimizer {
 		a := optim.NewAdam(0.01)
 		a.AMSGrad, a.WeightDecay = true, 0.01
 		return a
 	},
-	"adamw": func() optim.Optimizer { return optim.NewAdamW(0.01) },
+	"adamw": func([]graph.NamedTensor) optim.Optimizer { return optim.NewAdamW(0.01) },
+	"sgd-groups": func(params []graph.NamedTensor) optim.Optimizer {
+		first, rest := splitNames(params)
+		return &optim.SGD{LearningRate: 0.05, Momentum: 0.9, WeightDecay: 1e-3, Groups: []optim.Group{
+			optim.NewGroup(first),
+			optim.NewGroup(rest, optim.LRScale(2), optim.Momentum(0.5), optim.Nesterov(true), optim.WeightDecay(0)),
+		}}
+	},
+	"adamw-groups": func(params []graph.NamedTensor) optim.Optimizer {
+		first, rest := splitNames(params)
+		a := optim.NewAdamW(0.01)
+		a.Groups = []optim.Group{
+			optim.NewGroup(first, optim.WeightDecay(0.1)),
+			optim.NewGroup(rest, optim.LRScale(0.5), optim.Betas(0.8, 0.95), optim.AMSGrad(true), optim.WeightDecay(0)),
+		}
+		return a
+	},
+}
+
+// splitNames returns the first parameter's name and the others'.
+func splitNames(params []graph.NamedTensor) (first, rest []string) {
+	for i, p := range params {
+		if i == 0 {
+			first = append(first, p.Name)
+		} else {
+			rest = append(rest, p.Name)
+		}
+	}
+	return first, rest
 }
 
 func testParams(dt tensor.Dtype) []graph.NamedTensor {
@@ -50,8 +81,8 @@ func TestStateRoundTripContinuesExactly(t *testing.T) {
 	for _, dt := range dtypes {
 		for name, newOpt := range stateful {
 			t.Run(fmt.Sprint(dt, "/", name), func(t *testing.T) {
-				a := newOpt()
 				pa := testParams(dt)
+				a := newOpt(pa)
 				for s := 0; s < 3; s++ {
 					if err := a.Step(pa, testGrads(dt, s)); err != nil {
 						t.Fatal(err)
@@ -59,7 +90,7 @@ func TestStateRoundTripContinuesExactly(t *testing.T) {
 				}
 				saved := deepCopyState(a.State())
 				pb := cloneParams(pa)
-				b := newOpt()
+				b := newOpt(pb)
 				if err := b.LoadState(pb, saved); err != nil {
 					t.Fatal(err)
 				}

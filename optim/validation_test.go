@@ -18,7 +18,7 @@ import (
 func TestHyperparameterValidation(t *testing.T) {
 	nan, inf := math.NaN(), math.Inf(1)
 	adam := func(f func(a *optim.Adam)) optim.Optimizer { a := optim.NewAdam(1e-3); f(a); return a }
-	adamw := func(f func(a *optim.AdamW)) optim.Optimizer { a := optim.NewAdamW(1e-3); f(a); return a }
+	adamw := func(f func(a *optim.Adam)) optim.Optimizer { a := optim.NewAdamW(1e-3); f(a); return a }
 	cases := []struct {
 		name string
 		o    optim.Optimizer
@@ -36,11 +36,13 @@ func TestHyperparameterValidation(t *testing.T) {
 		{"adam beta1 = 1", adam(func(a *optim.Adam) { a.Beta1 = 1 }), "beta1 1"},
 		{"adam negative beta2", adam(func(a *optim.Adam) { a.Beta2 = -0.1 }), "beta2 -0.1"},
 		{"adam NaN beta2", adam(func(a *optim.Adam) { a.Beta2 = nan }), "beta2 NaN"},
-		{"adam zero eps", &optim.Adam{LearningRate: 1e-3}, "eps 0"},
+		{"adam zero eps", adam(func(a *optim.Adam) { a.Eps = 0 }), "eps 0"},
+		{"adam struct literal", &optim.Adam{LearningRate: 1e-3, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8}, "not made by optim.NewAdam or optim.NewAdamW"},
+		{"adamw struct literal", &optim.Adam{LearningRate: 1e-3, Decoupled: true}, "optim.AdamW: not made by"},
 		{"adam NaN eps", adam(func(a *optim.Adam) { a.Eps = nan }), "eps NaN"},
 		{"adam negative weight decay", adam(func(a *optim.Adam) { a.WeightDecay = -0.1 }), "weight decay -0.1"},
-		{"adamw lr·λ > 1", adamw(func(a *optim.AdamW) { a.LearningRate, a.WeightDecay = 10, 0.2 }), "flip"},
-		{"adamw beta1 Inf", adamw(func(a *optim.AdamW) { a.Beta1 = inf }), "beta1 +Inf"},
+		{"adamw lr·λ > 1", adamw(func(a *optim.Adam) { a.LearningRate, a.WeightDecay = 10, 0.2 }), "flip"},
+		{"adamw beta1 Inf", adamw(func(a *optim.Adam) { a.Beta1 = inf }), "beta1 +Inf"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -118,8 +120,8 @@ func TestNonFiniteGradientLeavesEverythingUntouched(t *testing.T) {
 	for _, dt := range dtypes {
 		for name, newOpt := range stateful {
 			for _, bad := range []float64{math.NaN(), math.Inf(-1)} {
-				o := newOpt()
 				p := testParams(dt)
+				o := newOpt(p)
 				if err := o.Step(p, testGrads(dt, 0)); err != nil {
 					t.Fatal(err)
 				}

@@ -1,6 +1,7 @@
 package train_test
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -28,11 +29,11 @@ func noPanic(f func() error) (err error) {
 
 func TestWeightsWithNilGraphAreErrors(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "m.safetensors")
-	if err := noPanic(func() error { return train.SaveWeights(p, nil) }); err == nil || strings.Contains(err.Error(), "PANIC") {
+	if err := noPanic(func() error { return train.SaveGraphWeights(p, nil) }); err == nil || strings.Contains(err.Error(), "PANIC") {
 		t.Errorf("SaveWeights(nil graph): got %v, want an error", err)
 	}
 	os.WriteFile(p, []byte("x"), 0o644)
-	if err := noPanic(func() error { return train.LoadWeights(p, nil) }); err == nil || !strings.Contains(err.Error(), "nil graph") {
+	if err := noPanic(func() error { return train.LoadGraphWeights(p, nil) }); err == nil || !strings.Contains(err.Error(), "nil graph") {
 		t.Errorf("LoadWeights(nil graph): got %v, want a nil-graph error", err)
 	}
 }
@@ -48,7 +49,7 @@ func TestOverflowingShapeIsAnErrorForWeightsAndResume(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "checkpoint.safetensors")
 	os.WriteFile(path, raw, 0o644)
-	err := noPanic(func() error { return train.LoadWeights(path, s.model.Graph) })
+	err := noPanic(func() error { return train.LoadGraphWeights(path, s.model.Graph) })
 	if err == nil || !strings.Contains(err.Error(), "overflow") {
 		t.Errorf("LoadWeights: got %v, want an overflow error", err)
 	}
@@ -230,10 +231,10 @@ func TestNilTrainerAndLoaderAreErrors(t *testing.T) {
 		f    func() error
 		want string
 	}{
-		{"Evaluate(nil)", func() error { _, err := tr.Evaluate(nil); return err }, "train.Evaluate: nil data loader"},
+		{"Evaluate(nil)", func() error { _, err := tr.Evaluate(nil); return err }, "train.Evaluate: nil data"},
 		{"nil Trainer Evaluate", func() error { _, err := nilTrainer.Evaluate(s.valData); return err }, "not made by train.New"},
-		{"nil Trainer Run", func() error { _, err := nilTrainer.Run(); return err }, "not made by train.New"},
-		{"zero Trainer Run", func() error { _, err := (&train.Trainer{}).Run(); return err }, "not made by train.New"},
+		{"nil Trainer Run", func() error { _, err := nilTrainer.Run(context.Background()); return err }, "not made by train.New"},
+		{"zero Trainer Run", func() error { _, err := (&train.Trainer{}).Run(context.Background()); return err }, "not made by train.New"},
 	} {
 		if err := noPanic(c.f); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v, want an error containing %q", c.name, err, c.want)

@@ -119,13 +119,23 @@ func run(c config, argv []string) error {
 		return err
 	}
 	defer torch.Close()
+	// What this run compares is decided here, once, and recorded in the
+	// summary (run.*): the report and its tests read the record, not the
+	// machine as it is after the run.
 	def, other, hasOther := bench.MachineBLAS()
+	d := decided{blas: def.Name}
+	if c.fallback && hasOther {
+		d.other = other.Name
+	}
+	if py != "" {
+		d.torch = torch.Info().Torch
+	}
 	sides := []bench.Side{
-		bench.ChildSide(bench.Ours, c.reps, func(w bench.Workload) []bench.Setting {
+		def.Side(bench.Ours, c.reps, func(w bench.Workload) []bench.Setting {
 			return def.Settings(c.threads, w)
 		}),
-		bench.ChildSide(bench.Other, c.reps, func(w bench.Workload) []bench.Setting {
-			if !c.fallback || !hasOther || !w.Family.BLAS {
+		other.Side(bench.Other, c.reps, func(w bench.Workload) []bench.Setting {
+			if d.other == "" || !w.Family.BLAS {
 				return nil
 			}
 			return other.Settings(c.threads, w)
@@ -136,5 +146,10 @@ func run(c config, argv []string) error {
 	if err != nil {
 		return err
 	}
-	return writeReport(c, argv, ws, t, torch.Info(), py)
+	return writeReport(c, argv, ws, t, torch.Info(), d)
 }
+
+// decided is what a run compares, decided once at its start: the default
+// BLAS, the other BLAS ("" when none is run) and PyTorch's version ("" when
+// PyTorch is not run).
+type decided struct{ blas, other, torch string }

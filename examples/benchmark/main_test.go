@@ -62,19 +62,28 @@ func TestQuickReport(t *testing.T) {
 		// and a speed comparison there would mean nothing anyway.
 		t.Skip("under an emulator (GELU_TEST_EXEC set): the benchmark's child processes cannot run")
 	}
-	py := "auto"
-	if exec.Command("python3", "-c", "import torch").Run() != nil && exec.Command("/usr/bin/python3", "-c", "import torch").Run() != nil {
-		t.Log("no python3 with torch: the PyTorch side is not checked")
-		py = "none"
-	}
 	dir := t.TempDir()
-	c := config{out: dir, reps: 1, rounds: 1, python: py, script: "bench_torch.py", threads: []int{1, 2}, quick: true, fallback: true}
+	c := config{out: dir, reps: 1, rounds: 1, python: "auto", script: "bench_torch.py", threads: []int{1, 2}, quick: true, fallback: true}
 	if err := run(c, []string{"benchmark", "-quick"}); err != nil {
 		t.Fatal(err)
 	}
 	s, err := report.ReadSummary(dir)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// What the run compared is what it decided at its start and recorded
+	// (a library installed during the run changes nothing): the checks
+	// below hold the tables to that record.
+	defBLAS, _ := s.Values["run.blas_default"].(string)
+	otherBLAS, okOther := s.Values["run.blas_other"].(string)
+	torchVersion, okTorch := s.Values["run.pytorch_version"].(string)
+	if defBLAS == "" || !okOther || !okTorch {
+		t.Fatalf("summary run.blas_default %q, run.blas_other %q (%v), run.pytorch_version %q (%v): want the run's decisions recorded",
+			defBLAS, otherBLAS, okOther, torchVersion, okTorch)
+	}
+	withTorch := torchVersion != ""
+	if !withTorch {
+		t.Log("the run found no python3 with torch: the PyTorch side is not checked")
 	}
 	md, err := os.ReadFile(filepath.Join(dir, "report.md"))
 	if err != nil {
@@ -97,7 +106,10 @@ func TestQuickReport(t *testing.T) {
 		// This project's columns are headed with its default BLAS, "this
 		// project (own GEMM)" say; the other BLAS's "this project with …".
 		for side, ours := range map[string]bool{bench.Ours + " (": true, bench.Peer: false} {
-			if side == bench.Peer && py == "none" {
+			if side == bench.Peer && !withTorch {
+				if _, ok := s.Values[key+".pytorch"]; ok {
+					t.Errorf("%s: summary has %s.pytorch, but the run recorded no PyTorch", name, key)
+				}
 				continue
 			}
 			suffix := map[bool]string{true: "ours", false: "pytorch"}[ours]
@@ -128,7 +140,7 @@ func TestQuickReport(t *testing.T) {
 				t.Errorf("%s: %s reports %v (%s), but its best setting gave %v", name, side, v, setting, best)
 			}
 		}
-		if py == "none" {
+		if !withTorch {
 			continue
 		}
 		ours, _ := s.Number(key + ".ours")
@@ -142,14 +154,24 @@ func TestQuickReport(t *testing.T) {
 			t.Errorf("%s: speedup %v, want %v from ours %v and PyTorch %v", name, speedup, want, ours, torch)
 		}
 	}
-	// The headline is the machine's default BLAS, named; the other BLAS
-	// (if any) in its own column with its name.
-	def, other, hasOther := bench.MachineBLAS()
-	if got, _ := s.Values["ffn.64x32x128.float32.ours_blas_name"].(string); !strings.HasPrefix(got, def.Name) {
-		t.Errorf("summary ffn ours_blas_name = %q, want the default %q", got, def.Name)
-	}
-	if got, _ := s.Values["ffn.64x32x128.float32.other_blas_name"].(string); hasOther != strings.HasPrefix(got, other.Name) || (hasOther && got == "") {
-		t.Errorf("summary ffn other_blas_name = %q, want %q (other BLAS: %v)", got, other.Name, hasOther)
+	// The headline is the default BLAS the run decided on, named; the
+	// other BLAS, if the run decided to compare one, in its own column with
+	// its name, else nowhere.
+	for _, name := range workloadNames(false, true) {
+		w, _ := families.Parse(name)
+		if !w.Family.BLAS || w.Family.NoPeer {
+			continue
+		}
+		if got, _ := s.Values[w.Key()+".ours_blas_name"].(string); got != defBLAS {
+			t.Errorf("summary %s.ours_blas_name = %q, want the run's default %q", w.Key(), got, defBLAS)
+		}
+		got, ok := s.Values[w.Key()+".other_blas_name"].(string)
+		if otherBLAS == "" && ok {
+			t.Errorf("summary %s.other_blas_name = %q, but the run recorded no other BLAS", w.Key(), got)
+		}
+		if otherBLAS != "" && !strings.HasPrefix(got, otherBLAS) {
+			t.Errorf("summary %s.other_blas_name = %q, want the run's other BLAS %q", w.Key(), got, otherBLAS)
+		}
 	}
 	// The products of the quick ffn shape, each on the own GEMM (and on
 	// OpenBLAS where it loads), with the rate its time gives and a share
@@ -216,12 +238,9 @@ func gptParamsClosedForm(layers, d, t, vocab int) int {
 // of the closed form, as this project's has (train/bench's
 // TestGPTParams): the same model on both sides.
 func TestGPTParams(t *testing.T) {
-	py := ""
-	for _, p := range []string{"python3", "/usr/bin/python3"} {
-		if exec.Command(p, "-c", "import torch").Run() == nil {
-			py = p
-			break
-		}
+	py, err := bench.FindPython("auto") // the program's own choice of python
+	if err != nil {
+		t.Fatal(err)
 	}
 	cases := []struct {
 		args                 string

@@ -43,16 +43,19 @@ type view struct {
 	FastestReps int  // timed runs of the peak
 }
 
-func writeReport(c config, argv []string, ws []bench.Workload, t bench.Tally, torch bench.PeerInfo, py string) error {
+func writeReport(c config, argv []string, ws []bench.Workload, t bench.Tally, torch bench.PeerInfo, d decided) error {
 	r, err := report.NewFromTemplate(c.out, reportTmpl, nil, report.WithCommand(argv...))
 	if err != nil {
 		return err
 	}
+	r.Set("run.blas_default", d.blas)
+	r.Set("run.blas_other", d.other)
+	r.Set("run.pytorch_version", d.torch)
 	v := view{Machine: bench.ThisMachine(), BLAS: t.BLAS(bench.Ours), Other: t.BLAS(bench.Other), Ours: t.Column(bench.Ours), OtherColumn: t.Column(bench.Other),
 		Threads: c.threads, Rounds: c.rounds, Reps: c.reps, Warmup: bench.Warmup, Hopeless: bench.Hopeless, Torch: torch,
 		TorchName: "PyTorch (not run)", Families: bench.FamiliesOf(ws), PeakISA: gemm.PeakISA(), Quick: c.quick, FastestReps: max(c.reps, bench.FastestReps)}
-	if py != "" {
-		v.TorchName = "PyTorch " + torch.Torch
+	if d.torch != "" {
+		v.TorchName = "PyTorch " + d.torch
 	}
 	tn := v.TorchName
 	v.Overview = t.Overview(r, ws, tn)

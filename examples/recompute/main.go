@@ -80,8 +80,8 @@ func measure(c config, recompute bool) error {
 	if err != nil {
 		return err
 	}
-	m, err := nn.NewGPT(g, nn.GPTConfig{BlockSize: c.T, VocabSize: c.Vocab, Layers: c.Blocks, Heads: c.Heads, Dim: c.Dim,
-		TieWeights: true, Recompute: recompute})
+	m, err := nn.NewGPT(g, "", nn.GPTConfig{BlockSize: c.T, VocabSize: c.Vocab, Layers: c.Blocks, Heads: c.Heads, Dim: c.Dim,
+		Recompute: recompute})
 	if err != nil {
 		return err
 	}

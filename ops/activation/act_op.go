@@ -77,9 +77,10 @@ func newActOp(a Activation, order int) *actOp {
 	}
 	return &actOp{act: a, order: order, Base: opkit.Base{
 		Name: name,
-		// Key includes every parameter, or gorgonia would merge, say, exact
-		// and tanh GELU of the same input into one node.
-		Key: fmt.Sprintf("ops.act(%s,%x,%x,%d)", a.Name(), math.Float64bits(a.param.hi), math.Float64bits(a.param.lo), order),
+		// Key includes every parameter and the definition (two user-defined
+		// ones may share a name), or gorgonia would merge, say, exact and
+		// tanh GELU of the same input into one node.
+		Key: fmt.Sprintf("ops.act(%s#%d,%x,%x,%d)", a.Name(), a.row.id, math.Float64bits(a.param.hi), math.Float64bits(a.param.lo), order),
 		// a → a, or a → a → a with the gradient
 		Dims: []int{0, 0, 0}[:2+min(order, 1)],
 	}}
@@ -130,30 +131,32 @@ func (op *actOp) UsePreallocDo(prealloc G.Value, vs ...G.Value) (G.Value, error)
 	} else {
 		out = op.out.Get(x.Dtype(), x.Shape())
 	}
-	switch x.Dtype() {
-	case tensor.Float32:
-		op.kernel(out.Float32s(), x.Float32s(), g.Float32s(), false)
-	default:
-		op.kernel(out.Float64s(), x.Float64s(), g.Float64s(), false)
+	if x.Dtype() == tensor.Float32 {
+		err = op.kernel(out.Float32s(), x.Float32s(), g.Float32s(), false)
+	} else {
+		err = op.kernel(out.Float64s(), x.Float64s(), g.Float64s(), false)
+	}
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
 
-func (op *actOp) kernel(dst, x, g any, add bool) {
+// kernel runs the op's kernel; its error is a user-defined function's panic.
+func (op *actOp) kernel(dst, x, g any, add bool) error {
 	switch dst := dst.(type) {
 	case []float32:
 		if op.order == 0 {
-			forward(op.act, dst, x.([]float32))
-		} else {
-			derivative(op.act, op.order, dst, x.([]float32), g.([]float32), add)
+			return forward(op.act, dst, x.([]float32))
 		}
+		return derivative(op.act, op.order, dst, x.([]float32), g.([]float32), add)
 	case []float64:
 		if op.order == 0 {
-			forward(op.act, dst, x.([]float64))
-		} else {
-			derivative(op.act, op.order, dst, x.([]float64), g.([]float64), add)
+			return forward(op.act, dst, x.([]float64))
 		}
+		return derivative(op.act, op.order, dst, x.([]float64), g.([]float64), add)
 	}
+	return fmt.Errorf("%v: data that is neither float32 nor float64", op) // dst would escape: an allocation per run
 }
 
 // SymDiff builds the gradient nodes for symbolic differentiation (graph.Grad).
@@ -226,8 +229,7 @@ func (op *actOp) accumulate(n *G.Node, order int, x, g *tensor.Dense) error {
 		return err
 	}
 	k := &actOp{act: op.act, order: order} // only its kernel runs
-	k.kernel(d.Data(), x.Data(), g.Data(), true)
-	return nil
+	return k.kernel(d.Data(), x.Data(), g.Data(), true)
 }
 
 func gradOf(op fmt.Stringer, role string, n *G.Node) (*tensor.Dense, error) {

@@ -18,9 +18,11 @@ import (
 var table = []*row{&reluRow, &geluRow, &geluTanhRow, &geluSigmoidRow, &softplusRow, &siluRow, &eluRow, &sigmoidGatedRow}
 
 // Activation is an elementwise nonlinearity together with its first and
-// second derivatives. Use the predefined values (GELU, GELUTanh, ReLU, ...) or
-// the constructors SigmoidGated and ELUAlpha; the zero value is not an
-// activation.
+// second derivatives. Use the predefined values (GELU, GELUTanh, ReLU, ...),
+// the constructors SigmoidGated and ELUAlpha, or define your own with New
+// and NewParam; the zero value is not an activation. Activations are
+// comparable: two are equal when they are the same definition with the
+// same parameter.
 //
 // F, Deriv and Deriv2 are float64 scalar references usable without a graph;
 // Apply adds the activation to a gorgonia graph.
@@ -45,7 +47,8 @@ func ELUAlpha(alpha float64) Activation {
 }
 
 // All returns every predefined activation, in a stable order, plus the
-// sigmoid-gated unit with β = √(8/π).
+// sigmoid-gated unit with β = √(8/π). Registered returns the ones users
+// added.
 func All() []Activation {
 	out := make([]Activation, len(table))
 	for i, r := range table {
@@ -64,15 +67,32 @@ func (a Activation) Validate() error {
 	if r == nil {
 		return fmt.Errorf("activation: zero Activation; want one of activation.GELU, activation.GELUTanh, activation.ReLU, ... or activation.SigmoidGated(β)")
 	}
-	if r.param != "" && (!(a.param.hi > 0) || math.IsInf(a.param.hi, 0)) {
-		return fmt.Errorf("activation: %s needs a finite %s > 0, got %s = %v", r.name, r.param, r.param, a.param.hi)
+	if r.param != "" {
+		return r.checkParam(a.param.hi)
+	}
+	return nil
+}
+
+// checkParam reports whether p is a usable value of r's parameter.
+func (r *row) checkParam(p float64) error {
+	switch {
+	case r.validParam == nil && (!(p > 0) || math.IsInf(p, 0)):
+		return fmt.Errorf("activation: %s needs a finite %s > 0, got %s = %v", r.name, r.param, r.param, p)
+	case r.validParam == nil:
+		return nil
+	case math.IsNaN(p) || math.IsInf(p, 0):
+		return fmt.Errorf("activation: %s needs a finite %s, got %s = %v", r.name, r.param, r.param, p)
+	}
+	if err := r.validParam(p); err != nil {
+		return fmt.Errorf("activation: %s: %s = %v: %w", r.name, r.param, p, err)
 	}
 	return nil
 }
 
 // Name returns the activation's name as accepted by ParseActivation:
 // "relu", "gelu", "gelu_tanh", "gelu_sigmoid", "softplus", "silu", "elu",
-// "elu:α" for α ≠ 1, and "sigmoid_gated:β".
+// "elu:α" for α ≠ 1, and "sigmoid_gated:β"; a user-defined activation's
+// Def.Name, with ":p" when its parameter is not the default.
 func (a Activation) Name() string {
 	r := a.row
 	switch {
@@ -115,9 +135,10 @@ func (a Activation) Breakpoints() []float64 {
 	return append([]float64(nil), a.row.breakpoints...)
 }
 
-// ParseActivation returns the activation with the given name (see Name).
-// "swish" is accepted for "silu", and "sigmoid_gated" without a β means
-// β = √(8/π).
+// ParseActivation returns the activation with the given name (see Name):
+// a built-in one or one added with Register. "swish" is accepted for
+// "silu", and "sigmoid_gated" without a β means β = √(8/π). A registered
+// activation with a parameter is checked at the value given (WithParam).
 func ParseActivation(name string) (Activation, error) {
 	base, arg, hasArg := strings.Cut(strings.ToLower(strings.TrimSpace(name)), ":")
 	r := lookup(base)
@@ -125,36 +146,41 @@ func ParseActivation(name string) (Activation, error) {
 		return Activation{}, fmt.Errorf("activation: unknown activation %q; want %s", name, wanted())
 	}
 	a := of(r)
-	if hasArg {
-		if r.param == "" {
-			return Activation{}, fmt.Errorf("activation: %q takes no parameter, got %q", base, arg)
-		}
-		v, err := strconv.ParseFloat(arg, 64)
-		if err != nil {
-			return Activation{}, fmt.Errorf("activation: %q: parameter %q is not a number", base, arg)
-		}
-		a.param = dd{hi: v}
+	if !hasArg {
+		return a, a.Validate()
 	}
-	return a, a.Validate()
+	if r.param == "" {
+		return Activation{}, fmt.Errorf("activation: %q takes no parameter, got %q", base, arg)
+	}
+	v, err := strconv.ParseFloat(arg, 64)
+	if err != nil {
+		return Activation{}, fmt.Errorf("activation: %q: parameter %q is not a number", base, arg)
+	}
+	return a.WithParam(v)
 }
 
+// lookup finds a built-in row by name or alias, then a registered one.
 func lookup(name string) *row {
+	if name == "" {
+		return nil
+	}
 	for _, r := range table {
-		if r.name == name || r.alias == name && name != "" {
+		if r.name == name || r.alias == name {
 			return r
 		}
 	}
-	return nil
+	return registered(name)
 }
 
 // wanted lists the names ParseActivation accepts, for its error message.
 func wanted() string {
-	names := make([]string, len(table))
-	for i, r := range table {
-		names[i] = r.name
+	var names []string
+	for _, r := range append(table[:len(table):len(table)], registeredRows()...) {
+		n := r.name
 		if r.param != "" {
-			names[i] += "[:" + r.param + "]"
+			n += "[:" + r.param + "]"
 		}
+		names = append(names, n)
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }

@@ -4,7 +4,8 @@ package activation
 // across cores (package parallel).
 //
 // The portable loops (kernels_scalar.go) compute the float64 scalar
-// reference F, Deriv, Deriv2, times g, rounded once to the element type. On
+// reference F, Deriv, Deriv2, times g, rounded once to the element type;
+// a user-defined activation (New) always runs them. On
 // amd64 CPUs with AVX-512 the GELU family (exact, tanh, sigmoid, SiLU,
 // sigmoid-gated), and ELU in float32, run in generated assembly (package
 // simd). Which assembly is the path simd.Current (environment variable
@@ -31,6 +32,7 @@ import (
 	"fmt"
 	"math/bits"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/geluproject/gelu/graph"
@@ -43,8 +45,7 @@ func Forward[T graph.Float](a Activation, dst, x []T) error {
 	if err := checkKernel(a, "Forward", len(dst), len(x), len(x)); err != nil {
 		return err
 	}
-	forward(a, dst, x)
-	return nil
+	return forward(a, dst, x)
 }
 
 // Backward sets dst[i] = g[i]·f'(x[i]), the vector-Jacobian product. dst may
@@ -53,8 +54,7 @@ func Backward[T graph.Float](a Activation, dst, x, g []T) error {
 	if err := checkKernel(a, "Backward", len(dst), len(x), len(g)); err != nil {
 		return err
 	}
-	derivative(a, 1, dst, x, g, false)
-	return nil
+	return derivative(a, 1, dst, x, g, false)
 }
 
 // Backward2 sets dst[i] = g[i]·f”(x[i]), the derivative of Backward with
@@ -63,8 +63,7 @@ func Backward2[T graph.Float](a Activation, dst, x, g []T) error {
 	if err := checkKernel(a, "Backward2", len(dst), len(x), len(g)); err != nil {
 		return err
 	}
-	derivative(a, 2, dst, x, g, false)
-	return nil
+	return derivative(a, 2, dst, x, g, false)
 }
 
 func checkKernel(a Activation, kernel string, dst, x, g int) error {
@@ -77,15 +76,16 @@ func checkKernel(a Activation, kernel string, dst, x, g int) error {
 	return nil
 }
 
-// forward is Forward without checks.
-func forward[T graph.Float](a Activation, dst, x []T) {
-	run(a, 0, dst, x, nil, false)
+// forward is Forward without checks. Its error is a user-defined
+// function's panic (see run).
+func forward[T graph.Float](a Activation, dst, x []T) error {
+	return run(a, 0, dst, x, nil, false)
 }
 
 // derivative sets (or, with add, accumulates into) dst[i] the product
 // g[i]·f^(order)(x[i]), without checks.
-func derivative[T graph.Float](a Activation, order int, dst, x, g []T, add bool) {
-	run(a, order, dst, x, g, add)
+func derivative[T graph.Float](a Activation, order int, dst, x, g []T, add bool) error {
+	return run(a, order, dst, x, g, add)
 }
 
 // chunkKernel computes one contiguous chunk: dst = f(x) for order 0, else
@@ -109,8 +109,10 @@ func (k chunkKernel[T]) run(dst, x, g []T, add bool) {
 
 // run picks the kernel for a and order and runs it on every core. Types
 // defined over float32 or float64 share their memory layout, so they are
-// viewed as the basic type.
-func run[T graph.Float](a Activation, order int, dst, x, g []T, add bool) {
+// viewed as the basic type. A user-defined activation's functions run on
+// the parallel package's workers, where a panic would end the program: it
+// is recovered and returned as the error.
+func run[T graph.Float](a Activation, order int, dst, x, g []T, add bool) error {
 	r := a.row
 	if unsafe.Sizeof(T(0)) == 4 {
 		l := loops32.Get().(*loop[float32])
@@ -124,17 +126,18 @@ func run[T graph.Float](a Activation, order int, dst, x, g []T, add bool) {
 				l.k.id = r.simd32(order, a.param, &l.k.p)
 			}
 		}
-		l.runOn(as[float32](dst), as[float32](x), as[float32](g), add)
+		err := l.runOn(as[float32](dst), as[float32](x), as[float32](g), add)
 		loops32.Put(l)
-		return
+		return err
 	}
 	l := loops64.Get().(*loop[float64])
 	l.k = chunkKernel[float64]{a: a, order: order}
 	if simd.Available && simd.Current.Has512() && exact64 && r.simd64 != nil {
 		l.k.id = r.simd64(order, a.param, &l.k.p)
 	}
-	l.runOn(as[float64](dst), as[float64](x), as[float64](g), add)
+	err := l.runOn(as[float64](dst), as[float64](x), as[float64](g), add)
 	loops64.Put(l)
+	return err
 }
 
 func as[E, T graph.Float](s []T) []E {
@@ -152,6 +155,8 @@ type loop[T graph.Float] struct {
 	k         chunkKernel[T]
 	dst, x, g []T
 	add       bool
+	// panicked holds the first panic of a user-defined function.
+	panicked atomic.Pointer[error]
 }
 
 var (
@@ -159,18 +164,36 @@ var (
 	loops64 = sync.Pool{New: func() any { return new(loop[float64]) }}
 )
 
-func (l *loop[T]) runOn(dst, x, g []T, add bool) {
+func (l *loop[T]) runOn(dst, x, g []T, add bool) error {
 	l.dst, l.x, l.g, l.add = dst, x, g, add
 	parallel.For(len(x), parallel.MinGrain, l)
-	*l = loop[T]{} // keep no slice alive in the pool
+	var err error
+	if p := l.panicked.Load(); p != nil {
+		err = *p
+	}
+	l.k, l.dst, l.x, l.g = chunkKernel[T]{}, nil, nil, nil // keep no slice alive in the pool
+	l.panicked.Store(nil)
+	return err
 }
 
 func (l *loop[T]) Run(lo, hi int) {
+	if l.k.a.row.id != 0 {
+		defer l.recoverPanic(lo, hi)
+	}
 	var gc []T
 	if l.g != nil {
 		gc = l.g[lo:hi]
 	}
 	l.k.run(l.dst[lo:hi], l.x[lo:hi], gc, l.add)
+}
+
+// recoverPanic records a panic of a user-defined function in the chunk
+// [lo, hi) as the loop's error.
+func (l *loop[T]) recoverPanic(lo, hi int) {
+	if r := recover(); r != nil {
+		err := fmt.Errorf("ops.%s: %s panicked on an element of [%d, %d): %v", l.k.a, orderName[l.k.order], lo, hi, r)
+		l.panicked.CompareAndSwap(nil, &err)
+	}
 }
 
 // runSIMD runs the assembly kernel on blocks of the chunk and fills in the

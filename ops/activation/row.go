@@ -32,6 +32,14 @@ type row struct {
 	// branch-free). Nil: the generic loop over ref.
 	loop32 func(order int, dst, x, g []float32, add bool)
 	loop64 func(order int, dst, x, g []float64, add bool)
+
+	// id is nonzero for a row defined by a user (New, NewParam): it tells
+	// apart, in the graph op's hash, two definitions under one name.
+	// The kernels recover a panic in such a row's functions.
+	id uint64
+	// validParam reports whether a parameter value is usable. Nil: a
+	// finite value > 0 (the built-in rows' α and β).
+	validParam func(p float64) error
 }
 
 // noParam turns three parameter-free functions into a row's ref.

@@ -11,6 +11,8 @@
 //	fmt.Println(p.MinX, p.MinF)                 // −0.7518, −0.1700
 //	e, err := analysis.NormalExpectation(activation.GELU.F) // E[GELU(X)] ± error
 //
+// It works on any activation.Activation, user-defined ones (activation.New)
+// included: everything here reads only F, Deriv, Deriv2 and Breakpoints.
 // It is used by the examples and the property tests, never by a training
 // step.
 package analysis

@@ -16,8 +16,9 @@ import (
 )
 
 // ProfileLo and ProfileHi bound the interval searched for inflection
-// points; beyond it every activation of this package is linear or
-// constant to well below float64 resolution in f”.
+// points; beyond it every built-in activation is linear or constant to
+// well below float64 resolution in f”. For a user-defined activation
+// (activation.New) that bends further out, Roots(a, 2, lo, hi) finds them.
 const (
 	ProfileLo = -10.0
 	ProfileHi = 10.0

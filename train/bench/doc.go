@@ -18,7 +18,7 @@
 //		defer torch.Close()
 //		def, _, _ := bench.MachineBLAS() // the default BLAS (and the other one, to compare)
 //		t, _ := bench.Run(ws, []bench.Side{
-//			bench.ChildSide(bench.Ours, 7, func(w bench.Workload) []bench.Setting {
+//			def.Side(bench.Ours, 7, func(w bench.Workload) []bench.Setting { // children on def, checked
 //				return def.Settings([]int{1, 2}, w)
 //			}),
 //			torch.Side(),
@@ -42,8 +42,9 @@
 // This project runs on the machine's default BLAS (gemm.Name: what a user
 // gets, no GELU_BLAS set), the side Ours, and optionally on the other one
 // (MachineBLAS: OpenBLAS where the default is the own GEMM, else the own
-// GEMM), the side Other; the tables head their columns with the BLAS the
-// children reported (Tally.Column). The settings (BLAS.Settings,
+// GEMM), the side Other, decided once per process; BLAS.Side checks that
+// every child ran on its side's BLAS, and the tables head their columns
+// with the BLAS the children reported (Tally.Column). The settings (BLAS.Settings,
 // PeerSettings) are environments: GOMAXPROCS, OPENBLAS_NUM_THREADS on
 // OpenBLAS and GELU_BLAS=… for the other BLAS for this project,
 // OMP_NUM_THREADS, OPENBLAS_NUM_THREADS and MKL_NUM_THREADS for the peer. This project's side runs each workload at each setting in a child

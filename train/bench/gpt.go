@@ -52,7 +52,7 @@ func newGPT(c gptConfig, dt tensor.Dtype) (*graph.Graph, *nn.GPT, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	m, err := nn.NewGPT(g, nn.GPTConfig{BlockSize: c.t, VocabSize: GPTVocab, Layers: c.layers, Heads: c.heads, Dim: c.dim, TieWeights: true})
+	m, err := nn.NewGPT(g, "", nn.GPTConfig{BlockSize: c.t, VocabSize: GPTVocab, Layers: c.layers, Heads: c.heads, Dim: c.dim})
 	return g, m, err
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/geluproject/gelu/ops/gemm"
 )
@@ -59,11 +60,25 @@ type BLAS struct {
 // MachineBLAS returns the default BLAS of this process's machine and
 // environment (gemm.Name) and the other one worth comparing it with, if
 // any: OpenBLAS where the default is the own GEMM and OpenBLAS loads, the
-// own GEMM where the default is anything else.
+// own GEMM where the default is anything else. It is decided once per
+// process: a library installed or removed during a run does not change
+// the answer, and a child that then runs on another BLAS than its side's
+// is an error (BLAS.Side), not a mislabelled column.
 func MachineBLAS() (def BLAS, other BLAS, ok bool) {
-	_, err := gemm.LoadOpenBLAS("")
-	return blasChoices(gemm.Name(), err == nil)
+	c := machineBLAS()
+	return c.def, c.other, c.ok
 }
+
+type blasChoice struct {
+	def, other BLAS
+	ok         bool
+}
+
+var machineBLAS = sync.OnceValue(func() blasChoice {
+	_, err := gemm.LoadOpenBLAS("")
+	def, other, ok := blasChoices(gemm.Name(), err == nil)
+	return blasChoice{def, other, ok}
+})
 
 // blasChoices is MachineBLAS for the default BLAS named name (gemm.Name)
 // and whether OpenBLAS loads.
@@ -76,6 +91,33 @@ func blasChoices(name string, openBLAS bool) (def BLAS, other BLAS, ok bool) {
 		return def, BLAS{Name: "OpenBLAS", Env: []string{"GELU_BLAS=openblas"}, OpenBLAS: true}, true
 	}
 	return def, BLAS{}, false
+}
+
+// Side is a side of this project on b (ChildSide): each workload at each
+// of settings(w) in a child process, which must report that it ran on b
+// (its gemm.Name starting with b.Name). A child on another BLAS (the
+// library installed or removed during the run, say) is an error naming
+// both.
+func (b BLAS) Side(name string, reps int, settings func(w Workload) []Setting) Side {
+	s := ChildSide(name, reps, settings)
+	measure := s.Measure
+	s.Measure = func(w Workload, set Setting) (Result, error) {
+		r, err := measure(w, set)
+		if err == nil {
+			err = b.check(w.Name, set, r)
+		}
+		return r, err
+	}
+	return s
+}
+
+// check reports an error when result r of workload w at setting s did not
+// run on b.
+func (b BLAS) check(w string, s Setting, r Result) error {
+	if b.Name == "" || strings.HasPrefix(ShortBLAS(r.BLAS), b.Name) {
+		return nil
+	}
+	return fmt.Errorf("workload %s (%s) ran on %q, want %s: did the machine's BLAS change during the run?", w, s.Name, r.BLAS, b.Name)
 }
 
 // ShortBLAS is a BLAS name of gemm.Name without what follows it in

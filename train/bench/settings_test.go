@@ -2,6 +2,7 @@ package bench
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -86,5 +87,24 @@ func TestBLASChoices(t *testing.T) {
 		if got := settingThreads(name); got != want {
 			t.Errorf("settingThreads(%q) = %d, want %d", name, got, want)
 		}
+	}
+}
+
+// TestBLASSideCheck: a child that ran on another BLAS than its side's is
+// an error naming both; the default's full name and the other BLAS's
+// short name are accepted.
+func TestBLASSideCheck(t *testing.T) {
+	own := BLAS{Name: "own GEMM"}
+	openblas := BLAS{Name: "OpenBLAS", Env: []string{"GELU_BLAS=openblas"}, OpenBLAS: true}
+	s := Setting{Name: "GOMAXPROCS=2"}
+	if err := own.check("ffn/8x4x16/float32", s, Result{BLAS: "own GEMM (AVX-512, 2 threads); chosen over OpenBLAS 0.3.21 Haswell"}); err != nil {
+		t.Error(err)
+	}
+	if err := openblas.check("ffn/8x4x16/float32", s, Result{BLAS: "OpenBLAS 0.3.21 Haswell (libopenblas.so.0, 1 thread)"}); err != nil {
+		t.Error(err)
+	}
+	err := openblas.check("ffn/8x4x16/float32", s, Result{BLAS: "own GEMM (AVX-512, 2 threads); ops: OpenBLAS not loaded"})
+	if err == nil || !strings.Contains(err.Error(), "want OpenBLAS") || !strings.Contains(err.Error(), "own GEMM") {
+		t.Errorf("a child on the own GEMM for the OpenBLAS side: %v, want an error naming both", err)
 	}
 }

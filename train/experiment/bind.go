@@ -6,14 +6,19 @@ package experiment
 // a column of flag.IntVar calls.
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"reflect"
 	"strconv"
 	"strings"
+	"syscall"
+
+	"github.com/geluproject/gelu/train/report"
 )
 
 // BindFlags defines a flag on fs for every field of the struct *cfg that
@@ -98,13 +103,27 @@ func collectFlags(fs *flag.FlagSet, cfg any, seen map[string]bool, defs *[]func(
 
 // Exit ends an experiment program's main after its run: with an error it
 // prints "program: error" to stderr and exits with status 1, otherwise it
-// prints where the report is ("wrote out/report.md").
+// prints where the report is ("wrote out/report.md") and the verdicts of
+// the claims the report checked, a line each.
 func Exit(program, out string, err error) {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, program+":", err)
 		os.Exit(1)
 	}
 	fmt.Println("wrote", out+"/report.md")
+	printClaims(os.Stdout, os.Stderr, program, out)
+}
+
+// printClaims writes the claims of the report in dir to stdout (a report
+// that cannot be read back is said on stderr: the run itself succeeded).
+func printClaims(stdout, stderr io.Writer, program, dir string) {
+	s, err := report.ReadSummary(dir)
+	if err == nil {
+		err = s.WriteClaims(stdout)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: reading the claims back: %v\n", program, err)
+	}
 }
 
 // ExitGrid ends the main of a program whose grid may run in shards: an
@@ -112,18 +131,19 @@ func Exit(program, out string, err error) {
 // share done while others are not, which is no failure (the last shard,
 // or -merge, writes the report): "program: <err>" goes to stdout and the
 // status is 0. Without an error it prints the line wrote returns, called
-// only then, as it may describe results that exist only on success.
+// only then, as it may describe results that exist only on success, and
+// the verdicts of the claims of the report in out, a line each.
 //
-//	experiment.ExitGrid("x", err, func() string { return fmt.Sprintf("wrote %s/report.md (%d runs)", c.Out, len(res.Runs)) })
-func ExitGrid(program string, err error, wrote func() string) {
-	if code := exitGrid(os.Stdout, os.Stderr, program, err, wrote); code != 0 {
+//	experiment.ExitGrid("x", c.Out, err, func() string { return fmt.Sprintf("wrote %s/report.md (%d runs)", c.Out, len(res.Runs)) })
+func ExitGrid(program, out string, err error, wrote func() string) {
+	if code := exitGrid(os.Stdout, os.Stderr, program, out, err, wrote); code != 0 {
 		os.Exit(code)
 	}
 }
 
 // exitGrid is ExitGrid writing to stdout and stderr; it returns the exit
 // status.
-func exitGrid(stdout, stderr io.Writer, program string, err error, wrote func() string) int {
+func exitGrid(stdout, stderr io.Writer, program, out string, err error, wrote func() string) int {
 	switch {
 	case errors.Is(err, ErrIncomplete):
 		fmt.Fprintln(stdout, program+":", err)
@@ -132,6 +152,7 @@ func exitGrid(stdout, stderr io.Writer, program string, err error, wrote func() 
 		return 1
 	default:
 		fmt.Fprintln(stdout, wrote())
+		printClaims(stdout, stderr, program, out)
 	}
 	return 0
 }
@@ -250,14 +271,18 @@ type MNISTMLP struct {
 // Main is an experiment program's main once its config holds the
 // defaults: it defines f's shared flags (which, see Flags.Register) and
 // cfg's own (BindFlags) on flag.CommandLine, parses the command line
-// (refusing anything but flags, as Flags.Parse does), calls run and ends the program through Exit(program, f.Out, err).
+// (refusing anything but flags, as Flags.Parse does), calls run with a
+// context that SIGINT (Ctrl-C) and SIGTERM cancel, and ends the program
+// through Exit(program, f.Out, err).
 //
 //	c := config{Flags: experiment.Flags{Out: "out/x", Seed: 1}, Steps: 600}
-//	experiment.Main("x", &c.Flags, experiment.SubsetFlag, &c, func() error { _, err := run(c); return err })
-func Main(program string, f *Flags, which FlagSet, cfg any, run func() error) {
+//	experiment.Main("x", &c.Flags, experiment.SubsetFlag, &c, func(ctx context.Context) error { _, err := run(ctx, c); return err })
+func Main(program string, f *Flags, which FlagSet, cfg any, run func(ctx context.Context) error) {
 	err := parseFlags(flag.CommandLine, os.Args[1:], f, which, cfg)
 	if err == nil {
-		err = run()
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		err = run(ctx)
+		stop()
 	}
 	Exit(program, f.Out, err)
 }

@@ -5,7 +5,10 @@ package report
 
 import (
 	"fmt"
+	"io"
 	"math"
+	"strings"
+	"unicode/utf8"
 )
 
 // Verdict is the outcome of checking a document's claim.
@@ -77,4 +80,25 @@ func Decide(confirmed, notConfirmed bool) Verdict {
 		return NotConfirmed
 	}
 	return Unclear
+}
+
+// WriteClaims writes the claims of a summary read back (ReadSummary) to w,
+// a line each: verdict, claim, measurement and source, so that a program
+// ends by saying what it found, not only where the report is.
+func (s *Summary) WriteClaims(w io.Writer) error {
+	if s == nil || len(s.Claims) == 0 {
+		return nil
+	}
+	width := 0
+	for _, c := range s.Claims {
+		width = max(width, utf8.RuneCountInString(string(c.Verdict)))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "claims checked (%d):\n", len(s.Claims))
+	for _, c := range s.Claims {
+		pad := strings.Repeat(" ", width-utf8.RuneCountInString(string(c.Verdict)))
+		fmt.Fprintf(&b, "  %s%s  %s — measured: %s [%s]\n", c.Verdict, pad, c.Claim, c.Measured, c.Source)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }

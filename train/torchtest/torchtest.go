@@ -36,7 +36,7 @@ func Python(t testing.TB, what string) string {
 // config.json.
 func WriteInputs(t testing.TB, dir string, g *graph.Graph, batches []graph.NamedTensor, config any) {
 	t.Helper()
-	if err := train.SaveWeights(filepath.Join(dir, "init.safetensors"), g); err != nil {
+	if err := train.SaveGraphWeights(filepath.Join(dir, "init.safetensors"), g); err != nil {
 		t.Fatal(err)
 	}
 	if err := safetensors.Save(filepath.Join(dir, "batches.safetensors"), batches, nil); err != nil {
@@ -139,7 +139,7 @@ func CompareLosses(t testing.TB, goLosses, torchLosses []float64, tol float64) f
 // torch_forward.json to tol relative (to 1 at the least).
 func CheckTorchInit(t testing.TB, dir string, g *graph.Graph, x, out *G.Node, x0 *tensor.Dense, tol float64) {
 	t.Helper()
-	if err := train.LoadWeights(filepath.Join(dir, "torch_init.safetensors"), g); err != nil {
+	if err := train.LoadGraphWeights(filepath.Join(dir, "torch_init.safetensors"), g); err != nil {
 		t.Fatal(err)
 	}
 	got := graphtest.Output(t, g, x, out, x0)

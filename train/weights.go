@@ -1,0 +1,218 @@
+package train
+
+// Weights files: a module's state dict, or a whole graph's parameters, as
+// safetensors with PyTorch's names, so that torch's load_state_dict reads
+// them and this package reads PyTorch's (and nanoGPT's) state dicts.
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/geluproject/gelu/graph"
+	"github.com/geluproject/gelu/nn"
+	"github.com/geluproject/gelu/train/safetensors"
+)
+
+// modelArgsKey is the metadata entry holding a model's Args.
+const modelArgsKey = "model_args"
+
+// SaveWeights writes m's state dict (nn.StateDict: names relative to m's
+// prefix, as PyTorch's m.state_dict() gives them; a tied GPT head as its
+// lm_head.weight copy) to path in safetensors format. If m has
+// Args() map[string]string (every model of package nn has), they are
+// written as the metadata "model_args", a JSON object with sorted keys,
+// which LoadWeights checks. opts add entries: nn.CausalMaskBuffers() for
+// nanoGPT on torch < 2. In PyTorch:
+//
+//	model.load_state_dict(safetensors.torch.load_file(path))
+func SaveWeights(path string, m nn.Module, opts ...nn.StateDictOption) error {
+	if m == nil {
+		return fmt.Errorf("train.SaveWeights %s: nil module", path)
+	}
+	sd, err := nn.StateDict(m, opts...)
+	if err != nil {
+		return fmt.Errorf("train.SaveWeights %s: %w", path, err)
+	}
+	meta := map[string]string{"format": "pt"}
+	if a, ok := m.(interface{ Args() map[string]string }); ok {
+		if meta[modelArgsKey], err = modelArgsJSON(a.Args()); err != nil {
+			return fmt.Errorf("train.SaveWeights %s: %w", path, err)
+		}
+	}
+	if err := safetensors.Save(path, sd, meta); err != nil {
+		return fmt.Errorf("train.SaveWeights: %w", err)
+	}
+	return nil
+}
+
+// LoadOption changes what LoadWeights accepts.
+type LoadOption func(*loadConfig)
+
+type loadConfig struct{ allowArgs bool }
+
+// AllowArgsMismatch loads weights whose file's model_args differ from the
+// model's Args (the shapes and names must still match): e.g. a ReLU
+// model's weights into a GELU model on purpose.
+func AllowArgsMismatch() LoadOption { return func(c *loadConfig) { c.allowArgs = true } }
+
+// LoadWeights sets m's parameters from a safetensors state dict at path:
+// one written by SaveWeights, a PyTorch or nanoGPT state dict
+// (safetensors.torch.save_file(model.state_dict(), path)), or a trainer's
+// checkpoint (its "optimizer." entries are ignored). It is strict, as
+// PyTorch's load_state_dict(strict=True): every parameter of m
+// (nn.NamedParameters) must be present with its shape, and an extra entry
+// is accepted only when it is one m's PyTorch counterpart has with the
+// values it would hold (a GPT's tied lm_head.weight equal to
+// transformer.wte.weight, nanoGPT's causal masks); the error names every
+// missing, extra or misshapen entry (nn.CheckStateDict). When the file has
+// model_args and m has Args, they must be equal: the error lists every
+// difference, and AllowArgsMismatch accepts them. float32 and float64 are
+// converted; a value that is not finite after conversion is an error.
+// Nothing is changed unless everything checks; after loading,
+// graph.MarkParamsChanged tells caches (nn.KVCache) that the weights
+// changed.
+func LoadWeights(path string, m nn.Module, opts ...LoadOption) error {
+	if m == nil {
+		return fmt.Errorf("train.LoadWeights %s: nil module", path)
+	}
+	var c loadConfig
+	for i, o := range opts {
+		if o == nil {
+			return fmt.Errorf("train.LoadWeights %s: option %d is nil", path, i)
+		}
+		o(&c)
+	}
+	dst, err := nn.NamedParameters(m)
+	if err != nil {
+		return fmt.Errorf("train.LoadWeights %s: %w", path, err)
+	}
+	f, err := safetensors.Load(path)
+	if err != nil {
+		return fmt.Errorf("train.LoadWeights: %w", err)
+	}
+	if a, ok := m.(interface{ Args() map[string]string }); ok && !c.allowArgs {
+		if err := checkModelArgs(f.Metadata, a.Args()); err != nil {
+			return fmt.Errorf("train.LoadWeights %s: %w (train.AllowArgsMismatch() loads anyway)", path, err)
+		}
+	}
+	var sd []graph.NamedTensor
+	for _, t := range f.Tensors {
+		if !strings.HasPrefix(t.Name, optimizerPrefix) {
+			sd = append(sd, t)
+		}
+	}
+	if err := nn.CheckStateDict(m, sd); err != nil {
+		return fmt.Errorf("train.LoadWeights %s: %w", path, err)
+	}
+	// Only the parameters' entries are copied: the extras are checked
+	// copies of them or buffers this package computes.
+	want := make(map[string]bool, len(dst))
+	for _, d := range dst {
+		want[d.Name] = true
+	}
+	params := &safetensors.File{Path: f.Path, Metadata: f.Metadata}
+	for _, t := range sd {
+		if want[t.Name] {
+			params.Tensors = append(params.Tensors, t)
+		}
+	}
+	if err := params.CopyInto(dst); err != nil {
+		return fmt.Errorf("train.LoadWeights: %w", err)
+	}
+	graph.MarkParamsChanged()
+	return nil
+}
+
+// SaveGraphWeights writes every parameter of g, under its graph name, to
+// path in safetensors format (torch: model.load_state_dict(load_file(path))
+// for a model whose state dict has those names).
+func SaveGraphWeights(path string, g *graph.Graph) error {
+	if g == nil {
+		return fmt.Errorf("train.SaveGraphWeights %s: nil graph", path)
+	}
+	return saveModel(path, g.ParamTensors())
+}
+
+// LoadGraphWeights sets every parameter of g from a safetensors file
+// written by SaveGraphWeights, by a checkpoint (its optimizer state is
+// ignored) or by PyTorch (safetensors.torch.save_file(model.state_dict(),
+// path)): names and shapes must match and the file may hold nothing else;
+// float32 and float64 are converted. The file is validated as
+// safetensors.Load does, with its default limits. Nothing is changed
+// unless everything checks.
+func LoadGraphWeights(path string, g *graph.Graph) error {
+	if g == nil {
+		return fmt.Errorf("train.LoadGraphWeights %s: nil graph", path)
+	}
+	f, err := safetensors.Load(path)
+	if err != nil {
+		return err
+	}
+	if err := f.CopyInto(g.ParamTensors(), optimizerPrefix); err != nil {
+		return err
+	}
+	graph.MarkParamsChanged()
+	return nil
+}
+
+// modelArgsJSON encodes a model's Args as the "model_args" metadata: a
+// JSON object with sorted keys.
+func modelArgsJSON(args map[string]string) (string, error) {
+	b, err := json.Marshal(args)
+	if err != nil {
+		return "", fmt.Errorf("model_args: %w", err)
+	}
+	return string(b), nil
+}
+
+// checkModelArgs compares the "model_args" of a file's metadata with a
+// model's Args and returns an error listing every difference; a file
+// without model_args (written by PyTorch, or for a graph) has nothing to
+// compare.
+func checkModelArgs(meta map[string]string, args map[string]string) error {
+	if _, ok := meta[modelArgsKey]; !ok {
+		return nil
+	}
+	diffs, err := modelArgsDiff(meta, args, "file")
+	if err != nil || diffs == nil {
+		return err
+	}
+	return fmt.Errorf("the file's model_args differ from the model's Args: %s", strings.Join(diffs, "; "))
+}
+
+// modelArgsDiff lists, sorted by key, every difference between the
+// "model_args" of a file's metadata (missing: none) and a model's Args,
+// calling the file what.
+func modelArgsDiff(meta map[string]string, args map[string]string, what string) ([]string, error) {
+	var saved map[string]string
+	if raw, ok := meta[modelArgsKey]; ok {
+		if err := json.Unmarshal([]byte(raw), &saved); err != nil {
+			return nil, fmt.Errorf("metadata model_args = %q is not a JSON object of strings: %v", raw, err)
+		}
+	}
+	keys := slices.Sorted(maps.Keys(saved))
+	for k := range args {
+		if _, ok := saved[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	show := func(m map[string]string, k string) string {
+		if v, ok := m[k]; ok {
+			return fmt.Sprintf("%q", v)
+		}
+		return "(none)"
+	}
+	var diffs []string
+	for _, k := range keys {
+		a, inFile := saved[k]
+		b, inModel := args[k]
+		if inFile != inModel || a != b {
+			diffs = append(diffs, fmt.Sprintf("%s: %s %s, model %s", k, what, show(saved, k), show(args, k)))
+		}
+	}
+	return diffs, nil
+}
