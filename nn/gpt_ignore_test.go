@@ -15,7 +15,7 @@ import (
 
 func TestGPTLossIgnoresMinusOneTargets(t *testing.T) {
 	const batch, seq, vocab = 2, 4, 11
-	cfg := nn.GPTConfig{BlockSize: seq, VocabSize: vocab, Layers: 1, Heads: 2, Dim: 8, TieWeights: true}
+	cfg := nn.GPTConfig{BlockSize: seq, VocabSize: vocab, Layers: 1, Heads: 2, Dim: 8}
 	g, ids, targets, logits, loss := gptLoss(t, tensor.Float64, 3, cfg, batch, seq)
 	m, err := g.Compile(loss, graph.Keep(logits))
 	if err != nil {

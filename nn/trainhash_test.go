@@ -52,7 +52,7 @@ func hashModels() []hashModel {
 	ms = append(ms,
 		hashModel{"vit", func(g *graph.Graph) (*G.Node, map[*G.Node]*tensor.Dense, error) {
 			const batch = 4
-			v, err := nn.NewViT(g, nn.ViTConfig{ImageSize: 8, PatchSize: 4, Dim: 16, Heads: 2, Layers: 2, Classes: 3, Dropout: 0.1})
+			v, err := nn.NewViT(g, "", nn.ViTConfig{ImageSize: 8, PatchSize: 4, Dim: 16, Heads: 2, Layers: 2, Classes: 3, Dropout: 0.1})
 			if err != nil {
 				return nil, nil, err
 			}
@@ -71,16 +71,16 @@ func hashModels() []hashModel {
 			if err != nil {
 				return nil, nil, err
 			}
-			x, _ := g.Input("x", batch*t, d)
+			x, _ := g.Input("x", batch, t, d)
 			pad, _ := g.Input("pad", batch, t)
-			target, _ := g.Input("target", batch*t, d)
-			y, err := b.Forward(x, batch, pad)
+			target, _ := g.Input("target", batch, t, d)
+			y, err := b.ForwardPadded(x, pad)
 			if err != nil {
 				return nil, nil, err
 			}
 			loss, err := nn.MSELoss(y, target)
 			pv, _ := graph.FromFloat64s(g.Dtype(), []float64{1, 1, 1, 0, 0, 1, 1, 1, 1, 1}, batch, t)
-			return loss, map[*G.Node]*tensor.Dense{x: normal(g.Dtype(), "x", batch*t, d), pad: pv, target: normal(g.Dtype(), "target", batch*t, d)}, err
+			return loss, map[*G.Node]*tensor.Dense{x: normal(g.Dtype(), "x", batch, t, d), pad: pv, target: normal(g.Dtype(), "target", batch, t, d)}, err
 		}},
 		hashModel{"ffn", func(g *graph.Graph) (*G.Node, map[*G.Node]*tensor.Dense, error) {
 			f, err := nn.NewFeedForward(g, "ffn", nn.FeedForwardConfig{Dim: 16, Hidden: 64, Dropout: 0.2})
@@ -117,8 +117,8 @@ func hashModels() []hashModel {
 func gptHashModel(batch, t, dim int, recompute bool) hashModel {
 	return hashModel{fmt.Sprintf("gpt B%d T%d d%d recompute=%t", batch, t, dim, recompute), func(g *graph.Graph) (*G.Node, map[*G.Node]*tensor.Dense, error) {
 		const vocab = 40
-		m, err := nn.NewGPT(g, nn.GPTConfig{BlockSize: t, VocabSize: vocab, Layers: 2, Heads: 4, Dim: dim, Dropout: 0.1,
-			TieWeights: true, Recompute: recompute})
+		m, err := nn.NewGPT(g, "", nn.GPTConfig{BlockSize: t, VocabSize: vocab, Layers: 2, Heads: 4, Dim: dim, Dropout: 0.1,
+			Recompute: recompute})
 		if err != nil {
 			return nil, nil, err
 		}

@@ -5,6 +5,7 @@ package train_test
 // graph's step keys the masks, and every training Run advances it.
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -53,7 +54,7 @@ func TestHandWrittenLoopMatchesTrainer(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := tr.Run(); err != nil {
+			if _, err := tr.Run(context.Background()); err != nil {
 				t.Fatal(err)
 			}
 
