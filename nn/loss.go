@@ -14,9 +14,10 @@ func MSELoss(pred, target *G.Node) (*G.Node, error) { return fused.MSELoss(pred,
 
 // CrossEntropyLoss is the mean softmax cross-entropy of logits (rows ×
 // classes) against integer labels (rows) stored as floats
-// (torch.nn.CrossEntropyLoss()).
-func CrossEntropyLoss(logits, labels *G.Node) (*G.Node, error) {
-	return fused.CrossEntropy(logits, labels)
+// (torch.nn.CrossEntropyLoss()); fused.IgnoreIndex(i) leaves out the rows
+// labelled i, as its ignore_index.
+func CrossEntropyLoss(logits, labels *G.Node, opts ...fused.CEOption) (*G.Node, error) {
+	return fused.CrossEntropy(logits, labels, opts...)
 }
 
 // BCEWithLogitsLoss is the mean binary cross-entropy on logits
