@@ -17,6 +17,10 @@
 //     training; CharVocab encodes and decodes.
 //   - Spirals, Blobs and Teacher (a random network as regression target):
 //     seeded synthetic sets.
+//   - TokenStream: language-model batches from one sequence of token ids,
+//     nanoGPT's get_batch: seeded random windows of T+1 tokens as (batch ×
+//     T) input ids "x" and target ids "y", or tiled windows for a
+//     held-out set; SplitTokens holds out the end of the ids.
 //
 // A Loader returns fixed-size batches as gorgonia tensors (float32 or
 // float64), in an order that is a pure function of (seed, epoch), so an
@@ -35,6 +39,17 @@
 //			...
 //		}
 //	}
+//
+// Batches carry their values as named Fields as well, integer ids kept as
+// ints: a trainer binds the field "x" to a graph's input and "y" to its
+// target, converting ids once, where they enter the graph.
+//
+//	vocab, _ := datasets.NewCharVocab(text)
+//	ids, _ := vocab.Encode(text)
+//	trainIDs, valIDs, _ := datasets.SplitTokens(ids, 0.1)
+//	s, _ := datasets.NewTokenStream(trainIDs, datasets.TokenStreamConfig{BatchSize: 12, BlockSize: 64, Seed: 1})
+//	b, _ := s.Batch(0, 0)
+//	x, _ := b.Field("x") // x.IDs: 12 windows of 64 ids; b.Field("y"): the next id of each
 //
 // Hostile input gets a clear error, not a hang, a panic or a runaway
 // allocation: files must be regular files (a symlink to /dev/zero or a FIFO

@@ -81,3 +81,27 @@ func ExampleMNIST() {
 	}
 	fmt.Println(train.Len(), test.Len(), train.Features)
 }
+
+// nanoGPT's get_batch on a text: the first 90% of its characters for
+// training, random windows of 8 ids and the 8 ids after them.
+func ExampleNewTokenStream() {
+	text := "First Citizen: Before we proceed any further, hear me speak."
+	vocab, _ := datasets.NewCharVocab(text)
+	ids, _ := vocab.Encode(text)
+	trainIDs, valIDs, _ := datasets.SplitTokens(ids, 0.1)
+	s, _ := datasets.NewTokenStream(trainIDs, datasets.TokenStreamConfig{BatchSize: 2, BlockSize: 8, Seed: 1})
+	b, _ := s.Batch(0, 0)
+	x, _ := b.Field("x")
+	y, _ := b.Field("y")
+	for r := range 2 {
+		in, _ := vocab.Decode(x.IDs[r*8 : (r+1)*8])
+		next, _ := vocab.Decode(y.IDs[r*8 : (r+1)*8])
+		fmt.Printf("%q → %q\n", in, next)
+	}
+	fmt.Println(len(trainIDs), "training ids,", len(valIDs), "held out,", s.NumBatches(), "batches an epoch")
+	// Output:
+	// "First Ci" → "irst Cit"
+	// " any fur" → "any furt"
+	// 54 training ids, 6 held out, 3 batches an epoch
+
+}

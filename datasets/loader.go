@@ -29,20 +29,45 @@ type LoaderConfig struct {
 	OneHot bool
 }
 
-// Batch is one mini-batch. Its tensors and slices belong to the Loader and
-// are overwritten by the next call to Batch: copy what must outlive it.
+// Batch is one mini-batch. Its tensors and slices belong to the Loader (or
+// TokenStream) and are overwritten by the next call to Batch: copy what
+// must outlive it.
 //
-// Every batch has exactly BatchSize rows, because graphs have fixed shapes.
-// When the last batch of an epoch has fewer real examples, rows Size and
-// after repeat the batch's own real rows cyclically (row j ≥ Size is a copy
-// of row (j−Size) mod Size), so they are genuine examples seen twice. Count
-// metrics over the first Size rows only; for training prefer DropLast.
+// A Loader's batches have exactly BatchSize rows, because graphs have
+// fixed shapes. When the last batch of an epoch has fewer real examples,
+// rows Size and after repeat the batch's own real rows cyclically (row
+// j ≥ Size is a copy of row (j−Size) mod Size), so they are genuine
+// examples seen twice. Count metrics over the first Size rows only; for
+// training prefer DropLast.
 type Batch struct {
-	X      *tensor.Dense // BatchSize×Features
+	X      *tensor.Dense // BatchSize×Features; nil from sources of ids (TokenStream)
 	Y      *tensor.Dense // BatchSize class indices, BatchSize×Classes one-hot, BatchSize×TargetDim targets, or nil
 	Labels []int         // BatchSize class labels, nil without labels
-	Index  []int         // BatchSize dataset indices of the rows
+	Index  []int         // BatchSize dataset indices of the rows (TokenStream: window starts)
 	Size   int           // number of real examples: rows [0, Size)
+	// Fields are the batch's values by name, as a trainer binds them to a
+	// graph's inputs: "x", the features or input ids, and "y", the class
+	// labels or token ids as IDs or the targets (or one-hot rows) as Values.
+	Fields []Field
+}
+
+// Field is one named value of a batch: Shape[0] rows, held either as
+// integer ids (token ids, class labels) or as float values.
+type Field struct {
+	Name   string
+	Shape  []int         // rows first
+	IDs    []int         // row-major ids; nil when Values holds the field
+	Values *tensor.Dense // float32 or float64 values of Shape; nil when IDs holds the field
+}
+
+// Field returns the field named name.
+func (b Batch) Field(name string) (Field, bool) {
+	for _, f := range b.Fields {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return Field{}, false
 }
 
 // Loader cuts a dataset into mini-batches. It reads the dataset at every
@@ -57,6 +82,7 @@ type Loader struct {
 	x, y    *tensor.Dense
 	labels  []int
 	index   []int
+	fields  []Field
 }
 
 // NewLoader validates d (sizes, labels and finiteness; see Validate) and the
@@ -109,6 +135,13 @@ func NewLoader(d *Dataset, cfg LoaderConfig) (*Loader, error) {
 	}
 	if d.Labels != nil {
 		l.labels = make([]int, b)
+	}
+	l.fields = []Field{{Name: "x", Shape: []int{b, d.Features}, Values: l.x}}
+	switch {
+	case l.labels != nil && !cfg.OneHot:
+		l.fields = append(l.fields, Field{Name: "y", Shape: []int{b}, IDs: l.labels})
+	case l.y != nil:
+		l.fields = append(l.fields, Field{Name: "y", Shape: l.y.Shape().Clone(), Values: l.y})
 	}
 	return l, nil
 }
@@ -183,7 +216,7 @@ func (l *Loader) Batch(epoch, i int) (_ Batch, err error) {
 	} else {
 		fill(l, l.x.Float64s(), l.yData64())
 	}
-	return Batch{X: l.x, Y: l.y, Labels: l.labels, Index: l.index, Size: size}, nil
+	return Batch{X: l.x, Y: l.y, Labels: l.labels, Index: l.index, Size: size, Fields: l.fields}, nil
 }
 
 func (l *Loader) shuffle(epoch int) {

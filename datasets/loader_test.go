@@ -207,6 +207,35 @@ func TestLoaderBatchValues(t *testing.T) {
 	if b.Y != nil || b.Labels != nil {
 		t.Error("a dataset without labels or targets gave a Y")
 	}
+	if _, ok := b.Field("y"); ok || len(b.Fields) != 1 {
+		t.Errorf("a dataset without labels or targets has fields %v, want x only", b.Fields)
+	}
+}
+
+// A Loader's fields are its tensors under the names a trainer binds: "x"
+// the features, "y" the labels as ids, or the targets (and one-hot rows)
+// as values.
+func TestLoaderFields(t *testing.T) {
+	reg := &datasets.Dataset{Name: "reg", Features: 1, TargetDim: 2, X: []float32{1, 2}, Targets: []float32{1, 2, 3, 4}}
+	for _, c := range []struct {
+		d      *datasets.Dataset
+		oneHot bool
+		ids    bool
+		yShape []int
+	}{{seq(9, 3, 4), false, true, []int{4}}, {seq(9, 3, 4), true, false, []int{4, 4}}, {reg, false, false, []int{4, 2}}} {
+		b, err := newLoader(t, c.d, datasets.LoaderConfig{BatchSize: 4, OneHot: c.oneHot}).Batch(0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, okx := b.Field("x")
+		y, oky := b.Field("y")
+		if !okx || !oky || x.Values != b.X || !slices.Equal(x.Shape, []int{4, c.d.Features}) || !slices.Equal(y.Shape, c.yShape) {
+			t.Fatalf("%s (one-hot %v): fields %+v", c.d.Name, c.oneHot, b.Fields)
+		}
+		if c.ids && (y.Values != nil || !slices.Equal(y.IDs, b.Labels)) || !c.ids && (y.IDs != nil || y.Values != b.Y) {
+			t.Errorf("%s (one-hot %v): y = %+v, want ids %v", c.d.Name, c.oneHot, y, c.ids)
+		}
+	}
 }
 
 func b2f(b bool) float64 {

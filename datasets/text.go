@@ -7,6 +7,7 @@ import (
 	_ "embed"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"unicode/utf8"
 )
@@ -235,7 +236,7 @@ func CharTask(text string, cfg CharTaskConfig) (train, val *Dataset, vocab *Char
 	}
 	_, valChunks, err := SplitIndices(chunks, cfg.ValFraction, cfg.Seed)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("datasets.CharTask: %d characters in %d chunks of %d: %w", len(ids), chunks, cfg.ChunkLen, err)
+		return nil, nil, nil, fmt.Errorf("datasets.CharTask: %d characters in %d chunks of %d: %w%s", len(ids), chunks, cfg.ChunkLen, err, chunkHint(len(ids), cfg))
 	}
 	train = vocab.newWindows("chars (train)", cfg.Context)
 	val = vocab.newWindows("chars (validation)", cfg.Context)
@@ -247,8 +248,50 @@ func CharTask(text string, cfg CharTaskConfig) (train, val *Dataset, vocab *Char
 		d.addWindows(ids[c*cfg.ChunkLen:min((c+1)*cfg.ChunkLen, len(ids))], cfg.Context)
 	}
 	if train.Len() == 0 || val.Len() == 0 {
-		return nil, nil, nil, fmt.Errorf("datasets.CharTask: %d training and %d validation windows, want both > 0 (text of %d characters, context %d, chunk length %d)",
-			train.Len(), val.Len(), len(ids), cfg.Context, cfg.ChunkLen)
+		return nil, nil, nil, fmt.Errorf("datasets.CharTask: %d training and %d validation windows, want both > 0 (text of %d characters, context %d, chunk length %d)%s",
+			train.Len(), val.Len(), len(ids), cfg.Context, cfg.ChunkLen, chunkHint(len(ids), cfg))
 	}
 	return train, val, vocab, nil
+}
+
+// chunkHint names the longest ChunkLen below cfg's with which a text of n
+// characters splits into training and validation windows (the same checks
+// as CharTask, run on the chunk sizes alone), or the context that would
+// fit when no chunk length does.
+func chunkHint(n int, cfg CharTaskConfig) string {
+	if !(cfg.ValFraction > 0 && cfg.ValFraction < 1) {
+		return "" // SplitIndices's error says what is wrong
+	}
+	works := func(l int) bool {
+		chunks := (n + l - 1) / l
+		_, held, err := SplitIndices(chunks, cfg.ValFraction, cfg.Seed)
+		if err != nil {
+			return false
+		}
+		windows := func(c int) int { return max(0, min(l, n-c*l)-cfg.Context) }
+		var tw, vw int
+		for c := range chunks {
+			if _, ok := slices.BinarySearch(held, c); ok {
+				vw += windows(c)
+			} else {
+				tw += windows(c)
+			}
+		}
+		return tw > 0 && vw > 0
+	}
+	// The fewest chunks SplitIndices accepts bound the longest chunk; the
+	// search goes down from there, and the first few lengths usually work.
+	fewest := 2
+	for ; fewest < n; fewest++ {
+		if v := int(math.Round(cfg.ValFraction * float64(fewest))); v >= 1 && v <= fewest-1 {
+			break
+		}
+	}
+	longest := min(cfg.ChunkLen-1, (n+fewest-2)/(fewest-1))
+	for l, tries := longest, 0; l > cfg.Context && tries < 4096; l, tries = l-1, tries+1 {
+		if works(l) {
+			return fmt.Sprintf("; ChunkLen %d would work for this text", l)
+		}
+	}
+	return fmt.Sprintf("; no ChunkLen fits %d characters with context %d: use a longer text or a smaller Context", n, cfg.Context)
 }

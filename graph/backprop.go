@@ -21,6 +21,12 @@ import (
 // called again on a graph that already holds gradients, e.g. to build a
 // Hessian-vector product from a gradient.
 func (g *Graph) Grad(cost *G.Node, wrt ...*G.Node) (grads []*G.Node, err error) {
+	return g.grad(cost, wrt, false)
+}
+
+// grad is Grad; with allowUnused a node of wrt that does not affect cost
+// gets a nil gradient instead of an error (PyTorch's allow_unused).
+func (g *Graph) grad(cost *G.Node, wrt []*G.Node, allowUnused bool) (grads []*G.Node, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			grads, err = nil, fmt.Errorf("graph.Grad: %v", r)
@@ -47,7 +53,7 @@ func (g *Graph) Grad(cost *G.Node, wrt ...*G.Node) (grads []*G.Node, err error) 
 		if w == nil || w.Graph() != g.eg {
 			return nil, fmt.Errorf("graph.Grad: node %v is not in this graph", w)
 		}
-		if !active[w] {
+		if !active[w] && !allowUnused {
 			return nil, fmt.Errorf("graph.Grad: %q does not affect %q through differentiable ops", w.Name(), cost.Name())
 		}
 	}
@@ -88,7 +94,7 @@ func (g *Graph) Grad(cost *G.Node, wrt ...*G.Node) (grads []*G.Node, err error) 
 	}
 	grads = make([]*G.Node, len(wrt))
 	for i, w := range wrt {
-		grads[i] = total[w]
+		grads[i] = total[w] // nil when w is unused
 	}
 	return grads, nil
 }

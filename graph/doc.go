@@ -12,10 +12,19 @@
 //   - Grad differentiates symbolically and can be applied to a gradient
 //     again (Hessian-vector products), unlike gorgonia.Grad.
 //   - Compile returns a Machine: Set binds inputs (checked for dtype, shape
-//     and NaN), Run computes loss and gradients, Loss/Grad/Value read them.
-//     Gradients never accumulate across runs, so nothing needs zeroing.
+//     and NaN; SetIDs binds integer ids), Run computes loss and gradients,
+//     Loss/Grad/Value read them.
+//     Gradients never accumulate across runs, so nothing needs zeroing;
+//     a parameter that does not affect the loss gets a nil gradient (as
+//     PyTorch leaves its .grad None), which the optimizers skip.
+//     Randomness is keyed to the step: a Run in training mode (SetTraining)
+//     draws its dropout masks for the graph's Step and then advances it, so
+//     any loop gets a fresh mask every step, and the same seed and the
+//     same sequence of Runs give the same masks; evaluation Runs neither
+//     draw nor advance. SetStep sets the step (to resume a run).
 //     The machine runs the ops itself, in gorgonia's tape order (the same
-//     results), and a training step's Run allocates nothing once the first
+//     results), owns the values' buffers and reuses each after its last
+//     use, and a training step's Run allocates nothing once the first
 //     has made the buffers. Profile times each op of the runs that follow
 //     and Profiled lists them, most time first (PyTorch's profiler table).
 //   - CheckGrad and CheckGradGrad compare analytic first and second

@@ -52,3 +52,19 @@ func ExampleCheckGrad() {
 	fmt.Println(res.OK, err, res.Checked)
 	// Output: true <nil> 20
 }
+
+// Token ids go in as ints; SetIDs converts them once into the input's
+// dtype and refuses what float32 cannot hold exactly.
+func ExampleMachine_SetIDs() {
+	g, _ := graph.New(tensor.Float32, 1)
+	ids, _ := g.Input("ids", 2, 3)
+	m, _ := g.Compile(nil, graph.Keep(ids))
+	fmt.Println(m.SetIDs(ids, []int{5, 0, 7, 1, 2, 3}))
+	v, _ := m.Value(ids)
+	fmt.Println(v.(*tensor.Dense).Float32s())
+	fmt.Println(m.SetIDs(ids, []int{5, 0, 1 << 24, 1, 2, 3}))
+	// Output:
+	// <nil>
+	// [5 0 7 1 2 3]
+	// graph: SetIDs "ids": id 16777216 at position 2 is not exactly representable in float32 (|id| must be below 16777216)
+}

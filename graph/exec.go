@@ -8,16 +8,30 @@ package graph
 // At Compile every node gets a slot for its value and every op node a
 // reusable input slice. At Run inputs and parameters are read from their
 // nodes, and each op writes its value into its slot:
-//   - the project's ops (ops/fused, ops/activation) own their output
-//     buffers, so their Do allocates nothing;
+//   - an op that lets the machine own its result (PreallocOp: the
+//     project's ops, ops/fused and ops/activation, through opkit) writes
+//     it into a buffer the machine gives it (UsePreallocDo);
 //   - a gradient sum made by Grad (a + b of two tensors of one shape) is
 //     added here into a buffer the machine owns (gorgonia's Add allocates
-//     even when given one); sums whose lifetimes do not overlap share a
-//     buffer, as the tape machine's registers did;
-//   - gorgonia's elementwise binary ops and matrix products write, from
-//     the second run on, into the tensor their first run returned
-//     (UsePreallocDo);
-//   - any other op runs its Do.
+//     even when given one);
+//   - gorgonia's elementwise binary ops and matrix products write into a
+//     buffer the machine gives them (UsePreallocDo), or, when they
+//     refuse it, allocate their result (Do);
+//   - any other op runs its Do and owns its result.
+//
+// The machine's buffers are planned during the first run that completes,
+// as gorgonia's register allocation did, but for every value, not only the
+// sums: a value's buffer goes back to a free list after the last op that
+// reads it (or reads a view of it), and a later value of the same dtype
+// and shape takes it. So a training step holds the activations the
+// backward pass still needs and little else, as PyTorch frees a saved
+// tensor once the backward op that reads it has run. Values read after Run
+// (the loss, gradients, kept nodes) keep their buffers.
+//
+// Forward state that a backward op reads (layer norm statistics, attention
+// probabilities, dropout masks) is a node of its own that the backward op
+// takes as an input, so the order of the ops and the lifetime of the state
+// both follow from the graph's edges.
 //
 // Values are not bound to the nodes (the tape machine did that): Machine.
 // Value reads them from the slots. Gorgonia's common-subexpression
@@ -40,10 +54,25 @@ type stepKind uint8
 const (
 	stepLoad     stepKind = iota // an input or parameter: its bound value
 	stepDo                       // op.Do
-	stepPrealloc                 // a gorgonia op writing into buf after its first run
+	stepPlaced                   // a PreallocOp: UsePreallocDo into buf
+	stepPrealloc                 // a gorgonia op: UsePreallocDo into buf, or Do if it refuses
 	stepSum                      // a gradient sum of Grad: in[0] + in[1] into buf
 	stepCopy                     // a Keep copy: the value of args[0] into *into
 )
+
+// PreallocOp is an op whose result a Machine places: gorgonia's
+// UsePreallocDoer, whose UsePreallocDo writes the op's whole result into
+// the tensor it is given (of the node's dtype and shape, sharing no memory
+// with the inputs) and returns it, and says so with WritesPrealloc. The
+// machine then plans that tensor's memory with every other value's and
+// reuses it once the value is dead. Not every gorgonia op qualifies (the
+// gradient of Slice adds into its buffer), hence the explicit promise;
+// opkit.Defaults makes it for the ops built on opkit. An op called outside
+// a Machine (Do, or UsePreallocDo with nil) keeps a buffer of its own.
+type PreallocOp interface {
+	G.UsePreallocDoer
+	WritesPrealloc() bool
+}
 
 type step struct {
 	kind stepKind
@@ -51,7 +80,7 @@ type step struct {
 	op   G.Op
 	args []int     // slots of the op's inputs, in the op's order
 	in   []G.Value // the inputs of this run, reused
-	buf  G.Value   // stepPrealloc, stepSum: the buffer written into
+	buf  G.Value   // stepPlaced, stepPrealloc, stepSum: the buffer written into
 	into *G.Value  // stepCopy: where the kept value is copied
 	out  int       // this node's slot
 }
@@ -62,14 +91,14 @@ type executor struct {
 	slot  map[*G.Node]int // node → slot
 	pc    int             // the step running, to name a node that panics
 
-	// Gradient sums share buffers (see assign), planned during the first
-	// run that completes.
+	// The machine's buffers (see assign), planned during the first run
+	// that completes.
 	last    []int // the last step reading each value; forever if read after Run
 	planned bool
 	parent  []int // union-find of values sharing memory (views)
 	end     []int // per set: the last step reading any member
 	free    []*tensor.Dense
-	busy    []int // sum steps holding a buffer
+	busy    []int // steps holding a buffer
 
 	// Machine.Profile: per step, the time its runs took and how many
 	// there were (nil before the first Profile(true)); recorded while
@@ -120,6 +149,8 @@ func newExecutor(sub *G.ExprGraph, sums map[*G.Node]bool, copies map[*G.Node]*G.
 			s.kind, s.into = stepCopy, into
 		case sums[n] && isTensorSum(n, children):
 			s.kind = stepSum
+		case isPlaced(n):
+			s.kind = stepPlaced
 		case isGorgoniaPrealloc(n):
 			s.kind = stepPrealloc
 		default:
@@ -175,12 +206,17 @@ func isTensorSum(n *G.Node, children G.Nodes) bool {
 	return true
 }
 
+// isPlaced reports a tensor-valued PreallocOp.
+func isPlaced(n *G.Node) bool {
+	op, ok := n.Op().(PreallocOp)
+	return ok && op.WritesPrealloc() && !n.IsScalar()
+}
+
 // isGorgoniaPrealloc reports a tensor-valued gorgonia op that overwrites a
 // given buffer with its result: the elementwise binary ops and the matrix
 // products. Other gorgonia ops with UsePreallocDo are not all like that
 // (the gradient of Slice adds into the buffer, expecting it to hold its
-// first input), so they run their Do. The project's own ops are left to
-// their Do too, which writes into buffers they own.
+// first input), so they run their Do.
 func isGorgoniaPrealloc(n *G.Node) bool {
 	if _, ok := n.Op().(G.UsePreallocDoer); !ok || n.IsScalar() {
 		return false
@@ -215,7 +251,7 @@ func (e *executor) run() error {
 		for i, j := range s.args {
 			s.in[i] = e.vals[j]
 		}
-		if planning && s.kind == stepSum {
+		if planning && (s.kind == stepSum || s.kind == stepPlaced || s.kind == stepPrealloc) {
 			e.assign(e.pc)
 		}
 		var t0 time.Time
@@ -234,7 +270,7 @@ func (e *executor) run() error {
 			return fmt.Errorf("node %q (op %v): the op returned no value", s.node.Name(), s.op)
 		}
 		e.vals[s.out] = v
-		if planning && s.kind != stepSum && s.kind != stepCopy {
+		if planning && s.kind != stepSum && s.kind != stepCopy && v != s.buf {
 			for _, j := range s.args {
 				if !ownsMemory(v, e.vals[j:j+1]) {
 					e.union(e.pc, j) // a view of its input, or memory unknown
@@ -249,13 +285,13 @@ func (e *executor) run() error {
 	return nil
 }
 
-// assign gives the sum of step i a buffer, reusing one of an earlier sum
-// whose value nobody reads any more, as gorgonia's register allocation did;
-// without it the machine would hold one buffer per sum (in a GPT, an
-// activation-sized tensor per residual connection). A value and the views
-// of it (found while planning: outputs sharing memory with an input) live
-// until the last read of any of them. At step i every view of a value read
-// last before i exists already, since views are made by its readers.
+// assign gives step i a buffer of its node's dtype and shape, reusing one
+// of an earlier step whose value nobody reads any more; without it the
+// machine would hold every intermediate of the forward and the backward
+// pass at once. A value and the views of it (found while planning: outputs
+// sharing memory with an input) live until the last read of any of them.
+// At step i every view of a value read last before i exists already, since
+// views are made by its readers.
 func (e *executor) assign(i int) {
 	kept := e.busy[:0]
 	for _, j := range e.busy {
@@ -303,18 +339,13 @@ func (s *step) exec() (G.Value, error) {
 		return s.sum()
 	case stepCopy:
 		return nil, s.copyInto()
+	case stepPlaced:
+		return s.op.(G.UsePreallocDoer).UsePreallocDo(s.buf, s.in...)
 	case stepPrealloc:
-		if s.buf != nil {
-			// As gorgonia's tape machine: on failure, fall back to Do.
-			if v, err := s.op.(G.UsePreallocDoer).UsePreallocDo(s.buf, s.in...); err == nil {
-				return v, nil
-			}
+		// As gorgonia's tape machine: on failure, fall back to Do.
+		if v, err := s.op.(G.UsePreallocDoer).UsePreallocDo(s.buf, s.in...); err == nil {
+			return v, nil
 		}
-		v, err := s.op.Do(s.in...)
-		if err == nil && s.buf == nil && ownsMemory(v, s.in) {
-			s.buf = v
-		}
-		return v, err
 	}
 	return s.op.Do(s.in...)
 }

@@ -5,6 +5,7 @@ package graph
 // differences, in float64.
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -29,6 +30,11 @@ type GradCheck struct {
 	// CheckGradGrad, the direction v.
 	Seed uint64
 }
+
+// ErrGradCheck is wrapped by the error CheckGrad and CheckGradGrad return
+// when an analytic derivative disagrees with the finite differences
+// (errors.Is(err, graph.ErrGradCheck)), as torch.autograd.gradcheck raises.
+var ErrGradCheck = errors.New("gradient check failed")
 
 // GradCheckResult reports the worst element found.
 type GradCheckResult struct {
@@ -72,8 +78,12 @@ func (c GradCheck) defaults() GradCheck {
 // CheckGrad compares the gradient of L(x) = Σ u ⊙ f(x) (u a fixed random
 // tensor; L = f(x) when f is a scalar) computed by Grad with central
 // differences (L(x+h·eᵢ) − L(x−h·eᵢ))/2h, for every element of every input
-// and of every parameter the build function created. Inputs must be
-// float64; they are not modified.
+// and of every parameter the build function created. When an element
+// fails, the error wraps ErrGradCheck and names the worst one, and the
+// result is filled in as when all pass. Inputs must be
+// float64; they are not modified. Every evaluation runs at the graph's
+// step as the build function leaves it (0 unless it calls SetStep), so
+// stochastic ops such as dropout keep one mask throughout.
 func CheckGrad(f BuildFunc, inputs []*tensor.Dense, c GradCheck) (GradCheckResult, error) {
 	return check(f, inputs, c.defaults(), false)
 }
@@ -81,12 +91,27 @@ func CheckGrad(f BuildFunc, inputs []*tensor.Dense, c GradCheck) (GradCheckResul
 // CheckGradGrad checks double backward: the gradient of
 // s(x) = Σ v ⊙ ∇L(x) (v a fixed random direction), which is the
 // Hessian-vector product H·v, against central differences of s, where ∇L is
-// the analytic gradient (check it first with CheckGrad).
+// the analytic gradient (check it first with CheckGrad). A failure is an
+// error wrapping ErrGradCheck, as for CheckGrad.
 func CheckGradGrad(f BuildFunc, inputs []*tensor.Dense, c GradCheck) (GradCheckResult, error) {
 	return check(f, inputs, c.defaults(), true)
 }
 
 func check(f BuildFunc, inputs []*tensor.Dense, c GradCheck, second bool) (GradCheckResult, error) {
+	res, err := compare(f, inputs, c, second)
+	if err == nil && !res.OK {
+		who := "graph.CheckGrad"
+		if second {
+			who = "graph.CheckGradGrad"
+		}
+		err = fmt.Errorf("%s: %w: %q element %d: analytic %.12g, numeric %.12g (relative error %.3g > rtol %g; %d elements checked)",
+			who, ErrGradCheck, res.Name, res.Index, res.Analytic, res.Numeric, res.WorstRelErr, c.RTol, res.Checked)
+	}
+	return res, err
+}
+
+// compare computes the analytic and numeric derivatives and the result.
+func compare(f BuildFunc, inputs []*tensor.Dense, c GradCheck, second bool) (GradCheckResult, error) {
 	if f == nil {
 		return GradCheckResult{}, fmt.Errorf("graph.CheckGrad: nil build function")
 	}
@@ -163,7 +188,14 @@ func check(f BuildFunc, inputs []*tensor.Dense, c GradCheck, second bool) (GradC
 			return GradCheckResult{}, err
 		}
 	}
-	if err := m.Run(); err != nil {
+	// Every evaluation draws the randomness of one step (the one the build
+	// function left), or each would see other dropout masks.
+	step := g.Step()
+	run := func() error {
+		g.SetStep(step)
+		return m.Run()
+	}
+	if err := run(); err != nil {
 		return GradCheckResult{}, err
 	}
 	want := make([][]float64, len(xs))
@@ -180,7 +212,7 @@ func check(f BuildFunc, inputs []*tensor.Dense, c GradCheck, second bool) (GradC
 	}
 	res := GradCheckResult{OK: true}
 	eval := func() (float64, error) {
-		if err := m.Run(); err != nil {
+		if err := run(); err != nil {
 			return 0, err
 		}
 		v, err := m.Value(target)

@@ -66,11 +66,14 @@ func (g *Graph) Training() bool { return g.training }
 // PyTorch's model.train() / model.eval(). It takes effect at the next Run.
 func (g *Graph) SetTraining(on bool) { g.training = on }
 
-// Step returns the optimization step the next Run computes.
+// Step returns the step whose randomness (dropout masks) the next training
+// Run draws. A new graph is at step 0; every training Run advances it by
+// one (see Machine.Run).
 func (g *Graph) Step() int { return g.step }
 
-// SetStep sets the step that seeds per-run randomness (dropout masks), so a
-// run resumed at step s draws the same masks as an uninterrupted one.
+// SetStep sets the step the next training Run draws its randomness for,
+// so that a run resumed at step s draws the same masks as an uninterrupted
+// one.
 func (g *Graph) SetStep(s int) { g.step = s }
 
 // Input adds a named input of the given shape; its value is bound per run

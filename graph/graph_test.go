@@ -261,11 +261,16 @@ func TestCheckGradDetectsAWrongGradient(t *testing.T) {
 	res, err := graph.CheckGrad(func(g *graph.Graph, in []*G.Node) (*G.Node, error) {
 		return G.ApplyOp(brokenOp{}, in[0])
 	}, []*tensor.Dense{randTensor(3, 4)}, graph.GradCheck{})
-	if err != nil {
-		t.Fatal(err)
+	if !errors.Is(err, graph.ErrGradCheck) {
+		t.Fatalf("a wrong gradient gave error %v, want one wrapping graph.ErrGradCheck", err)
 	}
-	if res.OK || math.Abs(res.WorstRelErr-0.5) > 1e-6 {
+	// The error names the worst element, and the result is still filled in.
+	wantErr(t, err, fmt.Sprintf("%q element %d", res.Name, res.Index))
+	if res.OK || res.Name != "input0" || res.Checked != 4 || math.Abs(res.WorstRelErr-0.5) > 1e-6 {
 		t.Errorf("a gradient off by 3/2 passed or was mismeasured: %v", res)
+	}
+	if math.Abs(res.Analytic-1.5*res.Numeric) > 1e-6*math.Abs(res.Numeric) {
+		t.Errorf("analytic %v, numeric %v at the worst element, want analytic = 3/2 numeric", res.Analytic, res.Numeric)
 	}
 }
 

@@ -23,7 +23,10 @@ import (
 // exec.go) that allocates nothing once the first Run has made the buffers,
 // as long as the ops themselves do not: the project's ops do not; most of
 // gorgonia's write into a buffer the machine keeps, but some allocate
-// anyway.
+// anyway. The machine owns the buffers of the values (PreallocOp) and
+// reuses each once no later op reads its value, so a training step holds
+// the activations its backward pass still needs, not every intermediate
+// of both passes (BufferBytes).
 type Machine struct {
 	g         *Graph
 	exec      *executor
@@ -82,6 +85,12 @@ func AllowNonFinite() Option { return func(c *compileConfig) { c.nonFinite = tru
 // machine. loss must be a scalar node; it may be nil for a machine that only
 // evaluates kept nodes. Build the whole graph before compiling: nodes added
 // later are not part of the machine.
+//
+// A parameter that does not affect the loss (a head this loss does not
+// use, a frozen branch) gets no gradient: Grads has nil at its position and
+// Grad returns nil, as PyTorch leaves such a parameter's .grad None; the
+// optimizers skip it. If none of them affects the loss, Compile fails, as
+// PyTorch's backward does on a loss that requires no gradient.
 func (g *Graph) Compile(loss *G.Node, opts ...Option) (m *Machine, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -111,12 +120,22 @@ func (g *Graph) Compile(loss *G.Node, opts ...Option) (m *Machine, err error) {
 		}
 		cfg.keep = append(cfg.keep, loss)
 		if len(cfg.wrt) > 0 {
-			if m.grads, err = g.Grad(loss, cfg.wrt...); err != nil {
+			if m.grads, err = g.grad(loss, cfg.wrt, true); err != nil {
 				return nil, fmt.Errorf("graph.Compile: %w", err)
 			}
 			m.params = append([]*G.Node(nil), cfg.wrt...)
 			m.gradVals = make([]*tensor.Dense, len(m.params))
-			cfg.keep = append(cfg.keep, m.grads...)
+			used := 0
+			for _, gr := range m.grads {
+				if gr != nil {
+					cfg.keep = append(cfg.keep, gr)
+					used++
+				}
+			}
+			if used == 0 {
+				return nil, fmt.Errorf("graph.Compile: none of the %d nodes to differentiate with respect to (%q, ...) affects loss %q through differentiable ops",
+					len(cfg.wrt), cfg.wrt[0].Name(), loss.Name())
+			}
 		}
 	}
 	if len(cfg.keep) == 0 {
@@ -203,15 +222,83 @@ func (m *Machine) Set(n *G.Node, v *tensor.Dense) (err error) {
 // contiguous copies the view v, in its logical order, into the buffer kept
 // for input n.
 func (m *Machine) contiguous(n *G.Node, v *tensor.Dense) (*tensor.Dense, error) {
+	buf := m.inputBuffer(n)
+	if err := tensor.Copy(buf, v); err != nil {
+		return nil, err
+	}
+	return buf, nil
+}
+
+// inputBuffer returns the buffer the machine keeps for input n (views
+// copied by Set, ids written by SetIDs), made on first use.
+func (m *Machine) inputBuffer(n *G.Node) *tensor.Dense {
 	buf := m.views[n]
 	if buf == nil {
 		buf = tensor.New(tensor.Of(n.Dtype()), tensor.WithShape(n.Shape()...))
 		m.views[n] = buf
 	}
-	if err := tensor.Copy(buf, v); err != nil {
-		return nil, err
+	return buf
+}
+
+// SetIDs binds integer ids (token ids, class labels; row-major, one per
+// element of n) to the input node n for the next runs. n may be float32 or
+// float64: the ids are converted once, here, into a buffer the machine
+// owns, and each must be exactly representable in n's dtype (|id| < 2²⁴
+// in float32, 2⁵³ in float64). Whether an id is in range (a vocabulary, a
+// class count, an ignore_index) is checked by the op that reads it. Unlike
+// Set, later changes to ids do not reach the machine: call SetIDs again.
+func (m *Machine) SetIDs(n *G.Node, ids []int) error {
+	if err := m.check(); err != nil {
+		return err
 	}
-	return buf, nil
+	if n == nil {
+		return fmt.Errorf("graph: SetIDs: nil node")
+	}
+	if !m.isInput(n) {
+		return fmt.Errorf("graph: SetIDs %q: not an input of this machine", n.Name())
+	}
+	shape := m.shapes[n]
+	if size := shape.TotalSize(); len(ids) != size {
+		return fmt.Errorf("graph: SetIDs %q: got %d ids, want %d (one per element of shape %v)", n.Name(), len(ids), size, shape)
+	}
+	limit := 1 << 53
+	if n.Dtype() == tensor.Float32 {
+		limit = 1 << 24
+	}
+	for i, id := range ids {
+		if id >= limit || id <= -limit {
+			return fmt.Errorf("graph: SetIDs %q: id %d at position %d is not exactly representable in %v (|id| must be below %d)", n.Name(), id, i, n.Dtype(), limit)
+		}
+	}
+	buf := m.inputBuffer(n)
+	switch n.Dtype() {
+	case tensor.Float32:
+		d := buf.Float32s()
+		for i, id := range ids {
+			d[i] = float32(id)
+		}
+	case tensor.Float64:
+		d := buf.Float64s()
+		for i, id := range ids {
+			d[i] = float64(id)
+		}
+	default:
+		return fmt.Errorf("graph: SetIDs %q: dtype %v, want float32 or float64", n.Name(), n.Dtype())
+	}
+	if cur, ok := n.Value().(*tensor.Dense); ok && cur == buf {
+		return nil // bound already; G.Let would allocate
+	}
+	return letValue(n, buf)
+}
+
+// letValue is G.Let with its panics turned into errors.
+func letValue(n *G.Node, v *tensor.Dense) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("graph: binding %q: %v", n.Name(), r)
+		}
+	}()
+	return G.Let(n, v)
 }
 
 func (m *Machine) isInput(n *G.Node) bool {
@@ -224,6 +311,14 @@ func (m *Machine) isInput(n *G.Node) bool {
 }
 
 // Run computes the loss, the gradients and the kept values.
+//
+// In training mode (Graph.SetTraining(true), the default) a Run draws its
+// randomness (dropout masks) for the graph's step and then advances the
+// step by one, so that every training Run of a loop gets fresh masks, as
+// PyTorch's generator advances with every draw; a Run that fails leaves
+// the step where it was. An evaluation Run neither reads a fresh step nor
+// advances it. Graph.SetStep sets the step of the next Run (a resumed
+// run, or a trainer that counts its own steps).
 func (m *Machine) Run() (err error) {
 	if err := m.check(); err != nil {
 		return err
@@ -239,8 +334,12 @@ func (m *Machine) Run() (err error) {
 			return fmt.Errorf("graph: Run: input %q %v has no value; call Machine.Set first", in.Name(), in.Shape())
 		}
 	}
+	training := m.g.training
 	if err := m.exec.run(); err != nil {
 		return fmt.Errorf("graph: Run: %w", err)
+	}
+	if training {
+		m.g.step++
 	}
 	return nil
 }
@@ -295,7 +394,8 @@ func (m *Machine) Params() []*G.Node {
 	return append([]*G.Node(nil), m.params...)
 }
 
-// Grad returns the gradient of the loss with respect to p (one of Params).
+// Grad returns the gradient of the loss with respect to p (one of Params):
+// nil, and no error, when p does not affect the loss.
 func (m *Machine) Grad(p *G.Node) (*tensor.Dense, error) {
 	if err := m.check(); err != nil {
 		return nil, err
@@ -311,8 +411,24 @@ func (m *Machine) Grad(p *G.Node) (*tensor.Dense, error) {
 	return nil, fmt.Errorf("graph: no gradient for %q: not among the machine's parameters", p.Name())
 }
 
-// Grads returns the gradients of all Params, in order. The slice, like the
-// tensors in it, is the machine's own: the next call refills it.
+// HasGrad reports whether Run computes a gradient for p: p is one of Params
+// and affects the loss. Grad returns nil for the others. Unlike reading
+// Grad, it can be asked before the first Run.
+func (m *Machine) HasGrad(p *G.Node) bool {
+	if m == nil || p == nil {
+		return false
+	}
+	for i, q := range m.params {
+		if q == p {
+			return m.grads[i] != nil
+		}
+	}
+	return false
+}
+
+// Grads returns the gradients of all Params, in order, nil for a parameter
+// that does not affect the loss. The slice, like the tensors in it, is the
+// machine's own: the next call refills it.
 func (m *Machine) Grads() ([]*tensor.Dense, error) {
 	if err := m.check(); err != nil {
 		return nil, err
@@ -328,6 +444,9 @@ func (m *Machine) Grads() ([]*tensor.Dense, error) {
 }
 
 func (m *Machine) gradAt(i int) (*tensor.Dense, error) {
+	if m.grads[i] == nil {
+		return nil, nil // an unused parameter
+	}
 	v, err := m.Value(m.grads[i])
 	if err != nil {
 		return nil, fmt.Errorf("graph: gradient of %q: %w", m.params[i].Name(), err)
@@ -362,11 +481,38 @@ func (m *Machine) CheckFinite() error {
 		if err != nil {
 			return err
 		}
+		if d == nil {
+			continue
+		}
 		if j, x, bad := firstNonFinite(d); bad {
 			return fmt.Errorf("graph: gradient of %q %v has %v at element %d: %w", p.Name(), d.Shape(), x, j, ErrNonFinite)
 		}
 	}
 	return nil
+}
+
+// BufferBytes returns the bytes of the buffers the machine holds for the
+// values of a Run, and the bytes of the values written into them: without
+// reuse the two would be equal, and their difference is what reusing a
+// dead value's buffer saves. Both are 0 before the first Run. Values an op
+// keeps in memory of its own (ops without PreallocOp) are not counted.
+func (m *Machine) BufferBytes() (held, values int) {
+	if m.check() != nil {
+		return 0, 0
+	}
+	seen := map[G.Value]bool{}
+	for _, s := range m.exec.steps {
+		if s.buf == nil {
+			continue
+		}
+		n := s.buf.MemSize()
+		values += int(n)
+		if !seen[s.buf] {
+			seen[s.buf] = true
+			held += int(n)
+		}
+	}
+	return held, values
 }
 
 // Close releases the machine's buffers. A Run after Close makes them

@@ -229,7 +229,7 @@ func (m *GPT) Logits(x *G.Node) (*G.Node, error) {
 
 // Loss returns the logits and the mean cross-entropy against targets
 // (batch × T, the next token of every position), as nanoGPT's
-// forward(idx, targets).
+// forward(idx, targets): targets of −1 are ignored (ignore_index=−1).
 func (m *GPT) Loss(ids, targets *G.Node) (logits, loss *G.Node, err error) {
 	if ids == nil || targets == nil || ids.Dims() != 2 || !graph.SameShape(ids.Shape(), targets.Shape()) {
 		return nil, nil, fmt.Errorf("nn.GPT: ids %v and targets %v, want both (batch, T)", shapeOf(ids), shapeOf(targets))
@@ -241,7 +241,7 @@ func (m *GPT) Loss(ids, targets *G.Node) (logits, loss *G.Node, err error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("nn.GPT: %w", err)
 	}
-	if loss, err = fused.CrossEntropy(logits, labels); err != nil {
+	if loss, err = fused.CrossEntropy(logits, labels, fused.IgnoreIndex(-1)); err != nil {
 		return nil, nil, fmt.Errorf("nn.GPT: %w", err)
 	}
 	return logits, loss, nil

@@ -8,12 +8,16 @@ package nn
 // How: the block is built once more in a graph of its own (the template),
 // compiled into two machines, forward-only and forward+backward. Block i is
 // one op in the outer graph whose inputs are x_i and block i's parameters;
-// its forward binds them to the template and runs the forward machine; its
-// gradient ops run the forward+backward machine with the upstream gradient
-// dy as the seed of Σ(y ⊙ dy), whose gradient with respect to y is dy
-// exactly. All blocks share the template's buffers, so memory holds one
-// block's intermediates instead of N. The template computes with the same
-// ops in the same order as the plain chain, so gradients are bit-identical.
+// its forward binds them to the template and runs the forward machine. Its
+// backward is one op with the same inputs and the upstream gradient dy: it
+// runs the forward+backward machine with dy as the seed of Σ(y ⊙ dy),
+// whose gradient with respect to y is dy exactly, and returns all of the
+// block's gradients packed in one vector; one small op per input takes its
+// gradient out of it. So the gradients reach their consumers through graph
+// edges, and the outer Machine frees the packed vector once they have. All
+// blocks share the template's buffers, so memory holds one block's
+// intermediates instead of N. The template computes with the same ops in
+// the same order as the plain chain, so gradients are bit-identical.
 
 import (
 	"fmt"
@@ -121,7 +125,13 @@ type template struct {
 	params   []*G.Node // the template's parameters, bound to block i's before a run
 	fwd, bwd *graph.Machine
 	names    []string
-	gen      []int // per block: how many forward passes have run
+	// used says which inputs (x, then the parameters) affect y and get a
+	// gradient; offsets locate each one's gradient in the packed vector
+	// (offsets[k]…offsets[k+1]).
+	used    []bool
+	offsets []int
+	shapes  []tensor.Shape // of x, then the parameters
+	yShape  tensor.Shape
 }
 
 func newTemplate(outer *graph.Graph, x *G.Node, names []string, build BlockFunc) (*template, error) {
@@ -129,7 +139,7 @@ func newTemplate(outer *graph.Graph, x *G.Node, names []string, build BlockFunc)
 	if err != nil {
 		return nil, err
 	}
-	t := &template{outer: outer, g: g, names: names, gen: make([]int, len(names))}
+	t := &template{outer: outer, g: g, names: names}
 	if t.x, err = g.Input("x", x.Shape()...); err != nil {
 		return nil, err
 	}
@@ -143,11 +153,7 @@ func newTemplate(outer *graph.Graph, x *G.Node, names []string, build BlockFunc)
 	if t.dy, err = g.Input("dy", x.Shape()...); err != nil {
 		return nil, err
 	}
-	prod, err := G.HadamardProd(t.y, t.dy)
-	if err != nil {
-		return nil, fmt.Errorf("nn.Stack: %w", err)
-	}
-	cost, err := G.Sum(prod)
+	cost, err := opkit.Apply(&seedOp{dims: t.y.Dims()}, t.y, t.dy)
 	if err != nil {
 		return nil, fmt.Errorf("nn.Stack: %w", err)
 	}
@@ -156,7 +162,18 @@ func newTemplate(outer *graph.Graph, x *G.Node, names []string, build BlockFunc)
 	}
 	wrt := append([]*G.Node{t.x}, t.params...)
 	if t.bwd, err = g.Compile(cost, graph.WithRespectTo(wrt...), graph.AllowNonFinite()); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("nn.Stack block %q: %w", names[0], err)
+	}
+	t.offsets, t.yShape = []int{0}, t.y.Shape()
+	for _, n := range wrt {
+		t.shapes = append(t.shapes, n.Shape())
+		used := t.bwd.HasGrad(n)
+		size := 0
+		if used {
+			size = n.Shape().TotalSize()
+		}
+		t.used = append(t.used, used)
+		t.offsets = append(t.offsets, t.offsets[len(t.offsets)-1]+size)
 	}
 	return t, nil
 }
@@ -181,13 +198,49 @@ func (t *template) bind(i int, vs []G.Value) error {
 	return nil
 }
 
+// seedOp is the template's cost: a scalar whose gradient with respect to
+// y is dy (an input), so that the backward machine starts the backward
+// pass from the upstream gradient itself, as Σ(y ⊙ dy) would but without
+// its broadcast and product (which gorgonia allocates on every run). Its
+// value is never read; it is 0.
+type seedOp struct {
+	opkit.Defaults
+	dims int
+	out  opkit.ScalarBuffer
+}
+
+func (op *seedOp) Arity() int                                     { return 2 }
+func (op *seedOp) Type() hm.Type                                  { return opkit.FnType(op.dims, op.dims, 0) }
+func (op *seedOp) InferShape(...G.DimSizer) (tensor.Shape, error) { return tensor.ScalarShape(), nil }
+func (op *seedOp) WriteHash(h hash.Hash)                          { fmt.Fprintf(h, "nn.seed(%d)", op.dims) }
+func (op *seedOp) Hashcode() uint32                               { return opkit.HashOf(op) }
+func (op *seedOp) String() string                                 { return "seed" }
+func (op *seedOp) DiffWRT(int) []bool                             { return []bool{true, false} }
+
+func (op *seedOp) Do(vs ...G.Value) (G.Value, error) {
+	if len(vs) != 2 {
+		return nil, fmt.Errorf("%v: got %d inputs, want 2", op, len(vs))
+	}
+	return op.out.Set(vs[0].Dtype(), 0), nil
+}
+
+// SymDiff: the cost is the root of the backward machine, so its upstream
+// gradient is exactly 1 and the gradient of y is dy.
+func (op *seedOp) SymDiff(inputs G.Nodes, _, _ *G.Node) (G.Nodes, error) {
+	return G.Nodes{inputs[1], nil}, nil
+}
+
+func (op *seedOp) DoDiff(G.ExecutionContext, G.Nodes, *G.Node) error {
+	return fmt.Errorf("%v: recomputed blocks need graph.Compile's machine, not the LispMachine", op)
+}
+
 // recomputeOp is block i: y = block(x, θ_i).
 type recomputeOp struct {
 	opkit.Defaults
 	t     *template
 	block int
 	name  string
-	out   *tensor.Dense
+	out   opkit.Buffer
 }
 
 func (op *recomputeOp) Arity() int { return 1 + len(op.t.params) }
@@ -207,7 +260,11 @@ func (op *recomputeOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
 	return op.t.y.Shape().Clone(), nil
 }
 
-func (op *recomputeOp) Do(vs ...G.Value) (G.Value, error) {
+func (op *recomputeOp) Do(vs ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, vs...) }
+
+// UsePreallocDo runs the block and copies its output into prealloc, the
+// outer Machine's tensor, or without one into the op's own buffer.
+func (op *recomputeOp) UsePreallocDo(prealloc G.Value, vs ...G.Value) (G.Value, error) {
 	if len(vs) != op.Arity() {
 		return nil, fmt.Errorf("%v: got %d inputs, want %d", op, len(vs), op.Arity())
 	}
@@ -218,12 +275,19 @@ func (op *recomputeOp) Do(vs ...G.Value) (G.Value, error) {
 	if err := t.fwd.Run(); err != nil {
 		return nil, fmt.Errorf("%v: %w", op, err)
 	}
-	t.gen[op.block]++
 	y, err := t.fwd.Value(t.y)
 	if err != nil {
 		return nil, err
 	}
-	return copyInto(&op.out, y)
+	src, ok := y.(*tensor.Dense)
+	if !ok {
+		return nil, fmt.Errorf("%v: the block's output is a %T, want a *tensor.Dense", op, y)
+	}
+	out, err := op.out.Use(op, prealloc, src.Dtype(), t.yShape)
+	if err != nil {
+		return nil, err
+	}
+	return out, copyData(out, src, 0, true)
 }
 
 func (op *recomputeOp) WriteHash(h hash.Hash) {
@@ -232,23 +296,25 @@ func (op *recomputeOp) WriteHash(h hash.Hash) {
 func (op *recomputeOp) Hashcode() uint32 { return opkit.HashOf(op) }
 func (op *recomputeOp) String() string   { return "recompute(" + op.name + ")" }
 
-func (op *recomputeOp) DiffWRT(n int) []bool {
-	d := make([]bool, n)
-	for i := range d {
-		d[i] = true
-	}
-	return d
-}
+// DiffWRT: the inputs the block's output depends on (all, in any block
+// worth building).
+func (op *recomputeOp) DiffWRT(n int) []bool { return append([]bool(nil), op.t.used[:n]...) }
 
-// SymDiff returns one gradient op per input; the first of them to run in a
-// backward pass runs the block forward and backward once for all.
+// SymDiff returns the gradient of every input the block uses: one backward
+// op computing all of them into a packed vector, and one op per input
+// taking its part out.
 func (op *recomputeOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	c := &gradCache{fwd: op, outs: make([]*tensor.Dense, len(inputs)), gen: -1}
 	args := append(append(G.Nodes(nil), inputs...), grad)
+	packed, err := opkit.Apply(&recomputeGradOp{fwd: op}, args...)
+	if err != nil {
+		return nil, err
+	}
 	out := make(G.Nodes, len(inputs))
 	for k := range inputs {
-		var err error
-		if out[k], err = opkit.Apply(&recomputeGradOp{c: c, k: k}, args...); err != nil {
+		if !op.t.used[k] {
+			continue
+		}
+		if out[k], err = opkit.Apply(&unpackOp{fwd: op, k: k}, packed); err != nil {
 			return nil, err
 		}
 	}
@@ -261,83 +327,75 @@ func (op *recomputeOp) DoDiff(G.ExecutionContext, G.Nodes, *G.Node) error {
 	return fmt.Errorf("%v: recomputed blocks need graph.Compile's machine, not the LispMachine", op)
 }
 
-// gradCache holds the gradients of one block for the current backward pass.
-type gradCache struct {
-	fwd  *recomputeOp
-	outs []*tensor.Dense // with respect to x, then each parameter
-	gen  int             // the forward pass they belong to
-}
-
-func (c *gradCache) compute(vs []G.Value) error {
-	t, i := c.fwd.t, c.fwd.block
-	if c.gen == t.gen[i] {
-		return nil
-	}
-	if err := t.bind(i, vs); err != nil {
-		return err
-	}
-	if err := G.Let(t.dy, vs[len(vs)-1]); err != nil {
-		return fmt.Errorf("%v: binding the upstream gradient: %w", c.fwd, err)
-	}
-	if err := t.bwd.Run(); err != nil {
-		return fmt.Errorf("%v backward: %w", c.fwd, err)
-	}
-	gs, err := t.bwd.Grads()
-	if err != nil {
-		return err
-	}
-	for k, gk := range gs {
-		if _, err := copyInto(&c.outs[k], gk); err != nil {
-			return err
-		}
-	}
-	c.gen = t.gen[i]
-	return nil
-}
-
-// recomputeGradOp is the gradient of block i's output with respect to its
-// k-th input (0: x, then the parameters), from (x, θ_i, dy).
+// recomputeGradOp is block i's backward: from (x, θ_i, dy), the gradients
+// of every input it uses, packed in one vector in input order.
 type recomputeGradOp struct {
 	opkit.Defaults
-	c *gradCache
-	k int
+	fwd *recomputeOp
+	out opkit.Buffer
 }
 
-func (op *recomputeGradOp) Arity() int { return op.c.fwd.Arity() + 1 }
+func (op *recomputeGradOp) Arity() int { return op.fwd.Arity() + 1 }
 
-// Type takes the forward op's inputs and output gradient and returns the
-// gradient of input k, of input k's rank.
+// Type takes the forward op's inputs and output gradient and returns a
+// vector.
 func (op *recomputeGradOp) Type() hm.Type {
-	dims := op.c.fwd.t.dims()
-	return opkit.FnType(append(dims, dims[op.k])...)
+	return opkit.FnType(append(op.fwd.t.dims(), 1)...)
 }
 
-func (op *recomputeGradOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
-	t := op.c.fwd.t
-	if op.k == 0 {
-		return t.x.Shape().Clone(), nil
-	}
-	return t.params[op.k-1].Shape().Clone(), nil
+func (op *recomputeGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
+	return tensor.Shape{max(op.fwd.t.offsets[len(op.fwd.t.offsets)-1], 1)}, nil
 }
 
-func (op *recomputeGradOp) Do(vs ...G.Value) (G.Value, error) {
+func (op *recomputeGradOp) Do(vs ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, vs...) }
+
+// UsePreallocDo runs the block forward and backward and packs its
+// gradients into prealloc, the outer Machine's tensor, or without one into
+// the op's own buffer.
+func (op *recomputeGradOp) UsePreallocDo(prealloc G.Value, vs ...G.Value) (G.Value, error) {
 	if len(vs) != op.Arity() {
 		return nil, fmt.Errorf("%v: got %d inputs, want %d", op, len(vs), op.Arity())
 	}
-	if err := op.c.compute(vs); err != nil {
+	t, i := op.fwd.t, op.fwd.block
+	if err := t.bind(i, vs); err != nil {
 		return nil, err
 	}
-	return op.c.outs[op.k], nil
+	if err := G.Let(t.dy, vs[len(vs)-1]); err != nil {
+		return nil, fmt.Errorf("%v: binding the upstream gradient: %w", op, err)
+	}
+	if err := t.bwd.Run(); err != nil {
+		return nil, fmt.Errorf("%v: %w", op, err)
+	}
+	gs, err := t.bwd.Grads()
+	if err != nil {
+		return nil, err
+	}
+	size := max(t.offsets[len(t.offsets)-1], 1)
+	var shape [1]int
+	shape[0] = size
+	out, err := op.out.Use(op, prealloc, t.g.Dtype(), shape[:])
+	if err != nil {
+		return nil, err
+	}
+	for k, gk := range gs {
+		if gk != nil {
+			if err := copyData(out, gk, t.offsets[k], true); err != nil {
+				return nil, fmt.Errorf("%v: %w", op, err)
+			}
+		}
+	}
+	return out, nil
 }
 
 func (op *recomputeGradOp) WriteHash(h hash.Hash) {
-	fmt.Fprintf(h, "nn.recomputegrad(%p,%d)", op.c, op.k)
+	fmt.Fprintf(h, "nn.recomputegrad(%p,%d)", op.fwd.t, op.fwd.block)
 }
 func (op *recomputeGradOp) Hashcode() uint32 { return opkit.HashOf(op) }
-func (op *recomputeGradOp) String() string {
-	return fmt.Sprintf("recompute(%s).grad%d", op.c.fwd.name, op.k)
-}
-func (op *recomputeGradOp) DiffWRT(n int) []bool { return make([]bool, n) }
+func (op *recomputeGradOp) String() string   { return fmt.Sprintf("recompute(%s).grad", op.fwd.name) }
+
+// DiffWRT: every input may carry a second derivative, which SymDiff
+// reports as not implemented.
+func (op *recomputeGradOp) DiffWRT(n int) []bool { return opkit.AllTrue(n) }
 
 func (op *recomputeGradOp) SymDiff(G.Nodes, *G.Node, *G.Node) (G.Nodes, error) {
 	return nil, fmt.Errorf("%v: second derivatives through a recomputed block are not implemented; build the stack without recomputation", op)
@@ -347,17 +405,93 @@ func (op *recomputeGradOp) DoDiff(G.ExecutionContext, G.Nodes, *G.Node) error {
 	return fmt.Errorf("%v: recomputed blocks need graph.Compile's machine, not the LispMachine", op)
 }
 
-// copyInto copies v into *dst, allocating it on first use.
-func copyInto(dst **tensor.Dense, v G.Value) (*tensor.Dense, error) {
-	src, ok := v.(*tensor.Dense)
+// unpackOp takes the gradient of input k of a block out of its packed
+// gradients.
+type unpackOp struct {
+	opkit.Defaults
+	fwd *recomputeOp
+	k   int
+	out opkit.Buffer
+}
+
+func (op *unpackOp) Arity() int { return 1 }
+
+func (op *unpackOp) Type() hm.Type { return opkit.FnType(1, op.fwd.t.dims()[op.k]) }
+
+func (op *unpackOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
+	return op.fwd.t.shapes[op.k].Clone(), nil
+}
+
+func (op *unpackOp) Do(vs ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, vs...) }
+
+// UsePreallocDo copies the gradient into prealloc, the outer Machine's
+// tensor, or without one into the op's own buffer.
+func (op *unpackOp) UsePreallocDo(prealloc G.Value, vs ...G.Value) (G.Value, error) {
+	if len(vs) != 1 {
+		return nil, fmt.Errorf("%v: got %d inputs, want 1", op, len(vs))
+	}
+	packed, ok := vs[0].(*tensor.Dense)
 	if !ok {
-		return nil, fmt.Errorf("nn.Stack: value is a %T, want a *tensor.Dense", v)
+		return nil, fmt.Errorf("%v: input is a %T, want a *tensor.Dense", op, vs[0])
 	}
-	if *dst == nil || !graph.SameShape((*dst).Shape(), src.Shape()) || (*dst).Dtype() != src.Dtype() {
-		*dst = tensor.New(tensor.Of(src.Dtype()), tensor.WithShape(src.Shape().Clone()...))
+	out, err := op.out.Use(op, prealloc, packed.Dtype(), op.fwd.t.shapes[op.k])
+	if err != nil {
+		return nil, err
 	}
-	if err := tensor.Copy(*dst, src); err != nil {
-		return nil, fmt.Errorf("nn.Stack: %w", err)
+	return out, copyData(out, packed, op.fwd.t.offsets[op.k], false)
+}
+
+func (op *unpackOp) WriteHash(h hash.Hash) {
+	fmt.Fprintf(h, "nn.unpack(%p,%d,%d)", op.fwd.t, op.fwd.block, op.k)
+}
+func (op *unpackOp) Hashcode() uint32 { return opkit.HashOf(op) }
+func (op *unpackOp) String() string {
+	return fmt.Sprintf("recompute(%s).grad%d", op.fwd.name, op.k)
+}
+func (op *unpackOp) DiffWRT(n int) []bool { return opkit.AllTrue(n) }
+
+func (op *unpackOp) SymDiff(G.Nodes, *G.Node, *G.Node) (G.Nodes, error) {
+	return nil, fmt.Errorf("%v: second derivatives through a recomputed block are not implemented; build the stack without recomputation", op)
+}
+
+func (op *unpackOp) DoDiff(G.ExecutionContext, G.Nodes, *G.Node) error {
+	return fmt.Errorf("%v: recomputed blocks need graph.Compile's machine, not the LispMachine", op)
+}
+
+// copyData copies src into dst: when into, all of src into dst from
+// element off on; otherwise dst's length of src from element off on.
+func copyData(dst *tensor.Dense, src G.Value, off int, into bool) error {
+	s, ok := src.(*tensor.Dense)
+	if !ok || s.Dtype() != dst.Dtype() {
+		return fmt.Errorf("nn.Stack: value is a %T of %v, want a %v tensor", src, dtypeOf(src), dst.Dtype())
 	}
-	return *dst, nil
+	switch dst.Dtype() {
+	case tensor.Float32:
+		return copyFloats(dst.Float32s(), s.Float32s(), off, into)
+	case tensor.Float64:
+		return copyFloats(dst.Float64s(), s.Float64s(), off, into)
+	}
+	return fmt.Errorf("nn.Stack: dtype %v, want float32 or float64", dst.Dtype())
+}
+
+func copyFloats[T graph.Float](dst, src []T, off int, into bool) error {
+	if into {
+		if off+len(src) > len(dst) {
+			return fmt.Errorf("nn.Stack: %d values do not fit at %d of %d", len(src), off, len(dst))
+		}
+		copy(dst[off:], src)
+		return nil
+	}
+	if off+len(dst) > len(src) {
+		return fmt.Errorf("nn.Stack: %d values from %d of %d", len(dst), off, len(src))
+	}
+	copy(dst, src[off:off+len(dst)])
+	return nil
+}
+
+func dtypeOf(v G.Value) any {
+	if v == nil {
+		return nil
+	}
+	return v.Dtype()
 }

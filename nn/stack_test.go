@@ -2,6 +2,8 @@ package nn_test
 
 import (
 	"math"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/geluproject/gelu/graph"
@@ -191,4 +193,58 @@ func TestGPTRecomputeBitIdentical(t *testing.T) {
 // denseOf returns the values as a tensor of dtype dt and the given shape.
 func denseOf(dt tensor.Dtype, v []float64, shape ...int) *tensor.Dense {
 	return graphtest.MustDense(dt, shape, v)
+}
+
+// A parameter a block builds but does not use gets a nil gradient, plain
+// or recomputed, and the others the same gradients bit for bit.
+func TestStackUnusedParameter(t *testing.T) {
+	run := func(recompute bool) (*graph.Machine, *graph.Graph) {
+		g, _ := graph.New(tensor.Float64, 7)
+		x, _ := g.Input("x", 3, 4)
+		y, err := nn.Stack(g, x, []string{"h.0", "h.1"}, recompute, func(g *graph.Graph, name string, x *G.Node) (*G.Node, error) {
+			if _, err := g.Param(name+".unused", graph.Normal(0, 1), 2); err != nil {
+				return nil, err
+			}
+			l, err := nn.NewLinear(g, name+".fc", 4, 4)
+			if err != nil {
+				return nil, err
+			}
+			return l.Forward(x)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sq, _ := G.Square(y)
+		loss, _ := G.Sum(sq)
+		m, err := g.Compile(loss)
+		if err != nil {
+			t.Fatalf("recompute=%t: %v", recompute, err)
+		}
+		xv, _ := graph.NewTensor(tensor.Float64, graph.Normal(0, 1), rng.New(3, "x"), 3, 4)
+		if err := m.Set(x, xv); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Run(); err != nil {
+			t.Fatalf("recompute=%t: %v", recompute, err)
+		}
+		return m, g
+	}
+	plain, pg := run(false)
+	re, rg := run(true)
+	for _, name := range []string{"h.0.unused", "h.1.unused", "h.0.fc.weight", "h.1.fc.bias"} {
+		pn, _ := pg.Lookup(name)
+		rn, _ := rg.Lookup(name)
+		pd, err1 := plain.Grad(pn)
+		rd, err2 := re.Grad(rn)
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		if (pd == nil) != strings.HasSuffix(name, "unused") || (rd == nil) != (pd == nil) {
+			t.Errorf("%s: gradient plain %v, recomputed %v; want nil exactly for the unused parameter", name, pd, rd)
+			continue
+		}
+		if pd != nil && !slices.Equal(graph.Float64s(pd), graph.Float64s(rd)) {
+			t.Errorf("%s: recomputed gradient %v, plain %v", name, graph.Float64s(rd), graph.Float64s(pd))
+		}
+	}
 }

@@ -7,8 +7,9 @@
 //	                and the gorgonia op with a differentiable backward
 //	ops/fused       the fused layer ops: Linear/MatMul, LayerNorm, losses,
 //	                Add, Dropout, Embedding; each owns its output buffers
-//	ops/gemm        the matrix-product backend: OpenBLAS loaded at run time
-//	                when installed, gonum's pure Go otherwise
+//	ops/gemm        the matrix-product backend: the own AVX-512/AVX2 GEMM,
+//	                OpenBLAS (loaded at run time) where the own AVX-512
+//	                kernels do not run, gonum's pure Go without assembly
 //	ops/simd        the activation kernels in assembly (AVX-512), generated
 //	                by ops/simd/asm with avo
 //	ops/analysis    numerical analysis of activations: expectations under

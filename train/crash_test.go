@@ -2,6 +2,7 @@ package train_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -53,7 +54,7 @@ func TestCrashAndResumeIsByteIdentical(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := tr.Run(); err != nil {
+		if _, err := tr.Run(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		return

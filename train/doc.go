@@ -1,29 +1,59 @@
-// Package train runs the training loop: epochs over a datasets.Loader,
-// forward and backward on a graph.Machine, an optim.Optimizer step,
-// evaluation, metrics files, checkpoints and a progress bar.
+// Package train runs the training loop: epochs over any Data (a
+// datasets.Loader, a datasets.TokenStream or a type of your own), forward
+// and backward on a graph.Machine, an optim.Optimizer step, evaluation,
+// metrics files, checkpoints and a progress display.
 //
 //	t, err := train.New(train.Model{Graph: g, Input: x, Target: y, Output: logits, Loss: loss},
 //		&optim.SGD{LearningRate: 0.1, Momentum: 0.9}, trainLoader, valLoader,
 //		train.Config{Epochs: 5, Dir: "out/run"})
-//	res, err := t.Run()
+//	res, err := t.Run(ctx)
+//
+// A batch is a set of named fields (datasets.Field); the trainer binds
+// Model.Input to the field "x", Model.Target to "y" and Model.Inputs to
+// the fields of their names, so a model takes any number of inputs and
+// targets. Integer ids (token ids, class labels) stay ints until they are
+// written into the graph's float inputs, where each is checked to be
+// exactly representable. A language model trains as nanoGPT's train.py
+// does (see Example (CharGPT)): a TokenStream gives (batch × T) input ids
+// and the next id of each, the model's loss is the mean cross-entropy over
+// every position, and validation scores every position of held-out
+// windows by the same measure, skipping targets of −1 (ignore_index).
+// Evaluation batches may have any number of rows (Trainer.Evaluate).
 //
 // Everything is deterministic: the graph's seed fixes the initial weights
-// and dropout masks, the loaders' seed fixes the data order, and metrics
-// files hold no wall-clock times, so the same command twice writes
+// and dropout masks, the data's seed fixes the batches, and metrics files
+// hold no wall-clock times, so the same command twice writes
 // byte-identical files. Checkpoints (Dir/checkpoint.safetensors) hold the
 // parameters under their PyTorch names, the optimizer state under
-// "optimizer.<param>.<state>" and the position in the data; resuming from
-// one reproduces the uninterrupted run exactly. A NaN or ±Inf loss or
-// gradient stops training with an error naming the step and tensor before
-// the optimizer touches the weights; the last checkpoint stays as it was.
+// "optimizer.<param>.<state>", the position in the data and, when set,
+// Model.Args as "model_args"; resuming from one reproduces the
+// uninterrupted run exactly. A NaN or ±Inf loss or gradient stops training
+// with an error naming the step and tensor before the optimizer touches the
+// weights; the last checkpoint stays as it was.
+//
+// A run ends after its epochs or MaxSteps, when Patience runs out (a
+// normal end: the model file is written), or when its context is
+// cancelled: then, between two steps, it writes a checkpoint and the model
+// file and returns an error wrapping context.Canceled, and a resume
+// continues as if nothing had happened. Programs cancel on Ctrl-C with
+// signal.NotifyContext.
+//
+// A Dir that holds a checkpoint or a model is never written over by
+// accident: Run refuses it, before writing anything, unless Config.Resume
+// (continue it) or Config.Overwrite (start again) says what to do. With
+// Resume the console says "resumed from DIR at step N", or "no checkpoint
+// in DIR: starting at step 0".
 //
 // Resuming checks the checkpoint against the run before changing anything:
-// its seed, and its position (step = epoch × batches per epoch + batch),
-// which must lie within this run's Epochs and MaxSteps; the loss count and
-// sum, learning rate and last evaluation must be consistent with it. A
-// checkpoint that fails is refused with an error naming the field, rather
-// than silently training nothing. Epochs and MaxSteps may grow, and
-// EvalEvery, CheckpointEvery, ClipNorm, Schedule and the hooks may change
+// its seed, its GradAccum, its model_args, and its position (step = epoch
+// × steps per epoch + batch/GradAccum), which must lie within this run's
+// Epochs and MaxSteps; the loss count and sum, learning rate, last
+// evaluation and best value must be consistent with it; every parameter
+// must be there with its shape and dtype and finite values, and the
+// optimizer must accept its state. A checkpoint that fails is refused with
+// an error naming the field or tensor, and the model and optimizer keep
+// their values. Epochs and MaxSteps may grow, and EvalEvery,
+// CheckpointEvery, ClipNorm, Schedule, Patience and the hooks may change
 // between runs: they shape what is recorded, not the state. The file
 // itself is read as untrusted input (see package safetensors).
 //
@@ -39,7 +69,19 @@
 //	steps.csv, steps.jsonl     per step: step, epoch, batch, loss, lr, grad_norm
 //	evals.csv, evals.jsonl     per evaluation: step, epoch, train_loss, val_loss, val_accuracy
 //	checkpoint.safetensors     the latest checkpoint
+//	best.safetensors           with SaveBest: the parameters of the best evaluation
 //	model.safetensors          the final parameters only: torch's load_state_dict reads it as is
+//
+// Epochs and batches count from 0 in the files, the hooks and on the
+// console alike. A value not measured is an empty CSV cell and a JSON
+// null (and "–" on the console): the train loss of an evaluation with no
+// step since the previous one (at step 0), the validation values without
+// validation data, the accuracy of a regression. A measured value that is
+// not finite is NaN, +Inf or -Inf in CSV and null in JSON. grad_norm is
+// the global L2 norm of the gradient before clipping, measured by
+// optim.ClipGradNorm whether or not it clips. The console shows the
+// throughput in tokens/s for a model of sequences of ids, samples/s
+// otherwise.
 //
 // The packages below train are layers of their own, each importing only
 // downwards:

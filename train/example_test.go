@@ -1,6 +1,7 @@
 package train_test
 
 import (
+	"context"
 	"github.com/geluproject/gelu/datasets"
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/nn"
@@ -25,5 +26,5 @@ func Example() {
 	vl, _ := datasets.NewLoader(testSet, datasets.LoaderConfig{BatchSize: 128})
 	t, _ := train.New(train.Model{Graph: g, Input: x, Target: y, Output: logits, Loss: loss},
 		optim.NewAdam(1e-3), tl, vl, train.Config{Epochs: 5, Dir: "out/mnist"})
-	t.Run()
+	t.Run(context.Background())
 }

@@ -11,12 +11,13 @@ import (
 // Gradients runs one batch forward and backward: it sets the input and
 // target nodes to x and y, runs m, checks that every value of the run is
 // finite (before any optimizer can touch the weights) and returns the loss
-// and the gradients, in the machine's parameter order. The tensors are the
-// machine's, valid until its next run.
+// and the gradients, in the machine's parameter order (nil for a parameter
+// the loss does not use). The tensors are the machine's, valid until its
+// next run.
 //
-// It is the step Trainer takes, without the optimizer and the
-// bookkeeping; programs that look inside training (package probe) take
-// the same step.
+// It is the step Trainer takes for each batch, without binding named
+// fields, the optimizer and the bookkeeping; programs that look inside
+// training (package probe) take the same step.
 func Gradients(m *graph.Machine, input, target *G.Node, x, y *tensor.Dense) (loss float64, grads []*tensor.Dense, err error) {
 	if m == nil || input == nil || target == nil {
 		return 0, nil, fmt.Errorf("train.Gradients: nil machine, input or target")
@@ -27,6 +28,12 @@ func Gradients(m *graph.Machine, input, target *G.Node, x, y *tensor.Dense) (los
 	if err := m.Set(target, y); err != nil {
 		return 0, nil, err
 	}
+	return runGradients(m)
+}
+
+// runGradients runs m on the inputs bound to it and returns the loss and
+// the gradients once every value is known to be finite.
+func runGradients(m *graph.Machine) (loss float64, grads []*tensor.Dense, err error) {
 	if err := m.Run(); err != nil {
 		return 0, nil, err
 	}

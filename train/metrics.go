@@ -100,21 +100,41 @@ func rowsUpTo(path string, step int, header []byte) ([]byte, error) {
 	return out, nil
 }
 
-func num(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "NaN"
-	}
-	return strconv.FormatFloat(v, 'g', -1, 64)
+// cell is one value of a metrics row; a value not measured is an empty CSV
+// cell and a JSON null. A measured value that is not finite is written
+// as NaN, +Inf or -Inf in CSV and as null in JSON, which has no such
+// numbers.
+type cell struct {
+	v        float64
+	measured bool
+	count    bool // an integer (step, epoch, batch), written as one
 }
 
-func jsonNum(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
+func (c cell) csv() string {
+	switch {
+	case c.count:
+		return strconv.Itoa(int(c.v))
+	case !c.measured:
+		return ""
+	case math.IsNaN(c.v):
+		return "NaN"
+	case math.IsInf(c.v, 0):
+		return strconv.FormatFloat(c.v, 'g', -1, 64) // +Inf, -Inf
+	}
+	return strconv.FormatFloat(c.v, 'g', -1, 64)
+}
+
+func (c cell) json() string {
+	if c.count {
+		return strconv.Itoa(int(c.v))
+	}
+	if !c.measured || math.IsNaN(c.v) || math.IsInf(c.v, 0) {
 		return "null"
 	}
-	return strconv.FormatFloat(v, 'g', -1, 64)
+	return strconv.FormatFloat(c.v, 'g', -1, 64)
 }
 
-func (m *metricsFiles) write(csvIdx int, cols []string, vals []float64) error {
+func (m *metricsFiles) write(csvIdx int, cols []string, vals []cell) error {
 	var c, j strings.Builder
 	j.WriteByte('{')
 	for i, v := range vals {
@@ -122,8 +142,8 @@ func (m *metricsFiles) write(csvIdx int, cols []string, vals []float64) error {
 			c.WriteByte(',')
 			j.WriteByte(',')
 		}
-		c.WriteString(num(v))
-		fmt.Fprintf(&j, "%q:%s", cols[i], jsonNum(v))
+		c.WriteString(v.csv())
+		fmt.Fprintf(&j, "%q:%s", cols[i], v.json())
 	}
 	c.WriteByte('\n')
 	j.WriteString("}\n")
@@ -134,12 +154,19 @@ func (m *metricsFiles) write(csvIdx int, cols []string, vals []float64) error {
 	return err
 }
 
+// counted is an integer cell. Written as a float, 'g' would turn step
+// 1000000 into "1e+06", which no reader of a step column expects.
+func counted(n int) cell { return cell{float64(n), true, true} }
+
 func (m *metricsFiles) step(s StepInfo) error {
-	return m.write(0, stepCols, []float64{float64(s.Step), float64(s.Epoch), float64(s.Batch), s.Loss, s.LR, s.GradNorm})
+	return m.write(0, stepCols, []cell{counted(s.Step), counted(s.Epoch), counted(s.Batch), {s.Loss, true, false}, {s.LR, true, false}, {s.GradNorm, true, false}})
 }
 
-func (m *metricsFiles) eval(e EvalInfo) error {
-	if err := m.write(2, evalCols, []float64{float64(e.Step), float64(e.Epoch), e.TrainLoss, e.ValLoss, e.ValAccuracy}); err != nil {
+// eval writes an evaluation's row: the train loss is measured when steps
+// were taken since the previous evaluation; valLoss and valAccuracy say
+// whether the validation values were.
+func (m *metricsFiles) eval(e EvalInfo, valLoss, valAccuracy bool) error {
+	if err := m.write(2, evalCols, []cell{counted(e.Step), counted(e.Epoch), {e.TrainLoss, e.TrainSteps > 0, false}, {e.ValLoss, valLoss, false}, {e.ValAccuracy, valAccuracy, false}}); err != nil {
 		return err
 	}
 	return m.flush()

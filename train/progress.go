@@ -12,23 +12,37 @@ import (
 
 // progress shows a bar on a terminal, one line per evaluation elsewhere,
 // and nothing when quiet. Timing appears only here, never in files.
+// Epochs count from 0, as in the files and the hooks.
 type progress struct {
-	w       io.Writer
-	bar     *progressbar.ProgressBar
-	t       *Trainer
-	busy    time.Duration // time spent in training steps (evaluation excluded)
-	samples int
+	w     io.Writer
+	bar   *progressbar.ProgressBar
+	t     *Trainer
+	busy  time.Duration // time spent in training steps (evaluation excluded)
+	count int           // rows, or tokens for a model of sequences, trained
+	unit  string        // "samples" or "tokens"
 }
 
 func newProgress(t *Trainer) *progress {
 	if t.Config.Quiet {
 		return nil
 	}
-	p := &progress{w: t.Config.Progress, t: t}
+	p := &progress{w: t.Config.Progress, t: t, unit: "samples"}
+	if t.tokens {
+		p.unit = "tokens"
+	}
 	if p.w == nil {
 		p.w = os.Stderr
 	}
-	total := t.Config.Epochs * t.TrainData.NumBatches()
+	return p
+}
+
+// start draws the bar, once the resumed step is known.
+func (p *progress) start() {
+	if p == nil {
+		return
+	}
+	t := p.t
+	total := t.Config.Epochs * t.stepsPerEpoch()
 	if t.Config.MaxSteps > 0 && t.Config.MaxSteps < total {
 		total = t.Config.MaxSteps
 	}
@@ -43,41 +57,61 @@ func newProgress(t *Trainer) *progress {
 		)
 		p.bar.Set(t.step)
 	}
-	return p
+}
+
+// say prints a line about the run (resuming, say).
+func (p *progress) say(format string, args ...any) {
+	if p == nil {
+		return
+	}
+	if p.bar != nil {
+		p.bar.Clear()
+	}
+	fmt.Fprintf(p.w, format+"\n", args...)
 }
 
 // rate is the training throughput, evaluation time excluded.
 func (p *progress) rate() float64 {
 	if s := p.busy.Seconds(); s > 0 {
-		return float64(p.samples) / s
+		return float64(p.count) / s
 	}
 	return 0
 }
 
-func (p *progress) step(s StepInfo, took time.Duration) {
+func (p *progress) step(s StepInfo, count int, took time.Duration) {
 	if p == nil {
 		return
 	}
-	p.samples += p.t.TrainData.BatchSize()
+	p.count += count
 	p.busy += took
 	if p.bar != nil {
-		p.bar.Describe(fmt.Sprintf("epoch %d/%d loss %.4f %.0f samples/s", s.Epoch+1, p.t.Config.Epochs, s.Loss, p.rate()))
+		p.bar.Describe(fmt.Sprintf("epoch %d of %d, loss %.4f, %.0f %s/s", s.Epoch, p.t.Config.Epochs, s.Loss, p.rate(), p.unit))
 		p.bar.Add(1)
 	}
+}
+
+// value formats a metric for the console: "–" when it was not measured.
+func value(v float64, measured bool, format string) string {
+	if !measured {
+		return "–"
+	}
+	return fmt.Sprintf(format, v)
 }
 
 func (p *progress) eval(e EvalInfo) {
 	if p == nil {
 		return
 	}
-	line := fmt.Sprintf("step %d epoch %d: train loss %.4f", e.Step, e.Epoch+1, e.TrainLoss)
+	line := fmt.Sprintf("step %d epoch %d: train loss %s", e.Step, e.Epoch, value(e.TrainLoss, e.TrainSteps > 0, "%.4f"))
 	if p.t.ValData != nil {
-		line += fmt.Sprintf(", val loss %.4f", e.ValLoss)
+		line += ", val loss " + value(e.ValLoss, true, "%.4f")
 		if p.t.Model.Task == Classification {
-			line += fmt.Sprintf(", val accuracy %.2f%%", 100*e.ValAccuracy)
+			line += ", val accuracy " + value(100*e.ValAccuracy, true, "%.2f%%")
 		}
 	}
-	line += fmt.Sprintf(" (%.0f samples/s)", p.rate())
+	if p.count > 0 {
+		line += fmt.Sprintf(" (%.0f %s/s)", p.rate(), p.unit)
+	}
 	if p.bar != nil {
 		p.bar.Clear()
 	}

@@ -1,6 +1,7 @@
 package train_test
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -230,10 +231,10 @@ func TestNilTrainerAndLoaderAreErrors(t *testing.T) {
 		f    func() error
 		want string
 	}{
-		{"Evaluate(nil)", func() error { _, err := tr.Evaluate(nil); return err }, "train.Evaluate: nil data loader"},
+		{"Evaluate(nil)", func() error { _, err := tr.Evaluate(nil); return err }, "train.Evaluate: nil data"},
 		{"nil Trainer Evaluate", func() error { _, err := nilTrainer.Evaluate(s.valData); return err }, "not made by train.New"},
-		{"nil Trainer Run", func() error { _, err := nilTrainer.Run(); return err }, "not made by train.New"},
-		{"zero Trainer Run", func() error { _, err := (&train.Trainer{}).Run(); return err }, "not made by train.New"},
+		{"nil Trainer Run", func() error { _, err := nilTrainer.Run(context.Background()); return err }, "not made by train.New"},
+		{"zero Trainer Run", func() error { _, err := (&train.Trainer{}).Run(context.Background()); return err }, "not made by train.New"},
 	} {
 		if err := noPanic(c.f); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v, want an error containing %q", c.name, err, c.want)

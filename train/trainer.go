@@ -1,12 +1,14 @@
 package train
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"time"
 
 	"github.com/geluproject/gelu/datasets"
@@ -16,26 +18,62 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// Task says how evaluation scores the model's Output.
+// Task says how evaluation scores the model's Output against the target.
 type Task int
 
 const (
-	// Classification: Output holds logits (rows × classes); evaluation
-	// reports mean cross-entropy and accuracy against the batch labels.
+	// Classification: Output holds logits, one row of classes per target
+	// id: (rows × classes) against one label per row, or a language
+	// model's (rows·T × vocab) against (rows × T) next-token ids. The
+	// target field must hold ids; a target of −1 is not scored (nanoGPT's
+	// ignore_index). Evaluation reports the mean cross-entropy over the
+	// targets scored and the fraction whose largest logit is the target.
 	Classification Task = iota
-	// Regression: Output holds predictions shaped like the targets;
-	// evaluation reports the mean squared error.
+	// Regression: Output holds predictions shaped like the targets, float
+	// values; evaluation reports the mean squared error.
 	Regression
 )
 
-// Model is a built graph and the nodes the trainer binds and reads.
+func (t Task) String() string {
+	switch t {
+	case Classification:
+		return "Classification"
+	case Regression:
+		return "Regression"
+	}
+	return fmt.Sprintf("Task(%d)", int(t))
+}
+
+// Data is what the trainer reads batches from: a fixed number of batches
+// per epoch, batch i of epoch e a pure function of (e, i) so that a run
+// resumes exactly. *datasets.Loader and *datasets.TokenStream are Data.
+// Training batches must have the graph's rows; evaluation batches may
+// have any number (see Trainer.Evaluate).
+type Data interface {
+	NumBatches() int
+	Batch(epoch, i int) (datasets.Batch, error)
+}
+
+// Model is a built graph and the nodes the trainer binds and reads. Each
+// graph input is bound to the batch field of its name (datasets.Field):
+// Input to "x", Target to "y", and Inputs[name] to the field name, so a
+// model takes any number of inputs and targets. Integer ids in a field
+// are converted to the input's float dtype when they are bound.
 type Model struct {
 	Graph  *graph.Graph
-	Input  *G.Node // bound to each batch's X
-	Target *G.Node // bound to each batch's Y
-	Output *G.Node // predictions, read by evaluation
-	Loss   *G.Node // the scalar training loss
+	Input  *G.Node            // bound to the field "x"
+	Target *G.Node            // bound to the field "y"; evaluation scores Output against it
+	Inputs map[string]*G.Node // further inputs, bound to the fields of these names
+	Output *G.Node            // predictions, read by evaluation
+	Loss   *G.Node            // the scalar training loss
 	Task   Task
+	// Args describes the model's configuration (nanoGPT's model_args:
+	// every field that changes the function). When set it is written into
+	// checkpoints, best.safetensors and model.safetensors as the metadata
+	// "model_args" (a JSON object, keys sorted), and resuming compares it
+	// with the checkpoint's, refusing any difference unless
+	// Config.AllowArgsMismatch.
+	Args map[string]string
 }
 
 // Config sets up a run. The zero value trains one epoch quietly with no
@@ -47,19 +85,47 @@ type Config struct {
 	MaxSteps int            // stop after this many steps in total; 0: no limit
 	ClipNorm float64        // clip the global gradient norm to this (0: off)
 	Schedule optim.Schedule // learning rate per step; nil keeps the optimizer's
+	// GradAccum is nanoGPT's gradient_accumulation_steps: each optimizer
+	// step runs forward and backward on this many consecutive batches and
+	// steps on the mean of their gradients, the gradient of their mean
+	// loss, so a step equals one on a batch GradAccum times larger (up to
+	// the order of summation). Clipping and the logged norm apply to the
+	// accumulated gradient. An epoch is NumBatches/GradAccum steps; the
+	// NumBatches mod GradAccum batches left over are skipped. 0 means 1.
+	GradAccum int
 	// EvalEvery evaluates every this many steps, besides each epoch end
 	// and the last step. EvalAtStart also evaluates the initial model (as
 	// step 0; not when resuming). A step is never evaluated twice.
 	EvalEvery   int
 	EvalAtStart bool
+	// Monitor names the validation metric that Patience and SaveBest
+	// watch: "val_loss" (the default; lower is better) or
+	// "val_accuracy" (higher is better). An evaluation improves on the
+	// best so far only if strictly better (NaN never is).
+	Monitor string
+	// Patience stops training early, as a normal end, once this many
+	// evaluations in a row have not improved Monitor (0: never). The
+	// final evaluation and model.safetensors are written as at any end.
+	Patience int
+	// SaveBest keeps Dir/best.safetensors: the parameters at the best
+	// evaluation so far, rewritten at each improvement (nanoGPT with
+	// always_save_checkpoint = False). Needs Dir.
+	SaveBest bool
 	// Dir receives metrics and checkpoints; "" writes nothing.
 	Dir string
 	// CheckpointEvery writes a checkpoint every this many steps (0: at each
 	// epoch end only). Needs Dir.
 	CheckpointEvery int
-	// Resume continues from Dir/checkpoint.safetensors when it exists,
-	// after checking it belongs to this run (see the package doc).
-	Resume bool
+	// Resume continues from Dir/checkpoint.safetensors, after checking it
+	// belongs to this run (see the package doc); without one the run
+	// starts at step 0 and says so. Overwrite starts again in a Dir that
+	// holds a checkpoint or a model. With neither, Run refuses such a Dir
+	// before writing anything.
+	Resume    bool
+	Overwrite bool
+	// AllowArgsMismatch resumes a checkpoint whose model_args differ from
+	// Model.Args.
+	AllowArgsMismatch bool
 	// Quiet disables the progress display; Progress is where it goes
 	// (default os.Stderr). The bar is drawn only on a terminal; otherwise
 	// one line per evaluation is printed.
@@ -67,6 +133,7 @@ type Config struct {
 	Progress io.Writer
 	// Keep lists nodes whose values hooks read from Machine after each
 	// step (pre-activations for dead-unit counts, say); see graph.Keep.
+	// With GradAccum > 1 they hold the last batch's values.
 	Keep []*G.Node
 	// OnStep runs after every optimizer step; OnEval after every
 	// evaluation. An error stops training.
@@ -74,87 +141,136 @@ type Config struct {
 	OnEval func(t *Trainer, e EvalInfo) error
 }
 
-// StepInfo describes a finished step.
+// StepInfo describes a finished step. Epochs and batches count from 0
+// everywhere (files, console, hooks), as Data.Batch takes them.
 type StepInfo struct {
-	Step, Epoch, Batch int // Step counts from 1
+	Step, Epoch, Batch int // Step counts from 1; Batch is the step's first batch
+	// Loss is the mean training loss of the step's batches; GradNorm the
+	// global L2 norm of the (accumulated) gradient before clipping.
 	Loss, LR, GradNorm float64
 }
 
-// EvalInfo describes an evaluation.
+// EvalInfo describes an evaluation. A value not measured is NaN here, an
+// empty cell in evals.csv, null in evals.jsonl and "–" on the console:
+// TrainLoss when no step was taken since the previous evaluation
+// (TrainSteps 0), ValLoss without validation data, ValAccuracy for
+// regression.
 type EvalInfo struct {
 	Step, Epoch int
-	TrainLoss   float64 // mean training loss since the previous evaluation
+	TrainLoss   float64 // mean training loss of the TrainSteps steps since the previous evaluation
+	TrainSteps  int
 	ValLoss     float64
-	ValAccuracy float64 // NaN for regression
+	ValAccuracy float64
 }
 
 // Result summarizes a run.
 type Result struct {
 	Steps int
-	Evals []EvalInfo
+	Evals []EvalInfo // the evaluations of this Run (not those before a resume)
+	// EarlyStopped is set when Patience ended the run.
+	EarlyStopped bool
+	// BestStep and Best are the step and value of the best evaluation of
+	// Monitor so far (resumed runs included); −1 and NaN when nothing was
+	// monitored.
+	BestStep int
+	Best     float64
 }
 
 // Trainer runs the loop. Its fields may be read by hooks.
 type Trainer struct {
 	Model     Model
 	Optimizer optim.Optimizer
-	TrainData *datasets.Loader
-	ValData   *datasets.Loader
+	TrainData Data
+	ValData   Data
 	Config    Config
 	// Machine computes loss and gradients; EvalMachine only the forward pass.
 	Machine, EvalMachine *graph.Machine
 
 	params   []graph.NamedTensor
+	feeds    *feeds
+	monitor  monitor
+	tokens   bool // the input is a sequence of ids: count tokens/s
+	acc      []*tensor.Dense
 	lastEval int // step of the last evaluation, −1 before any
 	step     int // steps done
 	epoch    int // current epoch
 	batch    int // next batch within the epoch
 	sinceSum float64
 	sinceN   int
+	best     float64 // best value of the monitored metric, ±Inf before any
+	bestStep int     // its step, −1 before any
+	stale    int     // evaluations since the best
+	stop     bool    // Patience ran out
 	metrics  *metricsFiles
 	progress *progress
 	result   Result
 }
 
-// New checks the setup and compiles the training and evaluation machines.
-// valData may be nil (no evaluation).
-func New(model Model, opt optim.Optimizer, trainData, valData *datasets.Loader, cfg Config) (*Trainer, error) {
+// New checks the setup against the first batch of each data set and
+// compiles the training and evaluation machines. valData may be nil (no
+// evaluation). The checks include the task: a Classification model needs
+// ids in its target field and one row of logits per id, a Regression one
+// float targets shaped like its Output.
+func New(model Model, opt optim.Optimizer, trainData, valData Data, cfg Config) (*Trainer, error) {
+	trainData, valData = orNil(trainData), orNil(valData)
 	switch {
-	case model.Graph == nil || model.Input == nil || model.Target == nil || model.Loss == nil:
-		return nil, errors.New("train.New: Model needs Graph, Input, Target and Loss")
-	case valData != nil && model.Output == nil:
-		return nil, errors.New("train.New: evaluation needs Model.Output")
+	case model.Graph == nil || model.Loss == nil:
+		return nil, errors.New("train.New: Model needs Graph and Loss")
+	case valData != nil && (model.Output == nil || model.Target == nil):
+		return nil, errors.New("train.New: evaluation needs Model.Output and Model.Target")
 	case opt == nil:
 		return nil, errors.New("train.New: no optimizer")
-	case trainData == nil || trainData.NumBatches() == 0:
+	case trainData == nil || trainData.NumBatches() <= 0:
 		return nil, errors.New("train.New: the training data has no batches")
-	case cfg.Epochs < 0 || cfg.MaxSteps < 0 || cfg.EvalEvery < 0 || cfg.CheckpointEvery < 0 || !(cfg.ClipNorm >= 0):
+	case cfg.Epochs < 0 || cfg.MaxSteps < 0 || cfg.EvalEvery < 0 || cfg.CheckpointEvery < 0 || cfg.GradAccum < 0 || cfg.Patience < 0 || !(cfg.ClipNorm >= 0):
 		return nil, fmt.Errorf("train.New: negative or NaN setting in %+v", cfg)
-	case (cfg.CheckpointEvery > 0 || cfg.Resume) && cfg.Dir == "":
-		return nil, errors.New("train.New: checkpoints need Config.Dir")
+	case (cfg.CheckpointEvery > 0 || cfg.Resume || cfg.SaveBest) && cfg.Dir == "":
+		return nil, errors.New("train.New: checkpoints (CheckpointEvery, Resume, SaveBest) need Config.Dir")
+	case cfg.Resume && cfg.Overwrite:
+		return nil, errors.New("train.New: Resume and Overwrite both set: choose one")
+	case (cfg.Patience > 0 || cfg.SaveBest) && valData == nil:
+		return nil, errors.New("train.New: Patience and SaveBest watch the validation data, and there is none")
+	}
+	if cfg.GradAccum == 0 {
+		cfg.GradAccum = 1
+	}
+	steps := trainData.NumBatches() / cfg.GradAccum
+	if steps == 0 {
+		return nil, fmt.Errorf("train.New: GradAccum %d is more than the %d batches of an epoch", cfg.GradAccum, trainData.NumBatches())
 	}
 	if cfg.Epochs == 0 {
 		cfg.Epochs = 1
 		if cfg.MaxSteps > 0 {
 			// Rounded up without overflow: MaxSteps may be near MaxInt.
-			nb := trainData.NumBatches()
-			cfg.Epochs = cfg.MaxSteps / nb
-			if cfg.MaxSteps%nb != 0 {
+			cfg.Epochs = cfg.MaxSteps / steps
+			if cfg.MaxSteps%steps != 0 {
 				cfg.Epochs++
 			}
 		}
 	}
-	if err := checkBatchFits("train.New", model, trainData, "training"); err != nil {
+	mon, err := newMonitor(cfg, model.Task)
+	if err != nil {
 		return nil, err
 	}
+	f, err := newFeeds(model)
+	if err != nil {
+		return nil, fmt.Errorf("train.New: %w", err)
+	}
+	t := &Trainer{Model: model, Optimizer: opt, TrainData: trainData, ValData: valData, Config: cfg,
+		params: model.Graph.ParamTensors(), feeds: f, monitor: mon, lastEval: -1,
+		best: mon.worst(), bestStep: -1}
+	first, err := t.checkData("train.New", trainData, "training", true)
+	if err != nil {
+		return nil, err
+	}
+	if x, ok := first.Field("x"); ok && model.Input != nil && x.IDs != nil && len(x.Shape) == 2 {
+		t.tokens = true
+	}
 	if valData != nil {
-		if err := checkBatchFits("train.New", model, valData, "validation"); err != nil {
+		if _, err := t.checkData("train.New", valData, "validation", false); err != nil {
 			return nil, err
 		}
 	}
-	t := &Trainer{Model: model, Optimizer: opt, TrainData: trainData, ValData: valData, Config: cfg,
-		params: model.Graph.ParamTensors(), lastEval: -1}
-	var err error
 	if t.Machine, err = model.Graph.Compile(model.Loss, graph.Keep(cfg.Keep...)); err != nil {
 		return nil, fmt.Errorf("train.New: %w", err)
 	}
@@ -166,18 +282,51 @@ func New(model Model, opt optim.Optimizer, trainData, valData *datasets.Loader, 
 	return t, nil
 }
 
-func checkBatchFits(who string, m Model, l *datasets.Loader, what string) error {
-	b, err := l.Batch(0, 0)
+// orNil turns a nil pointer in d (a nil *datasets.Loader, say) into a nil
+// Data, so that it means "no data" as an untyped nil does.
+func orNil(d Data) Data {
+	if v := reflect.ValueOf(d); d == nil || (v.Kind() == reflect.Pointer && v.IsNil()) {
+		return nil
+	}
+	return d
+}
+
+// checkData checks the first batch of d against the model's inputs and,
+// when the model has a Target and an Output, its task.
+func (t *Trainer) checkData(who string, d Data, what string, exact bool) (datasets.Batch, error) {
+	b, err := d.Batch(0, 0)
 	if err != nil {
-		return fmt.Errorf("%s: %s data: %w", who, what, err)
+		return b, fmt.Errorf("%s: %s data: %w", who, what, err)
 	}
-	if !graph.SameShape(b.X.Shape(), m.Input.Shape()) || b.X.Dtype() != m.Input.Dtype() {
-		return fmt.Errorf("%s: %s batches have X %v%v, input %q expects %v%v", who, what, b.X.Dtype(), b.X.Shape(), m.Input.Name(), m.Input.Dtype(), m.Input.Shape())
+	if err := t.feeds.check(b, exact); err != nil {
+		return b, fmt.Errorf("%s: %s data: %w", who, what, err)
 	}
-	if !graph.SameShape(b.Y.Shape(), m.Target.Shape()) || b.Y.Dtype() != m.Target.Dtype() {
-		return fmt.Errorf("%s: %s batches have Y %v%v, target %q expects %v%v", who, what, b.Y.Dtype(), b.Y.Shape(), m.Target.Name(), m.Target.Dtype(), m.Target.Shape())
+	m := t.Model
+	if m.Target == nil || m.Output == nil {
+		return b, nil
 	}
-	return nil
+	y, _ := b.Field("y")
+	out, target := m.Output.Shape(), m.Target.Shape()
+	switch m.Task {
+	case Classification:
+		if y.IDs == nil {
+			return b, fmt.Errorf("%s: the Task is Classification, which scores class ids, but the %s target %q holds float values %v: set Model.Task = train.Regression for a regression model", who, what, m.Target.Name(), y.Shape)
+		}
+		if len(out) < 2 || out.TotalSize()/out[len(out)-1] != target.TotalSize() {
+			return b, fmt.Errorf("%s: the Task is Classification, which needs one row of logits per target id, but Output %q is %v for target %q %v (for a language model: logits (rows·T × vocab) for targets (rows × T)); set Model.Task = train.Regression for a regression model",
+				who, m.Output.Name(), out, m.Target.Name(), target)
+		}
+	case Regression:
+		if y.IDs != nil {
+			return b, fmt.Errorf("%s: the Task is Regression, but the %s target %q holds class ids: leave Model.Task as train.Classification", who, what, m.Target.Name())
+		}
+		if out.TotalSize() != target.TotalSize() || out[0] != target[0] {
+			return b, fmt.Errorf("%s: the Task is Regression, which needs Output shaped like the target, but Output %q is %v and target %q %v", who, m.Output.Name(), out, m.Target.Name(), target)
+		}
+	default:
+		return b, fmt.Errorf("%s: unknown %v, want train.Classification or train.Regression", who, m.Task)
+	}
+	return b, nil
 }
 
 // errNotFromNew is the error of a method called on a nil Trainer or one
@@ -194,25 +343,35 @@ func (t *Trainer) Step() int {
 	return t.step
 }
 
-// Run trains until the last epoch or MaxSteps, evaluating, logging and
-// checkpointing along the way, and finally writes Dir/model.safetensors.
-func (t *Trainer) Run() (res Result, err error) {
-	if t == nil || t.Machine == nil || t.TrainData == nil {
+// stepsPerEpoch is the number of optimizer steps of an epoch.
+func (t *Trainer) stepsPerEpoch() int { return t.TrainData.NumBatches() / t.Config.GradAccum }
+
+// Run trains until the last epoch, MaxSteps or early stopping, evaluating,
+// logging and checkpointing along the way, and finally writes
+// Dir/model.safetensors.
+//
+// Cancelling ctx stops the run between two steps: Run then writes a
+// checkpoint at that step and the model file (when Dir is set) and
+// returns an error wrapping ctx.Err() (context.Canceled, or
+// context.DeadlineExceeded). Resuming from that checkpoint continues as
+// if nothing had happened.
+func (t *Trainer) Run(ctx context.Context) (res Result, err error) {
+	if t == nil || t.Machine == nil || t.TrainData == nil || t.feeds == nil {
 		return Result{}, errNotFromNew("Run")
 	}
+	if ctx == nil {
+		return Result{}, errors.New("train.Trainer.Run: nil context, want context.Background() or one to cancel")
+	}
 	defer func() { // also on error: how far the run got
-		t.result.Steps = t.step
+		t.result.Steps, t.result.BestStep, t.result.Best = t.step, t.bestStep, t.monitor.report(t.best, t.bestStep)
 		res = t.result
 	}()
+	t.progress = newProgress(t)
+	defer t.progress.finish()
 	if t.Config.Dir != "" {
-		if err := os.MkdirAll(t.Config.Dir, 0o755); err != nil {
-			return res, fmt.Errorf("train: %w", err)
-		}
-		evalsUpTo := -1
-		if t.Config.Resume {
-			if evalsUpTo, err = t.resume(); err != nil {
-				return res, err
-			}
+		evalsUpTo, err := t.prepareDir()
+		if err != nil {
+			return res, err
 		}
 		if t.metrics, err = openMetrics(t.Config.Dir, t.step, evalsUpTo); err != nil {
 			return res, err
@@ -223,30 +382,34 @@ func (t *Trainer) Run() (res Result, err error) {
 			}
 		}()
 	}
-	t.progress = newProgress(t)
-	defer t.progress.finish()
+	t.progress.start()
 	if t.Config.EvalAtStart && t.step == 0 {
 		if err := t.evaluate(); err != nil {
 			return t.result, err
 		}
 	}
+	nb, k := t.TrainData.NumBatches(), t.Config.GradAccum
 	for ; t.epoch < t.Config.Epochs; t.epoch, t.batch = t.epoch+1, 0 {
-		for ; t.batch < t.TrainData.NumBatches(); t.batch++ {
-			if t.Config.MaxSteps > 0 && t.step >= t.Config.MaxSteps {
+		for ; t.batch+k <= nb; t.batch += k {
+			if err := ctx.Err(); err != nil {
+				return t.result, t.canceled(err)
+			}
+			if t.stop || (t.Config.MaxSteps > 0 && t.step >= t.Config.MaxSteps) {
 				return t.finish()
 			}
 			if err := t.trainStep(); err != nil {
 				return t.result, err
 			}
 		}
-		t.batch = t.TrainData.NumBatches()
+		t.batch = t.stepsPerEpoch() * k
 		if err := t.evaluate(); err != nil {
 			return t.result, err
 		}
 		if t.Config.Dir != "" {
+			end := t.batch
 			t.epoch, t.batch = t.epoch+1, 0 // the checkpoint resumes at the next epoch
 			err := t.checkpoint()
-			t.epoch, t.batch = t.epoch-1, t.TrainData.NumBatches()
+			t.epoch, t.batch = t.epoch-1, end
 			if err != nil {
 				return t.result, err
 			}
@@ -255,44 +418,106 @@ func (t *Trainer) Run() (res Result, err error) {
 	return t.finish()
 }
 
+// prepareDir creates Dir and, before anything in it is written, refuses a
+// directory holding another run unless Resume or Overwrite says what to
+// do with it; it resumes, or clears the files of the run it overwrites.
+// It returns the step of the last evaluation the checkpoint covers.
+func (t *Trainer) prepareDir() (evalsUpTo int, err error) {
+	dir := t.Config.Dir
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return -1, fmt.Errorf("train: %w", err)
+	}
+	exists := func(name string) bool {
+		_, err := os.Lstat(filepath.Join(dir, name))
+		return err == nil
+	}
+	hasCheckpoint, hasModel := exists(checkpointFile), exists(modelFile)
+	switch {
+	case t.Config.Resume && hasCheckpoint:
+		if evalsUpTo, err = t.resume(); err != nil {
+			return -1, err
+		}
+		t.progress.say("resumed from %s at step %d", dir, t.step)
+		return evalsUpTo, nil
+	case t.Config.Resume && hasModel:
+		return -1, fmt.Errorf("train: %s holds %s but no %s to resume from: set Config.Overwrite to train again from step 0", dir, modelFile, checkpointFile)
+	case t.Config.Resume:
+		t.progress.say("no checkpoint in %s: starting at step 0", dir)
+	case (hasCheckpoint || hasModel) && !t.Config.Overwrite:
+		found := checkpointFile
+		if !hasCheckpoint {
+			found = modelFile
+		}
+		return -1, fmt.Errorf("train: %s holds %s of another run: set Config.Resume to continue it or Config.Overwrite to start again", dir, found)
+	case t.Config.Overwrite:
+		// Nothing of the old run may stand for this one's, nor be resumed
+		// with this one's metrics should it stop early.
+		for _, name := range []string{checkpointFile, modelFile, bestFile} {
+			if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return -1, fmt.Errorf("train: %w", err)
+			}
+		}
+	}
+	return -1, nil
+}
+
+// canceled ends a run whose context was cancelled between steps.
+func (t *Trainer) canceled(cause error) error {
+	if t.Config.Dir != "" {
+		if err := t.checkpoint(); err != nil {
+			return errors.Join(fmt.Errorf("train: cancelled at step %d: %w", t.step, cause), err)
+		}
+		if err := t.writeModel(); err != nil {
+			return errors.Join(fmt.Errorf("train: cancelled at step %d: %w", t.step, cause), err)
+		}
+		return fmt.Errorf("train: cancelled at step %d (checkpoint and model written in %s): %w", t.step, t.Config.Dir, cause)
+	}
+	return fmt.Errorf("train: cancelled at step %d: %w", t.step, cause)
+}
+
 func (t *Trainer) finish() (Result, error) {
 	t.result.Steps = t.step
+	t.result.EarlyStopped = t.stop
 	if err := t.evaluate(); err != nil { // a no-op if this step was evaluated
 		return t.result, err
 	}
 	if t.Config.Dir != "" {
-		if err := saveModel(filepath.Join(t.Config.Dir, "model.safetensors"), t.params); err != nil {
+		if err := t.writeModel(); err != nil {
 			return t.result, err
 		}
 	}
 	return t.result, nil
 }
 
-// trainStep runs batch t.batch of epoch t.epoch.
+// trainStep runs the GradAccum batches from t.batch of epoch t.epoch and
+// one optimizer step. Its phases are kept apart so that data-parallel
+// training can reduce the gradients between accumulation and clipping.
 func (t *Trainer) trainStep() error {
 	step, epoch, batch := t.step+1, t.epoch, t.batch // t.step advances half way
 	where := func(err error) error {
 		return fmt.Errorf("train: step %d (epoch %d, batch %d): %w", step, epoch, batch, err)
 	}
 	start := time.Now()
-	b, err := t.TrainData.Batch(t.epoch, t.batch)
-	if err != nil {
-		return where(err)
-	}
-	g := t.Model.Graph
-	g.SetTraining(true)
-	g.SetStep(t.step)
 	if t.Config.Schedule != nil {
 		t.Optimizer.SetLR(t.Config.Schedule.LR(t.step))
 	}
-	loss, grads, err := Gradients(t.Machine, t.Model.Input, t.Model.Target, b.X, b.Y)
+	// 1. Forward and backward on each batch, gradients summed.
+	loss, grads, rows, err := t.accumulate()
 	if err != nil {
 		return where(err)
 	}
-	norm, err := gradNorm(grads, t.Config.ClipNorm)
+	// 2. (Data-parallel training reduces loss and grads across processes
+	// here, before anything depends on their values.)
+	// 3. One global norm, measured and clipped on the accumulated gradient.
+	maxNorm := t.Config.ClipNorm
+	if maxNorm == 0 {
+		maxNorm = math.Inf(1)
+	}
+	norm, err := optim.ClipGradNorm(grads, maxNorm)
 	if err != nil {
 		return where(err)
 	}
+	// 4. The update.
 	if err := t.Optimizer.Step(t.params, grads); err != nil {
 		return where(err)
 	}
@@ -305,7 +530,7 @@ func (t *Trainer) trainStep() error {
 			return where(err)
 		}
 	}
-	t.progress.step(info, time.Since(start))
+	t.progress.step(info, rows, time.Since(start))
 	if t.Config.OnStep != nil {
 		if err := t.Config.OnStep(t, info); err != nil {
 			return where(err)
@@ -317,9 +542,9 @@ func (t *Trainer) trainStep() error {
 		}
 	}
 	if t.Config.CheckpointEvery > 0 && t.step%t.Config.CheckpointEvery == 0 {
-		t.batch++ // resume after this batch
+		t.batch += t.Config.GradAccum // resume after this step's batches
 		err := t.checkpoint()
-		t.batch--
+		t.batch -= t.Config.GradAccum
 		if err != nil {
 			return err // names the step
 		}
@@ -327,24 +552,103 @@ func (t *Trainer) trainStep() error {
 	return nil
 }
 
-// gradNorm returns the global L2 norm of grads, clipping them to maxNorm
-// when maxNorm > 0.
-func gradNorm(grads []*tensor.Dense, maxNorm float64) (float64, error) {
-	if maxNorm > 0 {
-		return optim.ClipGradNorm(grads, maxNorm)
-	}
-	var ss float64
-	for _, g := range grads {
-		switch d := g.Data().(type) {
-		case []float32:
-			for _, v := range d {
-				ss += float64(v) * float64(v)
+// accumulate runs forward and backward on the step's batches and returns
+// their mean loss, the mean of their gradients (the machine's own tensors
+// for a single batch) and the number of rows (or tokens) trained. The
+// graph's step, which keys dropout masks, counts training runs: the
+// optimizer step times GradAccum plus the batch's place in the step.
+func (t *Trainer) accumulate() (loss float64, grads []*tensor.Dense, rows int, err error) {
+	g, k := t.Model.Graph, t.Config.GradAccum
+	g.SetTraining(true)
+	for j := range k {
+		b, err := t.TrainData.Batch(t.epoch, t.batch+j)
+		if err != nil {
+			return 0, nil, 0, err
+		}
+		if err := t.feeds.check(b, true); err != nil {
+			return 0, nil, 0, fmt.Errorf("batch %d: %w", t.batch+j, err)
+		}
+		if err := t.feeds.set(t.Machine, b, 0, t.feeds.rows); err != nil {
+			return 0, nil, 0, err
+		}
+		rows += t.count(b)
+		g.SetStep(t.step*k + j)
+		l, gs, err := runGradients(t.Machine)
+		if err != nil {
+			if k > 1 {
+				err = fmt.Errorf("batch %d: %w", t.batch+j, err)
 			}
-		case []float64:
-			for _, v := range d {
-				ss += v * v
+			return 0, nil, 0, err
+		}
+		if k == 1 {
+			return l, gs, rows, nil
+		}
+		loss += l
+		if err := t.addGrads(gs, j == 0); err != nil {
+			return 0, nil, 0, err
+		}
+	}
+	for _, a := range t.acc {
+		if a != nil {
+			scaleInPlace(a, 1/float64(k))
+		}
+	}
+	return loss / float64(k), t.acc, rows, nil
+}
+
+// addGrads adds gs to the accumulated gradients, or copies them in when
+// first. A nil gradient (a parameter the loss does not use) stays nil.
+func (t *Trainer) addGrads(gs []*tensor.Dense, first bool) error {
+	if t.acc == nil {
+		t.acc = make([]*tensor.Dense, len(gs))
+	}
+	for i, g := range gs {
+		switch {
+		case g == nil:
+			if first {
+				t.acc[i] = nil
+			}
+		case t.acc[i] == nil:
+			t.acc[i] = g.Clone().(*tensor.Dense)
+		case first:
+			if err := tensor.Copy(t.acc[i], g); err != nil {
+				return err
+			}
+		default:
+			switch a := t.acc[i].Data().(type) {
+			case []float32:
+				for j, v := range g.Float32s() {
+					a[j] += v
+				}
+			case []float64:
+				for j, v := range g.Float64s() {
+					a[j] += v
+				}
 			}
 		}
 	}
-	return math.Sqrt(ss), nil
+	return nil
+}
+
+// count is what a batch adds to the throughput: its tokens for a model of
+// sequences of ids, its rows otherwise.
+func (t *Trainer) count(b datasets.Batch) int {
+	if t.tokens {
+		x, _ := b.Field("x")
+		return product(x.Shape)
+	}
+	return t.feeds.rows
+}
+
+func scaleInPlace(t *tensor.Dense, c float64) {
+	switch d := t.Data().(type) {
+	case []float32:
+		for i := range d {
+			d[i] *= float32(c)
+		}
+	case []float64:
+		for i := range d {
+			d[i] *= c
+		}
+	}
 }

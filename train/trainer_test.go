@@ -2,6 +2,7 @@ package train_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -103,7 +104,7 @@ func run(t *testing.T, s setup, cfg train.Config) (train.Result, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tr.Run()
+	return tr.Run(context.Background())
 }
 
 func TestTrainingReducesValidationLoss(t *testing.T) {
@@ -399,7 +400,7 @@ func TestKeepForHooks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tr.Run(); err != nil || seen != 3 {
+	if _, err := tr.Run(context.Background()); err != nil || seen != 3 {
 		t.Errorf("run: %v; hook read the kept node %d times, want 3", err, seen)
 	}
 }

@@ -7,6 +7,7 @@ package train
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -172,18 +173,27 @@ func modelArgsJSON(args map[string]string) (string, error) {
 // without model_args (written by PyTorch, or for a graph) has nothing to
 // compare.
 func checkModelArgs(meta map[string]string, args map[string]string) error {
-	raw, ok := meta[modelArgsKey]
-	if !ok {
+	if _, ok := meta[modelArgsKey]; !ok {
 		return nil
 	}
+	diffs, err := modelArgsDiff(meta, args, "file")
+	if err != nil || diffs == nil {
+		return err
+	}
+	return fmt.Errorf("the file's model_args differ from the model's Args: %s", strings.Join(diffs, "; "))
+}
+
+// modelArgsDiff lists, sorted by key, every difference between the
+// "model_args" of a file's metadata (missing: none) and a model's Args,
+// calling the file what.
+func modelArgsDiff(meta map[string]string, args map[string]string, what string) ([]string, error) {
 	var saved map[string]string
-	if err := json.Unmarshal([]byte(raw), &saved); err != nil {
-		return fmt.Errorf("metadata model_args = %q is not a JSON object of strings: %v", raw, err)
+	if raw, ok := meta[modelArgsKey]; ok {
+		if err := json.Unmarshal([]byte(raw), &saved); err != nil {
+			return nil, fmt.Errorf("metadata model_args = %q is not a JSON object of strings: %v", raw, err)
+		}
 	}
-	keys := make([]string, 0, len(saved)+len(args))
-	for k := range saved {
-		keys = append(keys, k)
-	}
+	keys := slices.Sorted(maps.Keys(saved))
 	for k := range args {
 		if _, ok := saved[k]; !ok {
 			keys = append(keys, k)
@@ -201,11 +211,8 @@ func checkModelArgs(meta map[string]string, args map[string]string) error {
 		a, inFile := saved[k]
 		b, inModel := args[k]
 		if inFile != inModel || a != b {
-			diffs = append(diffs, fmt.Sprintf("%s: file %s, model %s", k, show(saved, k), show(args, k)))
+			diffs = append(diffs, fmt.Sprintf("%s: %s %s, model %s", k, what, show(saved, k), show(args, k)))
 		}
 	}
-	if len(diffs) > 0 {
-		return fmt.Errorf("the file's model_args differ from the model's Args: %s", strings.Join(diffs, "; "))
-	}
-	return nil
+	return diffs, nil
 }

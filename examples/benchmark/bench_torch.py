@@ -4,13 +4,15 @@
 --reps runs), printed as JSON on stdout in seconds per training step. With
 --serve it reads names from stdin and answers each (see serve).
 
-    /usr/bin/python3 examples/benchmark/bench_torch.py --threads 1 --reps 7 \
+    /usr/bin/python3 examples/benchmark/bench_torch.py --reps 7 \
         --workloads gelu/exact/float32,ffn/512x256x1024/float32,mlp/fixed/float32
 
---threads sets every thread count a PyTorch user would set: OMP_NUM_THREADS,
-OPENBLAS_NUM_THREADS and MKL_NUM_THREADS before torch is imported (a value
-already in the environment must agree), torch.set_num_threads and one
-inter-op thread.
+With no thread option PyTorch runs as installed: nothing is set. --threads
+sets the intra-op threads (torch.set_num_threads); --blas-threads, chosen
+independently, the BLAS's (OPENBLAS_NUM_THREADS and MKL_NUM_THREADS, set
+before torch is imported; a value already in the environment must agree).
+The inter-op threads are left as installed. Debian's torch runs its matrix
+products in OpenBLAS on OpenBLAS's own threads, whatever its intra-op count.
 
 Workload families:
   gelu/<exact|tanh>/<dtype>      forward + backward of GELU on 4M elements
@@ -41,30 +43,31 @@ import time
 
 GELU_N = 4 << 20
 WARMUP = 2
-THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+BLAS_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 def parse_args():
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=7)
-    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--threads", type=int, help="intra-op threads (torch.set_num_threads); default: as installed")
+    ap.add_argument("--blas-threads", type=int, help="the BLAS's threads (OPENBLAS_NUM_THREADS, MKL_NUM_THREADS); default: as installed")
     ap.add_argument("--workloads", help="comma-separated workload names")
     ap.add_argument("--serve", action="store_true", help="read workload names from stdin instead, answer each with a JSON line")
     ap.add_argument("--params", action="store_true", help="print the parameter count of each --workloads model (gpt only) instead of timing")
     args = ap.parse_args()
     if not args.serve and not args.workloads:
         ap.error("want --workloads or --serve")
-    if args.reps < 1 or args.threads < 1:
-        ap.error(f"--reps {args.reps} --threads {args.threads}: want both >= 1")
+    if args.reps < 1 or min(args.threads or 1, args.blas_threads or 1) < 1:
+        ap.error(f"--reps {args.reps} --threads {args.threads} --blas-threads {args.blas_threads}: want each >= 1")
     return args
 
 
 ARGS = parse_args()
-# The libraries under torch read these when they load: set before import.
-for var in THREAD_VARS:
-    have = os.environ.setdefault(var, str(ARGS.threads))
-    if have != str(ARGS.threads):
-        sys.exit(f"bench_torch.py: {var}={have} in the environment, but --threads {ARGS.threads}")
+# The BLAS under torch reads these when it loads: set before import.
+for var in BLAS_THREAD_VARS if ARGS.blas_threads else ():
+    have = os.environ.setdefault(var, str(ARGS.blas_threads))
+    if have != str(ARGS.blas_threads):
+        sys.exit(f"bench_torch.py: {var}={have} in the environment, but --blas-threads {ARGS.blas_threads}")
 
 import math  # noqa: E402
 
@@ -346,15 +349,31 @@ def build(name):
     return FAMILIES[parts[0]](parts[1], DTYPES[parts[2]])
 
 
-def libraries():
-    """The BLAS-like libraries torch loaded, from the process's memory map."""
+def mapped_libraries():
+    """The paths of the BLAS-like libraries torch loaded, from the process's memory map."""
     try:
         with open("/proc/self/maps") as f:
             paths = {line.split()[-1] for line in f if "/" in line}
     except OSError:
-        return "unknown"
-    keep = sorted(os.path.basename(p) for p in paths if re.search(r"blas|mkl|dnnl|gomp|iomp", os.path.basename(p)))
-    return ", ".join(keep) or "none found"
+        return []
+    return sorted(p for p in paths if re.search(r"blas|mkl|dnnl|gomp|iomp", os.path.basename(p)))
+
+
+def libraries():
+    names = sorted({os.path.basename(p) for p in mapped_libraries()})
+    return ", ".join(names) or "none found"
+
+
+def blas_threads():
+    """OpenBLAS's thread count as OpenBLAS reports it, 0 where there is no OpenBLAS."""
+    import ctypes
+    for path in mapped_libraries():
+        if "openblas" in os.path.basename(path):
+            try:
+                return int(ctypes.CDLL(path).openblas_get_num_threads())
+            except (OSError, AttributeError):
+                pass
+    return 0
 
 
 def cpu_capability():
@@ -363,10 +382,11 @@ def cpu_capability():
 
 
 def main():
-    torch.set_num_threads(ARGS.threads)
-    torch.set_num_interop_threads(1)
+    if ARGS.threads:
+        torch.set_num_threads(ARGS.threads)
     info = {"torch": torch.__version__, "blas": libraries(), "cpu_capability": cpu_capability(),
-            "threads": torch.get_num_threads(), "interop_threads": torch.get_num_interop_threads()}
+            "threads": torch.get_num_threads(), "interop_threads": torch.get_num_interop_threads(),
+            "blas_threads": blas_threads()}
     if ARGS.serve:
         serve(info)
         return

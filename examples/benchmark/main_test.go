@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -63,7 +64,10 @@ func TestQuickReport(t *testing.T) {
 		t.Skip("under an emulator (GELU_TEST_EXEC set): the benchmark's child processes cannot run")
 	}
 	dir := t.TempDir()
-	c := config{out: dir, reps: 1, rounds: 1, python: "auto", script: "bench_torch.py", threads: []int{1, 2}, quick: true, fallback: true}
+	// One thread count keeps the settings few (both owners of the cores on
+	// OpenBLAS, PyTorch as installed and at 2 and 2 threads); the sweep's
+	// pairs are train/bench's tests.
+	c := config{out: dir, reps: 1, rounds: 1, python: "auto", script: "bench_torch.py", threads: []int{2}, quick: true, fallback: true}
 	if err := run(c, []string{"benchmark", "-quick"}); err != nil {
 		t.Fatal(err)
 	}
@@ -90,6 +94,10 @@ func TestQuickReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	header, rows := readCSV(t, filepath.Join(dir, "settings.csv"))
+	// PyTorch ran as installed, among its settings.
+	if withTorch && !slices.ContainsFunc(header, func(col string) bool { return strings.HasPrefix(col, bench.Peer+": "+bench.AsInstalled+" (") }) {
+		t.Errorf("settings.csv has no column for PyTorch as installed: %q", header)
+	}
 	for _, name := range workloadNames(false, true) {
 		w, _ := families.Parse(name)
 		key := w.Key()
@@ -245,7 +253,7 @@ func TestGPTParams(t *testing.T) {
 	cases := []struct {
 		args                 string
 		layers, d, heads, tc int
-	}{{gptShape, 4, 256, 8, 128}, {gptQuickShape, 1, 16, 2, 8}, {"L3-d24-h3-T5-B1", 3, 24, 3, 5}}
+	}{{gptShapes[0], 4, 256, 8, 128}, {gptShapes[1], 8, 256, 8, 256}, {gptQuickShape, 1, 16, 2, 8}, {"L3-d24-h3-T5-B1", 3, 24, 3, 5}}
 	var names []string
 	for _, c := range cases {
 		names = append(names, "gpt/"+c.args+"/float32")

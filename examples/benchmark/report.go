@@ -41,6 +41,10 @@ type view struct {
 	Peak, GEMMs report.TableData
 	Quick       bool // tiny shapes: no mlp products
 	FastestReps int  // timed runs of the peak
+	// Decision is what this run says about the default BLAS on its CPU,
+	// DecisionTable its evidence.
+	Decision      bench.BLASDecision
+	DecisionTable report.TableData
 }
 
 func writeReport(c config, argv []string, ws []bench.Workload, t bench.Tally, torch bench.PeerInfo, d decided) error {
@@ -69,9 +73,10 @@ func writeReport(c config, argv []string, ws []bench.Workload, t bench.Tally, to
 		Partner: func(w bench.Workload) string { return "copy/gelu-traffic/" + w.Dtype.String() },
 		Header: []string{"form", "dtype", "copy GB/s", "GELU Melem/s", "copy Melem/s", "GELU time ÷ copy time",
 			tn + " GELU Melem/s", tn + " copy Melem/s", tn + " GELU time ÷ copy time"}})
-	v.Peak = t.PeakTable(r, ws, c.threads)
+	v.Peak = t.PeakTable(r, ws, peakThreads(c.threads))
 	in := products(c.quick).in
 	v.GEMMs = t.GEMMTable(r, ws, func(w bench.Workload) string { return in[w.Args] })
+	v.Decision, v.DecisionTable = t.BLASDecision(r, ws)
 	v.Settings = t.SettingsTable(ws)
 	if err := r.Execute(reportTmpl, v); err != nil {
 		return err

@@ -10,7 +10,7 @@
 //
 // The model is nn.GPT (nanoGPT's: causal self-attention, pre-LN blocks,
 // tied embeddings) with the MLP of -mlp, trained on every position of each
-// window; validation scores the last position (experiment.GPTModel).
+// window; validation scores the last position (transformer.GPTModel).
 //
 //	go run ./examples/char-gpt            # 7 variants × 5 seeds: about 1½ minutes*
 //	go run ./examples/char-gpt -full      # 4× the steps
@@ -26,11 +26,15 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"flag"
 	"fmt"
+	"github.com/geluproject/gelu/examples/internal/transformer"
 	"io"
 	"math"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/geluproject/gelu/datasets"
 	"github.com/geluproject/gelu/nn"
@@ -41,7 +45,7 @@ import (
 // config is everything a run depends on. The tagged fields are this
 // program's own flags (experiment.BindFlags), checked by
 // experiment.CheckFlags; experiment.Flags are the shared ones. -mlp's help
-// spells out experiment.MLPNames() (a tag is a constant; a test checks it).
+// spells out transformer.MLPNames() (a tag is a constant; a test checks it).
 type config struct {
 	experiment.Flags // -out, -seed, -seeds, -workers
 
@@ -95,8 +99,8 @@ func parseFlags() (config, error) {
 }
 
 func (c config) check() error {
-	mlp := func(m string) bool { _, ok := experiment.MLPs[m]; return ok }
-	if err := cmp.Or(experiment.CheckNames("mlp", c.MLPs, mlp, experiment.MLPNames()), experiment.CheckFlags(c), c.Flags.Check(experiment.SeedsFlag)); err != nil {
+	mlp := func(m string) bool { _, ok := transformer.MLPs[m]; return ok }
+	if err := cmp.Or(experiment.CheckNames("mlp", c.MLPs, mlp, transformer.MLPNames()), experiment.CheckFlags(c), c.Flags.Check(experiment.SeedsFlag)); err != nil {
 		return err
 	}
 	switch {
@@ -109,14 +113,18 @@ func (c config) check() error {
 }
 
 // adamW is the training recipe of c's flags.
-func (c config) adamW() experiment.AdamW {
-	return experiment.AdamW{Batch: c.Batch, Steps: c.Steps, EvalEvery: c.EvalEvery, Warmup: c.Warmup, LR: c.LR, Clip: c.Clip}
+func (c config) adamW() transformer.AdamW {
+	return transformer.AdamW{Batch: c.Batch, Steps: c.Steps, EvalEvery: c.EvalEvery, Warmup: c.Warmup, LR: c.LR, Clip: c.Clip}
 }
 
 func main() {
 	c, err := parseFlags()
 	if err == nil {
-		_, err = run(c)
+		// Ctrl-C or SIGTERM stops the runs in progress at their next step,
+		// leaving a checkpoint and a model in each run's folder.
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		_, err = run(ctx, c)
+		stop()
 	}
 	experiment.Exit("char-gpt", c.Out, err)
 }
@@ -124,7 +132,7 @@ func main() {
 type runResult = experiment.Run[string]
 
 // data is the task shared by every run.
-type data = experiment.CharData
+type data = transformer.CharData
 
 type results struct {
 	Data data
@@ -136,11 +144,11 @@ func loadData(c config) (d data, err error) {
 	if err := c.check(); err != nil {
 		return d, err
 	}
-	text, name, err := experiment.CharText(c.TextFile)
+	text, name, err := transformer.CharText(c.TextFile)
 	if err != nil {
 		return d, err
 	}
-	if d, err = experiment.NewCharData(text, name, datasets.CharTaskConfig{Context: c.T, ValFraction: 0.1, Seed: c.Seed}, c.ValWindows); err != nil {
+	if d, err = transformer.NewCharData(text, name, datasets.CharTaskConfig{Context: c.T, ValFraction: 0.1, Seed: c.Seed}, c.ValWindows); err != nil {
 		return d, fmt.Errorf("-T %d: %w", c.T, err)
 	}
 	if d.Train.Len() < c.Batch || d.Val.Len() == 0 {
@@ -154,11 +162,11 @@ func loadData(c config) (d data, err error) {
 // input and output embeddings, no dropout) with the MLP mlp.
 func (c config) gpt(vocab int, mlp string) nn.GPTConfig {
 	cfg := nn.GPTConfig{BlockSize: c.T, VocabSize: vocab, Layers: c.Blocks, Heads: c.Heads, Dim: c.DModel}
-	cfg.Hidden, cfg.Activation, cfg.Gate = experiment.MLPs[mlp].Block(c.FF)
+	cfg.Hidden, cfg.Activation, cfg.Gate = transformer.MLPs[mlp].Block(c.FF)
 	return cfg
 }
 
-func run(c config) (*results, error) {
+func run(ctx context.Context, c config) (*results, error) {
 	d, err := loadData(c)
 	if err != nil {
 		return nil, err
@@ -167,29 +175,29 @@ func run(c config) (*results, error) {
 	grid := experiment.NewGrid(c.Flags, c.MLPs, func(s string) string { return s }, "train_bpc", "val_bpc")
 	var progress io.Writer
 	grid.Progress, progress = c.Flags.Progress(c.Quiet, c.Progress)
-	if res.Runs, err = grid.Run(func(r *runResult) error { return trainOne(c, d, progress, r) }); err != nil {
+	if res.Runs, err = grid.Run(func(r *runResult) error { return trainOne(ctx, c, d, progress, r) }); err != nil {
 		return nil, err
 	}
 	return res, writeReport(c, res)
 }
 
 // trainOne trains the GPT of the run's MLP as run r: AdamW, warmup and
-// cosine decay (experiment.AdamW), then samples text from it.
-func trainOne(c config, d data, progress io.Writer, r *runResult) error {
+// cosine decay (transformer.AdamW), then samples text from it.
+func trainOne(ctx context.Context, c config, d data, progress io.Writer, r *runResult) error {
 	cfg := c.gpt(d.Vocab.Size(), r.Setting)
 	cfg.Recompute = c.Recompute
-	m, gpt, err := experiment.GPTModel(cfg, c.Batch, r.Seed)
+	m, gpt, err := transformer.GPTModel(cfg, c.Batch, r.Seed)
 	if err != nil {
 		return err
 	}
-	if _, err := experiment.TrainAdamW(r, m, d.Train, d.Eval, c.adamW(), progress, func(e train.EvalInfo) error {
+	if _, err := transformer.TrainAdamW(ctx, r, m, d.Train, d.Eval, c.adamW(), progress, func(e train.EvalInfo) error {
 		return r.Curve.Add(e.Step, bits(e.TrainLoss), bits(e.ValLoss))
 	}); err != nil || r.Diverged != "" { // a diverged model has nothing to sample
 		return err
 	}
 	// c.SampleLen characters after the first T of the validation text, at
 	// c.Temperature, the sampler seeded by -seed for every model.
-	text, err := experiment.Continue(gpt, experiment.Convert[int](d.Val.X[:c.T]), c.SampleLen, nn.SampleConfig{Temperature: c.Temperature, Seed: c.Seed})
+	text, err := transformer.Continue(gpt, experiment.Convert[int](d.Val.X[:c.T]), c.SampleLen, nn.SampleConfig{Temperature: c.Temperature, Seed: c.Seed})
 	r.Vectors["sample"] = experiment.Convert[float64](text)
 	return err
 }

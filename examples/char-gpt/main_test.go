@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"fmt"
+	"github.com/geluproject/gelu/examples/internal/transformer"
 	"math"
 	"os"
 	"path/filepath"
@@ -44,7 +46,7 @@ func TestRunTwiceWritesTheSameFiles(t *testing.T) {
 		if c.Out = dir; !first {
 			c.Workers = 2
 		}
-		return run(c)
+		return run(context.Background(), c)
 	})
 	if n < 10+5*2*5 {
 		t.Errorf("compared %d files, want the report's and 5 per run", n)
@@ -92,9 +94,9 @@ func TestParamsMatchTheGraph(t *testing.T) {
 	counts := map[string]int{}
 	c := defaults()
 	c.T, c.DModel, c.Heads, c.Blocks, c.FF = T, d, 2, blocks, 96
-	for name, kind := range experiment.MLPs {
+	for name, kind := range transformer.MLPs {
 		cfg := c.gpt(v, name)
-		m, _, err := experiment.GPTModel(cfg, 1, 1)
+		m, _, err := transformer.GPTModel(cfg, 1, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -129,7 +131,7 @@ func TestBadConfigurationsAreRefused(t *testing.T) {
 	} {
 		c := tiny(t, tinyText(t))
 		tc.change(&c)
-		if _, err := run(c); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := run(context.Background(), c); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("error %v, want one containing %q", err, tc.want)
 		}
 	}
@@ -142,7 +144,7 @@ func TestRecomputeGivesTheSameCurves(t *testing.T) {
 	a, b := tiny(t, text), tiny(t, text)
 	a.MLPs, b.MLPs, a.Seeds, b.Seeds, a.Steps, b.Steps, b.Recompute = experiment.Strings{"gelu", "swiglu"}, experiment.Strings{"gelu", "swiglu"}, 1, 1, 10, 10, true
 	for _, c := range []config{a, b} {
-		if _, err := run(c); err != nil {
+		if _, err := run(context.Background(), c); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -154,14 +156,14 @@ func TestRecomputeGivesTheSameCurves(t *testing.T) {
 }
 
 // The config's tags define the flags, and -mlp's help, a constant in its
-// tag, lists every variant experiment.MLPs has.
+// tag, lists every variant transformer.MLPs has.
 func TestMLPFlagListsEveryVariant(t *testing.T) {
 	fs, c := flag.NewFlagSet("char-gpt", flag.ContinueOnError), defaults()
 	if err := experiment.BindFlags(fs, &c); err != nil {
 		t.Fatal(err)
 	}
-	if u := fs.Lookup("mlp").Usage; !strings.HasSuffix(u, ": "+experiment.MLPNames()) {
-		t.Errorf("-mlp help %q, want it to end with %q", u, experiment.MLPNames())
+	if u := fs.Lookup("mlp").Usage; !strings.HasSuffix(u, ": "+transformer.MLPNames()) {
+		t.Errorf("-mlp help %q, want it to end with %q", u, transformer.MLPNames())
 	}
 }
 
@@ -183,7 +185,7 @@ func diverge(r *runResult, at int) {
 func TestDivergedRunsAreReported(t *testing.T) {
 	c := tiny(t, tinyText(t))
 	c.MLPs = experiment.Strings{"relu", "gelu"}
-	res, err := run(c)
+	res, err := run(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}

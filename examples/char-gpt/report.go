@@ -6,6 +6,7 @@ package main
 import (
 	_ "embed"
 	"fmt"
+	"github.com/geluproject/gelu/examples/internal/transformer"
 	"strings"
 	"text/template"
 
@@ -78,8 +79,8 @@ func writeReport(c config, res *results) error {
 }
 
 func paramsTable(r *report.Report, v *view) error {
-	return experiment.WriteMLPTable(r, "params", v.C.MLPs, v.C.FF, func(mlp string) (train.Model, error) {
-		m, _, err := experiment.GPTModel(v.C.gpt(v.D.Vocab.Size(), mlp), 1, 1)
+	return transformer.WriteMLPTable(r, "params", v.C.MLPs, v.C.FF, func(mlp string) (train.Model, error) {
+		m, _, err := transformer.GPTModel(v.C.gpt(v.D.Vocab.Size(), mlp), 1, 1)
 		return m, err
 	})
 }
@@ -131,7 +132,7 @@ func plot(r *report.Report, v *view) error {
 			continue // v.NoLine
 		}
 		s := experiment.Band{Steps: b.Steps[1:], Median: b.Median[1:], Min: b.Min[1:], Max: b.Max[1:]}.Series(g.Setting, nil)
-		s.Dashed = experiment.MLPs[g.Setting].Gated()
+		s.Dashed = transformer.MLPs[g.Setting].Gated()
 		series = append(series, s)
 	}
 	if err := experiment.WriteCurves(r, "curves", runs, []string{"mlp", "seed", "step"},

@@ -17,8 +17,10 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"github.com/geluproject/gelu/examples/internal/mlpnet"
 	"io"
 	"maps"
 	"os"
@@ -58,12 +60,12 @@ func main() {
 			Hidden: experiment.Ints{128, 128}, Batch: 64, Momentum: 0.9, DPI: 144},
 		LRs: experiment.Floats{0.1, 0.3, 0.5}, Biases: experiment.Inits{"default", "-1", "-3"},
 		NeuronSteps: 500, Steps: 600, ProbeEvery: 25, ProbeN: 1000, Tol: probe.DefaultDeadTol}
-	experiment.Main("dying-neurons", &c.Flags, experiment.SubsetFlag, &c, func() error { _, err := run(c); return err })
+	experiment.Main("dying-neurons", &c.Flags, experiment.SubsetFlag, &c, func(ctx context.Context) error { _, err := run(ctx, c); return err })
 }
 
 // run is the whole program: part (a), the sweep of part (b), the claims,
 // then report.md.
-func run(c config) ([]*runResult, error) {
+func run(ctx context.Context, c config) ([]*runResult, error) {
 	if err := errors.Join(experiment.CheckFlags(c), c.Flags.Check(experiment.SubsetFlag)); err != nil {
 		return nil, err
 	}
@@ -75,7 +77,7 @@ func run(c config) ([]*runResult, error) {
 	if err := singleNeuron(r, pg); err != nil { // (a)
 		return nil, err
 	}
-	runs, err := sweep(c) // (b)
+	runs, err := sweep(ctx, c) // (b)
 	if err == nil {
 		err = sweepReport(r, runs, pg)
 	}
@@ -142,7 +144,7 @@ type runResult = experiment.Run[setting]
 const accuracy = "accuracy"
 
 // sweep trains every setting, c.Workers at a time.
-func sweep(c config) ([]*runResult, error) {
+func sweep(ctx context.Context, c config) ([]*runResult, error) {
 	full, test, err := c.MNISTSubsets(c.MNIST)
 	if err != nil {
 		return nil, err
@@ -161,13 +163,13 @@ func sweep(c config) ([]*runResult, error) {
 			return fmt.Sprintf("dead %.1f%% → %.1f%%, test accuracy %.2f%%", 100*r.Curve.First("dead_fraction"), 100*r.Curve.Last("dead_fraction"), 100*r.Values[accuracy])
 		}}
 	grid.Settings = experiment.Product3(c.Biases, c.LRs, c.Acts, func(b string, lr float64, a activation.Activation) setting { return setting{a, lr, b} })
-	return grid.Run(func(r *runResult) error { return trainOne(c, tr, probeSet, test, r) })
+	return grid.Run(func(r *runResult) error { return trainOne(ctx, c, tr, probeSet, test, r) })
 }
 
 // trainOne trains one setting and probes it every c.ProbeEvery steps.
-func trainOne(c config, trainSet, probeSet, test *datasets.Dataset, r *runResult) error {
+func trainOne(ctx context.Context, c config, trainSet, probeSet, test *datasets.Dataset, r *runResult) error {
 	bias, err1 := experiment.ParseInit(r.Setting.Bias)
-	model, mlp, err2 := experiment.Classifier(tensor.Float32, r.Seed, c.Batch, nn.MLPConfig{In: 784, Hidden: c.Hidden, Out: 10, Activation: r.Setting.Act, BiasInit: bias})
+	model, mlp, err2 := mlpnet.Classifier(tensor.Float32, r.Seed, c.Batch, nn.MLPConfig{In: 784, Hidden: c.Hidden, Out: 10, Activation: r.Setting.Act, BiasInit: bias})
 	if err := errors.Join(err1, err2); err != nil {
 		return err
 	}
@@ -177,7 +179,7 @@ func trainOne(c config, trainSet, probeSet, test *datasets.Dataset, r *runResult
 	if err := errors.Join(err1, err2, err3); err != nil {
 		return err
 	}
-	onStep, err := experiment.ProbeSteps(c.ProbeEvery, c.Steps, func(step int, loss float64) error {
+	onStep, err := mlpnet.ProbeSteps(c.ProbeEvery, c.Steps, func(step int, loss float64) error {
 		if err := dead.Observe(); err != nil {
 			return err
 		}
@@ -189,7 +191,7 @@ func trainOne(c config, trainSet, probeSet, test *datasets.Dataset, r *runResult
 	t, err := train.New(model, &optim.SGD{LearningRate: r.Setting.LR, Momentum: c.Momentum}, trainL, testL,
 		train.Config{MaxSteps: c.Steps, EvalEvery: c.Steps, Quiet: true, OnStep: onStep})
 	if err == nil { // the test accuracy after the last step
-		err = r.TrainFinal(t, accuracy, func(e train.EvalInfo) float64 { return e.ValAccuracy })
+		err = r.TrainFinal(ctx, t, accuracy, func(e train.EvalInfo) float64 { return e.ValAccuracy })
 	}
 	if err == nil {
 		maps.Copy(r.Values, dead.EndValues())

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,7 +26,7 @@ func tiny(dir string, first bool) config {
 // checks the first run's files and that the second wrote the same bytes.
 func TestRunTinyWritesTheReport(t *testing.T) {
 	runs, dir := extest.RunTwice(t, func(dir string, first bool) ([]*runResult, error) {
-		return run(tiny(dir, first))
+		return run(context.Background(), tiny(dir, first))
 	})
 	if len(runs) != 4 {
 		t.Fatalf("%d runs, want 2 activations × 1 lr × 2 bias inits", len(runs))
@@ -79,7 +80,7 @@ func TestBadFlags(t *testing.T) {
 	} {
 		c := tiny(t.TempDir(), false)
 		tc.change(&c)
-		if _, err := run(c); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := run(context.Background(), c); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v, want an error mentioning %s", err, tc.want)
 		}
 	}
@@ -93,7 +94,7 @@ func TestBadFlags(t *testing.T) {
 func TestToleranceZero(t *testing.T) {
 	c := tiny(t.TempDir(), false)
 	c.Tol, c.Biases = 0, experiment.Inits{"default"}
-	runs, err := run(c)
+	runs, err := run(context.Background(), c)
 	if err != nil {
 		t.Fatalf("-tol 0: %v", err)
 	}

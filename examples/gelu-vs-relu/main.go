@@ -28,15 +28,19 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/geluproject/gelu/examples/internal/mlpnet"
 	"os"
+	"os/signal"
 	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/geluproject/gelu/graph"
@@ -88,7 +92,9 @@ func main() {
 	c, err := parseFlags(flag.CommandLine, os.Args[1:], os.Getenv)
 	var res *results
 	if err == nil {
-		res, err = run(c)
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		res, err = run(ctx, c)
+		stop()
 	}
 	experiment.ExitGrid("gelu-vs-relu", c.Out, err, func() string {
 		return fmt.Sprintf("wrote %s/report.md (%d runs, %s)", c.Out, len(res.Runs), time.Since(start).Round(time.Second))
@@ -161,7 +167,7 @@ type results struct {
 
 // run trains the grid (optimizer × learning rate × activation × seed) and
 // writes the report.
-func run(c config) (*results, error) {
+func run(ctx context.Context, c config) (*results, error) {
 	if err := c.validate(); err != nil {
 		return nil, err
 	}
@@ -184,7 +190,7 @@ func run(c config) (*results, error) {
 	}
 	grid.Progress, _ = c.Flags.Progress(c.Quiet, nil)
 	res := &results{}
-	if res.Runs, err = grid.Run(func(r *runResult) error { return trainRun(c, d, r) }); err != nil {
+	if res.Runs, err = grid.Run(func(r *runResult) error { return trainRun(ctx, c, d, r) }); err != nil {
 		return nil, err
 	}
 	if err := experiment.WriteTiming(filepath.Join(c.Out, "timing.csv"), res.Runs); err != nil {
@@ -222,18 +228,18 @@ func loadData(c config) (*data, error) {
 
 // network builds the paper's MLP for activation a on a new graph: weights
 // with unit-norm rows (the output layer's too), biases 0. The inputs come
-// after the MLP (experiment.InputsLast): a diverged run's message names
+// after the MLP (mlpnet.InputsLast): a diverged run's message names
 // the loss node by number.
 func network(c config, d *data, a activation.Activation, seed uint64, dropout float64) (train.Model, *nn.MLP, error) {
-	return experiment.Classifier(tensor.Float32, seed, c.Batch, nn.MLPConfig{In: d.Train.Features, Hidden: slices.Repeat([]int{c.Width}, c.Layers),
-		Out: d.Train.Classes, Activation: a, Dropout: dropout, WeightInit: graph.UnitNormRows(), BiasInit: graph.Zeros()}, experiment.InputsLast())
+	return mlpnet.Classifier(tensor.Float32, seed, c.Batch, nn.MLPConfig{In: d.Train.Features, Hidden: slices.Repeat([]int{c.Width}, c.Layers),
+		Out: d.Train.Classes, Activation: a, Dropout: dropout, WeightInit: graph.UnitNormRows(), BiasInit: graph.Zeros()}, mlpnet.InputsLast())
 }
 
 // trainRun trains one run into r.Dir (experiment.TrainSplits): the
 // trainer's own evaluation set is the test set; the validation split and,
 // with dropout, a training subset seen without dropout are scored at every
 // evaluation besides.
-func trainRun(c config, d *data, r *runResult) error {
+func trainRun(ctx context.Context, c config, d *data, r *runResult) error {
 	model, _, err := network(c, d, r.Setting.Act, r.Seed, c.Dropout)
 	if err != nil {
 		return err
@@ -243,6 +249,6 @@ func trainRun(c config, d *data, r *runResult) error {
 		opt = &optim.SGD{LearningRate: r.Setting.LR, Momentum: c.Momentum}
 	}
 	_, progress := c.Flags.Progress(c.Quiet, nil) // a run's progress bar: not with several at once
-	return experiment.TrainSplits(r, model, opt, d.Splits, c.Batch, train.Config{Epochs: c.Epochs, EvalEvery: d.EvalEvery,
+	return experiment.TrainSplits(ctx, r, model, opt, d.Splits, c.Batch, train.Config{Epochs: c.Epochs, EvalEvery: d.EvalEvery,
 		Quiet: progress == nil, Progress: progress})
 }

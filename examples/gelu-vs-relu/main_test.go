@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"flag"
+	"github.com/geluproject/gelu/examples/internal/mlpnet"
 	"math"
 	"os"
 	"path/filepath"
@@ -45,7 +47,7 @@ func small(dir string) config {
 func TestRunTrainsAndReports(t *testing.T) {
 	d1, d2 := t.TempDir(), t.TempDir()
 	c := small(d1)
-	res, err := run(c)
+	res, err := run(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,14 +80,14 @@ func TestRunTrainsAndReports(t *testing.T) {
 	// except timing.csv.
 	c2 := small(d2)
 	c2.Workers = 2
-	if _, err := run(c2); err != nil {
+	if _, err := run(context.Background(), c2); err != nil {
 		t.Fatal(err)
 	}
 	compareTrees(t, d1, d2)
 
 	// -resume reuses every finished run and writes the same report.
 	c.Resume = true
-	res3, err := run(c)
+	res3, err := run(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +244,7 @@ func compareTrees(t *testing.T, a, b string) {
 func TestDropoutMeasuresTheLossWithoutDropout(t *testing.T) {
 	c := small(t.TempDir())
 	c.Dropout, c.Seeds, c.Epochs, c.Acts, c.Opts = 0.5, 1, 1, experiment.Activations{activation.GELUTanh}, experiment.Strings{"adam"}
-	res, err := run(c)
+	res, err := run(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +270,7 @@ func TestRunRejectsBadSettings(t *testing.T) {
 	} {
 		c := small(t.TempDir())
 		tc.change(&c)
-		if _, err := run(c); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := run(context.Background(), c); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("error %v, want one containing %q", err, tc.want)
 		}
 	}
@@ -286,7 +288,7 @@ func TestRunRejectsBadSettings(t *testing.T) {
 func BenchmarkTrainStep(b *testing.B) {
 	for _, a := range []activation.Activation{activation.ReLU, activation.GELU, activation.GELUTanh, activation.ELU, activation.SiLU} {
 		b.Run(a.Name(), func(b *testing.B) {
-			model, _, err := experiment.Classifier(tensor.Float32, 1, 128, nn.MLPConfig{In: 784, Hidden: slices.Repeat([]int{128}, 8), Out: 10,
+			model, _, err := mlpnet.Classifier(tensor.Float32, 1, 128, nn.MLPConfig{In: 784, Hidden: slices.Repeat([]int{128}, 8), Out: 10,
 				Activation: a, WeightInit: graph.UnitNormRows(), BiasInit: graph.Zeros()})
 			if err != nil {
 				b.Fatal(err)
@@ -341,7 +343,7 @@ func TestLearningRateChoice(t *testing.T) {
 func TestEveryRunDivergesAtOnce(t *testing.T) {
 	c := small(t.TempDir())
 	c.Opts, c.SGDLR = experiment.Strings{"sgd"}, experiment.Floats{1e10}
-	res, err := run(c)
+	res, err := run(context.Background(), c)
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}

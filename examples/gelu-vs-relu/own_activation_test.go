@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"math"
 	"os"
@@ -58,7 +59,7 @@ func TestUserActivationByName(t *testing.T) {
 	if len(c.Acts) != 3 || c.Acts[2] != mish {
 		t.Fatalf("-acts relu,gelu,mish parsed as %v", c.Acts)
 	}
-	res, err := run(c)
+	res, err := run(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}

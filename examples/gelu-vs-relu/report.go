@@ -7,6 +7,7 @@ package main
 import (
 	"embed"
 	"fmt"
+	"github.com/geluproject/gelu/examples/internal/mlpnet"
 	"slices"
 	"strings"
 	"text/template"
@@ -117,11 +118,11 @@ func writeReport(c config, d *data, res *results) error {
 	// The root mean square of each hidden layer's pre-activations (and of
 	// the logits) in the untrained network, seed c.Seed, on the first
 	// training batch of epoch 0.
-	x, err := experiment.FirstBatch(d.Train, c.Batch, c.Seed)
+	x, err := mlpnet.FirstBatch(d.Train, c.Batch, c.Seed)
 	if err != nil {
 		return err
 	}
-	if pg.InitRMS, err = experiment.InitRMS(r, "init_rms", c.Acts.Names(), c.Acts.Titles(), c.Layers, x, func(i int) (train.Model, *nn.MLP, error) {
+	if pg.InitRMS, err = mlpnet.InitRMS(r, "init_rms", c.Acts.Names(), c.Acts.Titles(), c.Layers, x, func(i int) (train.Model, *nn.MLP, error) {
 		return network(c, d, c.Acts[i], c.Seed, 0)
 	}); err != nil {
 		return err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"io"
@@ -18,13 +19,13 @@ import (
 // the last shard to finish writes the report, and so does -merge.
 func TestShardsMakeTheSameReport(t *testing.T) {
 	one, sharded := t.TempDir(), t.TempDir()
-	if _, err := run(small(one)); err != nil {
+	if _, err := run(context.Background(), small(one)); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 3 {
 		c := small(sharded)
 		c.Part = experiment.Shard{Index: i, Count: 3}
-		res, err := run(c)
+		res, err := run(context.Background(), c)
 		if last := i == 2; last && (err != nil || len(res.Runs) != 8) || !last && !errors.Is(err, experiment.ErrIncomplete) {
 			t.Fatalf("shard %d/3: %v", i, err)
 		}
@@ -35,7 +36,7 @@ func TestShardsMakeTheSameReport(t *testing.T) {
 	}
 	c := small(sharded)
 	c.Merge = true
-	if _, err := run(c); err != nil {
+	if _, err := run(context.Background(), c); err != nil {
 		t.Fatal(err)
 	}
 	compareTrees(t, one, sharded)

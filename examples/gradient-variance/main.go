@@ -27,9 +27,11 @@
 package main
 
 import (
+	"context"
 	"embed"
 	"errors"
 	"fmt"
+	"github.com/geluproject/gelu/examples/internal/mlpnet"
 	"io"
 	"os"
 	"runtime"
@@ -71,7 +73,7 @@ func main() {
 			Momentum: 0.9, DPI: 144},
 		LR: 0.05, WindowLRs: experiment.Floats{0.005, 0.0005}, InitSamples: 1000, TrainSteps: 1500, Window: 3000, Blocks: 6,
 		VarBlock: 100, UnitBatches: 50, BurnEps: 1e-4}
-	experiment.Main("gradient-variance", &c.Flags, experiment.SubsetFlag, &c, func() error { _, err := run(c); return err })
+	experiment.Main("gradient-variance", &c.Flags, experiment.SubsetFlag, &c, func(context.Context) error { _, err := run(c); return err })
 }
 
 //go:embed report.md.tmpl keys.txt
@@ -154,7 +156,7 @@ func measureAll(c config) ([]*actResult, error) {
 // measureAct runs the four phases for activation a.
 func measureAct(c config, train, test *datasets.Dataset, a activation.Activation) (*actResult, error) {
 	note := experiment.Stopwatch(c.Progress, a.String())
-	model, mlp, err := experiment.Classifier(tensor.Float32, c.Seed, c.Batch, nn.MLPConfig{In: 784, Hidden: c.Hidden, Out: 10, Activation: a})
+	model, mlp, err := mlpnet.Classifier(tensor.Float32, c.Seed, c.Batch, nn.MLPConfig{In: 784, Hidden: c.Hidden, Out: 10, Activation: a})
 	if err != nil {
 		return nil, err
 	}

@@ -24,7 +24,7 @@
 // The text is Newton's Opticks (embedded) unless -text names a UTF-8 file;
 // validation windows come from chunks of the text never trained on (see
 // datasets.CharTask). This file reads top to bottom: flags, data, training
-// (experiment.CharFFNModel builds the model from nn/), report (report.go
+// (CharFFNModel builds the model from nn/), report (report.go
 // computes what report.md shows, report.md.tmpl says it). Run it from the
 // module root:
 //
@@ -41,8 +41,10 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"github.com/geluproject/gelu/examples/internal/transformer"
 	"io"
 	"math"
 	"os"
@@ -91,7 +93,7 @@ func main() {
 		Acts: experiment.Activations{activation.ReLU, activation.GELU}, Context: 8, Embed: 32, Dim: 256, Hidden: 1024,
 		Layers: 2, Batch: 512, Steps: 300, EvalEvery: 30, ValWindows: 8192, LR: 0.2, Momentum: 0.9, Warmup: 30,
 		Clip: 1, ValFraction: 0.1, ChunkLen: 4096, DPI: 144, Args: os.Args}
-	experiment.Main("transformer-ffn", &c.Flags, experiment.SeedsFlag, &c, func() error { _, err := run(c); return err })
+	experiment.Main("transformer-ffn", &c.Flags, experiment.SeedsFlag, &c, func(ctx context.Context) error { _, err := run(ctx, c); return err })
 }
 
 type runResult = experiment.Run[activation.Activation]
@@ -103,20 +105,20 @@ var metrics = []string{"train_loss", "val_loss", "val_bpc", "val_accuracy"}
 
 // results is what run returns besides the files.
 type results struct {
-	Data  experiment.CharData
-	Shape experiment.CharFFN
+	Data  transformer.CharData
+	Shape CharFFN
 	Runs  []*runResult // seeds outermost, then activations in -acts order
 }
 
 // loadData checks c and cuts the text into training and validation windows.
-func loadData(c config) (d experiment.CharData, err error) {
+func loadData(c config) (d transformer.CharData, err error) {
 	if err := c.check(); err != nil {
 		return d, err
 	}
-	text, name, err := experiment.CharText(c.TextFile)
+	text, name, err := transformer.CharText(c.TextFile)
 	if err == nil {
 		cfg := datasets.CharTaskConfig{Context: c.Context, ValFraction: c.ValFraction, Seed: c.Seed, ChunkLen: c.ChunkLen}
-		d, err = experiment.NewCharData(text, name, cfg, c.ValWindows)
+		d, err = transformer.NewCharData(text, name, cfg, c.ValWindows)
 	}
 	if err == nil && d.Train.Len() < c.Batch {
 		err = fmt.Errorf("%d training windows, fewer than one batch of %d: use a longer text or a smaller -batch", d.Train.Len(), c.Batch)
@@ -124,12 +126,12 @@ func loadData(c config) (d experiment.CharData, err error) {
 	return d, err
 }
 
-func run(c config) (*results, error) {
+func run(ctx context.Context, c config) (*results, error) {
 	d, err := loadData(c) // checks c first
 	if err != nil {
 		return nil, err
 	}
-	s := experiment.CharFFN{Vocab: d.Vocab.Size(), Context: c.Context, Embed: c.Embed, Dim: c.Dim, Hidden: c.Hidden, Layers: c.Layers}
+	s := CharFFN{Vocab: d.Vocab.Size(), Context: c.Context, Embed: c.Embed, Dim: c.Dim, Hidden: c.Hidden, Layers: c.Layers}
 	grid := experiment.Grid[activation.Activation]{Settings: c.Acts, Seeds: experiment.SeedRange(c.Seed, c.Seeds), Name: key, Dir: c.Out,
 		Workers: c.Workers, Metrics: metrics}
 	if c.Progress == nil {
@@ -138,7 +140,7 @@ func run(c config) (*results, error) {
 	if !c.Quiet {
 		grid.Progress = c.Progress
 	}
-	runs, err := grid.Run(func(r *runResult) error { return trainOne(c, d, s, r) })
+	runs, err := grid.Run(func(r *runResult) error { return trainOne(ctx, c, d, s, r) })
 	if err != nil {
 		return nil, err
 	}
@@ -148,8 +150,8 @@ func run(c config) (*results, error) {
 
 // trainOne trains a fresh model with the run's activation. The initial
 // weights and the batch order depend on the seed only.
-func trainOne(c config, d experiment.CharData, s experiment.CharFFN, r *runResult) error {
-	m, err := experiment.CharFFNModel(s, r.Setting, c.Batch, r.Seed)
+func trainOne(ctx context.Context, c config, d transformer.CharData, s CharFFN, r *runResult) error {
+	m, err := CharFFNModel(s, r.Setting, c.Batch, r.Seed)
 	if err != nil {
 		return err
 	}
@@ -158,8 +160,8 @@ func trainOne(c config, d experiment.CharData, s experiment.CharFFN, r *runResul
 			return err
 		}
 	}
-	recipe := experiment.Cosine{Batch: c.Batch, Steps: c.Steps, EvalEvery: c.EvalEvery, Warmup: c.Warmup, LR: c.LR, Clip: c.Clip}
-	t, err := experiment.TrainCosine(r, m, &optim.SGD{LearningRate: c.LR, Momentum: c.Momentum}, d.Train, d.Eval, recipe, train.Config{
+	recipe := transformer.Cosine{Batch: c.Batch, Steps: c.Steps, EvalEvery: c.EvalEvery, Warmup: c.Warmup, LR: c.LR, Clip: c.Clip}
+	t, err := transformer.TrainCosine(ctx, r, m, &optim.SGD{LearningRate: c.LR, Momentum: c.Momentum}, d.Train, d.Eval, recipe, train.Config{
 		Quiet: c.Quiet || c.Workers > 1, Progress: c.Progress,
 		OnStep: r.RecordLoss("step_loss"),
 		OnEval: func(_ *train.Trainer, e train.EvalInfo) error {
@@ -182,7 +184,7 @@ func (c config) check() error {
 
 // loadInit fills the model's parameters from a safetensors file, naming the
 // model's shape when the file does not fit.
-func loadInit(path string, m train.Model, s experiment.CharFFN) error {
+func loadInit(path string, m train.Model, s CharFFN) error {
 	if err := train.LoadGraphWeights(path, m.Graph); err != nil {
 		return fmt.Errorf("-init %s does not fit the model (%v; vocabulary from the text): %w", path, s, err)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -51,7 +52,7 @@ func mean(v []float64) float64 {
 
 func TestRunLearnsAndWritesTheReport(t *testing.T) {
 	c := tiny(t, tinyText(t, 20000))
-	res, err := run(c)
+	res, err := run(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,8 +85,8 @@ func TestRunLearnsAndWritesTheReport(t *testing.T) {
 	}
 	// Every activation starts from the same weights, and the parameter
 	// count in the report is the graph's.
-	g1, _ := experiment.CharFFNModel(res.Shape, activation.ReLU, 8, c.Seed)
-	g2, _ := experiment.CharFFNModel(res.Shape, activation.GELU, 8, c.Seed)
+	g1, _ := CharFFNModel(res.Shape, activation.ReLU, 8, c.Seed)
+	g2, _ := CharFFNModel(res.Shape, activation.GELU, 8, c.Seed)
 	p1, p2 := g1.Graph.ParamTensors(), g2.Graph.ParamTensors()
 	n := 0
 	for i := range p1 {
@@ -174,7 +175,7 @@ func TestRunIsDeterministic(t *testing.T) {
 	c1, c2 := tiny(t, text), tiny(t, text)
 	c1.Steps, c2.Steps, c1.Seeds, c2.Seeds, c2.Workers = 12, 12, 2, 2, 2
 	for _, c := range []config{c1, c2} {
-		if _, err := run(c); err != nil {
+		if _, err := run(context.Background(), c); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -201,7 +202,7 @@ func TestDivergedRunsAreReported(t *testing.T) {
 		if !first {
 			c.Workers = 2
 		}
-		return run(c)
+		return run(context.Background(), c)
 	}, "results.csv", "summary.json", "report.md") // wall times
 	for _, r := range res.Runs {
 		if r.DivergedStep() != 2 || !slices.Equal(r.Curve.Steps, []int{0}) || r.Vectors["val_rows"] != nil {
@@ -234,13 +235,13 @@ func TestInitRoundTrip(t *testing.T) {
 	text := tinyText(t, 12000)
 	a := tiny(t, text)
 	a.Steps, a.Acts = 20, []activation.Activation{activation.GELU}
-	ra, err := run(a)
+	ra, err := run(context.Background(), a)
 	if err != nil {
 		t.Fatal(err)
 	}
 	b := tiny(t, text)
 	b.Steps, b.Acts, b.Init = 10, []activation.Activation{activation.GELU}, filepath.Join(a.Out, "gelu", "seed1", "model.safetensors")
-	rb, err := run(b)
+	rb, err := run(context.Background(), b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +256,7 @@ func TestInitRoundTrip(t *testing.T) {
 
 	wrong := tiny(t, text)
 	wrong.Dim, wrong.Init = 24, b.Init
-	_, err = run(wrong)
+	_, err = run(context.Background(), wrong)
 	if err == nil || !strings.Contains(err.Error(), "-init") || !strings.Contains(err.Error(), "proj.weight") || !strings.Contains(err.Error(), "(24, 32)") {
 		t.Errorf("mismatched -init file: error %v, want one naming -init, proj.weight and the expected shape (24, 32)", err)
 	}
@@ -279,7 +280,7 @@ func TestPyTorchWeights(t *testing.T) {
 	py := torchPython(t)
 	text := tinyText(t, 3000)
 	dir := t.TempDir()
-	s := experiment.CharFFN{Context: 4, Embed: 8, Dim: 16, Hidden: 32, Layers: 2}
+	s := CharFFN{Context: 4, Embed: 8, Dim: 16, Hidden: 32, Layers: 2}
 	sizes := []string{"--text", text, "--context", "4", "--embed", "8", "--dim", "16", "--hidden", "32", "--layers", "2"}
 	torchInit := filepath.Join(dir, "torch.safetensors")
 	if out, err := exec.Command(py, append([]string{"torch_model.py", "--init", torchInit, "--seed", "3"}, sizes...)...).CombinedOutput(); err != nil {
@@ -319,7 +320,7 @@ func TestPyTorchWeights(t *testing.T) {
 	}
 	s.Vocab = vocab.Size()
 	goLoss := func(file string, act activation.Activation) float64 {
-		m, err := experiment.CharFFNModel(s, act, windows.Len(), 99)
+		m, err := CharFFNModel(s, act, windows.Len(), 99)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -349,7 +350,7 @@ func TestPyTorchWeights(t *testing.T) {
 	// Go → PyTorch: train briefly here, then both score the saved model.
 	c := tiny(t, text)
 	c.Steps, c.Acts, c.ChunkLen, c.ValWindows = 10, []activation.Activation{activation.GELU}, 500, 0
-	if _, err := run(c); err != nil {
+	if _, err := run(context.Background(), c); err != nil {
 		t.Fatal(err)
 	}
 	trained := filepath.Join(c.Out, "gelu", "seed1", "model.safetensors")
@@ -371,8 +372,8 @@ func BenchmarkTrainStep(b *testing.B) {
 	for _, act := range []activation.Activation{activation.ReLU, activation.GELU} {
 		b.Run(act.Name(), func(b *testing.B) {
 			const rows = 512
-			s := experiment.CharFFN{Vocab: 91, Context: 8, Embed: 32, Dim: 256, Hidden: 1024, Layers: 2}
-			m, err := experiment.CharFFNModel(s, act, rows, 1)
+			s := CharFFN{Vocab: 91, Context: 8, Embed: 32, Dim: 256, Hidden: 1024, Layers: 2}
+			m, err := CharFFNModel(s, act, rows, 1)
 			if err != nil {
 				b.Fatal(err)
 			}

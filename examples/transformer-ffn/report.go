@@ -5,6 +5,7 @@ package main
 
 import (
 	_ "embed"
+	"github.com/geluproject/gelu/examples/internal/transformer"
 	"strings"
 	"text/template"
 
@@ -32,8 +33,8 @@ const smooth = 10
 // page is what report.md.tmpl shows besides the summary keys.
 type page struct {
 	config
-	D                        experiment.CharData
-	S                        experiment.CharFFN
+	D                        transformer.CharData
+	S                        CharFFN
 	Smooth, MinSeeds, Params int
 	Setup, Results           report.TableData
 	Curves                   string // curves.csv's link

@@ -7,7 +7,7 @@
 //
 // The model is nn.ViT: 16 patches of 7×7 pixels, a [CLS] token, learned
 // positions, pre-LN encoder blocks (non-causal self-attention and the MLP
-// of -mlp, experiment.MLPs) and a classifier head on [CLS], sized by
+// of -mlp, transformer.MLPs) and a classifier head on [CLS], sized by
 // -d-model, -heads, -blocks and -ff.
 //
 //	go run ./examples/vit-mnist              # 2 data sets × 3 variants × 5 seeds: under a minute*
@@ -21,17 +21,21 @@
 // and report.md (prose from report.md.tmpl).
 //
 // This file reads top to bottom: the configuration, data, model,
-// optimizer and training loop (experiment.TrainAdamW), the final test
+// optimizer and training loop (transformer.TrainAdamW), the final test
 // error; report.go writes the results. Per data set and seed, every MLP
 // variant sees the same batches in the same order.
 package main
 
 import (
 	"cmp"
+	"context"
 	"flag"
 	"fmt"
+	"github.com/geluproject/gelu/examples/internal/transformer"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/geluproject/gelu/datasets"
 	"github.com/geluproject/gelu/nn"
@@ -43,7 +47,7 @@ import (
 // program's own flags (experiment.BindFlags), checked by
 // experiment.CheckFlags; experiment.Flags are the shared ones. The help
 // of -data and -mlp spells out datasets.FashionMNISTDir and
-// experiment.MLPNames() (a tag is a constant; a test checks them).
+// transformer.MLPNames() (a tag is a constant; a test checks them).
 type config struct {
 	experiment.Flags // -out, -seed, -seeds, -workers, -train-n, -test-n
 
@@ -96,15 +100,15 @@ func parseFlags() (config, error) {
 }
 
 // adamW is the training recipe of c's flags.
-func (c config) adamW() experiment.AdamW {
-	return experiment.AdamW{Batch: c.Batch, Steps: c.Steps, EvalEvery: c.EvalEvery, Warmup: c.Warmup, LR: c.LR, Clip: c.Clip}
+func (c config) adamW() transformer.AdamW {
+	return transformer.AdamW{Batch: c.Batch, Steps: c.Steps, EvalEvery: c.EvalEvery, Warmup: c.Warmup, LR: c.LR, Clip: c.Clip}
 }
 
 var dataNames = map[string]string{"mnist": "MNIST", "fashion": "Fashion-MNIST"}
 
 func (c config) check() error {
-	mlp := func(m string) bool { _, ok := experiment.MLPs[m]; return ok }
-	if err := cmp.Or(experiment.CheckNames("mlp", c.MLPs, mlp, experiment.MLPNames()),
+	mlp := func(m string) bool { _, ok := transformer.MLPs[m]; return ok }
+	if err := cmp.Or(experiment.CheckNames("mlp", c.MLPs, mlp, transformer.MLPNames()),
 		experiment.CheckNames("data", c.Data, func(d string) bool { return dataNames[d] != "" }, "mnist, fashion"),
 		experiment.CheckFlags(c), c.Flags.Check(experiment.SeedsFlag|experiment.SubsetFlag)); err != nil {
 		return err
@@ -121,7 +125,9 @@ func (c config) check() error {
 func main() {
 	c, err := parseFlags()
 	if err == nil {
-		_, err = run(c)
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		_, err = run(ctx, c)
+		stop()
 	}
 	experiment.Exit("vit-mnist", c.Out, err)
 }
@@ -179,11 +185,11 @@ const (
 // 7×7, no dropout, with the MLP mlp.
 func (c config) vit(mlp string) nn.ViTConfig {
 	cfg := nn.ViTConfig{ImageSize: side, PatchSize: patch, Dim: c.DModel, Heads: c.Heads, Layers: c.Blocks, Classes: classes}
-	cfg.Hidden, cfg.Activation, cfg.Gate = experiment.MLPs[mlp].Block(c.FF)
+	cfg.Hidden, cfg.Activation, cfg.Gate = transformer.MLPs[mlp].Block(c.FF)
 	return cfg
 }
 
-func run(c config) (*results, error) {
+func run(ctx context.Context, c config) (*results, error) {
 	if err := c.check(); err != nil {
 		return nil, err
 	}
@@ -203,20 +209,20 @@ func run(c config) (*results, error) {
 	var progress io.Writer
 	grid.Progress, progress = c.Flags.Progress(c.Quiet, c.Progress)
 	var err error
-	if res.Runs, err = grid.Run(func(r *runResult) error { return trainOne(c, res.Data[r.Setting.Data], progress, r) }); err != nil {
+	if res.Runs, err = grid.Run(func(r *runResult) error { return trainOne(ctx, c, res.Data[r.Setting.Data], progress, r) }); err != nil {
 		return nil, err
 	}
 	return res, writeReport(c, res)
 }
 
 // trainOne trains the ViT of the run's MLP as run r: AdamW, warmup and
-// cosine decay (experiment.AdamW), then scores it on the whole test set.
-func trainOne(c config, d data, progress io.Writer, r *runResult) error {
-	m, err := experiment.ViTModel(c.vit(r.Setting.MLP), c.Batch, r.Seed)
+// cosine decay (transformer.AdamW), then scores it on the whole test set.
+func trainOne(ctx context.Context, c config, d data, progress io.Writer, r *runResult) error {
+	m, err := transformer.ViTModel(c.vit(r.Setting.MLP), c.Batch, r.Seed)
 	if err != nil {
 		return err
 	}
-	t, err := experiment.TrainAdamW(r, m, d.Train, d.Eval, c.adamW(), progress, func(e train.EvalInfo) error {
+	t, err := transformer.TrainAdamW(ctx, r, m, d.Train, d.Eval, c.adamW(), progress, func(e train.EvalInfo) error {
 		return r.Curve.Add(e.Step, e.TrainLoss, 1-e.ValAccuracy)
 	})
 	if err != nil || r.Diverged != "" { // a diverged model has no test error (Group.Value: NaN)

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
+	"github.com/geluproject/gelu/examples/internal/transformer"
 	"math"
 	"os"
 	"path/filepath"
@@ -37,7 +39,7 @@ func TestRunTwiceWritesTheSameFiles(t *testing.T) {
 		if c.Out = dir; !first {
 			c.Workers = 2
 		}
-		return run(c)
+		return run(context.Background(), c)
 	})
 	if want := 7 + 5*len(res.Runs); n < want {
 		t.Errorf("compared %d files, want at least %d", n, want)
@@ -109,9 +111,9 @@ func TestPatches(t *testing.T) {
 // (10·d + 10).
 func TestParamsMatchTheGraph(t *testing.T) {
 	const d, blocks = 12, 2
-	for name, kind := range experiment.MLPs {
+	for name, kind := range transformer.MLPs {
 		cfg := config{DModel: d, Heads: 2, Blocks: blocks, FF: 48}.vit(name)
-		m, err := experiment.ViTModel(cfg, 1, 1)
+		m, err := transformer.ViTModel(cfg, 1, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -138,7 +140,7 @@ func TestBadConfigurationsAreRefused(t *testing.T) {
 	} {
 		c := tiny(t)
 		tc.change(&c)
-		if _, err := run(c); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := run(context.Background(), c); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("error %v, want one containing %q", err, tc.want)
 		}
 	}
@@ -153,15 +155,15 @@ func TestDefaultDataFollowsTheInstall(t *testing.T) {
 }
 
 // The config's tags define the flags, and the help texts of -mlp and
-// -data, constants in their tags, name every variant experiment.MLPs has
+// -data, constants in their tags, name every variant transformer.MLPs has
 // and where Fashion-MNIST is looked for.
 func TestFlagHelpFollowsTheLibrary(t *testing.T) {
 	fs, c := flag.NewFlagSet("vit-mnist", flag.ContinueOnError), defaults()
 	if err := experiment.BindFlags(fs, &c); err != nil {
 		t.Fatal(err)
 	}
-	if u := fs.Lookup("mlp").Usage; !strings.HasSuffix(u, ": "+experiment.MLPNames()) {
-		t.Errorf("-mlp help %q, want it to end with %q", u, experiment.MLPNames())
+	if u := fs.Lookup("mlp").Usage; !strings.HasSuffix(u, ": "+transformer.MLPNames()) {
+		t.Errorf("-mlp help %q, want it to end with %q", u, transformer.MLPNames())
 	}
 	if u := fs.Lookup("data").Usage; !strings.Contains(u, " installed at "+datasets.FashionMNISTDir+")") {
 		t.Errorf("-data help %q, want it to name %s", u, datasets.FashionMNISTDir)
@@ -186,7 +188,7 @@ func diverge(r *runResult, at int) {
 func TestDivergedRunsAreReported(t *testing.T) {
 	c := tiny(t)
 	c.Data, c.MLPs = experiment.Strings{"mnist"}, experiment.Strings{"gelu", "relu"}
-	res, err := run(c)
+	res, err := run(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ package main
 
 import (
 	_ "embed"
+	"github.com/geluproject/gelu/examples/internal/transformer"
 	"text/template"
 
 	"github.com/geluproject/gelu/train"
@@ -70,7 +71,7 @@ func writeReport(c config, res *results) error {
 }
 
 func paramsTable(r *report.Report, v view) error {
-	return experiment.WriteMLPTable(r, "params", v.C.MLPs, v.C.FF, func(mlp string) (train.Model, error) { return experiment.ViTModel(v.C.vit(mlp), 1, 1) })
+	return transformer.WriteMLPTable(r, "params", v.C.MLPs, v.C.FF, func(mlp string) (train.Model, error) { return transformer.ViTModel(v.C.vit(mlp), 1, 1) })
 }
 
 func resultsTable(r *report.Report, v view) error {

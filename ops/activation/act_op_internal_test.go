@@ -1,6 +1,7 @@
 package activation
 
 import (
+	"runtime"
 	"testing"
 
 	"gorgonia.org/tensor"
@@ -68,5 +69,30 @@ func TestDoReusesItsBuffer(t *testing.T) {
 	}
 	if allocs := testing.AllocsPerRun(20, func() { op.Do(x) }); allocs != 0 {
 		t.Errorf("Do allocates %v times per call, want 0", allocs)
+	}
+}
+
+// The kernels' loop objects survive garbage collections (a sync.Pool
+// would be emptied by one, and the next training step would allocate).
+func TestKernelsAllocateNothingAcrossGC(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	x32, d32 := make([]float32, 1<<15), make([]float32, 1<<15)
+	x64, d64 := make([]float64, 1<<15), make([]float64, 1<<15)
+	for i := range x32 {
+		x32[i], x64[i] = float32(i%200)/20-5, float64(i%200)/20-5
+	}
+	for _, a := range []Activation{GELU, ReLU} {
+		run(a, 0, d32, x32, nil, false) // the first makes the loops
+		run(a, 0, d64, x64, nil, false)
+		if n := testing.AllocsPerRun(3, func() {
+			runtime.GC()
+			runtime.GC()
+			run(a, 0, d32, x32, nil, false)
+			run(a, 0, d64, x64, nil, false)
+		}); n != 0 {
+			t.Errorf("%s after two GCs: %v allocations per call, want 0", a, n)
+		}
 	}
 }

@@ -31,7 +31,6 @@ package activation
 import (
 	"fmt"
 	"math/bits"
-	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -115,7 +114,7 @@ func (k chunkKernel[T]) run(dst, x, g []T, add bool) {
 func run[T graph.Float](a Activation, order int, dst, x, g []T, add bool) error {
 	r := a.row
 	if unsafe.Sizeof(T(0)) == 4 {
-		l := loops32.Get().(*loop[float32])
+		l := loops32.Get()
 		l.k = chunkKernel[float32]{a: a, order: order}
 		if simd.Available {
 			path := simd.Current
@@ -130,7 +129,7 @@ func run[T graph.Float](a Activation, order int, dst, x, g []T, add bool) error 
 		loops32.Put(l)
 		return err
 	}
-	l := loops64.Get().(*loop[float64])
+	l := loops64.Get()
 	l.k = chunkKernel[float64]{a: a, order: order}
 	if simd.Available && simd.Current.Has512() && exact64 && r.simd64 != nil {
 		l.k.id = r.simd64(order, a.param, &l.k.p)
@@ -160,8 +159,10 @@ type loop[T graph.Float] struct {
 }
 
 var (
-	loops32 = sync.Pool{New: func() any { return new(loop[float32]) }}
-	loops64 = sync.Pool{New: func() any { return new(loop[float64]) }}
+	// Free lists, not sync.Pools: a garbage collection empties a pool, and
+	// the next training step would allocate its loops again.
+	loops32 parallel.FreeList[loop[float32]]
+	loops64 parallel.FreeList[loop[float64]]
 )
 
 func (l *loop[T]) runOn(dst, x, g []T, add bool) error {

@@ -34,20 +34,50 @@ func TestOpsDoNotAllocate(t *testing.T) {
 				return v
 			}
 			x, g, gamma, beta, w := rand(rows, d), rand(rows, d), rand(d), rand(d), rand(d, d)
-			ln := newLayerNorm(1e-5, true)
+			stats, err := newLayerNormStats(1e-5).Do(x)
+			if err != nil {
+				t.Fatal(err)
+			}
 			cases := []struct {
 				name string
 				op   G.Op
 				in   []G.Value
 			}{
-				{"layernorm", ln, []G.Value{x, gamma, beta}},
-				{"layernorm.dx", newLayerNormGrad(ln, false), []G.Value{x, g, gamma}},
-				{"layernorm.dγ", newLayerNormGrad(ln, true), []G.Value{x, g}},
+				{"layernorm.stats", newLayerNormStats(1e-5), []G.Value{x}},
+				{"layernorm", newLayerNorm(1e-5, 2), []G.Value{x, stats, gamma, beta}},
+				{"layernorm.dx", newLayerNormGrad(2, false), []G.Value{x, stats, g, gamma}},
+				{"layernorm.dγ", newLayerNormGrad(2, true), []G.Value{x, stats, g}},
 				{"add", newBinary(add, 2), []G.Value{x, g}},
 				{"mul", newBinary(mul, 2), []G.Value{x, g}},
 				{"matmul+bias", newMatMul(false, true, true, false), []G.Value{x, w, beta}},
 				{"sumrows", newSumRows(), []G.Value{g}},
 			}
+			// Attention over 2 sequences of rows/2 tokens, 2 heads of
+			// width 8 (qkv is rows × 48), with a dropout mask.
+			geo := attentionGeometry{batch: 2, heads: 2, t: rows / 2, d: 16, causal: true}
+			qkv, dout := rand(rows, 48), rand(rows, 16)
+			probs, err := newAttentionProbs(geo, false).Do(qkv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mask, err := newMask("attention-dropout", 0.2, 1, "a", &fixedMode{training: true}, 2, geo.probsShape()).Do(qkv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			xmask, err := newMask("dropout", 0.2, 1, "d", &fixedMode{training: true}, 2, x.Shape()).Do(x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cases = append(cases, []struct {
+				name string
+				op   G.Op
+				in   []G.Value
+			}{
+				{"attention.probs", newAttentionProbs(geo, false), []G.Value{qkv}},
+				{"attention", newAttentionOut(geo, 0.2, false), []G.Value{qkv, probs, mask}},
+				{"attention.dqkv", newAttentionOut(geo, 0.2, true), []G.Value{qkv, probs, mask, dout}},
+				{"dropout", newDropout(0.2, 2), []G.Value{x, xmask}},
+			}...)
 			for _, c := range cases {
 				if c.name == "matmul+bias" && strings.HasPrefix(gemm.Name(), "gonum") {
 					// gonum's GEMM (arm64 and other CPUs without the own
@@ -65,3 +95,12 @@ func TestOpsDoNotAllocate(t *testing.T) {
 		}
 	}
 }
+
+// fixedMode is a Mode with a fixed training flag and step.
+type fixedMode struct {
+	training bool
+	step     int
+}
+
+func (m *fixedMode) Training() bool { return m.training }
+func (m *fixedMode) Step() int      { return m.step }

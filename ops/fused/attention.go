@@ -13,19 +13,24 @@ package fused
 //	          dS = P ⊙ (dP − rowsum(dP ⊙ P)),
 //	          dQ = dS·K/√d_h,  dK = dSᵀ·Q/√d_h
 //
-// The forward op keeps P (and P̃ and M when dropout is on) for the backward
-// op: B·H·T² numbers each (and the backward op a scratch of that size).
-// Products go through gemm.Gemm with leading dimensions that step over the
-// other heads; the (batch, head) pairs are spread over cores by parallel. Double backward is not implemented: the backward op reports an
-// error if it is differentiated.
+// Three nodes: the probabilities P (B·H·T² numbers), the dropout mask M
+// when there is dropout (one byte a probability, mask.go), and the output,
+// computed from qkv, P and M. The backward op takes qkv, P and M as
+// inputs, so what it reads is what this Run's forward pass computed, and
+// the Machine frees P and M once it has run (PyTorch's math attention
+// saves the same). P̃ is recomputed from P and M, and dP, dS are worked out
+// a (batch, head) pair at a time in a T² scratch per core. Products go
+// through gemm.Gemm with leading dimensions that step over the other heads;
+// the (batch, head) pairs are spread over cores by parallel. Double
+// backward is not implemented: the backward op reports an error if it is
+// differentiated.
 
 import (
 	"fmt"
 	"math"
-	"slices"
 
+	"github.com/chewxy/hm"
 	"github.com/geluproject/gelu/graph"
-	"github.com/geluproject/gelu/graph/rng"
 	"github.com/geluproject/gelu/ops/gemm"
 	"github.com/geluproject/gelu/ops/opkit"
 	"github.com/geluproject/gelu/ops/parallel"
@@ -73,150 +78,356 @@ func ScaledDotProductAttention(qkv, padMask *G.Node, cfg AttentionConfig) (*G.No
 	if cfg.Dropout > 0 && cfg.Mode == nil {
 		return nil, fmt.Errorf("%s %q: dropout needs a Mode (training flag and step)", name, cfg.Name)
 	}
-	if padMask == nil {
-		return opkit.Apply(newAttention(cfg, rows/cfg.Batch, cols/3, false), qkv)
+	geo := attentionGeometry{batch: cfg.Batch, heads: cfg.Heads, t: rows / cfg.Batch, d: cols / 3, causal: cfg.Causal}
+	probsIn := []*G.Node{qkv}
+	if padMask != nil {
+		if err := opkit.CheckMatrix(name, "padding mask", padMask); err != nil {
+			return nil, err
+		}
+		if padMask.Shape()[0] != cfg.Batch || padMask.Shape()[1] != geo.t {
+			return nil, fmt.Errorf("%s %q: padding mask %q has shape %v, want (%d, %d) (batch, T)", name, cfg.Name, padMask.Name(), padMask.Shape(), cfg.Batch, geo.t)
+		}
+		if padMask.Dtype() != qkv.Dtype() {
+			return nil, fmt.Errorf("%s %q: padding mask is %v but qkv is %v", name, cfg.Name, padMask.Dtype(), qkv.Dtype())
+		}
+		probsIn = append(probsIn, padMask)
 	}
-	op := newAttention(cfg, rows/cfg.Batch, cols/3, true)
-	if err := opkit.CheckMatrix(name, "padding mask", padMask); err != nil {
-		return nil, err
-	}
-	if padMask.Shape()[0] != cfg.Batch || padMask.Shape()[1] != op.t {
-		return nil, fmt.Errorf("%s %q: padding mask %q has shape %v, want (%d, %d) (batch, T)", name, cfg.Name, padMask.Name(), padMask.Shape(), cfg.Batch, op.t)
-	}
-	if padMask.Dtype() != qkv.Dtype() {
-		return nil, fmt.Errorf("%s %q: padding mask is %v but qkv is %v", name, cfg.Name, padMask.Dtype(), qkv.Dtype())
-	}
-	return opkit.Apply(op, qkv, padMask)
-}
-
-type attentionOp struct {
-	opkit.Base
-	cfg    AttentionConfig
-	t, d   int // sequence length, model width
-	masked bool
-	out    opkit.Buffer
-	// Saved for the backward op, B·H·T² each: the probabilities, and with
-	// dropout the dropped probabilities and the mask.
-	p, pd, mask opkit.Buffer
-	dropped     bool // whether the last run applied dropout
-	ran         bool
-	k32         *attentionKernel[float32]
-	k64         *attentionKernel[float64]
-}
-
-func newAttention(cfg AttentionConfig, t, d int, masked bool) *attentionOp {
-	op := &attentionOp{cfg: cfg, t: t, d: d, masked: masked}
-	name := fmt.Sprintf("attention(heads=%d", cfg.Heads)
-	if cfg.Causal {
-		name += ", causal"
-	}
-	if cfg.Dropout > 0 {
-		name += fmt.Sprintf(", dropout=%g", cfg.Dropout)
-	}
-	op.Base = opkit.Base{
-		Name:     name + ")",
-		Key:      fmt.Sprintf("ops.attention(%d,%d,%t,%x,%d,%q,%p,%d,%d,%t)", cfg.Batch, cfg.Heads, cfg.Causal, math.Float64bits(cfg.Dropout), cfg.Seed, cfg.Name, cfg.Mode, t, d, masked),
-		Dims:     []int{2, 2},
-		WRT:      []bool{true},
-		Backward: op.backward,
-	}
-	if masked { // the padding mask gets no gradient
-		op.Dims, op.WRT = []int{2, 2, 2}, []bool{true, false}
-	}
-	return op
-}
-
-func (op *attentionOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
-	s, err := opkit.ShapeArg(op, ds, 0)
+	probs, err := opkit.Apply(newAttentionProbs(geo, padMask != nil), probsIn...)
 	if err != nil {
 		return nil, err
 	}
-	return tensor.Shape{s[0], op.d}, nil
+	outIn := []*G.Node{qkv, probs}
+	if cfg.Dropout > 0 {
+		mask, err := opkit.Apply(newMask("attention-dropout", cfg.Dropout, cfg.Seed, cfg.Name, cfg.Mode, 2, geo.probsShape()), qkv)
+		if err != nil {
+			return nil, err
+		}
+		outIn = append(outIn, mask)
+	}
+	return opkit.Apply(newAttentionOut(geo, cfg.Dropout, false), outIn...)
 }
 
-func (op *attentionOp) roles() []string { return []string{"qkv", "padding mask"}[:op.Arity()] }
+// attentionGeometry is the shape of one attention: B sequences of T
+// tokens, H heads over a width d.
+type attentionGeometry struct {
+	batch, heads, t, d int
+	causal             bool
+}
 
-// check validates the run-time inputs against the shapes the op was built for.
-func (op *attentionOp) check(qkv, pad *tensor.Dense) error {
-	b := op.cfg.Batch
-	if qkv.Dims() != 2 || qkv.Shape()[0] != b*op.t || qkv.Shape()[1] != 3*op.d {
-		return fmt.Errorf("%v: qkv has shape %v, want (%d, %d)", op, qkv.Shape(), b*op.t, 3*op.d)
-	}
-	if op.masked && (pad.Dims() != 2 || pad.Shape()[0] != b || pad.Shape()[1] != op.t || pad.Dtype() != qkv.Dtype()) {
-		return fmt.Errorf("%v: padding mask is %v%v, want %v(%d, %d)", op, pad.Dtype(), pad.Shape(), qkv.Dtype(), b, op.t)
+func (g attentionGeometry) String() string {
+	return fmt.Sprintf("%d,%d,%d,%d,%t", g.batch, g.heads, g.t, g.d, g.causal)
+}
+
+// pairs returns the geometry shared by the loops over (batch, head) pairs.
+func (g attentionGeometry) pairs() (bh, t, d, dh int, scale float64) {
+	dh = g.d / g.heads
+	return g.batch * g.heads, g.t, g.d, dh, 1 / math.Sqrt(float64(dh))
+}
+
+func (g attentionGeometry) probsShape() tensor.Shape {
+	return tensor.Shape{g.batch * g.heads, g.t, g.t}
+}
+
+// checkQKV validates qkv at run time against the geometry.
+func (g attentionGeometry) checkQKV(op fmt.Stringer, qkv *tensor.Dense) error {
+	if qkv.Dims() != 2 || qkv.Shape()[0] != g.batch*g.t || qkv.Shape()[1] != 3*g.d {
+		return fmt.Errorf("%v: qkv has shape %v, want (%d, %d)", op, qkv.Shape(), g.batch*g.t, 3*g.d)
 	}
 	return nil
 }
 
-func (op *attentionOp) Do(vs ...G.Value) (G.Value, error) {
-	in, err := opkit.Inputs(op, vs, op.roles()...)
+// checkProbs validates the probabilities at run time.
+func (g attentionGeometry) checkProbs(op fmt.Stringer, qkv, p *tensor.Dense) error {
+	if p.Dtype() != qkv.Dtype() || p.Shape().TotalSize() != g.batch*g.heads*g.t*g.t {
+		return fmt.Errorf("%v: probabilities are %v%v, want %v%v", op, p.Dtype(), p.Shape(), qkv.Dtype(), g.probsShape())
+	}
+	return nil
+}
+
+// attentionProbsOp computes P = softmax(QKᵀ/√d_h + mask) for every
+// (batch, head) pair from qkv[ and the padding mask].
+type attentionProbsOp struct {
+	opkit.Base
+	geo    attentionGeometry
+	padded bool
+	out    opkit.Buffer
+	k32    attentionKernel[float32]
+	k64    attentionKernel[float64]
+}
+
+func newAttentionProbs(geo attentionGeometry, padded bool) *attentionProbsOp {
+	op := &attentionProbsOp{geo: geo, padded: padded}
+	name := fmt.Sprintf("attention.probs(heads=%d", geo.heads)
+	if geo.causal {
+		name += ", causal"
+	}
+	op.Base = opkit.Base{
+		Name: name + ")", Key: fmt.Sprintf("ops.attentionprobs(%v,%t)", geo, padded),
+		Dims: []int{2, 3}, WRT: []bool{false},
+	}
+	if padded {
+		op.Dims, op.WRT = []int{2, 2, 3}, []bool{false, false}
+	}
+	return op
+}
+
+func (op *attentionProbsOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
+	return op.geo.probsShape(), nil
+}
+
+func (op *attentionProbsOp) Do(vs ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, vs...) }
+
+// UsePreallocDo writes the probabilities into prealloc, a Machine's tensor,
+// or without one into the op's own buffer.
+func (op *attentionProbsOp) UsePreallocDo(prealloc G.Value, vs ...G.Value) (G.Value, error) {
+	in, err := opkit.Inputs(op, vs, []string{"qkv", "padding mask"}[:op.Arity()]...)
 	if err != nil {
 		return nil, err
 	}
 	qkv, pad := in[0], in[1]
-	if err := op.check(qkv, pad); err != nil {
+	if err := op.geo.checkQKV(op, qkv); err != nil {
 		return nil, err
 	}
-	dt := qkv.Dtype()
-	probs := tensor.Shape{op.cfg.Batch * op.cfg.Heads, op.t, op.t}
-	p := op.p.Get(dt, probs)
-	op.dropped = op.cfg.Dropout > 0 && op.cfg.Mode.Training()
-	var pd, mask *tensor.Dense
-	if op.dropped {
-		pd, mask = op.pd.Get(dt, probs), op.mask.Get(dt, probs)
+	b, t := op.geo.batch, op.geo.t
+	if op.padded && (pad.Dims() != 2 || pad.Shape()[0] != b || pad.Shape()[1] != t || pad.Dtype() != qkv.Dtype()) {
+		return nil, fmt.Errorf("%v: padding mask is %v%v, want %v(%d, %d)", op, pad.Dtype(), pad.Shape(), qkv.Dtype(), b, t)
 	}
-	out := op.out.Get(dt, tensor.Shape{op.cfg.Batch * op.t, op.d})
-	k32, k64 := op.kernels()
+	var shape [3]int
+	shape[0], shape[1], shape[2] = op.geo.batch*op.geo.heads, t, t
+	out, err := op.out.Use(op, prealloc, qkv.Dtype(), shape[:])
+	if err != nil {
+		return nil, err
+	}
 	switch out.Dtype() {
 	case tensor.Float32:
 		o := out.Float32s()
-		attentionForward(k32, o, qkv.Float32s(), affineData[float32](pad), p.Float32s(), affineData[float32](pd), affineData[float32](mask))
+		op.k32.run(attentionProbsPass, op.geo, attentionData[float32]{p: o, qkv: qkv.Float32s(), pad: affineData[float32](pad)})
 	case tensor.Float64:
 		o := out.Float64s()
-		attentionForward(k64, o, qkv.Float64s(), affineData[float64](pad), p.Float64s(), affineData[float64](pd), affineData[float64](mask))
+		op.k64.run(attentionProbsPass, op.geo, attentionData[float64]{p: o, qkv: qkv.Float64s(), pad: affineData[float64](pad)})
 	}
-	op.ran = true
 	return out, nil
 }
 
-// heads returns the geometry shared by the forward and backward loops.
-func (op *attentionOp) heads() (bh, t, d, dh int, scale float64) {
-	dh = op.d / op.cfg.Heads
-	return op.cfg.Batch * op.cfg.Heads, op.t, op.d, dh, 1 / math.Sqrt(float64(dh))
+// attentionOutOp computes O = P̃·V from (qkv, P[, M]), P̃ = P ⊙ M·1/(1−p)
+// with dropout, or with grad set the backward op dqkv from
+// (qkv, P[, M], dO).
+type attentionOutOp struct {
+	opkit.Base
+	geo     attentionGeometry
+	p       float64 // dropout probability; 0: no mask input
+	grad    bool
+	roles   []string // of the inputs, for opkit.Inputs
+	out     opkit.Buffer
+	k32     attentionKernel[float32]
+	k64     attentionKernel[float64]
+	masked  bool
+	scale32 float32
+	scale64 float64
 }
 
-// attentionKernel runs the forward or backward pass over a range of
-// (batch, head) pairs; parallel.For splits the pairs over cores. The op
-// keeps one per dtype, so a training step allocates nothing here.
-type attentionKernel[T graph.Float] struct {
-	op                         *attentionOp
-	backward                   bool
-	out, qkv, pad, p, pd, mask []T // forward
-	dqkv, g, w                 []T // backward (w: dP and dS, T² per pair)
+func newAttentionOut(geo attentionGeometry, p float64, grad bool) *attentionOutOp {
+	op := &attentionOutOp{geo: geo, p: p, grad: grad, masked: p > 0}
+	name := fmt.Sprintf("attention(heads=%d", geo.heads)
+	if geo.causal {
+		name += ", causal"
+	}
+	if p > 0 {
+		name += fmt.Sprintf(", dropout=%g", p)
+		op.scale64 = 1 / (1 - p)
+		op.scale32 = float32(op.scale64)
+	}
+	op.Base = opkit.Base{
+		Name: name + ")", Key: fmt.Sprintf("ops.attention(%v,%x,%t)", geo, math.Float64bits(p), grad),
+		Dims: []int{2, 3}, WRT: []bool{true, false}, Backward: op.backward,
+	}
+	if op.masked {
+		op.Dims, op.WRT = []int{2, 3, 3}, []bool{true, false, false}
+	}
+	op.roles = []string{"qkv", "probabilities", ""}[:len(op.Dims)]
+	if grad {
+		// Every input may carry a second derivative: differentiating
+		// this op reports that it is not implemented.
+		op.Name, op.Dims, op.WRT = "attention.dqkv", append(op.Dims, 2), nil
+		op.roles = append(op.roles, "gradient")
+		op.Backward = opkit.NotImplemented("double backward through ScaledDotProductAttention")
+	}
+	op.Dims = append(op.Dims, 2)
+	return op
 }
 
-func (k *attentionKernel[T]) Run(lo, hi int) {
-	for i := lo; i < hi; i++ {
-		if k.backward {
-			k.backwardPair(i)
-		} else {
-			k.forwardPair(i)
+// Type: qkv, P of qkv's type, M (uint8)[, dO] → O or dqkv.
+func (op *attentionOutOp) Type() hm.Type {
+	a := hm.TypeVariable('a')
+	ts := []hm.Type{G.TensorType{Dims: 2, Of: a}, G.TensorType{Dims: 3, Of: a}}
+	if op.masked {
+		ts = append(ts, G.TensorType{Dims: 3, Of: tensor.Uint8})
+	}
+	if op.grad {
+		ts = append(ts, G.TensorType{Dims: 2, Of: a})
+	}
+	return hm.NewFnType(append(ts, G.TensorType{Dims: 2, Of: a})...)
+}
+
+func (op *attentionOutOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
+	if op.grad {
+		return tensor.Shape{op.geo.batch * op.geo.t, 3 * op.geo.d}, nil
+	}
+	return tensor.Shape{op.geo.batch * op.geo.t, op.geo.d}, nil
+}
+
+func (op *attentionOutOp) Do(vs ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, vs...) }
+
+// UsePreallocDo writes the result into prealloc, a Machine's tensor, or
+// without one into the op's own buffer.
+func (op *attentionOutOp) UsePreallocDo(prealloc G.Value, vs ...G.Value) (G.Value, error) {
+	in, err := opkit.Inputs(op, vs, op.roles...)
+	if err != nil {
+		return nil, err
+	}
+	qkv, p := in[0], in[1]
+	if err := op.geo.checkQKV(op, qkv); err != nil {
+		return nil, err
+	}
+	if err := op.geo.checkProbs(op, qkv, p); err != nil {
+		return nil, err
+	}
+	var mask []uint8
+	if op.masked {
+		if mask, err = checkMask(op, vs[2], p.Shape().TotalSize()); err != nil {
+			return nil, err
 		}
+		if passes(mask) {
+			mask = nil
+		}
+	}
+	rows := qkv.Shape()[0]
+	var shape [2]int
+	shape[0], shape[1] = rows, op.geo.d
+	var g *tensor.Dense
+	pass := attentionOutPass
+	if op.grad {
+		g = in[len(op.roles)-1]
+		if g.Dtype() != qkv.Dtype() || g.Dims() != 2 || g.Shape()[0] != rows || g.Shape()[1] != op.geo.d {
+			return nil, fmt.Errorf("%v: gradient is %v%v, want %v(%d, %d)", op, g.Dtype(), g.Shape(), qkv.Dtype(), rows, op.geo.d)
+		}
+		shape[1], pass = 3*op.geo.d, attentionBackwardPass
+	}
+	out, err := op.out.Use(op, prealloc, qkv.Dtype(), shape[:])
+	if err != nil {
+		return nil, err
+	}
+	switch out.Dtype() {
+	case tensor.Float32:
+		o := out.Float32s()
+		op.k32.run(pass, op.geo, attentionData[float32]{out: o, qkv: qkv.Float32s(), p: p.Float32s(), mask: mask, scale: op.scale32, g: affineData[float32](g)})
+	case tensor.Float64:
+		o := out.Float64s()
+		op.k64.run(pass, op.geo, attentionData[float64]{out: o, qkv: qkv.Float64s(), p: p.Float64s(), mask: mask, scale: op.scale64, g: affineData[float64](g)})
+	}
+	return out, nil
+}
+
+func (op *attentionOutOp) backward(gs *opkit.Grads) {
+	gs.Set(0, gs.Apply(newAttentionOut(op.geo, op.p, true), append(gs.Inputs(), gs.Grad())...))
+}
+
+// attentionPass is what an attentionKernel computes for each pair.
+type attentionPass int
+
+const (
+	attentionProbsPass    attentionPass = iota // P from qkv[, pad]
+	attentionOutPass                           // O from qkv, P[, M]
+	attentionBackwardPass                      // dqkv from qkv, P[, M], dO
+)
+
+// attentionData holds the tensors of one pass: out is O or dqkv, g is dO;
+// mask is nil without dropout (or when it passes everything), and scale is
+// 1/(1−p) in T, the factor of the kept probabilities.
+type attentionData[T graph.Float] struct {
+	out, qkv, pad, p, g []T
+	mask                []uint8
+	scale               T
+}
+
+// attentionKernel runs a pass over a range of (batch, head) pairs;
+// parallel.For splits the pairs over cores. The ops keep one per dtype,
+// so a training step allocates nothing here.
+type attentionKernel[T graph.Float] struct {
+	pass attentionPass
+	geo  attentionGeometry
+	attentionData[T]
+}
+
+func (k *attentionKernel[T]) run(pass attentionPass, geo attentionGeometry, data attentionData[T]) {
+	k.pass, k.geo, k.attentionData = pass, geo, data
+	bh, _, _, _, _ := geo.pairs()
+	parallel.For(bh, 1, k)
+	k.attentionData = attentionData[T]{} // keep no tensor alive
+}
+
+// scratch holds T² numbers per worker for P̃ and for dP then dS: the
+// backward pass works out one pair at a time.
+var (
+	scratch32 parallel.FreeList[[]float32]
+	scratch64 parallel.FreeList[[]float64]
+)
+
+func getScratch[T graph.Float](n int) *[]T {
+	var s *[]T
+	switch l := any(&s).(type) {
+	case **[]float32:
+		*l = scratch32.Get()
+	case **[]float64:
+		*l = scratch64.Get()
+	}
+	if cap(*s) < n {
+		*s = make([]T, n)
+	}
+	*s = (*s)[:n]
+	return s
+}
+
+func putScratch[T graph.Float](s *[]T) {
+	switch x := any(s).(type) {
+	case *[]float32:
+		scratch32.Put(x)
+	case *[]float64:
+		scratch64.Put(x)
 	}
 }
 
-func (k *attentionKernel[T]) forwardPair(i int) {
-	op := k.op
-	_, t, d, dh, scale := op.heads()
-	b, h := i/op.cfg.Heads, i%op.cfg.Heads
+func (k *attentionKernel[T]) Run(lo, hi int) {
+	if k.pass == attentionProbsPass {
+		for i := lo; i < hi; i++ {
+			k.probsPair(i)
+		}
+		return
+	}
+	_, t, _, _, _ := k.geo.pairs()
+	s := getScratch[T](2 * t * t)
+	for i := lo; i < hi; i++ {
+		if k.pass == attentionOutPass {
+			k.outPair(i, (*s)[:t*t])
+		} else {
+			k.backwardPair(i, (*s)[:t*t], (*s)[t*t:])
+		}
+	}
+	putScratch(s)
+}
+
+func (k *attentionKernel[T]) probsPair(i int) {
+	geo := k.geo
+	_, t, d, dh, scale := geo.pairs()
+	b, h := i/geo.heads, i%geo.heads
 	q := k.qkv[b*t*3*d+h*dh:]
-	key, v := q[d:], q[2*d:]
+	key := q[d:]
 	s := k.p[i*t*t : (i+1)*t*t]
 	gemm.Gemm(false, true, t, t, dh, T(scale), q, 3*d, key, 3*d, 0, s, t)
 	inf := T(math.Inf(-1))
 	for r := 0; r < t; r++ {
 		row := s[r*t : (r+1)*t]
-		if op.cfg.Causal { // keys after r get probability 0 without an exp
+		if geo.causal { // keys after r get probability 0 without an exp
 			clear(row[r+1:])
 			row = row[:r+1]
 		}
@@ -229,37 +440,48 @@ func (k *attentionKernel[T]) forwardPair(i int) {
 		}
 		SoftmaxRow(row, row)
 	}
-	probs := s
-	if op.dropped {
-		probs = k.pd[i*t*t : (i+1)*t*t]
-		m := k.mask[i*t*t : (i+1)*t*t]
-		for j, x := range s {
-			probs[j] = x * m[j]
-		}
-	}
-	gemm.Gemm(false, false, t, dh, t, 1, probs, t, v, 3*d, 0, k.out[b*t*d+h*dh:], d)
 }
 
-func (k *attentionKernel[T]) backwardPair(i int) {
-	op := k.op
-	_, t, d, dh, scale := op.heads()
-	b, h := i/op.cfg.Heads, i%op.cfg.Heads
+// dropped returns the probabilities of pair i as the output uses them:
+// P, or P̃ = P ⊙ M written into pd.
+func (k *attentionKernel[T]) dropped(i int, pd []T) []T {
+	t := k.geo.t
+	p := k.p[i*t*t : (i+1)*t*t]
+	if k.mask == nil {
+		return p
+	}
+	m := k.mask[i*t*t : (i+1)*t*t]
+	mult := [...]T{maskDrop: 0, maskKeep: k.scale}
+	for j, x := range p {
+		pd[j] = x * mult[m[j]]
+	}
+	return pd
+}
+
+func (k *attentionKernel[T]) outPair(i int, pd []T) {
+	geo := k.geo
+	_, t, d, dh, _ := geo.pairs()
+	b, h := i/geo.heads, i%geo.heads
+	v := k.qkv[b*t*3*d+h*dh+2*d:]
+	gemm.Gemm(false, false, t, dh, t, 1, k.dropped(i, pd), t, v, 3*d, 0, k.out[b*t*d+h*dh:], d)
+}
+
+func (k *attentionKernel[T]) backwardPair(i int, pd, w []T) {
+	geo := k.geo
+	_, t, d, dh, scale := geo.pairs()
+	b, h := i/geo.heads, i%geo.heads
 	off := b*t*3*d + h*dh
 	q, key, v := k.qkv[off:], k.qkv[off+d:], k.qkv[off+2*d:]
-	dq, dk, dv := k.dqkv[off:], k.dqkv[off+d:], k.dqkv[off+2*d:]
+	dq, dk, dv := k.out[off:], k.out[off+d:], k.out[off+2*d:]
 	do := k.g[b*t*d+h*dh:]
 	p := k.p[i*t*t : (i+1)*t*t]
-	w := k.w[i*t*t : (i+1)*t*t]
-	probs := p
-	if op.dropped {
-		probs = k.pd[i*t*t : (i+1)*t*t]
-	}
-	gemm.Gemm(true, false, t, dh, t, 1, probs, t, do, d, 0, dv, 3*d)
+	gemm.Gemm(true, false, t, dh, t, 1, k.dropped(i, pd), t, do, d, 0, dv, 3*d)
 	gemm.Gemm(false, true, t, t, dh, 1, do, d, v, 3*d, 0, w, t)
-	if op.dropped {
+	if k.mask != nil {
 		m := k.mask[i*t*t : (i+1)*t*t]
+		mult := [...]T{maskDrop: 0, maskKeep: k.scale}
 		for j := range w {
-			w[j] *= m[j]
+			w[j] *= mult[m[j]]
 		}
 	}
 	for r := 0; r < t; r++ {
@@ -270,103 +492,7 @@ func (k *attentionKernel[T]) backwardPair(i int) {
 	gemm.Gemm(true, false, t, dh, t, T(scale), w, t, q, 3*d, 0, dk, 3*d)
 }
 
-// kernels returns the op's kernels for both dtypes, made on first use.
-func (op *attentionOp) kernels() (*attentionKernel[float32], *attentionKernel[float64]) {
-	if op.k32 == nil {
-		op.k32, op.k64 = &attentionKernel[float32]{op: op}, &attentionKernel[float64]{op: op}
-	}
-	return op.k32, op.k64
-}
-
-func attentionForward[T graph.Float](k *attentionKernel[T], out, qkv, pad, p, pd, mask []T) {
-	op := k.op
-	if op.dropped {
-		drawMask(mask, op.cfg.Dropout, rng.New(op.cfg.Seed, fmt.Sprintf("attention-dropout/%s/%d", streamName(op.cfg.Mode, op.cfg.Name), op.cfg.Mode.Step())))
-	}
-	k.backward = false
-	k.out, k.qkv, k.pad, k.p, k.pd, k.mask = out, qkv, pad, p, pd, mask
-	bh, _, _, _, _ := op.heads()
-	parallel.For(bh, 1, k)
-	k.out, k.qkv, k.pad, k.p, k.pd, k.mask = nil, nil, nil, nil, nil, nil
-}
-
-func drawMask[T graph.Float](mask []T, p float64, r *rng.RNG) {
-	scale := T(1 / (1 - p))
-	for j := range mask {
-		mask[j] = 0
-		if r.Float64() >= p {
-			mask[j] = scale
-		}
-	}
-}
-
-func (op *attentionOp) backward(gs *opkit.Grads) {
-	gs.Set(0, gs.Apply(newAttentionGrad(op), append(gs.Inputs(), gs.Grad())...))
-}
-
-// attentionGradOp computes dqkv from (qkv[, padMask], dO) and the
-// probabilities its forward op saved.
-type attentionGradOp struct {
-	opkit.Base
-	fwd     *attentionOp
-	out     opkit.Buffer
-	scratch opkit.Buffer // dP, then dS, of every (batch, head) pair
-}
-
-func newAttentionGrad(fwd *attentionOp) *attentionGradOp {
-	return &attentionGradOp{fwd: fwd, Base: opkit.Base{
-		Name: "attention.dqkv", Key: fmt.Sprintf("ops.attentiongrad(%p)", fwd),
-		Dims:     append(slices.Clone(fwd.Dims[:fwd.Arity()]), 2, 2),
-		Backward: opkit.NotImplemented("double backward through ScaledDotProductAttention"),
-	}}
-}
-
-func (op *attentionGradOp) Do(vs ...G.Value) (G.Value, error) {
-	roles := append(op.fwd.roles(), "gradient")
-	in, err := opkit.Inputs(op, vs, roles...)
-	if err != nil {
-		return nil, err
-	}
-	qkv, pad, g := in[0], in[1], in[len(roles)-1]
-	if err := op.fwd.check(qkv, pad); err != nil {
-		return nil, err
-	}
-	if g.Dtype() != qkv.Dtype() || g.Dims() != 2 || g.Shape()[0] != qkv.Shape()[0] || g.Shape()[1] != op.fwd.d {
-		return nil, fmt.Errorf("%v: gradient is %v%v, want %v(%d, %d)", op, g.Dtype(), g.Shape(), qkv.Dtype(), qkv.Shape()[0], op.fwd.d)
-	}
-	if !op.fwd.ran {
-		return nil, fmt.Errorf("%v: the forward attention has not run", op)
-	}
-	dt := qkv.Dtype()
-	out := op.out.Get(dt, qkv.Shape())
-	probs := tensor.Shape{op.fwd.cfg.Batch * op.fwd.cfg.Heads, op.fwd.t, op.fwd.t}
-	w := op.scratch.Get(dt, probs)
-	p := op.fwd.p.Get(dt, probs)
-	var pd, mask *tensor.Dense
-	if op.fwd.dropped {
-		pd, mask = op.fwd.pd.Get(dt, probs), op.fwd.mask.Get(dt, probs)
-	}
-	k32, k64 := op.fwd.kernels()
-	switch out.Dtype() {
-	case tensor.Float32:
-		o := out.Float32s()
-		attentionBackward(k32, o, qkv.Float32s(), g.Float32s(), p.Float32s(), affineData[float32](pd), affineData[float32](mask), w.Float32s())
-	case tensor.Float64:
-		o := out.Float64s()
-		attentionBackward(k64, o, qkv.Float64s(), g.Float64s(), p.Float64s(), affineData[float64](pd), affineData[float64](mask), w.Float64s())
-	}
-	return out, nil
-}
-
-func attentionBackward[T graph.Float](k *attentionKernel[T], dqkv, qkv, g, p, pd, mask, w []T) {
-	k.backward = true
-	k.dqkv, k.qkv, k.g, k.p, k.pd, k.mask, k.w = dqkv, qkv, g, p, pd, mask, w
-	bh, _, _, _, _ := k.op.heads()
-	parallel.For(bh, 1, k)
-	k.dqkv, k.qkv, k.g, k.p, k.pd, k.mask, k.w = nil, nil, nil, nil, nil, nil, nil
-}
-
 var (
-	_ G.ADOp = &attentionOp{}
-	_ G.SDOp = &attentionOp{}
+	_ G.ADOp = &attentionOutOp{}
+	_ G.SDOp = &attentionOutOp{}
 )

@@ -3,16 +3,22 @@
 // matrix product; every derivative is again a MatMul, so double backward
 // works), BatchedMatMul, SumRows/BroadcastRows, LayerNorm, Softmax,
 // ScaledDotProductAttention (scaling, causal and padding masks, softmax,
-// seeded dropout and ·V in one op), MSELoss, CrossEntropy, BCEWithLogits,
-// Add, Mul, Sigmoid, Dropout, Embedding, Gather/Reshape and PrependRow.
+// seeded dropout and ·V), MSELoss, CrossEntropy (with ignore_index),
+// BCEWithLogits, Add, Mul, Sigmoid, Dropout, Embedding, Gather/Reshape and
+// PrependRow.
 //
 // Double backward works through the linear ops (MatMul, BatchedMatMul, Mul,
 // Add, Gather, Reshape, PrependRow, Dropout); LayerNorm, Softmax, Sigmoid,
 // attention and the losses return a clear error when differentiated twice.
 //
-// Each op owns its output buffers, reused from one run to the next, so a
-// training step allocates nothing; each implements both SymDiff (symbolic
-// gradients: graph.Grad, run by graph.Machine) and DoDiff (LispMachine).
+// Each op writes its result into a tensor the graph.Machine gives it (or,
+// run by anything else, into a buffer of its own), so a training step
+// allocates nothing and the machine frees each value after its last use.
+// Forward state a backward op reads is a node of its own that the
+// backward op takes as an input: LayerNorm's row statistics, attention's
+// probabilities, and dropout masks (one byte an element, drawn for the
+// graph's step). Each op implements both SymDiff (symbolic gradients:
+// graph.Grad, run by graph.Machine) and DoDiff (LispMachine).
 // Matrix products go through package gemm, loops over rows through package
 // parallel.
 //

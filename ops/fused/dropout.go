@@ -5,15 +5,16 @@ package fused
 // is a pure function of (seed, name, step), so a run resumed from a
 // checkpoint at step s draws exactly the masks the uninterrupted run drew.
 //
-//	forward   y = x·m,  m ∈ {0, 1/(1−p)}
-//	backward  dx = g·m  (the same mask; linear, so differentiable again)
+//	forward   m = mask(seed, name, step) ∈ {0, 1/(1−p)}   (a node: mask.go)
+//	          y = x·m
+//	backward  dx = g·m  (the same mask node; linear, so differentiable again)
 
 import (
 	"fmt"
 	"math"
 
+	"github.com/chewxy/hm"
 	"github.com/geluproject/gelu/graph"
-	"github.com/geluproject/gelu/graph/rng"
 	"github.com/geluproject/gelu/ops/opkit"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -21,7 +22,7 @@ import (
 
 // Mode tells stochastic ops whether the model is training and which
 // optimization step the next run computes. *graph.Graph implements it
-// (SetTraining, SetStep).
+// (SetTraining, SetStep; a training Run advances the step).
 type Mode interface {
 	Training() bool
 	Step() int
@@ -50,112 +51,83 @@ func Dropout(x *G.Node, p float64, seed uint64, name string, mode Mode) (*G.Node
 	if mode == nil {
 		return nil, fmt.Errorf("fused.Dropout %q: mode is nil", name)
 	}
-	return opkit.Apply(newDropout(p, seed, name, mode, x.Dims()), x)
+	mask, err := opkit.Apply(newMask("dropout", p, seed, name, mode, x.Dims(), x.Shape()), x)
+	if err != nil {
+		return nil, err
+	}
+	return opkit.Apply(newDropout(p, x.Dims()), x, mask)
 }
 
+// dropoutOp is y = x·m for an input x (or, in the backward pass, a
+// gradient) and a mask node.
 type dropoutOp struct {
 	opkit.Base
-	p      float64
-	seed   uint64
-	name   string
-	mode   Mode
-	dims   int
-	out    opkit.Buffer
-	mask   []float64 // nil while the last run was the identity
-	masked bool
+	p   float64
+	out opkit.Buffer
 }
 
-func newDropout(p float64, seed uint64, name string, mode Mode, dims int) *dropoutOp {
-	op := &dropoutOp{p: p, seed: seed, name: name, mode: mode, dims: dims}
+func newDropout(p float64, dims int) *dropoutOp {
+	op := &dropoutOp{p: p}
 	op.Base = opkit.Base{
 		Name:     fmt.Sprintf("dropout(%g)", p),
-		Key:      fmt.Sprintf("ops.dropout(%x,%d,%q,%p)", math.Float64bits(p), seed, name, mode),
-		Dims:     []int{dims, dims},
-		Backward: func(gs *opkit.Grads) { gs.Set(0, gs.Apply(newDropoutGrad(op), gs.Input(0), gs.Grad())) },
+		Key:      fmt.Sprintf("ops.dropout(%x,%d)", math.Float64bits(p), dims),
+		Dims:     []int{dims, dims, dims},
+		WRT:      []bool{true, false},
+		Backward: func(gs *opkit.Grads) { gs.Set(0, gs.Apply(newDropout(p, dims), gs.Grad(), gs.Input(1))) },
 	}
 	return op
 }
 
-func (op *dropoutOp) Do(vs ...G.Value) (G.Value, error) {
-	in, err := opkit.Inputs(op, vs, "input")
+// Type: the input and a uint8 mask of its shape → the input's type.
+func (op *dropoutOp) Type() hm.Type {
+	d, a := op.Dims[0], hm.TypeVariable('a')
+	return hm.NewFnType(G.TensorType{Dims: d, Of: a}, G.TensorType{Dims: d, Of: tensor.Uint8}, G.TensorType{Dims: d, Of: a})
+}
+
+func (op *dropoutOp) Do(vs ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, vs...) }
+
+// UsePreallocDo writes the result into prealloc, a Machine's tensor, or
+// without one into the op's own buffer.
+func (op *dropoutOp) UsePreallocDo(prealloc G.Value, vs ...G.Value) (G.Value, error) {
+	in, err := opkit.Inputs(op, vs, "input", "")
 	if err != nil {
 		return nil, err
 	}
 	x := in[0]
-	n := x.Shape().TotalSize()
-	op.masked = op.mode.Training() && op.p > 0
-	if op.masked {
-		if len(op.mask) != n {
-			op.mask = make([]float64, n)
-		}
-		r := rng.New(op.seed, fmt.Sprintf("dropout/%s/%d", streamName(op.mode, op.name), op.mode.Step()))
-		scale := 1 / (1 - op.p)
-		for i := range op.mask {
-			op.mask[i] = 0
-			if r.Float64() >= op.p {
-				op.mask[i] = scale
-			}
-		}
-	}
-	out := op.out.Get(x.Dtype(), x.Shape())
-	switch out.Dtype() {
-	case tensor.Float32:
-		o := out.Float32s()
-		applyMask(o, x.Float32s(), op.mask, op.masked)
-	case tensor.Float64:
-		o := out.Float64s()
-		applyMask(o, x.Float64s(), op.mask, op.masked)
-	}
-	return out, nil
-}
-
-func applyMask[T graph.Float](out, x []T, mask []float64, masked bool) {
-	if !masked {
-		copy(out, x)
-		return
-	}
-	for i, v := range x {
-		out[i] = T(float64(v) * mask[i])
-	}
-}
-
-// dropoutGradOp multiplies the gradient by the forward op's mask. x is an
-// input only so that it runs after the forward op.
-type dropoutGradOp struct {
-	opkit.Base
-	fwd *dropoutOp
-	out opkit.Buffer
-}
-
-// newDropoutGrad: the output does not depend on x (only the mask does), so
-// x gets no gradient; the backward is the op itself again.
-func newDropoutGrad(fwd *dropoutOp) *dropoutGradOp {
-	op := &dropoutGradOp{fwd: fwd}
-	op.Base = opkit.Base{
-		Name: "dropout.dx", Key: fmt.Sprintf("ops.dropoutgrad(%p)", fwd),
-		Dims: []int{fwd.dims, fwd.dims, fwd.dims}, ShapeOf: 1, WRT: []bool{false, true},
-		Backward: func(gs *opkit.Grads) { gs.Set(1, gs.Apply(newDropoutGrad(fwd), gs.Input(0), gs.Grad())) },
-	}
-	return op
-}
-
-func (op *dropoutGradOp) Do(vs ...G.Value) (G.Value, error) {
-	in, err := opkit.Inputs(op, vs, "", "gradient")
+	mask, err := checkMask(op, vs[1], x.Shape().TotalSize())
 	if err != nil {
 		return nil, err
 	}
-	g := in[1]
-	if op.fwd.masked && len(op.fwd.mask) != g.Shape().TotalSize() {
-		return nil, fmt.Errorf("%v: the forward dropout has not run on this input", op)
+	out, err := op.out.Use(op, prealloc, x.Dtype(), x.Shape())
+	if err != nil {
+		return nil, err
 	}
-	out := op.out.Get(g.Dtype(), g.Shape())
+	scale := 1 / (1 - op.p)
 	switch out.Dtype() {
 	case tensor.Float32:
 		o := out.Float32s()
-		applyMask(o, g.Float32s(), op.fwd.mask, op.fwd.masked)
+		applyMask(o, x.Float32s(), mask, scale)
 	case tensor.Float64:
 		o := out.Float64s()
-		applyMask(o, g.Float64s(), op.fwd.mask, op.fwd.masked)
+		applyMask(o, x.Float64s(), mask, scale)
 	}
 	return out, nil
 }
+
+// applyMask sets out to x·m, m being 0, scale or 1 as the mask says, in
+// float64 and rounded once.
+func applyMask[T graph.Float](out, x []T, mask []uint8, scale float64) {
+	if passes(mask) {
+		copy(out, x)
+		return
+	}
+	m := [...]float64{maskDrop: 0, maskKeep: scale, maskPass: 1}
+	for i, v := range x {
+		out[i] = T(float64(v) * m[mask[i]])
+	}
+}
+
+var (
+	_ G.ADOp = &dropoutOp{}
+	_ G.SDOp = &dropoutOp{}
+)

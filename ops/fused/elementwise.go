@@ -59,13 +59,20 @@ func newBinary(kind binaryKind, dims int) *binaryOp {
 	return op
 }
 
-func (op *binaryOp) Do(vs ...G.Value) (G.Value, error) {
+func (op *binaryOp) Do(vs ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, vs...) }
+
+// UsePreallocDo writes the result into prealloc, a Machine's tensor, or
+// without one into the op's own buffer.
+func (op *binaryOp) UsePreallocDo(prealloc G.Value, vs ...G.Value) (G.Value, error) {
 	in, err := opkit.SameInputs(op, vs, "a", "b")
 	if err != nil {
 		return nil, err
 	}
 	a, b := in[0], in[1]
-	out := op.out.Get(a.Dtype(), a.Shape())
+	out, err := op.out.Use(op, prealloc, a.Dtype(), a.Shape())
+	if err != nil {
+		return nil, err
+	}
 	switch out.Dtype() {
 	case tensor.Float32:
 		o := out.Float32s()

@@ -77,7 +77,11 @@ func (op *embeddingOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{op.vocab, x[1] / idx[1]}, nil
 }
 
-func (op *embeddingOp) Do(vs ...G.Value) (G.Value, error) {
+func (op *embeddingOp) Do(vs ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, vs...) }
+
+// UsePreallocDo writes the result into prealloc, a Machine's tensor, or
+// without one into the op's own buffer.
+func (op *embeddingOp) UsePreallocDo(prealloc G.Value, vs ...G.Value) (G.Value, error) {
 	role := "table"
 	if op.grad {
 		role = "gradient"
@@ -94,7 +98,10 @@ func (op *embeddingOp) Do(vs ...G.Value) (G.Value, error) {
 		vocab, d = op.vocab, d/k
 		shape = tensor.Shape{vocab, d}
 	}
-	out := op.out.Get(x.Dtype(), shape)
+	out, err := op.out.Use(op, prealloc, x.Dtype(), shape)
+	if err != nil {
+		return nil, err
+	}
 	switch out.Dtype() {
 	case tensor.Float32:
 		o := out.Float32s()

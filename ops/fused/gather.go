@@ -120,7 +120,11 @@ func (op *gatherOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
 	return to.Clone(), nil
 }
 
-func (op *gatherOp) Do(vs ...G.Value) (G.Value, error) {
+func (op *gatherOp) Do(vs ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, vs...) }
+
+// UsePreallocDo writes the result into prealloc, a Machine's tensor, or
+// without one into the op's own buffer.
+func (op *gatherOp) UsePreallocDo(prealloc G.Value, vs ...G.Value) (G.Value, error) {
 	in, err := opkit.Inputs(op, vs, "input")
 	if err != nil {
 		return nil, err
@@ -130,7 +134,10 @@ func (op *gatherOp) Do(vs ...G.Value) (G.Value, error) {
 	if x.Shape().TotalSize() != from.TotalSize() {
 		return nil, fmt.Errorf("%v: input shape %v, want %v", op, x.Shape(), from)
 	}
-	out := op.out.Get(x.Dtype(), to)
+	out, err := op.out.Use(op, prealloc, x.Dtype(), to)
+	if err != nil {
+		return nil, err
+	}
 	switch out.Dtype() {
 	case tensor.Float32:
 		o := out.Float32s()
@@ -191,7 +198,11 @@ func (op *prependRowOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{op.groups * (op.n + 1), op.d}, nil
 }
 
-func (op *prependRowOp) Do(vs ...G.Value) (G.Value, error) {
+func (op *prependRowOp) Do(vs ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, vs...) }
+
+// UsePreallocDo writes the result into prealloc, a Machine's tensor, or
+// without one into the op's own buffer.
+func (op *prependRowOp) UsePreallocDo(prealloc G.Value, vs ...G.Value) (G.Value, error) {
 	in, err := opkit.Inputs(op, vs, "input", "row")
 	if err != nil {
 		return nil, err
@@ -200,7 +211,10 @@ func (op *prependRowOp) Do(vs ...G.Value) (G.Value, error) {
 	if x.Shape().TotalSize() != op.groups*op.n*op.d || r.Shape().TotalSize() != op.d {
 		return nil, fmt.Errorf("%v: input %v and row %v, want (%d, %d) and (%d)", op, x.Shape(), r.Shape(), op.groups*op.n, op.d, op.d)
 	}
-	out := op.out.Get(x.Dtype(), tensor.Shape{op.groups * (op.n + 1), op.d})
+	out, err := op.out.Use(op, prealloc, x.Dtype(), tensor.Shape{op.groups * (op.n + 1), op.d})
+	if err != nil {
+		return nil, err
+	}
 	switch out.Dtype() {
 	case tensor.Float32:
 		o := out.Float32s()

@@ -78,6 +78,11 @@ func layerCases() []layerCase {
 			ref:   func(in [][]float64) []float64 { return refLayerNorm(in[0], in[1], in[2], 6, 1e-5) },
 		},
 		{
+			name: "LayerNormNoBias", inputs: []*tensor.Dense{randn(19, 4, 6), randn(20, 6)},
+			build: func(in []*G.Node) (*G.Node, error) { return fused.LayerNorm(in[0], in[1], nil, 1e-5) },
+			ref:   func(in [][]float64) []float64 { return refLayerNorm(in[0], in[1], make([]float64, 6), 6, 1e-5) },
+		},
+		{
 			name: "LayerNormNoAffine", inputs: []*tensor.Dense{randn(10, 3, 5)},
 			build: func(in []*G.Node) (*G.Node, error) { return fused.LayerNorm(in[0], nil, nil, 1e-3) },
 			ref:   func(in [][]float64) []float64 { return refLayerNorm(in[0], nil, nil, 5, 1e-3) },
@@ -234,7 +239,7 @@ func TestLayerOpsBuildErrors(t *testing.T) {
 		{second(fused.Linear(x, w, nil)), "input \"x\" has 3 features, weight \"w\" expects 5"},
 		{second(fused.Linear(v, w, nil)), "want a matrix"},
 		{second(fused.Linear(x, mustInput(g, "w2", 2, 3), b)), "bias \"b\" has shape (7), want (2)"},
-		{second(fused.LayerNorm(x, v, nil, 1e-5)), "both gamma and beta"},
+		{second(fused.LayerNorm(x, nil, v, 1e-5)), "beta without gamma"},
 		{second(fused.LayerNorm(x, b, b, 1e-5)), "gamma \"b\" has shape (7), want (3)"},
 		{second(fused.LayerNorm(x, nil, nil, -1)), "eps = -1"},
 		{second(fused.CrossEntropy(x, x)), "want (rows × classes) and (rows)"},

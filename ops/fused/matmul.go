@@ -157,7 +157,11 @@ func (op *matMulOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
 	return c, nil
 }
 
-func (op *matMulOp) Do(vs ...G.Value) (G.Value, error) {
+func (op *matMulOp) Do(vs ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, vs...) }
+
+// UsePreallocDo writes the result into prealloc, a Machine's tensor, or
+// without one into the op's own buffer.
+func (op *matMulOp) UsePreallocDo(prealloc G.Value, vs ...G.Value) (G.Value, error) {
 	in, err := opkit.Inputs(op, vs, []string{"a", "b", "bias"}[:op.Arity()]...)
 	if err != nil {
 		return nil, err
@@ -177,7 +181,10 @@ func (op *matMulOp) Do(vs ...G.Value) (G.Value, error) {
 	if a.Dtype() != b.Dtype() || (bias != nil && bias.Dtype() != a.Dtype()) {
 		return nil, fmt.Errorf("%v: mixed dtypes", op)
 	}
-	c := op.out.Get(a.Dtype(), cs)
+	c, err := op.out.Use(op, prealloc, a.Dtype(), cs)
+	if err != nil {
+		return nil, err
+	}
 	batch, m := 1, cs[len(cs)-2]
 	if op.batched {
 		batch = cs[0]
@@ -283,7 +290,11 @@ func (op *sumRowsOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{s[1]}, nil
 }
 
-func (op *sumRowsOp) Do(vs ...G.Value) (G.Value, error) {
+func (op *sumRowsOp) Do(vs ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, vs...) }
+
+// UsePreallocDo writes the result into prealloc, a Machine's tensor, or
+// without one into the op's own buffer.
+func (op *sumRowsOp) UsePreallocDo(prealloc G.Value, vs ...G.Value) (G.Value, error) {
 	in, err := opkit.Inputs(op, vs, "input")
 	if err != nil {
 		return nil, err
@@ -293,7 +304,10 @@ func (op *sumRowsOp) Do(vs ...G.Value) (G.Value, error) {
 		return nil, fmt.Errorf("%v: input shape %v, want a matrix", op, x.Shape())
 	}
 	n := x.Shape()[1]
-	out := op.out.Get(x.Dtype(), tensor.Shape{n})
+	out, err := op.out.Use(op, prealloc, x.Dtype(), tensor.Shape{n})
+	if err != nil {
+		return nil, err
+	}
 	switch out.Dtype() {
 	case tensor.Float32:
 		op.b32.run(out.Float32s(), x.Float32s(), n)
@@ -383,14 +397,21 @@ func (op *broadcastRowsOp) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{op.rows, s[0]}, nil
 }
 
-func (op *broadcastRowsOp) Do(vs ...G.Value) (G.Value, error) {
+func (op *broadcastRowsOp) Do(vs ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, vs...) }
+
+// UsePreallocDo writes the result into prealloc, a Machine's tensor, or
+// without one into the op's own buffer.
+func (op *broadcastRowsOp) UsePreallocDo(prealloc G.Value, vs ...G.Value) (G.Value, error) {
 	in, err := opkit.Inputs(op, vs, "input")
 	if err != nil {
 		return nil, err
 	}
 	v := in[0]
 	n := v.Shape().TotalSize()
-	out := op.out.Get(v.Dtype(), tensor.Shape{op.rows, n})
+	out, err := op.out.Use(op, prealloc, v.Dtype(), tensor.Shape{op.rows, n})
+	if err != nil {
+		return nil, err
+	}
 	switch out.Dtype() {
 	case tensor.Float32:
 		o := out.Float32s()

@@ -58,14 +58,21 @@ func newSavedOutput(kind savedOutputKind, dims int, grad bool) *savedOutputOp {
 	return op
 }
 
-func (op *savedOutputOp) Do(vs ...G.Value) (G.Value, error) {
+func (op *savedOutputOp) Do(vs ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, vs...) }
+
+// UsePreallocDo writes the result into prealloc, a Machine's tensor, or
+// without one into the op's own buffer.
+func (op *savedOutputOp) UsePreallocDo(prealloc G.Value, vs ...G.Value) (G.Value, error) {
 	in, err := opkit.SameInputs(op, vs, []string{"input", "gradient"}[:op.Arity()]...)
 	if err != nil {
 		return nil, err
 	}
 	x, g := in[0], in[1]
 	n := x.Shape()[x.Dims()-1]
-	out := op.out.Get(x.Dtype(), x.Shape())
+	out, err := op.out.Use(op, prealloc, x.Dtype(), x.Shape())
+	if err != nil {
+		return nil, err
+	}
 	switch out.Dtype() {
 	case tensor.Float32:
 		o := out.Float32s()

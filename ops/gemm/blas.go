@@ -1,15 +1,18 @@
 package gemm
 
 // Matrix products for the fused ops. Every GEMM in this package goes through
-// gemm, so the BLAS is chosen in one place. At start-up the package loads
-// OpenBLAS if the system has it (at run time, without cgo: see
-// blas_openblas.go) and otherwise uses gonum's pure-Go BLAS; the
-// environment variable GELU_BLAS overrides the choice:
+// gemm, so the BLAS is chosen in one place, at start-up (defaultBLAS): the
+// own GEMM where its AVX-512 kernels run, OpenBLAS (loaded at run time,
+// without cgo: see blas_openblas.go) where they do not and the library is
+// installed, the own GEMM's AVX2 kernels without it, gonum's pure Go where
+// the own GEMM has no assembly. The environment variable GELU_BLAS
+// overrides the choice:
 //
 //	GELU_BLAS=own              the project's own GEMM (assembly), never load a C library
 //	GELU_BLAS=gonum            pure Go, never load a C library
-//	GELU_BLAS=openblas         OpenBLAS from the usual library names (the default)
+//	GELU_BLAS=openblas         OpenBLAS from the usual library names
 //	GELU_BLAS=/path/to/lib.so  OpenBLAS from this file
+//	GELU_BLAS=auto (or unset)  the default above
 //
 // The same implementation is handed to gorgonia (gorgonia.Use), so its own
 // MatMul, MatVecMul and friends use it too.
@@ -17,7 +20,6 @@ package gemm
 import (
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 
@@ -45,7 +47,8 @@ const blasEnv = "GELU_BLAS"
 var (
 	blasMu   sync.RWMutex
 	blasImpl BLAS = gonumBLAS{}
-	// blasNote says why the default is not OpenBLAS, for BLASName.
+	// blasNote says why the default is not what GELU_BLAS asked for, for
+	// Name.
 	blasNote string
 )
 
@@ -56,11 +59,11 @@ func init() {
 }
 
 // defaultBLAS picks the implementation for the value of GELU_BLAS and, when
-// it is not OpenBLAS, says why. Without OpenBLAS the project's own GEMM
-// runs where it has assembly kernels (amd64 with AVX2 or AVX-512), gonum's
-// pure Go elsewhere. With OpenBLAS installed, the default ("" or auto) is
-// still the own GEMM where its AVX-512 kernels run and OpenBLAS's do not
-// (see ownBeatsOpenBLAS); GELU_BLAS=openblas insists on OpenBLAS.
+// it is not the one asked for, says why. The default ("" or auto) is the
+// own GEMM where its AVX-512 kernels run, unless this CPU model is one on
+// which OpenBLAS measured faster (openBLASFirst); elsewhere OpenBLAS when
+// it loads (the own AVX2 kernels are slower than OpenBLAS's Haswell ones),
+// else fallback. OpenBLAS itself is loaded only when it is used.
 func defaultBLAS(env string) (BLAS, string) {
 	env = strings.TrimSpace(env)
 	switch strings.ToLower(env) {
@@ -68,15 +71,17 @@ func defaultBLAS(env string) (BLAS, string) {
 		return gonumBLAS{}, ""
 	case "own":
 		return ownBLAS{}, ""
-	case "", "auto", "openblas":
+	case "", "auto":
+		if preferOwn(ownPathName(), CPUModel()) {
+			return ownBLAS{}, ""
+		}
+		fallthrough
+	case "openblas":
 		ob, err := LoadOpenBLAS("")
 		if err != nil {
 			return fallback(), err.Error()
 		}
-		if env == "openblas" || !ownBeatsOpenBLAS(ownPathName(), ob.core) {
-			return ob, ""
-		}
-		return ownBLAS{}, fmt.Sprintf("chosen over %s, whose kernels have no AVX-512 (%s=openblas uses it)", ob.version, blasEnv)
+		return ob, ""
 	}
 	if !strings.ContainsRune(env, '/') {
 		return fallback(), fmt.Sprintf("%s=%q not understood; want own, gonum, openblas or a library path", blasEnv, env)
@@ -86,24 +91,6 @@ func defaultBLAS(env string) (BLAS, string) {
 		return fallback(), err.Error()
 	}
 	return ob, ""
-}
-
-// openBLASAVX512 are the OpenBLAS kernel targets (openblas_get_corename)
-// with AVX-512 kernels.
-var openBLASAVX512 = []string{"skylakex", "cooperlake", "sapphirerapids"}
-
-// ownBeatsOpenBLAS reports whether the own GEMM's path (its name: avx512,
-// avx2, generic) is expected to be faster than OpenBLAS's kernels for
-// core, as measured on the FFN and MNIST shapes (go test ./ops/gemm -bench
-// Own, one thread, 2026-11-26, an AVX-512 CPU on which OpenBLAS 0.3.21
-// runs its Haswell kernels): the own AVX-512 kernels were 1.0–1.8× as
-// fast in float32 and in float64 but for 128×128×128 (0.6–0.9×); its
-// AVX2 kernels 0.74–1.03× OpenBLAS's Haswell ones; and on CPUs where OpenBLAS runs its
-// AVX-512 kernels (SkylakeX, Cooperlake) the own ones reached 0.74–1.10×
-// on 2026-11-23. So: only the own AVX-512 kernels against an OpenBLAS
-// without AVX-512 kernels.
-func ownBeatsOpenBLAS(ownPath, core string) bool {
-	return ownPath == "avx512" && !slices.Contains(openBLASAVX512, strings.ToLower(core))
 }
 
 // ownPathName is the name of the own GEMM's path in use (GELU_GEMM_KERNEL
@@ -178,10 +165,13 @@ func Name() string {
 	return blasImpl.Name()
 }
 
-// SetThreads sets how many threads the BLAS in use runs matrix products
-// on. OpenBLAS honours it; the pure-Go BLAS reports an error. Small products
-// (below roughly 128×128×512 multiply-adds here) run faster on one thread,
-// and so does a program that already trains several models in parallel.
+// SetThreads sets how many threads the BLAS in use runs a large matrix
+// product on: the parts the own GEMM, or OpenBLAS, splits it into over
+// ops/parallel's workers (OpenBLAS's own thread count instead when the
+// environment set one); the pure-Go BLAS reports an error. Small products
+// (below 2²³ multiply-adds a part) run on one thread whatever the setting,
+// and a program that already trains several models in parallel is faster
+// with 1.
 func SetThreads(n int) error {
 	if t, ok := currentBLAS().(interface{ SetThreads(int) error }); ok {
 		return t.SetThreads(n)

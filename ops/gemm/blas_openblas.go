@@ -4,7 +4,8 @@ package gemm
 
 // OpenBLAS loaded at run time with purego (dlopen without cgo), so a plain
 // `go build` needs neither the library nor a C compiler: when the library is
-// missing, LoadOpenBLAS fails and the package stays on gonum.
+// missing, LoadOpenBLAS fails and the package uses its fallback (fallback
+// in blas.go).
 
 import (
 	"errors"
@@ -14,10 +15,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"unsafe"
 
 	"github.com/ebitengine/purego"
+	"github.com/geluproject/gelu/ops/parallel"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 )
@@ -45,6 +46,7 @@ type OpenBLAS struct {
 	sgemm, dgemm uintptr
 	setNum       func(n int32)
 	getNum       func() int32
+	cores        coreOwner // who runs a product on which cores: blas_openblas_threads.go
 }
 
 // gemmArgs holds the arguments of one Fortran GEMM call, which takes every
@@ -67,7 +69,9 @@ type gemmArgs struct {
 	args            [13]uintptr
 }
 
-var gemmArgPool = sync.Pool{New: func() any { return new(gemmArgs) }}
+// gemmArgBlocks keeps the blocks; unlike a sync.Pool's, a garbage
+// collection does not empty it, so a training step allocates none.
+var gemmArgBlocks parallel.FreeList[gemmArgs]
 
 // fortranGEMM calls sgemm_ or dgemm_ at fn for the row-major product
 // C = alpha·op(A)·op(B) + beta·C. Fortran is column-major, where the
@@ -109,7 +113,11 @@ var threadEnv = []string{"OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_TH
 
 // LoadOpenBLAS loads OpenBLAS from path, or from the usual library names
 // when path is empty. Unless OPENBLAS_NUM_THREADS (or GOTO_NUM_THREADS,
-// OMP_NUM_THREADS) is set, it uses at most GOMAXPROCS threads.
+// OMP_NUM_THREADS) is set, OpenBLAS runs on one thread and this package
+// splits large products over ops/parallel's workers, so that OpenBLAS's
+// threads never compete with the project's for the cores; with the count
+// set, OpenBLAS runs each product on that many threads of its own, one
+// product at a time (see coreOwner).
 func LoadOpenBLAS(path string) (*OpenBLAS, error) {
 	names := []string{path}
 	if path == "" {
@@ -155,9 +163,7 @@ func LoadOpenBLAS(path string) (*OpenBLAS, error) {
 			userSet = true
 		}
 	}
-	if p := runtime.GOMAXPROCS(0); !userSet && int(ob.getNum()) > p {
-		ob.setNum(int32(p))
-	}
+	ob.cores.init(ob, !userSet)
 	return ob, nil
 }
 
@@ -197,24 +203,32 @@ func (ob *OpenBLAS) bind(h uintptr) error {
 	return nil
 }
 
-// Name returns e.g. "OpenBLAS 0.3.21 SkylakeX (libopenblas.so.0, 2 threads)".
+// Name returns e.g. "OpenBLAS 0.3.21 Haswell (libopenblas.so.0, 2 threads)",
+// with "; its own threads (OPENBLAS_NUM_THREADS), one product at a time"
+// when OpenBLAS runs products on threads of its own (see coreOwner).
 func (ob *OpenBLAS) Name() string {
 	n, s := ob.Threads(), "s"
 	if n == 1 {
 		s = ""
 	}
-	return fmt.Sprintf("%s (%s, %d thread%s)", ob.version, ob.lib, n, s)
+	name := fmt.Sprintf("%s (%s, %d thread%s)", ob.version, ob.lib, n, s)
+	if !ob.cores.workers {
+		name += "; its own threads (OPENBLAS_NUM_THREADS), one product at a time"
+	}
+	return name
 }
 
-// Threads returns the number of threads OpenBLAS uses.
-func (ob *OpenBLAS) Threads() int { return int(ob.getNum()) }
+// Threads returns the number of threads a large product runs on.
+func (ob *OpenBLAS) Threads() int { return ob.cores.threads() }
 
-// SetThreads sets the number of threads OpenBLAS uses (n ≥ 1).
+// SetThreads sets the number of threads a large product runs on (n ≥ 1):
+// the parts this package splits it into, or OpenBLAS's own thread count
+// when the environment set one.
 func (ob *OpenBLAS) SetThreads(n int) error {
 	if n < 1 || n > math.MaxInt32 {
 		return fmt.Errorf("ops: OpenBLAS.SetThreads(%d): want a positive thread count", n)
 	}
-	ob.setNum(int32(n))
+	ob.cores.setThreads(ob, n)
 	return nil
 }
 
@@ -231,11 +245,16 @@ func (ob *OpenBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a [
 		ob.Implementation.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
-	p := gemmArgPool.Get().(*gemmArgs)
+	obGemm(ob, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// sgemmC calls OpenBLAS's sgemm_ (arguments already checked).
+func (ob *OpenBLAS) sgemmC(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	p := gemmArgBlocks.Get()
 	p.alpha32, p.beta32 = alpha, beta
 	fortranGEMM(ob.sgemm, p, uintptr(unsafe.Pointer(&p.alpha32)), uintptr(unsafe.Pointer(&p.beta32)), tA, tB, m, n, k,
 		uintptr(unsafe.Pointer(unsafe.SliceData(a))), lda, uintptr(unsafe.Pointer(unsafe.SliceData(b))), ldb, uintptr(unsafe.Pointer(unsafe.SliceData(c))), ldc)
-	gemmArgPool.Put(p)
+	gemmArgBlocks.Put(p)
 }
 
 // Dgemm is Sgemm for float64.
@@ -244,11 +263,16 @@ func (ob *OpenBLAS) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a [
 		ob.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
-	p := gemmArgPool.Get().(*gemmArgs)
+	obGemm(ob, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// dgemmC is sgemmC for float64.
+func (ob *OpenBLAS) dgemmC(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	p := gemmArgBlocks.Get()
 	p.alpha64, p.beta64 = alpha, beta
 	fortranGEMM(ob.dgemm, p, uintptr(unsafe.Pointer(&p.alpha64)), uintptr(unsafe.Pointer(&p.beta64)), tA, tB, m, n, k,
 		uintptr(unsafe.Pointer(unsafe.SliceData(a))), lda, uintptr(unsafe.Pointer(unsafe.SliceData(b))), ldb, uintptr(unsafe.Pointer(unsafe.SliceData(c))), ldc)
-	gemmArgPool.Put(p)
+	gemmArgBlocks.Put(p)
 }
 
 // gemmToC checks a GEMM's arguments as gonum does, panicking with gonum's

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -247,17 +248,17 @@ func TestDefaultBLASChoice(t *testing.T) {
 	impl, note = defaultBLAS("")
 	ob, err := LoadOpenBLAS("")
 	switch {
+	case preferOwn(ownPathName(), CPUModel()):
+		if _, ok := impl.(ownBLAS); !ok || note != "" {
+			t.Errorf("default where the own AVX-512 kernels run is %q (%q), want the own GEMM", impl.Name(), note)
+		}
 	case err != nil:
 		if impl.Name() != want {
 			t.Errorf("default without OpenBLAS is %q, want %q", impl.Name(), want)
 		}
-	case ownBeatsOpenBLAS(ownPathName(), ob.core):
-		if _, ok := impl.(ownBLAS); !ok || !strings.Contains(note, ob.version) {
-			t.Errorf("default with %s and the own AVX-512 kernels is %q (%s), want the own GEMM and a note naming OpenBLAS", ob.version, impl.Name(), note)
-		}
 	default:
 		if _, ok := impl.(*OpenBLAS); !ok {
-			t.Errorf("default with %s installed is %q (%s)", ob.version, impl.Name(), note)
+			t.Errorf("default with %s installed and no own AVX-512 kernels is %q (%s)", ob.Name(), impl.Name(), note)
 		}
 	}
 	if err == nil {
@@ -267,19 +268,23 @@ func TestDefaultBLASChoice(t *testing.T) {
 	}
 }
 
-// Which GEMM wins, as measured (see ownBeatsOpenBLAS): the own AVX-512
-// kernels against OpenBLAS's AVX2 ones, and nothing else.
-func TestOwnBeatsOpenBLAS(t *testing.T) {
+// The rule: the own GEMM wherever its AVX-512 kernels run, whatever
+// OpenBLAS's kernels, except on a CPU model listed as measured slower
+// there; never on its AVX2 or portable kernels.
+func TestPreferOwn(t *testing.T) {
+	saved := openBLASFirstCPUs
+	t.Cleanup(func() { openBLASFirstCPUs = saved })
+	openBLASFirstCPUs = []string{"Example CPU 9000"}
 	for _, c := range []struct {
-		own, core string
-		want      bool
+		own, model string
+		want       bool
 	}{
-		{"avx512", "Haswell", true}, {"avx512", "Zen", true}, {"avx512", "", true},
-		{"avx512", "SkylakeX", false}, {"avx512", "COOPERLAKE", false}, {"avx512", "SapphireRapids", false},
-		{"avx2", "Haswell", false}, {"generic", "Haswell", false},
+		{"avx512", "AMD EPYC", true}, {"avx512", "", true}, {"avx512", "Intel(R) Xeon(R) Platinum 8481C", true},
+		{"avx512", "Example CPU 9000", false}, {"avx512", "Example CPU 900", true},
+		{"avx2", "AMD EPYC", false}, {"generic", "", false},
 	} {
-		if got := ownBeatsOpenBLAS(c.own, c.core); got != c.want {
-			t.Errorf("ownBeatsOpenBLAS(%q, %q) = %v, want %v", c.own, c.core, got, c.want)
+		if got := preferOwn(c.own, c.model); got != c.want {
+			t.Errorf("preferOwn(%q, %q) = %v, want %v", c.own, c.model, got, c.want)
 		}
 	}
 }
@@ -313,6 +318,28 @@ func TestBLASEnvAtStartup(t *testing.T) {
 		if strings.HasPrefix(env, "/") && !strings.Contains(string(out), "OpenBLAS not loaded: "+env) {
 			t.Errorf("GELU_BLAS=%s: child printed %q, which does not say why OpenBLAS was not used", env, out)
 		}
+	}
+}
+
+// The default at start-up where the own AVX-512 kernels do not run (the
+// own GEMM forced onto its AVX2 path, as on an AVX2-only CPU): OpenBLAS
+// where it loads, else the own AVX2 kernels.
+func TestDefaultWithoutOwnAVX512(t *testing.T) {
+	if i := slices.IndexFunc(ownPaths, func(p *ownPath) bool { return p.name == "avx2" }); i < 0 || !ownPaths[i].ok() {
+		t.Skip("no AVX2 path of the own GEMM here to force")
+	}
+	want := "BLAS=own GEMM (AVX2+FMA"
+	if _, err := LoadOpenBLAS(""); err == nil {
+		want = "BLAS=OpenBLAS "
+	}
+	cmd := selfCommand("-test.run=^TestBLASEnvAtStartup$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "GELU_BLAS_CHILD=1", "GELU_BLAS=", "GELU_GEMM_KERNEL=avx2")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("child with GELU_GEMM_KERNEL=avx2: %v\n%s", err, out)
+	}
+	if !strings.HasPrefix(string(out), want) {
+		t.Errorf("GELU_GEMM_KERNEL=avx2, no GELU_BLAS: child printed %q, want prefix %q", out, want)
 	}
 }
 

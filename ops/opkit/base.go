@@ -21,6 +21,13 @@ func (Defaults) ReturnsPtr() bool     { return true }
 func (Defaults) CallsExtern() bool    { return false }
 func (Defaults) OverwritesInput() int { return -1 }
 
+// WritesPrealloc makes graph.PreallocOp's promise for an op built on
+// opkit: if it has UsePreallocDo, that writes the op's whole result into
+// the tensor it is given (Buffer.Use), so a graph.Machine owns the result
+// and reuses its memory once the value is dead. An op of your own whose
+// UsePreallocDo does anything else must override it to return false.
+func (Defaults) WritesPrealloc() bool { return true }
+
 // AllTrue is DiffWRT for ops differentiable in every input.
 func AllTrue(n int) []bool {
 	d := make([]bool, n)

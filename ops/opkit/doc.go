@@ -5,9 +5,18 @@
 // Hashcode, String, DiffWRT, SymDiff and DoDiff from the fields the op's
 // constructor sets), Grads (one backward rule that SymDiff runs on nodes
 // and DoDiff on values), Inputs and SameInputs (the arity and dtype
-// preamble of every Do), Buffer and ScalarBuffer (outputs an op owns and
-// reuses across runs), Apply (gorgonia's ApplyOp with its panics turned
-// into errors), the build-time checks, and AccumulateGrad for DoDiff.
+// preamble of every Do), Buffer and ScalarBuffer (an op's output when no
+// graph.Machine provides one), Apply (gorgonia's ApplyOp with its panics
+// turned into errors), the build-time checks, and AccumulateGrad for
+// DoDiff.
+//
+// An op whose UsePreallocDo writes its result into the tensor it is given
+// (Buffer.Use) lets a graph.Machine own that tensor: the machine plans it
+// with every other value of the step and reuses its memory once no op
+// reads the value any more (graph.PreallocOp; Base promises it). State a
+// backward op needs from the forward pass (statistics, masks) is an op's
+// output too, taken by the backward op as an input: never a field one op
+// value reads out of another.
 //
 // Minimal use: an op that doubles its input.
 //
@@ -23,12 +32,17 @@
 //		return op
 //	}
 //
-//	func (op *doubleOp) Do(vs ...G.Value) (G.Value, error) {
+//	func (op *doubleOp) Do(vs ...G.Value) (G.Value, error) { return op.UsePreallocDo(nil, vs...) }
+//
+//	func (op *doubleOp) UsePreallocDo(prealloc G.Value, vs ...G.Value) (G.Value, error) {
 //		in, err := opkit.Inputs(op, vs, "input")
 //		if err != nil {
 //			return nil, err
 //		}
-//		out := op.out.Get(in[0].Dtype(), in[0].Shape())
+//		out, err := op.out.Use(op, prealloc, in[0].Dtype(), in[0].Shape())
+//		if err != nil {
+//			return nil, err
+//		}
 //		// ... out = 2·in[0] ...
 //		return out, nil
 //	}

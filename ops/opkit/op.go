@@ -13,17 +13,33 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// Buffer is an op's output tensor. Each node owns its op value, so the tensor
-// is reused from one run of the graph to the next and a training step does
-// not allocate. Consequence: a graph must not be run by two machines at once
-// (gorgonia's own value binding already forbids it).
+// Buffer is an op's output tensor when no graph.Machine gives it one (the
+// op run by Do, by gorgonia's machines or by a test): made on first use and
+// reused from one run to the next, so that a run does not allocate. Under
+// a Machine the op writes into the machine's tensor instead (Use), and the
+// Buffer stays empty.
 type Buffer struct{ t *tensor.Dense }
 
+// Get returns the op's own tensor of dtype dt and the given shape.
 func (b *Buffer) Get(dt tensor.Dtype, shape tensor.Shape) *tensor.Dense {
 	if b.t == nil || b.t.Dtype() != dt || !graph.SameShape(b.t.Shape(), shape) {
 		b.t = tensor.New(tensor.Of(dt), tensor.WithShape(shape.Clone()...))
 	}
 	return b.t
+}
+
+// Use returns the tensor an op's UsePreallocDo writes its result into:
+// prealloc, the machine's tensor, when it is given (checked to be a plain
+// tensor of dtype dt and the given shape), else the op's own (Get).
+func (b *Buffer) Use(op fmt.Stringer, prealloc G.Value, dt tensor.Dtype, shape tensor.Shape) (*tensor.Dense, error) {
+	if prealloc == nil {
+		return b.Get(dt, shape), nil
+	}
+	t, ok := prealloc.(*tensor.Dense)
+	if !ok || t.Dtype() != dt || !graph.SameShape(t.Shape(), shape) || t.IsView() {
+		return nil, fmt.Errorf("%v: output buffer is a %T, want a %v%v tensor", op, prealloc, dt, shape.Clone()) // a copy: shape may be on the caller's stack
+	}
+	return t, nil
 }
 
 // Elems returns t's elements as a []T, T being t's dtype, without

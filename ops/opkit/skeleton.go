@@ -9,6 +9,7 @@ import (
 	"hash"
 	"hash/fnv"
 	"io"
+	"slices"
 
 	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
@@ -78,8 +79,13 @@ func (b *Base) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 }
 
 // DoDiff runs Backward on values and adds the results into the inputs'
-// gradients, for the LispMachine.
+// gradients, for the LispMachine. An op none of whose inputs gets a
+// gradient (one that computes forward state for another op's backward)
+// adds nothing.
 func (b *Base) DoDiff(ctx G.ExecutionContext, inputs G.Nodes, output *G.Node) error {
+	if b.WRT != nil && !slices.Contains(b.WRT, true) {
+		return nil
+	}
 	if err := b.diffable(len(inputs)); err != nil {
 		return err
 	}

@@ -140,15 +140,15 @@ func Median(v []float64) float64 {
 }
 
 // Measure runs workload w in a child process (this executable, see Child)
-// with reps timed runs and env added to its environment.
+// with reps timed runs and env added to its environment (which has none of
+// the thread counts a setting may set but those of env).
 func Measure(w string, reps int, env []string) (Result, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return Result{}, err
 	}
 	cmd := exec.Command(exe)
-	cmd.Env = append(os.Environ(), ChildEnv+"="+w, ChildRepsEnv+"="+strconv.Itoa(reps))
-	cmd.Env = append(cmd.Env, env...)
+	cmd.Env = append(settingEnv(os.Environ(), Setting{Env: env}), ChildEnv+"="+w, ChildRepsEnv+"="+strconv.Itoa(reps))
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {

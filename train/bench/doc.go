@@ -44,11 +44,15 @@
 // (MachineBLAS: OpenBLAS where the default is the own GEMM, else the own
 // GEMM), the side Other, decided once per process; BLAS.Side checks that
 // every child ran on its side's BLAS, and the tables head their columns
-// with the BLAS the children reported (Tally.Column). The settings (BLAS.Settings,
-// PeerSettings) are environments: GOMAXPROCS, OPENBLAS_NUM_THREADS on
-// OpenBLAS and GELU_BLAS=… for the other BLAS for this project,
-// OMP_NUM_THREADS, OPENBLAS_NUM_THREADS and MKL_NUM_THREADS for the peer. This project's side runs each workload at each setting in a child
-// process, the program's own executable started with the workload named
+// with the BLAS the children reported (Tally.Column). This project's
+// settings (BLAS.Settings) are environments: GOMAXPROCS, on OpenBLAS
+// optionally OPENBLAS_NUM_THREADS (its own threads rather than the
+// workers), and GELU_BLAS=… for the other BLAS. The peer's (PeerSettings)
+// are as installed, nothing set, then every pair of an intra-op and a BLAS
+// thread count, chosen independently, which the peer's script applies. No
+// process inherits a thread count from the parent's environment: each gets
+// exactly its setting's. This project's side runs each workload at each
+// setting in a child process, the program's own executable started with the workload named
 // in the environment (Child, Measure), so that the setting applies from
 // the start and the peak RSS is the workload's own; a child reports the
 // median of its timed runs after Warmup runs (Time) with its allocations

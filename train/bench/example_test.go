@@ -10,7 +10,8 @@ import (
 // A workload table of two families, a name parsed, the best of two
 // settings over two rounds, in the family's unit, and the settings of a
 // workload with matrix products on OpenBLAS forced (the other BLAS where
-// the default is the own GEMM).
+// the default is the own GEMM): OpenBLAS on one thread with the products
+// split over GOMAXPROCS workers (nothing set), or on threads of its own.
 func Example() {
 	families := bench.Families{
 		{Name: "gelu", Unit: "Melem/s", Work: bench.GELUWork, Build: bench.GELU},
@@ -38,8 +39,10 @@ func Example() {
 	// Output:
 	// gelu exact true 4.194304 Melem a step
 	// best: GOMAXPROCS=2, 1048.6 Melem/s
+	// GOMAXPROCS=1 [GOMAXPROCS=1 GELU_BLAS=openblas]
 	// GOMAXPROCS=1, BLAS 1 thread [GOMAXPROCS=1 GELU_BLAS=openblas OPENBLAS_NUM_THREADS=1]
 	// GOMAXPROCS=1, BLAS 2 threads [GOMAXPROCS=1 GELU_BLAS=openblas OPENBLAS_NUM_THREADS=2]
+	// GOMAXPROCS=2 [GOMAXPROCS=2 GELU_BLAS=openblas]
 	// GOMAXPROCS=2, BLAS 1 thread [GOMAXPROCS=2 GELU_BLAS=openblas OPENBLAS_NUM_THREADS=1]
 	// GOMAXPROCS=2, BLAS 2 threads [GOMAXPROCS=2 GELU_BLAS=openblas OPENBLAS_NUM_THREADS=2]
 }

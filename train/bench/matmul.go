@@ -201,17 +201,23 @@ func (t Tally) sideWith(prefix string) string {
 }
 
 // productThreads is how many threads the matmul workload w ran on at the
-// setting set of the BLAS key ("own", "openblas"): the own GEMM keeps a
-// product below its split threshold on one thread whatever the setting
-// (gemm.OwnThreadsFor); OpenBLAS's own split is not known here, so its
-// setting's thread count.
+// setting set of the BLAS key ("own", "openblas"): the own GEMM, and
+// OpenBLAS split over the workers (a setting without "BLAS n threads"),
+// keep a product below their split threshold on one thread whatever the
+// setting (gemm.OwnThreadsFor, gemm.OpenBLASThreadsFor); OpenBLAS's split
+// over threads of its own is not known here, so its setting's count.
 func productThreads(key, set string, w Workload) int {
 	threads := settingThreads(set)
 	p, err := parseProduct(w.Args)
-	if key != "own" || err != nil {
+	switch {
+	case err != nil:
 		return threads
+	case key == "own":
+		return gemm.OwnThreadsFor(threads, p.TB, p.M, p.N, p.K, w.Dtype)
+	case !strings.Contains(set, "BLAS "):
+		return gemm.OpenBLASThreadsFor(threads, p.M, p.N, p.K)
 	}
-	return gemm.OwnThreadsFor(threads, p.TB, p.M, p.N, p.K, w.Dtype)
+	return threads
 }
 
 // GEMMTable has a row per matmul workload of ws: the product, its dtype,

@@ -5,12 +5,15 @@ package bench
 // alternates the sides workload by workload with the framework imported
 // once per setting. The peer is started as
 //
-//	<python> <script> --serve --reps <n> --threads <t>
+//	<python> <script> --serve --reps <n> [--threads <t>] [--blas-threads <b>]
 //
-// with the setting's environment; it prints a PeerInfo as a JSON line,
-// then answers each workload name read from stdin with a JSON line
-// {"name": …, "seconds": …} (or {"name": …, "error": …}), and exits at the
-// end of its input. examples/benchmark/bench_torch.py is PyTorch's.
+// with none of the thread counts in its environment (threadVars): without
+// --threads it leaves its intra-op threads as installed, without
+// --blas-threads its BLAS's (the script sets OPENBLAS_NUM_THREADS and
+// MKL_NUM_THREADS itself, before importing torch). It prints a PeerInfo
+// as a JSON line, then answers each workload name read from stdin with a
+// JSON line {"name": …, "seconds": …} (or {"name": …, "error": …}), and
+// exits at the end of its input. examples/benchmark/bench_torch.py is PyTorch's.
 
 import (
 	"bufio"
@@ -46,13 +49,22 @@ func FindPython(choice string) (string, error) {
 	return "", nil
 }
 
-// PeerInfo is what the peer prints first.
+// PeerInfo is what the peer prints first: what it runs with, as found
+// after import.
 type PeerInfo struct {
 	Torch   string `json:"torch"`
-	BLAS    string `json:"blas"`
+	BLAS    string `json:"blas"` // the BLAS-like libraries loaded
 	CPU     string `json:"cpu_capability"`
-	Threads int    `json:"threads"`
+	Threads int    `json:"threads"` // intra-op
 	Interop int    `json:"interop_threads"`
+	// BLASThreads is the BLAS's thread count as the BLAS reports it
+	// (openblas_get_num_threads), 0 where the peer cannot tell.
+	BLASThreads int `json:"blas_threads"`
+}
+
+// String is the threads of i, e.g. "1 thread, BLAS 2 threads, 1 inter-op".
+func (i PeerInfo) String() string {
+	return fmt.Sprintf("%s, BLAS %s, %d inter-op", plural(i.Threads, "thread"), blasCount(i.BLASThreads), i.Interop)
 }
 
 // PeerProcess is a peer at one setting (see the protocol above).
@@ -66,11 +78,19 @@ type PeerProcess struct {
 }
 
 // StartPeer starts script under py at setting s (PeerSettings), timing
-// reps runs per workload, and reads its PeerInfo.
+// reps runs per workload, and reads its PeerInfo, checking that the thread
+// counts asked for took effect. The as-installed setting's name gets what
+// the peer found, e.g. "as installed (1 thread, BLAS 2 threads)".
 func StartPeer(py, script string, reps int, s Setting) (*PeerProcess, error) {
-	threads := strconv.Itoa(s.Threads)
-	cmd := exec.Command(py, script, "--serve", "--reps", strconv.Itoa(reps), "--threads", threads)
-	cmd.Env = append(os.Environ(), s.Env...)
+	args := []string{script, "--serve", "--reps", strconv.Itoa(reps)}
+	if s.Threads > 0 {
+		args = append(args, "--threads", strconv.Itoa(s.Threads))
+	}
+	if s.BLASThreads > 0 {
+		args = append(args, "--blas-threads", strconv.Itoa(s.BLASThreads))
+	}
+	cmd := exec.Command(py, args...)
+	cmd.Env = settingEnv(os.Environ(), s)
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -88,9 +108,13 @@ func StartPeer(py, script string, reps int, s Setting) (*PeerProcess, error) {
 		p.Close()
 		return nil, err
 	}
-	if p.Info.Threads != s.Threads {
+	i := p.Info
+	if s.Threads > 0 && i.Threads != s.Threads || s.BLASThreads > 0 && i.BLASThreads > 0 && i.BLASThreads != s.BLASThreads {
 		p.Close()
-		return nil, fmt.Errorf("%s ran with %d threads, asked for %s", script, p.Info.Threads, threads)
+		return nil, fmt.Errorf("%s ran with %d threads and %d BLAS threads, asked for %d and %d", script, i.Threads, i.BLASThreads, s.Threads, s.BLASThreads)
+	}
+	if s.Threads == 0 && s.BLASThreads == 0 {
+		p.Setting.Name = fmt.Sprintf("%s (%s, BLAS %s)", s.Name, plural(i.Threads, "thread"), blasCount(i.BLASThreads))
 	}
 	return p, nil
 }
@@ -160,6 +184,14 @@ func (ps Peers) Close() {
 	for _, p := range ps {
 		p.Close()
 	}
+}
+
+// blasCount is n threads, or "threads unknown" for 0.
+func blasCount(n int) string {
+	if n == 0 {
+		return "threads unknown"
+	}
+	return plural(n, "thread")
 }
 
 // Info is the first peer's PeerInfo; zero without peers.

@@ -6,6 +6,7 @@ package bench
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,13 +15,31 @@ import (
 )
 
 // Setting is one configuration of a side: a name for the tables and the
-// environment variables that make it.
+// environment variables that make it. The process that runs it gets the
+// parent's environment without the thread counts a setting may set
+// (threadVars), then Env: a variable a setting does not set is unset.
 type Setting struct {
 	Name string
 	Env  []string
-	// Threads is the peer's thread count (PeerSettings); 0 for this
-	// project's settings (BLAS.Settings).
-	Threads int
+	// Threads and BLASThreads are the peer's intra-op and BLAS thread
+	// counts (PeerSettings), 0 where the peer is left as installed; both 0
+	// for this project's settings (BLAS.Settings).
+	Threads, BLASThreads int
+}
+
+// threadVars are the thread counts a setting may set, for this project
+// (GOMAXPROCS and OpenBLAS's) or the peer (OpenMP's, OpenBLAS's, MKL's):
+// removed from the environment a side's process inherits, so that a
+// setting is exactly what its name says whatever the shell had set.
+var threadVars = []string{"GOMAXPROCS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "MKL_NUM_THREADS"}
+
+// settingEnv is env without threadVars, plus s's variables.
+func settingEnv(env []string, s Setting) []string {
+	env = slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
+		name, _, _ := strings.Cut(kv, "=")
+		return slices.Contains(threadVars, name)
+	})
+	return append(env, s.Env...)
 }
 
 // ParseThreads reads the -threads flag: positive integers separated by
@@ -130,16 +149,19 @@ func ShortBLAS(name string) string {
 }
 
 // Settings are b's settings for workload w: GOMAXPROCS over threads and,
-// for a workload with matrix products on OpenBLAS, OpenBLAS's thread count
-// over threads too, every pair, or the same count as GOMAXPROCS for a
-// family of lone products (Family.Paired).
+// for a workload with matrix products on OpenBLAS, both owners of the
+// cores (ops/gemm): OpenBLAS on one thread with the products split over
+// the workers (nothing more set, the default: "GOMAXPROCS=p"), and
+// OpenBLAS on threads of its own, OPENBLAS_NUM_THREADS over threads too,
+// every pair, or the same count as GOMAXPROCS for a family of lone
+// products (Family.Paired): "GOMAXPROCS=p, BLAS t threads".
 func (b BLAS) Settings(threads []int, w Workload) []Setting {
 	var s []Setting
 	for _, p := range threads {
 		procs := "GOMAXPROCS=" + strconv.Itoa(p)
 		env := append([]string{procs}, b.Env...)
+		s = append(s, Setting{Name: procs, Env: env})
 		if !w.Family.BLAS || !b.OpenBLAS {
-			s = append(s, Setting{Name: procs, Env: env})
 			continue
 		}
 		for _, t := range threads {
@@ -170,13 +192,24 @@ func settingThreads(s string) int {
 	return 0
 }
 
-// PeerSettings are PyTorch's: the thread count, set everywhere PyTorch
-// and its libraries read one.
+// AsInstalled names the peer's setting with nothing set: the framework
+// as a user gets it. StartPeer adds what that turned out to be, e.g.
+// "as installed (1 thread, BLAS 2 threads)".
+const AsInstalled = "as installed"
+
+// PeerSettings are PyTorch's: first as installed (nothing set in the
+// environment, no thread call), then every pair of an intra-op thread
+// count (torch.set_num_threads) and a BLAS thread count
+// (OPENBLAS_NUM_THREADS and MKL_NUM_THREADS, set by the script before
+// torch is imported) over threads, chosen independently: PyTorch as
+// installed runs its matrix products on OpenBLAS's threads, not its own
+// intra-op count, and pinning one to the other would never run it so.
 func PeerSettings(threads []int) []Setting {
-	var s []Setting
+	s := []Setting{{Name: AsInstalled}}
 	for _, t := range threads {
-		n := strconv.Itoa(t)
-		s = append(s, Setting{Name: plural(t, "thread"), Env: []string{"OMP_NUM_THREADS=" + n, "OPENBLAS_NUM_THREADS=" + n, "MKL_NUM_THREADS=" + n}, Threads: t})
+		for _, b := range threads {
+			s = append(s, Setting{Name: plural(t, "thread") + ", BLAS " + plural(b, "thread"), Threads: t, BLASThreads: b})
+		}
 	}
 	return s
 }

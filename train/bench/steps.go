@@ -248,7 +248,7 @@ func MLP(args string, dt tensor.Dtype) (func() error, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	m, x, y, err := supervised(g, []int{mlpBatch, mlpIn}, []int{mlpBatch}, mlp.Forward, nn.CrossEntropyLoss)
+	m, x, y, err := supervised(g, []int{mlpBatch, mlpIn}, []int{mlpBatch}, mlp.Forward, func(out, y *G.Node) (*G.Node, error) { return nn.CrossEntropyLoss(out, y) })
 	if err != nil {
 		return nil, 0, err
 	}

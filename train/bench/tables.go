@@ -32,7 +32,9 @@ func Optional(ok bool, v any) any {
 // summary keys <workload key>.ours, .ours_setting, .ours_blas_name (for
 // workloads with matrix products), .peak_rss_mb, .allocs_per_step,
 // .alloc_bytes_per_step, .other_blas, .other_blas_setting,
-// .other_blas_name, .pytorch, .pytorch_setting and .speedup_vs_pytorch.
+// .other_blas_name, .pytorch, .pytorch_setting and .speedup_vs_pytorch,
+// and where the peer ran as installed (AsInstalled) .pytorch_as_installed,
+// its setting and .speedup_vs_pytorch_as_installed.
 func (t Tally) Overview(r *report.Report, ws []Workload, peerName string) report.TableData {
 	other := len(t[Other]) > 0
 	header := []string{"workload", "unit", t.Column(Ours), "our setting"}
@@ -72,9 +74,25 @@ func (t Tally) Overview(r *report.Report, ws []Workload, peerName string) report
 			r.Set(key+".pytorch_setting", ts)
 			r.Set(key+".speedup_vs_pytorch", tr.Seconds/o.Seconds)
 		}
+		if s, ri, ok := t.asInstalled(w.Name); ok {
+			r.Set(key+".pytorch_as_installed", w.Value(ri.Seconds))
+			r.Set(key+".pytorch_as_installed_setting", s)
+			r.Set(key+".speedup_vs_pytorch_as_installed", ri.Seconds/o.Seconds)
+		}
 		rows = append(rows, row)
 	}
 	return report.TableData{Header: header, Rows: rows}
+}
+
+// asInstalled is the peer's result on w as installed and its setting's
+// name; ok is false when the peer never ran w so.
+func (t Tally) asInstalled(w string) (setting string, r Result, ok bool) {
+	for s, res := range t[Peer][w] {
+		if strings.HasPrefix(s, AsInstalled) {
+			return s, res, true
+		}
+	}
+	return "", Result{}, false
 }
 
 // Column is the heading of side's columns: for this project's sides with
@@ -149,8 +167,14 @@ func (t Tally) SettingsTable(ws []Workload) report.TableData {
 			for s := range t[side][w.Name] {
 				names = append(names, s)
 			}
-			// Setting names sort as the loops make them (GOMAXPROCS, then BLAS threads).
-			slices.Sort(names)
+			// Setting names sort as the loops make them (GOMAXPROCS, then
+			// BLAS threads), the peer as installed first.
+			slices.SortFunc(names, func(a, b string) int {
+				if ia, ib := strings.HasPrefix(a, AsInstalled), strings.HasPrefix(b, AsInstalled); ia != ib {
+					return map[bool]int{true: -1, false: 1}[ia]
+				}
+				return strings.Compare(a, b)
+			})
 			for _, s := range names {
 				if c := (col{side, s}); !seen[c] {
 					seen[c] = true

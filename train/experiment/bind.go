@@ -6,14 +6,17 @@ package experiment
 // a column of flag.IntVar calls.
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"reflect"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/geluproject/gelu/train/report"
 )
@@ -268,14 +271,18 @@ type MNISTMLP struct {
 // Main is an experiment program's main once its config holds the
 // defaults: it defines f's shared flags (which, see Flags.Register) and
 // cfg's own (BindFlags) on flag.CommandLine, parses the command line
-// (refusing anything but flags, as Flags.Parse does), calls run and ends the program through Exit(program, f.Out, err).
+// (refusing anything but flags, as Flags.Parse does), calls run with a
+// context that SIGINT (Ctrl-C) and SIGTERM cancel, and ends the program
+// through Exit(program, f.Out, err).
 //
 //	c := config{Flags: experiment.Flags{Out: "out/x", Seed: 1}, Steps: 600}
-//	experiment.Main("x", &c.Flags, experiment.SubsetFlag, &c, func() error { _, err := run(c); return err })
-func Main(program string, f *Flags, which FlagSet, cfg any, run func() error) {
+//	experiment.Main("x", &c.Flags, experiment.SubsetFlag, &c, func(ctx context.Context) error { _, err := run(ctx, c); return err })
+func Main(program string, f *Flags, which FlagSet, cfg any, run func(ctx context.Context) error) {
 	err := parseFlags(flag.CommandLine, os.Args[1:], f, which, cfg)
 	if err == nil {
-		err = run()
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		err = run(ctx)
+		stop()
 	}
 	Exit(program, f.Out, err)
 }

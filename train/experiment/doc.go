@@ -75,18 +75,16 @@
 // compares two of them seed by seed and records the sign test.
 // FinalTable writes the final table with its summary keys, BestTable the
 // best run per row and column, LossErrorPanels one family's loss and error
-// plots (on Panel); Product3 lists a grid's settings; Classifier builds
-// the MLP classifier most programs train; Splits.Loaders and
+// plots (on Panel); Product3 lists a grid's settings; Splits.Loaders and
 // SplitLoaders.Score load and score the train/validation/test splits, and
-// TrainSplits trains a run on them recording SplitMetrics; FirstBatch
-// draws a seeded first batch; Convert changes element types (token ids
-// kept in a run's float64 vectors).
+// TrainSplits trains a run on them recording SplitMetrics; Convert changes
+// element types (token ids kept in a run's float64 vectors). The plumbing
+// of a program's main: BindFlags, CheckFlags, Flags.Check, CheckNames,
+// NewGrid, Flags.Progress, SpeedOf, Main and Exit, and ExitGrid for a grid
+// run in shards.
 //
-// The Transformer programs (examples/char-gpt, examples/vit-mnist) share
-// the feed-forward variants by name (MLPs), nn.GPT and nn.ViT as a
-// train.Model (GPTModel, ViTModel; CharFFNModel is examples/transformer-ffn's
-// attention-free one), nanoGPT's AdamW recipe run as one run
-// of a grid (AdamW, TrainAdamW) and the plumbing of a program's main
-// (BindFlags, CheckFlags, Flags.Check, CheckNames, NewGrid,
-// Flags.Progress, SpeedOf, Exit, and ExitGrid for a grid run in shards).
+// Models, training recipes and data of particular programs are theirs:
+// the example programs keep them in examples/internal (the Transformer
+// variants and nanoGPT's recipe, the MNIST MLP classifier). A model of
+// your own needs only nn, optim, datasets and train.
 package experiment

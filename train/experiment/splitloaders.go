@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"errors"
 
 	"github.com/geluproject/gelu/datasets"
@@ -57,7 +58,7 @@ var SplitMetrics = []string{"train_loss", "train_loss_nodrop", "val_loss", "val_
 // test loader as the trainer's evaluation set. At each evaluation it adds
 // SplitMetrics to r.Curve (the grid's Metrics must be SplitMetrics), then
 // calls cfg.OnEval if set.
-func TrainSplits[S any](r *Run[S], model train.Model, opt optim.Optimizer, s Splits, batch int, cfg train.Config) error {
+func TrainSplits[S any](ctx context.Context, r *Run[S], model train.Model, opt optim.Optimizer, s Splits, batch int, cfg train.Config) error {
 	l, err := s.Loaders(batch, r.Seed)
 	if err != nil {
 		return err
@@ -78,5 +79,5 @@ func TrainSplits[S any](r *Run[S], model train.Model, opt optim.Optimizer, s Spl
 	if err != nil {
 		return err
 	}
-	return r.Train(t)
+	return r.Train(ctx, t)
 }

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"math"
 	"slices"
 	"testing"
@@ -39,15 +40,6 @@ func TestSplitsLoaders(t *testing.T) {
 	if got := b.X.Data().([]float32); !slices.Equal(got, []float32{0, 1, 2, 3}) {
 		t.Errorf("first test batch %v, want rows in order [0 1 2 3]", got)
 	}
-	// The training batch is the seed's shuffle: what FirstBatch returns.
-	tb, err := l.Train.Batch(0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x, _ := FirstBatch(s.Train, 4, 3)
-	if !slices.Equal(tb.X.Data().([]float32), x.Data().([]float32)) {
-		t.Errorf("first training batch %v, FirstBatch with the same seed %v", tb.X.Data(), x.Data())
-	}
 	if _, err := (Splits{Train: ds(10), Test: ds(7)}).Loaders(0, 3); err == nil {
 		t.Error("batch 0: no error")
 	}
@@ -62,7 +54,7 @@ func TestSplitLoadersScore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	model, _, err := Classifier(tensor.Float32, 1, 4, nn.MLPConfig{In: 1, Out: 2, WeightInit: graph.Zeros(), BiasInit: graph.Zeros()})
+	model, _, err := zeroClassifier(4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,13 +78,13 @@ func TestSplitLoadersScore(t *testing.T) {
 // Without a validation split val_* are NaN.
 func TestTrainSplits(t *testing.T) {
 	d := &datasets.Dataset{Name: "halves", X: []float32{1, 2, 3, 4, 5, 6, 7, 8}, Features: 1, Labels: []int{0, 1, 1, 0, 1, 0, 0, 1}, Classes: 2}
-	model, _, err := Classifier(tensor.Float32, 1, 4, nn.MLPConfig{In: 1, Out: 2, WeightInit: graph.Zeros(), BiasInit: graph.Zeros()})
+	model, _, err := zeroClassifier(4)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := &Run[string]{Seed: 1, Curve: NewCurve(SplitMetrics...)}
 	var hooked []int
-	err = TrainSplits(r, model, &optim.SGD{}, Splits{Train: d, Test: d, TrainEval: d}, 4, train.Config{Epochs: 2, EvalEvery: 2, Quiet: true,
+	err = TrainSplits(context.Background(), r, model, &optim.SGD{}, Splits{Train: d, Test: d, TrainEval: d}, 4, train.Config{Epochs: 2, EvalEvery: 2, Quiet: true,
 		OnEval: func(_ *train.Trainer, e train.EvalInfo) error { hooked = append(hooked, e.Step); return nil }})
 	if err != nil {
 		t.Fatal(err)
@@ -114,4 +106,25 @@ func TestTrainSplits(t *testing.T) {
 			}
 		}
 	}
+}
+
+// zeroClassifier is a linear classifier of one feature into two classes
+// with zero weights and biases, for batches of rows.
+func zeroClassifier(rows int) (train.Model, *nn.MLP, error) {
+	g, err := graph.New(tensor.Float32, 1)
+	if err != nil {
+		return train.Model{}, nil, err
+	}
+	x, _ := g.Input("x", rows, 1)
+	y, _ := g.Input("y", rows)
+	mlp, err := nn.NewMLP(g, "mlp", nn.MLPConfig{In: 1, Out: 2, WeightInit: graph.Zeros(), BiasInit: graph.Zeros()})
+	if err != nil {
+		return train.Model{}, nil, err
+	}
+	logits, err := mlp.Forward(x)
+	if err != nil {
+		return train.Model{}, nil, err
+	}
+	loss, err := nn.CrossEntropyLoss(logits, y)
+	return train.Model{Graph: g, Input: x, Target: y, Output: logits, Loss: loss}, mlp, err
 }

@@ -3,6 +3,7 @@ package experiment
 // Running a train.Trainer as one run of a grid.
 
 import (
+	"context"
 	"errors"
 	"time"
 
@@ -11,12 +12,21 @@ import (
 	"github.com/geluproject/gelu/train"
 )
 
-// Train runs t and records in r the steps done, the wall time and the time
-// spent in optimizer steps. A run that diverges (a NaN or infinite loss,
-// gradient or weight; see Diverged) is a result, not an error: Train
-// records the error in r.Diverged and returns nil. Train chains its timing
-// before t's OnStep and OnEval hooks; set them before calling it.
-func (r *Run[S]) Train(t *train.Trainer) error {
+// Train runs t (train.Trainer.Run with ctx) and records in r the steps
+// done, the wall time and the time spent in optimizer steps. A run that
+// diverges (a NaN or infinite loss, gradient or weight; see Diverged) is a
+// result, not an error: Train records the error in r.Diverged and returns
+// nil. Train chains its timing before t's OnStep and OnEval hooks; set
+// them before calling it.
+//
+// The run's folder r.Dir belongs to the grid, which decides by
+// fingerprint which finished runs to reuse: a trainer writing there
+// (Config.Dir = r.Dir) without Config.Resume starts the run again,
+// replacing what an unfinished earlier attempt left (Config.Overwrite).
+func (r *Run[S]) Train(ctx context.Context, t *train.Trainer) error {
+	if t != nil && r.Dir != "" && t.Config.Dir == r.Dir && !t.Config.Resume {
+		t.Config.Overwrite = true
+	}
 	start := time.Now()
 	mark := start
 	onStep, onEval := t.Config.OnStep, t.Config.OnEval
@@ -37,7 +47,7 @@ func (r *Run[S]) Train(t *train.Trainer) error {
 		mark = time.Now()
 		return err
 	}
-	_, err := t.Run()
+	_, err := t.Run(ctx)
 	r.Seconds, r.Steps = time.Since(start).Seconds(), t.Step()
 	if Diverged(err) {
 		r.Diverged = err.Error()

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -50,7 +51,7 @@ func TestTrainRecordsRunsAndDivergence(t *testing.T) {
 		tr := line(t, dtype, 0.3)
 		evals := 0
 		tr.Config.OnEval = func(_ *train.Trainer, e train.EvalInfo) error { evals++; return r.Curve.Add(e.Step, e.ValLoss) }
-		if err := r.Train(tr); err != nil {
+		if err := r.Train(context.Background(), tr); err != nil {
 			t.Fatal(err)
 		}
 		if r.Steps != 20 || r.Diverged != "" || evals != 5 || !(r.StepSeconds > 0 && r.StepSeconds <= r.Seconds) {
@@ -63,7 +64,7 @@ func TestTrainRecordsRunsAndDivergence(t *testing.T) {
 		// per step until the loss overflows (float64 too, within 20 steps):
 		// a result, not an error.
 		r = &Run[int]{}
-		if err := r.Train(line(t, dtype, 1e10)); err != nil {
+		if err := r.Train(context.Background(), line(t, dtype, 1e10)); err != nil {
 			t.Fatalf("%v: a divergence returned %v", dtype, err)
 		}
 		if r.Diverged == "" || r.Steps >= 20 {

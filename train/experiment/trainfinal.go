@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"math"
 
 	"github.com/geluproject/gelu/train"
@@ -12,8 +13,8 @@ import (
 // earlier evaluation would flatter it. Like Train it chains before t's
 // OnEval hook; set that first.
 //
-//	err := r.TrainFinal(t, "accuracy", func(e train.EvalInfo) float64 { return e.ValAccuracy })
-func (r *Run[S]) TrainFinal(t *train.Trainer, key string, value func(train.EvalInfo) float64) error {
+//	err := r.TrainFinal(ctx, t, "accuracy", func(e train.EvalInfo) float64 { return e.ValAccuracy })
+func (r *Run[S]) TrainFinal(ctx context.Context, t *train.Trainer, key string, value func(train.EvalInfo) float64) error {
 	if r.Values == nil {
 		r.Values = map[string]float64{}
 	}
@@ -26,7 +27,7 @@ func (r *Run[S]) TrainFinal(t *train.Trainer, key string, value func(train.EvalI
 		}
 		return nil
 	}
-	if err := r.Train(t); err != nil {
+	if err := r.Train(ctx, t); err != nil {
 		return err
 	}
 	if r.Diverged != "" {

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -18,7 +19,7 @@ func TestTrainFinal(t *testing.T) {
 	tr := line(t, tensor.Float64, 0.3)
 	evals := 0
 	tr.Config.OnEval = func(*train.Trainer, train.EvalInfo) error { evals++; return nil }
-	if err := r.TrainFinal(tr, "val_loss", valLoss); err != nil {
+	if err := r.TrainFinal(context.Background(), tr, "val_loss", valLoss); err != nil {
 		t.Fatal(err)
 	}
 	e, err := tr.Evaluate(tr.ValData)
@@ -29,7 +30,7 @@ func TestTrainFinal(t *testing.T) {
 		t.Errorf("%d evaluations, kept val_loss %v; want 5 and the trained weights' %v", evals, got, e.Loss)
 	}
 	r = &Run[int]{Values: map[string]float64{}}
-	if err := r.TrainFinal(line(t, tensor.Float64, 1e10), "val_loss", valLoss); err != nil {
+	if err := r.TrainFinal(context.Background(), line(t, tensor.Float64, 1e10), "val_loss", valLoss); err != nil {
 		t.Fatal(err)
 	}
 	if r.Diverged == "" || !math.IsNaN(r.Values["val_loss"]) {

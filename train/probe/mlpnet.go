@@ -8,7 +8,7 @@ import (
 )
 
 // NewMLPNet is NewNet for a model whose hidden layers are those of mlp
-// (experiment.Classifier returns both), keeping mlp.Pre, with the Units
+// (the MLP's forward pass gives both), keeping mlp.Pre, with the Units
 // that record f'(z) of its activation on its hidden widths, for
 // Phase.Units.
 func NewMLPNet(m train.Model, mlp *nn.MLP) (*Net, *Units, error) {

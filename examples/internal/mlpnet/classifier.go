@@ -1,4 +1,4 @@
-package experiment
+package mlpnet
 
 // The network most experiments here train: an MLP classifier with its
 // inputs and cross-entropy loss on a graph of its own, ready for
@@ -86,7 +86,7 @@ func firstErr(errs ...error) error {
 // calls probe for step 0 (before training, loss NaN) first, and returns
 // its error with a nil hook.
 //
-//	onStep, err := experiment.ProbeSteps(25, steps, func(step int, loss float64) error { … })
+//	onStep, err := mlpnet.ProbeSteps(25, steps, func(step int, loss float64) error { … })
 //	t, err := train.New(model, opt, trainL, testL, train.Config{MaxSteps: steps, OnStep: onStep})
 func ProbeSteps(every, last int, probe func(step int, meanLoss float64) error) (func(*train.Trainer, train.StepInfo) error, error) {
 	var sum float64

@@ -1,10 +1,11 @@
-package experiment
+package transformer
 
-// What the Transformer experiments (examples/char-gpt, examples/vit-mnist)
-// share: the feed-forward variants by name, nn.GPT and nn.ViT wrapped as a
+// The feed-forward variants by name, nn.GPT and nn.ViT wrapped as a
 // train.Model, and nanoGPT's AdamW recipe trained as one run of a grid.
 
 import (
+	"context"
+	"github.com/geluproject/gelu/train/experiment"
 	"io"
 	"maps"
 	"slices"
@@ -183,10 +184,10 @@ type AdamW struct {
 // in r.Dir; its progress bar on progress, none if nil. A run that
 // diverges is recorded in r.Diverged, not returned (TrainCosine). It
 // returns the trainer, for a final evaluation when r.Diverged is "".
-func TrainAdamW[S any](r *Run[S], m train.Model, trainSet, evalSet *datasets.Dataset, a AdamW, progress io.Writer,
+func TrainAdamW[S any](ctx context.Context, r *experiment.Run[S], m train.Model, trainSet, evalSet *datasets.Dataset, a AdamW, progress io.Writer,
 	onEval func(train.EvalInfo) error) (*train.Trainer, error) {
 	c := Cosine{Batch: a.Batch, Steps: a.Steps, EvalEvery: a.EvalEvery, Warmup: a.Warmup, LR: a.LR, Floor: a.LR / 10, Clip: a.Clip}
-	return TrainCosine(r, m, optim.NewAdamW(a.LR), trainSet, evalSet, c, train.Config{
+	return TrainCosine(ctx, r, m, optim.NewAdamW(a.LR), trainSet, evalSet, c, train.Config{
 		Quiet: progress == nil, Progress: progress,
 		OnEval: func(_ *train.Trainer, e train.EvalInfo) error { return onEval(e) }})
 }

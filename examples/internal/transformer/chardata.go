@@ -1,4 +1,4 @@
-package experiment
+package transformer
 
 // A character-level language task from a text file or the embedded
 // Opticks, with a seeded sample of its validation windows to score.

@@ -1,6 +1,8 @@
-package experiment
+package transformer
 
 import (
+	"context"
+	"github.com/geluproject/gelu/train/experiment"
 	"math"
 	"slices"
 	"strings"
@@ -40,10 +42,10 @@ func lineModel(t *testing.T) (train.Model, *datasets.Dataset) {
 
 func TestTrainCosine(t *testing.T) {
 	m, d := lineModel(t)
-	r := &Run[int]{Seed: 3, Dir: t.TempDir(), Curve: NewCurve("val_loss")}
+	r := &experiment.Run[int]{Seed: 3, Dir: t.TempDir(), Curve: experiment.NewCurve("val_loss")}
 	c := Cosine{Batch: 8, Steps: 6, EvalEvery: 3, Warmup: 2, LR: 0.1, Floor: 0.01}
 	var lrs []float64
-	tr, err := TrainCosine(r, m, &optim.SGD{LearningRate: c.LR}, d, d, c, train.Config{Quiet: true,
+	tr, err := TrainCosine(context.Background(), r, m, &optim.SGD{LearningRate: c.LR}, d, d, c, train.Config{Quiet: true,
 		OnStep: func(_ *train.Trainer, s train.StepInfo) error { lrs = append(lrs, s.LR); return nil },
 		OnEval: func(_ *train.Trainer, e train.EvalInfo) error { return r.Curve.Add(e.Step, e.ValLoss) }})
 	if err != nil {
@@ -74,9 +76,9 @@ func TestTrainCosine(t *testing.T) {
 	// 3.4e38); step 2's loss, their square, overflows. So the run diverges
 	// at step 2, after the evaluation at step 0 and one completed step.
 	m, d = lineModel(t)
-	r = &Run[int]{Seed: 3, Curve: NewCurve("val_loss")}
+	r = &experiment.Run[int]{Seed: 3, Curve: experiment.NewCurve("val_loss")}
 	c.LR, c.Floor = 1e30, 0
-	tr, err = TrainCosine(r, m, &optim.SGD{LearningRate: c.LR}, d, d, c, train.Config{Quiet: true,
+	tr, err = TrainCosine(context.Background(), r, m, &optim.SGD{LearningRate: c.LR}, d, d, c, train.Config{Quiet: true,
 		OnEval: func(_ *train.Trainer, e train.EvalInfo) error { return r.Curve.Add(e.Step, e.ValLoss) }})
 	if err != nil || tr == nil || !strings.Contains(r.Diverged, "step 2") {
 		t.Fatalf("at lr 1e30: trainer %v, error %v, diverged %q; want the trainer, no error and the divergence recorded", tr != nil, err, r.Diverged)

@@ -1,4 +1,4 @@
-package experiment
+package main
 
 // The model of examples/transformer-ffn, next to GPTModel and ViTModel.
 

@@ -1,6 +1,7 @@
-package experiment
+package mlpnet
 
 import (
+	"github.com/geluproject/gelu/train/experiment"
 	"slices"
 	"testing"
 
@@ -47,5 +48,23 @@ func TestFirstBatch(t *testing.T) {
 	}
 	if _, err := FirstBatch(nil, 3, 7); err == nil {
 		t.Error("nil dataset: no error")
+	}
+}
+
+// FirstBatch is batch 0 of epoch 0 of the training loader a run with the
+// same seed uses (experiment.Loader, shuffled).
+func TestFirstBatchIsTheTrainingLoaders(t *testing.T) {
+	d := &datasets.Dataset{Name: "rows", Features: 1, X: []float32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, Labels: make([]int, 10), Classes: 1}
+	l, err := experiment.Loader(d, 4, true, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := l.Batch(0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := FirstBatch(d, 4, 3)
+	if err != nil || !slices.Equal(tb.X.Data().([]float32), x.Data().([]float32)) {
+		t.Errorf("first training batch %v, FirstBatch with the same seed %v (%v)", tb.X.Data(), x.Data(), err)
 	}
 }

@@ -1,4 +1,4 @@
-package experiment
+package mlpnet
 
 // How an initialization scales the signal from layer to layer: the root
 // mean square of every hidden layer's pre-activations in untrained MLPs,
@@ -42,7 +42,7 @@ func InitRMS(r *report.Report, key string, names, titles []string, layers int, x
 			return report.TableData{}, err
 		}
 		if len(rms) != layers+1 {
-			return report.TableData{}, fmt.Errorf("experiment.InitRMS: network %s has %d hidden layers, want %d", name, len(rms)-1, layers)
+			return report.TableData{}, fmt.Errorf("mlpnet.InitRMS: network %s has %d hidden layers, want %d", name, len(rms)-1, layers)
 		}
 		row := []any{titles[i]}
 		for k, v := range rms {

@@ -1,10 +1,12 @@
-package experiment
+package transformer
 
 // A run trained on a warmed-up cosine learning-rate schedule, with any
 // optimizer: the recipe of the Transformer programs.
 
 import (
+	"context"
 	"errors"
+	"github.com/geluproject/gelu/train/experiment"
 
 	"github.com/geluproject/gelu/datasets"
 	"github.com/geluproject/gelu/optim"
@@ -21,7 +23,8 @@ type Cosine struct {
 	LR, Floor, Clip                 float64
 }
 
-// TrainCosine trains m with opt by the recipe c as run r of a grid: on
+// TrainCosine trains m with opt by the recipe c as run r of a grid, until
+// done or ctx is cancelled: on
 // trainSet, shuffled by r.Seed, in whole batches; evaluated on evalSet, in
 // order (also at every epoch's end, as train.Trainer does). cfg is the
 // rest of the trainer's configuration (progress, hooks); TrainCosine sets
@@ -30,9 +33,9 @@ type Cosine struct {
 // r.Diverged says why, and TrainCosine returns the trainer and no error;
 // its weights are then not finite, so a final evaluation (on the
 // trainer's ValData, say) must check r.Diverged first.
-func TrainCosine[S any](r *Run[S], m train.Model, opt optim.Optimizer, trainSet, evalSet *datasets.Dataset, c Cosine, cfg train.Config) (*train.Trainer, error) {
-	trainData, err1 := Loader(trainSet, c.Batch, true, r.Seed)
-	evalData, err2 := Loader(evalSet, c.Batch, false, 0)
+func TrainCosine[S any](ctx context.Context, r *experiment.Run[S], m train.Model, opt optim.Optimizer, trainSet, evalSet *datasets.Dataset, c Cosine, cfg train.Config) (*train.Trainer, error) {
+	trainData, err1 := experiment.Loader(trainSet, c.Batch, true, r.Seed)
+	evalData, err2 := experiment.Loader(evalSet, c.Batch, false, 0)
 	if err := errors.Join(err1, err2); err != nil {
 		return nil, err
 	}
@@ -48,7 +51,7 @@ func TrainCosine[S any](r *Run[S], m train.Model, opt optim.Optimizer, trainSet,
 	if err != nil {
 		return nil, err
 	}
-	if err := r.Train(t); err != nil {
+	if err := r.Train(ctx, t); err != nil {
 		return nil, err
 	}
 	return t, nil
