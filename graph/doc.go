@@ -29,6 +29,10 @@
 //     and Profiled lists them, most time first (PyTorch's profiler table).
 //   - CheckGrad and CheckGradGrad compare analytic first and second
 //     derivatives of any graph with central finite differences.
+//   - SetAutocast(BFloat16) runs a float32 graph's matrix products (package
+//     fused's, forward and backward) on bfloat16 operands with float32
+//     sums, PyTorch's CPU autocast; parameters, gradients, optimizer state
+//     and the other ops stay float32. It is read at every Run.
 //
 // Nodes are plain *gorgonia.Node values, so gorgonia's ops can be mixed
 // in: Grad differentiates every op that has a symbolic derivative

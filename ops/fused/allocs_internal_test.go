@@ -23,6 +23,7 @@ func TestOpsDoNotAllocate(t *testing.T) {
 	// 8 rows run on the caller's goroutine; 2·MinGrain/d rows on two cores
 	// when GOMAXPROCS allows.
 	const d = 64
+	bf16 := bf16Autocast(t)
 	for _, rows := range []int{8, 2 * parallel.MinGrain / d} {
 		for _, dt := range []tensor.Dtype{tensor.Float32, tensor.Float64} {
 			r := rng.New(uint64(rows), "allocs")
@@ -50,13 +51,14 @@ func TestOpsDoNotAllocate(t *testing.T) {
 				{"add", newBinary(add, 2), []G.Value{x, g}},
 				{"mul", newBinary(mul, 2), []G.Value{x, g}},
 				{"matmul+bias", newMatMul(false, true, true, false), []G.Value{x, w, beta}},
+				{"matmul+bias bf16", &matMulOp{}, []G.Value{x, w, beta}}, // below
 				{"sumrows", newSumRows(), []G.Value{g}},
 			}
 			// Attention over 2 sequences of rows/2 tokens, 2 heads of
 			// width 8 (qkv is rows × 48), with a dropout mask.
 			geo := attentionGeometry{batch: 2, heads: 2, t: rows / 2, d: 16, causal: true}
 			qkv, dout := rand(rows, 48), rand(rows, 16)
-			probs, err := newAttentionProbs(geo, false).Do(qkv)
+			probs, err := newAttentionProbs(geo, false, nil).Do(qkv)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -73,11 +75,22 @@ func TestOpsDoNotAllocate(t *testing.T) {
 				op   G.Op
 				in   []G.Value
 			}{
-				{"attention.probs", newAttentionProbs(geo, false), []G.Value{qkv}},
-				{"attention", newAttentionOut(geo, 0.2, false), []G.Value{qkv, probs, mask}},
-				{"attention.dqkv", newAttentionOut(geo, 0.2, true), []G.Value{qkv, probs, mask, dout}},
+				{"attention.probs", newAttentionProbs(geo, false, nil), []G.Value{qkv}},
+				{"attention", newAttentionOut(geo, 0.2, false, nil), []G.Value{qkv, probs, mask}},
+				{"attention.dqkv", newAttentionOut(geo, 0.2, true, nil), []G.Value{qkv, probs, mask, dout}},
+				// The same under bfloat16 autocast.
+				{"attention.probs bf16", newAttentionProbs(geo, false, bf16), []G.Value{qkv}},
+				{"attention bf16", newAttentionOut(geo, 0.2, false, bf16), []G.Value{qkv, probs, mask}},
+				{"attention.dqkv bf16", newAttentionOut(geo, 0.2, true, bf16), []G.Value{qkv, probs, mask, dout}},
 				{"dropout", newDropout(0.2, 2), []G.Value{x, xmask}},
 			}...)
+			for i := range cases {
+				if cases[i].name == "matmul+bias bf16" {
+					op := newMatMul(false, true, true, false)
+					op.cast = bf16
+					cases[i].op = op
+				}
+			}
 			for _, c := range cases {
 				if c.name == "matmul+bias" && strings.HasPrefix(gemm.Name(), "gonum") {
 					// gonum's GEMM (arm64 and other CPUs without the own
@@ -94,6 +107,24 @@ func TestOpsDoNotAllocate(t *testing.T) {
 			}
 		}
 	}
+}
+
+// bf16Autocast returns the autocast setting of a float32 graph set to
+// bfloat16, for ops built without one.
+func bf16Autocast(t *testing.T) *graph.Autocast {
+	t.Helper()
+	g, err := graph.New(tensor.Float32, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.SetAutocast(graph.BFloat16); err != nil {
+		t.Fatal(err)
+	}
+	x, err := g.Input("x", 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return graph.AutocastOf(x)
 }
 
 // fixedMode is a Mode with a fixed training flag and step.

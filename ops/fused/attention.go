@@ -20,7 +20,8 @@ package fused
 // the Machine frees P and M once it has run (PyTorch's math attention
 // saves the same). P̃ is recomputed from P and M, and dP, dS are worked out
 // a (batch, head) pair at a time in a T² scratch per core. Products go
-// through gemm.Gemm with leading dimensions that step over the other heads;
+// through gemm.Gemm (gemm.GemmBF16 under bfloat16 autocast) with leading
+// dimensions that step over the other heads;
 // the (batch, head) pairs are spread over cores by parallel. Double
 // backward is not implemented: the backward op reports an error if it is
 // differentiated.
@@ -31,7 +32,6 @@ import (
 
 	"github.com/chewxy/hm"
 	"github.com/geluproject/gelu/graph"
-	"github.com/geluproject/gelu/ops/gemm"
 	"github.com/geluproject/gelu/ops/opkit"
 	"github.com/geluproject/gelu/ops/parallel"
 	G "gorgonia.org/gorgonia"
@@ -92,7 +92,8 @@ func ScaledDotProductAttention(qkv, padMask *G.Node, cfg AttentionConfig) (*G.No
 		}
 		probsIn = append(probsIn, padMask)
 	}
-	probs, err := opkit.Apply(newAttentionProbs(geo, padMask != nil), probsIn...)
+	cast := graph.AutocastOf(qkv)
+	probs, err := opkit.Apply(newAttentionProbs(geo, padMask != nil, cast), probsIn...)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +105,7 @@ func ScaledDotProductAttention(qkv, padMask *G.Node, cfg AttentionConfig) (*G.No
 		}
 		outIn = append(outIn, mask)
 	}
-	return opkit.Apply(newAttentionOut(geo, cfg.Dropout, false), outIn...)
+	return opkit.Apply(newAttentionOut(geo, cfg.Dropout, false, cast), outIn...)
 }
 
 // attentionGeometry is the shape of one attention: B sequences of T
@@ -150,13 +151,14 @@ type attentionProbsOp struct {
 	opkit.Base
 	geo    attentionGeometry
 	padded bool
+	cast   *graph.Autocast // read at every run: QKᵀ in bfloat16 under graph.BFloat16
 	out    opkit.Buffer
 	k32    attentionKernel[float32]
 	k64    attentionKernel[float64]
 }
 
-func newAttentionProbs(geo attentionGeometry, padded bool) *attentionProbsOp {
-	op := &attentionProbsOp{geo: geo, padded: padded}
+func newAttentionProbs(geo attentionGeometry, padded bool, cast *graph.Autocast) *attentionProbsOp {
+	op := &attentionProbsOp{geo: geo, padded: padded, cast: cast}
 	name := fmt.Sprintf("attention.probs(heads=%d", geo.heads)
 	if geo.causal {
 		name += ", causal"
@@ -201,7 +203,7 @@ func (op *attentionProbsOp) UsePreallocDo(prealloc G.Value, vs ...G.Value) (G.Va
 	switch out.Dtype() {
 	case tensor.Float32:
 		o := out.Float32s()
-		op.k32.run(attentionProbsPass, op.geo, attentionData[float32]{p: o, qkv: qkv.Float32s(), pad: affineData[float32](pad)})
+		op.k32.run(attentionProbsPass, op.geo, attentionData[float32]{p: o, qkv: qkv.Float32s(), pad: affineData[float32](pad), bf16: op.cast.Precision() == graph.BFloat16})
 	case tensor.Float64:
 		o := out.Float64s()
 		op.k64.run(attentionProbsPass, op.geo, attentionData[float64]{p: o, qkv: qkv.Float64s(), pad: affineData[float64](pad)})
@@ -217,7 +219,8 @@ type attentionOutOp struct {
 	geo     attentionGeometry
 	p       float64 // dropout probability; 0: no mask input
 	grad    bool
-	roles   []string // of the inputs, for opkit.Inputs
+	cast    *graph.Autocast // read at every run: the products in bfloat16 under graph.BFloat16
+	roles   []string        // of the inputs, for opkit.Inputs
 	out     opkit.Buffer
 	k32     attentionKernel[float32]
 	k64     attentionKernel[float64]
@@ -226,8 +229,8 @@ type attentionOutOp struct {
 	scale64 float64
 }
 
-func newAttentionOut(geo attentionGeometry, p float64, grad bool) *attentionOutOp {
-	op := &attentionOutOp{geo: geo, p: p, grad: grad, masked: p > 0}
+func newAttentionOut(geo attentionGeometry, p float64, grad bool, cast *graph.Autocast) *attentionOutOp {
+	op := &attentionOutOp{geo: geo, p: p, grad: grad, masked: p > 0, cast: cast}
 	name := fmt.Sprintf("attention(heads=%d", geo.heads)
 	if geo.causal {
 		name += ", causal"
@@ -320,7 +323,7 @@ func (op *attentionOutOp) UsePreallocDo(prealloc G.Value, vs ...G.Value) (G.Valu
 	switch out.Dtype() {
 	case tensor.Float32:
 		o := out.Float32s()
-		op.k32.run(pass, op.geo, attentionData[float32]{out: o, qkv: qkv.Float32s(), p: p.Float32s(), mask: mask, scale: op.scale32, g: affineData[float32](g)})
+		op.k32.run(pass, op.geo, attentionData[float32]{out: o, qkv: qkv.Float32s(), p: p.Float32s(), mask: mask, scale: op.scale32, g: affineData[float32](g), bf16: op.cast.Precision() == graph.BFloat16})
 	case tensor.Float64:
 		o := out.Float64s()
 		op.k64.run(pass, op.geo, attentionData[float64]{out: o, qkv: qkv.Float64s(), p: p.Float64s(), mask: mask, scale: op.scale64, g: affineData[float64](g)})
@@ -329,7 +332,7 @@ func (op *attentionOutOp) UsePreallocDo(prealloc G.Value, vs ...G.Value) (G.Valu
 }
 
 func (op *attentionOutOp) backward(gs *opkit.Grads) {
-	gs.Set(0, gs.Apply(newAttentionOut(op.geo, op.p, true), append(gs.Inputs(), gs.Grad())...))
+	gs.Set(0, gs.Apply(newAttentionOut(op.geo, op.p, true, op.cast), append(gs.Inputs(), gs.Grad())...))
 }
 
 // attentionPass is what an attentionKernel computes for each pair.
@@ -348,6 +351,7 @@ type attentionData[T graph.Float] struct {
 	out, qkv, pad, p, g []T
 	mask                []uint8
 	scale               T
+	bf16                bool // the products in gemm.GemmBF16 (float32 only)
 }
 
 // attentionKernel runs a pass over a range of (batch, head) pairs;
@@ -423,7 +427,7 @@ func (k *attentionKernel[T]) probsPair(i int) {
 	q := k.qkv[b*t*3*d+h*dh:]
 	key := q[d:]
 	s := k.p[i*t*t : (i+1)*t*t]
-	gemm.Gemm(false, true, t, t, dh, T(scale), q, 3*d, key, 3*d, 0, s, t)
+	gemmAs(k.bf16, false, true, t, t, dh, T(scale), q, 3*d, key, 3*d, 0, s, t)
 	inf := T(math.Inf(-1))
 	for r := 0; r < t; r++ {
 		row := s[r*t : (r+1)*t]
@@ -463,7 +467,7 @@ func (k *attentionKernel[T]) outPair(i int, pd []T) {
 	_, t, d, dh, _ := geo.pairs()
 	b, h := i/geo.heads, i%geo.heads
 	v := k.qkv[b*t*3*d+h*dh+2*d:]
-	gemm.Gemm(false, false, t, dh, t, 1, k.dropped(i, pd), t, v, 3*d, 0, k.out[b*t*d+h*dh:], d)
+	gemmAs(k.bf16, false, false, t, dh, t, 1, k.dropped(i, pd), t, v, 3*d, 0, k.out[b*t*d+h*dh:], d)
 }
 
 func (k *attentionKernel[T]) backwardPair(i int, pd, w []T) {
@@ -475,8 +479,8 @@ func (k *attentionKernel[T]) backwardPair(i int, pd, w []T) {
 	dq, dk, dv := k.out[off:], k.out[off+d:], k.out[off+2*d:]
 	do := k.g[b*t*d+h*dh:]
 	p := k.p[i*t*t : (i+1)*t*t]
-	gemm.Gemm(true, false, t, dh, t, 1, k.dropped(i, pd), t, do, d, 0, dv, 3*d)
-	gemm.Gemm(false, true, t, t, dh, 1, do, d, v, 3*d, 0, w, t)
+	gemmAs(k.bf16, true, false, t, dh, t, 1, k.dropped(i, pd), t, do, d, 0, dv, 3*d)
+	gemmAs(k.bf16, false, true, t, t, dh, 1, do, d, v, 3*d, 0, w, t)
 	if k.mask != nil {
 		m := k.mask[i*t*t : (i+1)*t*t]
 		mult := [...]T{maskDrop: 0, maskKeep: k.scale}
@@ -488,8 +492,8 @@ func (k *attentionKernel[T]) backwardPair(i int, pd, w []T) {
 		wr := w[r*t : (r+1)*t]
 		softmaxGradRow(wr, p[r*t:(r+1)*t], wr)
 	}
-	gemm.Gemm(false, false, t, dh, t, T(scale), w, t, key, 3*d, 0, dq, 3*d)
-	gemm.Gemm(true, false, t, dh, t, T(scale), w, t, q, 3*d, 0, dk, 3*d)
+	gemmAs(k.bf16, false, false, t, dh, t, T(scale), w, t, key, 3*d, 0, dq, 3*d)
+	gemmAs(k.bf16, true, false, t, dh, t, T(scale), w, t, q, 3*d, 0, dk, 3*d)
 }
 
 var (

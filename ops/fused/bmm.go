@@ -37,7 +37,7 @@ func BatchedMatMul(a, b *G.Node, transA, transB bool) (*G.Node, error) {
 	if a.Dtype() != b.Dtype() {
 		return nil, fmt.Errorf("fused.BatchedMatMul: %q is %v but %q is %v", a.Name(), a.Dtype(), b.Name(), b.Dtype())
 	}
-	op := newMatMul(transA, transB, false, true)
+	op := newMatMul(transA, transB, false, true).castAs(a)
 	if _, err := op.InferShape(a.Shape(), b.Shape()); err != nil {
 		return nil, fmt.Errorf("fused.BatchedMatMul: %w", err)
 	}
@@ -66,4 +66,28 @@ func bmm[T graph.Float](tA, tB bool, batch, m, n, k int, a []T, lda int, b []T, 
 	for i := 0; i < batch; i++ {
 		gemm.Gemm(tA, tB, m, n, k, 1, a[i*sa:(i+1)*sa], lda, b[i*sb:(i+1)*sb], ldb, beta, c[i*sc:(i+1)*sc], n)
 	}
+}
+
+// bmmBF16 is bmm for float32 under bfloat16 autocast: each product in
+// gemm.GemmBF16 (operands rounded to bfloat16, float32 sums).
+func bmmBF16(tA, tB bool, batch, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32) error {
+	sa, sb, sc := len(a)/batch, len(b)/batch, m*n
+	for i := 0; i < batch; i++ {
+		if err := gemm.GemmBF16(tA, tB, m, n, k, 1, a[i*sa:(i+1)*sa], lda, b[i*sb:(i+1)*sb], ldb, beta, c[i*sc:(i+1)*sc], n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// gemmAs is gemm.Gemm, or for float32 with bf16 set gemm.GemmBF16, for
+// the products inside fused ops (attention) whose operands the op has
+// already checked.
+func gemmAs[T graph.Float](bf16 bool, tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	if a32, ok := any(a).([]float32); ok && bf16 {
+		// The arguments are valid by the op's checks, as gemm.Gemm's are.
+		_ = gemm.GemmBF16(tA, tB, m, n, k, float32(alpha), a32, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
+		return
+	}
+	gemm.Gemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }

@@ -46,12 +46,12 @@ func Linear(x, w, bias *G.Node) (*G.Node, error) {
 		return nil, fmt.Errorf("fused.Linear: input %q is %v but weight %q is %v", x.Name(), x.Dtype(), w.Name(), w.Dtype())
 	}
 	if bias == nil {
-		return opkit.Apply(newMatMul(false, true, false, false), x, w)
+		return opkit.Apply(newMatMul(false, true, false, false).castAs(x), x, w)
 	}
 	if err := opkit.CheckVector("fused.Linear", "bias", bias, w.Shape()[0], w.Dtype()); err != nil {
 		return nil, err
 	}
-	return opkit.Apply(newMatMul(false, true, true, false), x, w, bias)
+	return opkit.Apply(newMatMul(false, true, true, false).castAs(x), x, w, bias)
 }
 
 // MatMul returns op(a)·op(b), where op transposes its argument when the flag
@@ -63,7 +63,7 @@ func MatMul(a, b *G.Node, transA, transB bool) (*G.Node, error) {
 	if err := opkit.CheckMatrix("fused.MatMul", "b", b); err != nil {
 		return nil, err
 	}
-	op := newMatMul(transA, transB, false, false)
+	op := newMatMul(transA, transB, false, false).castAs(a)
 	if _, err := op.InferShape(a.Shape(), b.Shape()); err != nil {
 		return nil, err
 	}
@@ -80,6 +80,15 @@ type matMulOp struct {
 	bias    bool
 	batched bool
 	out     opkit.Buffer
+	// cast is the graph's autocast setting, read at every run: with
+	// graph.BFloat16 a float32 product runs in gemm.GemmBF16.
+	cast *graph.Autocast
+}
+
+// castAs makes op follow the autocast setting of x's graph.
+func (op *matMulOp) castAs(x *G.Node) *matMulOp {
+	op.cast = graph.AutocastOf(x)
+	return op
 }
 
 // matMulSig: a and b, then the bias when there is one.
@@ -194,6 +203,12 @@ func (op *matMulOp) UsePreallocDo(prealloc G.Value, vs ...G.Value) (G.Value, err
 	case tensor.Float32:
 		cd := c.Float32s()
 		beta := fillRows(cd, bias, n)
+		if op.cast.Precision() == graph.BFloat16 {
+			if err := bmmBF16(op.tA, op.tB, batch, m, n, k, a.Float32s(), lda, b.Float32s(), ldb, float32(beta), cd); err != nil {
+				return nil, fmt.Errorf("%v: %w", op, err)
+			}
+			break
+		}
 		bmm(op.tA, op.tB, batch, m, n, k, a.Float32s(), lda, b.Float32s(), ldb, float32(beta), cd)
 	case tensor.Float64:
 		cd := c.Float64s()
@@ -230,6 +245,9 @@ func (op *matMulOp) gradOps() (da *matMulOp, daArgs [2]int, db *matMulOp, dbArgs
 	} else {
 		db, dbArgs = newMatMul(true, op.tA, false, op.batched), [2]int{Gr, A}
 	}
+	// The gradients' products run in the precision of the product they
+	// differentiate, as autocast's backward does.
+	da.cast, db.cast = op.cast, op.cast
 	return
 }
 
