@@ -30,6 +30,10 @@ Workload families:
                                  causal heads, exact-GELU MLP 4w, biases, tied embeddings, no
                                  dropout, vocabulary 91, context t, batch b; nanoGPT's init
 
+<dtype> is float32, float64, or bfloat16 for ffn, gemm and gpt: the float32
+model with its forward pass under torch.autocast("cpu", dtype=torch.bfloat16)
+(the backward outside it), float32 master weights and optimizer state.
+
 --params prints, instead of timing, the parameter count of each --workloads
 model (gpt only): {"name": ..., "params": n}, one line each.
 """
@@ -74,7 +78,11 @@ import math  # noqa: E402
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
 
-DTYPES = {"float32": torch.float32, "float64": torch.float64}
+DTYPES = {"float32": torch.float32, "float64": torch.float64, "bfloat16": torch.float32}
+# The families with a bfloat16 variant: a float32 model whose forward pass
+# runs under torch.autocast("cpu", dtype=torch.bfloat16), the backward
+# outside it, as PyTorch's documentation does it.
+AUTOCAST = ("ffn", "gemm", "gpt")
 
 
 def timed(run, steps, reps):
@@ -140,7 +148,11 @@ class FeedForward(nn.Module):
         return x + self.fc2(self.act(self.fc1(self.ln(x))))
 
 
-def ffn(args, dtype):
+def autocast(on):
+    return torch.autocast("cpu", dtype=torch.bfloat16, enabled=on)
+
+
+def ffn(args, dtype, amp=False):
     tokens, d, dff = shape(args)
     torch.manual_seed(1)
     model = FeedForward(d, dff).to(dtype)
@@ -150,14 +162,15 @@ def ffn(args, dtype):
 
     def run():
         opt.zero_grad(set_to_none=True)
-        loss = nn.functional.mse_loss(model(x), y)
+        with autocast(amp):
+            loss = nn.functional.mse_loss(model(x), y)
         loss.backward()
         opt.step()
 
     return run, 1
 
 
-def gemm(args, dtype):
+def gemm(args, dtype, amp=False):
     tokens, d, dff = shape(args)
     torch.manual_seed(1)
     r = lambda *s: torch.randn(*s, dtype=dtype)  # noqa: E731
@@ -174,7 +187,12 @@ def gemm(args, dtype):
         torch.mm(gh, w1, out=outs[4])
         torch.mm(gh.t(), x, out=outs[5])
 
-    return run, 1
+    def run_autocast():
+        # Under autocast (which takes no out=): bfloat16 operands, bfloat16 results.
+        with autocast(True):
+            return (torch.mm(x, w1.t()), torch.mm(h, w2.t()), torch.mm(gy, w2), torch.mm(gy.t(), h), torch.mm(gh, w1), torch.mm(gh.t(), x))
+
+    return (run_autocast if amp else run), 1
 
 
 def mlp(args, dtype):
@@ -314,7 +332,7 @@ def gpt_model(args, dtype):
     return GPT(layers, d, heads, t, GPT_VOCAB).to(dtype)
 
 
-def gpt(args, dtype):
+def gpt(args, dtype, amp=False):
     _, _, _, t, batch = gpt_config(args)
     model = gpt_model(args, dtype)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
@@ -324,7 +342,8 @@ def gpt(args, dtype):
 
     def run():
         opt.zero_grad(set_to_none=True)
-        loss = model(ids, targets)
+        with autocast(amp):
+            loss = model(ids, targets)
         loss.backward()
         opt.step()
 
@@ -345,7 +364,11 @@ FAMILIES = {"gelu": gelu, "copy": copy, "ffn": ffn, "gemm": gemm, "mlp": mlp, "g
 def build(name):
     parts = name.split("/")
     if len(parts) != 3 or parts[0] not in FAMILIES or parts[2] not in DTYPES:
-        raise ValueError(f"workload {name!r}: want <{'|'.join(FAMILIES)}>/<args>/<float32|float64>")
+        raise ValueError(f"workload {name!r}: want <{'|'.join(FAMILIES)}>/<args>/<float32|float64|bfloat16>")
+    if parts[2] == "bfloat16":
+        if parts[0] not in AUTOCAST:
+            raise ValueError(f"workload {name!r}: {parts[0]} has no bfloat16 variant, only {', '.join(AUTOCAST)}")
+        return FAMILIES[parts[0]](parts[1], torch.float32, amp=True)
     return FAMILIES[parts[0]](parts[1], DTYPES[parts[2]])
 
 

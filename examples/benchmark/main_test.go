@@ -205,6 +205,16 @@ func TestQuickReport(t *testing.T) {
 			}
 		}
 	}
+	// bfloat16 autocast against float32: the ffn, gemm and gpt workloads,
+	// this project's ratio always, PyTorch's where it ran.
+	for _, k := range []string{"ffn.64x32x128.bfloat16.bf16_over_float32", "gemm.64x32x128.bfloat16.bf16_over_float32", "gpt." + gptQuickShape + ".bfloat16.bf16_over_float32"} {
+		if v, ok := s.Number(k); !ok || !(v > 0) {
+			t.Errorf("summary %s = %v (%v), want a positive ratio", k, v, ok)
+		}
+	}
+	if !strings.Contains(string(md), "## bfloat16 autocast against float32") {
+		t.Error("report.md has no bfloat16 section")
+	}
 	for _, k := range []string{"ffn.64x32x128.float32.step_over_gemm", "gelu.exact.float64.gelu_over_copy"} {
 		if v, ok := s.Number(k); !ok || !(v > 0) {
 			t.Errorf("summary %s = %v (%v), want a positive ratio", k, v, ok)

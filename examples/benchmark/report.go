@@ -7,12 +7,17 @@ import (
 	"embed"
 	"os"
 	"path/filepath"
+	"regexp"
 	"text/template"
 
+	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/ops/gemm"
 	"github.com/geluproject/gelu/train/bench"
 	"github.com/geluproject/gelu/train/report"
 )
+
+// threadCount is the thread count at the end of a kernel's name.
+var threadCount = regexp.MustCompile(`, \d+ threads?\)`)
 
 //go:embed report.md.tmpl keys.txt
 var reportFiles embed.FS
@@ -35,6 +40,10 @@ type view struct {
 	Families                []*bench.Family
 	Overview, GPT, Settings report.TableData
 	FFNvsGEMM, GELUvsCopy   report.TableData
+	// BF16 compares the bfloat16 workloads with their float32 ones;
+	// BF16Kernel is gemm.BF16Name without the thread count.
+	BF16       report.TableData
+	BF16Kernel string
 	// PeakISA is what the peak loop runs ("" where the peak is unknown);
 	// Peak its rates, GEMMs the matmul workloads' table.
 	PeakISA     string
@@ -67,12 +76,18 @@ func writeReport(c config, argv []string, ws []bench.Workload, t bench.Tally, to
 		return err
 	}
 	v.FFNvsGEMM = t.Pairs(r, ws, bench.Pair{Family: "ffn", Key: "step_over_gemm",
-		Partner: func(w bench.Workload) string { return "gemm/" + w.Args + "/" + w.Dtype.String() },
+		Partner: func(w bench.Workload) string { return "gemm/" + w.Args + "/" + w.DtypeName() },
 		Header:  []string{"shape", "dtype", "step ms", "GEMMs ms", "step ÷ GEMMs", tn + " step ms", tn + " GEMMs ms", tn + " step ÷ GEMMs"}})
 	v.GELUvsCopy = t.Pairs(r, ws, bench.Pair{Family: "gelu", Key: "gelu_over_copy", Bytes: bench.CopyBytes,
-		Partner: func(w bench.Workload) string { return "copy/gelu-traffic/" + w.Dtype.String() },
+		Partner: func(w bench.Workload) string { return "copy/gelu-traffic/" + w.DtypeName() },
 		Header: []string{"form", "dtype", "copy GB/s", "GELU Melem/s", "copy Melem/s", "GELU time ÷ copy time",
 			tn + " GELU Melem/s", tn + " copy Melem/s", tn + " GELU time ÷ copy time"}})
+	v.BF16 = t.Pairs(r, ws, bench.Pair{Key: "bf16_over_float32",
+		Only:    func(w bench.Workload) bool { return w.Autocast == graph.BFloat16 },
+		Partner: func(w bench.Workload) string { return w.Family.Name + "/" + w.Args + "/float32" },
+		Header: []string{"workload", "args", "dtype", "bfloat16", "float32", "bfloat16 time ÷ float32 time",
+			tn + " bfloat16", tn + " float32", tn + " bfloat16 time ÷ float32 time"}})
+	v.BF16Kernel = threadCount.ReplaceAllString(gemm.BF16Name(), ")")
 	v.Peak = t.PeakTable(r, ws, peakThreads(c.threads))
 	in := products(c.quick).in
 	v.GEMMs = t.GEMMTable(r, ws, func(w bench.Workload) string { return in[w.Args] })
@@ -113,7 +128,7 @@ func gptTable(r *report.Report, ws []bench.Workload, t bench.Tally, tn string) (
 		oset, o, _ := t.Best(bench.Ours, w.Name)
 		fset, f, okF := t.Best(bench.Other, w.Name)
 		ts, tr, okT := t.Best(bench.Peer, w.Name)
-		rows = append(rows, []any{w.Args, w.Dtype.String(), params, int(w.Work), w.Value(o.Seconds), oset, o.Seconds * 1e3, o.Allocs, o.AllocBytes / 1024,
+		rows = append(rows, []any{w.Args, w.DtypeName(), params, int(w.Work), w.Value(o.Seconds), oset, o.Seconds * 1e3, o.Allocs, o.AllocBytes / 1024,
 			opt(okF, w.Value(f.Seconds)), opt(okF, fset), opt(okF, f.Allocs),
 			opt(okT, w.Value(tr.Seconds)), opt(okT, ts), opt(okT, tr.Seconds*1e3),
 			opt(okT, tr.Seconds/o.Seconds), opt(okT && okF, tr.Seconds/f.Seconds)})

@@ -17,10 +17,10 @@ import (
 var families = bench.Families{
 	{Name: "gelu", Unit: "Melem/s", Work: bench.GELUWork, About: "GELU forward + backward on 4M elements", Build: bench.GELU},
 	{Name: "copy", Unit: "Melem/s", Work: bench.GELUWork, About: "memory-bound reference for gelu: the same loads and stores (y ← x; dx ← x + up, 20 bytes/element in float32) with no arithmetic worth the name", Build: bench.Copy},
-	{Name: "ffn", Unit: "ms", BLAS: true, About: "training step of the pre-LN feed-forward block: LayerNorm → Linear → GELU → Linear + residual, MSE, SGD-momentum", Build: bench.FFN},
-	{Name: "gemm", Unit: "ms", BLAS: true, About: "the six matrix products of the ffn step of the same shape, alone (2 forward, 4 backward)", Build: bench.GEMMs},
+	{Name: "ffn", Unit: "ms", BLAS: true, About: "training step of the pre-LN feed-forward block: LayerNorm → Linear → GELU → Linear + residual, MSE, SGD-momentum", Build: bench.FFN, BuildBF16: bench.FFNBF16},
+	{Name: "gemm", Unit: "ms", BLAS: true, About: "the six matrix products of the ffn step of the same shape, alone (2 forward, 4 backward)", Build: bench.GEMMs, BuildBF16: bench.GEMMsBF16},
 	{Name: "mlp", Unit: "ms", BLAS: true, About: "training step of the GELU paper's MNIST MLP: 784 → 8 × 128 → 10, GELU, batch 128, cross-entropy, Adam lr 1e-3; fixed: one batch over and over; shuffledN: a shuffled pass over N seeded random MNIST-shaped examples, batch gathering included (ms per step). The initial weights differ (unit-norm rows here, PyTorch's default there); the work per step does not", Build: bench.MLP},
-	{Name: "gpt", Unit: "tokens/s", BLAS: true, Work: bench.GPTWork, About: gptAbout, Build: bench.GPT},
+	{Name: "gpt", Unit: "tokens/s", BLAS: true, Work: bench.GPTWork, About: gptAbout, Build: bench.GPT, BuildBF16: bench.GPTBF16},
 	{Name: "matmul", Unit: "GFLOP/s", BLAS: true, Paired: true, NoPeer: true, Work: bench.MatMulWork, Build: bench.MatMul,
 		About: "one matrix product of the ffn or mlp step alone, C = op(A)·op(B) with op(A) m×k, op(B) k×n (args <m>x<n>x<k>-<op>, op: N or T per operand), GFLOP/s = 2·m·n·k / time; not run by PyTorch"},
 	{Name: "peak", Unit: "GFLOP/s", NoPeer: true, Fastest: true, Work: bench.PeakWork, Build: bench.Peak,
@@ -45,6 +45,17 @@ var gptShapes = []string{"L4-d256-h8-T128-B16", "L8-d256-h8-T256-B16"}
 
 const gptQuickShape = "L1-d16-h2-T8-B2"
 
+// bf16Dtypes are the dtypes of the ffn, gemm and gpt workloads: float32,
+// and bfloat16 (a float32 model under bfloat16 autocast on both sides)
+// where GemmBF16 runs an assembly kernel (gemm.BF16Kernel), or in quick
+// runs, whose tiny shapes the portable kernel runs quickly too.
+func bf16Dtypes(quick bool) []string {
+	if quick || gemm.BF16Kernel() != "generic" {
+		return []string{"float32", "bfloat16"}
+	}
+	return []string{"float32"}
+}
+
 // workloadNames lists the workloads of a run; see the package comment.
 func workloadNames(scaling, quick bool) []string {
 	shapes, pass, gpts := ffnShapes, "shuffled10240", gptShapes
@@ -56,13 +67,15 @@ func workloadNames(scaling, quick bool) []string {
 		w = append(w, "gelu/exact/"+dt, "gelu/tanh/"+dt, "copy/gelu-traffic/"+dt)
 	}
 	for _, s := range shapes {
-		for _, dt := range []string{"float32", "float64"} {
+		for _, dt := range append(bf16Dtypes(quick), "float64") {
 			w = append(w, "ffn/"+s+"/"+dt, "gemm/"+s+"/"+dt)
 		}
 	}
 	w = append(w, "mlp/fixed/float32", "mlp/"+pass+"/float32")
 	for _, g := range gpts {
-		w = append(w, "gpt/"+g+"/float32")
+		for _, dt := range bf16Dtypes(quick) {
+			w = append(w, "gpt/"+g+"/"+dt)
+		}
 	}
 	for _, dt := range []string{"float32", "float64"} {
 		if gemm.PeakISA() != "" { // else the peak is unknown here

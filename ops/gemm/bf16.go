@@ -183,6 +183,11 @@ func BF16Name() string {
 	return name
 }
 
+// BF16Kernel names the kernel path GemmBF16 runs: "amx", "avx512bf16" or
+// "generic" (the portable Go kernel, tens of times slower: a program may
+// prefer float32 there), the values GELU_BF16_KERNEL takes.
+func BF16Kernel() string { return bf16Path().name }
+
 // bf16KernelEnv forces a bf16 kernel path: amx, avx512bf16 or generic.
 // Unset (or "auto") picks the fastest the machine runs.
 const bf16KernelEnv = "GELU_BF16_KERNEL"

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/ops/gemm"
 )
 
@@ -76,7 +77,13 @@ func runChild(out io.Writer, fs Families, name string, reps int) error {
 	if err != nil {
 		return err
 	}
-	run, steps, err := w.Family.Build(w.Args, w.Dtype)
+	var run func() error
+	var steps int
+	if w.Autocast == graph.BFloat16 {
+		run, steps, err = w.Family.BuildBF16(w.Args)
+	} else {
+		run, steps, err = w.Family.Build(w.Args, w.Dtype)
+	}
 	if err != nil {
 		return fmt.Errorf("workload %s: %w", name, err)
 	}

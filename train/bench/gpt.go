@@ -46,10 +46,13 @@ func GPTWork(args string) (float64, error) {
 	return float64(c.batch * c.t), err
 }
 
-// newGPT adds the model to a new graph (seed 1).
-func newGPT(c gptConfig, dt tensor.Dtype) (*graph.Graph, *nn.GPT, error) {
+// newGPT adds the model to a new graph (seed 1) with the precision p.
+func newGPT(c gptConfig, dt tensor.Dtype, p graph.Precision) (*graph.Graph, *nn.GPT, error) {
 	g, err := graph.New(dt, 1)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := g.SetAutocast(p); err != nil {
 		return nil, nil, err
 	}
 	m, err := nn.NewGPT(g, "", nn.GPTConfig{BlockSize: c.t, VocabSize: GPTVocab, Layers: c.layers, Heads: c.heads, Dim: c.dim})
@@ -63,7 +66,7 @@ func GPTParams(args string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	g, _, err := newGPT(c, tensor.Float32)
+	g, _, err := newGPT(c, tensor.Float32, graph.Full)
 	if err != nil {
 		return 0, err
 	}
@@ -75,11 +78,21 @@ func GPTParams(args string) (int, error) {
 // seeded batch of ids and next-token targets, uniform over the
 // vocabulary; args is L<blocks>-d<width>-h<heads>-T<context>-B<batch>.
 func GPT(args string, dt tensor.Dtype) (func() error, int, error) {
+	return gpt(args, dt, graph.Full)
+}
+
+// GPTBF16 is GPT in float32 with the matrix products under
+// graph.SetAutocast(BFloat16).
+func GPTBF16(args string) (func() error, int, error) {
+	return gpt(args, tensor.Float32, graph.BFloat16)
+}
+
+func gpt(args string, dt tensor.Dtype, p graph.Precision) (func() error, int, error) {
 	c, err := parseGPT(args)
 	if err != nil {
 		return nil, 0, err
 	}
-	g, m, err := newGPT(c, dt)
+	g, m, err := newGPT(c, dt, p)
 	if err != nil {
 		return nil, 0, err
 	}

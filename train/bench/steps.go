@@ -106,12 +106,14 @@ func onEveryCore(n int, body func(lo, hi int)) {
 
 // shapedGraph reads the shape <tokens>x<d>x<dff> of an FFN or GEMMs step
 // and starts its graph (seed 1).
-func shapedGraph(args string, dt tensor.Dtype) (g *graph.Graph, tokens, d, dff int, err error) {
+func shapedGraph(args string, dt tensor.Dtype, p graph.Precision) (g *graph.Graph, tokens, d, dff int, err error) {
 	if _, err = fmt.Sscanf(args, "%dx%dx%d", &tokens, &d, &dff); err != nil || tokens < 1 || d < 1 || dff < 1 {
 		return nil, 0, 0, 0, fmt.Errorf("shape %q, want <tokens>x<d>x<dff> of positive integers", args)
 	}
-	g, err = graph.New(dt, 1)
-	return g, tokens, d, dff, err
+	if g, err = graph.New(dt, 1); err != nil {
+		return nil, 0, 0, 0, err
+	}
+	return g, tokens, d, dff, g.SetAutocast(p)
 }
 
 // setRandom binds seeded N(0, 1) data to the input n.
@@ -165,9 +167,20 @@ func FFN(args string, dt tensor.Dtype) (func() error, int, error) {
 	return step, 1, err
 }
 
+// FFNBF16 is FFN in float32 with the matrix products under
+// graph.SetAutocast(BFloat16).
+func FFNBF16(args string) (func() error, int, error) {
+	_, step, err := ffnStep(args, tensor.Float32, graph.BFloat16)
+	return step, 1, err
+}
+
 // FFNStep is FFN's step and the machine it runs (for Machine.Profile, say).
 func FFNStep(args string, dt tensor.Dtype) (*graph.Machine, func() error, error) {
-	g, tokens, d, dff, err := shapedGraph(args, dt)
+	return ffnStep(args, dt, graph.Full)
+}
+
+func ffnStep(args string, dt tensor.Dtype, p graph.Precision) (*graph.Machine, func() error, error) {
+	g, tokens, d, dff, err := shapedGraph(args, dt, p)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -192,7 +205,16 @@ func FFNStep(args string, dt tensor.Dtype) (*graph.Machine, func() error, error)
 // GEMMs runs the six matrix products of an FFN step of the same shape (two
 // forward, four backward) and nothing else.
 func GEMMs(args string, dt tensor.Dtype) (func() error, int, error) {
-	g, tokens, d, dff, err := shapedGraph(args, dt)
+	return gemms(args, dt, graph.Full)
+}
+
+// GEMMsBF16 is GEMMs in float32 under graph.SetAutocast(BFloat16).
+func GEMMsBF16(args string) (func() error, int, error) {
+	return gemms(args, tensor.Float32, graph.BFloat16)
+}
+
+func gemms(args string, dt tensor.Dtype, p graph.Precision) (func() error, int, error) {
+	g, tokens, d, dff, err := shapedGraph(args, dt, p)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -113,9 +113,13 @@ func (t Tally) Column(side string) string {
 
 // Pair compares each workload of Family with its partner, a workload of
 // another family (an ffn step with its matrix products alone, GELU with a
-// copy moving the same bytes).
+// copy moving the same bytes) or of another dtype (bfloat16 against
+// float32).
 type Pair struct {
+	// Family is the workloads' family; "" takes those Only keeps, of any
+	// family, and the rows then start with the family's name.
 	Family  string
+	Only    func(w Workload) bool
 	Partner func(w Workload) string // the partner's workload name
 	// Bytes, if set, is what the partner moves per step: the table's third
 	// column is then the bandwidth our side's partner reached, in GB/s.
@@ -124,18 +128,21 @@ type Pair struct {
 	Header []string // the table's columns, as many as a row has
 }
 
-// Pairs has a row per workload of p.Family in ws: its args and dtype, the
+// Pairs has a row per workload of p.Family in ws: [its family,] its args and dtype, the
 // partner's GB/s (with p.Bytes), then for this project and for the peer
 // the two values (in the workload's unit) and the ratio of their times,
 // also set as summary key <workload key>.<p.Key>[_pytorch].
 func (t Tally) Pairs(r *report.Report, ws []Workload, p Pair) report.TableData {
 	var rows [][]any
 	for _, w := range ws {
-		if w.Family.Name != p.Family {
+		if (p.Family != "" && w.Family.Name != p.Family) || (p.Only != nil && !p.Only(w)) {
 			continue
 		}
 		pair := p.Partner(w)
-		row := []any{w.Args, w.Dtype.String()}
+		row := []any{w.Args, w.DtypeName()}
+		if p.Family == "" {
+			row = append([]any{w.Family.Name}, row...)
+		}
 		if p.Bytes != nil {
 			_, rb, ok := t.Best(Ours, pair)
 			row = append(row, Optional(ok, p.Bytes(w)/rb.Seconds/1e9))

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/geluproject/gelu/graph"
 	"gorgonia.org/tensor"
 )
 
@@ -40,6 +41,10 @@ type Family struct {
 	// Build returns the function timed (one run) and the training steps a
 	// run makes (1 except for a pass over a data set).
 	Build func(args string, dt tensor.Dtype) (run func() error, steps int, err error)
+	// BuildBF16, where the family has one, is Build's bfloat16 variant
+	// (dtype "bfloat16"): a float32 graph whose matrix products run under
+	// graph.SetAutocast(BFloat16), PyTorch's CPU autocast on the peer.
+	BuildBF16 func(args string) (run func() error, steps int, err error)
 }
 
 // Families is a benchmark's workload table.
@@ -50,25 +55,41 @@ type Workload struct {
 	Name   string
 	Family *Family
 	Args   string
-	Dtype  tensor.Dtype
-	Work   float64 // per step, for a throughput unit; 0 for ms
+	Dtype  tensor.Dtype // float32 for bfloat16 workloads
+	// Autocast is graph.BFloat16 for the dtype "bfloat16" (BuildBF16).
+	Autocast graph.Precision
+	Work     float64 // per step, for a throughput unit; 0 for ms
 }
 
-var dtypes = map[string]tensor.Dtype{"float32": tensor.Float32, "float64": tensor.Float64}
+// DtypeName is the dtype part of w's name: float32, float64 or bfloat16.
+func (w Workload) DtypeName() string {
+	if w.Autocast == graph.BFloat16 {
+		return "bfloat16"
+	}
+	return w.Dtype.String()
+}
 
-// Parse reads a workload name <family>/<args>/<float32|float64> of fs.
+var dtypes = map[string]tensor.Dtype{"float32": tensor.Float32, "float64": tensor.Float64, "bfloat16": tensor.Float32}
+
+// Parse reads a workload name <family>/<args>/<float32|float64|bfloat16> of fs.
 func (fs Families) Parse(name string) (Workload, error) {
 	parts := strings.Split(name, "/")
 	if len(parts) != 3 {
-		return Workload{}, fmt.Errorf("workload %q: want <family>/<args>/<float32|float64>", name)
+		return Workload{}, fmt.Errorf("workload %q: want <family>/<args>/<float32|float64|bfloat16>", name)
 	}
 	dt, ok := dtypes[parts[2]]
 	if !ok {
-		return Workload{}, fmt.Errorf("workload %q: dtype %q, want float32 or float64", name, parts[2])
+		return Workload{}, fmt.Errorf("workload %q: dtype %q, want float32, float64 or bfloat16", name, parts[2])
 	}
 	for i := range fs {
 		if f := &fs[i]; f.Name == parts[0] {
 			w := Workload{Name: name, Family: f, Args: parts[1], Dtype: dt}
+			if parts[2] == "bfloat16" {
+				if f.BuildBF16 == nil {
+					return Workload{}, fmt.Errorf("workload %q: %s has no bfloat16 variant", name, f.Name)
+				}
+				w.Autocast = graph.BFloat16
+			}
 			if f.Work != nil {
 				var err error
 				if w.Work, err = f.Work(w.Args); err != nil {
