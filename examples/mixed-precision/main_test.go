@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/geluproject/gelu/datasets"
+	"github.com/geluproject/gelu/examples/internal/extest"
+	"github.com/geluproject/gelu/graph"
+)
+
+// tiny is a configuration that trains in about a second.
+func tiny(t *testing.T) config {
+	t.Helper()
+	text := filepath.Join(t.TempDir(), "text.txt")
+	if err := os.WriteFile(text, []byte(string([]rune(datasets.Opticks())[:30000])), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := defaults()
+	c.Out, c.TextFile = t.TempDir(), text
+	c.T, c.DModel, c.Heads, c.Blocks, c.FF = 8, 16, 2, 1, 48
+	c.Batch, c.Steps, c.EvalEvery, c.Warmup, c.ValWindows = 16, 20, 10, 2, 128
+	c.LR, c.Seeds, c.Workers, c.Quiet, c.Args = 1e-2, 2, 1, true, []string{"mixed-precision", "-steps", "20"}
+	return c
+}
+
+// The same configuration run twice (run by run, then two at a time)
+// writes the same files byte for byte, timings masked; both precisions
+// train, the bfloat16 runs differ from the float32 ones (the setting
+// takes effect) but by little, and the claim is in the report.
+func TestRunTwiceWritesTheSameFiles(t *testing.T) {
+	res, dir, n := extest.RunTwiceMasked(t, func(dir string, first bool) (*results, error) {
+		c := tiny(t)
+		if c.Out = dir; !first {
+			c.Workers = 2
+		}
+		return run(context.Background(), c)
+	})
+	if n < 5 {
+		t.Errorf("compared %d files", n)
+	}
+	if len(res.Runs) != 4 {
+		t.Fatalf("%d runs, want 2 precisions × 2 seeds", len(res.Runs))
+	}
+	for i := 0; i < len(res.Runs); i += 2 {
+		full, bf16 := res.Runs[i], res.Runs[i+1]
+		if full.Setting != graph.Full || bf16.Setting != graph.BFloat16 || full.Seed != bf16.Seed {
+			t.Fatalf("runs %d, %d: %v seed %d and %v seed %d, want float32 then bfloat16 of one seed", i, i+1, full.Setting, full.Seed, bf16.Setting, bf16.Seed)
+		}
+		a, b := full.Curve.Last("val_bpc"), bf16.Curve.Last("val_bpc")
+		if a == b {
+			t.Errorf("seed %d: the same final validation loss %v in both precisions: autocast had no effect", full.Seed, a)
+		}
+		if rel := (b - a) / a; rel > 0.05 || rel < -0.05 {
+			t.Errorf("seed %d: final validation loss %v in float32, %v in bfloat16", full.Seed, a, b)
+		}
+	}
+	sum := extest.CheckOutput(t, dir, "mixed-precision -steps 20", "results.csv", "curves.csv")
+	if w, ok := sum.Number("val_bpc_change.worst"); !ok || !(w > 0 && w < 0.05) {
+		t.Errorf("summary val_bpc_change.worst = %v (%v)", w, ok)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"bfloat16 autocast keeps the final validation loss", "| seed |", "a step under autocast took"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+}
+
+// Flags out of range are errors naming them.
+func TestCheck(t *testing.T) {
+	c := tiny(t)
+	c.Tolerance = 0
+	if _, err := run(context.Background(), c); err == nil || !strings.Contains(err.Error(), "-tolerance") {
+		t.Errorf("-tolerance 0: %v", err)
+	}
+	c = tiny(t)
+	c.Heads = 3
+	if _, err := run(context.Background(), c); err == nil || !strings.Contains(err.Error(), "-heads 3") {
+		t.Errorf("-heads 3: %v", err)
+	}
+}
