@@ -31,7 +31,7 @@ type view struct {
 	Worst, Median float64
 	// The same, and the tolerance, in percent.
 	WorstPct, MedianPct, TolPct float64
-	Diverged      []*runResult
+	Diverged                    []*runResult
 	// StepMS is each precision's mean training step in ms, by name.
 	StepMS map[string]float64
 	experiment.Speed
