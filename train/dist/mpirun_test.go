@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -76,6 +77,9 @@ func mpirun(t *testing.T, np int, run string, timeout time.Duration, env ...stri
 	return j
 }
 
+// rankTests finds the top-level tests a job ran.
+var rankTests = regexp.MustCompile(`(?m)^=== RUN   (TestRank\w*)$`)
+
 // TestMPI runs every TestRank* test as 2 and as 3 ranks (3 divides no
 // power of two: uneven shards and buckets that need padding).
 func TestMPI(t *testing.T) {
@@ -85,11 +89,17 @@ func TestMPI(t *testing.T) {
 			if j.err != nil {
 				t.Fatalf("mpirun -np %d: %v\n%s", np, j.err, j.out)
 			}
-			// Every rank must have run the tests, not skipped them all.
-			if n := strings.Count(j.out, "--- PASS: TestRankCollectives"); n != np {
-				t.Fatalf("mpirun -np %d: TestRankCollectives passed on %d ranks, want %d\n%s", np, n, np, j.out)
+			// Every rank must have run every test, not skipped it.
+			tests := rankTests.FindAllStringSubmatch(j.out, -1)
+			if len(tests) == 0 {
+				t.Fatalf("mpirun -np %d ran no TestRank test\n%s", np, j.out)
 			}
-			t.Logf("mpirun -np %d: %d tests passed on each rank in %v", np, strings.Count(j.out, "--- PASS")/np, j.elapsed.Round(time.Millisecond))
+			for _, m := range tests {
+				if n := strings.Count(j.out, "--- PASS: "+m[1]+" "); n != np {
+					t.Fatalf("mpirun -np %d: %s passed on %d ranks, want %d\n%s", np, m[1], n, np, j.out)
+				}
+			}
+			t.Logf("mpirun -np %d: %d tests passed on each rank in %v", np, len(tests)/np, j.elapsed.Round(time.Millisecond))
 		})
 	}
 }
