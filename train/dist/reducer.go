@@ -418,7 +418,7 @@ func (r *Reducer) Wait(ctx context.Context, grads []*tensor.Dense) error {
 				continue
 			}
 			if err := b.req.Wait(ctx); err != nil {
-				return r.fail(fmt.Errorf("dist.Reducer: bucket %d of %d (%d %s gradients) not reduced: %w", j+1, len(r.bucket), b.n, b.kind, err))
+				return r.fail(fmt.Errorf("dist.Reducer: bucket %d of %d (%d %s elements) not reduced: %w", j+1, len(r.bucket), b.n, b.kind, err))
 			}
 			if err := r.finish(j); err != nil {
 				return r.fail(err)
