@@ -3,6 +3,7 @@
 package dist
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 	"unsafe"
@@ -41,3 +42,22 @@ func TestRankErrorsReturn(t *testing.T) {
 		t.Fatalf("error %q does not carry MPI's message", msg)
 	}
 }
+
+// TestLoadLibraryErrors checks the messages without Open MPI: a missing
+// library names the package to install, and a library that is not Open
+// MPI (here the C library, which exports no ompi_mpi_comm_world) says so.
+func TestLoadLibraryErrors(t *testing.T) {
+	t.Setenv(libEnv, "/nonexistent/libmpi.so.40")
+	_, err := loadLibrary()
+	if err == nil || !strings.Contains(err.Error(), "/nonexistent/libmpi.so.40") || !strings.Contains(err.Error(), "apt-get install openmpi-bin") {
+		t.Errorf("missing library: %v", err)
+	}
+	t.Setenv(libEnv, libcName)
+	_, err = loadLibrary()
+	if err == nil || !strings.Contains(err.Error(), "is not Open MPI") || !strings.Contains(err.Error(), "MPICH") {
+		t.Errorf("the C library as libmpi: %v", err)
+	}
+}
+
+// libcName is a library every process of these platforms has loaded.
+var libcName = map[string]string{"linux": "libc.so.6", "darwin": "/usr/lib/libSystem.B.dylib", "freebsd": "libc.so.7"}[runtime.GOOS]

@@ -1,0 +1,137 @@
+package dist
+
+// Benchmarks of the collectives and the Reducer. Those that communicate
+// run only as the ranks of a job, with a fixed iteration count so that
+// every rank runs the same number of collectives:
+//
+//	go test -c -o dist.test ./train/dist
+//	GELU_DIST_WORKER=1 mpirun --allow-run-as-root -np 2 -x GELU_DIST_WORKER \
+//	    ./dist.test -test.run '^$' -test.bench 'Allreduce|Copy' -test.benchtime 50x
+//
+// (.ci/mpi-test.sh bench runs them.) Bandwidths are reported as MB/s of
+// the buffer's size (the algorithm bandwidth); busbw-MB/s scales it by
+// 2(N−1)/N, the bytes each rank must send and receive in a ring
+// all-reduce, as nccl-tests do.
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/geluproject/gelu/graph"
+	"gorgonia.org/tensor"
+)
+
+var benchBytes = []int{8, 1 << 10, 64 << 10, 1 << 20, 16 << 20, 128 << 20}
+
+func sizeName(b int) string {
+	switch {
+	case b >= 1<<20:
+		return fmt.Sprintf("%dMiB", b>>20)
+	case b >= 1<<10:
+		return fmt.Sprintf("%dKiB", b>>10)
+	}
+	return fmt.Sprintf("%dB", b)
+}
+
+// BenchmarkCopy copies the bytes of each size once: the memory-bandwidth
+// yardstick for a shared-memory all-reduce, which must at least read every
+// rank's buffer and write the result.
+func BenchmarkCopy(b *testing.B) {
+	for _, n := range benchBytes {
+		b.Run(sizeName(n), func(b *testing.B) {
+			src, dst := make([]float32, n/4+n%4), make([]float32, n/4+n%4)
+			for i := range src {
+				src[i] = float32(i)
+			}
+			b.SetBytes(int64(n))
+			for b.Loop() {
+				copy(dst, src)
+			}
+		})
+	}
+}
+
+func inJobBench(b *testing.B) Comm {
+	if testWorld == nil {
+		b.Skipf("runs as a rank of an mpirun job with a fixed -test.benchtime (see bench_test.go; .ci/mpi-test.sh bench)")
+	}
+	return testWorld
+}
+
+// BenchmarkAllreduce sums a float32 buffer over the ranks in place
+// (MPI_Allreduce, the library's own choice of algorithm).
+func BenchmarkAllreduce(b *testing.B) {
+	c := inJobBench(b)
+	busbw := 2 * float64(c.Size()-1) / float64(c.Size())
+	for _, n := range benchBytes {
+		b.Run(sizeName(n), func(b *testing.B) {
+			buf := make([]float32, max(1, n/4))
+			b.SetBytes(int64(4 * len(buf)))
+			for b.Loop() {
+				if err := c.Allreduce(buf, Sum); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N)*float64(4*len(buf))*busbw/b.Elapsed().Seconds()/1e6, "busbw-MB/s")
+		})
+	}
+}
+
+// BenchmarkIallreduceWait is the small all-reduce's latency through the
+// nonblocking path the Reducer uses: blocking in MPI_Wait (a context that
+// never ends) or polling MPI_Test (a context that can).
+func BenchmarkIallreduceWait(b *testing.B) {
+	c := inJobBench(b)
+	for _, poll := range []bool{false, true} {
+		b.Run(fmt.Sprintf("poll=%v", poll), func(b *testing.B) {
+			ctx := context.Background()
+			if poll {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithCancel(ctx)
+				defer cancel()
+			}
+			buf := []float64{1}
+			for b.Loop() {
+				req, err := c.Iallreduce(buf, Sum)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := req.Wait(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkReducer is one step's gradient averaging for a model of float32
+// parameters of 1 MiB each: copying into the buckets, the collectives, and
+// copying back, in the default and the deterministic mode.
+func BenchmarkReducer(b *testing.B) {
+	c := inJobBench(b)
+	for _, total := range []int{1 << 20, 16 << 20, 128 << 20} {
+		for _, det := range []bool{false, true} {
+			b.Run(fmt.Sprintf("%s/deterministic=%v", sizeName(total), det), func(b *testing.B) {
+				var params []graph.NamedTensor
+				var grads []*tensor.Dense
+				for i := range total / (1 << 20) {
+					v := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(1<<18))
+					params = append(params, graph.NamedTensor{Name: fmt.Sprint("p", i), Value: v})
+					grads = append(grads, v.Clone().(*tensor.Dense))
+				}
+				red, err := NewReducer(c, params, Options{Deterministic: det})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer red.Close()
+				b.SetBytes(int64(total))
+				for b.Loop() {
+					if err := red.Wait(context.Background(), grads); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
