@@ -13,6 +13,7 @@ import (
 // Op is a reduction operation of Allreduce.
 type Op int
 
+// The reductions: element-wise sum, maximum and minimum over the ranks.
 const (
 	Sum Op = iota
 	Max
