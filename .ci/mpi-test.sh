@@ -41,6 +41,6 @@ if [ "${1:-}" = bench ]; then
 	}
 	bench 'Allreduce|IallreduceWait' 200x 3
 	bench 'Reducer' 20x 3
-	"$T/dist.test" -test.run '^$' -test.bench Copy -test.count 3 | grep -E '^Benchmark'
+	"$T/dist.test" -test.run '^$' -test.bench 'Copy|CheckParams' -test.count 3 | grep -E '^Benchmark'
 fi
 echo "mpi-test: OK"

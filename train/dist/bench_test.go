@@ -135,3 +135,20 @@ func BenchmarkReducer(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCheckParams is the local part of the divergence check, a
+// CRC-32C of every parameter (on one process the gather is a copy): the
+// cost of checking every K steps is this per step divided by K.
+func BenchmarkCheckParams(b *testing.B) {
+	const total = 64 << 20
+	var params []graph.NamedTensor
+	for i := range total / (4 << 20) {
+		params = append(params, graph.NamedTensor{Name: fmt.Sprint("p", i), Value: tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(1<<20))})
+	}
+	b.SetBytes(total)
+	for b.Loop() {
+		if err := CheckParams(Single(), params); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
