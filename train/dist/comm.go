@@ -51,8 +51,10 @@ type Comm interface {
 	Allgather(send, recv any) error
 	// Iallgather starts Allgather.
 	Iallgather(send, recv any) (Request, error)
-	// Ialltoall starts sending block j of send (len(send)/Size elements)
-	// to rank j, which receives it as block r of recv (r the sender).
+	// Alltoall sends block j of send (len(send)/Size elements) to rank j,
+	// which receives it as block r of recv (r the sender).
+	Alltoall(send, recv any) error
+	// Ialltoall starts Alltoall.
 	Ialltoall(send, recv any) (Request, error)
 	// Bcast copies root's buf into every rank's buf.
 	Bcast(buf any, root int) error
@@ -179,12 +181,16 @@ func (s single) Iallgather(send, recv any) (Request, error) {
 	return done{}, s.Allgather(send, recv)
 }
 
-func (single) Ialltoall(send, recv any) (Request, error) {
-	s, r, err := gatherBuffers("Ialltoall", send, recv, 1, true)
+func (single) Alltoall(send, recv any) error {
+	s, r, err := gatherBuffers("Alltoall", send, recv, 1, true)
 	if err == nil {
 		copy(r.bytes(), s.bytes())
 	}
-	return done{}, err
+	return err
+}
+
+func (s single) Ialltoall(send, recv any) (Request, error) {
+	return done{}, s.Alltoall(send, recv)
 }
 
 func (single) Bcast(buf any, root int) error {

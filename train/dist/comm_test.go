@@ -126,7 +126,7 @@ func TestRankCollectives(t *testing.T) {
 				a[q*size+j] = float32(1000*r + 10*q + j)
 			}
 		}
-		b := make([]float32, n*size)
+		b, bb := make([]float32, n*size), make([]float32, n*size)
 		req, err = c.Ialltoall(a, b)
 		if err != nil {
 			t.Fatal(err)
@@ -134,10 +134,13 @@ func TestRankCollectives(t *testing.T) {
 		if err := req.Wait(context.Background()); err != nil {
 			t.Fatal(err)
 		}
+		if err := c.Alltoall(a, bb); err != nil {
+			t.Fatal(err)
+		}
 		for q := range n {
 			for j := range size {
-				if got, want := b[q*size+j], float32(1000*q+10*r+j); got != want {
-					t.Fatalf("Ialltoall of %d per rank: block %d element %d is %v, want %v", size, q, j, got, want)
+				if got, want := b[q*size+j], float32(1000*q+10*r+j); got != want || bb[q*size+j] != want {
+					t.Fatalf("Ialltoall and Alltoall of %d per rank: block %d element %d is %v and %v, want %v", size, q, j, got, bb[q*size+j], want)
 				}
 			}
 		}

@@ -56,7 +56,7 @@ type library struct {
 
 	initThread, finalize, abort, commRank, commSize, commDup, commFree,
 	setErrhandler, errorString, libVersion,
-	allreduce, iallreduce, allgather, iallgather, ialltoall, bcast,
+	allreduce, iallreduce, allgather, iallgather, alltoall, ialltoall, bcast,
 	test, wait uintptr
 
 	world, errorsReturn uintptr
@@ -125,7 +125,7 @@ func loadLibrary() (*library, error) {
 		{&l.libVersion, "MPI_Get_library_version"},
 		{&l.allreduce, "MPI_Allreduce"}, {&l.iallreduce, "MPI_Iallreduce"},
 		{&l.allgather, "MPI_Allgather"}, {&l.iallgather, "MPI_Iallgather"},
-		{&l.ialltoall, "MPI_Ialltoall"}, {&l.bcast, "MPI_Bcast"},
+		{&l.alltoall, "MPI_Alltoall"}, {&l.ialltoall, "MPI_Ialltoall"}, {&l.bcast, "MPI_Bcast"},
 		{&l.test, "MPI_Test"}, {&l.wait, "MPI_Wait"},
 		{&l.world, "ompi_mpi_comm_world"}, {&l.errorsReturn, "ompi_mpi_errors_return"},
 	}
@@ -324,6 +324,21 @@ func (m *MPI) op(who string, op Op) (uintptr, error) {
 	return m.w.lib.ops[op], nil
 }
 
+// run calls a blocking MPI function f under the MPI lock. keep are the
+// buffers f reads and writes, kept alive until it returns.
+func (m *MPI) run(who, fn string, f func() int32, keep ...any) error {
+	if err := m.lock(who); err != nil {
+		return err
+	}
+	defer m.unlock()
+	rc := f()
+	runtime.KeepAlive(keep)
+	if rc != mpiSuccess {
+		return m.errorf(who, fn, rc)
+	}
+	return nil
+}
+
 // Allreduce implements Comm.
 func (m *MPI) Allreduce(buf any, op Op) error {
 	const who = "Allreduce"
@@ -335,17 +350,10 @@ func (m *MPI) Allreduce(buf any, op Op) error {
 	if err = errors.Join(err, err2); err != nil || b.n == 0 {
 		return err
 	}
-	if err := m.lock(who); err != nil {
-		return err
-	}
-	defer m.unlock()
 	l := m.w.lib
-	rc := call(l.allreduce, mpiInPlace, uintptr(b.ptr), uintptr(b.n), l.types[b.kind], o, *m.h)
-	runtime.KeepAlive(buf)
-	if rc != mpiSuccess {
-		return m.errorf(who, "MPI_Allreduce", rc)
-	}
-	return nil
+	return m.run(who, "MPI_Allreduce", func() int32 {
+		return call(l.allreduce, mpiInPlace, uintptr(b.ptr), uintptr(b.n), l.types[b.kind], o, *m.h)
+	}, buf)
 }
 
 // Iallreduce implements Comm.
@@ -375,19 +383,11 @@ func (m *MPI) Allgather(send, recv any) error {
 	if err != nil || s.n == 0 {
 		return err
 	}
-	if err := m.lock(who); err != nil {
-		return err
-	}
-	defer m.unlock()
 	l := m.w.lib
 	t := l.types[s.kind]
-	rc := call(l.allgather, uintptr(s.ptr), uintptr(s.n), t, uintptr(r.ptr), uintptr(s.n), t, *m.h)
-	runtime.KeepAlive(send)
-	runtime.KeepAlive(recv)
-	if rc != mpiSuccess {
-		return m.errorf(who, "MPI_Allgather", rc)
-	}
-	return nil
+	return m.run(who, "MPI_Allgather", func() int32 {
+		return call(l.allgather, uintptr(s.ptr), uintptr(s.n), t, uintptr(r.ptr), uintptr(s.n), t, *m.h)
+	}, send, recv)
 }
 
 // Iallgather implements Comm.
@@ -405,6 +405,24 @@ func (m *MPI) Iallgather(send, recv any) (Request, error) {
 	return m.start(who, "MPI_Iallgather", []any{send, recv}, func(req uintptr) int32 {
 		return call(l.iallgather, uintptr(s.ptr), uintptr(s.n), t, uintptr(r.ptr), uintptr(s.n), t, *m.h, req)
 	})
+}
+
+// Alltoall implements Comm.
+func (m *MPI) Alltoall(send, recv any) error {
+	const who = "Alltoall"
+	s, r, err := gatherBuffers(who, send, recv, m.size, true)
+	if err == nil {
+		err = count(who, r)
+	}
+	if err != nil || s.n == 0 {
+		return err
+	}
+	l := m.w.lib
+	t := l.types[s.kind]
+	per := uintptr(s.n / m.size)
+	return m.run(who, "MPI_Alltoall", func() int32 {
+		return call(l.alltoall, uintptr(s.ptr), per, t, uintptr(r.ptr), per, t, *m.h)
+	}, send, recv)
 }
 
 // Ialltoall implements Comm.
@@ -438,17 +456,10 @@ func (m *MPI) Bcast(buf any, root int) error {
 	if err != nil || b.n == 0 {
 		return err
 	}
-	if err := m.lock(who); err != nil {
-		return err
-	}
-	defer m.unlock()
 	l := m.w.lib
-	rc := call(l.bcast, uintptr(b.ptr), uintptr(b.n), l.types[b.kind], uintptr(root), *m.h)
-	runtime.KeepAlive(buf)
-	if rc != mpiSuccess {
-		return m.errorf(who, "MPI_Bcast", rc)
-	}
-	return nil
+	return m.run(who, "MPI_Bcast", func() int32 {
+		return call(l.bcast, uintptr(b.ptr), uintptr(b.n), l.types[b.kind], uintptr(root), *m.h)
+	}, buf)
 }
 
 // Dup implements Comm (MPI_Comm_dup, which keeps the error handler).

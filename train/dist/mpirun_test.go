@@ -179,7 +179,7 @@ func TestDeadRank(t *testing.T) {
 // cannot see: the Reducer's Timeout must end the wait on the other rank,
 // which aborts the job.
 func TestStalledRank(t *testing.T) {
-	failingJob(t, "stalls", time.Minute, "rank 0: step 3: dist.Reducer: bucket", "context deadline exceeded; aborting the job")
+	failingJob(t, "stalls", time.Minute, "dist: rank 0: gradients not reduced after 3", "(waiting for bucket 1 of 2, 136 float32 elements): a rank died or stopped calling Wait; aborting the job")
 }
 
 // TestFailedRank ends a rank with an error: the job must end with it.

@@ -10,6 +10,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/geluproject/gelu/graph"
@@ -34,9 +36,12 @@ type Options struct {
 	// scaled gradients left to right (see Reducer). It moves the same bytes
 	// as a ring all-reduce in two collectives plus a local sum.
 	Deterministic bool
-	// Timeout bounds Wait: a bucket not reduced within it is an error
-	// (a rank died or stopped calling Wait). 0 waits for ever, which is
-	// right under a launcher that ends the job when a rank dies (mpirun).
+	// Timeout bounds each Wait. A reduction not complete within it means
+	// that a rank died or stopped calling Wait without the launcher
+	// noticing (mpirun notices a death; a stalled process, or srun without
+	// --kill-on-bad-exit, does not): the rank prints which bucket it was
+	// waiting for and aborts the job (MPI_Abort), since a collective in
+	// progress cannot be abandoned. 0 waits for ever.
 	Timeout time.Duration
 }
 
@@ -76,9 +81,10 @@ type Reducer struct {
 	params []slot
 	bucket []*bucket
 
-	launched int // buckets whose first collective has started this step
-	gathered int // deterministic mode: buckets whose all-gather has started
-	handed   int // parameters handed over this step
+	current  atomic.Int32 // the bucket Wait is waiting for, for the Timeout's message
+	launched int          // buckets whose first collective has started this step
+	gathered int          // deterministic mode: buckets whose all-gather has started
+	handed   int          // parameters handed over this step
 	broken   error
 }
 
@@ -384,6 +390,11 @@ func sumBlocks[T float](x []T, m, blocks int) {
 // completes the reductions and writes the averages into the gradient
 // tensors (nil ones stay nil). grads holds one entry per parameter, in
 // NewReducer's order, the tensors given to Ready among them.
+//
+// ctx is checked before any collective starts; once they have, Wait
+// blocks until they complete (MPI cannot abandon a collective): a rank
+// that stops early must end the job with Abort, and Options.Timeout
+// bounds the wait for a rank that never arrives.
 func (r *Reducer) Wait(ctx context.Context, grads []*tensor.Dense) error {
 	if r.broken != nil {
 		return r.broken
@@ -401,24 +412,47 @@ func (r *Reducer) Wait(ctx context.Context, grads []*tensor.Dense) error {
 			return fmt.Errorf("dist.Reducer.Wait: the gradient of %q is not the tensor handed to Ready", s.name)
 		}
 	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("dist.Reducer.Wait: %w", err)
+	}
 	if r.opts.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, r.opts.Timeout)
-		defer cancel()
+		start := time.Now()
+		watchdog := time.AfterFunc(r.opts.Timeout, func() {
+			fmt.Fprintf(os.Stderr, "dist: rank %d: gradients not reduced after %v (waiting for %s): a rank died or stopped calling Wait; aborting the job\n",
+				r.rank, time.Since(start).Round(time.Millisecond), r.bucketName(int(r.current.Load())))
+			r.comm.Abort(timeoutStatus)
+		})
+		defer watchdog.Stop()
 	}
-	if err := r.launch(); err != nil {
-		return r.fail(err)
-	}
-	// First every bucket's all-reduce (or all-to-all, whose completion
-	// starts the all-gather), then the deterministic mode's all-gathers:
-	// all of them are in flight together.
-	for _, state := range []int{reducing, gathering} {
-		for j, b := range r.bucket {
-			if b.state != state {
-				continue
-			}
+	ctx = context.Background() // the collectives block: see Wait
+	// The buckets Ready started are completed first, in order (in the
+	// deterministic mode each one's all-gather starts as its all-to-all
+	// ends); the others are reduced with blocking collectives, which Open
+	// MPI runs faster than its nonblocking ones (BenchmarkAllreduce), in
+	// order after them. So collectives start in bucket order on every
+	// rank, the all-gathers too, whichever buckets Ready started.
+	for j := range r.launched {
+		if b := r.bucket[j]; b.state == reducing {
+			r.current.Store(int32(j))
 			if err := b.req.Wait(ctx); err != nil {
-				return r.fail(fmt.Errorf("dist.Reducer: bucket %d of %d (%d %s elements) not reduced: %w", j+1, len(r.bucket), b.n, b.kind, err))
+				return r.fail(r.notReduced(j, err))
+			}
+			if err := r.finish(j); err != nil {
+				return r.fail(err)
+			}
+		}
+	}
+	for j := r.launched; j < len(r.bucket); j++ {
+		r.current.Store(int32(j))
+		if err := r.reduceNow(j); err != nil {
+			return r.fail(r.notReduced(j, err))
+		}
+	}
+	for j, b := range r.bucket {
+		if b.state == gathering {
+			r.current.Store(int32(j))
+			if err := b.req.Wait(ctx); err != nil {
+				return r.fail(r.notReduced(j, err))
 			}
 			if err := r.finish(j); err != nil {
 				return r.fail(err)
@@ -440,6 +474,50 @@ func (r *Reducer) Wait(ctx context.Context, grads []*tensor.Dense) error {
 		}
 	}
 	r.reset()
+	return nil
+}
+
+// timeoutStatus is the exit status of a job aborted by Options.Timeout.
+const timeoutStatus = 3
+
+// bucketName describes bucket j for messages.
+func (r *Reducer) bucketName(j int) string {
+	b := r.bucket[j]
+	return fmt.Sprintf("bucket %d of %d, %d %s elements", j+1, len(r.bucket), b.n, b.kind)
+}
+
+// notReduced is the error of a bucket whose reduction failed.
+func (r *Reducer) notReduced(j int, err error) error {
+	return fmt.Errorf("dist.Reducer: %s not reduced: %w", r.bucketName(j), err)
+}
+
+// reduceNow reduces bucket j, which no collective has touched this step,
+// with blocking collectives.
+func (r *Reducer) reduceNow(j int) error {
+	b := r.bucket[j]
+	m := b.n / r.size
+	var err error
+	switch {
+	case !r.opts.Deterministic && b.kind == kFloat32:
+		err = r.comm.Allreduce(b.f32, Sum)
+	case !r.opts.Deterministic:
+		err = r.comm.Allreduce(b.f64, Sum)
+	case b.kind == kFloat32:
+		if err = r.comm.Alltoall(b.f32, b.recv32); err == nil {
+			sumBlocks(b.recv32, m, r.size)
+			err = r.gather.Allgather(b.recv32[:m], b.f32)
+		}
+	default:
+		if err = r.comm.Alltoall(b.f64, b.recv64); err == nil {
+			sumBlocks(b.recv64, m, r.size)
+			err = r.gather.Allgather(b.recv64[:m], b.f64)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	b.state = reduced
+	r.launched, r.gathered = j+1, j+1
 	return nil
 }
 
