@@ -39,8 +39,9 @@ if [ "${1:-}" = bench ]; then
 			"$T/dist.test" -test.run '^$' -test.bench "$1" -test.benchtime "$2" -test.count "${3:-1}" |
 			grep -E '^Benchmark'
 	}
-	bench 'Allreduce|IallreduceWait' 200x 3
-	bench 'Reducer' 20x 3
+	bench 'Allreduce/.*/(8B|1KiB|64KiB|1MiB)$|IallreduceWait' 500x 3
+	bench 'Allreduce/.*/(16|128)MiB$' 10x 3
+	bench 'Reducer' 10x 3
 	"$T/dist.test" -test.run '^$' -test.bench 'Copy|CheckParams' -test.count 3 | grep -E '^Benchmark'
 fi
 echo "mpi-test: OK"

@@ -428,8 +428,8 @@ func (r *Reducer) Wait(ctx context.Context, grads []*tensor.Dense) error {
 	// The buckets Ready started are completed first, in order (in the
 	// deterministic mode each one's all-gather starts as its all-to-all
 	// ends); the others are reduced with blocking collectives, which Open
-	// MPI runs faster than its nonblocking ones (BenchmarkAllreduce), in
-	// order after them. So collectives start in bucket order on every
+	// MPI runs as fast as its nonblocking ones or faster (BenchmarkAllreduce
+	// blocking/nonblocking), in order after them. So collectives start in bucket order on every
 	// rank, the all-gathers too, whichever buckets Ready started.
 	for j := range r.launched {
 		if b := r.bucket[j]; b.state == reducing {
