@@ -39,9 +39,10 @@ if [ "${1:-}" = bench ]; then
 			"$T/dist.test" -test.run '^$' -test.bench "$1" -test.benchtime "$2" -test.count "${3:-1}" |
 			grep -E '^Benchmark'
 	}
-	bench 'Allreduce/.*/(8B|1KiB|64KiB|1MiB)$|IallreduceWait' 500x 3
-	bench 'Allreduce/.*/(16|128)MiB$' 10x 3
-	bench 'Reducer' 10x 3
+	bench '^BenchmarkAllreduce$/.*/(8B|1KiB|64KiB|1MiB)$' 500x 3
+	bench '^BenchmarkIallreduceWait$' 500x 3
+	bench '^BenchmarkAllreduce$/.*/(16|128)MiB$' 10x 3
+	bench '^BenchmarkReducer$' 10x 3
 	"$T/dist.test" -test.run '^$' -test.bench 'Copy|CheckParams' -test.count 3 | grep -E '^Benchmark'
 fi
 echo "mpi-test: OK"
