@@ -10,6 +10,9 @@
 // whether the program was started as part of one. Without Open MPI, Init
 // fails with an error naming the package to install; Single is the
 // communicator of a process alone, on which the same code runs unchanged.
+// GELU_MPI_LIB=/path/to/libmpi.so.40 loads another Open MPI build. MPICH
+// and the MPI 5 standard ABI are not supported: their handles are integer
+// constants of their own headers, not exported objects.
 //
 //   - Reducer averages gradients in a few collectives (buckets, as PyTorch's
 //     DistributedDataParallel), starting a bucket as soon as the backward
