@@ -198,7 +198,6 @@ var notYetExamples = map[string]bool{
 	"ops/analysis":                  true,
 	"ops/parallel":                  true,
 	"ops/simd":                      true,
-	"optim":                         true,
 	"train":                         true,
 	"train/experiment":              true,
 	"train/internal/testutil":       true,
