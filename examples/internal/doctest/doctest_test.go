@@ -190,7 +190,6 @@ var notYetExamples = map[string]bool{
 	"train/internal/atomicfile": true,
 	"train/safetensors":         true,
 	// converted on this branch, one commit each:
-	"datasets":                      true,
 	"examples/internal/extest":      true,
 	"examples/internal/mlpnet":      true,
 	"examples/internal/transformer": true,
