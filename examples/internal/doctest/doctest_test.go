@@ -200,7 +200,6 @@ var notYetExamples = map[string]bool{
 	"train/experiment":              true,
 	"train/internal/testutil":       true,
 	"train/probe":                   true,
-	"train/report":                  true,
 	"train/torchtest":               true,
 }
 
