@@ -197,7 +197,6 @@ var notYetExamples = map[string]bool{
 	"ops/analysis":                  true,
 	"ops/parallel":                  true,
 	"ops/simd":                      true,
-	"train/experiment":              true,
 	"train/internal/testutil":       true,
 	"train/probe":                   true,
 	"train/torchtest":               true,
