@@ -198,7 +198,6 @@ var notYetExamples = map[string]bool{
 	"ops/parallel":                  true,
 	"ops/simd":                      true,
 	"train/internal/testutil":       true,
-	"train/probe":                   true,
 	"train/torchtest":               true,
 }
 
