@@ -193,7 +193,6 @@ var notYetExamples = map[string]bool{
 	"examples/internal/extest":      true,
 	"examples/internal/mlpnet":      true,
 	"examples/internal/transformer": true,
-	"ops/simd":                      true,
 	"train/internal/testutil":       true,
 	"train/torchtest":               true,
 }
