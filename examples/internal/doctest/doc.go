@@ -11,6 +11,9 @@
 //
 // A doc.go sketch is found by content: an indented block of the package
 // comment that reads as Go (it has ":=", "func " or a call of a package
-// function) must equal some Example's body. Other indented blocks
-// (formulas, tables, file lists) are left alone.
+// function) must equal some Example's body. A sketch of test code, which
+// uses the test's t (the helpers of the test packages take a testing.TB,
+// which an Example does not have), may equal a Test's body instead: go
+// test runs it too. Other indented blocks (formulas, tables, file lists)
+// are left alone.
 package doctest

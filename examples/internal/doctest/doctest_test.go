@@ -37,6 +37,12 @@ func moduleRoot(t *testing.T) string {
 // examples returns the bodies of the Example functions in the _test.go
 // files of dir, by name, normalized (see normalize).
 func examples(t *testing.T, dir string) map[string]string {
+	return bodies(t, dir, "Example")
+}
+
+// bodies returns the bodies of the functions named prefix… in the
+// _test.go files of dir, by name, normalized (see normalize).
+func bodies(t *testing.T, dir, prefix string) map[string]string {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
 	if err != nil {
@@ -55,7 +61,7 @@ func examples(t *testing.T, dir string) map[string]string {
 		}
 		for _, d := range file.Decls {
 			fn, ok := d.(*ast.FuncDecl)
-			if !ok || fn.Recv != nil || !strings.HasPrefix(fn.Name.Name, "Example") || fn.Body == nil {
+			if !ok || fn.Recv != nil || !strings.HasPrefix(fn.Name.Name, prefix) || fn.Body == nil {
 				continue
 			}
 			lb := fset.Position(fn.Body.Lbrace).Offset
@@ -193,12 +199,16 @@ var notYetExamples = map[string]bool{
 	"examples/internal/extest":      true,
 	"examples/internal/mlpnet":      true,
 	"examples/internal/transformer": true,
-	"train/internal/testutil":       true,
 	"train/torchtest":               true,
 }
 
+// usesTestT reports whether a sketch is test code: it calls the test's t
+// (t.TempDir(), t.Errorf) or passes it on (helper(t, ...)).
+var usesTestT = regexp.MustCompile(`(^|[^\w.])t\.[A-Z]|\(t[,)]`)
+
 // TestDocSketches: every Go sketch in a doc.go is the body of an Example
-// of its package.
+// of its package, or, for a sketch of test code (the helpers of the test
+// packages, which take a testing.TB that no Example has), of a Test.
 func TestDocSketches(t *testing.T) {
 	root := moduleRoot(t)
 	var docs []string
@@ -231,7 +241,7 @@ func TestDocSketches(t *testing.T) {
 		}
 		var pr comment.Parser
 		d := pr.Parse(file.Doc.Text())
-		var ex map[string]string
+		var ex, tests map[string]string
 		pkg := filepath.ToSlash(filepath.Dir(rel))
 		report := t.Errorf
 		if notYetExamples[pkg] {
@@ -245,6 +255,7 @@ func TestDocSketches(t *testing.T) {
 			}
 			if ex == nil {
 				ex = examples(t, filepath.Dir(p))
+				tests = bodies(t, filepath.Dir(p), "Test")
 			}
 			sketches++
 			want := normalize(code.Text)
@@ -255,9 +266,17 @@ func TestDocSketches(t *testing.T) {
 					break
 				}
 			}
+			if !found && usesTestT.MatchString(want) {
+				for _, body := range tests {
+					if body == want {
+						found = true
+						break
+					}
+				}
+			}
 			if !found {
 				missing++
-				report("%s: this sketch is not the body of any Example in its package (make it one, so that it compiles and runs):\n%s", rel, want)
+				report("%s: this sketch is not the body of any Example in its package (make it one, so that it compiles and runs; a sketch of test code may be a Test's body):\n%s", rel, want)
 			}
 		}
 		if notYetExamples[pkg] && sketches > 0 && missing == 0 {
