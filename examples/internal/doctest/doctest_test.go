@@ -198,7 +198,6 @@ var notYetExamples = map[string]bool{
 	// converted on this branch, one commit each:
 	"examples/internal/mlpnet":      true,
 	"examples/internal/transformer": true,
-	"train/torchtest":               true,
 }
 
 // usesTestT reports whether a sketch is test code: it calls the test's t
