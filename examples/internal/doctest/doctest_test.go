@@ -196,7 +196,6 @@ var notYetExamples = map[string]bool{
 	"train/internal/atomicfile": true,
 	"train/safetensors":         true,
 	// converted on this branch, one commit each:
-	"examples/internal/mlpnet":      true,
 	"examples/internal/transformer": true,
 }
 
