@@ -195,8 +195,6 @@ var notYetExamples = map[string]bool{
 	"train/dist":                true,
 	"train/internal/atomicfile": true,
 	"train/safetensors":         true,
-	// converted on this branch, one commit each:
-	"examples/internal/transformer": true,
 }
 
 // usesTestT reports whether a sketch is test code: it calls the test's t
