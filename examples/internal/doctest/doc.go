@@ -5,7 +5,9 @@
 // comment, runs it and checks what it prints. It has no code of its own;
 // the check is its test.
 //
-// A README block names its Example in a comment on the line before it:
+// A README block names the function it is the body of in a comment on the
+// line before it (an Example, or a helper of that package's tests that a
+// test calls), optionally followed by ": " and a description:
 //
 //	<!-- snippet: ops/activation ExampleActivation_Apply -->
 //

@@ -108,10 +108,13 @@ func normalize(s string) string {
 	return strings.Join(lines, "\n")
 }
 
-var snippetMarker = regexp.MustCompile(`^<!-- snippet: (\S+) (Example\w*) -->$`)
+var snippetMarker = regexp.MustCompile(`^<!-- snippet: (\S+) (\w+)(?:: [^>]*)? -->$`)
 
 // TestREADMESnippets: every Go block of the README is the body of the
-// Example its marker names.
+// function its marker names, in a _test.go file of the marker's package:
+// an Example, or a helper a test calls (examples/gelu-vs-relu's newMish,
+// which its test registers and trains with). A marker may end with ": "
+// and a description, shown to nobody.
 func TestREADMESnippets(t *testing.T) {
 	root := moduleRoot(t)
 	f, err := os.Open(filepath.Join(root, "README.md"))
@@ -144,7 +147,7 @@ func TestREADMESnippets(t *testing.T) {
 			if marker == nil {
 				break
 			}
-			ex := examples(t, filepath.Join(root, filepath.FromSlash(marker[1])))
+			ex := bodies(t, filepath.Join(root, filepath.FromSlash(marker[1])), "")
 			body, ok := ex[marker[2]]
 			if !ok {
 				t.Errorf("README.md:%d: %s has no function %s", at, marker[1], marker[2])
