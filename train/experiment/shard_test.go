@@ -195,8 +195,8 @@ func TestShardedGridMakesTheSameReport(t *testing.T) {
 	if err := errors.Join(errs...); err != nil {
 		t.Fatal(err)
 	}
-	if trained.Load() != 9 || complete.Load() < 1 {
-		t.Errorf("%d runs trained (want 9), %d shards returned the whole grid (want ≥ 1, the last to finish)", trained.Load(), complete.Load())
+	if trained.Load() != 9 || complete.Load() != 1 {
+		t.Errorf("%d runs trained (want 9), %d shards returned the whole grid (want 1, the one that claimed the report)", trained.Load(), complete.Load())
 	}
 	g := toyGrid(runsDir, 1)
 	g.Merge = true
@@ -222,20 +222,26 @@ func TestShardedGridMakesTheSameReport(t *testing.T) {
 		t.Errorf("%d files from one process, %d from the shards", len(a), len(b))
 	}
 
-	// A shard started again (a requeued task) trains nothing.
+	// A shard started again (a requeued task) trains nothing; it returns
+	// the whole grid only if it is the one that claimed the report.
+	finished := func(what string, runs []*Run[float64], err error) {
+		t.Helper()
+		var inc *IncompleteError
+		if !(err == nil && len(runs) == 9) && !(errors.As(err, &inc) && inc.Present == 9 && inc.Reporter.Count == n) {
+			t.Errorf("%s: %d runs, %v; want all 9 finished", what, len(runs), err)
+		}
+	}
 	g = toyGrid(runsDir, 1)
 	g.Shard = Shard{2, n}
-	if _, err := g.Run(func(r *Run[float64]) error { return errors.New("trained again") }); err != nil {
-		t.Errorf("a shard started again: %v", err)
-	}
+	runs, err := g.Run(func(r *Run[float64]) error { return errors.New("trained again") })
+	finished("a shard started again", runs, err)
 	// Split anew (grid.json removed): the finished runs still count.
 	if err := os.Remove(filepath.Join(runsDir, manifestFile)); err != nil {
 		t.Fatal(err)
 	}
 	g.Shard = Shard{0, 3}
-	if runs, err := g.Run(func(r *Run[float64]) error { return errors.New("trained again") }); err != nil || len(runs) != 9 {
-		t.Errorf("split into 3 after 4: %d runs, %v", len(runs), err)
-	}
+	runs, err = g.Run(func(r *Run[float64]) error { return errors.New("trained again") })
+	finished("split into 3 after 4", runs, err)
 }
 
 func TestShardErrorsBeforeAnyRun(t *testing.T) {
@@ -346,5 +352,85 @@ func TestCommandDropsShardFlags(t *testing.T) {
 	got := Command([]string{"prog", "-epochs", "2", "-shard", "1/4", "-merge", "--shards=4", "-merge=true", "-out", "x", "-shard=0/2", "-shards", "3", "-resume"})
 	if want := []string{"prog", "-epochs", "2", "-out", "x", "-resume"}; !slices.Equal(got, want) {
 		t.Errorf("Command: %q, want %q", got, want)
+	}
+}
+
+// Two shards finishing at the same moment, many times over: exactly one
+// returns the whole grid (and so makes the report); the other returns an
+// ErrIncomplete, naming the reporter if it saw the grid complete too.
+func TestShardsFinishingTogetherReportOnce(t *testing.T) {
+	const tries = 100
+	for try := range tries {
+		dir := t.TempDir()
+		var together sync.WaitGroup // both shards have trained their run
+		together.Add(2)
+		runs := make([][]*Run[float64], 2)
+		errs := make([]error, 2)
+		var wg sync.WaitGroup
+		for i := range 2 {
+			wg.Go(func() {
+				g := Grid[float64]{Settings: []float64{0.1}, Seeds: []uint64{1, 2}, Metrics: []string{"loss", "noise"},
+					Name: func(lr float64) string { return fmt.Sprintf("lr%g", lr) }, Dir: dir, Fingerprint: "toy v1", Shard: Shard{i, 2}}
+				runs[i], errs[i] = g.Run(func(r *Run[float64]) error {
+					err := toyRun(r)
+					together.Done()
+					together.Wait()
+					return err
+				})
+			})
+		}
+		wg.Wait()
+		var whole []int
+		for i, err := range errs {
+			var inc *IncompleteError
+			switch {
+			case err == nil && len(runs[i]) == 2:
+				whole = append(whole, i)
+			case errors.As(err, &inc) && inc.Present == 1 && inc.Reporter == Shard{}:
+				// It finished before the other had stored its run.
+			case errors.As(err, &inc) && inc.Present == 2 && inc.Reporter == Shard{1 - i, 2}:
+			default:
+				t.Fatalf("try %d: shard %d/2 returned %d runs, %v", try, i, len(runs[i]), err)
+			}
+		}
+		if len(whole) != 1 {
+			t.Fatalf("try %d: shards %v returned the whole grid, want exactly one", try, whole)
+		}
+	}
+}
+
+// The shard that claimed the report may make it again when started again
+// (a requeued task whose report failed); another shard started again
+// leaves it to the claimant; a shard that trains anything makes a new
+// report due.
+func TestReportClaimOnRestart(t *testing.T) {
+	dir := t.TempDir()
+	shard := func(i int, train func(*Run[float64]) error) ([]*Run[float64], error) {
+		g := toyGrid(dir, 1)
+		g.Shard = Shard{i, 2}
+		return g.Run(train)
+	}
+	never := func(r *Run[float64]) error { return fmt.Errorf("run %s seed %d trained again", r.Name, r.Seed) }
+	if _, err := shard(0, toyRun); !errors.Is(err, ErrIncomplete) {
+		t.Fatalf("shard 0/2 first: %v", err)
+	}
+	if runs, err := shard(1, toyRun); err != nil || len(runs) != 9 {
+		t.Fatalf("shard 1/2 last: %d runs, %v", len(runs), err)
+	}
+	_, err := shard(0, never)
+	var inc *IncompleteError
+	if !errors.As(err, &inc) || inc.Reporter != (Shard{1, 2}) || !strings.Contains(err.Error(), "shard 1/2, which claimed the report first, makes it") ||
+		!strings.Contains(err.Error(), "-merge") {
+		t.Errorf("shard 0/2 again: %v, want ErrIncomplete naming shard 1/2 as the reporter and -merge as the way out", err)
+	}
+	if runs, err := shard(1, never); err != nil || len(runs) != 9 {
+		t.Errorf("shard 1/2 again: %d runs, %v; want the whole grid again (its report may have failed)", len(runs), err)
+	}
+	// Shard 0's first run is trained again: the old report is stale.
+	if err := os.Remove(filepath.Join(dir, "lr0.1", "seed1", runFile)); err != nil {
+		t.Fatal(err)
+	}
+	if runs, err := shard(0, toyRun); err != nil || len(runs) != 9 {
+		t.Errorf("shard 0/2 after retraining a run: %d runs, %v; want the whole grid", len(runs), err)
 	}
 }
