@@ -3,9 +3,11 @@ package experiment
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -23,6 +25,7 @@ func env(kv ...string) func(string) string {
 }
 
 func TestResolveShard(t *testing.T) {
+	maxInt, maxInt1, minInt := strconv.Itoa(math.MaxInt), strconv.Itoa(math.MaxInt-1), strconv.Itoa(math.MinInt)
 	slurm := func(id, count, lo, hi string) []string {
 		return []string{SlurmTaskID, id, SlurmTaskCount, count, SlurmTaskMin, lo, SlurmTaskMax, hi}
 	}
@@ -58,6 +61,18 @@ func TestResolveShard(t *testing.T) {
 		{env: append(slurm("2", "3", "0", "2"), SlurmTaskStep, "2"), errHas: "contiguous array (step 1)"}, // cannot happen, but is caught
 		{env: slurm("9", "4", "0", "3"), errHas: "outside the array"},
 		{env: slurm("0", "4", "0", "3"), count: 4, errHas: "Slurm job array, which sets"},
+		// Slurm's indices are ≥ 0; a difference or sum that overflows int
+		// is an error, not a wrapped shard index.
+		{env: []string{SlurmTaskID, maxInt, SlurmTaskCount, "3", SlurmTaskMin, "-5"}, errHas: "SLURM_ARRAY_TASK_MIN=-5: want an array index ≥ 0"},
+		{env: []string{SlurmTaskID, minInt, SlurmTaskCount, "3", SlurmTaskMin, maxInt}, errHas: "SLURM_ARRAY_TASK_ID=" + minInt + ": want an array index ≥ 0"},
+		{env: slurm(maxInt, "2", maxInt1, minInt), errHas: "SLURM_ARRAY_TASK_MAX=" + minInt + ": want an array index ≥ 0"},
+		{env: slurm(maxInt, maxInt, maxInt1, maxInt), errHas: "the array's last index is beyond the largest integer"},
+		{env: slurm(maxInt, maxInt, "0", "0"), errHas: "contiguous range"},
+		{env: slurm("1", maxInt, "0", maxInt1), want: Shard{1, math.MaxInt}},
+		{env: slurm(maxInt, maxInt, "1", maxInt), want: Shard{math.MaxInt - 1, math.MaxInt}},
+		{env: []string{SlurmTaskID, maxInt, SlurmTaskCount, "2", SlurmTaskMin, maxInt1}, want: Shard{1, 2}},
+		{env: []string{SlurmTaskID, "0", SlurmTaskCount, "2", SlurmTaskMin, maxInt1}, errHas: "outside the array"},
+		{env: []string{SlurmTaskID, maxInt + "0", SlurmTaskCount, "2", SlurmTaskMin, "0"}, errHas: "beyond the range of int"},
 		// Kubernetes Indexed Jobs.
 		{env: []string{JobIndex, "3", ShardCountEnv, "4"}, want: Shard{3, 4}},
 		{env: []string{JobIndex, "3"}, count: 4, want: Shard{3, 4}},
