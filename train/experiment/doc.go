@@ -50,7 +50,9 @@
 // others return an *IncompleteError (ErrIncomplete), naming the claimant
 // once the grid is complete. The claimant started again makes it again; a
 // worker with a run to train withdraws the claim, as the results change.
-// Grid.Merge reads every run without training. The runs, and so any report
+// Grid.Merge reads every run without training. A merge, or a worker,
+// refuses a Dir holding folders that are no run of the grid (other seeds,
+// other settings), naming them, as the report would leave them out. The runs, and so any report
 // made from them, are the same whether the grid ran in one process or in
 // shards. Programs take the shard from -shard i/n, a Slurm job array or a
 // Kubernetes Indexed Job (ResolveShard, Flags):

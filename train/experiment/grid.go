@@ -46,7 +46,8 @@ type Grid[S any] struct {
 	// Resume is then implied, so that a worker started again continues.
 	Shard Shard
 	// Merge trains nothing: Run reads every run from Dir (written by the
-	// shards) and fails, naming them, if some are missing.
+	// shards) and fails, naming them, if some are missing or if Dir holds
+	// folders that are no run of the grid.
 	Merge bool
 	// Progress, if set, gets a line per finished run; Note adds to it.
 	Progress io.Writer

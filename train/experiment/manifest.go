@@ -79,6 +79,11 @@ func (g Grid[S]) prepare(runs []*Run[S]) error {
 	if g.Dir == "" {
 		return nil
 	}
+	if sharded || g.Merge {
+		if err := g.checkStray(runs); err != nil {
+			return err
+		}
+	}
 	want := manifest{Grid: g.gridKey(runs), Runs: len(runs), Shards: g.Shard.count()}
 	path := filepath.Join(g.Dir, manifestFile)
 	have, err := readManifest(path)
@@ -125,6 +130,73 @@ func (g Grid[S]) checkForeign(runs []*Run[S]) error {
 		}
 	}
 	return nil
+}
+
+// checkStray fails, naming them, when Dir holds folders that are no run of
+// the grid (nor lead to one): runs of other seeds or settings, or anything
+// else, which a report made from the grid would silently leave out. The
+// runs' own folders are not looked into, and files are no concern.
+func (g Grid[S]) checkStray(runs []*Run[S]) error {
+	want := map[string]bool{} // run folders: true; the folders on the way to them: false
+	for _, r := range runs {
+		rel, err := filepath.Rel(g.Dir, r.Dir)
+		if err != nil {
+			return fmt.Errorf("experiment: %w", err)
+		}
+		want[rel] = true
+		for d := filepath.Dir(rel); d != "."; d = filepath.Dir(d) {
+			if _, ok := want[d]; !ok {
+				want[d] = false
+			}
+		}
+	}
+	var stray []string
+	err := filepath.WalkDir(g.Dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			if p == g.Dir && errors.Is(err, fs.ErrNotExist) {
+				return fs.SkipAll
+			}
+			return err
+		}
+		if !e.IsDir() || p == g.Dir {
+			return nil
+		}
+		rel, _ := filepath.Rel(g.Dir, p)
+		isRun, ok := want[rel]
+		if !ok {
+			stray = append(stray, filepath.ToSlash(rel))
+		}
+		if !ok || isRun {
+			return fs.SkipDir
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("experiment: looking for runs in %s: %w", g.Dir, err)
+	}
+	if len(stray) == 0 {
+		return nil
+	}
+	return fmt.Errorf("experiment: %s holds %d %s that %s no run of this grid: %s; a report of this grid would leave %s out: "+
+		"move %s out of %s, or give the settings and seeds %s made with",
+		g.Dir, len(stray), plural(len(stray), "folder", "folders"), plural(len(stray), "is", "are"), listSome(stray, 5),
+		plural(len(stray), "it", "them"), plural(len(stray), "it", "them"), g.Dir, plural(len(stray), "it was", "they were"))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// listSome joins the first n of names, saying how many more there are.
+func listSome(names []string, n int) string {
+	list := strings.Join(names[:min(n, len(names))], ", ")
+	if len(names) > n {
+		list += fmt.Sprintf(", and %d more", len(names)-n)
+	}
+	return list
 }
 
 func readManifest(path string) (*manifest, error) {
@@ -260,13 +332,8 @@ func (g Grid[S]) gather(runs []*Run[S], mine []int) ([]*Run[S], error) {
 		}
 		return nil, &IncompleteError{Shard: g.Shard, Present: len(runs), Total: len(runs), Reporter: reporter}
 	case g.Merge:
-		const show = 5
-		list := strings.Join(missing[:min(show, len(missing))], ", ")
-		if len(missing) > show {
-			list += fmt.Sprintf(", and %d more", len(missing)-show)
-		}
 		return nil, fmt.Errorf("experiment: merge: %d of the grid's %d runs are not finished in %s: %s (a shard still running, failed, or not started)",
-			len(missing), len(runs), g.Dir, list)
+			len(missing), len(runs), g.Dir, listSome(missing, 5))
 	}
 	return nil, &IncompleteError{Shard: g.Shard, Present: len(runs) - len(missing), Total: len(runs)}
 }

@@ -449,3 +449,46 @@ func TestReportClaimOnRestart(t *testing.T) {
 		t.Errorf("shard 0/2 after retraining a run: %d runs, %v; want the whole grid", len(runs), err)
 	}
 }
+
+// A merge, or a shard, refuses a folder holding folders that are no run of
+// the grid (another seed, another setting, anything else), naming them:
+// the report would silently leave them out.
+func TestMergeNamesStrayFolders(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := toyGrid(dir, 2).Run(toyRun); err != nil {
+		t.Fatal(err)
+	}
+	stray := []string{"lr0.4", filepath.Join("lr0.1", "seed7"), "notes"}
+	for _, s := range stray {
+		if err := os.MkdirAll(filepath.Join(dir, s), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(dir, "lr0.4", runFile), []byte("{}"), 0o644)
+	os.WriteFile(filepath.Join(dir, "README"), []byte("a file is not a folder"), 0o644)
+	for _, shard := range []Shard{{}, {1, 2}} {
+		g := toyGrid(dir, 1)
+		g.Merge, g.Shard = shard.Count == 0, shard
+		_, err := g.Run(func(*Run[float64]) error { return errors.New("trained") })
+		if err == nil {
+			t.Errorf("merge=%v shard %v: no error", g.Merge, shard)
+			continue
+		}
+		for _, s := range stray {
+			if !strings.Contains(err.Error(), filepath.ToSlash(s)) {
+				t.Errorf("merge=%v shard %v: error %q does not name %s", g.Merge, shard, err, s)
+			}
+		}
+		if strings.Contains(err.Error(), "README") || strings.Contains(err.Error(), "trained") {
+			t.Errorf("merge=%v shard %v: error %q names a file, or a run was trained", g.Merge, shard, err)
+		}
+	}
+	for _, s := range stray {
+		os.RemoveAll(filepath.Join(dir, s))
+	}
+	g := toyGrid(dir, 1)
+	g.Merge = true
+	if runs, err := g.Run(toyRun); err != nil || len(runs) != 9 {
+		t.Errorf("merge without the stray folders: %d runs, %v", len(runs), err)
+	}
+}
