@@ -96,9 +96,9 @@ func TestLoadRefusesNonRegularFiles(t *testing.T) {
 	}
 }
 
-// A header length beyond the cap is refused before anything else is read,
+// A header length beyond the cap is refused before the header is read,
 // with an error that names the length and the cap (not "does not fit").
-// The file is sparse: 300 MB of header that is never read.
+// The file is sparse: 300 MB of header, "{" and then zeros, never read.
 func TestLoadRefusesHugeHeaderByLength(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "huge.safetensors")
 	const n = 300 << 20
@@ -107,6 +107,7 @@ func TestLoadRefusesHugeHeaderByLength(t *testing.T) {
 		t.Fatal(err)
 	}
 	binary.Write(f, binary.LittleEndian, uint64(n))
+	f.WriteString("{")
 	if err := f.Truncate(8 + n); err != nil {
 		t.Fatal(err)
 	}
