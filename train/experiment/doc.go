@@ -55,9 +55,15 @@
 // given another count, or a folder holding another grid's runs, is an
 // error. A worker resumes its own finished runs, never touches another's
 // (a run without run.json is unfinished, not stale), and when it finds
-// every run finished it returns them all, so the last worker to finish
-// makes the report; the others return an *IncompleteError (ErrIncomplete).
-// Grid.Merge reads every run without training. The runs, and so any report
+// every run finished it claims the report in Dir/reporter.json, created
+// once: the worker that claims it first returns every run and so makes the
+// report, exactly one however close together the workers finish; the
+// others return an *IncompleteError (ErrIncomplete), naming the claimant
+// once the grid is complete. The claimant started again makes it again; a
+// worker with a run to train withdraws the claim, as the results change.
+// Grid.Merge reads every run without training. A merge, or a worker,
+// refuses a Dir holding folders that are no run of the grid (other seeds,
+// other settings), naming them, as the report would leave them out. The runs, and so any report
 // made from them, are the same whether the grid ran in one process or in
 // shards. Programs take the shard from -shard i/n, a Slurm job array or a
 // Kubernetes Indexed Job (ResolveShard, Flags). Two workers of one grid,

@@ -28,4 +28,12 @@
 // reads exactly the bytes the header declares, so nothing is allocated
 // beyond what the file's size justifies. CopyInto checks every value is
 // finite after conversion to the destination's dtype.
+//
+// Tensors stored as F32 or F64 load as such; BF16 and F16 tensors (Hugging
+// Face checkpoints are often bf16) load as float32, converted exactly:
+// every bf16 and f16 value, subnormals included, is a float32 value, so
+// they copy exactly into float32 and float64 models, and only NaN and ±Inf
+// are refused, as in every dtype. File.Dtypes says what each tensor was in
+// the file. Save writes F32 and F64, the dtypes the package computes in.
+// Other dtypes (integers, bool, 8-bit floats) are refused, by name.
 package safetensors
