@@ -194,11 +194,14 @@ func (op *matMulOp) UsePreallocDo(prealloc G.Value, vs ...G.Value) (G.Value, err
 	case tensor.Float32:
 		cd := c.Float32s()
 		beta := fillRows(cd, bias, n)
-		bmm(op.tA, op.tB, batch, m, n, k, a.Float32s(), lda, b.Float32s(), ldb, float32(beta), cd)
+		err = bmm(op.tA, op.tB, batch, m, n, k, a.Float32s(), lda, b.Float32s(), ldb, float32(beta), cd)
 	case tensor.Float64:
 		cd := c.Float64s()
 		beta := fillRows(cd, bias, n)
-		bmm(op.tA, op.tB, batch, m, n, k, a.Float64s(), lda, b.Float64s(), ldb, beta, cd)
+		err = bmm(op.tA, op.tB, batch, m, n, k, a.Float64s(), lda, b.Float64s(), ldb, beta, cd)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%v: %w", op, err)
 	}
 	return c, nil
 }
