@@ -28,7 +28,7 @@ package fused
 import (
 	"fmt"
 	"math"
-	"sync/atomic"
+	"sync"
 
 	"github.com/chewxy/hm"
 	"github.com/geluproject/gelu/graph"
@@ -364,7 +364,8 @@ type attentionKernel[T graph.Float] struct {
 	pass attentionPass
 	geo  attentionGeometry
 	attentionData[T]
-	failed atomic.Pointer[error] // the first matrix product refused
+	mu     sync.Mutex
+	failed error // the first matrix product refused
 }
 
 // run computes pass over every pair. The products' arguments come from
@@ -375,8 +376,10 @@ func (k *attentionKernel[T]) run(pass attentionPass, geo attentionGeometry, data
 	bh, _, _, _, _ := geo.pairs()
 	parallel.For(bh, 1, k)
 	k.attentionData = attentionData[T]{} // keep no tensor alive
-	if p := k.failed.Swap(nil); p != nil {
-		return fmt.Errorf("attention: %w", *p)
+	err := k.failed
+	k.failed = nil
+	if err != nil {
+		return fmt.Errorf("attention: %w", err)
 	}
 	return nil
 }
@@ -384,7 +387,11 @@ func (k *attentionKernel[T]) run(pass attentionPass, geo attentionGeometry, data
 // mm is gemm.Gemm on a worker: a refusal is recorded for run to return.
 func (k *attentionKernel[T]) mm(tA, tB bool, m, n, kk int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
 	if err := gemm.Gemm(tA, tB, m, n, kk, alpha, a, lda, b, ldb, beta, c, ldc); err != nil {
-		k.failed.CompareAndSwap(nil, &err)
+		k.mu.Lock()
+		if k.failed == nil {
+			k.failed = err
+		}
+		k.mu.Unlock()
 	}
 }
 
