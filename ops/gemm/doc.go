@@ -37,9 +37,14 @@
 // loop in the own GEMM's vector width (./asm/peak generates it), the bound
 // a product's GFLOP/s is a share of.
 //
-// Minimal use:
+// gemm.Name says which backend runs (e.g. "own GEMM (AVX-512, 2
+// threads)"), gemm.SetThreads limits its threads (small matrices, or
+// several trainings at once). Minimal use:
 //
-//	fmt.Println(gemm.Name()) // e.g. "own GEMM (AVX-512, 2 threads)"
-//	gemm.SetThreads(1)       // small matrices, or several trainings at once
-//	err := gemm.Gemm(false, true, m, n, k, 1, a, k, b, k, 0, c, n) // C = A·Bᵀ
+//	m, n, k := 2, 3, 4
+//	a := []float32{1, 1, 1, 1, 2, 2, 2, 2}             // A: m×k, row-major
+//	b := []float32{1, 0, 0, 0, 0, 1, 0, 0, 1, 1, 1, 1} // B: n×k
+//	c := make([]float32, m*n)
+//	err := gemm.Gemm(false, true, m, n, k, 1, a, k, b, k, 0, c, n) // C = A·Bᵀ, m×n
+//	fmt.Println(c, err)
 package gemm

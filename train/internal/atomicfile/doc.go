@@ -19,14 +19,22 @@
 // between the two). Where no lock can be taken (a file system
 // without them, Plan 9, WebAssembly), Cleanup leaves every temporary.
 //
-//	err := atomicfile.WriteFile("dir/model.safetensors", func(w io.Writer) error {
+//	dir, _ := os.MkdirTemp("", "atomicfile")
+//	defer os.RemoveAll(dir)
+//	data := []byte("weights")
+//	err := atomicfile.WriteFile(filepath.Join(dir, "model.safetensors"), func(w io.Writer) error {
 //		_, err := w.Write(data)
 //		return err
 //	})
-//
-//	f, err := atomicfile.Create("dir/metrics.csv") // for streaming writers
+//	f, err := atomicfile.Create(filepath.Join(dir, "metrics.csv")) // for streaming writers
+//	if err != nil {
+//		fmt.Println(err)
+//		return
+//	}
 //	io.WriteString(f, "step,loss\n")
-//	err = f.Commit() // or f.Abort()
+//	err = f.Commit() // or f.Abort(): readers see the old file or the whole new one
+//	names, _ := os.ReadDir(dir)
+//	fmt.Println(len(names), err)
 //
 // The package is internal to train: train/safetensors and train/report use
 // it, and report re-exports it as report.WriteFileAtomic and
