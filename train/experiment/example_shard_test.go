@@ -43,6 +43,6 @@ func Example_shard() {
 		}
 	}
 	// Output:
-	// 0/2 done: shard 0/2 done; 5 of the grid's 10 runs are finished: the last shard to finish, or a run with -merge, makes the report
+	// 0/2 done: shard 0/2 done; 5 of the grid's 10 runs are finished: the shard that finds them all finished, or a run with -merge, makes the report
 	// 1/2 done: 10 runs, the report can be made
 }
