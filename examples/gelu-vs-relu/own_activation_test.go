@@ -19,8 +19,7 @@ import (
 // x·tanh(softplus(x)), defined from f, f', f” (New checks the derivatives
 // against finite differences) and registered by name.
 func newMish() (activation.Activation, error) {
-	// Mish, x·tanh(softplus(x)), on Softplus's log(1+eˣ) and σ(x), accurate in both tails.
-	sp, sig := activation.Softplus.F, activation.Softplus.Deriv
+	sp, sig := activation.Softplus.F, activation.Softplus.Deriv // log(1+eˣ) and σ(x), accurate in both tails
 	mish, err := activation.New(activation.Def{Name: "mish", Title: "Mish",
 		F:  func(x float64) float64 { return x * math.Tanh(sp(x)) },
 		D1: func(x float64) float64 { c := 1 / math.Cosh(sp(x)); return math.Tanh(sp(x)) + x*sig(x)*c*c },
@@ -32,7 +31,7 @@ func newMish() (activation.Activation, error) {
 	if err != nil {
 		return mish, err
 	}
-	return mish, activation.Register(mish) // now -acts relu,gelu,mish knows it
+	return mish, activation.Register(mish) // now -acts relu,gelu,mish and activation.ParseActivation know it
 }
 
 // registeredMish defines and registers Mish once per process (under

@@ -60,12 +60,16 @@ func (op *matMulOp) batchDims(a, b tensor.Shape) (batch, m, n, k int, err error)
 }
 
 // bmm computes c[i] = op(a[i])·op(b[i]) + β·c[i] for every batch entry i
-// (one product when batch is 1).
-func bmm[T graph.Float](tA, tB bool, batch, m, n, k int, a []T, lda int, b []T, ldb int, beta T, c []T) {
+// (one product when batch is 1). The op checked the shapes, so a product
+// gemm refuses is a bug, returned rather than skipped.
+func bmm[T graph.Float](tA, tB bool, batch, m, n, k int, a []T, lda int, b []T, ldb int, beta T, c []T) error {
 	sa, sb, sc := len(a)/batch, len(b)/batch, m*n
 	for i := 0; i < batch; i++ {
-		gemm.Gemm(tA, tB, m, n, k, 1, a[i*sa:(i+1)*sa], lda, b[i*sb:(i+1)*sb], ldb, beta, c[i*sc:(i+1)*sc], n)
+		if err := gemm.Gemm(tA, tB, m, n, k, 1, a[i*sa:(i+1)*sa], lda, b[i*sb:(i+1)*sb], ldb, beta, c[i*sc:(i+1)*sc], n); err != nil {
+			return err
+		}
 	}
+	return nil
 }
 
 // bmmBF16 is bmm for float32 under bfloat16 autocast: each product in
@@ -78,16 +82,4 @@ func bmmBF16(tA, tB bool, batch, m, n, k int, a []float32, lda int, b []float32,
 		}
 	}
 	return nil
-}
-
-// gemmAs is gemm.Gemm, or for float32 with bf16 set gemm.GemmBF16, for
-// the products inside fused ops (attention) whose operands the op has
-// already checked.
-func gemmAs[T graph.Float](bf16 bool, tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
-	if a32, ok := any(a).([]float32); ok && bf16 {
-		// The arguments are valid by the op's checks, as gemm.Gemm's are.
-		_ = gemm.GemmBF16(tA, tB, m, n, k, float32(alpha), a32, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
-		return
-	}
-	gemm.Gemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
