@@ -20,6 +20,8 @@ import (
 	"os"
 	"strconv"
 	"testing"
+
+	"gorgonia.org/tensor"
 )
 
 // bf16BenchShapes are ownBenchShapes (the FFN and MNIST layers, a square
@@ -66,6 +68,10 @@ func BenchmarkGemmBF16(b *testing.B) {
 		}
 	}
 	b.Logf("f32: %s; bf16: %s", Own{}.Name(), BF16Name())
+	threads := ownThreadCount()
+	p32, err32 := PeakGFLOPS(tensor.Float32, threads)
+	p16, err16 := PeakBF16GFLOPS(threads)
+	b.Logf("peak on %d thread(s): float32 FMA %.0f GFLOP/s (%v), VDPBF16PS %.0f GFLOP/s (%v)", threads, p32, err32, p16, err16)
 	for _, s := range bf16BenchShapes() {
 		b.Run(s.name+"/f32", func(b *testing.B) { bf16Bench(b, s, "f32") })
 		b.Run(s.name+"/bf16", func(b *testing.B) { bf16Bench(b, s, "bf16") })
