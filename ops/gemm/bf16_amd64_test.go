@@ -151,3 +151,45 @@ func TestBF16PackAsmMatchesGo(t *testing.T) {
 		}
 	}
 }
+
+// TestBF16AMXMatchesItsEmulation runs the AMX kernel and its Go
+// emulation (bf16AMXEmulatedPath, Intel's definition of TDPBF16PS: each
+// lane's even product, then its odd one, each rounded) on the same
+// products and wants the same bits. It runs only where the AMX path is
+// usable (no AMX on the machines this was written on): a failure there
+// means the hardware sums a pair differently from the definition, and the
+// emulation (bf16MicroAMXEmulated) should follow the hardware.
+func TestBF16AMXMatchesItsEmulation(t *testing.T) {
+	if ok, why := bf16AMXPath.usable(); !ok {
+		t.Skipf("AMX path: %s", why)
+	}
+	prev := bf16Path()
+	t.Cleanup(func() { bf16Active.Store(prev) })
+	r := rand.New(rand.NewPCG(12, 12))
+	cases := append(ownCases(40, 10), ownCase{m: 70, n: 90, k: 1100, alpha: 1, beta: 1, tA: true})
+	for _, rng := range [][2]int{{-20, 20}, {-66, -60}} {
+		for _, c := range cases {
+			if c.m*c.n == 0 {
+				continue
+			}
+			a, b, cm := bf16WideOperands(c, r, rng[0], rng[1])
+			_, colsA, _, colsB := storedShapes(c.tA, c.tB, c.m, c.n, c.k)
+			colsA, colsB = max(1, colsA), max(1, colsB)
+			var out [2][]float32
+			for i, p := range []*bf16Kernel{&bf16AMXPath, &bf16AMXEmulatedPath} {
+				bf16Active.Store(p)
+				out[i] = append([]float32(nil), cm...)
+				if err := GemmBF16(c.tA, c.tB, c.m, c.n, c.k, float32(c.alpha), a, colsA, b, colsB, float32(c.beta), out[i], c.n); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for i := range out[0] {
+				x, y := out[0][i], out[1][i]
+				if math.Float32bits(x) != math.Float32bits(y) && !(x != x && y != y) {
+					t.Fatalf("exponents %v, %v: C[%d][%d] = %v (%#08x) on AMX, %v (%#08x) emulated",
+						rng, c, i/c.n, i%c.n, x, math.Float32bits(x), y, math.Float32bits(y))
+				}
+			}
+		}
+	}
+}
