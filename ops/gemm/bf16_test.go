@@ -65,6 +65,10 @@ func bf16ForEachPath(t *testing.T, f func(t *testing.T)) {
 	}
 }
 
+// bf16Quick: fewer cases for the portable kernels under the race
+// detector or -short.
+func bf16Quick() bool { return ownRaceEnabled || testing.Short() }
+
 // bf16AVX512Usable reports whether this build and CPU run the
 // AVX512_BF16 path, and if not why.
 func bf16AVX512Usable() (bool, string) {
@@ -171,15 +175,21 @@ func bf16CheckCases(t *testing.T, kind bf16Kind, cases []ownCase) {
 // for each pairing of element types.
 func TestGemmBF16MatchesReference(t *testing.T) {
 	bf16ForEachPath(t, func(t *testing.T) {
-		random := 40
-		if ownRaceEnabled || testing.Short() || bf16Path().name != "avx512bf16" {
-			random = 8 // the portable kernels and the instrumented reference are slow
+		fast := bf16Path().name == "avx512bf16"
+		random, kinds := 40, 3
+		if !fast {
+			random = 8 // the portable kernels are slow
 		}
 		deep := []ownCase{
 			{m: 13, n: 35, k: 1100, alpha: 1, beta: 0.5},
 			{m: 40, n: 33, k: 1025, alpha: -1, tA: true, tB: true, padA: 1, padB: 2, padC: 3},
 		}
-		for kind := range 3 {
+		if bf16Quick() && !fast {
+			// The instrumented portable kernels: the bfloat16 operands'
+			// packing is the same code on every path.
+			random, kinds, deep = 4, 1, deep[1:]
+		}
+		for kind := range kinds {
 			t.Run(bf16Kind(kind).String(), func(t *testing.T) {
 				bf16CheckCases(t, bf16Kind(kind), append(ownCases(uint64(20+kind), random), deep...))
 			})
@@ -288,7 +298,11 @@ func TestGemmBF16PathsBitIdentical(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 3))
 	cases := ownCases(30, 12)
 	cases = append(cases, ownCase{m: 30, n: 70, k: 1100, alpha: 1, beta: 1}, ownCase{m: 13, n: 40, k: 600, tA: true, tB: true, alpha: -0.5, beta: 2})
-	for _, rng := range [][2]int{{-20, 20}, {-70, -60}, {-64, -62}, {50, 64}} {
+	ranges := [][2]int{{-20, 20}, {-70, -60}, {-64, -62}, {50, 64}}
+	if bf16Quick() {
+		cases, ranges = append(ownCases(30, 2)[:8], cases[len(cases)-1]), ranges[:2]
+	}
+	for _, rng := range ranges {
 		for _, c := range cases {
 			if c.m*c.n == 0 {
 				continue
@@ -430,7 +444,11 @@ func TestGemmBF16ThreadsBitIdentical(t *testing.T) {
 			a, b, cm := bf16WideOperands(c, r, -10, 10)
 			_, colsA, _, colsB := storedShapes(c.tA, c.tB, c.m, c.n, c.k)
 			var first []float32
-			for _, threads := range []int{1, 2, 3, 5} {
+			threadCounts := []int{1, 2, 3, 5}
+			if bf16Quick() {
+				threadCounts = []int{1, 3}
+			}
+			for _, threads := range threadCounts {
 				_ = Own{}.SetThreads(threads)
 				out := append([]float32(nil), cm...)
 				if err := GemmBF16(c.tA, c.tB, c.m, c.n, c.k, float32(c.alpha), a, colsA, b, colsB, float32(c.beta), out, c.n); err != nil {
