@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,25 +43,36 @@ func TestRunTwiceWritesTheSameFiles(t *testing.T) {
 	if n < 5 {
 		t.Errorf("compared %d files", n)
 	}
-	if len(res.Runs) != 4 {
-		t.Fatalf("%d runs, want 2 precisions × 2 seeds", len(res.Runs))
+	if len(res.Runs) != 6 {
+		t.Fatalf("%d runs, want 3 settings × 2 seeds", len(res.Runs))
 	}
-	for i := 0; i < len(res.Runs); i += 2 {
-		full, bf16 := res.Runs[i], res.Runs[i+1]
-		if full.Setting != graph.Full || bf16.Setting != graph.BFloat16 || full.Seed != bf16.Seed {
-			t.Fatalf("runs %d, %d: %v seed %d and %v seed %d, want float32 then bfloat16 of one seed", i, i+1, full.Setting, full.Seed, bf16.Setting, bf16.Seed)
+	for i := 0; i < len(res.Runs); i += 3 {
+		full, bf16, ctrl := res.Runs[i], res.Runs[i+1], res.Runs[i+2]
+		if full.Setting != (setting{graph.Full, false}) || bf16.Setting != (setting{graph.BFloat16, false}) || ctrl.Setting != (setting{graph.Full, true}) ||
+			full.Seed != bf16.Seed || full.Seed != ctrl.Seed {
+			t.Fatalf("runs %d–%d: %v, %v, %v, want float32, bfloat16 and the control of one seed", i, i+2, full.Setting, bf16.Setting, ctrl.Setting)
 		}
-		a, b := full.Curve.Last("val_bpc"), bf16.Curve.Last("val_bpc")
-		if a == b {
-			t.Errorf("seed %d: the same final validation loss %v in both precisions: autocast had no effect", full.Seed, a)
+		a := full.Curve.Last("val_bpc")
+		for _, run := range []*runResult{bf16, ctrl} {
+			b := run.Curve.Last("val_bpc")
+			if a == b {
+				t.Errorf("seed %d, %v: the same final validation loss %v as float32: the setting had no effect", full.Seed, run.Setting, a)
+			}
+			if rel := (b - a) / a; rel > 0.05 || rel < -0.05 {
+				t.Errorf("seed %d: final validation loss %v in float32, %v in %v", full.Seed, a, b, run.Setting)
+			}
 		}
-		if rel := (b - a) / a; rel > 0.05 || rel < -0.05 {
-			t.Errorf("seed %d: final validation loss %v in float32, %v in bfloat16", full.Seed, a, b)
+		// The control starts one ulp away: its first evaluation (before
+		// any step) is float32's to about float32 precision.
+		if d := ctrl.Curve.First("val_bpc")/full.Curve.First("val_bpc") - 1; math.Abs(d) > 1e-5 {
+			t.Errorf("seed %d: the control starts at %v, float32 at %v", full.Seed, ctrl.Curve.First("val_bpc"), full.Curve.First("val_bpc"))
 		}
 	}
 	sum := extest.CheckOutput(t, dir, "mixed-precision -steps 20", "results.csv", "curves.csv")
-	if w, ok := sum.Number("val_bpc_change.worst"); !ok || !(w > 0 && w < 0.05) {
-		t.Errorf("summary val_bpc_change.worst = %v (%v)", w, ok)
+	for _, k := range []string{"bfloat16.val_change.worst", "control.val_change.worst"} {
+		if w, ok := sum.Number(k); !ok || !(w > 0 && w < 0.05) {
+			t.Errorf("summary %s = %v (%v)", k, w, ok)
+		}
 	}
 	md, err := os.ReadFile(filepath.Join(dir, "report.md"))
 	if err != nil {

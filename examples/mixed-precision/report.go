@@ -8,7 +8,6 @@ import (
 	"math"
 	"text/template"
 
-	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/train/experiment"
 	"github.com/geluproject/gelu/train/report"
 )
@@ -18,21 +17,48 @@ var reportText string
 
 var reportTmpl = template.Must(report.ParseBlocks("report.md.tmpl", reportText, "table"))
 
+// change is how far one setting's final validation losses are from
+// float32's, seed by seed: loss / float32's − 1 (NaN where a run
+// diverged), the largest magnitude and the median, also in percent.
+type change struct {
+	Seeds                 []float64
+	Worst, Median         float64
+	WorstPct, MedianPct   float64
+	Lower, Higher, Paired int // seeds below and above float32, of those that finished
+}
+
+func changeOf(full, other []float64) change {
+	var c change
+	for i := range full {
+		d := other[i]/full[i] - 1
+		c.Seeds = append(c.Seeds, d)
+		if a := math.Abs(d); !(a <= c.Worst) {
+			c.Worst = a // NaN (a diverged run) sticks
+		}
+		switch {
+		case d < 0:
+			c.Lower++
+		case d > 0:
+			c.Higher++
+		}
+	}
+	c.Median = experiment.Median(c.Seeds)
+	c.WorstPct, c.MedianPct, c.Paired = 100*c.Worst, 100*c.Median, c.Lower+c.Higher
+	return c
+}
+
 // view is what report.md.tmpl sees.
 type view struct {
-	C      config
-	D      interface{ Size() int }
-	Data   results
-	Epochs float64
-	// Change is each seed's final validation loss under autocast relative
-	// to float32's, minus 1 (NaN where a run diverged); Worst the largest
-	// magnitude, Median the median.
-	Change        []float64
-	Worst, Median float64
-	// The same, and the tolerance, in percent.
-	WorstPct, MedianPct, TolPct float64
-	Diverged                    []*runResult
-	// StepMS is each precision's mean training step in ms, by name.
+	C       config
+	D       interface{ Size() int }
+	Data    results
+	Epochs  float64
+	TolPct  float64
+	BF16    change // bfloat16 autocast against float32
+	Control change // float32 from perturbed weights against float32
+	// Diverged are the runs stopped by a NaN or infinite value.
+	Diverged []*runResult
+	// StepMS is each setting's mean training step in ms, by name.
 	StepMS map[string]float64
 	experiment.Speed
 }
@@ -42,9 +68,9 @@ func writeReport(c config, res *results) error {
 	if err != nil {
 		return err
 	}
-	v := &view{C: c, D: res.Data.Vocab, Data: *res, Epochs: float64(c.Steps*c.Batch) / float64(res.Data.Train.Len()),
+	v := &view{C: c, D: res.Data.Vocab, Data: *res, Epochs: float64(c.Steps*c.Batch) / float64(res.Data.Train.Len()), TolPct: 100 * c.Tolerance,
 		Diverged: experiment.DivergedRuns(res.Runs), StepMS: map[string]float64{}, Speed: experiment.SpeedOf(res.Runs)}
-	groups := experiment.Groups(res.Runs)
+	groups := experiment.Groups(res.Runs) // in the order of settings
 	for _, g := range groups {
 		r.Set(g.Name+".final_val_bpc", experiment.Median(g.Final("val_bpc")))
 		r.Set(g.Name+".final_train_bpc", experiment.Median(g.Final("train_bpc")))
@@ -54,19 +80,14 @@ func writeReport(c config, res *results) error {
 		}
 		v.StepMS[g.Name] = 1e3 * sec / float64(len(g.Runs)*c.Steps)
 	}
-	full, bf16 := groups[0].Final("val_bpc"), groups[1].Final("val_bpc")
-	for i := range full {
-		v.Change = append(v.Change, bf16[i]/full[i]-1)
-		if a := math.Abs(v.Change[i]); !(a <= v.Worst) {
-			v.Worst = a // NaN (a diverged run) sticks
-		}
+	full := groups[0].Final("val_bpc")
+	v.BF16, v.Control = changeOf(full, groups[1].Final("val_bpc")), changeOf(full, groups[2].Final("val_bpc"))
+	for key, ch := range map[string]change{"bfloat16": v.BF16, "control": v.Control} {
+		r.Set(key+".val_change.worst", ch.Worst)
+		r.Set(key+".val_change.median", ch.Median)
 	}
-	v.Median = experiment.Median(v.Change)
-	v.WorstPct, v.MedianPct, v.TolPct = 100*v.Worst, 100*v.Median, 100*c.Tolerance
-	r.Set("val_bpc_change.worst", v.Worst)
-	r.Set("val_bpc_change.median", v.Median)
 	r.Set("train_seconds", v.StepSeconds)
-	verdict := report.VerdictOf(v.Worst <= c.Tolerance)
+	verdict := report.VerdictOf(v.BF16.Worst <= c.Tolerance)
 	if len(v.Diverged) > 0 {
 		verdict = report.Unclear
 	}
@@ -78,25 +99,25 @@ func writeReport(c config, res *results) error {
 	}); err != nil {
 		return err
 	}
-	if err := experiment.WriteCurves(r, "curves", res.Runs, []string{"precision", "seed", "step"},
+	if err := experiment.WriteCurves(r, "curves", res.Runs, []string{"setting", "seed", "step"},
 		func(run *runResult, step int) []any { return []any{run.Name, run.Seed, step} }); err != nil {
 		return err
 	}
 	return r.Close()
 }
 
-// resultsTable has a row per seed: the final losses in each precision and
-// the relative change of the validation loss.
-func resultsTable(r *report.Report, v *view, groups []*experiment.Group[graph.Precision]) error {
+// resultsTable has a row per seed: the final losses of each setting and
+// the relative changes of the validation loss from float32's.
+func resultsTable(r *report.Report, v *view, groups []*experiment.Group[setting]) error {
 	var rows [][]any
-	full, bf16 := groups[0], groups[1]
-	for i, run := range full.Runs {
-		b := bf16.Runs[i]
-		rows = append(rows, []any{run.Seed,
-			run.UnlessDiverged(run.Curve.Last("train_bpc")), run.UnlessDiverged(run.Curve.Last("val_bpc")),
-			b.UnlessDiverged(b.Curve.Last("train_bpc")), b.UnlessDiverged(b.Curve.Last("val_bpc")),
-			100 * v.Change[i]})
+	for i := range groups[0].Runs {
+		row := []any{groups[0].Runs[i].Seed}
+		for _, g := range groups {
+			run := g.Runs[i]
+			row = append(row, run.UnlessDiverged(run.Curve.Last("train_bpc")), run.UnlessDiverged(run.Curve.Last("val_bpc")))
+		}
+		rows = append(rows, append(row, 100*v.BF16.Seeds[i], 100*v.Control.Seeds[i]))
 	}
-	return r.Table("results", []string{"seed", "float32 train bits/char", "float32 val bits/char",
-		"bfloat16 train bits/char", "bfloat16 val bits/char", "val change %"}, rows)
+	return r.Table("results", []string{"seed", "float32 train", "float32 val", "bfloat16 train", "bfloat16 val",
+		"control train", "control val", "bfloat16 val change %", "control val change %"}, rows)
 }
