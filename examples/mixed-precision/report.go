@@ -82,17 +82,25 @@ func writeReport(c config, res *results) error {
 	}
 	full := groups[0].Final("val_bpc")
 	v.BF16, v.Control = changeOf(full, groups[1].Final("val_bpc")), changeOf(full, groups[2].Final("val_bpc"))
-	for key, ch := range map[string]change{"bfloat16": v.BF16, "control": v.Control} {
-		r.Set(key+".val_change.worst", ch.Worst)
-		r.Set(key+".val_change.median", ch.Median)
+	for _, ch := range []struct {
+		key string
+		c   change
+	}{{"bfloat16", v.BF16}, {"control", v.Control}} {
+		r.Set(ch.key+".val_change.worst", ch.c.Worst)
+		r.Set(ch.key+".val_change.median", ch.c.Median)
 	}
 	r.Set("train_seconds", v.StepSeconds)
-	verdict := report.VerdictOf(v.BF16.Worst <= c.Tolerance)
-	if len(v.Diverged) > 0 {
-		verdict = report.Unclear
-	}
-	if err := r.ClaimBlock(reportTmpl, "claim.within", v, verdict); err != nil {
-		return err
+	for _, claim := range []struct {
+		name string
+		ok   bool
+	}{{"claim.within", v.BF16.Worst <= c.Tolerance}, {"claim.median", math.Abs(v.BF16.Median) <= c.Tolerance}} {
+		verdict := report.VerdictOf(claim.ok)
+		if len(v.Diverged) > 0 {
+			verdict = report.Unclear
+		}
+		if err := r.ClaimBlock(reportTmpl, claim.name, v, verdict); err != nil {
+			return err
+		}
 	}
 	if err := r.ExecuteBlocks(reportTmpl, v, map[string]func(...string) error{
 		"table": func(...string) error { return resultsTable(r, v, groups) },
