@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/geluproject/gelu/graph"
+	"github.com/geluproject/gelu/nn"
 	"github.com/geluproject/gelu/train/safetensors"
 )
 
@@ -84,14 +85,15 @@ func (t *Trainer) addArgs(meta map[string]string) error {
 	return nil
 }
 
-// writeModel writes Dir/model.safetensors: the parameters, which torch's
-// load_state_dict reads as they are.
+// writeModel writes Dir/model.safetensors (see saveWeights).
 func (t *Trainer) writeModel() error {
 	return t.saveWeights(filepath.Join(t.Config.Dir, modelFile), nil)
 }
 
-// saveWeights writes the parameters to path with the metadata of a
-// PyTorch state_dict file, Model.Args and extra.
+// saveWeights writes the model to path with the metadata of a PyTorch
+// state_dict file, Model.Args and extra: Model.Module's state dict, which
+// its PyTorch counterpart's load_state_dict reads as it is, or without a
+// Module every parameter under its graph name.
 func (t *Trainer) saveWeights(path string, extra map[string]string) error {
 	meta := map[string]string{"format": "pt"}
 	for k, v := range extra {
@@ -100,7 +102,15 @@ func (t *Trainer) saveWeights(path string, extra map[string]string) error {
 	if err := t.addArgs(meta); err != nil {
 		return err
 	}
-	if err := safetensors.Save(path, t.params, meta); err != nil {
+	tensors := t.params
+	if t.Model.Module != nil {
+		sd, err := nn.StateDict(t.Model.Module, t.Model.StateDict...)
+		if err != nil {
+			return fmt.Errorf("train: %w", err)
+		}
+		tensors = sd
+	}
+	if err := safetensors.Save(path, tensors, meta); err != nil {
 		return fmt.Errorf("train: %w", err)
 	}
 	return nil

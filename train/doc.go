@@ -87,8 +87,16 @@
 //	steps.csv, steps.jsonl     per step: step, epoch, batch, loss, lr, grad_norm
 //	evals.csv, evals.jsonl     per evaluation: step, epoch, train_loss, val_loss, val_accuracy
 //	checkpoint.safetensors     the latest checkpoint
-//	best.safetensors           with SaveBest: the parameters of the best evaluation
-//	model.safetensors          the final parameters only: torch's load_state_dict reads it as is
+//	best.safetensors           with SaveBest: the weights of the best evaluation
+//	model.safetensors          the final weights
+//
+// With Model.Module set, best.safetensors and model.safetensors hold the
+// module's PyTorch state dict, as SaveWeights writes it (names relative to
+// the module; a GPT's tied lm_head.weight copy, and with Model.StateDict =
+// nn.CausalMaskBuffers() nanoGPT's torch 1.x masks), which the PyTorch
+// model's strict load_state_dict reads as it is; without it, every
+// parameter of the graph under its graph name. LoadWeights reads either
+// into the module.
 //
 // Epochs and batches count from 0 in the files, the hooks and on the
 // console alike. A value not measured is an empty CSV cell and a JSON

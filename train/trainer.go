@@ -13,6 +13,7 @@ import (
 
 	"github.com/geluproject/gelu/datasets"
 	"github.com/geluproject/gelu/graph"
+	"github.com/geluproject/gelu/nn"
 	"github.com/geluproject/gelu/optim"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -72,8 +73,22 @@ type Model struct {
 	// checkpoints, best.safetensors and model.safetensors as the metadata
 	// "model_args" (a JSON object, keys sorted), and resuming compares it
 	// with the checkpoint's, refusing any difference unless
-	// Config.AllowArgsMismatch.
+	// Config.AllowArgsMismatch. Nil with a Module that has Args()
+	// (every model of package nn has): the Module's.
 	Args map[string]string
+	// Module is the model the graph trains (an nn.GPT, an nn.MLP, a
+	// module of your own), whose parameters must be the Graph's. When set,
+	// model.safetensors and best.safetensors hold its PyTorch state dict,
+	// as train.SaveWeights(path, Module, StateDict...) writes it: names
+	// relative to the module, a tied GPT head's lm_head.weight copy, so
+	// that nanoGPT's strict load_state_dict reads them. Nil: they hold
+	// every parameter of Graph under its graph name. The checkpoint holds
+	// every parameter of Graph either way, as a resume needs them.
+	Module nn.Module
+	// StateDict are the options of Module's state dict in those files:
+	// nn.CausalMaskBuffers() for nanoGPT on torch 1.x, which registers
+	// its causal masks as buffers (torch ≥ 2 refuses them).
+	StateDict []nn.StateDictOption
 }
 
 // Config sets up a run. The zero value trains one epoch quietly with no
@@ -248,6 +263,9 @@ func New(model Model, opt optim.Optimizer, trainData, valData Data, cfg Config) 
 			}
 		}
 	}
+	if err := checkModule(&model); err != nil {
+		return nil, err
+	}
 	mon, err := newMonitor(cfg, model.Task)
 	if err != nil {
 		return nil, err
@@ -280,6 +298,33 @@ func New(model Model, opt optim.Optimizer, trainData, valData Data, cfg Config) 
 		}
 	}
 	return t, nil
+}
+
+// checkModule checks Model.Module against the graph and its state-dict
+// options, and takes its Args when Model.Args is nil.
+func checkModule(m *Model) error {
+	if m.Module == nil {
+		if len(m.StateDict) > 0 {
+			return errors.New("train.New: Model.StateDict is set without Model.Module: set Module to the model whose state dict the files hold")
+		}
+		return nil
+	}
+	ps, err := nn.ParamTensors(m.Module)
+	if err != nil {
+		return fmt.Errorf("train.New: Model.Module: %w", err)
+	}
+	for _, p := range ps {
+		if n, ok := m.Graph.Lookup(p.Name); !ok || !m.Graph.IsParam(n) || n.Value() != p.Value {
+			return fmt.Errorf("train.New: Model.Module's parameter %q is not a parameter of Model.Graph: build the module on the graph you train", p.Name)
+		}
+	}
+	if _, err := nn.StateDict(m.Module, m.StateDict...); err != nil {
+		return fmt.Errorf("train.New: Model.Module and Model.StateDict: %w", err)
+	}
+	if a, ok := m.Module.(interface{ Args() map[string]string }); ok && m.Args == nil {
+		m.Args = a.Args()
+	}
+	return nil
 }
 
 // orNil turns a nil pointer in d (a nil *datasets.Loader, say) into a nil
