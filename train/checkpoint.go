@@ -52,7 +52,8 @@ func (t *Trainer) checkpoint() error {
 		"last_eval":  strconv.Itoa(t.lastEval),
 	}
 	// Keys a run without these features does not write, so that its
-	// checkpoints stay as they were.
+	// checkpoints stay as they were: grad_accum without accumulation, the
+	// best without validation data.
 	if k := t.Config.GradAccum; k > 1 {
 		meta["grad_accum"] = strconv.Itoa(k)
 	}
@@ -243,7 +244,7 @@ func parseResume(meta map[string]string, run runShape) (resumeState, error) {
 	}
 	if m, ok := meta["monitor"]; ok && run.monitor != "" {
 		if m != run.monitor {
-			return s, fmt.Errorf("checkpoint monitors %q, this run %q", m, run.monitor)
+			return s, fmt.Errorf("checkpoint monitors %q, this run %q: set Config.Monitor = %q to resume it", m, run.monitor, m)
 		}
 		s.hasBest = true
 		if s.best, err = strconv.ParseFloat(meta["best"], 64); err != nil || math.IsNaN(s.best) {

@@ -53,8 +53,11 @@
 // normal end: the model file is written), or when its context is
 // cancelled: then, between two steps, it writes a checkpoint and the model
 // file and returns an error wrapping context.Canceled, and a resume
-// continues as if nothing had happened. Programs cancel on Ctrl-C with
-// signal.NotifyContext.
+// continues as if nothing had happened; cancelled before its first step,
+// it writes neither. Programs cancel on Ctrl-C with
+// signal.NotifyContext. Result says where the run started (ResumedAt),
+// where it ended (Steps) and its best validation value (Best, BestStep),
+// tracked whenever there is validation data.
 //
 // A Dir that holds a checkpoint or a model is never written over by
 // accident: Run refuses it, before writing anything, unless Config.Resume

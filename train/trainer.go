@@ -113,10 +113,10 @@ type Config struct {
 	// step 0; not when resuming). A step is never evaluated twice.
 	EvalEvery   int
 	EvalAtStart bool
-	// Monitor names the validation metric that Patience and SaveBest
-	// watch: "val_loss" (the default; lower is better) or
-	// "val_accuracy" (higher is better). An evaluation improves on the
-	// best so far only if strictly better (NaN never is).
+	// Monitor names the validation metric whose best Result reports and
+	// Patience and SaveBest watch: "val_loss" (the default; lower is
+	// better) or "val_accuracy" (higher is better). An evaluation
+	// improves on the best so far only if strictly better (NaN never is).
 	Monitor string
 	// Patience stops training early, as a normal end, once this many
 	// evaluations in a row have not improved Monitor (0: never). The
@@ -180,13 +180,20 @@ type EvalInfo struct {
 
 // Result summarizes a run.
 type Result struct {
+	// Steps is the number of optimizer steps of the run in all, those
+	// before a resume included: the step it ended at.
 	Steps int
-	Evals []EvalInfo // the evaluations of this Run (not those before a resume)
+	// ResumedAt is the step at which this Run resumed a checkpoint, −1
+	// when it started without one (at step 0).
+	ResumedAt int
+	Evals     []EvalInfo // the evaluations of this Run (not those before a resume)
 	// EarlyStopped is set when Patience ended the run.
 	EarlyStopped bool
 	// BestStep and Best are the step and value of the best evaluation of
-	// Monitor so far (resumed runs included); −1 and NaN when nothing was
-	// monitored.
+	// Config.Monitor (val_loss unless set), tracked whenever there is
+	// validation data, the evaluations before a resume included (a
+	// checkpoint records the best); −1 and NaN without validation data or
+	// before the first evaluation.
 	BestStep int
 	Best     float64
 }
@@ -201,24 +208,25 @@ type Trainer struct {
 	// Machine computes loss and gradients; EvalMachine only the forward pass.
 	Machine, EvalMachine *graph.Machine
 
-	params   []graph.NamedTensor
-	feeds    *feeds
-	monitor  monitor
-	tokens   bool // the input is a sequence of ids: count tokens/s
-	acc      []*tensor.Dense
-	lastEval int // step of the last evaluation, −1 before any
-	step     int // steps done
-	epoch    int // current epoch
-	batch    int // next batch within the epoch
-	sinceSum float64
-	sinceN   int
-	best     float64 // best value of the monitored metric, ±Inf before any
-	bestStep int     // its step, −1 before any
-	stale    int     // evaluations since the best
-	stop     bool    // Patience ran out
-	metrics  *metricsFiles
-	progress *progress
-	result   Result
+	params    []graph.NamedTensor
+	feeds     *feeds
+	monitor   monitor
+	tokens    bool // the input is a sequence of ids: count tokens/s
+	acc       []*tensor.Dense
+	lastEval  int // step of the last evaluation, −1 before any
+	step      int // steps done
+	startStep int // step at which this Run started
+	epoch     int // current epoch
+	batch     int // next batch within the epoch
+	sinceSum  float64
+	sinceN    int
+	best      float64 // best value of the monitored metric, ±Inf before any
+	bestStep  int     // its step, −1 before any
+	stale     int     // evaluations since the best
+	stop      bool    // Patience ran out
+	metrics   *metricsFiles
+	progress  *progress
+	result    Result
 }
 
 // New checks the setup against the first batch of each data set and
@@ -266,7 +274,7 @@ func New(model Model, opt optim.Optimizer, trainData, valData Data, cfg Config) 
 	if err := checkModule(&model); err != nil {
 		return nil, err
 	}
-	mon, err := newMonitor(cfg, model.Task)
+	mon, err := newMonitor(cfg, model.Task, valData != nil)
 	if err != nil {
 		return nil, err
 	}
@@ -276,7 +284,7 @@ func New(model Model, opt optim.Optimizer, trainData, valData Data, cfg Config) 
 	}
 	t := &Trainer{Model: model, Optimizer: opt, TrainData: trainData, ValData: valData, Config: cfg,
 		params: model.Graph.ParamTensors(), feeds: f, monitor: mon, lastEval: -1,
-		best: mon.worst(), bestStep: -1}
+		best: mon.worst(), bestStep: -1, result: Result{ResumedAt: -1}}
 	first, err := t.checkData("train.New", trainData, "training", true)
 	if err != nil {
 		return nil, err
@@ -399,7 +407,11 @@ func (t *Trainer) stepsPerEpoch() int { return t.TrainData.NumBatches() / t.Conf
 // checkpoint at that step and the model file (when Dir is set) and
 // returns an error wrapping ctx.Err() (context.Canceled, or
 // context.DeadlineExceeded). Resuming from that checkpoint continues as
-// if nothing had happened.
+// if nothing had happened. A cancel before this Run's first step writes
+// no checkpoint and no model (a Dir holding them counts as a run's): a
+// ctx done when Run is called returns its error before anything is read
+// or written, and one cancelled later, during the evaluation at the
+// start, leaves only that evaluation's metrics.
 func (t *Trainer) Run(ctx context.Context) (res Result, err error) {
 	if t == nil || t.Machine == nil || t.TrainData == nil || t.feeds == nil {
 		return Result{}, errNotFromNew("Run")
@@ -411,6 +423,10 @@ func (t *Trainer) Run(ctx context.Context) (res Result, err error) {
 		t.result.Steps, t.result.BestStep, t.result.Best = t.step, t.bestStep, t.monitor.report(t.best, t.bestStep)
 		res = t.result
 	}()
+	t.result.ResumedAt = -1
+	if err := ctx.Err(); err != nil {
+		return t.result, fmt.Errorf("train: cancelled before the first step, nothing written: %w", err)
+	}
 	t.progress = newProgress(t)
 	defer t.progress.finish()
 	if t.Config.Dir != "" {
@@ -427,6 +443,7 @@ func (t *Trainer) Run(ctx context.Context) (res Result, err error) {
 			}
 		}()
 	}
+	t.startStep = t.step
 	t.progress.start()
 	if t.Config.EvalAtStart && t.step == 0 {
 		if err := t.evaluate(); err != nil {
@@ -482,6 +499,7 @@ func (t *Trainer) prepareDir() (evalsUpTo int, err error) {
 		if evalsUpTo, err = t.resume(); err != nil {
 			return -1, err
 		}
+		t.result.ResumedAt = t.step
 		t.progress.say("resumed from %s at step %d", dir, t.step)
 		return evalsUpTo, nil
 	case t.Config.Resume && hasModel:
@@ -506,8 +524,12 @@ func (t *Trainer) prepareDir() (evalsUpTo int, err error) {
 	return -1, nil
 }
 
-// canceled ends a run whose context was cancelled between steps.
+// canceled ends a run whose context was cancelled between steps; before
+// this Run's first step there is nothing to save.
 func (t *Trainer) canceled(cause error) error {
+	if t.step == t.startStep {
+		return fmt.Errorf("train: cancelled before the first step (at step %d), no checkpoint or model written: %w", t.step, cause)
+	}
 	if t.Config.Dir != "" {
 		if err := t.checkpoint(); err != nil {
 			return errors.Join(fmt.Errorf("train: cancelled at step %d: %w", t.step, cause), err)
