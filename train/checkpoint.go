@@ -9,6 +9,7 @@ import (
 
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/nn"
+	"github.com/geluproject/gelu/optim"
 	"github.com/geluproject/gelu/train/safetensors"
 )
 
@@ -50,6 +51,7 @@ func (t *Trainer) checkpoint() error {
 		"seed":       strconv.FormatUint(t.Model.Graph.Seed(), 10),
 		"lr":         strconv.FormatFloat(t.Optimizer.LR(), 'g', -1, 64),
 		"last_eval":  strconv.Itoa(t.lastEval),
+		"optimizer":  optimizerName(t.Optimizer),
 	}
 	// Keys a run without these features does not write, so that its
 	// checkpoints stay as they were: grad_accum without accumulation, the
@@ -117,6 +119,20 @@ func (t *Trainer) saveWeights(path string, extra map[string]string) error {
 	return nil
 }
 
+// optimizerName names the kind of o in checkpoints and errors.
+func optimizerName(o optim.Optimizer) string {
+	switch o := o.(type) {
+	case *optim.Adam:
+		if o.Decoupled {
+			return "optim.AdamW"
+		}
+		return "optim.Adam"
+	case *optim.SGD:
+		return "optim.SGD"
+	}
+	return fmt.Sprintf("%T", o)
+}
+
 // resumeState is the position and running sums a checkpoint restores.
 type resumeState struct {
 	step, epoch, batch int
@@ -172,7 +188,10 @@ func parseResume(meta map[string]string, run runShape) (resumeState, error) {
 		return s, fmt.Errorf("format %q, want %q", got, checkpointFormat)
 	}
 	if got, want := meta["seed"], strconv.FormatUint(run.seed, 10); got != want {
-		return s, fmt.Errorf("written with seed %q, this run uses %s", got, want)
+		if _, err := strconv.ParseUint(got, 10, 64); err != nil {
+			return s, fmt.Errorf("metadata seed = %q, want the graph's seed, a number", got)
+		}
+		return s, fmt.Errorf("the checkpoint was written with graph seed %s, this run's graph has seed %s (the seed keys the dropout masks: the run would not continue as it began): build the graph with graph.New(dtype, %s) to resume it, or set Config.Overwrite to start again", got, want, got)
 	}
 	if err := compareArgs(meta, run.args); err != nil && !run.allowArgs {
 		return s, err
@@ -304,6 +323,9 @@ func (t *Trainer) resume() (evalsUpTo int, err error) {
 		}
 	}
 	if err := t.Optimizer.LoadState(t.params, state); err != nil {
+		if saved, this := f.Metadata["optimizer"], optimizerName(t.Optimizer); saved != "" && saved != this {
+			return 0, fmt.Errorf("train: resume: %s: the checkpoint holds %s's state, this run uses %s: resume with %s (its settings may change), or set Config.Overwrite to start again (%w)", path, saved, this, saved, err)
+		}
 		return 0, fmt.Errorf("train: resume: %s: %w", path, err)
 	}
 	// checkParams made sure this copy cannot fail half way.

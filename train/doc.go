@@ -71,7 +71,8 @@
 // Epochs and MaxSteps; the loss count and sum, learning rate, last
 // evaluation and best value must be consistent with it; every parameter
 // must be there with its shape and dtype and finite values, and the
-// optimizer must accept its state. A checkpoint that fails is refused with
+// optimizer must accept its state (the checkpoint records which optimizer
+// wrote it, so that another kind is named as the difference). A checkpoint that fails is refused with
 // an error naming the field or tensor, and the model and optimizer keep
 // their values. Epochs and MaxSteps may grow, and EvalEvery,
 // CheckpointEvery, ClipNorm, Schedule, Patience and the hooks may change

@@ -245,14 +245,15 @@ func New(model Model, opt optim.Optimizer, trainData, valData Data, cfg Config) 
 		return nil, errors.New("train.New: no optimizer")
 	case trainData == nil || trainData.NumBatches() <= 0:
 		return nil, errors.New("train.New: the training data has no batches")
-	case cfg.Epochs < 0 || cfg.MaxSteps < 0 || cfg.EvalEvery < 0 || cfg.CheckpointEvery < 0 || cfg.GradAccum < 0 || cfg.Patience < 0 || !(cfg.ClipNorm >= 0):
-		return nil, fmt.Errorf("train.New: negative or NaN setting in %+v", cfg)
 	case (cfg.CheckpointEvery > 0 || cfg.Resume || cfg.SaveBest) && cfg.Dir == "":
 		return nil, errors.New("train.New: checkpoints (CheckpointEvery, Resume, SaveBest) need Config.Dir")
 	case cfg.Resume && cfg.Overwrite:
 		return nil, errors.New("train.New: Resume and Overwrite both set: choose one")
 	case (cfg.Patience > 0 || cfg.SaveBest) && valData == nil:
 		return nil, errors.New("train.New: Patience and SaveBest watch the validation data, and there is none")
+	}
+	if err := checkCounts(cfg); err != nil {
+		return nil, err
 	}
 	if cfg.GradAccum == 0 {
 		cfg.GradAccum = 1
@@ -306,6 +307,31 @@ func New(model Model, opt optim.Optimizer, trainData, valData Data, cfg Config) 
 		}
 	}
 	return t, nil
+}
+
+// checkCounts names a Config count that is negative, or a ClipNorm that
+// is negative or NaN, with what 0 means.
+func checkCounts(cfg Config) error {
+	for _, f := range []struct {
+		name string
+		v    int
+		zero string
+	}{
+		{"Epochs", cfg.Epochs, "1, or as many as MaxSteps needs"},
+		{"MaxSteps", cfg.MaxSteps, "no limit"},
+		{"EvalEvery", cfg.EvalEvery, "evaluate at epoch ends only"},
+		{"CheckpointEvery", cfg.CheckpointEvery, "checkpoint at epoch ends only"},
+		{"GradAccum", cfg.GradAccum, "1, no accumulation"},
+		{"Patience", cfg.Patience, "never stop early"},
+	} {
+		if f.v < 0 {
+			return fmt.Errorf("train.New: Config.%s = %d, want ≥ 0 (0: %s)", f.name, f.v, f.zero)
+		}
+	}
+	if !(cfg.ClipNorm >= 0) {
+		return fmt.Errorf("train.New: Config.ClipNorm = %v, want ≥ 0 (0: no clipping)", cfg.ClipNorm)
+	}
+	return nil
 }
 
 // checkModule checks Model.Module against the graph and its state-dict
