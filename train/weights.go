@@ -59,9 +59,15 @@ type loadConfig struct{ allowArgs bool }
 func AllowArgsMismatch() LoadOption { return func(c *loadConfig) { c.allowArgs = true } }
 
 // LoadWeights sets m's parameters from a safetensors state dict at path:
-// one written by SaveWeights, a PyTorch or nanoGPT state dict
-// (safetensors.torch.save_file(model.state_dict(), path)), or a trainer's
-// checkpoint (its "optimizer." entries are ignored). The names may be
+// one written by SaveWeights, a trainer's checkpoint (its "optimizer."
+// entries are ignored) or model file, or a PyTorch or nanoGPT state dict
+// saved as
+//
+//	safetensors.torch.save_file({k: v.clone() for k, v in model.state_dict().items()}, path)
+//
+// (save_file refuses a state dict whose tensors share memory, as a tied
+// GPT's lm_head.weight and transformer.wte.weight do; the copies are
+// saved under both names, as this strict load wants). The names may be
 // relative to m (PyTorch's m.state_dict(): "layers.0.weight") or m's full
 // graph names ("mlp.layers.0.weight" for nn.NewMLP(g, "mlp", …), as a
 // trainer's checkpoint and model file hold them): the file is read as
@@ -181,8 +187,8 @@ func readAsStateDict(m nn.Module, sd []graph.NamedTensor) ([]graph.NamedTensor, 
 
 // LoadGraphWeights sets every parameter of g from a safetensors file
 // written by SaveGraphWeights, by a checkpoint (its optimizer state is
-// ignored) or by PyTorch (safetensors.torch.save_file(model.state_dict(),
-// path)): names and shapes must match and the file may hold nothing else;
+// ignored) or by PyTorch (saved as LoadWeights shows): names and shapes
+// must match and the file may hold nothing else;
 // float32 and float64 are converted. The file is validated as
 // safetensors.Load does, with its default limits. Nothing is changed
 // unless everything checks.
