@@ -96,6 +96,18 @@ func TestLoadWeightsReadsFullGraphNames(t *testing.T) {
 			t.Errorf("a file of two modules into one: %v\nwant it to say %s", err, want)
 		}
 	}
+	// Every name there, one shape wrong: the error is the shape alone.
+	g2, _ := graph.New(tensor.Float64, 1)
+	if _, err := nn.NewMLP(g2, "a", nn.MLPConfig{In: 2, Hidden: []int{4}, Out: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := train.SaveGraphWeights(both, g2); err != nil {
+		t.Fatal(err)
+	}
+	err = train.LoadWeights(both, a)
+	if err == nil || !strings.Contains(err.Error(), `"layers.0.weight" has shape (4, 2), the model's is (3, 2)`) || strings.Contains(err.Error(), "LoadGraphWeights") {
+		t.Errorf("a wider MLP's file: %v, want the shape named and no advice about other files", err)
+	}
 }
 
 // moduleGPT is a small float64 GPT under the prefix "student" (nn's

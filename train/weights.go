@@ -169,14 +169,29 @@ func readAsStateDict(m nn.Module, sd []graph.NamedTensor) ([]graph.NamedTensor, 
 	for _, e := range sd {
 		full = full && strings.HasPrefix(e.Name, pre+".")
 	}
+	read := sd
 	if full {
-		rel := make([]graph.NamedTensor, len(sd))
+		read = make([]graph.NamedTensor, len(sd))
 		for i, e := range sd {
-			rel[i] = graph.NamedTensor{Name: strings.TrimPrefix(e.Name, pre+"."), Value: e.Value}
+			read[i] = graph.NamedTensor{Name: strings.TrimPrefix(e.Name, pre+"."), Value: e.Value}
 		}
-		if err = nn.CheckStateDict(m, rel); err == nil {
-			return rel, nil
+		if err = nn.CheckStateDict(m, read); err == nil {
+			return read, nil
 		}
+	}
+	// With every parameter's name in the file, the problem is a shape or
+	// an extra entry, which the error names; else it may be the wrong kind
+	// of file.
+	ps, perr := nn.NamedParameters(m)
+	if perr != nil {
+		return nil, err
+	}
+	have := make(map[string]bool, len(read))
+	for _, e := range read {
+		have[e.Name] = true
+	}
+	if !slices.ContainsFunc(ps, func(p graph.NamedTensor) bool { return !have[p.Name] }) {
+		return nil, err
 	}
 	how := "names relative to the module"
 	if pre != "" {
