@@ -53,8 +53,11 @@
 // normal end: the model file is written), or when its context is
 // cancelled: then, between two steps, it writes a checkpoint and the model
 // file and returns an error wrapping context.Canceled, and a resume
-// continues as if nothing had happened. Programs cancel on Ctrl-C with
-// signal.NotifyContext.
+// continues as if nothing had happened; cancelled before its first step,
+// it writes neither. Programs cancel on Ctrl-C with
+// signal.NotifyContext. Result says where the run started (ResumedAt),
+// where it ended (Steps) and its best validation value (Best, BestStep),
+// tracked whenever there is validation data.
 //
 // A Dir that holds a checkpoint or a model is never written over by
 // accident: Run refuses it, before writing anything, unless Config.Resume
@@ -68,7 +71,8 @@
 // Epochs and MaxSteps; the loss count and sum, learning rate, last
 // evaluation and best value must be consistent with it; every parameter
 // must be there with its shape and dtype and finite values, and the
-// optimizer must accept its state. A checkpoint that fails is refused with
+// optimizer must accept its state (the checkpoint records which optimizer
+// wrote it, so that another kind is named as the difference). A checkpoint that fails is refused with
 // an error naming the field or tensor, and the model and optimizer keep
 // their values. Epochs and MaxSteps may grow, and EvalEvery,
 // CheckpointEvery, ClipNorm, Schedule, Patience and the hooks may change
@@ -87,8 +91,16 @@
 //	steps.csv, steps.jsonl     per step: step, epoch, batch, loss, lr, grad_norm
 //	evals.csv, evals.jsonl     per evaluation: step, epoch, train_loss, val_loss, val_accuracy
 //	checkpoint.safetensors     the latest checkpoint
-//	best.safetensors           with SaveBest: the parameters of the best evaluation
-//	model.safetensors          the final parameters only: torch's load_state_dict reads it as is
+//	best.safetensors           with SaveBest: the weights of the best evaluation
+//	model.safetensors          the final weights
+//
+// With Model.Module set, best.safetensors and model.safetensors hold the
+// module's PyTorch state dict, as SaveWeights writes it (names relative to
+// the module; a GPT's tied lm_head.weight copy, and with Model.StateDict =
+// nn.CausalMaskBuffers() nanoGPT's torch 1.x masks), which the PyTorch
+// model's strict load_state_dict reads as it is; without it, every
+// parameter of the graph under its graph name. LoadWeights reads either
+// into the module.
 //
 // Epochs and batches count from 0 in the files, the hooks and on the
 // console alike. A value not measured is an empty CSV cell and a JSON

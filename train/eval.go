@@ -124,7 +124,7 @@ type monitor struct {
 	name   string
 	higher bool // higher is better
 	get    func(EvalInfo) float64
-	on     bool // Patience or SaveBest is set
+	on     bool // there is validation data: the best is tracked
 }
 
 var monitors = map[string]monitor{
@@ -132,7 +132,7 @@ var monitors = map[string]monitor{
 	"val_accuracy": {name: "val_accuracy", higher: true, get: func(e EvalInfo) float64 { return e.ValAccuracy }},
 }
 
-func newMonitor(cfg Config, task Task) (monitor, error) {
+func newMonitor(cfg Config, task Task, validation bool) (monitor, error) {
 	name := cfg.Monitor
 	if name == "" {
 		name = "val_loss"
@@ -144,11 +144,12 @@ func newMonitor(cfg Config, task Task) (monitor, error) {
 	if name == "val_accuracy" && task != Classification {
 		return m, fmt.Errorf("train.New: Monitor %q needs Task Classification, the model's is %v", name, task)
 	}
-	m.on = cfg.Patience > 0 || cfg.SaveBest
+	m.on = validation
 	return m, nil
 }
 
-// report is the best value for Result: NaN when nothing was monitored.
+// report is the best value for Result: NaN before any evaluation of the
+// monitored metric.
 func (m monitor) report(best float64, step int) float64 {
 	if step < 0 {
 		return math.NaN()

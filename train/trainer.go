@@ -13,6 +13,7 @@ import (
 
 	"github.com/geluproject/gelu/datasets"
 	"github.com/geluproject/gelu/graph"
+	"github.com/geluproject/gelu/nn"
 	"github.com/geluproject/gelu/optim"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -72,8 +73,22 @@ type Model struct {
 	// checkpoints, best.safetensors and model.safetensors as the metadata
 	// "model_args" (a JSON object, keys sorted), and resuming compares it
 	// with the checkpoint's, refusing any difference unless
-	// Config.AllowArgsMismatch.
+	// Config.AllowArgsMismatch. Nil with a Module that has Args()
+	// (every model of package nn has): the Module's.
 	Args map[string]string
+	// Module is the model the graph trains (an nn.GPT, an nn.MLP, a
+	// module of your own), whose parameters must be the Graph's. When set,
+	// model.safetensors and best.safetensors hold its PyTorch state dict,
+	// as train.SaveWeights(path, Module, StateDict...) writes it: names
+	// relative to the module, a tied GPT head's lm_head.weight copy, so
+	// that nanoGPT's strict load_state_dict reads them. Nil: they hold
+	// every parameter of Graph under its graph name. The checkpoint holds
+	// every parameter of Graph either way, as a resume needs them.
+	Module nn.Module
+	// StateDict are the options of Module's state dict in those files:
+	// nn.CausalMaskBuffers() for nanoGPT on torch 1.x, which registers
+	// its causal masks as buffers (torch ≥ 2 refuses them).
+	StateDict []nn.StateDictOption
 }
 
 // Config sets up a run. The zero value trains one epoch quietly with no
@@ -98,10 +113,10 @@ type Config struct {
 	// step 0; not when resuming). A step is never evaluated twice.
 	EvalEvery   int
 	EvalAtStart bool
-	// Monitor names the validation metric that Patience and SaveBest
-	// watch: "val_loss" (the default; lower is better) or
-	// "val_accuracy" (higher is better). An evaluation improves on the
-	// best so far only if strictly better (NaN never is).
+	// Monitor names the validation metric whose best Result reports and
+	// Patience and SaveBest watch: "val_loss" (the default; lower is
+	// better) or "val_accuracy" (higher is better). An evaluation
+	// improves on the best so far only if strictly better (NaN never is).
 	Monitor string
 	// Patience stops training early, as a normal end, once this many
 	// evaluations in a row have not improved Monitor (0: never). The
@@ -165,13 +180,20 @@ type EvalInfo struct {
 
 // Result summarizes a run.
 type Result struct {
+	// Steps is the number of optimizer steps of the run in all, those
+	// before a resume included: the step it ended at.
 	Steps int
-	Evals []EvalInfo // the evaluations of this Run (not those before a resume)
+	// ResumedAt is the step at which this Run resumed a checkpoint, −1
+	// when it started without one (at step 0).
+	ResumedAt int
+	Evals     []EvalInfo // the evaluations of this Run (not those before a resume)
 	// EarlyStopped is set when Patience ended the run.
 	EarlyStopped bool
 	// BestStep and Best are the step and value of the best evaluation of
-	// Monitor so far (resumed runs included); −1 and NaN when nothing was
-	// monitored.
+	// Config.Monitor (val_loss unless set), tracked whenever there is
+	// validation data, the evaluations before a resume included (a
+	// checkpoint records the best); −1 and NaN without validation data or
+	// before the first evaluation.
 	BestStep int
 	Best     float64
 }
@@ -186,24 +208,25 @@ type Trainer struct {
 	// Machine computes loss and gradients; EvalMachine only the forward pass.
 	Machine, EvalMachine *graph.Machine
 
-	params   []graph.NamedTensor
-	feeds    *feeds
-	monitor  monitor
-	tokens   bool // the input is a sequence of ids: count tokens/s
-	acc      []*tensor.Dense
-	lastEval int // step of the last evaluation, −1 before any
-	step     int // steps done
-	epoch    int // current epoch
-	batch    int // next batch within the epoch
-	sinceSum float64
-	sinceN   int
-	best     float64 // best value of the monitored metric, ±Inf before any
-	bestStep int     // its step, −1 before any
-	stale    int     // evaluations since the best
-	stop     bool    // Patience ran out
-	metrics  *metricsFiles
-	progress *progress
-	result   Result
+	params    []graph.NamedTensor
+	feeds     *feeds
+	monitor   monitor
+	tokens    bool // the input is a sequence of ids: count tokens/s
+	acc       []*tensor.Dense
+	lastEval  int // step of the last evaluation, −1 before any
+	step      int // steps done
+	startStep int // step at which this Run started
+	epoch     int // current epoch
+	batch     int // next batch within the epoch
+	sinceSum  float64
+	sinceN    int
+	best      float64 // best value of the monitored metric, ±Inf before any
+	bestStep  int     // its step, −1 before any
+	stale     int     // evaluations since the best
+	stop      bool    // Patience ran out
+	metrics   *metricsFiles
+	progress  *progress
+	result    Result
 }
 
 // New checks the setup against the first batch of each data set and
@@ -222,14 +245,15 @@ func New(model Model, opt optim.Optimizer, trainData, valData Data, cfg Config) 
 		return nil, errors.New("train.New: no optimizer")
 	case trainData == nil || trainData.NumBatches() <= 0:
 		return nil, errors.New("train.New: the training data has no batches")
-	case cfg.Epochs < 0 || cfg.MaxSteps < 0 || cfg.EvalEvery < 0 || cfg.CheckpointEvery < 0 || cfg.GradAccum < 0 || cfg.Patience < 0 || !(cfg.ClipNorm >= 0):
-		return nil, fmt.Errorf("train.New: negative or NaN setting in %+v", cfg)
 	case (cfg.CheckpointEvery > 0 || cfg.Resume || cfg.SaveBest) && cfg.Dir == "":
 		return nil, errors.New("train.New: checkpoints (CheckpointEvery, Resume, SaveBest) need Config.Dir")
 	case cfg.Resume && cfg.Overwrite:
 		return nil, errors.New("train.New: Resume and Overwrite both set: choose one")
 	case (cfg.Patience > 0 || cfg.SaveBest) && valData == nil:
 		return nil, errors.New("train.New: Patience and SaveBest watch the validation data, and there is none")
+	}
+	if err := checkCounts(cfg); err != nil {
+		return nil, err
 	}
 	if cfg.GradAccum == 0 {
 		cfg.GradAccum = 1
@@ -248,7 +272,10 @@ func New(model Model, opt optim.Optimizer, trainData, valData Data, cfg Config) 
 			}
 		}
 	}
-	mon, err := newMonitor(cfg, model.Task)
+	if err := checkModule(&model); err != nil {
+		return nil, err
+	}
+	mon, err := newMonitor(cfg, model.Task, valData != nil)
 	if err != nil {
 		return nil, err
 	}
@@ -258,7 +285,7 @@ func New(model Model, opt optim.Optimizer, trainData, valData Data, cfg Config) 
 	}
 	t := &Trainer{Model: model, Optimizer: opt, TrainData: trainData, ValData: valData, Config: cfg,
 		params: model.Graph.ParamTensors(), feeds: f, monitor: mon, lastEval: -1,
-		best: mon.worst(), bestStep: -1}
+		best: mon.worst(), bestStep: -1, result: Result{ResumedAt: -1}}
 	first, err := t.checkData("train.New", trainData, "training", true)
 	if err != nil {
 		return nil, err
@@ -280,6 +307,58 @@ func New(model Model, opt optim.Optimizer, trainData, valData Data, cfg Config) 
 		}
 	}
 	return t, nil
+}
+
+// checkCounts names a Config count that is negative, or a ClipNorm that
+// is negative or NaN, with what 0 means.
+func checkCounts(cfg Config) error {
+	for _, f := range []struct {
+		name string
+		v    int
+		zero string
+	}{
+		{"Epochs", cfg.Epochs, "1, or as many as MaxSteps needs"},
+		{"MaxSteps", cfg.MaxSteps, "no limit"},
+		{"EvalEvery", cfg.EvalEvery, "evaluate at epoch ends only"},
+		{"CheckpointEvery", cfg.CheckpointEvery, "checkpoint at epoch ends only"},
+		{"GradAccum", cfg.GradAccum, "1, no accumulation"},
+		{"Patience", cfg.Patience, "never stop early"},
+	} {
+		if f.v < 0 {
+			return fmt.Errorf("train.New: Config.%s = %d, want ≥ 0 (0: %s)", f.name, f.v, f.zero)
+		}
+	}
+	if !(cfg.ClipNorm >= 0) {
+		return fmt.Errorf("train.New: Config.ClipNorm = %v, want ≥ 0 (0: no clipping)", cfg.ClipNorm)
+	}
+	return nil
+}
+
+// checkModule checks Model.Module against the graph and its state-dict
+// options, and takes its Args when Model.Args is nil.
+func checkModule(m *Model) error {
+	if m.Module == nil {
+		if len(m.StateDict) > 0 {
+			return errors.New("train.New: Model.StateDict is set without Model.Module: set Module to the model whose state dict the files hold")
+		}
+		return nil
+	}
+	ps, err := nn.ParamTensors(m.Module)
+	if err != nil {
+		return fmt.Errorf("train.New: Model.Module: %w", err)
+	}
+	for _, p := range ps {
+		if n, ok := m.Graph.Lookup(p.Name); !ok || !m.Graph.IsParam(n) || n.Value() != p.Value {
+			return fmt.Errorf("train.New: Model.Module's parameter %q is not a parameter of Model.Graph: build the module on the graph you train", p.Name)
+		}
+	}
+	if _, err := nn.StateDict(m.Module, m.StateDict...); err != nil {
+		return fmt.Errorf("train.New: Model.Module and Model.StateDict: %w", err)
+	}
+	if a, ok := m.Module.(interface{ Args() map[string]string }); ok && m.Args == nil {
+		m.Args = a.Args()
+	}
+	return nil
 }
 
 // orNil turns a nil pointer in d (a nil *datasets.Loader, say) into a nil
@@ -354,7 +433,11 @@ func (t *Trainer) stepsPerEpoch() int { return t.TrainData.NumBatches() / t.Conf
 // checkpoint at that step and the model file (when Dir is set) and
 // returns an error wrapping ctx.Err() (context.Canceled, or
 // context.DeadlineExceeded). Resuming from that checkpoint continues as
-// if nothing had happened.
+// if nothing had happened. A cancel before this Run's first step writes
+// no checkpoint and no model (a Dir holding them counts as a run's): a
+// ctx done when Run is called returns its error before anything is read
+// or written, and one cancelled later, during the evaluation at the
+// start, leaves only that evaluation's metrics.
 func (t *Trainer) Run(ctx context.Context) (res Result, err error) {
 	if t == nil || t.Machine == nil || t.TrainData == nil || t.feeds == nil {
 		return Result{}, errNotFromNew("Run")
@@ -366,6 +449,10 @@ func (t *Trainer) Run(ctx context.Context) (res Result, err error) {
 		t.result.Steps, t.result.BestStep, t.result.Best = t.step, t.bestStep, t.monitor.report(t.best, t.bestStep)
 		res = t.result
 	}()
+	t.result.ResumedAt = -1
+	if err := ctx.Err(); err != nil {
+		return t.result, fmt.Errorf("train: cancelled before the first step, nothing written: %w", err)
+	}
 	t.progress = newProgress(t)
 	defer t.progress.finish()
 	if t.Config.Dir != "" {
@@ -382,6 +469,7 @@ func (t *Trainer) Run(ctx context.Context) (res Result, err error) {
 			}
 		}()
 	}
+	t.startStep = t.step
 	t.progress.start()
 	if t.Config.EvalAtStart && t.step == 0 {
 		if err := t.evaluate(); err != nil {
@@ -437,6 +525,7 @@ func (t *Trainer) prepareDir() (evalsUpTo int, err error) {
 		if evalsUpTo, err = t.resume(); err != nil {
 			return -1, err
 		}
+		t.result.ResumedAt = t.step
 		t.progress.say("resumed from %s at step %d", dir, t.step)
 		return evalsUpTo, nil
 	case t.Config.Resume && hasModel:
@@ -461,8 +550,12 @@ func (t *Trainer) prepareDir() (evalsUpTo int, err error) {
 	return -1, nil
 }
 
-// canceled ends a run whose context was cancelled between steps.
+// canceled ends a run whose context was cancelled between steps; before
+// this Run's first step there is nothing to save.
 func (t *Trainer) canceled(cause error) error {
+	if t.step == t.startStep {
+		return fmt.Errorf("train: cancelled before the first step (at step %d), no checkpoint or model written: %w", t.step, cause)
+	}
 	if t.Config.Dir != "" {
 		if err := t.checkpoint(); err != nil {
 			return errors.Join(fmt.Errorf("train: cancelled at step %d: %w", t.step, cause), err)
