@@ -1,10 +1,12 @@
 package transformer
 
-// The feed-forward variants by name, nn.GPT and nn.ViT wrapped as a
-// train.Model, and nanoGPT's AdamW recipe trained as one run of a grid.
+// The feed-forward variants by name (and any activation as an ungated
+// MLP), nn.ViT wrapped as a train.Model, and nanoGPT's AdamW recipe
+// trained as one run of a grid.
 
 import (
 	"context"
+	"fmt"
 	"github.com/geluproject/gelu/train/experiment"
 	"io"
 	"maps"
@@ -39,6 +41,21 @@ var MLPs = map[string]MLP{
 
 // MLPNames lists the names of MLPs, sorted: "geglu, gelu, …".
 func MLPNames() string { return strings.Join(slices.Sorted(maps.Keys(MLPs)), ", ") }
+
+// ParseMLP returns the variant of MLPs with this name, or else the
+// ungated MLP of the activation activation.ParseActivation finds by this
+// name: any built-in one ("elu", "sigmoid_gated:1.702") or one a program
+// added with activation.Register.
+func ParseMLP(name string) (MLP, error) {
+	if m, ok := MLPs[name]; ok {
+		return m, nil
+	}
+	a, err := activation.ParseActivation(name)
+	if err != nil {
+		return MLP{}, fmt.Errorf("MLP %q: not one of the variants %s, nor an activation (%w)", name, MLPNames(), err)
+	}
+	return MLP{Act: a}, nil
+}
 
 // Gated reports whether the MLP has a second input projection.
 func (m MLP) Gated() bool { return !m.Gate.IsZero() }
@@ -204,7 +221,11 @@ func WriteMLPTable(r *report.Report, name string, mlps []string, ff int, model f
 		if err != nil {
 			return err
 		}
-		n, mlp := tm.Graph.NumParams(), MLPs[m]
+		mlp, err := ParseMLP(m)
+		if err != nil {
+			return err
+		}
+		n := tm.Graph.NumParams()
 		rows = append(rows, []any{m, mlp.Form(), mlp.Act.Name(), mlp.Hidden(ff), n})
 		r.Set(m+".params", n)
 	}
