@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/geluproject/gelu/nn"
 	"github.com/geluproject/gelu/ops/activation"
 )
 
@@ -64,26 +63,5 @@ func TestParseMLP(t *testing.T) {
 	_, err = ParseMLP("swish_glu")
 	if err == nil || !strings.Contains(err.Error(), `MLP "swish_glu": not one of the variants geglu, gelu`) || !strings.Contains(err.Error(), "softsign") {
 		t.Errorf("ParseMLP(swish_glu): %v, want an error naming the variants and the activations", err)
-	}
-}
-
-// GPTModel's graph has the parameters of nanoGPT's model counted by hand
-// (tied embeddings, per block two LayerNorms, attention and the MLP, the
-// final LayerNorm), and its output is the last position's logits.
-func TestGPTModelShapesAndParams(t *testing.T) {
-	const v, T, d, h, rows = 11, 5, 8, 32, 3
-	m, gpt, err := GPTModel(nn.GPTConfig{BlockSize: T, VocabSize: v, Layers: 2, Heads: 2, Dim: d, Hidden: h}, rows, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := v*d + T*d + 2*(4*d+d*3*d+3*d+d*d+d+d*h+h+h*d+d) + 2*d
-	if n := m.Graph.NumParams(); n != want || gpt == nil {
-		t.Errorf("%d parameters, want %d", n, want)
-	}
-	if s := m.Output.Shape(); len(s) != 2 || s[0] != rows || s[1] != v {
-		t.Errorf("output shape %v, want (%d, %d)", s, rows, v)
-	}
-	if _, _, err := GPTModel(nn.GPTConfig{BlockSize: T, VocabSize: v, Layers: 1, Heads: 3, Dim: d}, rows, 1); err == nil || !strings.Contains(err.Error(), "heads") {
-		t.Errorf("3 heads for width 8: error %v, want one about the heads", err)
 	}
 }
