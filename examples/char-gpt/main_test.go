@@ -379,3 +379,40 @@ func TestDivergedRunsAreReported(t *testing.T) {
 		}
 	}
 }
+
+// -resume reads finished runs back instead of training them again, when
+// their fingerprint matches: the same command trains nothing and writes
+// the same results; another -clip trains every run anew.
+func TestResumeByFingerprint(t *testing.T) {
+	c := tiny(t, tinyText(t))
+	c.MLPs, c.Seeds = experiment.Strings{"relu", "swiglu"}, 2
+	first, err := run(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(filepath.Join(c.Out, "results.csv"))
+	c.Resume = true
+	again, err := run(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, _ := os.ReadFile(filepath.Join(c.Out, "results.csv"))
+	for _, r := range again.All {
+		if !r.Resumed {
+			t.Errorf("%s seed %d trained again", r.Name, r.Seed)
+		}
+	}
+	if len(again.All) != len(first.All) || !bytes.Equal(before, after) {
+		t.Errorf("resumed: %d runs, results.csv\n%s\nwant %d runs and\n%s", len(again.All), after, len(first.All), before)
+	}
+	c.Clip = 0.5
+	other, err := run(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range other.All {
+		if r.Resumed {
+			t.Errorf("%s seed %d read back although -clip changed", r.Name, r.Seed)
+		}
+	}
+}
