@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"time"
 
 	"github.com/geluproject/gelu/train/experiment"
 )
@@ -19,7 +20,7 @@ func run(ctx context.Context, c config) (*results, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := runGrids(c, d, func(r *runResult) error { return trainOne(ctx, c, d, r) })
+	res, err := runGrids(ctx, c, d, func(r *runResult) error { return trainOne(ctx, c, d, r) })
 	if err != nil {
 		return nil, err
 	}
@@ -51,14 +52,19 @@ type results struct {
 	All    []*runResult // every run of both grids, the selection first
 }
 
+// waitPoll is how often a worker waiting for the other shards' selection
+// runs (-wait) looks for them.
+var waitPoll = 30 * time.Second
+
 // runGrids trains the selection grid and the chosen rates' grid with
 // trainRun. Each MLP's rate is the one whose run of the first seed has the
 // lowest final validation loss (among those that did not diverge), and
 // that run is also the first seed's run of the second grid. A worker of a
 // sharded grid whose share of the selection is done while others' is not
-// returns an error wrapping experiment.ErrIncomplete (no failure: started
-// again once every share is done, it goes on with the second grid).
-func runGrids(c config, d data, trainRun func(*runResult) error) (*results, error) {
+// waits for them with -wait, until ctx is cancelled; without, it returns
+// an error wrapping experiment.ErrIncomplete (no failure: started again
+// once every share is done, it goes on with the second grid).
+func runGrids(ctx context.Context, c config, d data, trainRun func(*runResult) error) (*results, error) {
 	gridProgress, _ := c.Flags.Progress(c.Quiet, c.Progress)
 	grid := func(dir string, settings []setting, seeds []uint64) experiment.Grid[setting] {
 		return experiment.Grid[setting]{Settings: settings, Seeds: seeds, Name: setting.dirName, Metrics: metrics, Dir: filepath.Join(c.Out, dir),
@@ -71,9 +77,23 @@ func runGrids(c config, d data, trainRun func(*runResult) error) (*results, erro
 			all = append(all, setting{m, lr})
 		}
 	}
-	sel, err := grid("select", all, []uint64{c.Seed}).Run(trainRun)
+	selection := grid("select", all, []uint64{c.Seed})
+	sel, err := selection.Run(trainRun)
+	for seen := -1; c.Wait && errors.Is(err, experiment.ErrIncomplete); sel, err = selection.Run(trainRun) {
+		var inc *experiment.IncompleteError
+		if errors.As(err, &inc) && inc.Present != seen && gridProgress != nil {
+			fmt.Fprintf(gridProgress, "waiting for the other shards: %d of the selection's %d runs are finished\n", inc.Present, inc.Total)
+		}
+		seen, selection.Progress = inc.Present, nil // its own runs, read back at each look, are not news
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("waiting for the other shards' selection runs: %w", ctx.Err())
+		case <-time.After(waitPoll):
+		}
+	}
 	if errors.Is(err, experiment.ErrIncomplete) {
-		return nil, fmt.Errorf("learning-rate selection: %w; once every shard has stopped, start this one again to train the chosen rates with the other seeds", err)
+		return nil, fmt.Errorf("learning-rate selection: %w; once every shard has stopped, start this one again to train the chosen rates "+
+			"with the other seeds (or give every worker -wait when all run at once)", err)
 	}
 	if err != nil {
 		return nil, err

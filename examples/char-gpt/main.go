@@ -8,16 +8,16 @@
 // The recipe is nanoGPT's train.py with config/train_shakespeare_char.py;
 // report.md lists every setting and its source.
 //
-//	go run ./examples/char-gpt          # a small GPT, 7 MLPs × 5 seeds: a few minutes on 2 cores*
-//	go run ./examples/char-gpt -full    # nanoGPT's CPU recipe for its Shakespeare baby GPT
-//	go run ./examples/char-gpt -full -shard 0/2 & go run ./examples/char-gpt -full -shard 1/2; wait  # twice
+//	go run ./examples/char-gpt        # a small GPT, 7 MLPs × 5 seeds: a few minutes on 2 cores*
+//	go run ./examples/char-gpt -full  # nanoGPT's CPU recipe for its Shakespeare baby GPT
 //	go run ./examples/char-gpt -mlp relu,gelu -lrs 2e-3 -seeds 8 -text input.txt
 //
 // Every rate of -lrs trains with -seed (in -out/select); each MLP keeps
 // the rate of the lowest final validation loss and trains it with the
-// other seeds (-out/runs). A worker of a sharded grid (-shard i/n, a Slurm
-// array task) stops after its share of the selection until every share is
-// done: start the workers again, and the last to finish writes the report.
+// other seeds (-out/runs). Workers sharing -out split both grids (-shard
+// i/n, a Slurm array task): one done with its share of the selection
+// stops until every share is done (-wait: waits), then, started again,
+// trains its share of the rest; the last to finish writes the report.
 // -resume reuses finished runs. *The report states the time of its own
 // training steps. Its prose is report.md.tmpl.
 package main
@@ -68,6 +68,7 @@ type config struct {
 	Temperature float64            `flag:"temperature" help:"sampling temperature" check:"min=0"`
 	DPI         int                `flag:"dpi" help:"resolution of the plot in dots per inch" check:"min=0"`
 	Full        bool               `flag:"full" help:"nanoGPT's CPU recipe for its Shakespeare baby GPT; flags given explicitly still win"`
+	Wait        bool               `flag:"wait" help:"a shard done with its part of the rate selection waits for the others' (when all run at once)"`
 	Recompute   bool               `flag:"recompute" help:"recompute block activations in the backward pass (less memory, more time, same results)"`
 	Quiet       bool               `flag:"quiet" help:"no progress output"`
 

@@ -12,7 +12,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/geluproject/gelu/datasets"
 	"github.com/geluproject/gelu/examples/internal/extest"
@@ -416,3 +418,58 @@ func TestResumeByFingerprint(t *testing.T) {
 		}
 	}
 }
+
+// With -wait, two workers started at once each wait for the other's share
+// of the selection instead of stopping, then train their share of the
+// chosen rates; the files are the ones a single process writes. Cancelling
+// a waiting worker ends its wait with the context's error.
+func TestShardsWait(t *testing.T) {
+	defer func(p time.Duration) { waitPoll = p }(waitPoll)
+	waitPoll = 20 * time.Millisecond
+	text := tinyText(t)
+	one := tiny(t, text)
+	if _, err := run(context.Background(), one); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for i := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := tiny(t, text)
+			c.Out, c.Part, c.Wait = out, experiment.Shard{Index: i, Count: 2}, true
+			_, errs[i] = run(context.Background(), c)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil && (!errors.Is(err, experiment.ErrIncomplete) || strings.Contains(err.Error(), "learning-rate selection")) {
+			t.Errorf("shard %d/2: %v; want the selection waited for, then done or its share of the chosen rates done", i, err)
+		}
+	}
+	if errs[0] != nil && errs[1] != nil {
+		t.Fatalf("no shard wrote the report: %v", errs)
+	}
+	extest.SameFilesMasked(t, one.Out, out, extest.MaskTimes, "timing.csv")
+
+	// Shard 0 of a new folder waits for shard 1, which never comes, until
+	// cancelled once it says it waits.
+	ctx, cancel := context.WithCancel(context.Background())
+	c := tiny(t, text)
+	c.Part, c.Wait, c.Quiet = experiment.Shard{Index: 0, Count: 2}, true, false
+	c.Progress = writerFunc(func(p []byte) {
+		if strings.Contains(string(p), "waiting for the other shards: 5 of the selection's 10 runs are finished") {
+			cancel()
+		}
+	})
+	if _, err := run(ctx, c); !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "waiting for the other shards' selection runs") {
+		t.Errorf("cancelled while waiting: %v", err)
+	}
+}
+
+// writerFunc is an io.Writer calling f with what is written.
+type writerFunc func(p []byte)
+
+func (f writerFunc) Write(p []byte) (int, error) { f(p); return len(p), nil }
