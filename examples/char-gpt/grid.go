@@ -78,6 +78,7 @@ func runGrids(ctx context.Context, c config, d data, trainRun func(*runResult) e
 		}
 	}
 	selection := grid("select", all, []uint64{c.Seed})
+	selection.Shared = true // every shard goes on to the second grid with the chosen rates
 	sel, err := selection.Run(trainRun)
 	for seen := -1; c.Wait && errors.Is(err, experiment.ErrIncomplete); sel, err = selection.Run(trainRun) {
 		var inc *experiment.IncompleteError

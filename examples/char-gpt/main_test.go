@@ -291,9 +291,10 @@ func TestParseFlags(t *testing.T) {
 // first round worker 0 stops after its share of the selection, which
 // worker 1 then completes and goes on to its share of the chosen rates;
 // in the second, worker 0 finds the selection done, trains its share of
-// the chosen rates and, every run being there, writes the report. Worker
-// 1, started again, trains nothing and writes the report again, saying
-// that it timed no run.
+// the chosen rates and, every run being there, claims and writes the
+// report. Worker 1, started again, names worker 0 as the report's maker;
+// worker 0, started again, trains nothing and writes the report again,
+// saying that it timed no run.
 func TestShardsMakeTheSameReport(t *testing.T) {
 	text := tinyText(t)
 	one := tiny(t, text)
@@ -316,8 +317,11 @@ func TestShardsMakeTheSameReport(t *testing.T) {
 		t.Fatalf("shard 0, second start: %v", err)
 	}
 	extest.SameFilesMasked(t, one.Out, out, extest.MaskTimes, "timing.csv")
-	if res, err := shard(1); err != nil || len(res.Runs) != 10 {
-		t.Fatalf("shard 1, second start: %v", err)
+	if _, err := shard(1); !errors.Is(err, experiment.ErrIncomplete) || !strings.Contains(err.Error(), "shard 0/2, which claimed the report first") {
+		t.Fatalf("shard 1, second start: %v, want the claimant of the report named", err)
+	}
+	if res, err := shard(0); err != nil || len(res.Runs) != 10 {
+		t.Fatalf("shard 0, third start: %v", err)
 	}
 	if md, _ := os.ReadFile(filepath.Join(out, "report.md")); !strings.Contains(string(md), "this process timed none") {
 		t.Errorf("the report of a worker that trained nothing does not say it timed none")
