@@ -14,21 +14,29 @@
 // and the MPI 5 standard ABI are not supported: their handles are integer
 // constants of their own headers, not exported objects.
 //
-//   - Reducer averages gradients in a few collectives (buckets, as PyTorch's
-//     DistributedDataParallel), starting a bucket as soon as the backward
-//     pass has produced its gradients (Ready) and completing all of them
-//     before the optimizer step (Wait). Its deterministic mode sums the
-//     ranks' gradients in rank order, giving the same bits whatever the
-//     MPI library or network, and the bits of one process that accumulates
-//     the ranks' shares in order.
+//   - Reducer averages gradients in a few collectives (buckets, as
+//     PyTorch's DistributedDataParallel), optionally starting a bucket as
+//     soon as the backward pass has produced its gradients (Ready with
+//     Options.Overlap) and completing all of them before the optimizer
+//     step (Wait). Its deterministic mode sums the ranks' gradients in rank
+//     order, giving the same bits whatever the MPI library or network, and
+//     the bits of one process that accumulates the ranks' shares in order.
 //   - Shard cuts a global batch into the ranks' contiguous shares.
 //   - CheckModel and CheckSame stop every rank at start when the ranks
 //     disagree on the model (parameter names, dtypes, shapes) or on the
 //     data (sizes, seeds); CheckParams, every K steps, when their
 //     parameters have drifted apart, naming the first that differs.
 //     Broadcast copies one rank's parameters to all.
+//   - Agree makes one rank's failure (a file it could not write) every
+//     rank's error at the same point.
 //   - A rank that dies ends the job: mpirun ends the others; a rank that
 //     stalls ends it through the Reducer's Timeout and Abort.
+//
+// Package train uses all of this when its Config.Comm is set (see train's
+// package doc): a program opens the communicator with Open, which joins
+// the MPI job when started by mpirun or asked to by a -dist flag, and
+// builds its model with its share of the global batch (Shard). The rest
+// of this doc is for loops of one's own.
 //
 // One training step on every rank, with a global batch of n examples
 // (Example runs it whole):
