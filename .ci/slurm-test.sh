@@ -157,8 +157,8 @@ done
 echo "== merge"
 (cd "$T/sharded" && bash "$script" "${tiny[@]}" -merge)
 
-echo "== compare (timing.csv has wall times; grid.json records the shard count)"
-diff -r -x timing.csv -x grid.json "$T/single/out" "$T/sharded/out"
+echo "== compare (timing.csv has wall times; grid.json records the shard count, reporter.json the shard that made the report)"
+diff -r -x timing.csv -x grid.json -x reporter.json "$T/single/out" "$T/sharded/out"
 [ -f "$T/sharded/out/runs/grid.json" ] || { echo "no grid.json: the tasks did not run as shards"; exit 1; }
 n=$(find "$T/single/out" -type f | wc -l)
 echo "== $n files identical between one process and 4 Slurm array tasks"

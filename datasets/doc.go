@@ -24,32 +24,47 @@
 //
 // A Loader returns fixed-size batches as gorgonia tensors (float32 or
 // float64), in an order that is a pure function of (seed, epoch), so an
-// interrupted run resumes exactly:
+// interrupted run resumes exactly (ExampleMNIST):
 //
 //	train, test, err := datasets.MNIST("")
-//	train, val, err := train.Split(0.1, 1)
+//	if err != nil {
+//		fmt.Println(err)
+//		return
+//	}
+//	train, val, _ := train.Split(0.1, 1)
 //	stats := train.StandardizeGlobal()
 //	val.Apply(stats)
 //	test.Apply(stats)
-//	l, err := datasets.NewLoader(train, datasets.LoaderConfig{BatchSize: 64, Shuffle: true, Seed: 1, DropLast: true})
-//	for epoch := range 10 {
+//	l, _ := datasets.NewLoader(train, datasets.LoaderConfig{BatchSize: 64, Shuffle: true, Seed: 1, DropLast: true})
+//	for epoch := range 2 {
 //		for i := range l.NumBatches() {
 //			b, _ := l.Batch(epoch, i) // b.X: 64×784, b.Y: 64 labels; valid until the next call
-//			m.Set(x, b.X)
-//			...
+//			if i == 0 {
+//				fmt.Println("epoch", epoch, "batch 0:", b.X.Shape(), "labels", b.Labels[:8])
+//			}
 //		}
 //	}
+//	fmt.Println(train.Len(), val.Len(), test.Len(), l.NumBatches())
 //
 // Batches carry their values as named Fields as well, integer ids kept as
 // ints: a trainer binds the field "x" to a graph's input and "y" to its
-// target, converting ids once, where they enter the graph.
+// target, converting ids once, where they enter the graph. nanoGPT's
+// get_batch on a text (ExampleNewTokenStream):
 //
+//	text := "First Citizen: Before we proceed any further, hear me speak."
 //	vocab, _ := datasets.NewCharVocab(text)
 //	ids, _ := vocab.Encode(text)
 //	trainIDs, valIDs, _ := datasets.SplitTokens(ids, 0.1)
-//	s, _ := datasets.NewTokenStream(trainIDs, datasets.TokenStreamConfig{BatchSize: 12, BlockSize: 64, Seed: 1})
+//	s, _ := datasets.NewTokenStream(trainIDs, datasets.TokenStreamConfig{BatchSize: 2, BlockSize: 8, Seed: 1})
 //	b, _ := s.Batch(0, 0)
-//	x, _ := b.Field("x") // x.IDs: 12 windows of 64 ids; b.Field("y"): the next id of each
+//	x, _ := b.Field("x") // x.IDs: 2 windows of 8 ids, y.IDs: the id after each of them
+//	y, _ := b.Field("y")
+//	for r := range 2 {
+//		in, _ := vocab.Decode(x.IDs[r*8 : (r+1)*8])
+//		next, _ := vocab.Decode(y.IDs[r*8 : (r+1)*8])
+//		fmt.Printf("%q → %q\n", in, next)
+//	}
+//	fmt.Println(len(trainIDs), "training ids,", len(valIDs), "held out,", s.NumBatches(), "batches an epoch")
 //
 // Hostile input gets a clear error, not a hang, a panic or a runaway
 // allocation: files must be regular files (a symlink to /dev/zero or a FIFO

@@ -49,14 +49,19 @@
 // bound memory directly.
 //
 //	g, _ := graph.New(tensor.Float64, 42)
-//	x, _ := g.Input("x", 8, 4)
+//	x, _ := g.Input("x", 2, 4)
 //	w, _ := g.Param("fc.weight", graph.XavierUniform(1), 3, 4)
 //	wt, _ := gorgonia.Transpose(w)
 //	h, _ := gorgonia.Mul(x, wt)
 //	y, _ := activation.GELU.Apply(h)
 //	loss, _ := gorgonia.Mean(y)
-//	m, _ := g.Compile(loss)
-//	m.Set(x, batch)
+//	m, err := g.Compile(loss)
+//	if err != nil {
+//		fmt.Println(err)
+//		return
+//	}
+//	m.Set(x, tensor.New(tensor.WithShape(2, 4), tensor.WithBacking([]float64{0.5, -1, 2, 0, 1.5, -0.3, 0.1, -2})))
 //	m.Run()
 //	dw, _ := m.Grad(w)
+//	fmt.Println(dw.Shape())
 package graph

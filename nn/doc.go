@@ -53,6 +53,9 @@
 // context outgrows BlockSize (the positions shift); GPT.NextTokenUncached
 // computes the same logits with the graph, many times slower.
 //
+// A feed-forward block, a GPT with its loss, and tokens drawn from the
+// GPT (Example runs this):
+//
 //	g, _ := graph.New(tensor.Float32, 1)
 //	x, _ := g.Input("x", 256, 768)
 //	ffn, _ := nn.NewFeedForward(g, "ffn", nn.FeedForwardConfig{Dim: 768, Hidden: 3072})
@@ -62,8 +65,11 @@
 //	idx, _ := g.Input("idx", 8, 64) // token ids (batch, T)
 //	targets, _ := g.Input("targets", 8, 64)
 //	logits, loss, _ := gpt.Loss(idx, targets) // (batch·T, vocab), mean cross-entropy
+//	fmt.Println(y.Shape(), logits.Shape(), loss.Shape())
 //
-//	next, _ := gpt.NextToken() // after training
+//	next, _ := gpt.NextToken() // untrained here; ExampleGPT_NextToken trains first
 //	s, _ := nn.NewSampler(nn.SampleConfig{Temperature: 0.8, TopK: 10, Seed: 1})
-//	text, _ := nn.Generate(next, prompt, 300, s) // prompt and 300 new token ids
+//	prompt := []int{0, 1, 2}
+//	text, _ := nn.Generate(next, prompt, 50, s) // prompt and 50 new token ids
+//	fmt.Println(len(text), text[:3])
 package nn

@@ -32,3 +32,28 @@ func ExampleFeedForward() {
 	// h.0.mlp.fc2.bias (768)
 	// 4723968 parameters; output (256, 768)
 }
+
+// The package documentation's sketch: a feed-forward block, a GPT with its
+// loss, and text drawn from the GPT (untrained here; ExampleGPT_NextToken
+// trains one first).
+func Example() {
+	g, _ := graph.New(tensor.Float32, 1)
+	x, _ := g.Input("x", 256, 768)
+	ffn, _ := nn.NewFeedForward(g, "ffn", nn.FeedForwardConfig{Dim: 768, Hidden: 3072})
+	y, _ := ffn.Forward(x) // x + fc2(gelu(fc1(ln(x))))
+
+	gpt, _ := nn.NewGPT(g, "", nn.GPTConfig{BlockSize: 64, VocabSize: 65, Layers: 4, Heads: 4, Dim: 128})
+	idx, _ := g.Input("idx", 8, 64) // token ids (batch, T)
+	targets, _ := g.Input("targets", 8, 64)
+	logits, loss, _ := gpt.Loss(idx, targets) // (batch·T, vocab), mean cross-entropy
+	fmt.Println(y.Shape(), logits.Shape(), loss.Shape())
+
+	next, _ := gpt.NextToken() // untrained here; ExampleGPT_NextToken trains first
+	s, _ := nn.NewSampler(nn.SampleConfig{Temperature: 0.8, TopK: 10, Seed: 1})
+	prompt := []int{0, 1, 2}
+	text, _ := nn.Generate(next, prompt, 50, s) // prompt and 50 new token ids
+	fmt.Println(len(text), text[:3])
+	// Output:
+	// (256, 768) (512, 65) ()
+	// 53 [0 1 2]
+}

@@ -224,13 +224,17 @@ type mlpWeights[T graph.Float] struct{ fcW, fcB, upW, upB, outW, outB []T }
 // space of k × Hidden.
 func mlpRows[T graph.Float](m *MLPBlock, w *mlpWeights[T], out, h, ff, up []T, k int) error {
 	d, hidden := m.Config.Dim, m.Config.Hidden
-	linear(ff, h, w.fcW, w.fcB, k, hidden, d)
+	if err := linear(ff, h, w.fcW, w.fcB, k, hidden, d); err != nil {
+		return fmt.Errorf("nn.MLPBlock %q: c_fc: %w", m.Name, err)
+	}
 	if m.CUp == nil {
 		if err := activation.Forward(m.act, ff, ff); err != nil {
 			return fmt.Errorf("nn.MLPBlock %q: %w", m.Name, err)
 		}
 	} else {
-		linear(up, h, w.upW, w.upB, k, hidden, d)
+		if err := linear(up, h, w.upW, w.upB, k, hidden, d); err != nil {
+			return fmt.Errorf("nn.MLPBlock %q: c_up: %w", m.Name, err)
+		}
 		if err := gateRows(m.Config.Gate, ff); err != nil {
 			return fmt.Errorf("nn.MLPBlock %q: gate: %w", m.Name, err)
 		}
@@ -238,7 +242,9 @@ func mlpRows[T graph.Float](m *MLPBlock, w *mlpWeights[T], out, h, ff, up []T, k
 			ff[j] *= up[j]
 		}
 	}
-	linear(out, ff, w.outW, w.outB, k, d, hidden)
+	if err := linear(out, ff, w.outW, w.outB, k, d, hidden); err != nil {
+		return fmt.Errorf("nn.MLPBlock %q: c_proj: %w", m.Name, err)
+	}
 	return nil
 }
 

@@ -256,7 +256,9 @@ func (s *kvState[T]) forward(w *gptWeights[T], blocks []*Block, ids []int, p0 in
 	}
 	h := s.h[:d]
 	layerNorm(h, x[(k-1)*d:k*d], w.lnfW, w.lnfB, d, s.eps())
-	linear(s.logits, h, w.head, nil, 1, s.cfg.VocabSize, d)
+	if err := linear(s.logits, h, w.head, nil, 1, s.cfg.VocabSize, d); err != nil {
+		return fmt.Errorf("nn.KVCache: lm_head: %w", err)
+	}
 	return nil
 }
 
@@ -279,7 +281,9 @@ func (s *kvState[T]) block(b *blockWeights[T], mlp *MLPBlock, keys, values, x []
 		layerNorm(h, x, b.ln1W, b.ln1B, d, eps)
 	}
 	qkv := s.qkv[:k*3*d]
-	linear(qkv, h, b.attnW, b.attnB, k, 3*d, d)
+	if err := linear(qkv, h, b.attnW, b.attnB, k, 3*d, d); err != nil {
+		return nil, fmt.Errorf("nn.KVCache: c_attn: %w", err)
+	}
 	for r := range k {
 		copy(keys[(p0+r)*d:(p0+r+1)*d], qkv[r*3*d+d:r*3*d+2*d])
 		copy(values[(p0+r)*d:(p0+r+1)*d], qkv[r*3*d+2*d:(r+1)*3*d])
@@ -289,9 +293,13 @@ func (s *kvState[T]) block(b *blockWeights[T], mlp *MLPBlock, keys, values, x []
 		p0, k = p0+k-1, 1
 	}
 	att := s.att[:k*d]
-	s.attend(att, qkv, keys, values, p0, k)
+	if err := s.attend(att, qkv, keys, values, p0, k); err != nil {
+		return nil, fmt.Errorf("nn.KVCache: attention: %w", err)
+	}
 	out := s.tmp[:k*d]
-	linear(out, att, b.projW, b.projB, k, d, d)
+	if err := linear(out, att, b.projW, b.projB, k, d, d); err != nil {
+		return nil, fmt.Errorf("nn.KVCache: c_proj: %w", err)
+	}
 	x = s.residual(x, out, b.ln1W, b.ln1B, k)
 
 	h = x
@@ -323,26 +331,31 @@ func (s *kvState[T]) residual(x, f, lnW, lnB []T, k int) []T {
 // attend writes the merged heads of causal attention for the k query rows
 // of qkv (positions p0 …) over the cached keys and values of positions
 // 0 … p0+k−1, as fused.ScaledDotProductAttention computes them.
-func (s *kvState[T]) attend(out, qkv, keys, values []T, p0, k int) {
+func (s *kvState[T]) attend(out, qkv, keys, values []T, p0, k int) error {
 	d, heads := s.cfg.Dim, s.cfg.Heads
 	dh := d / heads
 	n := p0 + k
 	scale := 1 / math.Sqrt(float64(dh))
 	sc := s.s[:k*n]
 	for hd := range heads {
-		gemm.Gemm(false, true, k, n, dh, T(scale), qkv[hd*dh:], 3*d, keys[hd*dh:], d, 0, sc, n)
+		if err := gemm.Gemm(false, true, k, n, dh, T(scale), qkv[hd*dh:], 3*d, keys[hd*dh:], d, 0, sc, n); err != nil {
+			return err
+		}
 		for r := range k {
 			row := sc[r*n : (r+1)*n]
 			clear(row[p0+r+1:])
 			fused.SoftmaxRow(row[:p0+r+1], row[:p0+r+1])
 		}
-		gemm.Gemm(false, false, k, dh, n, 1, sc, n, values[hd*dh:], d, 0, out[hd*dh:], d)
+		if err := gemm.Gemm(false, false, k, dh, n, 1, sc, n, values[hd*dh:], d, 0, out[hd*dh:], d); err != nil {
+			return err
+		}
 	}
+	return nil
 }
 
 // linear sets y (rows × out) = x (rows × in) · wᵀ + bias, as fused.Linear:
 // the bias is copied into y and kept by GEMM with β = 1.
-func linear[T graph.Float](y, x, w, bias []T, rows, out, in int) {
+func linear[T graph.Float](y, x, w, bias []T, rows, out, in int) error {
 	var beta T
 	if bias != nil {
 		for r := range rows {
@@ -350,7 +363,7 @@ func linear[T graph.Float](y, x, w, bias []T, rows, out, in int) {
 		}
 		beta = 1
 	}
-	gemm.Gemm(false, true, rows, out, in, 1, x, in, w, in, beta, y, out)
+	return gemm.Gemm(false, true, rows, out, in, 1, x, in, w, in, beta, y, out)
 }
 
 // layerNorm normalizes each row of x (d wide) into y (which may be x), as

@@ -53,10 +53,17 @@ func (s *Sampler) Next(logits []float64) (int, error) {
 	if n == 0 {
 		return 0, fmt.Errorf("nn.Sampler: no logits")
 	}
+	possible := false
 	for i, v := range logits {
 		if math.IsNaN(v) || math.IsInf(v, 1) {
 			return 0, fmt.Errorf("nn.Sampler: logit %d is %v", i, v)
 		}
+		possible = possible || !math.IsInf(v, -1)
+	}
+	// Checked before greedy decoding returns, so that every temperature
+	// refuses the same logits with the same error.
+	if !possible {
+		return 0, fmt.Errorf("nn.Sampler: every logit is -Inf: no token has a probability")
 	}
 	s.order = s.order[:0]
 	for i := range logits {
@@ -74,9 +81,6 @@ func (s *Sampler) Next(logits []float64) (int, error) {
 		return s.order[0], nil
 	}
 	top := logits[s.order[0]]
-	if math.IsInf(top, -1) {
-		return 0, fmt.Errorf("nn.Sampler: every logit is -Inf")
-	}
 	s.probs = s.probs[:0]
 	total := 0.0
 	for _, i := range s.order[:k] {

@@ -102,10 +102,21 @@ func TestSamplerErrors(t *testing.T) {
 			t.Errorf("NewSampler(%+v) accepted", cfg)
 		}
 	}
+	// Greedy decoding (temperature 0) refuses what sampling refuses, with
+	// the same error.
 	s, _ := nn.NewSampler(nn.SampleConfig{Temperature: 1})
-	for _, l := range [][]float64{nil, {1, math.NaN()}, {math.Inf(1), 0}, {math.Inf(-1), math.Inf(-1)}} {
-		if _, err := s.Next(l); err == nil {
+	greedy, _ := nn.NewSampler(nn.SampleConfig{Temperature: 0})
+	top1, _ := nn.NewSampler(nn.SampleConfig{Temperature: 0.5, TopK: 1})
+	for _, l := range [][]float64{nil, {1, math.NaN()}, {math.Inf(1), 0}, {math.Inf(-1), math.Inf(-1)}, {math.Inf(-1)}} {
+		_, err := s.Next(l)
+		if err == nil {
 			t.Errorf("Next(%v) accepted", l)
+			continue
+		}
+		for name, other := range map[string]*nn.Sampler{"greedy": greedy, "top-1": top1} {
+			if tok, gerr := other.Next(l); gerr == nil || gerr.Error() != err.Error() {
+				t.Errorf("%s Next(%v) = %d, %v; want the error sampling gives: %v", name, l, tok, gerr, err)
+			}
 		}
 	}
 	if _, err := nn.Generate(nil, nil, 3, s); err == nil {

@@ -3,35 +3,41 @@
 // learning-rate schedules and gradient clipping, for float32 and float64
 // tensors.
 //
-// nanoGPT's optimizer step, for a compiled graph.Machine m of a graph g
-// (Example_nanoGPT runs this loop):
+// nanoGPT's optimizer step on a linear regression (Example_nanoGPT runs
+// this):
+//
+//	g, _ := graph.New(tensor.Float64, 1)
+//	fc, _ := nn.NewLinear(g, "fc", 3, 2)
+//	x, _ := g.Input("x", 4, 3)
+//	y, _ := g.Input("y", 4, 2)
+//	out, _ := fc.Forward(x)
+//	loss, _ := nn.MSELoss(out, y)
+//	m, _ := g.Compile(loss)
+//	m.Set(x, tensor.New(tensor.WithShape(4, 3), tensor.WithBacking([]float64{1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1})))
+//	m.Set(y, tensor.New(tensor.WithShape(4, 2), tensor.WithBacking([]float64{1, -1, 2, 0, 0, 1, 3, 0})))
 //
 //	params := g.ParamTensors()
 //	opt := optim.NanoGPTAdamW(params, 0.05, 0.1) // AdamW, betas (0.9, 0.95), decay on matrices only
-//	decay, _ := optim.Cosine(0.05, steps, 0.005)
+//	decay, _ := optim.Cosine(0.05, 400, 0.005)
 //	sched, _ := optim.Warmup(decay, 20)
-//	for step := 0; step < steps; step++ {
-//		// m.Set the inputs of this step's batch here
-//		if err := m.Run(); err != nil {
+//	for step := range 400 {
+//		if err := m.Run(); err != nil { // forward and backward
 //			fmt.Println(err)
 //			return
 //		}
 //		grads, _ := m.Grads()
-//		norm, err := optim.ClipGradNorm(grads, 1.0) // the norm before clipping, for the log
-//		if err != nil {
-//			fmt.Println(err)
-//			return
-//		}
+//		norm, _ := optim.ClipGradNorm(grads, 1.0) // the norm before clipping, for the log
 //		opt.SetLR(sched.LR(step))
-//		if err := opt.Step(params, grads); err != nil {
+//		if err := opt.Step(params, grads); err != nil { // a NaN or ±Inf gradient, named
 //			fmt.Println(err)
 //			return
 //		}
-//		if step%200 == 0 || step == steps-1 {
-//			loss, _ := m.Loss()
-//			fmt.Printf("step %d: loss %.3g, gradient norm %.3g\n", step, loss, norm)
+//		if step%200 == 0 || step == 399 {
+//			l, _ := m.Loss()
+//			fmt.Printf("step %d: loss %.3g, gradient norm %.3g\n", step, l, norm)
 //		}
 //	}
+//	fmt.Println(opt.Groups)
 //
 // # Parameter groups
 //

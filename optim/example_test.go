@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/geluproject/gelu/graph"
+	"github.com/geluproject/gelu/nn"
 	"github.com/geluproject/gelu/optim"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -149,55 +150,44 @@ func ExampleGroup() {
 
 // nanoGPT's optimizer step on a linear regression: AdamW with weight decay
 // on the weight matrix only and betas (0.9, 0.95), a warmup + cosine
-// schedule, and the gradient norm clipped to 1. The loop from params on is
-// the package documentation's sketch (TestDocSketchIsExample checks).
+// schedule, and the gradient norm clipped to 1, logged before clipping.
+// The body is the package documentation's sketch.
 func Example_nanoGPT() {
 	g, _ := graph.New(tensor.Float64, 1)
+	fc, _ := nn.NewLinear(g, "fc", 3, 2)
 	x, _ := g.Input("x", 4, 3)
-	target, _ := g.Input("target", 4, 2)
-	w, _ := g.Param("fc.weight", graph.XavierUniform(1), 2, 3)
-	b, _ := g.Param("fc.bias", graph.Zeros(), 2)
-	wt, _ := G.Transpose(w)
-	xw, _ := G.Mul(x, wt)
-	y, _ := G.BroadcastAdd(xw, b, nil, []byte{0})
-	diff, _ := G.Sub(y, target)
-	sq, _ := G.Square(diff)
-	mse, _ := G.Mean(sq)
-	m, _ := g.Compile(mse)
+	y, _ := g.Input("y", 4, 2)
+	out, _ := fc.Forward(x)
+	loss, _ := nn.MSELoss(out, y)
+	m, _ := g.Compile(loss)
 	m.Set(x, tensor.New(tensor.WithShape(4, 3), tensor.WithBacking([]float64{1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1})))
-	m.Set(target, tensor.New(tensor.WithShape(4, 2), tensor.WithBacking([]float64{1, -1, 2, 0, 0, 1, 3, 0})))
-	steps := 400
+	m.Set(y, tensor.New(tensor.WithShape(4, 2), tensor.WithBacking([]float64{1, -1, 2, 0, 0, 1, 3, 0})))
 
 	params := g.ParamTensors()
 	opt := optim.NanoGPTAdamW(params, 0.05, 0.1) // AdamW, betas (0.9, 0.95), decay on matrices only
-	decay, _ := optim.Cosine(0.05, steps, 0.005)
+	decay, _ := optim.Cosine(0.05, 400, 0.005)
 	sched, _ := optim.Warmup(decay, 20)
-	for step := 0; step < steps; step++ {
-		// m.Set the inputs of this step's batch here
-		if err := m.Run(); err != nil {
+	for step := range 400 {
+		if err := m.Run(); err != nil { // forward and backward
 			fmt.Println(err)
 			return
 		}
 		grads, _ := m.Grads()
-		norm, err := optim.ClipGradNorm(grads, 1.0) // the norm before clipping, for the log
-		if err != nil {
-			fmt.Println(err)
-			return
-		}
+		norm, _ := optim.ClipGradNorm(grads, 1.0) // the norm before clipping, for the log
 		opt.SetLR(sched.LR(step))
-		if err := opt.Step(params, grads); err != nil {
+		if err := opt.Step(params, grads); err != nil { // a NaN or ±Inf gradient, named
 			fmt.Println(err)
 			return
 		}
-		if step%200 == 0 || step == steps-1 {
-			loss, _ := m.Loss()
-			fmt.Printf("step %d: loss %.3g, gradient norm %.3g\n", step, loss, norm)
+		if step%200 == 0 || step == 399 {
+			l, _ := m.Loss()
+			fmt.Printf("step %d: loss %.3g, gradient norm %.3g\n", step, l, norm)
 		}
 	}
 	fmt.Println(opt.Groups)
 	// Output:
-	// step 0: loss 4.13, gradient norm 3.05
-	// step 200: loss 5.08e-06, gradient norm 0.00227
-	// step 399: loss 2.1e-07, gradient norm 0.000875
+	// step 0: loss 2.49, gradient norm 2.31
+	// step 200: loss 5.2e-06, gradient norm 0.00293
+	// step 399: loss 1.39e-07, gradient norm 0.000701
 	// [{[fc.weight] [weight_decay=0.1]} {[fc.bias] [weight_decay=0]}]
 }

@@ -1,12 +1,30 @@
 // Package train runs the training loop: epochs over any Data (a
 // datasets.Loader, a datasets.TokenStream or a type of your own), forward
 // and backward on a graph.Machine, an optim.Optimizer step, evaluation,
-// metrics files, checkpoints and a progress display.
+// metrics files, checkpoints and a progress display. An MLP learns two
+// spirals (ExampleTrainer_Run; Example trains one on MNIST):
 //
-//	t, err := train.New(train.Model{Graph: g, Input: x, Target: y, Output: logits, Loss: loss},
-//		&optim.SGD{LearningRate: 0.1, Momentum: 0.9}, trainLoader, valLoader,
-//		train.Config{Epochs: 5, Dir: "out/run"})
-//	res, err := t.Run(ctx)
+//	g, _ := graph.New(tensor.Float64, 1)
+//	mlp, _ := nn.NewMLP(g, "mlp", nn.MLPConfig{In: 2, Hidden: []int{32, 32}, Out: 2})
+//	x, _ := g.Input("x", 40, 2)
+//	y, _ := g.Input("y", 40)
+//	logits, _ := mlp.Forward(x)
+//	loss, _ := nn.CrossEntropyLoss(logits, y)
+//
+//	data, _ := datasets.Spirals(datasets.SpiralsConfig{PerClass: 200, Noise: 0.05, Seed: 1})
+//	trainSet, valSet, _ := data.Split(0.2, 1)
+//	tl, _ := datasets.NewLoader(trainSet, datasets.LoaderConfig{BatchSize: 40, Shuffle: true, Seed: 1, Dtype: tensor.Float64})
+//	vl, _ := datasets.NewLoader(valSet, datasets.LoaderConfig{BatchSize: 40, Dtype: tensor.Float64})
+//	t, _ := train.New(train.Model{Graph: g, Input: x, Target: y, Output: logits, Loss: loss},
+//		&optim.SGD{LearningRate: 0.1, Momentum: 0.9}, tl, vl, train.Config{Epochs: 100, Quiet: true})
+//	res, err := t.Run(context.Background())
+//	if err != nil {
+//		fmt.Println(err)
+//		return
+//	}
+//	first, last := res.Evals[0], res.Evals[len(res.Evals)-1]
+//	fmt.Printf("%d steps: validation loss %.2f after epoch %d, %.2f after epoch %d\n", res.Steps, first.ValLoss, first.Epoch, last.ValLoss, last.Epoch)
+//	fmt.Printf("%.0f of %d validation points right\n", last.ValAccuracy*float64(valSet.Len()), valSet.Len())
 //
 // A batch is a set of named fields (datasets.Field); the trainer binds
 // Model.Input to the field "x", Model.Target to "y" and Model.Inputs to

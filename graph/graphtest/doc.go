@@ -7,6 +7,12 @@
 //
 // Use in a test:
 //
-//	x := graphtest.MustDense(tensor.Float32, []int{2, 3}, []float64{1, 2, 3, 4, 5, 6})
+//	g, _ := graph.New(tensor.Float32, 1)
+//	xNode, _ := g.Input("x", 2, 3)
+//	outNode, _ := activation.ReLU.Apply(xNode)
+//	x := graphtest.MustDense(tensor.Float32, []int{2, 3}, []float64{1, -2, 3, -4, 5, -6})
 //	got := graphtest.Output(t, g, xNode, outNode, x) // compile, set, run, read
+//	if want := []float64{1, 0, 3, 0, 5, 0}; !slices.Equal(got, want) {
+//		t.Errorf("ReLU(x) = %v, want %v", got, want)
+//	}
 package graphtest

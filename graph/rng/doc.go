@@ -9,6 +9,7 @@
 //
 //	r := rng.New(42, "fc1.weight")
 //	w := r.Normal() * 0.02
+//	fmt.Println(w == rng.New(42, "fc1.weight").Normal()*0.02) // the same stream, the same numbers
 //
 // Streams with different names are independent, so adding a layer does not
 // change the initialization of the others.

@@ -4,7 +4,8 @@ that the PyTorch scripts need only torch. F32 and F64, the dtypes the Go
 side writes.
 
 The one copy for every script that moves tensors to or from Go:
-nn/testdata/*_torch.py, train/testdata/torch_parity.py and
+nn/testdata/*_torch.py, train/testdata/torch_parity.py,
+train/torchtest/testdata/linear_parity.py and
 examples/transformer-ffn/torch_model.py. They import it by path:
 
     sys.path.insert(0, "<this directory>")

@@ -19,11 +19,24 @@
 //     itself differentiable, so double backward works with symbolic gradients
 //     (via graph.Grad) and with the LispMachine (DoDiff).
 //
-// Minimal use:
+// Minimal use: y = Σ GELU(x) and its gradient, GELU'(x)
+// (ExampleActivation_Apply; GELUTanh, ReLU, SigmoidGated(1.5) and the
+// others alike):
 //
-//	g, _ := graph.New(tensor.Float32, 1)
-//	x, _ := g.Input("x", 32, 128)
-//	y, err := activation.GELU.Apply(x) // or GELUTanh, ReLU, SigmoidGated(1.5), ...
+//	g, _ := graph.New(tensor.Float64, 1)
+//	x, _ := g.Input("x", 3)
+//	y, _ := activation.GELU.Apply(x)
+//	loss, _ := G.Sum(y)
+//
+//	m, _ := g.Compile(loss, graph.WithRespectTo(x))
+//	m.Set(x, tensor.New(tensor.WithBacking([]float64{-1, 0, 1})))
+//	if err := m.Run(); err != nil {
+//		fmt.Println(err)
+//		return
+//	}
+//	l, _ := m.Loss()
+//	dx, _ := m.Grad(x)
+//	fmt.Printf("loss %.4f\ngrad %.4f\n", l, dx.Float64s())
 //
 // Choose one by name with ParseActivation("gelu_tanh"). Package analysis
 // computes an activation's shape and Gaussian moments from the references.
@@ -35,12 +48,30 @@
 // built-in ones do: Apply with its double backward, the slice kernels
 // (portable loops over the cores, float32 results rounded once from the
 // float64 reference), package analysis; Register adds it to the names
-// ParseActivation, and so the examples' -acts flags, accept. Mish:
+// ParseActivation, and so the examples' -acts flags, accept. Softsign,
+// x/(1 + |x|), whose derivatives are short closed forms
+// (ExampleNew_softsign):
 //
-//	mish, err := activation.New(activation.Def{Name: "mish", Title: "Mish",
-//		F: f, D1: d1, D2: d2}) // refused if d1 or d2 is wrong
-//	err = activation.Register(mish) // -acts relu,gelu,mish
-//	y, err := mish.Apply(x)
+//	softsign, err := activation.New(activation.Def{Name: "softsign", Title: "Softsign",
+//		F:           func(x float64) float64 { return x / (1 + math.Abs(x)) },
+//		D1:          func(x float64) float64 { return 1 / ((1 + math.Abs(x)) * (1 + math.Abs(x))) },
+//		D2:          func(x float64) float64 { return -2 * math.Copysign(1, x) / math.Pow(1+math.Abs(x), 3) },
+//		Breakpoints: []float64{0},
+//	}) // refused if D1 or D2 disagrees with finite differences
+//	if err == nil {
+//		err = activation.Register(softsign) // -acts relu,gelu,softsign
+//	}
+//	if err != nil {
+//		fmt.Println(err)
+//		return
+//	}
+//	a, _ := activation.ParseActivation("softsign")
+//	y := make([]float64, 3)
+//	activation.Forward(a, y, []float64{-1, 0, 3}) // the slice kernels, over the cores
+//	g, _ := graph.New(tensor.Float64, 1)
+//	x, _ := g.Input("x", 3)
+//	node, err := a.Apply(x) // a graph op whose backward is differentiable again
+//	fmt.Println(a.Title(), y, node.Shape(), err)
 //
 // ExampleNew writes Mish's f, f', f” out to a few ulp everywhere (the tests
 // check them against a 50-digit mpmath reference and PyTorch's F.mish).

@@ -28,6 +28,7 @@ package fused
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/chewxy/hm"
 	"github.com/geluproject/gelu/graph"
@@ -201,10 +202,13 @@ func (op *attentionProbsOp) UsePreallocDo(prealloc G.Value, vs ...G.Value) (G.Va
 	switch out.Dtype() {
 	case tensor.Float32:
 		o := out.Float32s()
-		op.k32.run(attentionProbsPass, op.geo, attentionData[float32]{p: o, qkv: qkv.Float32s(), pad: affineData[float32](pad)})
+		err = op.k32.run(attentionProbsPass, op.geo, attentionData[float32]{p: o, qkv: qkv.Float32s(), pad: affineData[float32](pad)})
 	case tensor.Float64:
 		o := out.Float64s()
-		op.k64.run(attentionProbsPass, op.geo, attentionData[float64]{p: o, qkv: qkv.Float64s(), pad: affineData[float64](pad)})
+		err = op.k64.run(attentionProbsPass, op.geo, attentionData[float64]{p: o, qkv: qkv.Float64s(), pad: affineData[float64](pad)})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%v: %w", op, err)
 	}
 	return out, nil
 }
@@ -320,10 +324,13 @@ func (op *attentionOutOp) UsePreallocDo(prealloc G.Value, vs ...G.Value) (G.Valu
 	switch out.Dtype() {
 	case tensor.Float32:
 		o := out.Float32s()
-		op.k32.run(pass, op.geo, attentionData[float32]{out: o, qkv: qkv.Float32s(), p: p.Float32s(), mask: mask, scale: op.scale32, g: affineData[float32](g)})
+		err = op.k32.run(pass, op.geo, attentionData[float32]{out: o, qkv: qkv.Float32s(), p: p.Float32s(), mask: mask, scale: op.scale32, g: affineData[float32](g)})
 	case tensor.Float64:
 		o := out.Float64s()
-		op.k64.run(pass, op.geo, attentionData[float64]{out: o, qkv: qkv.Float64s(), p: p.Float64s(), mask: mask, scale: op.scale64, g: affineData[float64](g)})
+		err = op.k64.run(pass, op.geo, attentionData[float64]{out: o, qkv: qkv.Float64s(), p: p.Float64s(), mask: mask, scale: op.scale64, g: affineData[float64](g)})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%v: %w", op, err)
 	}
 	return out, nil
 }
@@ -357,13 +364,35 @@ type attentionKernel[T graph.Float] struct {
 	pass attentionPass
 	geo  attentionGeometry
 	attentionData[T]
+	mu     sync.Mutex
+	failed error // the first matrix product refused
 }
 
-func (k *attentionKernel[T]) run(pass attentionPass, geo attentionGeometry, data attentionData[T]) {
+// run computes pass over every pair. The products' arguments come from
+// the op's own checked shapes, so a refused one is a bug in this file: it
+// is returned, not skipped.
+func (k *attentionKernel[T]) run(pass attentionPass, geo attentionGeometry, data attentionData[T]) error {
 	k.pass, k.geo, k.attentionData = pass, geo, data
 	bh, _, _, _, _ := geo.pairs()
 	parallel.For(bh, 1, k)
 	k.attentionData = attentionData[T]{} // keep no tensor alive
+	err := k.failed
+	k.failed = nil
+	if err != nil {
+		return fmt.Errorf("attention: %w", err)
+	}
+	return nil
+}
+
+// mm is gemm.Gemm on a worker: a refusal is recorded for run to return.
+func (k *attentionKernel[T]) mm(tA, tB bool, m, n, kk int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	if err := gemm.Gemm(tA, tB, m, n, kk, alpha, a, lda, b, ldb, beta, c, ldc); err != nil {
+		k.mu.Lock()
+		if k.failed == nil {
+			k.failed = err
+		}
+		k.mu.Unlock()
+	}
 }
 
 // scratch holds T² numbers per worker for P̃ and for dP then dS: the
@@ -423,7 +452,7 @@ func (k *attentionKernel[T]) probsPair(i int) {
 	q := k.qkv[b*t*3*d+h*dh:]
 	key := q[d:]
 	s := k.p[i*t*t : (i+1)*t*t]
-	gemm.Gemm(false, true, t, t, dh, T(scale), q, 3*d, key, 3*d, 0, s, t)
+	k.mm(false, true, t, t, dh, T(scale), q, 3*d, key, 3*d, 0, s, t)
 	inf := T(math.Inf(-1))
 	for r := 0; r < t; r++ {
 		row := s[r*t : (r+1)*t]
@@ -463,7 +492,7 @@ func (k *attentionKernel[T]) outPair(i int, pd []T) {
 	_, t, d, dh, _ := geo.pairs()
 	b, h := i/geo.heads, i%geo.heads
 	v := k.qkv[b*t*3*d+h*dh+2*d:]
-	gemm.Gemm(false, false, t, dh, t, 1, k.dropped(i, pd), t, v, 3*d, 0, k.out[b*t*d+h*dh:], d)
+	k.mm(false, false, t, dh, t, 1, k.dropped(i, pd), t, v, 3*d, 0, k.out[b*t*d+h*dh:], d)
 }
 
 func (k *attentionKernel[T]) backwardPair(i int, pd, w []T) {
@@ -475,8 +504,8 @@ func (k *attentionKernel[T]) backwardPair(i int, pd, w []T) {
 	dq, dk, dv := k.out[off:], k.out[off+d:], k.out[off+2*d:]
 	do := k.g[b*t*d+h*dh:]
 	p := k.p[i*t*t : (i+1)*t*t]
-	gemm.Gemm(true, false, t, dh, t, 1, k.dropped(i, pd), t, do, d, 0, dv, 3*d)
-	gemm.Gemm(false, true, t, t, dh, 1, do, d, v, 3*d, 0, w, t)
+	k.mm(true, false, t, dh, t, 1, k.dropped(i, pd), t, do, d, 0, dv, 3*d)
+	k.mm(false, true, t, t, dh, 1, do, d, v, 3*d, 0, w, t)
 	if k.mask != nil {
 		m := k.mask[i*t*t : (i+1)*t*t]
 		mult := [...]T{maskDrop: 0, maskKeep: k.scale}
@@ -488,8 +517,8 @@ func (k *attentionKernel[T]) backwardPair(i int, pd, w []T) {
 		wr := w[r*t : (r+1)*t]
 		softmaxGradRow(wr, p[r*t:(r+1)*t], wr)
 	}
-	gemm.Gemm(false, false, t, dh, t, T(scale), w, t, key, 3*d, 0, dq, 3*d)
-	gemm.Gemm(true, false, t, dh, t, T(scale), w, t, q, 3*d, 0, dk, 3*d)
+	k.mm(false, false, t, dh, t, T(scale), w, t, key, 3*d, 0, dq, 3*d)
+	k.mm(true, false, t, dh, t, T(scale), w, t, q, 3*d, 0, dk, 3*d)
 }
 
 var (

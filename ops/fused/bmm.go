@@ -60,10 +60,14 @@ func (op *matMulOp) batchDims(a, b tensor.Shape) (batch, m, n, k int, err error)
 }
 
 // bmm computes c[i] = op(a[i])·op(b[i]) + β·c[i] for every batch entry i
-// (one product when batch is 1).
-func bmm[T graph.Float](tA, tB bool, batch, m, n, k int, a []T, lda int, b []T, ldb int, beta T, c []T) {
+// (one product when batch is 1). The op checked the shapes, so a product
+// gemm refuses is a bug, returned rather than skipped.
+func bmm[T graph.Float](tA, tB bool, batch, m, n, k int, a []T, lda int, b []T, ldb int, beta T, c []T) error {
 	sa, sb, sc := len(a)/batch, len(b)/batch, m*n
 	for i := 0; i < batch; i++ {
-		gemm.Gemm(tA, tB, m, n, k, 1, a[i*sa:(i+1)*sa], lda, b[i*sb:(i+1)*sb], ldb, beta, c[i*sc:(i+1)*sc], n)
+		if err := gemm.Gemm(tA, tB, m, n, k, 1, a[i*sa:(i+1)*sa], lda, b[i*sb:(i+1)*sb], ldb, beta, c[i*sc:(i+1)*sc], n); err != nil {
+			return err
+		}
 	}
+	return nil
 }

@@ -26,9 +26,10 @@
 //
 //	g, _ := graph.New(tensor.Float32, 1)
 //	x, _ := g.Input("x", 64, 784)
-//	w, _ := g.Param("w", graph.KaimingUniform(), 128, 784) // out × in, as PyTorch
+//	w, _ := g.Param("w", graph.KaimingUniform(math.Sqrt(1.0/3)), 128, 784) // out × in: PyTorch's nn.Linear init
 //	b, _ := g.Param("b", graph.Zeros(), 128)
 //	h, err := fused.Linear(x, w, b) // x·wᵀ + b
+//	fmt.Println(h.Shape(), err)
 //
 // Errors name the op, the role of the input and the shapes found and wanted;
 // a wrong graph is an error when it is built, never a panic when it runs.

@@ -10,15 +10,12 @@ package fused
 // to any order. The bias is added by pre-filling C and calling GEMM with
 // β = 1, so it is never materialized as a broadcast matrix.
 //
-// Fusing more into the own GEMM was built and measured (commits 66dda54
-// and 6be0e0e, reverted in 1bf897c; 2026-11-26; bit-identical results):
-// the bias copied into each strip of C just before the kernels add to it,
-// and an activation's backward applied to each strip of dH = dY·W while
-// in cache. Step times of the FFN (512×256×1024) and the MNIST MLP, paired
-// in one process, were 0.97–1.04× the unfused ones at 1 and 2 cores in
-// float32 and float64: noise. These intermediates (2 MB) stay in L3
-// between the passes, and GELU's cost is its arithmetic, which fusion
-// does not remove.
+// The bias is not fused further into the own GEMM's tiles, nor an
+// activation's backward into the product that makes its incoming gradient:
+// both were built bit-identical and measured no faster (commits 66dda54
+// and 6be0e0e hold the code and the measurement), because these
+// intermediates stay in L3 between the passes and GELU's cost is its
+// arithmetic, which fusion does not remove.
 
 import (
 	"fmt"
@@ -194,11 +191,14 @@ func (op *matMulOp) UsePreallocDo(prealloc G.Value, vs ...G.Value) (G.Value, err
 	case tensor.Float32:
 		cd := c.Float32s()
 		beta := fillRows(cd, bias, n)
-		bmm(op.tA, op.tB, batch, m, n, k, a.Float32s(), lda, b.Float32s(), ldb, float32(beta), cd)
+		err = bmm(op.tA, op.tB, batch, m, n, k, a.Float32s(), lda, b.Float32s(), ldb, float32(beta), cd)
 	case tensor.Float64:
 		cd := c.Float64s()
 		beta := fillRows(cd, bias, n)
-		bmm(op.tA, op.tB, batch, m, n, k, a.Float64s(), lda, b.Float64s(), ldb, beta, cd)
+		err = bmm(op.tA, op.tB, batch, m, n, k, a.Float64s(), lda, b.Float64s(), ldb, beta, cd)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%v: %w", op, err)
 	}
 	return c, nil
 }

@@ -22,6 +22,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/geluproject/gelu/graph"
 	"gonum.org/v1/gonum/blas"
@@ -186,8 +187,15 @@ func currentBLAS() BLAS {
 }
 
 // Gemm computes C = alpha·op(A)·op(B) + beta·C for row-major matrices, where
-// op(A) is m×k, op(B) is k×n and C is m×n.
-func Gemm[T graph.Float](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+// op(A) is m×k, op(B) is k×n and C is m×n. Inconsistent arguments (a
+// negative size, a leading dimension below the row width, a slice too
+// short, C overlapping A or B) return the error CheckSgemm gives, naming
+// the argument, and leave C untouched, whichever BLAS is in use; Gemm
+// never panics on them.
+func Gemm[T graph.Float](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) error {
+	if err := ownCheck(tA, tB, m, n, k, a, lda, b, ldb, c, ldc); err != nil {
+		return err
+	}
 	ta, tb := blas.NoTrans, blas.NoTrans
 	if tA {
 		ta = blas.Trans
@@ -196,12 +204,19 @@ func Gemm[T graph.Float](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []
 		tb = blas.Trans
 	}
 	impl := currentBLAS()
-	switch c := any(c).(type) {
-	case []float32:
-		impl.Sgemm(ta, tb, m, n, k, float32(alpha), any(a).([]float32), lda, any(b).([]float32), ldb, float32(beta), c, ldc)
-	case []float64:
-		impl.Dgemm(ta, tb, m, n, k, float64(alpha), any(a).([]float64), lda, any(b).([]float64), ldb, float64(beta), c, ldc)
+	// T is float32 or float64, or a type defined on one of them: its size
+	// tells which.
+	if unsafe.Sizeof(alpha) == 4 {
+		impl.Sgemm(ta, tb, m, n, k, float32(alpha), asFloats[float32](a), lda, asFloats[float32](b), ldb, float32(beta), asFloats[float32](c), ldc)
+	} else {
+		impl.Dgemm(ta, tb, m, n, k, float64(alpha), asFloats[float64](a), lda, asFloats[float64](b), ldb, float64(beta), asFloats[float64](c), ldc)
 	}
+	return nil
+}
+
+// asFloats views x, whose element type has F's representation, as []F.
+func asFloats[F, T graph.Float](x []T) []F {
+	return unsafe.Slice((*F)(unsafe.Pointer(unsafe.SliceData(x))), len(x))
 }
 
 // isTrans reads a BLAS transpose flag: whether op(X) is Xᵀ, and whether the

@@ -238,10 +238,15 @@ func (ob *OpenBLAS) SetThreads(n int) error {
 const smallGEMM = 1 << 12
 
 // Sgemm computes C = alpha·op(A)·op(B) + beta·C in OpenBLAS. Arguments are
-// checked exactly as gonum checks them (panicking with gonum's messages)
-// before any pointer reaches C.
+// checked before any pointer reaches C: invalid ones leave C untouched
+// instead of panicking (this method has no error result; Gemm and
+// CheckSgemm say what is wrong, the same for every BLAS).
 func (ob *OpenBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	if !gemmToC(tA, tB, m, n, k, lda, len(a), ldb, len(b), ldc, len(c)) || alpha == 0 {
+	toC, ok := gemmToC(tA, tB, m, n, k, a, lda, b, ldb, c, ldc)
+	switch {
+	case !ok:
+		return
+	case !toC || alpha == 0:
 		ob.Implementation.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
@@ -259,7 +264,11 @@ func (ob *OpenBLAS) sgemmC(tA, tB blas.Transpose, m, n, k int, alpha float32, a 
 
 // Dgemm is Sgemm for float64.
 func (ob *OpenBLAS) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
-	if !gemmToC(tA, tB, m, n, k, lda, len(a), ldb, len(b), ldc, len(c)) || alpha == 0 {
+	toC, ok := gemmToC(tA, tB, m, n, k, a, lda, b, ldb, c, ldc)
+	switch {
+	case !ok:
+		return
+	case !toC || alpha == 0:
 		ob.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
@@ -275,48 +284,25 @@ func (ob *OpenBLAS) dgemmC(tA, tB blas.Transpose, m, n, k int, alpha float64, a 
 	gemmArgBlocks.Put(p)
 }
 
-// gemmToC checks a GEMM's arguments as gonum does, panicking with gonum's
-// message on bad ones, and reports whether the product should go to C: it
-// is large enough, every slice is long enough for what C will read and
-// write, and every size fits in a C int. Everything else (empty or tiny
+// gemmToC checks a GEMM's arguments as Gemm does (ok is false on bad
+// ones) and reports whether the product should go to C: it is large
+// enough and every size fits in a C int. Everything else (empty or tiny
 // products, sizes beyond int32) is left to gonum, which handles it exactly.
-func gemmToC(tA, tB blas.Transpose, m, n, k, lda, la, ldb, lb, ldc, lc int) bool {
+func gemmToC[T ownFloat](tA, tB blas.Transpose, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) (toC, ok bool) {
 	aT, okA := isTrans(tA)
 	bT, okB := isTrans(tB)
-	switch {
-	case !okA || !okB:
-		panic("blas: illegal transpose")
-	case m < 0:
-		panic("blas: m < 0")
-	case n < 0:
-		panic("blas: n < 0")
-	case k < 0:
-		panic("blas: k < 0")
-	case aT && lda < max(1, m), !aT && lda < max(1, k):
-		panic("blas: bad leading dimension of A")
-	case bT && ldb < max(1, k), !bT && ldb < max(1, n):
-		panic("blas: bad leading dimension of B")
-	case ldc < max(1, n):
-		panic("blas: bad leading dimension of C")
+	if !okA || !okB || ownCheck(aT, bT, m, n, k, a, lda, b, ldb, c, ldc) != nil {
+		return false, false
 	}
 	if m == 0 || n == 0 || k == 0 {
-		return false // gonum scales C by beta or returns
-	}
-	rowsA, colsA, rowsB, colsB := storedShapes(aT, bT, m, n, k)
-	switch {
-	case la < (rowsA-1)*lda+colsA:
-		panic("blas: insufficient length of a")
-	case lb < (rowsB-1)*ldb+colsB:
-		panic("blas: insufficient length of b")
-	case lc < (m-1)*ldc+n:
-		panic("blas: insufficient length of c")
+		return false, true // gonum scales C by beta or returns
 	}
 	for _, v := range []int{m, n, k, lda, ldb, ldc} {
 		if v > math.MaxInt32 {
-			return false
+			return false, true
 		}
 	}
-	return float64(m)*float64(n)*float64(k) >= smallGEMM
+	return float64(m)*float64(n)*float64(k) >= smallGEMM, true
 }
 
 // setCEnv sets a variable in the C library's environment (os.Setenv does

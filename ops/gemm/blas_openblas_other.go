@@ -10,9 +10,12 @@ import (
 )
 
 // OpenBLAS is not available on this platform: LoadOpenBLAS always fails and
-// the package uses gonum. The type exists so that code naming it builds
-// everywhere.
-type OpenBLAS struct{ gonum.Implementation }
+// the package uses gonum. The type, with the fields the platform-neutral
+// code reads, exists so that code naming it builds everywhere.
+type OpenBLAS struct {
+	gonum.Implementation
+	version, core string // never set: no library is ever loaded
+}
 
 // LoadOpenBLAS reports that OpenBLAS cannot be loaded on this platform.
 func LoadOpenBLAS(path string) (*OpenBLAS, error) {

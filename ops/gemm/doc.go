@@ -27,15 +27,24 @@
 //
 // GELU_GEMM_KERNEL=avx512|avx2|generic forces the own GEMM's micro-kernel
 // path. The same implementation is handed to gorgonia, so its own MatMul
-// and friends use it too. Sgemm and Dgemm call the own GEMM directly;
-// CheckSgemm and CheckDgemm say what is wrong with a product's arguments.
+// and friends use it too. Sgemm and Dgemm call the own GEMM directly.
+// Gemm, Sgemm and Dgemm return an error naming the argument that is wrong
+// (CheckSgemm's and CheckDgemm's, the same whichever BLAS is in use) and
+// leave C untouched; the BLAS-style Sgemm and Dgemm methods of Own and
+// OpenBLAS, which have no error result, leave C untouched too, without a
+// panic.
 // PeakGFLOPS measures the machine's peak rate with a register-only FMA
 // loop in the own GEMM's vector width (./asm/peak generates it), the bound
 // a product's GFLOP/s is a share of.
 //
-// Minimal use:
+// gemm.Name says which backend runs (e.g. "own GEMM (AVX-512, 2
+// threads)"), gemm.SetThreads limits its threads (small matrices, or
+// several trainings at once). Minimal use:
 //
-//	fmt.Println(gemm.Name()) // e.g. "own GEMM (AVX-512, 2 threads)"
-//	gemm.SetThreads(1)       // small matrices, or several trainings at once
-//	gemm.Gemm(false, true, m, n, k, 1, a, k, b, k, 0, c, n) // C = A·Bᵀ
+//	m, n, k := 2, 3, 4
+//	a := []float32{1, 1, 1, 1, 2, 2, 2, 2}             // A: m×k, row-major
+//	b := []float32{1, 0, 0, 0, 0, 1, 0, 0, 1, 1, 1, 1} // B: n×k
+//	c := make([]float32, m*n)
+//	err := gemm.Gemm(false, true, m, n, k, 1, a, k, b, k, 0, c, n) // C = A·Bᵀ, m×n
+//	fmt.Println(c, err)
 package gemm

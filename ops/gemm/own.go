@@ -38,23 +38,24 @@ func init() { ownSelectFromEnv() }
 //
 // Arguments are checked as a BLAS would (non-negative sizes, strides at
 // least the row width, slices long enough) and C must not overlap A or B.
-// Sgemm does not panic: when CheckSgemm would report an error it returns
-// without touching C. Callers that cannot vouch for their arguments call
-// CheckSgemm first. When beta is 0, C is not read (NaNs in it are
+// Sgemm does not panic: on bad arguments it returns CheckSgemm's error
+// without touching C. When beta is 0, C is not read (NaNs in it are
 // overwritten); when alpha is 0 or k is 0, A and B are not read.
-func Sgemm(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	if ownCheck(tA, tB, m, n, k, a, lda, b, ldb, c, ldc) != nil {
-		return
+func Sgemm(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) error {
+	if err := ownCheck(tA, tB, m, n, k, a, lda, b, ldb, c, ldc); err != nil {
+		return err
 	}
 	ownGemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	return nil
 }
 
 // Dgemm is Sgemm for float64.
-func Dgemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
-	if ownCheck(tA, tB, m, n, k, a, lda, b, ldb, c, ldc) != nil {
-		return
+func Dgemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) error {
+	if err := ownCheck(tA, tB, m, n, k, a, lda, b, ldb, c, ldc); err != nil {
+		return err
 	}
 	ownGemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	return nil
 }
 
 // CheckSgemm reports what is wrong with Sgemm's arguments, or nil.
@@ -69,9 +70,11 @@ func CheckDgemm(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb
 
 // Own is the own GEMM behind the Sgemm and Dgemm methods of gonum's
 // blas.Float32Level3 and blas.Float64Level3, to stand in for those of a
-// BLAS (embed a full implementation for the other routines). Invalid
-// arguments, including a transpose flag other than blas.NoTrans, blas.Trans
-// and blas.ConjTrans, leave C untouched instead of panicking.
+// BLAS (embed a full implementation for the other routines). Those methods
+// have no error result: invalid arguments, including a transpose flag
+// other than blas.NoTrans, blas.Trans and blas.ConjTrans, leave C untouched
+// instead of panicking, as OpenBLAS's methods do; Gemm, Sgemm and
+// CheckSgemm say what is wrong.
 type Own struct{}
 
 // Name returns e.g. "own GEMM (AVX-512, 2 threads)".

@@ -411,7 +411,7 @@ func TestOwnGemmAlphaZeroSkipsAB(t *testing.T) {
 }
 
 // TestOwnGemmBadArguments checks that invalid arguments are reported by
-// CheckSgemm/CheckDgemm and leave C untouched instead of panicking.
+// CheckDgemm and Dgemm and leave C untouched instead of panicking.
 func TestOwnGemmBadArguments(t *testing.T) {
 	a := make([]float64, 12) // 3×4
 	b := make([]float64, 20) // 4×5
@@ -457,7 +457,9 @@ func TestOwnGemmBadArguments(t *testing.T) {
 				t.Fatalf("CheckDgemm: %v, want an error containing %q", err, tc.wantErr)
 			}
 			before := append([]float64(nil), tc.c...)
-			Dgemm(tc.tA, tc.tB, tc.m, tc.n, tc.k, 1, tc.a, tc.lda, tc.b, tc.ldb, 0, tc.c, tc.ldc)
+			if derr := Dgemm(tc.tA, tc.tB, tc.m, tc.n, tc.k, 1, tc.a, tc.lda, tc.b, tc.ldb, 0, tc.c, tc.ldc); derr == nil || derr.Error() != err.Error() {
+				t.Errorf("Dgemm returned %v, want CheckDgemm's error %v", derr, err)
+			}
 			for i := range tc.c {
 				if tc.c[i] != before[i] && !(math.IsNaN(tc.c[i]) && math.IsNaN(before[i])) {
 					t.Fatalf("Dgemm wrote c[%d] = %v (was %v) despite invalid arguments", i, tc.c[i], before[i])

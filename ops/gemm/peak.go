@@ -109,7 +109,7 @@ func PeakRun(dt tensor.Dtype, threads int, flops float64) (float64, error) {
 // and the fastest is the peak; 5 runs of 20 ms measured 25–50% below it on
 // a loaded 2-core machine.
 func PeakGFLOPS(dt tensor.Dtype, threads int) (float64, error) {
-	flops := 1 << 22
+	flops := int64(1) << 22 // up to 2^40: beyond a 32-bit int
 	for {
 		t0 := time.Now()
 		if _, err := PeakRun(dt, threads, float64(flops)); err != nil {

@@ -43,7 +43,9 @@
 //		if err != nil {
 //			return nil, err
 //		}
-//		// ... out = 2·in[0] ...
+//		for i, v := range in[0].Float64s() {
+//			out.Float64s()[i] = 2 * v
+//		}
 //		return out, nil
 //	}
 package opkit

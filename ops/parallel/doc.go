@@ -9,14 +9,21 @@
 // for a core another process also wants): SetSpin(0), or GELU_SPIN_US=0 in
 // the environment, parks the workers at once.
 //
-// Minimal use:
+// Minimal use (ExampleElements):
 //
+//	x := make([]float64, 100_000)
+//	for i := range x {
+//		x[i] = float64(i)
+//	}
+//	y := make([]float64, len(x))
 //	parallel.Elements(len(x), func(lo, hi int) {
 //		for i := lo; i < hi; i++ {
 //			y[i] = 2 * x[i]
 //		}
 //	})
+//	fmt.Println(y[1], y[len(y)-1])
 //
 // A loop that runs every training step passes a pointer to a struct with a
-// Run(lo, hi int) method to For instead, and allocates nothing per call.
+// Run(lo, hi int) method to For instead, and allocates nothing per call
+// (ExampleFor).
 package parallel

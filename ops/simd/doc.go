@@ -19,12 +19,22 @@
 // marked any. The caller computes those with the scalar reference, so the
 // result is always the reference's.
 //
-// Minimal use (package activation does this for every call):
+// Minimal use, the exact GELU of float32 values by the AVX-512 kernel
+// where the path has one (package activation does this for every call;
+// ExampleCall32):
 //
+//	x := []float32{-20, -1, 0, 0.5, 3, float32(math.Inf(1))}
+//	dst := make([]float32, len(x))
+//	var p [8]float64 // constants some kernels take; GELU32D0 takes none
 //	var exc simd.Bitmap
-//	if simd.Available && simd.Call32(simd.GELU32D0, dst, x, nil, false, &p, &exc) {
-//		// fill in the marked lanes with the reference
+//	asm := simd.Current.Has512() // GELU32D0 is an AVX-512 kernel: not on the avx2 path
+//	marked := asm && simd.Call32(simd.GELU32D0, dst, x, nil, false, &p, &exc)
+//	for i, v := range x {
+//		if !asm || marked && exc[i/8]>>(i%8)&1 != 0 { // a lane the kernel left to the reference
+//			dst[i] = float32(float64(v) * 0.5 * math.Erfc(-float64(v)/math.Sqrt2))
+//		}
 //	}
+//	fmt.Println(dst)
 //
 // Which kernels run is Current, chosen at start-up from the CPU and the
 // environment variable GELU_KERNELS:

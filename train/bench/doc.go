@@ -25,7 +25,7 @@
 //		}, 3, os.Stderr) // 3 rounds, progress on stderr
 //		r, _ := report.New("out/benchmark", "Benchmark")
 //		d := t.Overview(r, ws, "PyTorch "+torch.Info().Torch) // sets its summary keys
-//		r.Table("benchmark", d.Header, d.Rows) // or {{table "benchmark" .Overview}} in a template
+//		r.Table("benchmark", d.Header, d.Rows)                // or {{table "benchmark" .Overview}} in a template
 //		r.Describe("*", "…")
 //		r.Close()
 //	}

@@ -122,8 +122,7 @@ func matMulStep[T graph.Float](p Product) (run func() error, a, b, c []T) {
 		ldb = p.K
 	}
 	return func() error {
-		gemm.Gemm(p.TA, p.TB, p.M, p.N, p.K, 1, a, lda, b, ldb, 0, c, p.N)
-		return nil
+		return gemm.Gemm(p.TA, p.TB, p.M, p.N, p.K, 1, a, lda, b, ldb, 0, c, p.N)
 	}, a, b, c
 }
 

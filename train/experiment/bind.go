@@ -128,11 +128,11 @@ func printClaims(stdout, stderr io.Writer, program, dir string) {
 
 // ExitGrid ends the main of a program whose grid may run in shards: an
 // error ends the program as Exit does, except ErrIncomplete, a shard's
-// share done while others are not, which is no failure (the last shard,
-// or -merge, writes the report): "program: <err>" goes to stdout and the
-// status is 0. Without an error it prints the line wrote returns, called
-// only then, as it may describe results that exist only on success, and
-// the verdicts of the claims of the report in out, a line each.
+// share done while another shard makes the report, which is no failure:
+// "program: <err>" goes to stdout and the status is 0. Without an error it
+// prints the line wrote returns, called only then, as it may describe
+// results that exist only on success, and the verdicts of the claims of
+// the report in out, a line each.
 //
 //	experiment.ExitGrid("x", c.Out, err, func() string { return fmt.Sprintf("wrote %s/report.md (%d runs)", c.Out, len(res.Runs)) })
 func ExitGrid(program, out string, err error, wrote func() string) {

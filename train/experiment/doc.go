@@ -4,24 +4,35 @@
 // curves aggregated over seeds into median and min–max bands, paired
 // comparisons between settings across seeds, a grid split over workers
 // (Slurm job arrays, Kubernetes Indexed Jobs) and merged, and the flags
-// experiment programs share.
+// experiment programs share. Two learning rates of a noisy descent, five
+// paired seeds each (Example; Example_train trains networks with
+// train.Trainer in the same way, returning r.Train(ctx, t) from the
+// function):
 //
-//	grid := experiment.Grid[activation.Activation]{Settings: acts, Seeds: []uint64{1, 2, 3, 4, 5},
-//		Name: activation.Activation.Key, Metrics: []string{"train_loss", "val_loss"},
-//		Dir: "out/runs", Fingerprint: settings, Resume: true, Workers: 2}
-//	runs, err := grid.Run(func(r *experiment.Run[activation.Activation]) error {
-//		// build a model with r.Setting and seed r.Seed, then
-//		t, _ := train.New(model, opt, trainData, valData, train.Config{Dir: r.Dir,
-//			OnEval: func(_ *train.Trainer, e train.EvalInfo) error {
-//				return r.Curve.Add(e.Step, e.TrainLoss, e.ValLoss)
-//			}})
-//		return r.Train(t) // a divergence is recorded in r.Diverged, not returned
+//	grid := experiment.Grid[float64]{Settings: []float64{0.05, 0.2}, Seeds: []uint64{1, 2, 3, 4, 5},
+//		Name: func(lr float64) string { return fmt.Sprintf("lr%g", lr) }, Metrics: []string{"loss"}}
+//	runs, err := grid.Run(func(r *experiment.Run[float64]) error {
+//		g := rng.New(r.Seed, "toy") // the start and the noise, the same for both rates
+//		w := g.Normal()
+//		for step := 1; step <= 20; step++ {
+//			w -= r.Setting * (2*(w-3) + g.Normal()) // a noisy gradient step on (w − 3)²
+//			if err := r.Curve.Add(step, (w-3)*(w-3)); err != nil {
+//				return err
+//			}
+//		}
+//		return nil
 //	})
-//	groups := experiment.Groups(runs)                 // one per setting, runs in seed order
-//	band := groups[1].Band("val_loss")                // median, min, max over seeds per step
-//	series := band.Series("GELU", nil)                // a report.Series with the shaded band
-//	p := experiment.Compare(groups[1].Final("val_loss"), groups[0].Final("val_loss"))
-//	fmt.Println(p.Lower, "of", p.N, "seeds lower, sign test p =", p.P, p.Verdict(0.05))
+//	if err != nil {
+//		fmt.Println(err)
+//		return
+//	}
+//	groups := experiment.Groups(runs) // one per setting, runs in seed order
+//	for _, g := range groups {
+//		b := g.Band("loss") // median, min, max over seeds per step; b.Series plots it
+//		fmt.Printf("%s: median loss at step %d: %.3f (seeds from %.3f to %.3f)\n", g.Name, b.Steps[9], b.Median[9], b.Min[9], b.Max[9])
+//	}
+//	p := experiment.Compare(groups[1].Final("loss"), groups[0].Final("loss"))
+//	fmt.Printf("lr 0.2 lower in %d of %d seeds: p = %.4f, %s\n", p.Lower, p.N, p.P, p.Verdict(0.05))
 //
 // Runs are independent: each builds its own graph, loaders and optimizer
 // from its setting and seed, so results and their order do not depend on
@@ -44,20 +55,46 @@
 // given another count, or a folder holding another grid's runs, is an
 // error. A worker resumes its own finished runs, never touches another's
 // (a run without run.json is unfinished, not stale), and when it finds
-// every run finished it returns them all, so the last worker to finish
-// makes the report; the others return an *IncompleteError (ErrIncomplete).
-// Grid.Merge reads every run without training. The runs, and so any report
+// every run finished it claims the report in Dir/reporter.json, created
+// once: the worker that claims it first returns every run and so makes the
+// report, exactly one however close together the workers finish; the
+// others return an *IncompleteError (ErrIncomplete), naming the claimant
+// once the grid is complete. The claimant started again makes it again; a
+// worker with a run to train withdraws the claim, as the results change.
+// Grid.Merge reads every run without training. A merge, or a worker,
+// refuses a Dir holding folders that are no run of the grid (other seeds,
+// other settings), naming them, as the report would leave them out. The runs, and so any report
 // made from them, are the same whether the grid ran in one process or in
 // shards. Programs take the shard from -shard i/n, a Slurm job array or a
-// Kubernetes Indexed Job (ResolveShard, Flags):
+// Kubernetes Indexed Job (ResolveShard, Flags). Two workers of one grid,
+// run here one after the other (Example_shard):
 //
-//	f := experiment.Flags{Out: "out/x", Seed: 1, Seeds: 5, Workers: 2}
-//	f.Register(flag.CommandLine, experiment.SeedsFlag|experiment.ResumeFlag|experiment.SubsetFlag|experiment.ShardFlags)
-//	flag.Parse()
-//	grid.Shard, err = f.ResolveShard(os.Getenv)
-//	grid.Merge = f.Merge
-//	runs, err := grid.Run(train)
-//	if errors.Is(err, experiment.ErrIncomplete) { /* this worker's share is done */ }
+//	dir, _ := os.MkdirTemp("", "shards")
+//	defer os.RemoveAll(dir)
+//	for _, args := range [][]string{{"-shard", "0/2"}, {"-shard", "1/2"}} { // the workers' command lines
+//		f := experiment.Flags{Out: dir, Seed: 1, Seeds: 5, Workers: 1}
+//		fs := flag.NewFlagSet("prog", flag.ContinueOnError)
+//		f.Register(fs, experiment.SeedsFlag|experiment.ResumeFlag|experiment.ShardFlags)
+//		fs.Parse(args)
+//		grid := experiment.NewGrid(f, []float64{0.05, 0.2}, func(lr float64) string { return fmt.Sprintf("lr%g", lr) }, "loss")
+//		shard, err := f.ResolveShard(os.Getenv) // -shard, else a Slurm array or Indexed Job, else the whole grid
+//		if err != nil {
+//			fmt.Println(err)
+//			return
+//		}
+//		grid.Shard = shard
+//		grid.Merge = f.Merge
+//		runs, err := grid.Run(func(r *experiment.Run[float64]) error { return r.Curve.Add(1, r.Setting*float64(r.Seed)) })
+//		switch {
+//		case errors.Is(err, experiment.ErrIncomplete): // this worker's share is done
+//			fmt.Println(args[1], "done:", err)
+//		case err != nil:
+//			fmt.Println(err)
+//			return
+//		default:
+//			fmt.Println(args[1], "done:", len(runs), "runs, the report can be made")
+//		}
+//	}
 //
 // Statistics over seeds ignore non-finite values (a diverged run) and use
 // one definition of the median and quantiles, report.Quantiles's (linear

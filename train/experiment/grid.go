@@ -46,7 +46,8 @@ type Grid[S any] struct {
 	// Resume is then implied, so that a worker started again continues.
 	Shard Shard
 	// Merge trains nothing: Run reads every run from Dir (written by the
-	// shards) and fails, naming them, if some are missing.
+	// shards) and fails, naming them, if some are missing or if Dir holds
+	// folders that are no run of the grid.
 	Merge bool
 	// Progress, if set, gets a line per finished run; Note adds to it.
 	Progress io.Writer
@@ -83,8 +84,9 @@ type Run[S any] struct {
 // With Shard set to i/n (n > 1), Run trains only its share of the runs,
 // resuming those already finished (see Shard, and the package doc on
 // sharding), then reads the other shards' finished runs from Dir: when
-// every run is there it returns them all, as a single process would;
-// otherwise it returns an *IncompleteError. With Merge it trains nothing
+// every run is there and this shard is the first to claim the report, it
+// returns them all, as a single process would; otherwise it returns an
+// *IncompleteError. With Merge it trains nothing
 // and returns every run read from Dir, or an error naming those missing.
 func (g Grid[S]) Run(train func(*Run[S]) error) ([]*Run[S], error) {
 	runs, err := g.runs()
@@ -107,6 +109,11 @@ func (g Grid[S]) Run(train func(*Run[S]) error) ([]*Run[S], error) {
 	for k := range runs {
 		if !g.Merge && g.Shard.owns(k) {
 			mine = append(mine, k)
+		}
+	}
+	if g.Shard.count() > 1 {
+		if err := g.clearStaleReport(runs, mine); err != nil {
+			return nil, err
 		}
 	}
 	if err := g.train(runs, mine, train); err != nil {

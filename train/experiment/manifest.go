@@ -1,10 +1,11 @@
 package experiment
 
-// What the workers of a sharded grid agree on before any of them trains:
+// What the workers of a sharded grid agree on: before any of them trains,
 // grid.json in the grid's folder records which grid the folder holds and
-// into how many shards it is split. The first worker creates it (a hard
-// link of a finished temporary file, which fails rather than replace a
-// file another worker made first); every later one checks it.
+// into how many shards it is split; at the end, reporter.json records
+// which worker makes the report. The first worker to get there creates
+// each (a hard link of a finished temporary file, which fails rather than
+// replace a file another worker made first); every later one reads it.
 
 import (
 	"crypto/sha256"
@@ -18,7 +19,7 @@ import (
 	"strings"
 )
 
-const manifestFile = "grid.json"
+const manifestFile, reporterFile = "grid.json", "reporter.json"
 
 type manifest struct {
 	Grid   string `json:"grid"`   // gridKey: the fingerprint, metrics and every run's name and seed
@@ -27,18 +28,26 @@ type manifest struct {
 }
 
 // ErrIncomplete is what a shard's Grid.Run returns (wrapped in an
-// *IncompleteError) when it has trained its runs but other shards' runs
-// are not all finished yet: not a failure of this worker.
-var ErrIncomplete = errors.New("experiment: the grid's other shards have not finished")
+// *IncompleteError) when it has trained its runs and another worker makes
+// the report: other shards' runs are not all finished yet, or they are and
+// another shard claimed the report first. Not a failure of this worker.
+var ErrIncomplete = errors.New("experiment: another shard makes the grid's report")
 
 // IncompleteError says how far a sharded grid is.
 type IncompleteError struct {
 	Shard          Shard
 	Present, Total int // finished runs found in Dir, runs in the grid
+	// Reporter is the shard that claimed the report when every run is
+	// finished; the zero Shard while runs are missing.
+	Reporter Shard
 }
 
 func (e *IncompleteError) Error() string {
-	return fmt.Sprintf("shard %s done; %d of the grid's %d runs are finished: the last shard to finish, or a run with -merge, makes the report",
+	if e.Reporter.Count > 0 {
+		return fmt.Sprintf("shard %s done; all %d of the grid's runs are finished, and shard %s, which claimed the report first, makes it "+
+			"(if it failed before writing it, run with -merge)", e.Shard, e.Total, e.Reporter)
+	}
+	return fmt.Sprintf("shard %s done; %d of the grid's %d runs are finished: the shard that finds them all finished, or a run with -merge, makes the report",
 		e.Shard, e.Present, e.Total)
 }
 
@@ -69,6 +78,11 @@ func (g Grid[S]) prepare(runs []*Run[S]) error {
 	}
 	if g.Dir == "" {
 		return nil
+	}
+	if sharded || g.Merge {
+		if err := g.checkStray(runs); err != nil {
+			return err
+		}
 	}
 	want := manifest{Grid: g.gridKey(runs), Runs: len(runs), Shards: g.Shard.count()}
 	path := filepath.Join(g.Dir, manifestFile)
@@ -118,6 +132,73 @@ func (g Grid[S]) checkForeign(runs []*Run[S]) error {
 	return nil
 }
 
+// checkStray fails, naming them, when Dir holds folders that are no run of
+// the grid (nor lead to one): runs of other seeds or settings, or anything
+// else, which a report made from the grid would silently leave out. The
+// runs' own folders are not looked into, and files are no concern.
+func (g Grid[S]) checkStray(runs []*Run[S]) error {
+	want := map[string]bool{} // run folders: true; the folders on the way to them: false
+	for _, r := range runs {
+		rel, err := filepath.Rel(g.Dir, r.Dir)
+		if err != nil {
+			return fmt.Errorf("experiment: %w", err)
+		}
+		want[rel] = true
+		for d := filepath.Dir(rel); d != "."; d = filepath.Dir(d) {
+			if _, ok := want[d]; !ok {
+				want[d] = false
+			}
+		}
+	}
+	var stray []string
+	err := filepath.WalkDir(g.Dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			if p == g.Dir && errors.Is(err, fs.ErrNotExist) {
+				return fs.SkipAll
+			}
+			return err
+		}
+		if !e.IsDir() || p == g.Dir {
+			return nil
+		}
+		rel, _ := filepath.Rel(g.Dir, p)
+		isRun, ok := want[rel]
+		if !ok {
+			stray = append(stray, filepath.ToSlash(rel))
+		}
+		if !ok || isRun {
+			return fs.SkipDir
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("experiment: looking for runs in %s: %w", g.Dir, err)
+	}
+	if len(stray) == 0 {
+		return nil
+	}
+	return fmt.Errorf("experiment: %s holds %d %s that %s no run of this grid: %s; a report of this grid would leave %s out: "+
+		"move %s out of %s, or give the settings and seeds %s made with",
+		g.Dir, len(stray), plural(len(stray), "folder", "folders"), plural(len(stray), "is", "are"), listSome(stray, 5),
+		plural(len(stray), "it", "them"), plural(len(stray), "it", "them"), g.Dir, plural(len(stray), "it was", "they were"))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// listSome joins the first n of names, saying how many more there are.
+func listSome(names []string, n int) string {
+	list := strings.Join(names[:min(n, len(names))], ", ")
+	if len(names) > n {
+		list += fmt.Sprintf(", and %d more", len(names)-n)
+	}
+	return list
+}
+
 func readManifest(path string) (*manifest, error) {
 	raw, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -142,22 +223,81 @@ func createManifest(path string, m manifest) (*manifest, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+manifestFile+".tmp-*")
-	if err != nil {
+	if _, err := createOnce(path, m); err != nil {
 		return nil, err
 	}
+	return readManifest(path)
+}
+
+// createOnce makes path hold v as JSON unless it exists: created is false
+// when another worker made it first. The file appears whole or not at all,
+// and never replaces one, also on a shared file system (a hard link of a
+// finished temporary file, where O_EXCL is not atomic on every NFS).
+func createOnce(path string, v any) (created bool, err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return false, err
+	}
 	defer os.Remove(tmp.Name())
-	err = json.NewEncoder(tmp).Encode(m)
+	err = json.NewEncoder(tmp).Encode(v)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return nil, err
+		return false, err
 	}
-	if err := os.Link(tmp.Name(), path); err != nil && !errors.Is(err, fs.ErrExist) {
-		return nil, fmt.Errorf("experiment: cannot create %s: %w", path, err)
+	switch err := os.Link(tmp.Name(), path); {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, fs.ErrExist):
+		return false, nil
+	default:
+		return false, fmt.Errorf("experiment: cannot create %s: %w", path, err)
 	}
-	return readManifest(path)
+}
+
+// reporter is what reporterFile holds.
+type reporter struct {
+	Shard string `json:"shard"` // "i/n"
+}
+
+// clearStaleReport removes the claim on the report when this shard has a
+// run to train: the grid's results change, so a new report is due. No
+// shard can claim the new one before this shard's runs are finished.
+func (g Grid[S]) clearStaleReport(runs []*Run[S], mine []int) error {
+	for _, k := range mine {
+		if fp, ok := storedFingerprint(runs[k].Dir); !ok || fp != g.fingerprint(runs[k]) {
+			err := os.Remove(filepath.Join(g.Dir, reporterFile))
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("experiment: %w", err)
+			}
+			return nil
+		}
+	}
+	return nil
+}
+
+// claimReport returns the shard that makes the report of the finished
+// grid: this one if it is the first to claim it, or if it claimed it
+// before (started again, perhaps because its report failed).
+func (g Grid[S]) claimReport() (Shard, error) {
+	path := filepath.Join(g.Dir, reporterFile)
+	if _, err := createOnce(path, reporter{Shard: g.Shard.String()}); err != nil {
+		return Shard{}, err
+	}
+	raw, err := os.ReadFile(path)
+	var r reporter
+	if err == nil {
+		err = json.Unmarshal(raw, &r)
+	}
+	var s Shard
+	if err == nil {
+		s, err = ParseShard(r.Shard)
+	}
+	if err != nil {
+		return Shard{}, fmt.Errorf("experiment: %s cannot be read (%v): it records which shard makes the report; remove it, or run with -merge", path, err)
+	}
+	return s, nil
 }
 
 // gather reads from Dir every run another shard trains, and returns all
@@ -181,16 +321,19 @@ func (g Grid[S]) gather(runs []*Run[S], mine []int) ([]*Run[S], error) {
 		}
 	}
 	switch {
-	case len(missing) == 0:
+	case len(missing) == 0 && g.Merge:
 		return runs, nil
-	case g.Merge:
-		const show = 5
-		list := strings.Join(missing[:min(show, len(missing))], ", ")
-		if len(missing) > show {
-			list += fmt.Sprintf(", and %d more", len(missing)-show)
+	case len(missing) == 0:
+		// Every run is finished: more than one shard may see it at once,
+		// and the first to claim the report makes it.
+		reporter, err := g.claimReport()
+		if err != nil || reporter == g.Shard {
+			return runs, err
 		}
+		return nil, &IncompleteError{Shard: g.Shard, Present: len(runs), Total: len(runs), Reporter: reporter}
+	case g.Merge:
 		return nil, fmt.Errorf("experiment: merge: %d of the grid's %d runs are not finished in %s: %s (a shard still running, failed, or not started)",
-			len(missing), len(runs), g.Dir, list)
+			len(missing), len(runs), g.Dir, listSome(missing, 5))
 	}
 	return nil, &IncompleteError{Shard: g.Shard, Present: len(runs) - len(missing), Total: len(runs)}
 }

@@ -5,7 +5,9 @@ package experiment
 // (a flag, a Slurm job array, a Kubernetes Indexed Job).
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -105,7 +107,10 @@ func envInt(getenv func(string) string, name string) (v int, set bool, err error
 		return 0, false, nil
 	}
 	v, err = strconv.Atoi(strings.TrimSpace(s))
-	if err != nil {
+	switch {
+	case errors.Is(err, strconv.ErrRange):
+		return 0, true, fmt.Errorf("%s=%q is beyond the range of int (%d..%d)", name, s, math.MinInt, math.MaxInt)
+	case err != nil:
 		return 0, true, fmt.Errorf("%s=%q is not an integer", name, s)
 	}
 	return v, true, nil
@@ -124,18 +129,28 @@ func slurmShard(getenv func(string) string) (Shard, error) {
 			v[name] = n
 		}
 	}
+	// Slurm's array indices are ≥ 0, which also keeps every difference
+	// below from overflowing.
+	for _, name := range []string{SlurmTaskID, SlurmTaskMin, SlurmTaskMax} {
+		if n, ok := v[name]; ok && n < 0 {
+			return Shard{}, fmt.Errorf("%s=%d: want an array index ≥ 0", name, n)
+		}
+	}
 	id, count, lo := v[SlurmTaskID], v[SlurmTaskCount], v[SlurmTaskMin]
+	if count < 1 {
+		return Shard{}, fmt.Errorf("%s=%d: want ≥ 1", SlurmTaskCount, count)
+	}
+	if count-1 > math.MaxInt-lo {
+		return Shard{}, fmt.Errorf("%s=%d and %s=%d: the array's last index is beyond the largest integer", SlurmTaskMin, lo, SlurmTaskCount, count)
+	}
 	// A stepped or listed array (--array=0-6:2, --array=1,4,7) leaves
 	// indices no task takes: those runs would silently never train.
-	if hi, ok := v[SlurmTaskMax]; ok && hi-lo+1 != count {
-		return Shard{}, fmt.Errorf("the Slurm array runs %d tasks between %d and %d: want a contiguous range (--array=%d-%d), so every shard has a task",
+	if hi, ok := v[SlurmTaskMax]; ok && (hi < lo || hi-lo != count-1) {
+		return Shard{}, fmt.Errorf("the Slurm array runs %d tasks between %d and %d: want a contiguous range (--array=%d-%d, no step, no list), so every shard has a task",
 			count, lo, hi, lo, lo+count-1)
 	}
 	if step, ok := v[SlurmTaskStep]; ok && step != 1 && count > 1 {
 		return Shard{}, fmt.Errorf("%s=%d: want a contiguous array (step 1), so every shard has a task", SlurmTaskStep, step)
-	}
-	if count < 1 {
-		return Shard{}, fmt.Errorf("%s=%d: want ≥ 1", SlurmTaskCount, count)
 	}
 	if id < lo || id-lo >= count {
 		return Shard{}, fmt.Errorf("%s=%d is outside the array %d..%d (%s, %s)", SlurmTaskID, id, lo, lo+count-1, SlurmTaskMin, SlurmTaskCount)

@@ -3,9 +3,11 @@ package experiment
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -23,6 +25,7 @@ func env(kv ...string) func(string) string {
 }
 
 func TestResolveShard(t *testing.T) {
+	maxInt, maxInt1, minInt := strconv.Itoa(math.MaxInt), strconv.Itoa(math.MaxInt-1), strconv.Itoa(math.MinInt)
 	slurm := func(id, count, lo, hi string) []string {
 		return []string{SlurmTaskID, id, SlurmTaskCount, count, SlurmTaskMin, lo, SlurmTaskMax, hi}
 	}
@@ -58,6 +61,18 @@ func TestResolveShard(t *testing.T) {
 		{env: append(slurm("2", "3", "0", "2"), SlurmTaskStep, "2"), errHas: "contiguous array (step 1)"}, // cannot happen, but is caught
 		{env: slurm("9", "4", "0", "3"), errHas: "outside the array"},
 		{env: slurm("0", "4", "0", "3"), count: 4, errHas: "Slurm job array, which sets"},
+		// Slurm's indices are ≥ 0; a difference or sum that overflows int
+		// is an error, not a wrapped shard index.
+		{env: []string{SlurmTaskID, maxInt, SlurmTaskCount, "3", SlurmTaskMin, "-5"}, errHas: "SLURM_ARRAY_TASK_MIN=-5: want an array index ≥ 0"},
+		{env: []string{SlurmTaskID, minInt, SlurmTaskCount, "3", SlurmTaskMin, maxInt}, errHas: "SLURM_ARRAY_TASK_ID=" + minInt + ": want an array index ≥ 0"},
+		{env: slurm(maxInt, "2", maxInt1, minInt), errHas: "SLURM_ARRAY_TASK_MAX=" + minInt + ": want an array index ≥ 0"},
+		{env: slurm(maxInt, maxInt, maxInt1, maxInt), errHas: "the array's last index is beyond the largest integer"},
+		{env: slurm(maxInt, maxInt, "0", "0"), errHas: "contiguous range"},
+		{env: slurm("1", maxInt, "0", maxInt1), want: Shard{1, math.MaxInt}},
+		{env: slurm(maxInt, maxInt, "1", maxInt), want: Shard{math.MaxInt - 1, math.MaxInt}},
+		{env: []string{SlurmTaskID, maxInt, SlurmTaskCount, "2", SlurmTaskMin, maxInt1}, want: Shard{1, 2}},
+		{env: []string{SlurmTaskID, "0", SlurmTaskCount, "2", SlurmTaskMin, maxInt1}, errHas: "outside the array"},
+		{env: []string{SlurmTaskID, maxInt + "0", SlurmTaskCount, "2", SlurmTaskMin, "0"}, errHas: "beyond the range of int"},
 		// Kubernetes Indexed Jobs.
 		{env: []string{JobIndex, "3", ShardCountEnv, "4"}, want: Shard{3, 4}},
 		{env: []string{JobIndex, "3"}, count: 4, want: Shard{3, 4}},
@@ -195,8 +210,8 @@ func TestShardedGridMakesTheSameReport(t *testing.T) {
 	if err := errors.Join(errs...); err != nil {
 		t.Fatal(err)
 	}
-	if trained.Load() != 9 || complete.Load() < 1 {
-		t.Errorf("%d runs trained (want 9), %d shards returned the whole grid (want ≥ 1, the last to finish)", trained.Load(), complete.Load())
+	if trained.Load() != 9 || complete.Load() != 1 {
+		t.Errorf("%d runs trained (want 9), %d shards returned the whole grid (want 1, the one that claimed the report)", trained.Load(), complete.Load())
 	}
 	g := toyGrid(runsDir, 1)
 	g.Merge = true
@@ -222,20 +237,26 @@ func TestShardedGridMakesTheSameReport(t *testing.T) {
 		t.Errorf("%d files from one process, %d from the shards", len(a), len(b))
 	}
 
-	// A shard started again (a requeued task) trains nothing.
+	// A shard started again (a requeued task) trains nothing; it returns
+	// the whole grid only if it is the one that claimed the report.
+	finished := func(what string, runs []*Run[float64], err error) {
+		t.Helper()
+		var inc *IncompleteError
+		if !(err == nil && len(runs) == 9) && !(errors.As(err, &inc) && inc.Present == 9 && inc.Reporter.Count == n) {
+			t.Errorf("%s: %d runs, %v; want all 9 finished", what, len(runs), err)
+		}
+	}
 	g = toyGrid(runsDir, 1)
 	g.Shard = Shard{2, n}
-	if _, err := g.Run(func(r *Run[float64]) error { return errors.New("trained again") }); err != nil {
-		t.Errorf("a shard started again: %v", err)
-	}
+	runs, err := g.Run(func(r *Run[float64]) error { return errors.New("trained again") })
+	finished("a shard started again", runs, err)
 	// Split anew (grid.json removed): the finished runs still count.
 	if err := os.Remove(filepath.Join(runsDir, manifestFile)); err != nil {
 		t.Fatal(err)
 	}
 	g.Shard = Shard{0, 3}
-	if runs, err := g.Run(func(r *Run[float64]) error { return errors.New("trained again") }); err != nil || len(runs) != 9 {
-		t.Errorf("split into 3 after 4: %d runs, %v", len(runs), err)
-	}
+	runs, err = g.Run(func(r *Run[float64]) error { return errors.New("trained again") })
+	finished("split into 3 after 4", runs, err)
 }
 
 func TestShardErrorsBeforeAnyRun(t *testing.T) {
@@ -346,5 +367,128 @@ func TestCommandDropsShardFlags(t *testing.T) {
 	got := Command([]string{"prog", "-epochs", "2", "-shard", "1/4", "-merge", "--shards=4", "-merge=true", "-out", "x", "-shard=0/2", "-shards", "3", "-resume"})
 	if want := []string{"prog", "-epochs", "2", "-out", "x", "-resume"}; !slices.Equal(got, want) {
 		t.Errorf("Command: %q, want %q", got, want)
+	}
+}
+
+// Two shards finishing at the same moment, many times over: exactly one
+// returns the whole grid (and so makes the report); the other returns an
+// ErrIncomplete, naming the reporter if it saw the grid complete too.
+func TestShardsFinishingTogetherReportOnce(t *testing.T) {
+	const tries = 100
+	for try := range tries {
+		dir := t.TempDir()
+		var together sync.WaitGroup // both shards have trained their run
+		together.Add(2)
+		runs := make([][]*Run[float64], 2)
+		errs := make([]error, 2)
+		var wg sync.WaitGroup
+		for i := range 2 {
+			wg.Go(func() {
+				g := Grid[float64]{Settings: []float64{0.1}, Seeds: []uint64{1, 2}, Metrics: []string{"loss", "noise"},
+					Name: func(lr float64) string { return fmt.Sprintf("lr%g", lr) }, Dir: dir, Fingerprint: "toy v1", Shard: Shard{i, 2}}
+				runs[i], errs[i] = g.Run(func(r *Run[float64]) error {
+					err := toyRun(r)
+					together.Done()
+					together.Wait()
+					return err
+				})
+			})
+		}
+		wg.Wait()
+		var whole []int
+		for i, err := range errs {
+			var inc *IncompleteError
+			switch {
+			case err == nil && len(runs[i]) == 2:
+				whole = append(whole, i)
+			case errors.As(err, &inc) && inc.Present == 1 && inc.Reporter == Shard{}:
+				// It finished before the other had stored its run.
+			case errors.As(err, &inc) && inc.Present == 2 && inc.Reporter == Shard{1 - i, 2}:
+			default:
+				t.Fatalf("try %d: shard %d/2 returned %d runs, %v", try, i, len(runs[i]), err)
+			}
+		}
+		if len(whole) != 1 {
+			t.Fatalf("try %d: shards %v returned the whole grid, want exactly one", try, whole)
+		}
+	}
+}
+
+// The shard that claimed the report may make it again when started again
+// (a requeued task whose report failed); another shard started again
+// leaves it to the claimant; a shard that trains anything makes a new
+// report due.
+func TestReportClaimOnRestart(t *testing.T) {
+	dir := t.TempDir()
+	shard := func(i int, train func(*Run[float64]) error) ([]*Run[float64], error) {
+		g := toyGrid(dir, 1)
+		g.Shard = Shard{i, 2}
+		return g.Run(train)
+	}
+	never := func(r *Run[float64]) error { return fmt.Errorf("run %s seed %d trained again", r.Name, r.Seed) }
+	if _, err := shard(0, toyRun); !errors.Is(err, ErrIncomplete) {
+		t.Fatalf("shard 0/2 first: %v", err)
+	}
+	if runs, err := shard(1, toyRun); err != nil || len(runs) != 9 {
+		t.Fatalf("shard 1/2 last: %d runs, %v", len(runs), err)
+	}
+	_, err := shard(0, never)
+	var inc *IncompleteError
+	if !errors.As(err, &inc) || inc.Reporter != (Shard{1, 2}) || !strings.Contains(err.Error(), "shard 1/2, which claimed the report first, makes it") ||
+		!strings.Contains(err.Error(), "-merge") {
+		t.Errorf("shard 0/2 again: %v, want ErrIncomplete naming shard 1/2 as the reporter and -merge as the way out", err)
+	}
+	if runs, err := shard(1, never); err != nil || len(runs) != 9 {
+		t.Errorf("shard 1/2 again: %d runs, %v; want the whole grid again (its report may have failed)", len(runs), err)
+	}
+	// Shard 0's first run is trained again: the old report is stale.
+	if err := os.Remove(filepath.Join(dir, "lr0.1", "seed1", runFile)); err != nil {
+		t.Fatal(err)
+	}
+	if runs, err := shard(0, toyRun); err != nil || len(runs) != 9 {
+		t.Errorf("shard 0/2 after retraining a run: %d runs, %v; want the whole grid", len(runs), err)
+	}
+}
+
+// A merge, or a shard, refuses a folder holding folders that are no run of
+// the grid (another seed, another setting, anything else), naming them:
+// the report would silently leave them out.
+func TestMergeNamesStrayFolders(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := toyGrid(dir, 2).Run(toyRun); err != nil {
+		t.Fatal(err)
+	}
+	stray := []string{"lr0.4", filepath.Join("lr0.1", "seed7"), "notes"}
+	for _, s := range stray {
+		if err := os.MkdirAll(filepath.Join(dir, s), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(dir, "lr0.4", runFile), []byte("{}"), 0o644)
+	os.WriteFile(filepath.Join(dir, "README"), []byte("a file is not a folder"), 0o644)
+	for _, shard := range []Shard{{}, {1, 2}} {
+		g := toyGrid(dir, 1)
+		g.Merge, g.Shard = shard.Count == 0, shard
+		_, err := g.Run(func(*Run[float64]) error { return errors.New("trained") })
+		if err == nil {
+			t.Errorf("merge=%v shard %v: no error", g.Merge, shard)
+			continue
+		}
+		for _, s := range stray {
+			if !strings.Contains(err.Error(), filepath.ToSlash(s)) {
+				t.Errorf("merge=%v shard %v: error %q does not name %s", g.Merge, shard, err, s)
+			}
+		}
+		if strings.Contains(err.Error(), "README") || strings.Contains(err.Error(), "trained") {
+			t.Errorf("merge=%v shard %v: error %q names a file, or a run was trained", g.Merge, shard, err)
+		}
+	}
+	for _, s := range stray {
+		os.RemoveAll(filepath.Join(dir, s))
+	}
+	g := toyGrid(dir, 1)
+	g.Merge = true
+	if runs, err := g.Run(toyRun); err != nil || len(runs) != 9 {
+		t.Errorf("merge without the stray folders: %d runs, %v", len(runs), err)
 	}
 }

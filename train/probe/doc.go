@@ -62,19 +62,34 @@
 //
 // Compare measures both sides on a window of steps. Real training breaks
 // the assumption twice: the parameters move, so μ and σ² drift, and
-// consecutive gradients are correlated through the trajectory. Measuring
-// at frozen parameters with a Sampler isolates the formula; measuring in a
-// window of real training at a small learning rate shows how far it
-// carries over.
+// consecutive gradients are correlated through the trajectory. A Loader's
+// batches are dependent as well: an epoch visits each example once, so
+// with few batches an epoch the buffer's variance falls below the
+// prediction (ExampleWatch uses 200 batches an epoch for this reason).
+// Measuring at frozen parameters with a Sampler isolates the formula;
+// measuring in a window of real training at a small learning rate shows
+// how far it carries over.
 //
-// Minimal use, with a training graph compiled with its loss into machine
-// m, a loader l and an optimizer opt:
+// An MLP trains on two spirals while a Watch feeds its gradients to an EMA
+// and a heavy-ball buffer (ExampleWatch):
 //
-//	net := &probe.Net{M: m, Input: x, Target: y, Params: g.ParamTensors()}
-//	w, _ := probe.NewWatch(net.Params, 500, probe.BurnIn(0.9, 1e-4),
+//	g, _ := graph.New(tensor.Float64, 1)
+//	mlp, _ := nn.NewMLP(g, "mlp", nn.MLPConfig{In: 2, Hidden: []int{16}, Out: 2})
+//	x, _ := g.Input("x", 20, 2)
+//	y, _ := g.Input("y", 20)
+//	logits, _ := mlp.Forward(x)
+//	loss, _ := nn.CrossEntropyLoss(logits, y)
+//	net, _ := probe.NewNet(train.Model{Graph: g, Input: x, Target: y, Output: logits, Loss: loss}, nil)
+//	data, _ := datasets.Spirals(datasets.SpiralsConfig{PerClass: 2000, Noise: 0.05, Seed: 1})
+//	l, _ := datasets.NewLoader(data, datasets.LoaderConfig{BatchSize: 20, Shuffle: true, Seed: 1, Dtype: tensor.Float64})
+//
+//	w, _ := probe.NewWatch(net.Params, 100, probe.BurnIn(0.9, 1e-4),
 //		probe.Buffer{Form: probe.EMA, Beta: 0.9}, probe.Buffer{Form: probe.HeavyBall, Beta: 0.9})
-//	net.Run(probe.LoaderStream(l), probe.BurnIn(0.9, 1e-4)+3000, w, opt)
+//	if _, err := net.Run(probe.LoaderStream(l), probe.BurnIn(0.9, 1e-4)+1000, w, optim.NewSGD(1e-3)); err != nil {
+//		fmt.Println(err)
+//		return
+//	}
 //	s, _ := w.Summary()
 //	c := s.Buffers[0] // the EMA buffer over all parameters
-//	fmt.Println(c.Ratio, "±", c.RatioSE, "expected", c.Expected, "z", c.Z())
+//	fmt.Printf("Var(m)/Var(g) = %.4f ± %.4f, expected %.4f (z = %.1f)\n", c.Ratio, c.RatioSE, c.Expected, c.Z())
 package probe

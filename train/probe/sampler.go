@@ -14,8 +14,10 @@ import (
 
 // Sampler draws mini-batches whose rows are independent uniform draws
 // from a dataset (with replacement). A datasets.Loader visits each example
-// once per epoch, which makes the batches of an epoch slightly dependent;
-// a Sampler's batches are independent.
+// once per epoch, which makes the batches of an epoch dependent, enough,
+// with few batches an epoch, to lower a momentum buffer's variance well
+// below the prediction for independent gradients (see ExampleWatch); a
+// Sampler's batches are independent.
 type Sampler struct {
 	d      *datasets.Dataset
 	r      *rng.RNG

@@ -2,16 +2,31 @@
 // as CSV, every reported number in summary.json under documented keys, PNG
 // plots, the document claims that were checked with their verdicts, and a
 // report.md that starts with the exact command that produced the folder.
+// GELU's minimum, found on a grid and reported (Example):
 //
-//	r, err := report.New(outDir, "Activation properties") // command from os.Args
+//	gelu := func(x float64) float64 { return 0.5 * x * math.Erfc(-x/math.Sqrt2) }
+//	f := report.FuncSeries("GELU", gelu, -3, 3, 20001)
+//	i := slices.Index(f.Y, slices.Min(f.Y)) // the grid point where f is smallest
+//
+//	dir, _ := os.MkdirTemp("", "report-example")
+//	defer os.RemoveAll(dir)
+//	r, err := report.New(dir, "Activation properties", report.WithCommand("./props")) // default: os.Args
+//	if err != nil {
+//		fmt.Println(err)
+//		return
+//	}
 //	r.Text("Measured on a grid of 20 001 points.")
-//	r.Table("properties", []string{"activation", "min x", "min f"}, rows) // properties.csv + markdown
-//	r.Plot("f", report.PlotSpec{Title: "f(x)", XLabel: "x", YLabel: "f(x)",
-//		Series: []report.Series{{Name: "GELU", X: xs, Y: ys}}}) // f.png + link
+//	r.Table("properties", []string{"activation", "min x", "min f"}, [][]any{{"GELU", f.X[i], f.Y[i]}})   // properties.csv + markdown
+//	r.Plot("f", report.PlotSpec{Title: "f(x)", XLabel: "x", YLabel: "f(x)", Series: []report.Series{f}}) // f.png + link
 //	r.Describe("*.min_x", "where f attains its minimum")
-//	r.Set("gelu.min_x", -0.7518)
-//	r.Claim(report.Claim{Source: "doc 004", Claim: "minimum ≈ −0.17", Measured: "−0.16997", Verdict: report.Confirmed})
-//	err = r.Close() // writes summary.json, claims.csv and report.md
+//	r.Set("gelu.min_x", f.X[i])
+//	r.Claim(report.Claim{Source: "doc 004", Claim: "minimum at x ≈ −0.75", Measured: report.Format(f.X[i]), Verdict: report.Near(f.X[i], -0.75, 0.005)})
+//	if err := r.Close(); err != nil { // writes summary.json, claims.csv and report.md
+//		fmt.Println(err)
+//		return
+//	}
+//	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
+//	fmt.Print(string(md))
 //
 // Later sections read measurements back by key with r.Get (a key never set
 // is an error that Close reports, so a typo cannot pass a check), and

@@ -2,57 +2,73 @@ package report_test
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
-	"strings"
+	"slices"
 
 	"github.com/geluproject/gelu/train/report"
 )
 
-// An experiment's output folder in a few lines.
+// An experiment's output folder in a few lines: GELU's minimum found on a
+// grid, as a table, a plot, a summary key and a checked claim. The body
+// is the package documentation's sketch.
 func Example() {
+	gelu := func(x float64) float64 { return 0.5 * x * math.Erfc(-x/math.Sqrt2) }
+	f := report.FuncSeries("GELU", gelu, -3, 3, 20001)
+	i := slices.Index(f.Y, slices.Min(f.Y)) // the grid point where f is smallest
+
 	dir, _ := os.MkdirTemp("", "report-example")
 	defer os.RemoveAll(dir)
-
-	r, err := report.New(dir, "Squares", report.WithCommand("./squares", "-n", "3"))
+	r, err := report.New(dir, "Activation properties", report.WithCommand("./props")) // default: os.Args
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	var rows [][]any
-	var xs, ys []float64
-	for i := 1; i <= 3; i++ {
-		x := float64(i) / 3
-		rows = append(rows, []any{i, x, x * x})
-		xs, ys = append(xs, x), append(ys, x*x)
-	}
-	r.Text("Squares of thirds.")
-	r.Table("squares", []string{"i", "x", "x²"}, rows)
-	r.Plot("squares", report.PlotSpec{Title: "x²", XLabel: "x", YLabel: "x²",
-		Series: []report.Series{{Name: "x²", X: xs, Y: ys}}})
-	r.Describe("sum", "sum of the squares")
-	r.Set("sum", ys[0]+ys[1]+ys[2])
-	if err := r.Close(); err != nil {
+	r.Text("Measured on a grid of 20 001 points.")
+	r.Table("properties", []string{"activation", "min x", "min f"}, [][]any{{"GELU", f.X[i], f.Y[i]}})   // properties.csv + markdown
+	r.Plot("f", report.PlotSpec{Title: "f(x)", XLabel: "x", YLabel: "f(x)", Series: []report.Series{f}}) // f.png + link
+	r.Describe("*.min_x", "where f attains its minimum")
+	r.Set("gelu.min_x", f.X[i])
+	r.Claim(report.Claim{Source: "doc 004", Claim: "minimum at x ≈ −0.75", Measured: report.Format(f.X[i]), Verdict: report.Near(f.X[i], -0.75, 0.005)})
+	if err := r.Close(); err != nil { // writes summary.json, claims.csv and report.md
 		fmt.Println(err)
 		return
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
-	fmt.Println(strings.Join(strings.Split(string(md), "\n")[:14], "\n"))
+	fmt.Print(string(md))
 	// Output:
 	// ```sh
-	// ./squares -n 3
+	// ./props
 	// ```
 	//
-	// # Squares
+	// # Activation properties
 	//
-	// Squares of thirds.
+	// ## Claims from the source documents, checked
 	//
-	// | i | x | x² |
+	// | source | claim | measured | verdict |
+	// | --- | --- | --- | --- |
+	// | doc 004 | minimum at x ≈ −0.75 | -0.7519 | **confirmed** |
+	//
+	// Also in [claims.csv](claims.csv).
+	//
+	// Measured on a grid of 20 001 points.
+	//
+	// | activation | min x | min f |
 	// | --- | --- | --- |
-	// | 1 | 0.3333 | 0.1111 |
-	// | 2 | 0.6667 | 0.4444 |
-	// | 3 | 1.000 | 1.000 |
+	// | GELU | -0.7519 | -0.1700 |
 	//
+	// Data: [properties.csv](properties.csv)
+	//
+	// ![f(x)](f.png)
+	//
+	// ## Summary values
+	//
+	// [summary.json](summary.json) holds the values of these keys at full precision under `values`, every table under `tables` and the claims under `claims`.
+	//
+	// | key | meaning |
+	// | --- | --- |
+	// | `*.min_x` | where f attains its minimum |
 }
 
 func ExampleFormatPM() {

@@ -53,17 +53,18 @@ func (c *countingReader) Read(p []byte) (int, error) {
 }
 
 // The reader takes only what the header declares: from an endless stream
-// of spaces (a header length of 0x2020202020202020) it reads the 8 length
-// bytes and stops; from an endless stream after a valid header it reads
+// of spaces (a header length of 0x2020202020202020, and no "{" after it)
+// it reads the 8 length bytes and 8 more to say what the file starts with,
+// and stops; from an endless stream after a valid header it reads
 // exactly the declared tensor bytes, even when the caller claims a larger
 // size (and then reports the mismatch without reading on).
 func TestReadTakesOnlyDeclaredBytes(t *testing.T) {
 	spaces := &countingReader{b: ' '}
-	if _, err := read(spaces, 1<<40, "spaces", Limits{}); err == nil || !strings.Contains(err.Error(), "exceeds the cap") {
+	if _, err := read(spaces, 1<<40, "spaces", Limits{}); err == nil || !strings.Contains(err.Error(), "is not a safetensors file") {
 		t.Errorf("endless spaces: got %v", err)
 	}
-	if spaces.n != 8 {
-		t.Errorf("read %d bytes of an endless header, want 8", spaces.n)
+	if spaces.n != 16 {
+		t.Errorf("read %d bytes of an endless header, want 16", spaces.n)
 	}
 	h := `{"w":{"dtype":"F32","shape":[3],"data_offsets":[0,12]}}`
 	zeros := &countingReader{}

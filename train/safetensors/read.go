@@ -11,6 +11,8 @@ import (
 	"math"
 	"os"
 	"slices"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/geluproject/gelu/graph"
 	"gorgonia.org/tensor"
@@ -58,10 +60,12 @@ func Load(path string) (*File, error) { return LoadLimits(path, Limits{}) }
 // read (a symlink to /dev/zero, a directory or a FIFO is refused). The
 // header length is checked against lim before the header is read; the
 // header must be one JSON object with no duplicate key at any depth, whose
-// entries each have a supported dtype (F32, F64), a shape whose size does
+// entries each have a supported dtype (F64, F32, or BF16 and F16, loaded
+// as float32 by exact conversion), a shape whose size does
 // not overflow, and byte ranges that tile the data exactly. Only the bytes
 // the header declares are read. Any violation is an error naming the file
-// and, where there is one, the tensor.
+// and, where there is one, the tensor; a file that is not safetensors at
+// all (text, a torch.save archive) is called that, with its first bytes.
 func LoadLimits(path string, lim Limits) (*File, error) {
 	st, err := os.Stat(path) // before opening: opening a FIFO would block
 	if err != nil {
@@ -88,8 +92,8 @@ func LoadLimits(path string, lim Limits) (*File, error) {
 // item is a validated header entry.
 type item struct {
 	name       string
-	dtype      tensor.Dtype
-	elemSize   int64
+	stored     string // the dtype in the file
+	dtype      fileDtype
 	shape      []int
 	begin, end int64
 }
@@ -109,6 +113,19 @@ func read(r io.Reader, size int64, path string, lim Limits) (*File, error) {
 		return nil, bad("reading the header length: %v", err)
 	}
 	n := binary.LittleEndian.Uint64(lenBuf[:])
+	if n > uint64(lim.MaxHeaderBytes) || n > uint64(size-8) {
+		// A length beyond the cap or the file is usually another kind of
+		// file, whose first bytes are no length: every safetensors header
+		// is a JSON object, starting with "{" (the reference reader
+		// insists on it too). A few more bytes tell.
+		var next [8]byte
+		got, _ := io.ReadFull(r, next[:min(int64(len(next)), size-8)])
+		if got == 0 || next[0] != '{' {
+			start := append(lenBuf[:], next[:got]...)
+			return nil, fmt.Errorf("safetensors: %s is not a safetensors file: it starts with %q%s, where a safetensors file has an 8-byte header length and then \"{\"",
+				path, start, sniff(start))
+		}
+	}
 	if n > uint64(lim.MaxHeaderBytes) {
 		return nil, bad("header length %d exceeds the cap of %d bytes (Limits.MaxHeaderBytes)", n, lim.MaxHeaderBytes)
 	}
@@ -130,8 +147,9 @@ func read(r io.Reader, size int64, path string, lim Limits) (*File, error) {
 	if err := checkLayout(items, dataLen); err != nil {
 		return nil, bad("%v", err)
 	}
-	f := &File{Path: path, Metadata: metadata}
+	f := &File{Path: path, Metadata: metadata, Dtypes: map[string]string{}}
 	for _, it := range items {
+		f.Dtypes[it.name] = it.stored
 		t, err := readTensor(r, it)
 		if err != nil {
 			return nil, bad("reading tensor %q: %v (did the file change while being read?)", it.name, err)
@@ -139,6 +157,30 @@ func read(r io.Reader, size int64, path string, lim Limits) (*File, error) {
 		f.Tensors = append(f.Tensors, graph.NamedTensor{Name: it.name, Value: t})
 	}
 	return f, nil
+}
+
+// magics are the starts of files that are often taken for safetensors,
+// with what to say of them.
+var magics = []struct{ prefix, what string }{
+	{"PK\x03\x04", "a zip archive, as torch.save writes: in Python, safetensors.torch.save_file(torch.load(path), out) converts a state_dict"},
+	{"\x80", "a Python pickle, as older torch.save writes: in Python, safetensors.torch.save_file(torch.load(path), out) converts a state_dict"},
+	{"\x93NUMPY", "a NumPy .npy file"},
+	{"\x89HDF\r\n\x1a\n", "an HDF5 file (Keras's .h5)"},
+	{"\x1f\x8b", "gzip-compressed: decompress it first"},
+}
+
+// sniff says what kind of file begins with b, if it can tell: " (…)", or
+// "".
+func sniff(b []byte) string {
+	for _, m := range magics {
+		if bytes.HasPrefix(b, []byte(m.prefix)) {
+			return " (" + m.what + ")"
+		}
+	}
+	if len(b) > 0 && utf8.Valid(b) && !bytes.ContainsFunc(b, func(r rune) bool { return !unicode.IsPrint(r) && !unicode.IsSpace(r) }) {
+		return " (text)"
+	}
+	return ""
 }
 
 // parseHeader checks the header's JSON and decodes its entries, sorted by
@@ -194,9 +236,9 @@ func parseEntry(name string, msg json.RawMessage) (item, error) {
 	}
 	d, ok := dtypes[dtype]
 	if !ok {
-		return it, fmt.Errorf("dtype %s is not supported (F32 and F64 are)", dtype)
+		return it, fmt.Errorf("dtype %s is not supported (%s are)", dtype, readable)
 	}
-	it.dtype, it.elemSize = d.dtype, d.size
+	it.stored, it.dtype = dtype, d
 	if err := decodeField(fields, "shape", &shape); err != nil {
 		return it, err
 	}
@@ -293,7 +335,7 @@ func checkLayout(items []item, dataLen int64) error {
 // decoder returns the backing slice of count elements and a fill function
 // that decodes each whole width-byte element of b with from, storing them
 // from index at on and returning the next index.
-func decoder[T float32 | float64](count, width int, from func([]byte) T) (any, func(b []byte, at int) int) {
+func decoder[T float32 | float64](count, width int, from func([]byte) T) (any, fillFunc) {
 	v := make([]T, count)
 	return v, func(b []byte, at int) int {
 		for i := 0; i+width <= len(b); i += width {
@@ -304,23 +346,40 @@ func decoder[T float32 | float64](count, width int, from func([]byte) T) (any, f
 	}
 }
 
+func f64FromBytes(b []byte) float64 { return math.Float64frombits(binary.LittleEndian.Uint64(b)) }
+func f32FromBytes(b []byte) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(b)) }
+
+// bf16FromBytes converts a bfloat16, float32's top 16 bits, exactly.
+func bf16FromBytes(b []byte) float32 {
+	return math.Float32frombits(uint32(binary.LittleEndian.Uint16(b)) << 16)
+}
+
+// f16FromBytes converts an IEEE half (1 sign, 5 exponent bits with bias
+// 15, 10 fraction bits) exactly: float32 has more of both. A subnormal
+// half, m·2⁻²⁴, is a normal float32; Inf and NaN keep their sign and NaN
+// its payload.
+func f16FromBytes(b []byte) float32 {
+	h := uint32(binary.LittleEndian.Uint16(b))
+	sign, exp, frac := h>>15<<31, h>>10&0x1f, h&0x3ff
+	switch exp {
+	case 0: // zero or subnormal
+		return math.Float32frombits(sign | math.Float32bits(float32(frac)*0x1p-24))
+	case 0x1f: // Inf or NaN
+		return math.Float32frombits(sign | 0xff<<23 | frac<<13)
+	}
+	return math.Float32frombits(sign | (exp+127-15)<<23 | frac<<13)
+}
+
 // readTensor reads exactly it's bytes from r, converting them in chunks so
 // that only the tensor itself is allocated.
 func readTensor(r io.Reader, it item) (*tensor.Dense, error) {
-	count := int((it.end - it.begin) / it.elemSize)
+	count := int((it.end - it.begin) / it.dtype.size)
 	shape := it.shape
 	if len(shape) == 0 {
 		shape = []int{1}
 	}
 	var chunk [1 << 15]byte
-	var backing any
-	var fill func(b []byte, at int) int // decodes b into elements from at
-	switch it.dtype {
-	case tensor.Float32:
-		backing, fill = decoder(count, 4, func(b []byte) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(b)) })
-	default:
-		backing, fill = decoder(count, 8, func(b []byte) float64 { return math.Float64frombits(binary.LittleEndian.Uint64(b)) })
-	}
+	backing, fill := it.dtype.decode(count)
 	left, at := it.end-it.begin, 0
 	for left > 0 {
 		n := int64(len(chunk)) // a multiple of 8

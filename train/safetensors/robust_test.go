@@ -52,7 +52,7 @@ func expectError(t *testing.T, name string, raw []byte, want string) {
 // by name; in particular a product that wraps around to 0 must not pass as
 // an empty tensor, nor one that wraps to the declared byte count.
 func TestLoadRejectsOverflowingShapes(t *testing.T) {
-	const two32 = 1 << 32
+	const two32 int64 = 1 << 32
 	cases := []struct {
 		name, shape string
 		end         int64 // declared end offset; data holds that many bytes
@@ -67,8 +67,9 @@ func TestLoadRejectsOverflowingShapes(t *testing.T) {
 		h := fmt.Sprintf(`{"w":{"dtype":"F32","shape":%s,"data_offsets":[0,%d]}}`, c.shape, c.end)
 		expectError(t, c.name, rawFile(h, make([]byte, c.end)), "overflow")
 	}
-	// A real zero in the shape is an empty tensor, not an overflow.
-	f, err := loadBytes(t, rawFile(fmt.Sprintf(`{"w":{"dtype":"F32","shape":[0,%d],"data_offsets":[0,0]}}`, two32), nil))
+	// A real zero in the shape is an empty tensor, not an overflow, with any
+	// other dimension an int holds.
+	f, err := loadBytes(t, rawFile(fmt.Sprintf(`{"w":{"dtype":"F32","shape":[0,%d],"data_offsets":[0,0]}}`, math.MaxInt), nil))
 	if err != nil {
 		t.Fatalf("empty tensor: %v", err)
 	}
@@ -95,9 +96,9 @@ func TestLoadRefusesNonRegularFiles(t *testing.T) {
 	}
 }
 
-// A header length beyond the cap is refused before anything else is read,
+// A header length beyond the cap is refused before the header is read,
 // with an error that names the length and the cap (not "does not fit").
-// The file is sparse: 300 MB of header that is never read.
+// The file is sparse: 300 MB of header, "{" and then zeros, never read.
 func TestLoadRefusesHugeHeaderByLength(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "huge.safetensors")
 	const n = 300 << 20
@@ -106,6 +107,7 @@ func TestLoadRefusesHugeHeaderByLength(t *testing.T) {
 		t.Fatal(err)
 	}
 	binary.Write(f, binary.LittleEndian, uint64(n))
+	f.WriteString("{")
 	if err := f.Truncate(8 + n); err != nil {
 		t.Fatal(err)
 	}

@@ -14,21 +14,37 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// dtypes maps the supported safetensors dtypes to their element size and
-// tensor dtype.
-var dtypes = map[string]struct {
-	size  int64
-	dtype tensor.Dtype
-}{
-	"F32": {4, tensor.Float32},
-	"F64": {8, tensor.Float64},
+// fileDtype is a safetensors dtype this package reads: its element size,
+// the tensor dtype it loads as, and how elements decode. BF16 and F16 load
+// as float32, which holds every one of their values exactly.
+type fileDtype struct {
+	size   int64
+	dtype  tensor.Dtype
+	decode func(count int) (backing any, fill fillFunc)
 }
 
+// fillFunc decodes the whole elements of b into the tensor from index at
+// on and returns the next index.
+type fillFunc func(b []byte, at int) int
+
+// dtypes are the safetensors dtypes read, by name; readable lists them for
+// messages, widest first.
+var (
+	dtypes = map[string]fileDtype{
+		"F64":  {8, tensor.Float64, func(n int) (any, fillFunc) { return decoder(n, 8, f64FromBytes) }},
+		"F32":  {4, tensor.Float32, func(n int) (any, fillFunc) { return decoder(n, 4, f32FromBytes) }},
+		"BF16": {2, tensor.Float32, func(n int) (any, fillFunc) { return decoder(n, 2, bf16FromBytes) }},
+		"F16":  {2, tensor.Float32, func(n int) (any, fillFunc) { return decoder(n, 2, f16FromBytes) }},
+	}
+	readable = "F64, F32, BF16 and F16"
+)
+
+// written are the dtypes Save writes, the tensor dtypes the package works in.
+var written = map[tensor.Dtype]string{tensor.Float32: "F32", tensor.Float64: "F64"}
+
 func dtypeName(dt tensor.Dtype) (string, int64, error) {
-	for name, d := range dtypes {
-		if d.dtype == dt {
-			return name, d.size, nil
-		}
+	if name, ok := written[dt]; ok {
+		return name, dtypes[name].size, nil
 	}
 	return "", 0, fmt.Errorf("dtype %v is not supported (float32 and float64 are)", dt)
 }
@@ -157,6 +173,9 @@ type File struct {
 	Path     string
 	Metadata map[string]string
 	Tensors  []graph.NamedTensor // in file order, float32 or float64
+	// Dtypes is each tensor's dtype in the file, by name: "F32", "F64",
+	// or "BF16" and "F16", which are loaded as float32 by exact conversion.
+	Dtypes map[string]string
 }
 
 // Get returns the tensor with the given name.
@@ -199,7 +218,11 @@ func (f *File) CopyInto(dst []graph.NamedTensor, allowExtra ...string) error {
 			return fmt.Errorf("safetensors: %s has %q with shape %v, model expects %v", f.Path, d.Name, src.Shape(), d.Value.Shape())
 		}
 		if i, v, bad := firstNonFinite(src, d.Value.Dtype()); bad {
-			return fmt.Errorf("safetensors: %s: %q element %d is %v, not a finite %v", f.Path, d.Name, i, v, d.Value.Dtype())
+			stored := ""
+			if dt := f.Dtypes[d.Name]; dt == "BF16" || dt == "F16" {
+				stored = " (" + dt + " in the file)"
+			}
+			return fmt.Errorf("safetensors: %s: %q element %d is %v%s, not a finite %v", f.Path, d.Name, i, v, stored, d.Value.Dtype())
 		}
 		want[d.Name] = true
 	}

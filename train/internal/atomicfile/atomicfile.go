@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // tmpInfix joins the target's name and os.CreateTemp's random digits.
@@ -27,7 +28,8 @@ type File struct {
 }
 
 // Create starts writing the file at path. The directory must exist.
-// Orphaned temporary files of path from an earlier crash are removed first.
+// Orphaned temporary files of path from an earlier crash are removed first;
+// the temporaries of writers still alive are not (see Cleanup).
 func Create(path string) (*File, error) {
 	dir, base := split(path)
 	if base == "" {
@@ -36,11 +38,31 @@ func Create(path string) (*File, error) {
 	if err := Cleanup(path); err != nil {
 		return nil, err
 	}
-	f, err := os.CreateTemp(dir, "."+base+tmpInfix+"-*")
-	if err != nil {
-		return nil, fmt.Errorf("cannot write %s: %w", path, err)
+	// Another process's Cleanup may take the new temporary for an orphan in
+	// the moment before it is locked; then it is gone, and a new one is made.
+	for range 100 {
+		f, err := os.CreateTemp(dir, "."+base+tmpInfix+"-*")
+		if err != nil {
+			return nil, fmt.Errorf("cannot write %s: %w", path, err)
+		}
+		live.add(f.Name())
+		if lockWriter(f) == nil && stillNamed(f) {
+			return &File{path: path, f: f, w: bufio.NewWriterSize(f, 1<<16)}, nil
+		}
+		live.remove(f.Name())
+		f.Close()
 	}
-	return &File{path: path, f: f, w: bufio.NewWriterSize(f, 1<<16)}, nil
+	return nil, fmt.Errorf("cannot write %s: every temporary file made for it was removed at once by another process", path)
+}
+
+// stillNamed reports whether f's name still leads to f.
+func stillNamed(f *os.File) bool {
+	st, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	named, err := os.Lstat(f.Name())
+	return err == nil && os.SameFile(st, named)
 }
 
 func split(path string) (dir, base string) {
@@ -70,6 +92,7 @@ func (a *File) Commit() error {
 	}
 	a.done = true
 	tmp := a.f.Name()
+	defer live.remove(tmp)
 	err := a.w.Flush()
 	if err == nil {
 		err = a.f.Chmod(Mode)
@@ -77,10 +100,16 @@ func (a *File) Commit() error {
 	if err == nil {
 		err = a.f.Sync()
 	}
+	// The writer's lock lasts until the file is closed: where an open file
+	// can be renamed, it is renamed first, so that no Cleanup can take it
+	// for an orphan in between.
+	if err == nil && renameOpen {
+		err = os.Rename(tmp, a.path)
+	}
 	if cerr := a.f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
+	if err == nil && !renameOpen {
 		err = os.Rename(tmp, a.path)
 	}
 	if err != nil {
@@ -97,7 +126,13 @@ func (a *File) Abort() error {
 		return nil
 	}
 	a.done = true
-	return errors.Join(a.f.Close(), os.Remove(a.f.Name()))
+	name := a.f.Name()
+	defer live.remove(name)
+	if renameOpen { // remove while the lock is held, as Commit renames
+		err := os.Remove(name)
+		return errors.Join(a.f.Close(), err)
+	}
+	return errors.Join(a.f.Close(), os.Remove(name))
 }
 
 // WriteFile creates or replaces the file at path with what write writes,
@@ -128,8 +163,13 @@ func WriteFile(path string, write func(io.Writer) error) (err error) {
 
 // Cleanup removes the temporary files that an interrupted write of path
 // left behind: ".name.tmp" followed by digits, optionally after a dash (the
-// older safetensors writer used no dash). A missing directory is not an
-// error: there is nothing to clean.
+// older safetensors writer used no dash). A temporary that a live writer
+// holds, in this process or another (on this machine or, on a shared file
+// system with locks, on another), is left alone: every writer holds a lock
+// on its temporary file until it is committed or aborted, and the system
+// releases the lock of a writer that dies. Where that cannot be told (a
+// file system without locks), the temporary is left too. A missing
+// directory is not an error: there is nothing to clean.
 func Cleanup(path string) error {
 	dir, base := split(path)
 	if base == "" {
@@ -144,16 +184,50 @@ func Cleanup(path string) error {
 	}
 	var errs []error
 	for _, e := range entries {
-		if IsTemp(base, e.Name()) && e.Type().IsRegular() {
-			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !os.IsNotExist(err) {
-				errs = append(errs, err)
-			}
+		if !IsTemp(base, e.Name()) || !e.Type().IsRegular() {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		if live.has(p) {
+			continue
+		}
+		if err := removeOrphan(p); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("cleaning temporary files of %s: %w", path, err)
 	}
 	return nil
+}
+
+// writers is the set of temporaries this process is writing, by name: a
+// lock taken again by the process that holds it may not conflict (file
+// systems that emulate whole-file locks with POSIX record locks, as NFS
+// does, grant it), so Cleanup does not ask the lock about its own.
+type writers struct {
+	mu    sync.Mutex
+	names map[string]bool
+}
+
+var live = writers{names: map[string]bool{}}
+
+func (w *writers) add(name string) {
+	w.mu.Lock()
+	w.names[filepath.Clean(name)] = true
+	w.mu.Unlock()
+}
+
+func (w *writers) remove(name string) {
+	w.mu.Lock()
+	delete(w.names, filepath.Clean(name))
+	w.mu.Unlock()
+}
+
+func (w *writers) has(name string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.names[filepath.Clean(name)]
 }
 
 // IsTemp reports whether name is a temporary file of a target named base.
