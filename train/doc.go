@@ -85,13 +85,29 @@
 // Data-parallel training (Config.Comm, package train/dist) runs the same
 // program as N processes, the ranks of an MPI job (mpirun -np N, or srun
 // --mpi=pmix under Slurm). Every rank is given the same data and settings
-// and builds the model with its share of a global batch's rows:
+// and builds the model with its share of a global batch's rows (as
+// Example (DataParallel) does, run there as a process alone):
 //
-//	c, err := dist.Open(*distFlag) // Init under mpirun, Single otherwise
+//	c, err := dist.Open(false) // true for a -dist flag; under mpirun, the job's ranks anyway
+//	if err != nil {
+//		log.Fatal(err)
+//	}
 //	defer c.Close()
+//	const batch = 40 // the global batch
 //	lo, hi, _ := dist.Shard(batch, c.Rank(), c.Size())
-//	model := build(hi - lo)        // the graph's rows: this rank's share
-//	t, err := train.New(model, opt, loader /* batches of batch rows */, val, train.Config{Comm: c})
+//	model := spiralsMLP(hi - lo) // the graph's rows: this rank's share
+//	trainData, valData := spirals(batch)
+//	t, err := train.New(model, &optim.SGD{LearningRate: 0.1, Momentum: 0.9}, trainData, valData,
+//		train.Config{Epochs: 100, Quiet: true, Comm: c})
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	res, err := t.Run(context.Background())
+//	if err != nil {
+//		log.Fatal(err) // the same error on every rank
+//	}
+//	last := res.Evals[len(res.Evals)-1]
+//	fmt.Printf("%d steps, %.0f%% of the validation points right\n", res.Steps, 100*last.ValAccuracy)
 //
 // The trainer cuts each global batch into the ranks' contiguous shares,
 // averages the gradients and the loss over the ranks before every step

@@ -39,22 +39,33 @@
 // of this doc is for loops of one's own.
 //
 // One training step on every rank, with a global batch of n examples
-// (Example runs it whole):
+// (Example runs it as a process alone):
 //
-//	c, err := dist.Init() // or dist.Single() for one process
-//	if err != nil { ... }
+//	c, err := dist.Open(false) // the MPI job's under mpirun; here a process alone
+//	if err != nil {
+//		log.Fatal(err)
+//	}
 //	defer c.Close()
-//	params := g.ParamTensors()
-//	if err := dist.CheckModel(c, params); err != nil { ... }
-//	red, err := dist.NewReducer(c, params, dist.Options{})
+//	const n = 8 // the global batch
 //	lo, hi, _ := dist.Shard(n, c.Rank(), c.Size())
+//	g, m, x, y := linearModel(hi - lo) // a model of this rank's rows
+//	params := g.ParamTensors()
+//	if err := dist.CheckModel(c, params); err != nil {
+//		log.Fatal(err)
+//	}
+//	red, _ := dist.NewReducer(c, params, dist.Options{})
 //	red.SetShare(hi-lo, n)
-//	// ... forward and backward on rows [lo, hi) of the global batch ...
+//	m.Set(x, filled(hi-lo, 3, 1)) // rows [lo, hi) of the global batch
+//	m.Set(y, filled(hi-lo, 1, 0))
+//	m.Run() // forward and backward
 //	grads, _ := m.Grads()
-//	if err := red.Wait(ctx, grads); err != nil {
+//	if err := red.Wait(context.Background(), grads); err != nil {
 //		c.Abort(1)
 //	}
+//	opt := &optim.SGD{LearningRate: 0.1}
 //	opt.Step(params, grads)
+//	// loss = mean((1.5 − 0)²); dw_k = 2·1.5·1 = 3; w = 0.5 − 0.1·3.
+//	fmt.Printf("%.4f\n", params[0].Value.Float64s())
 //
 // The rounding: in the default mode the average differs from one process
 // at batch n by the rounding of a different order of summation (the tests
