@@ -480,6 +480,22 @@ func TestRankTrainerStopsTogether(t *testing.T) {
 		}
 		sameOnAll(t, err)
 	})
+	for _, at := range []int{2, 4} {
+		t.Run(fmt.Sprintf("hook at step %d of 4", at), func(t *testing.T) {
+			res, err := run(model(), data(), context.Background(), train.Config{MaxSteps: 4, OnStep: func(_ *train.Trainer, s train.StepInfo) error {
+				if s.Step == at && c.Rank() == last {
+					return errors.New("the hook failed")
+				}
+				return nil
+			}})
+			// Held back to the next exchange: step at+1's, or the end's.
+			want := fmt.Sprintf("rank %d: train: step %d (epoch 0, batch %d): the hook failed", last, at, at-1)
+			if err == nil || !strings.Contains(err.Error(), want) || res.Steps != min(at, 4) {
+				t.Fatalf("after %d steps: %v; want %d steps and %q", res.Steps, err, at, want)
+			}
+			sameOnAll(t, err)
+		})
+	}
 	t.Run("cancelled", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()

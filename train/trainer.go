@@ -533,6 +533,9 @@ func (t *Trainer) prepareDir() (evalsUpTo int, err error) {
 
 // canceled ends a run whose context was cancelled between steps.
 func (t *Trainer) canceled(cause error) error {
+	if err := t.agree(nil); err != nil { // data-parallel: an error held back
+		return errors.Join(fmt.Errorf("train: cancelled at step %d: %w", t.step, cause), err)
+	}
 	if t.Config.Dir != "" {
 		if err := t.checkpoint(); err != nil {
 			return errors.Join(fmt.Errorf("train: cancelled at step %d: %w", t.step, cause), err)
@@ -555,6 +558,9 @@ func (t *Trainer) finish() (Result, error) {
 		if err := t.writeModel(); err != nil {
 			return t.result, err
 		}
+	}
+	if err := t.agree(nil); err != nil { // data-parallel: an error held back
+		return t.result, err
 	}
 	return t.result, nil
 }

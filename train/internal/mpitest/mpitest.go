@@ -144,3 +144,6 @@ func RequirePassed(t *testing.T, j Job, np int) {
 	}
 	t.Logf("mpirun -np %d: %d tests passed on each rank in %v", np, len(tests)/np, j.Elapsed.Round(time.Millisecond))
 }
+
+// InJob reports whether this process is a rank of a test job.
+func InJob() bool { return world != nil }
