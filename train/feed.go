@@ -91,7 +91,7 @@ func (f *feeds) check(b datasets.Batch, exact bool) error {
 		shape := fd.node.Shape()
 		if len(field.Shape) != len(shape) || !slices.Equal(field.Shape[1:], []int(shape[1:])) || (exact && field.Shape[0] != f.train) {
 			if f.train != f.rows && len(field.Shape) == len(shape) {
-				return fmt.Errorf("field %q is %s, input %q expects %v%v with %d rows in a global batch", fd.field, describe(field), fd.node.Name(), fd.node.Dtype(), shape, f.train)
+				return fmt.Errorf("field %q is %s, want global batches of %d rows, of which input %q %v%v takes this rank's share", fd.field, describe(field), f.train, fd.node.Name(), fd.node.Dtype(), shape)
 			}
 			return fmt.Errorf("field %q is %s, input %q expects %v%v", fd.field, describe(field), fd.node.Name(), fd.node.Dtype(), shape)
 		}

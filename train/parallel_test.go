@@ -630,3 +630,38 @@ func TestTrainKilledRankResumes(t *testing.T) {
 		t.Errorf("the resumed run's folder has %d files, the uninterrupted one's %d", len(b), len(a))
 	}
 }
+
+// rankOf is a communicator's place for New's checks, which exchange
+// nothing (the collectives come with Run).
+type rankOf struct {
+	dist.Comm
+	rank, size int
+}
+
+func (r rankOf) Rank() int { return r.rank }
+func (r rankOf) Size() int { return r.size }
+
+// New refuses a model that does not have this rank's share of the global
+// batch (rank 1 of 3 takes 11 of 32 rows), and a global batch smaller than
+// the ranks, before anything runs; no MPI needed.
+func TestTrainerChecksTheShare(t *testing.T) {
+	d := linearData()
+	for _, c := range []struct {
+		rows, global, rank, size int
+		want                     string
+	}{
+		{10, 32, 1, 3, "rank 1 trains rows [11, 22) of each global batch of 32, 11 rows, but the model's inputs have 10: build the model with the rows dist.Shard(32, rank, size) gives"},
+		{1, 2, 2, 3, "the global batch has 2 rows, want at least one per rank"},
+	} {
+		_, err := train.New(linearModel(t, tensor.Float32, c.rows), &optim.SGD{LearningRate: 0.1}, loader(t, d, c.global, tensor.Float32, true), nil,
+			train.Config{Comm: rankOf{rank: c.rank, size: c.size}})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%d rows for rank %d of %d of a batch of %d: %v, want %q", c.rows, c.rank, c.size, c.global, err, c.want)
+		}
+	}
+	// The share's rows are right: New accepts it.
+	if _, err := train.New(linearModel(t, tensor.Float32, 11), &optim.SGD{LearningRate: 0.1}, loader(t, d, 32, tensor.Float32, true), nil,
+		train.Config{Comm: rankOf{rank: 1, size: 3}}); err != nil {
+		t.Errorf("11 rows for rank 1 of 3 of a batch of 32: %v", err)
+	}
+}
