@@ -115,11 +115,14 @@
 // takes on whole batches, up to the rounding of another order of
 // summation; with Config.Reduce.Deterministic bit for bit those of one
 // process that accumulates the shares as micro-batches (batches of the
-// share's rows, GradAccum = N). GradAccum composes with it; dropout masks
-// are keyed to the rank as well as the step. Evaluation is sharded by
-// batches and reduced, the same result on every rank. Rank 0 alone writes
-// files and prints; with Resume every rank reads the checkpoint, so Dir
-// must be on a file system every rank sees. The ranks check at start
+// share's rows, GradAccum = N). GradAccum composes with it. Dropout masks
+// are keyed to the rank as well as the step, as that process draws them
+// for its micro-batches; one process on whole batches draws other masks,
+// so with dropout the equality with it holds in distribution, not step
+// by step. Evaluation is sharded by batches and reduced, the same result
+// on every rank. Rank 0 alone writes files and prints; with Resume every
+// rank reads the checkpoint, so Dir must be on a file system every rank
+// sees. The ranks check at start
 // that they have the same model, data (sizes, and a hash of the first and
 // last batch of each set) and settings and start from the same state, and
 // every ParamCheckEvery steps that their parameters are still identical.
