@@ -32,6 +32,18 @@ func (t *Trainer) checkpointPath() string {
 // into place, so a crash in between must not keep that row and evaluate
 // the same step again).
 func (t *Trainer) checkpoint() error {
+	if t.par != nil {
+		var err error
+		if t.writes() {
+			err = t.writeCheckpoint()
+		}
+		return t.agree(err)
+	}
+	return t.writeCheckpoint()
+}
+
+// writeCheckpoint is checkpoint's writing.
+func (t *Trainer) writeCheckpoint() error {
 	if t.metrics != nil {
 		if err := t.metrics.flush(); err != nil {
 			return err
@@ -90,7 +102,11 @@ func (t *Trainer) addArgs(meta map[string]string) error {
 
 // writeModel writes Dir/model.safetensors (see saveWeights).
 func (t *Trainer) writeModel() error {
-	return t.saveWeights(filepath.Join(t.Config.Dir, modelFile), nil)
+	var err error
+	if t.writes() {
+		err = t.saveWeights(filepath.Join(t.Config.Dir, modelFile), nil)
+	}
+	return t.agree(err)
 }
 
 // saveWeights writes the model to path with the metadata of a PyTorch

@@ -86,6 +86,55 @@
 // metrics back to what the checkpoint covers, evaluations included, so an
 // evaluation flushed just before the crash is neither lost nor repeated.
 //
+// Data-parallel training (Config.Comm, package train/dist) runs the same
+// program as N processes, the ranks of an MPI job (mpirun -np N, or srun
+// --mpi=pmix under Slurm). Every rank is given the same data and settings
+// and builds the model with its share of a global batch's rows (as
+// Example (DataParallel) does, run there as a process alone):
+//
+//	c, err := dist.Open(false) // true for a -dist flag; under mpirun, the job's ranks anyway
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	defer c.Close()
+//	const batch = 40 // the global batch
+//	lo, hi, _ := dist.Shard(batch, c.Rank(), c.Size())
+//	model := spiralsMLP(hi - lo) // the graph's rows: this rank's share
+//	trainData, valData := spirals(batch)
+//	t, err := train.New(model, &optim.SGD{LearningRate: 0.1, Momentum: 0.9}, trainData, valData,
+//		train.Config{Epochs: 100, Quiet: true, Comm: c})
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	res, err := t.Run(context.Background())
+//	if err != nil {
+//		log.Fatal(err) // the same error on every rank
+//	}
+//	last := res.Evals[len(res.Evals)-1]
+//	fmt.Printf("%d steps, %.0f%% of the validation points right\n", res.Steps, 100*last.ValAccuracy)
+//
+// The trainer cuts each global batch into the ranks' contiguous shares,
+// averages the gradients and the loss over the ranks before every step
+// (each rank weighted by its rows), and so takes the steps one process
+// takes on whole batches, up to the rounding of another order of
+// summation; with Config.Reduce.Deterministic bit for bit those of one
+// process that accumulates the shares as micro-batches (batches of the
+// share's rows, GradAccum = N). GradAccum composes with it. Dropout masks
+// are keyed to the rank as well as the step, as that process draws them
+// for its micro-batches; one process on whole batches draws other masks,
+// so with dropout the equality with it holds in distribution, not step
+// by step. Evaluation is sharded by batches and reduced, the same result
+// on every rank. Rank 0 alone writes files and prints; with Resume every
+// rank reads the checkpoint, so Dir must be on a file system every rank
+// sees. The ranks check at start
+// that they have the same model, data (sizes, and a hash of the first and
+// last batch of each set) and settings and start from the same state, and
+// every ParamCheckEvery steps that their parameters are still identical.
+// A rank that fails alone (a batch it cannot read, a NaN, a file rank 0
+// cannot write, a hook's error, a cancelled context) stops every rank at
+// the same step, with the same error; a rank that dies ends the job
+// (mpirun ends the others). The hooks run on every rank.
+//
 // Files in Dir:
 //
 //	steps.csv, steps.jsonl     per step: step, epoch, batch, loss, lr, grad_norm
