@@ -105,8 +105,10 @@ func (k kernel32) generate() {
 		// g = ±Inf: g·hi + g·lo is Inf − Inf = NaN when lo has the other
 		// sign; g·hi is then the answer.
 		res = sblend(scmp(cmpUNORD, res, res), res, gh)
-	} else {
+	} else if p.lo != nil {
 		res = sadd(p.hi, p.lo)
+	} else {
+		res = p.hi
 	}
 	if p.sign != nil {
 		res = sop3(VORPS, sand(res, csi(0x7fffffff)), p.sign)

@@ -90,6 +90,18 @@ func sround(a V, mode uint8) V {
 	return r
 }
 
+// sfmaTo is sfma(a, b, acc) computed in acc's registers, for an acc not
+// used again (it saves the copy sfma makes, which the register allocator
+// does not always coalesce away).
+func sfmaTo(a, b arg, acc V) V {
+	a, b = commute(a, b)
+	ra := sreg(a)
+	for i := range acc {
+		VFMADD231PS(at(b, i), ra[i], acc[i])
+	}
+	return acc
+}
+
 // sfma is a·b + c, sfms a·b − c, each rounded once.
 func sfma(a, b, cc arg) V { return f32.fmaLike(VFMADD213PS, VFMADD231PS, a, b, cc) }
 func sfms(a, b, cc arg) V { return f32.fmaLike(VFMSUB213PS, VFMSUB231PS, a, b, cc) }
@@ -104,6 +116,22 @@ func scmp(pred uint8, a, b arg) M {
 			m[i] = YMM()
 		}
 		VCMPPS(U8(pred), at(b, i), ra[i], m[i])
+	}
+	return m
+}
+
+// outside returns the mask of lanes where a is not in [lo, hi): NaN,
+// below lo, or hi and above. With AVX-512 it takes one opmask register
+// per chain (a compare masked by the first, then its complement).
+func outside(a V, lo, hi float64) M {
+	if !wide {
+		return mor(scmp(cmpNGE, a, cs(lo)), scmp(cmpNLT, a, cs(hi)))
+	}
+	in, m := scmp(cmpGE, a, cs(lo)), make(M, U)
+	for i := range m {
+		VCMPPS(U8(cmpLT), cs(hi), a[i], in[i], in[i])
+		m[i] = K()
+		KNOTW(in[i], m[i])
 	}
 	return m
 }
@@ -209,4 +237,62 @@ func ddMulS(ah, al, bh, bl V) (V, V) {
 	e := sfms(ah, bh, p)
 	e = sfma(ah, bl, sfma(al, bh, e))
 	return p, e
+}
+
+// srl is the 32-bit logical right shift of each lane.
+func srl(a V, n uint8) V { return f32.unary(VPSRLD, a, U8(n)) }
+
+// scalefS returns a·2^floor(b) (AVX-512).
+func scalefS(a, b arg) V { return sop3(VSCALEFPS, a, b) }
+
+// rows32 keeps one copy of each 32-entry table.
+var rows32 = map[[32]float32]Mem{}
+
+// row32 stores 32 float32 (a table row, in two consecutive 64-byte
+// halves) and returns the address of the first.
+func row32(v []float32) Mem {
+	key := [32]float32(v)
+	if m, ok := rows32[key]; ok {
+		return m
+	}
+	var w [16]uint64
+	for i := range w {
+		w[i] = uint64(math.Float32bits(v[2*i])) | uint64(math.Float32bits(v[2*i+1]))<<32
+	}
+	m := consts.vec8([8]uint64(w[:8]))
+	consts.vec8([8]uint64(w[8:]))
+	rows32[key] = m
+	return m
+}
+
+// table32 returns, per lane, row[idx & 31] of the 32-entry row at m
+// (AVX-512: one VPERMT2PS on a copy of the first half).
+func table32(m Mem, idx V) V {
+	r := f32.copy(m)
+	for i := range r {
+		VPERMT2PS(m.Offset(64), idx[i], r[i])
+	}
+	return r
+}
+
+// subWhere returns m ? a − b : old lane by lane (AVX-512 merge masking; a
+// in a register).
+func subWhere(m M, old V, a, b arg) V {
+	r, ra := f32.copy(old), sreg(a)
+	for i := range r {
+		VSUBPS(at(b, i), ra[i], m[i], r[i])
+	}
+	return r
+}
+
+// orSignOf returns a with the sign bit of s or-ed in.
+func orSignOf(a, s V) V {
+	if wide {
+		r := f32.copy(a)
+		for i := range r {
+			VPTERNLOGD(U8(0xF8), csi(0x80000000), s[i], r[i]) // r | (s & c)
+		}
+		return r
+	}
+	return sop3(VORPS, a, sand(s, csi(0x80000000)))
 }
