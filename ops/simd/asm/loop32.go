@@ -10,6 +10,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
@@ -100,11 +101,10 @@ func (k kernel32) generate() {
 	var res V
 	if k.withG {
 		g := load(gp)
-		gh := smul(g, p.hi)
-		res = sfma(g, p.hi, smul(g, p.lo))
-		// g = ±Inf: g·hi + g·lo is Inf − Inf = NaN when lo has the other
-		// sign; g·hi is then the answer.
-		res = sblend(scmp(cmpUNORD, res, res), res, gh)
+		// g = ±Inf: g·hi + g·lo would be Inf − Inf (or Inf·0) = NaN where
+		// the answer is g·hi: g·lo is kept finite (±Inf becomes ±MaxFloat32,
+		// NaN −MaxFloat32). For finite g it is finite already (|lo| < |hi|).
+		res = sfma(g, p.hi, finite(smul(g, p.lo)))
 	} else if p.lo != nil {
 		res = sadd(p.hi, p.lo)
 	} else {
@@ -160,6 +160,21 @@ func (k kernel32) generate() {
 	VZEROUPPER()
 	returnNonzero(anyExc)
 	wide = false
+}
+
+// finite maps ±Inf to ±MaxFloat32 and NaN to −MaxFloat32 (AVX-512: one
+// VFIXUPIMMPS, whose table gives per input class QNaN, SNaN, 0, 1, −Inf,
+// +Inf, negative, positive the codes 15 (−MaxFloat), 15, 1 (the input),
+// 1, 15, 14 (MaxFloat), 1, 1).
+func finite(a V) V {
+	if !wide {
+		return smin(smax(a, cs(-math.MaxFloat32)), cs(math.MaxFloat32))
+	}
+	r := f32.copy(a)
+	for i := range r {
+		VFIXUPIMMPS_BCST(U8(0), csi(0x11EF11FF), a[i], r[i])
+	}
+	return r
 }
 
 // fullOrMasked runs full when every lane of the AVX2 mask is set, else

@@ -36,18 +36,54 @@ func vreg() VecVirtual {
 	return YMM()
 }
 
-var f32 = elem{vreg, VMOVUPS, VMOVAPS}
+var f32 = elem{vreg, movu32, VMOVAPS}
+
+// uniform holds the constants of cs and csi, one value in every lane. They
+// are read with a 4-byte broadcast (VBROADCASTSS, and with AVX-512 the
+// embedded-broadcast forms of bc) instead of a full-width load: these
+// kernels read many constants and table rows, and a core loads only two
+// 512-bit operands per cycle.
+var uniform = map[Mem]bool{}
+
+// movu32 loads a register, broadcasting a uniform constant.
+func movu32(ops ...Op) {
+	if m, ok := ops[0].(Mem); ok && uniform[m] {
+		VBROADCASTSS(m, ops[1])
+		return
+	}
+	VMOVUPS(ops...)
+}
+
+// bc is inst, or with AVX-512 its embedded-broadcast form bcst when an
+// operand is a uniform constant.
+func bc(inst, bcst func(...Op)) func(...Op) {
+	return func(ops ...Op) {
+		if wide {
+			for _, o := range ops {
+				if m, ok := o.(Mem); ok && uniform[m] {
+					bcst(ops...)
+					return
+				}
+			}
+		}
+		inst(ops...)
+	}
+}
 
 func newS() V { return f32.new() }
 
 // cs is the float32 constant v in every lane.
 func cs(v float64) Mem {
-	b := uint64(math.Float32bits(float32(v)))
-	return consts.mem(b<<32 | b)
+	b := math.Float32bits(float32(v))
+	return csi(b)
 }
 
 // csi is the 32-bit pattern b in every lane.
-func csi(b uint32) Mem { return consts.mem(uint64(b)<<32 | uint64(b)) }
+func csi(b uint32) Mem {
+	m := consts.mem(uint64(b)<<32 | uint64(b))
+	uniform[m] = true
+	return m
+}
 
 // row16 stores 16 float32 (a table row) and returns its address.
 func row16(v [16]float32) Mem {
@@ -61,15 +97,19 @@ func row16(v [16]float32) Mem {
 func sreg(a arg) V                      { return f32.reg(a) }
 func sop3(inst func(...Op), a, b arg) V { return f32.op3(inst, a, b) }
 
-func sadd(a, b arg) V { a, b = commute(a, b); return sop3(VADDPS, a, b) }
-func ssub(a, b arg) V { return sop3(VSUBPS, a, b) }
-func smul(a, b arg) V { a, b = commute(a, b); return sop3(VMULPS, a, b) }
-func smin(a, b arg) V { return sop3(VMINPS, a, b) }
-func sand(a, b arg) V { a, b = commute(a, b); return sop3(VANDPS, a, b) }
-func sxor(a, b arg) V { a, b = commute(a, b); return sop3(VXORPS, a, b) }
+func sadd(a, b arg) V { a, b = commute(a, b); return sop3(bc(VADDPS, VADDPS_BCST), a, b) }
+func ssub(a, b arg) V { return sop3(bc(VSUBPS, VSUBPS_BCST), a, b) }
+func smul(a, b arg) V { a, b = commute(a, b); return sop3(bc(VMULPS, VMULPS_BCST), a, b) }
+func smin(a, b arg) V { return sop3(bc(VMINPS, VMINPS_BCST), a, b) }
+
+// smax is max(a, b), b when either is NaN (VMAXPS returns its second
+// source then).
+func smax(a, b arg) V { return sop3(bc(VMAXPS, VMAXPS_BCST), a, b) }
+func sand(a, b arg) V { a, b = commute(a, b); return sop3(bc(VANDPS, VANDPS_BCST), a, b) }
+func sxor(a, b arg) V { a, b = commute(a, b); return sop3(bc(VXORPS, VXORPS_BCST), a, b) }
 
 // iadd, sra and sll are 32-bit integer lane operations.
-func iadd(a, b arg) V    { a, b = commute(a, b); return sop3(VPADDD, a, b) }
+func iadd(a, b arg) V    { a, b = commute(a, b); return sop3(bc(VPADDD, VPADDD_BCST), a, b) }
 func sra(a V, n uint8) V { return f32.unary(VPSRAD, a, U8(n)) }
 func sll(a V, n uint8) V { return f32.unary(VPSLLD, a, U8(n)) }
 
@@ -97,14 +137,18 @@ func sfmaTo(a, b arg, acc V) V {
 	a, b = commute(a, b)
 	ra := sreg(a)
 	for i := range acc {
-		VFMADD231PS(at(b, i), ra[i], acc[i])
+		bc(VFMADD231PS, VFMADD231PS_BCST)(at(b, i), ra[i], acc[i])
 	}
 	return acc
 }
 
 // sfma is a·b + c, sfms a·b − c, each rounded once.
-func sfma(a, b, cc arg) V { return f32.fmaLike(VFMADD213PS, VFMADD231PS, a, b, cc) }
-func sfms(a, b, cc arg) V { return f32.fmaLike(VFMSUB213PS, VFMSUB231PS, a, b, cc) }
+func sfma(a, b, cc arg) V {
+	return f32.fmaLike(bc(VFMADD213PS, VFMADD213PS_BCST), bc(VFMADD231PS, VFMADD231PS_BCST), a, b, cc)
+}
+func sfms(a, b, cc arg) V {
+	return f32.fmaLike(bc(VFMSUB213PS, VFMSUB213PS_BCST), bc(VFMSUB231PS, VFMSUB231PS_BCST), a, b, cc)
+}
 
 // scmp returns the mask a pred b (predicates of vec.go).
 func scmp(pred uint8, a, b arg) M {
@@ -115,7 +159,7 @@ func scmp(pred uint8, a, b arg) M {
 		} else {
 			m[i] = YMM()
 		}
-		VCMPPS(U8(pred), at(b, i), ra[i], m[i])
+		bc(VCMPPS, VCMPPS_BCST)(U8(pred), at(b, i), ra[i], m[i])
 	}
 	return m
 }
@@ -129,7 +173,7 @@ func outside(a V, lo, hi float64) M {
 	}
 	in, m := scmp(cmpGE, a, cs(lo)), make(M, U)
 	for i := range m {
-		VCMPPS(U8(cmpLT), cs(hi), a[i], in[i], in[i])
+		bc(VCMPPS, VCMPPS_BCST)(U8(cmpLT), cs(hi), a[i], in[i], in[i])
 		m[i] = K()
 		KNOTW(in[i], m[i])
 	}
@@ -243,7 +287,7 @@ func ddMulS(ah, al, bh, bl V) (V, V) {
 func srl(a V, n uint8) V { return f32.unary(VPSRLD, a, U8(n)) }
 
 // scalefS returns a·2^floor(b) (AVX-512).
-func scalefS(a, b arg) V { return sop3(VSCALEFPS, a, b) }
+func scalefS(a, b arg) V { return sop3(bc(VSCALEFPS, VSCALEFPS_BCST), a, b) }
 
 // rows32 keeps one copy of each 32-entry table.
 var rows32 = map[[32]float32]Mem{}
@@ -290,7 +334,7 @@ func orSignOf(a, s V) V {
 	if wide {
 		r := f32.copy(a)
 		for i := range r {
-			VPTERNLOGD(U8(0xF8), csi(0x80000000), s[i], r[i]) // r | (s & c)
+			VPTERNLOGD_BCST(U8(0xF8), csi(0x80000000), s[i], r[i]) // r | (s & c)
 		}
 		return r
 	}
