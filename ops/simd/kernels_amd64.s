@@ -5204,44 +5204,36 @@ GELULane32AVX512D0_loop:
 	VFMSUB231PS      Z3, Z7, Z13
 	VFMADD231PS      Z4, Z8, Z12
 	VFMADD231PS      Z5, Z9, Z13
-	VADDPS           Z12, Z8, Z2
-	VADDPS           Z13, Z9, Z3
-	VSUBPS           Z8, Z2, Z4
-	VSUBPS           Z9, Z3, Z5
-	VSUBPS           Z4, Z12, Z4
-	VSUBPS           Z5, Z13, Z5
-	VMULPS.BCST      kconst<>+8000(SB), Z10, Z6
-	VMULPS.BCST      kconst<>+8000(SB), Z11, Z7
-	VSCALEFPS        Z6, Z2, Z2
-	VSCALEFPS        Z7, Z3, Z3
-	VSCALEFPS        Z6, Z4, Z4
-	VSCALEFPS        Z7, Z5, Z5
+	VMULPS.BCST      kconst<>+8000(SB), Z10, Z2
+	VMULPS.BCST      kconst<>+8000(SB), Z11, Z3
+	VSCALEFPS        Z2, Z8, Z4
+	VSCALEFPS        Z3, Z9, Z5
+	VSCALEFPS        Z2, Z12, Z2
+	VSCALEFPS        Z3, Z13, Z3
 	VCMPPS.BCST      $0x1d, kconst<>+960(SB), Z0, K3
 	VCMPPS.BCST      $0x1d, kconst<>+960(SB), Z1, K4
 	VBROADCASTSS     kconst<>+7040(SB), Z6
-	VMOVAPS          Z2, Z7
-	VMOVAPS          Z3, Z8
-	VSUBPS           Z2, Z6, K3, Z7
-	VSUBPS           Z3, Z6, K4, Z8
+	VMOVAPS          Z4, Z7
+	VMOVAPS          Z5, Z8
+	VSUBPS           Z4, Z6, K3, Z7
+	VSUBPS           Z5, Z6, K4, Z8
 	VSUBPS           Z7, Z6, Z9
 	VSUBPS           Z8, Z6, Z6
-	VSUBPS           Z2, Z9, Z2
-	VSUBPS           Z3, Z6, Z3
-	VMOVAPS          Z4, Z6
-	VMOVAPS          Z5, Z9
-	VSUBPS           Z4, Z2, K3, Z6
-	VSUBPS           Z5, Z3, K4, Z9
+	VSUBPS           Z4, Z9, Z4
+	VSUBPS           Z5, Z6, Z5
+	VMOVAPS          Z2, Z6
+	VMOVAPS          Z3, Z9
+	VSUBPS           Z2, Z4, K3, Z6
+	VSUBPS           Z3, Z5, K4, Z9
 	VMULPS           Z6, Z0, Z2
 	VMULPS           Z9, Z1, Z3
 	VFMADD231PS      Z7, Z0, Z2
 	VFMADD231PS      Z8, Z1, Z3
-	VPTERNLOGD.BCST  $0xf8, kconst<>+8064(SB), Z0, Z2
-	VPTERNLOGD.BCST  $0xf8, kconst<>+8064(SB), Z1, Z3
-	VCMPPS.BCST      $0x1d, kconst<>+8128(SB), Z0, K3
-	VCMPPS.BCST      $0x1d, kconst<>+8128(SB), Z1, K4
-	VCMPPS.BCST      $0x11, kconst<>+8192(SB), Z0, K3, K3
+	VCMPPS.BCST      $0x1d, kconst<>+8064(SB), Z0, K3
+	VCMPPS.BCST      $0x1d, kconst<>+8064(SB), Z1, K4
+	VCMPPS.BCST      $0x11, kconst<>+8128(SB), Z0, K3, K3
 	KNOTW            K3, K3
-	VCMPPS.BCST      $0x11, kconst<>+8192(SB), Z1, K4, K4
+	VCMPPS.BCST      $0x11, kconst<>+8128(SB), Z1, K4, K4
 	KNOTW            K4, K4
 	KANDW            K1, K3, K3
 	KMOVW            K3, R9
@@ -5333,8 +5325,8 @@ GELULane32AVX512D1_loop:
 	VSUBPS.BCST      kconst<>+6528(SB), Z9, Z11
 	VFMADD231PS.BCST kconst<>+6592(SB), Z10, Z4
 	VFMADD231PS.BCST kconst<>+6592(SB), Z11, Z5
-	VPERMPS          kconst<>+8256(SB), Z8, Z12
-	VPERMPS          kconst<>+8256(SB), Z9, Z13
+	VPERMPS          kconst<>+8192(SB), Z8, Z12
+	VPERMPS          kconst<>+8192(SB), Z9, Z13
 	VADDPS           Z12, Z6, Z6
 	VADDPS           Z13, Z7, Z7
 	VFMADD231PS.BCST kconst<>+6656(SB), Z10, Z6
@@ -5351,58 +5343,54 @@ GELULane32AVX512D1_loop:
 	VFMADD213PS.BCST kconst<>+6912(SB), Z7, Z13
 	VMULPS           Z12, Z4, Z4
 	VMULPS           Z13, Z5, Z5
-	VPERMPS          kconst<>+8320(SB), Z8, Z6
-	VPERMPS          kconst<>+8320(SB), Z9, Z7
+	VPERMPS          kconst<>+8256(SB), Z8, Z6
+	VPERMPS          kconst<>+8256(SB), Z9, Z7
 	VADDPS.BCST      kconst<>+7040(SB), Z2, Z8
 	VADDPS.BCST      kconst<>+7040(SB), Z3, Z9
 	VPSRLD           $0x14, Z8, Z8
 	VPSRLD           $0x14, Z9, Z9
-	VMOVUPS          kconst<>+8384(SB), Z12
-	VMOVUPS          kconst<>+8384(SB), Z13
-	VPERMT2PS        kconst<>+8448(SB), Z8, Z12
-	VPERMT2PS        kconst<>+8448(SB), Z9, Z13
+	VMOVUPS          kconst<>+8320(SB), Z12
+	VMOVUPS          kconst<>+8320(SB), Z13
+	VPERMT2PS        kconst<>+8384(SB), Z8, Z12
+	VPERMT2PS        kconst<>+8384(SB), Z9, Z13
 	VSUBPS           Z12, Z2, Z12
 	VSUBPS           Z13, Z3, Z13
-	VMOVUPS          kconst<>+8512(SB), Z14
-	VMOVUPS          kconst<>+8512(SB), Z15
-	VPERMT2PS        kconst<>+8576(SB), Z8, Z14
-	VPERMT2PS        kconst<>+8576(SB), Z9, Z15
-	VMOVUPS          kconst<>+8640(SB), Z16
-	VMOVUPS          kconst<>+8640(SB), Z17
-	VPERMT2PS        kconst<>+8704(SB), Z8, Z16
-	VPERMT2PS        kconst<>+8704(SB), Z9, Z17
+	VMOVUPS          kconst<>+8448(SB), Z14
+	VMOVUPS          kconst<>+8448(SB), Z15
+	VPERMT2PS        kconst<>+8512(SB), Z8, Z14
+	VPERMT2PS        kconst<>+8512(SB), Z9, Z15
+	VMOVUPS          kconst<>+8576(SB), Z16
+	VMOVUPS          kconst<>+8576(SB), Z17
+	VPERMT2PS        kconst<>+8640(SB), Z8, Z16
+	VPERMT2PS        kconst<>+8640(SB), Z9, Z17
 	VFMADD231PS      Z12, Z14, Z16
 	VFMADD231PS      Z13, Z15, Z17
-	VMOVUPS          kconst<>+8768(SB), Z14
-	VMOVUPS          kconst<>+8768(SB), Z15
-	VPERMT2PS        kconst<>+8832(SB), Z8, Z14
-	VPERMT2PS        kconst<>+8832(SB), Z9, Z15
+	VMOVUPS          kconst<>+8704(SB), Z14
+	VMOVUPS          kconst<>+8704(SB), Z15
+	VPERMT2PS        kconst<>+8768(SB), Z8, Z14
+	VPERMT2PS        kconst<>+8768(SB), Z9, Z15
 	VFMADD231PS      Z12, Z16, Z14
 	VFMADD231PS      Z13, Z17, Z15
-	VMOVUPS          kconst<>+8896(SB), Z16
-	VMOVUPS          kconst<>+8896(SB), Z17
-	VPERMT2PS        kconst<>+8960(SB), Z8, Z16
-	VPERMT2PS        kconst<>+8960(SB), Z9, Z17
+	VMOVUPS          kconst<>+8832(SB), Z16
+	VMOVUPS          kconst<>+8832(SB), Z17
+	VPERMT2PS        kconst<>+8896(SB), Z8, Z16
+	VPERMT2PS        kconst<>+8896(SB), Z9, Z17
 	VFMADD231PS      Z12, Z14, Z16
 	VFMADD231PS      Z13, Z15, Z17
-	VMOVUPS          kconst<>+9024(SB), Z14
-	VMOVUPS          kconst<>+9024(SB), Z15
-	VPERMT2PS        kconst<>+9088(SB), Z8, Z14
-	VPERMT2PS        kconst<>+9088(SB), Z9, Z15
+	VMOVUPS          kconst<>+8960(SB), Z14
+	VMOVUPS          kconst<>+8960(SB), Z15
+	VPERMT2PS        kconst<>+9024(SB), Z8, Z14
+	VPERMT2PS        kconst<>+9024(SB), Z9, Z15
 	VFMADD231PS      Z12, Z16, Z14
 	VFMADD231PS      Z13, Z17, Z15
-	VMOVAPS          Z12, Z16
-	VMOVAPS          Z13, Z17
-	VFMADD213PS.BCST kconst<>+7040(SB), Z14, Z16
-	VFMADD213PS.BCST kconst<>+7040(SB), Z15, Z17
-	VMULPS           Z16, Z4, Z4
-	VMULPS           Z17, Z5, Z5
+	VFMADD231PS      Z4, Z14, Z14
+	VFMADD231PS      Z5, Z15, Z15
 	VFMADD231PS      Z14, Z12, Z4
 	VFMADD231PS      Z15, Z13, Z5
-	VMOVUPS          kconst<>+9152(SB), Z12
-	VMOVUPS          kconst<>+9152(SB), Z13
-	VPERMT2PS        kconst<>+9216(SB), Z8, Z12
-	VPERMT2PS        kconst<>+9216(SB), Z9, Z13
+	VMOVUPS          kconst<>+9088(SB), Z12
+	VMOVUPS          kconst<>+9088(SB), Z13
+	VPERMT2PS        kconst<>+9152(SB), Z8, Z12
+	VPERMT2PS        kconst<>+9152(SB), Z9, Z13
 	VMULPS           Z12, Z6, Z14
 	VMULPS           Z13, Z7, Z15
 	VMOVAPS          Z14, Z16
@@ -5411,20 +5399,20 @@ GELULane32AVX512D1_loop:
 	VFMSUB231PS      Z13, Z7, Z17
 	VFMADD231PS      Z4, Z14, Z16
 	VFMADD231PS      Z5, Z15, Z17
-	VMOVUPS          kconst<>+9280(SB), Z4
-	VMOVUPS          kconst<>+9280(SB), Z5
-	VPERMT2PS        kconst<>+9344(SB), Z8, Z4
-	VPERMT2PS        kconst<>+9344(SB), Z9, Z5
+	VMOVUPS          kconst<>+9216(SB), Z4
+	VMOVUPS          kconst<>+9216(SB), Z5
+	VPERMT2PS        kconst<>+9280(SB), Z8, Z4
+	VPERMT2PS        kconst<>+9280(SB), Z9, Z5
 	VSUBPS           Z2, Z4, Z6
 	VSUBPS           Z3, Z5, Z7
 	VSUBPS           Z6, Z4, Z4
 	VSUBPS           Z7, Z5, Z5
 	VSUBPS           Z2, Z4, Z2
 	VSUBPS           Z3, Z5, Z3
-	VMOVUPS          kconst<>+9408(SB), Z4
-	VMOVUPS          kconst<>+9408(SB), Z5
-	VPERMT2PS        kconst<>+9472(SB), Z8, Z4
-	VPERMT2PS        kconst<>+9472(SB), Z9, Z5
+	VMOVUPS          kconst<>+9344(SB), Z4
+	VMOVUPS          kconst<>+9344(SB), Z5
+	VPERMT2PS        kconst<>+9408(SB), Z8, Z4
+	VPERMT2PS        kconst<>+9408(SB), Z9, Z5
 	VADDPS           Z4, Z2, Z2
 	VADDPS           Z5, Z3, Z3
 	VMULPS           Z14, Z6, Z4
@@ -5466,16 +5454,16 @@ GELULane32AVX512D1_loop:
 	VMOVAPS          Z5, Z9
 	VSUBPS           Z4, Z2, K3, Z6
 	VSUBPS           Z5, Z3, K4, Z9
-	VCMPPS.BCST      $0x19, kconst<>+9536(SB), Z0, K3
-	VCMPPS.BCST      $0x19, kconst<>+9536(SB), Z1, K4
+	VCMPPS.BCST      $0x19, kconst<>+9472(SB), Z0, K3
+	VCMPPS.BCST      $0x19, kconst<>+9472(SB), Z1, K4
 	VMOVUPS.Z        (DX), K1, Z0
 	VMOVUPS.Z        64(DX), K2, Z1
 	VMULPS           Z6, Z0, Z2
 	VMULPS           Z9, Z1, Z3
 	VMOVAPS          Z2, Z4
 	VMOVAPS          Z3, Z5
-	VFIXUPIMMPS.BCST $0x00, kconst<>+9600(SB), Z2, Z4
-	VFIXUPIMMPS.BCST $0x00, kconst<>+9600(SB), Z3, Z5
+	VFIXUPIMMPS.BCST $0x00, kconst<>+9536(SB), Z2, Z4
+	VFIXUPIMMPS.BCST $0x00, kconst<>+9536(SB), Z3, Z5
 	VMOVAPS          Z4, Z2
 	VMOVAPS          Z5, Z3
 	VFMADD231PS      Z7, Z0, Z2
@@ -5590,9 +5578,9 @@ GELULane32AVX512D2_loop:
 	VFMADD231PS.BCST kconst<>+6592(SB), Z12, Z15
 	VFMADD231PS.BCST kconst<>+6592(SB), Z13, Z16
 	VFMADD231PS.BCST kconst<>+6592(SB), Z14, Z17
-	VPERMPS          kconst<>+9664(SB), Z3, Z18
-	VPERMPS          kconst<>+9664(SB), Z4, Z19
-	VPERMPS          kconst<>+9664(SB), Z5, Z20
+	VPERMPS          kconst<>+9600(SB), Z3, Z18
+	VPERMPS          kconst<>+9600(SB), Z4, Z19
+	VPERMPS          kconst<>+9600(SB), Z5, Z20
 	VADDPS           Z18, Z9, Z18
 	VADDPS           Z19, Z10, Z19
 	VADDPS           Z20, Z11, Z20
@@ -5617,20 +5605,20 @@ GELULane32AVX512D2_loop:
 	VMULPS           Z21, Z15, Z15
 	VMULPS           Z22, Z16, Z16
 	VMULPS           Z23, Z17, Z17
-	VPERMPS          kconst<>+9728(SB), Z3, Z3
-	VPERMPS          kconst<>+9728(SB), Z4, Z4
-	VPERMPS          kconst<>+9728(SB), Z5, Z5
-	VBROADCASTSS     kconst<>+9792(SB), Z18
+	VPERMPS          kconst<>+9664(SB), Z3, Z3
+	VPERMPS          kconst<>+9664(SB), Z4, Z4
+	VPERMPS          kconst<>+9664(SB), Z5, Z5
+	VBROADCASTSS     kconst<>+9728(SB), Z18
 	VSUBPS           Z6, Z18, Z19
 	VSUBPS           Z7, Z18, Z20
 	VSUBPS           Z8, Z18, Z18
-	VSUBPS.BCST      kconst<>+9792(SB), Z19, Z21
-	VSUBPS.BCST      kconst<>+9792(SB), Z20, Z22
-	VSUBPS.BCST      kconst<>+9792(SB), Z18, Z23
+	VSUBPS.BCST      kconst<>+9728(SB), Z19, Z21
+	VSUBPS.BCST      kconst<>+9728(SB), Z20, Z22
+	VSUBPS.BCST      kconst<>+9728(SB), Z18, Z23
 	VSUBPS           Z21, Z19, Z24
 	VSUBPS           Z22, Z20, Z25
 	VSUBPS           Z23, Z18, Z26
-	VBROADCASTSS     kconst<>+9792(SB), Z27
+	VBROADCASTSS     kconst<>+9728(SB), Z27
 	VSUBPS           Z24, Z27, Z24
 	VSUBPS           Z25, Z27, Z25
 	VSUBPS           Z26, Z27, Z26
@@ -5697,9 +5685,9 @@ GELULane32AVX512D2_loop:
 	VMOVAPS          Z6, Z9
 	VMOVAPS          Z7, Z10
 	VMOVAPS          Z8, Z11
-	VFIXUPIMMPS.BCST $0x00, kconst<>+9600(SB), Z6, Z9
-	VFIXUPIMMPS.BCST $0x00, kconst<>+9600(SB), Z7, Z10
-	VFIXUPIMMPS.BCST $0x00, kconst<>+9600(SB), Z8, Z11
+	VFIXUPIMMPS.BCST $0x00, kconst<>+9536(SB), Z6, Z9
+	VFIXUPIMMPS.BCST $0x00, kconst<>+9536(SB), Z7, Z10
+	VFIXUPIMMPS.BCST $0x00, kconst<>+9536(SB), Z8, Z11
 	VMOVAPS          Z9, Z6
 	VMOVAPS          Z10, Z7
 	VMOVAPS          Z11, Z8
@@ -5776,7 +5764,7 @@ GELULane32AVX2D0_loop:
 	CMOVQLT      R8, R9
 	VMOVD        R9, X0
 	VPBROADCASTD X0, Y0
-	VPCMPGTD     kconst<>+9856(SB), Y0, Y0
+	VPCMPGTD     kconst<>+9792(SB), Y0, Y0
 	CMPQ         DX, $0x00000008
 	JB           GELULane32AVX2D0_load1_0_masked
 	VMOVUPS      (CX), Y1
@@ -5792,62 +5780,62 @@ GELULane32AVX2D0_load1_0_done:
 	VADDPS       kconst<>+7040(SB), Y2, Y3
 	VPSRLD       $0x15, Y3, Y3
 	VPSLLD       $0x1c, Y3, Y4
-	VPERMPS      kconst<>+9920(SB), Y3, Y5
-	VPERMPS      kconst<>+9952(SB), Y3, Y6
+	VPERMPS      kconst<>+9856(SB), Y3, Y5
+	VPERMPS      kconst<>+9888(SB), Y3, Y6
 	VBLENDVPS    Y4, Y6, Y5, Y5
 	VSUBPS       Y5, Y2, Y5
-	VPERMPS      kconst<>+9984(SB), Y3, Y6
-	VPERMPS      kconst<>+10016(SB), Y3, Y7
+	VPERMPS      kconst<>+9920(SB), Y3, Y6
+	VPERMPS      kconst<>+9952(SB), Y3, Y7
 	VBLENDVPS    Y4, Y7, Y6, Y6
-	VPERMPS      kconst<>+10048(SB), Y3, Y7
+	VPERMPS      kconst<>+9984(SB), Y3, Y7
+	VPERMPS      kconst<>+10016(SB), Y3, Y8
+	VBLENDVPS    Y4, Y8, Y7, Y7
+	VFMADD231PS  Y5, Y6, Y7
+	VPERMPS      kconst<>+10048(SB), Y3, Y6
 	VPERMPS      kconst<>+10080(SB), Y3, Y8
-	VBLENDVPS    Y4, Y8, Y7, Y7
-	VFMADD231PS  Y5, Y6, Y7
-	VPERMPS      kconst<>+10112(SB), Y3, Y6
+	VBLENDVPS    Y4, Y8, Y6, Y6
+	VFMADD231PS  Y5, Y7, Y6
+	VPERMPS      kconst<>+10112(SB), Y3, Y7
 	VPERMPS      kconst<>+10144(SB), Y3, Y8
-	VBLENDVPS    Y4, Y8, Y6, Y6
-	VFMADD231PS  Y5, Y7, Y6
-	VPERMPS      kconst<>+10176(SB), Y3, Y7
+	VBLENDVPS    Y4, Y8, Y7, Y7
+	VFMADD231PS  Y5, Y6, Y7
+	VPERMPS      kconst<>+10176(SB), Y3, Y6
 	VPERMPS      kconst<>+10208(SB), Y3, Y8
-	VBLENDVPS    Y4, Y8, Y7, Y7
-	VFMADD231PS  Y5, Y6, Y7
-	VPERMPS      kconst<>+10240(SB), Y3, Y6
-	VPERMPS      kconst<>+10272(SB), Y3, Y8
 	VBLENDVPS    Y4, Y8, Y6, Y6
 	VFMADD231PS  Y5, Y7, Y6
-	VPERMPS      kconst<>+10304(SB), Y3, Y7
-	VPERMPS      kconst<>+10336(SB), Y3, Y8
+	VPERMPS      kconst<>+10240(SB), Y3, Y7
+	VPERMPS      kconst<>+10272(SB), Y3, Y8
 	VBLENDVPS    Y4, Y8, Y7, Y7
 	VFMADD231PS  Y5, Y6, Y7
-	VPERMPS      kconst<>+10368(SB), Y3, Y6
-	VPERMPS      kconst<>+10400(SB), Y3, Y8
+	VPERMPS      kconst<>+10304(SB), Y3, Y6
+	VPERMPS      kconst<>+10336(SB), Y3, Y8
 	VBLENDVPS    Y4, Y8, Y6, Y6
 	VFMADD231PS  Y5, Y7, Y6
 	VMULPS       Y2, Y2, Y7
 	VMOVAPS      Y7, Y8
 	VFMSUB231PS  Y2, Y2, Y8
-	VBROADCASTSS kconst<>+10432(SB), Y2
+	VBROADCASTSS kconst<>+10368(SB), Y2
 	VFMADD213PS  kconst<>+6528(SB), Y7, Y2
 	VSUBPS       kconst<>+6528(SB), Y2, Y9
-	VFMADD231PS  kconst<>+10496(SB), Y9, Y7
-	VPERMPS      kconst<>+10624(SB), Y2, Y10
+	VFMADD231PS  kconst<>+10432(SB), Y9, Y7
+	VPERMPS      kconst<>+10560(SB), Y2, Y10
 	VADDPS       Y10, Y8, Y8
-	VFMADD231PS  kconst<>+10560(SB), Y9, Y8
+	VFMADD231PS  kconst<>+10496(SB), Y9, Y8
 	VADDPS       Y8, Y7, Y7
-	VBROADCASTSS kconst<>+10688(SB), Y8
-	VFMADD213PS  kconst<>+10752(SB), Y7, Y8
-	VBROADCASTSS kconst<>+10816(SB), Y9
+	VBROADCASTSS kconst<>+10624(SB), Y8
+	VFMADD213PS  kconst<>+10688(SB), Y7, Y8
+	VBROADCASTSS kconst<>+10752(SB), Y9
 	VFMADD231PS  Y7, Y8, Y9
 	VMOVAPS      Y7, Y8
 	VFMADD213PS  kconst<>+6912(SB), Y9, Y8
 	VMULPS       Y8, Y7, Y7
-	VPERMPS      kconst<>+10880(SB), Y2, Y8
+	VPERMPS      kconst<>+10816(SB), Y2, Y8
 	VMOVAPS      Y5, Y9
 	VFMADD213PS  kconst<>+7040(SB), Y6, Y9
 	VMULPS       Y9, Y7, Y7
 	VFMADD231PS  Y6, Y5, Y7
-	VPERMPS      kconst<>+10944(SB), Y3, Y5
-	VPERMPS      kconst<>+10976(SB), Y3, Y3
+	VPERMPS      kconst<>+10880(SB), Y3, Y5
+	VPERMPS      kconst<>+10912(SB), Y3, Y3
 	VBLENDVPS    Y4, Y3, Y5, Y3
 	VMULPS       Y3, Y8, Y4
 	VMOVAPS      Y4, Y5
@@ -5857,7 +5845,7 @@ GELULane32AVX2D0_load1_0_done:
 	VSUBPS       Y4, Y3, Y4
 	VSUBPS       Y4, Y5, Y4
 	VPSRAD       $0x03, Y2, Y2
-	VPADDD       kconst<>+11008(SB), Y2, Y2
+	VPADDD       kconst<>+10944(SB), Y2, Y2
 	VPSLLD       $0x17, Y2, Y2
 	VMULPS       Y2, Y3, Y3
 	VMULPS       Y2, Y4, Y2
@@ -5871,10 +5859,10 @@ GELULane32AVX2D0_load1_0_done:
 	VBLENDVPS    Y1, Y2, Y5, Y2
 	VMULPS       Y2, Y1, Y2
 	VFMADD231PS  Y3, Y1, Y2
-	VANDPS       kconst<>+8064(SB), Y1, Y3
+	VANDPS       kconst<>+11008(SB), Y1, Y3
 	VORPS        Y3, Y2, Y2
-	VCMPPS       $0x19, kconst<>+8128(SB), Y1, Y3
-	VCMPPS       $0x15, kconst<>+8192(SB), Y1, Y1
+	VCMPPS       $0x19, kconst<>+8064(SB), Y1, Y3
+	VCMPPS       $0x15, kconst<>+8128(SB), Y1, Y1
 	VORPS        Y1, Y3, Y1
 	VANDPS       Y0, Y1, Y1
 	VMOVMSKPS    Y1, R8
@@ -5993,25 +5981,23 @@ GELULane32AVX2D1_load1_0_done:
 	VMULPS       Y2, Y2, Y6
 	VMOVAPS      Y6, Y8
 	VFMSUB231PS  Y2, Y2, Y8
-	VBROADCASTSS kconst<>+10432(SB), Y9
+	VBROADCASTSS kconst<>+10368(SB), Y9
 	VFMADD213PS  kconst<>+6528(SB), Y6, Y9
 	VSUBPS       kconst<>+6528(SB), Y9, Y10
-	VFMADD231PS  kconst<>+10496(SB), Y10, Y6
+	VFMADD231PS  kconst<>+10432(SB), Y10, Y6
 	VPERMPS      kconst<>+11584(SB), Y9, Y11
 	VADDPS       Y11, Y8, Y8
-	VFMADD231PS  kconst<>+10560(SB), Y10, Y8
+	VFMADD231PS  kconst<>+10496(SB), Y10, Y8
 	VADDPS       Y8, Y6, Y6
-	VBROADCASTSS kconst<>+10688(SB), Y8
-	VFMADD213PS  kconst<>+10752(SB), Y6, Y8
-	VBROADCASTSS kconst<>+10816(SB), Y10
+	VBROADCASTSS kconst<>+10624(SB), Y8
+	VFMADD213PS  kconst<>+10688(SB), Y6, Y8
+	VBROADCASTSS kconst<>+10752(SB), Y10
 	VFMADD231PS  Y6, Y8, Y10
 	VMOVAPS      Y6, Y8
 	VFMADD213PS  kconst<>+6912(SB), Y10, Y8
 	VMULPS       Y8, Y6, Y6
 	VPERMPS      kconst<>+11648(SB), Y9, Y8
-	VMOVAPS      Y5, Y10
-	VFMADD213PS  kconst<>+7040(SB), Y7, Y10
-	VMULPS       Y10, Y6, Y6
+	VFMADD231PS  Y6, Y7, Y7
 	VFMADD231PS  Y7, Y5, Y6
 	VPERMPS      kconst<>+11712(SB), Y3, Y5
 	VPERMPS      kconst<>+11744(SB), Y3, Y7
@@ -6040,7 +6026,7 @@ GELULane32AVX2D1_load1_0_done:
 	VSUBPS       Y3, Y2, Y3
 	VSUBPS       Y3, Y5, Y3
 	VPSRAD       $0x03, Y9, Y4
-	VPADDD       kconst<>+11008(SB), Y4, Y4
+	VPADDD       kconst<>+10944(SB), Y4, Y4
 	VPSLLD       $0x17, Y4, Y4
 	VMULPS       Y4, Y2, Y2
 	VMULPS       Y4, Y3, Y3
@@ -6052,7 +6038,7 @@ GELULane32AVX2D1_load1_0_done:
 	VSUBPS       Y3, Y5, Y5
 	VBLENDVPS    Y1, Y2, Y4, Y2
 	VBLENDVPS    Y1, Y3, Y5, Y3
-	VCMPPS       $0x19, kconst<>+9536(SB), Y1, Y1
+	VCMPPS       $0x19, kconst<>+9472(SB), Y1, Y1
 	CMPQ         BX, $0x00000008
 	JB           GELULane32AVX2D1_load2_0_masked
 	VMOVUPS      (DX), Y4
@@ -6154,28 +6140,28 @@ GELULane32AVX2D2_load1_0_done:
 	VMULPS       Y2, Y2, Y3
 	VMOVAPS      Y3, Y4
 	VFMSUB231PS  Y2, Y2, Y4
-	VBROADCASTSS kconst<>+10432(SB), Y2
+	VBROADCASTSS kconst<>+10368(SB), Y2
 	VFMADD213PS  kconst<>+6528(SB), Y3, Y2
 	VSUBPS       kconst<>+6528(SB), Y2, Y5
 	VMOVAPS      Y3, Y6
-	VFMADD231PS  kconst<>+10496(SB), Y5, Y6
+	VFMADD231PS  kconst<>+10432(SB), Y5, Y6
 	VPERMPS      kconst<>+12096(SB), Y2, Y7
 	VADDPS       Y7, Y4, Y7
-	VFMADD231PS  kconst<>+10560(SB), Y5, Y7
+	VFMADD231PS  kconst<>+10496(SB), Y5, Y7
 	VADDPS       Y7, Y6, Y5
-	VBROADCASTSS kconst<>+10688(SB), Y6
-	VFMADD213PS  kconst<>+10752(SB), Y5, Y6
-	VBROADCASTSS kconst<>+10816(SB), Y7
+	VBROADCASTSS kconst<>+10624(SB), Y6
+	VFMADD213PS  kconst<>+10688(SB), Y5, Y6
+	VBROADCASTSS kconst<>+10752(SB), Y7
 	VFMADD231PS  Y5, Y6, Y7
 	VMOVAPS      Y5, Y6
 	VFMADD213PS  kconst<>+6912(SB), Y7, Y6
 	VMULPS       Y6, Y5, Y5
 	VPERMPS      kconst<>+12160(SB), Y2, Y6
-	VBROADCASTSS kconst<>+9792(SB), Y7
+	VBROADCASTSS kconst<>+9728(SB), Y7
 	VSUBPS       Y3, Y7, Y7
-	VSUBPS       kconst<>+9792(SB), Y7, Y8
+	VSUBPS       kconst<>+9728(SB), Y7, Y8
 	VSUBPS       Y8, Y7, Y9
-	VBROADCASTSS kconst<>+9792(SB), Y10
+	VBROADCASTSS kconst<>+9728(SB), Y10
 	VSUBPS       Y9, Y10, Y9
 	VADDPS       Y8, Y3, Y3
 	VSUBPS       Y3, Y9, Y3
@@ -6192,7 +6178,7 @@ GELULane32AVX2D2_load1_0_done:
 	VSUBPS       Y7, Y3, Y4
 	VSUBPS       Y4, Y5, Y4
 	VPSRAD       $0x03, Y2, Y2
-	VPADDD       kconst<>+11008(SB), Y2, Y2
+	VPADDD       kconst<>+10944(SB), Y2, Y2
 	VPSLLD       $0x17, Y2, Y2
 	VMULPS       Y2, Y3, Y3
 	VMULPS       Y2, Y4, Y2
@@ -6349,12 +6335,12 @@ GELUTanhLane32AVX512D0_loop:
 	VMULPS.BCST      kconst<>+6464(SB), Z10, Z9
 	VRNDSCALEPS      $0x08, Z6, Z6
 	VRNDSCALEPS      $0x08, Z9, Z9
-	VXORPS.BCST      kconst<>+8064(SB), Z8, Z8
-	VXORPS.BCST      kconst<>+8064(SB), Z10, Z10
+	VXORPS.BCST      kconst<>+11008(SB), Z8, Z8
+	VXORPS.BCST      kconst<>+11008(SB), Z10, Z10
 	VFNMADD231PS     kconst<>+6592(SB), Z6, Z8
 	VFNMADD231PS     kconst<>+6592(SB), Z9, Z10
-	VXORPS.BCST      kconst<>+8064(SB), Z7, Z7
-	VXORPS.BCST      kconst<>+8064(SB), Z11, Z11
+	VXORPS.BCST      kconst<>+11008(SB), Z7, Z7
+	VXORPS.BCST      kconst<>+11008(SB), Z11, Z11
 	VFNMADD231PS     kconst<>+6656(SB), Z6, Z7
 	VFNMADD231PS     kconst<>+6656(SB), Z9, Z11
 	VCVTTPS2DQ       Z6, Z6
@@ -6423,8 +6409,8 @@ GELUTanhLane32AVX512D0_loop:
 	VSUBPS           Z13, Z8, Z8
 	VPSRAD           $0x03, Z6, Z6
 	VPSRAD           $0x03, Z9, Z9
-	VPADDD.BCST      kconst<>+11008(SB), Z6, Z6
-	VPADDD.BCST      kconst<>+11008(SB), Z9, Z9
+	VPADDD.BCST      kconst<>+10944(SB), Z6, Z6
+	VPADDD.BCST      kconst<>+10944(SB), Z9, Z9
 	VPSLLD           $0x17, Z6, Z6
 	VPSLLD           $0x17, Z9, Z9
 	VMULPS           Z6, Z10, Z12
@@ -6483,16 +6469,16 @@ GELUTanhLane32AVX512D0_loop:
 	VMULPS           Z9, Z5, Z5
 	VMULPS           Z6, Z7, Z6
 	VMULPS           Z9, Z8, Z7
-	VXORPS.BCST      kconst<>+8064(SB), Z4, Z4
-	VXORPS.BCST      kconst<>+8064(SB), Z5, Z5
-	VXORPS.BCST      kconst<>+8064(SB), Z6, Z6
-	VXORPS.BCST      kconst<>+8064(SB), Z7, Z7
+	VXORPS.BCST      kconst<>+11008(SB), Z4, Z4
+	VXORPS.BCST      kconst<>+11008(SB), Z5, Z5
+	VXORPS.BCST      kconst<>+11008(SB), Z6, Z6
+	VXORPS.BCST      kconst<>+11008(SB), Z7, Z7
 	VPMOVD2M         Z0, K3
 	VPMOVD2M         Z1, K4
 	VMOVAPS          Z0, Z8
 	VMOVAPS          Z1, Z9
-	VBLENDMPS        kconst<>+8064(SB), Z8, K3, Z8
-	VBLENDMPS        kconst<>+8064(SB), Z9, K4, Z9
+	VBLENDMPS        kconst<>+11008(SB), Z8, K3, Z8
+	VBLENDMPS        kconst<>+11008(SB), Z9, K4, Z9
 	VADDPS           Z4, Z8, Z10
 	VADDPS           Z5, Z9, Z11
 	VSUBPS           Z10, Z8, Z8
@@ -6503,8 +6489,8 @@ GELUTanhLane32AVX512D0_loop:
 	VADDPS           Z7, Z5, Z5
 	VCMPPS.BCST      $0x19, kconst<>+12992(SB), Z0, K3
 	VCMPPS.BCST      $0x19, kconst<>+12992(SB), Z1, K4
-	VCMPPS.BCST      $0x00, kconst<>+8192(SB), Z0, K5
-	VCMPPS.BCST      $0x00, kconst<>+8192(SB), Z1, K6
+	VCMPPS.BCST      $0x00, kconst<>+8128(SB), Z0, K5
+	VCMPPS.BCST      $0x00, kconst<>+8128(SB), Z1, K6
 	KORW             K5, K3, K3
 	KORW             K6, K4, K4
 	VCMPPS.BCST      $0x11, kconst<>+13056(SB), Z2, K5
@@ -6670,12 +6656,12 @@ GELUTanhLane32AVX512D1_loop:
 	VMULPS.BCST      kconst<>+6464(SB), Z8, Z10
 	VRNDSCALEPS      $0x08, Z9, Z9
 	VRNDSCALEPS      $0x08, Z10, Z10
-	VXORPS.BCST      kconst<>+8064(SB), Z6, Z6
-	VXORPS.BCST      kconst<>+8064(SB), Z8, Z8
+	VXORPS.BCST      kconst<>+11008(SB), Z6, Z6
+	VXORPS.BCST      kconst<>+11008(SB), Z8, Z8
 	VFNMADD231PS     kconst<>+6592(SB), Z9, Z6
 	VFNMADD231PS     kconst<>+6592(SB), Z10, Z8
-	VXORPS.BCST      kconst<>+8064(SB), Z11, Z11
-	VXORPS.BCST      kconst<>+8064(SB), Z12, Z12
+	VXORPS.BCST      kconst<>+11008(SB), Z11, Z11
+	VXORPS.BCST      kconst<>+11008(SB), Z12, Z12
 	VFNMADD231PS     kconst<>+6656(SB), Z9, Z11
 	VFNMADD231PS     kconst<>+6656(SB), Z10, Z12
 	VCVTTPS2DQ       Z9, Z9
@@ -6744,8 +6730,8 @@ GELUTanhLane32AVX512D1_loop:
 	VSUBPS           Z15, Z8, Z8
 	VPSRAD           $0x03, Z9, Z9
 	VPSRAD           $0x03, Z10, Z10
-	VPADDD.BCST      kconst<>+11008(SB), Z9, Z9
-	VPADDD.BCST      kconst<>+11008(SB), Z10, Z10
+	VPADDD.BCST      kconst<>+10944(SB), Z9, Z9
+	VPADDD.BCST      kconst<>+10944(SB), Z10, Z10
 	VPSLLD           $0x17, Z9, Z9
 	VPSLLD           $0x17, Z10, Z10
 	VMULPS           Z9, Z11, Z14
@@ -6848,8 +6834,8 @@ GELUTanhLane32AVX512D1_loop:
 	VMULPS           Z3, Z12, Z7
 	VMULPS           Z2, Z4, Z2
 	VMULPS           Z3, Z5, Z3
-	VANDPS.BCST      kconst<>+8064(SB), Z0, Z4
-	VANDPS.BCST      kconst<>+8064(SB), Z1, Z5
+	VANDPS.BCST      kconst<>+11008(SB), Z0, Z4
+	VANDPS.BCST      kconst<>+11008(SB), Z1, Z5
 	VXORPS           Z4, Z6, Z6
 	VXORPS           Z5, Z7, Z7
 	VXORPS           Z4, Z2, Z2
@@ -6858,8 +6844,8 @@ GELUTanhLane32AVX512D1_loop:
 	VPMOVD2M         Z1, K4
 	VBROADCASTSS     kconst<>+7040(SB), Z4
 	VBROADCASTSS     kconst<>+7040(SB), Z5
-	VBLENDMPS        kconst<>+8064(SB), Z4, K3, Z4
-	VBLENDMPS        kconst<>+8064(SB), Z5, K4, Z5
+	VBLENDMPS        kconst<>+11008(SB), Z4, K3, Z4
+	VBLENDMPS        kconst<>+11008(SB), Z5, K4, Z5
 	VADDPS           Z6, Z4, Z8
 	VADDPS           Z7, Z5, Z9
 	VSUBPS           Z8, Z4, Z4
@@ -6884,8 +6870,8 @@ GELUTanhLane32AVX512D1_loop:
 	VMULPS           Z3, Z1, Z3
 	VMOVAPS          Z2, Z4
 	VMOVAPS          Z3, Z5
-	VFIXUPIMMPS.BCST $0x00, kconst<>+9600(SB), Z2, Z4
-	VFIXUPIMMPS.BCST $0x00, kconst<>+9600(SB), Z3, Z5
+	VFIXUPIMMPS.BCST $0x00, kconst<>+9536(SB), Z2, Z4
+	VFIXUPIMMPS.BCST $0x00, kconst<>+9536(SB), Z3, Z5
 	VMOVAPS          Z4, Z2
 	VMOVAPS          Z5, Z3
 	VFMADD231PS      Z8, Z0, Z2
@@ -7070,12 +7056,12 @@ GELUTanhLane32AVX512D2_loop:
 	VMULPS.BCST      kconst<>+6464(SB), Z17, Z10
 	VRNDSCALEPS      $0x08, Z9, Z9
 	VRNDSCALEPS      $0x08, Z10, Z10
-	VXORPS.BCST      kconst<>+8064(SB), Z12, Z12
-	VXORPS.BCST      kconst<>+8064(SB), Z17, Z17
+	VXORPS.BCST      kconst<>+11008(SB), Z12, Z12
+	VXORPS.BCST      kconst<>+11008(SB), Z17, Z17
 	VFNMADD231PS     kconst<>+6592(SB), Z9, Z12
 	VFNMADD231PS     kconst<>+6592(SB), Z10, Z17
-	VXORPS.BCST      kconst<>+8064(SB), Z14, Z14
-	VXORPS.BCST      kconst<>+8064(SB), Z15, Z15
+	VXORPS.BCST      kconst<>+11008(SB), Z14, Z14
+	VXORPS.BCST      kconst<>+11008(SB), Z15, Z15
 	VFNMADD231PS     kconst<>+6656(SB), Z9, Z14
 	VFNMADD231PS     kconst<>+6656(SB), Z10, Z15
 	VCVTTPS2DQ       Z9, Z9
@@ -7144,8 +7130,8 @@ GELUTanhLane32AVX512D2_loop:
 	VSUBPS           Z19, Z14, Z14
 	VPSRAD           $0x03, Z9, Z9
 	VPSRAD           $0x03, Z10, Z10
-	VPADDD.BCST      kconst<>+11008(SB), Z9, Z9
-	VPADDD.BCST      kconst<>+11008(SB), Z10, Z10
+	VPADDD.BCST      kconst<>+10944(SB), Z9, Z9
+	VPADDD.BCST      kconst<>+10944(SB), Z10, Z10
 	VPSLLD           $0x17, Z9, Z9
 	VPSLLD           $0x17, Z10, Z10
 	VMULPS           Z9, Z15, Z18
@@ -7226,8 +7212,8 @@ GELUTanhLane32AVX512D2_loop:
 	VMOVAPS          Z21, Z19
 	VFMADD231PS      Z13, Z2, Z18
 	VFMADD231PS      Z16, Z3, Z19
-	VXORPS.BCST      kconst<>+8064(SB), Z4, Z2
-	VXORPS.BCST      kconst<>+8064(SB), Z5, Z3
+	VXORPS.BCST      kconst<>+11008(SB), Z4, Z2
+	VXORPS.BCST      kconst<>+11008(SB), Z5, Z3
 	VADDPS           Z2, Z6, Z4
 	VADDPS           Z3, Z11, Z5
 	VSUBPS           Z6, Z4, Z13
@@ -7304,8 +7290,8 @@ GELUTanhLane32AVX512D2_loop:
 	VMULPS           Z5, Z1, Z5
 	VMOVAPS          Z4, Z6
 	VMOVAPS          Z5, Z7
-	VFIXUPIMMPS.BCST $0x00, kconst<>+9600(SB), Z4, Z6
-	VFIXUPIMMPS.BCST $0x00, kconst<>+9600(SB), Z5, Z7
+	VFIXUPIMMPS.BCST $0x00, kconst<>+9536(SB), Z4, Z6
+	VFIXUPIMMPS.BCST $0x00, kconst<>+9536(SB), Z5, Z7
 	VMOVAPS          Z6, Z4
 	VMOVAPS          Z7, Z5
 	VFMADD231PS      Z2, Z0, Z4
@@ -7404,12 +7390,12 @@ GELUSigmoidLane32AVX512D0_loop:
 	VMULPS.BCST      kconst<>+6464(SB), Z9, Z11
 	VRNDSCALEPS      $0x08, Z7, Z7
 	VRNDSCALEPS      $0x08, Z11, Z11
-	VXORPS.BCST      kconst<>+8064(SB), Z8, Z8
-	VXORPS.BCST      kconst<>+8064(SB), Z9, Z9
+	VXORPS.BCST      kconst<>+11008(SB), Z8, Z8
+	VXORPS.BCST      kconst<>+11008(SB), Z9, Z9
 	VFNMADD231PS     kconst<>+6592(SB), Z7, Z8
 	VFNMADD231PS     kconst<>+6592(SB), Z11, Z9
-	VXORPS.BCST      kconst<>+8064(SB), Z6, Z6
-	VXORPS.BCST      kconst<>+8064(SB), Z10, Z10
+	VXORPS.BCST      kconst<>+11008(SB), Z6, Z6
+	VXORPS.BCST      kconst<>+11008(SB), Z10, Z10
 	VFNMADD231PS     kconst<>+6656(SB), Z7, Z6
 	VFNMADD231PS     kconst<>+6656(SB), Z11, Z10
 	VCVTTPS2DQ       Z7, Z7
@@ -7478,8 +7464,8 @@ GELUSigmoidLane32AVX512D0_loop:
 	VSUBPS           Z13, Z8, Z8
 	VPSRAD           $0x03, Z7, Z7
 	VPSRAD           $0x03, Z11, Z11
-	VPADDD.BCST      kconst<>+11008(SB), Z7, Z7
-	VPADDD.BCST      kconst<>+11008(SB), Z11, Z11
+	VPADDD.BCST      kconst<>+10944(SB), Z7, Z7
+	VPADDD.BCST      kconst<>+10944(SB), Z11, Z11
 	VPSLLD           $0x17, Z7, Z7
 	VPSLLD           $0x17, Z11, Z11
 	VMULPS           Z7, Z9, Z12
@@ -7538,16 +7524,16 @@ GELUSigmoidLane32AVX512D0_loop:
 	VMULPS           Z9, Z5, Z5
 	VMULPS           Z7, Z6, Z6
 	VMULPS           Z9, Z8, Z7
-	VXORPS.BCST      kconst<>+8064(SB), Z4, Z4
-	VXORPS.BCST      kconst<>+8064(SB), Z5, Z5
-	VXORPS.BCST      kconst<>+8064(SB), Z6, Z6
-	VXORPS.BCST      kconst<>+8064(SB), Z7, Z7
+	VXORPS.BCST      kconst<>+11008(SB), Z4, Z4
+	VXORPS.BCST      kconst<>+11008(SB), Z5, Z5
+	VXORPS.BCST      kconst<>+11008(SB), Z6, Z6
+	VXORPS.BCST      kconst<>+11008(SB), Z7, Z7
 	VPMOVD2M         Z0, K3
 	VPMOVD2M         Z1, K4
 	VMOVAPS          Z0, Z8
 	VMOVAPS          Z1, Z9
-	VBLENDMPS        kconst<>+8064(SB), Z8, K3, Z8
-	VBLENDMPS        kconst<>+8064(SB), Z9, K4, Z9
+	VBLENDMPS        kconst<>+11008(SB), Z8, K3, Z8
+	VBLENDMPS        kconst<>+11008(SB), Z9, K4, Z9
 	VADDPS           Z4, Z8, Z10
 	VADDPS           Z5, Z9, Z11
 	VSUBPS           Z10, Z8, Z8
@@ -7558,8 +7544,8 @@ GELUSigmoidLane32AVX512D0_loop:
 	VADDPS           Z7, Z5, Z5
 	VCMPPS.BCST      $0x19, kconst<>+14144(SB), Z0, K3
 	VCMPPS.BCST      $0x19, kconst<>+14144(SB), Z1, K4
-	VCMPPS.BCST      $0x00, kconst<>+8192(SB), Z0, K5
-	VCMPPS.BCST      $0x00, kconst<>+8192(SB), Z1, K6
+	VCMPPS.BCST      $0x00, kconst<>+8128(SB), Z0, K5
+	VCMPPS.BCST      $0x00, kconst<>+8128(SB), Z1, K6
 	KORW             K5, K3, K3
 	KORW             K6, K4, K4
 	VCMPPS.BCST      $0x11, kconst<>+13056(SB), Z2, K5
@@ -7660,12 +7646,12 @@ GELUSigmoidLane32AVX512D1_loop:
 	VMULPS.BCST      kconst<>+6464(SB), Z7, Z11
 	VRNDSCALEPS      $0x08, Z10, Z10
 	VRNDSCALEPS      $0x08, Z11, Z11
-	VXORPS.BCST      kconst<>+8064(SB), Z6, Z6
-	VXORPS.BCST      kconst<>+8064(SB), Z7, Z7
+	VXORPS.BCST      kconst<>+11008(SB), Z6, Z6
+	VXORPS.BCST      kconst<>+11008(SB), Z7, Z7
 	VFNMADD231PS     kconst<>+6592(SB), Z10, Z6
 	VFNMADD231PS     kconst<>+6592(SB), Z11, Z7
-	VXORPS.BCST      kconst<>+8064(SB), Z8, Z8
-	VXORPS.BCST      kconst<>+8064(SB), Z9, Z9
+	VXORPS.BCST      kconst<>+11008(SB), Z8, Z8
+	VXORPS.BCST      kconst<>+11008(SB), Z9, Z9
 	VFNMADD231PS     kconst<>+6656(SB), Z10, Z8
 	VFNMADD231PS     kconst<>+6656(SB), Z11, Z9
 	VCVTTPS2DQ       Z10, Z10
@@ -7734,8 +7720,8 @@ GELUSigmoidLane32AVX512D1_loop:
 	VSUBPS           Z13, Z7, Z7
 	VPSRAD           $0x03, Z10, Z10
 	VPSRAD           $0x03, Z11, Z11
-	VPADDD.BCST      kconst<>+11008(SB), Z10, Z10
-	VPADDD.BCST      kconst<>+11008(SB), Z11, Z11
+	VPADDD.BCST      kconst<>+10944(SB), Z10, Z10
+	VPADDD.BCST      kconst<>+10944(SB), Z11, Z11
 	VPSLLD           $0x17, Z10, Z10
 	VPSLLD           $0x17, Z11, Z11
 	VMULPS           Z10, Z8, Z12
@@ -7839,8 +7825,8 @@ GELUSigmoidLane32AVX512D1_loop:
 	VMULPS           Z3, Z9, Z7
 	VMULPS           Z2, Z4, Z2
 	VMULPS           Z3, Z5, Z3
-	VANDPS.BCST      kconst<>+8064(SB), Z0, Z4
-	VANDPS.BCST      kconst<>+8064(SB), Z1, Z5
+	VANDPS.BCST      kconst<>+11008(SB), Z0, Z4
+	VANDPS.BCST      kconst<>+11008(SB), Z1, Z5
 	VXORPS           Z4, Z6, Z6
 	VXORPS           Z5, Z7, Z7
 	VXORPS           Z4, Z2, Z2
@@ -7849,8 +7835,8 @@ GELUSigmoidLane32AVX512D1_loop:
 	VPMOVD2M         Z1, K4
 	VBROADCASTSS     kconst<>+7040(SB), Z4
 	VBROADCASTSS     kconst<>+7040(SB), Z5
-	VBLENDMPS        kconst<>+8064(SB), Z4, K3, Z4
-	VBLENDMPS        kconst<>+8064(SB), Z5, K4, Z5
+	VBLENDMPS        kconst<>+11008(SB), Z4, K3, Z4
+	VBLENDMPS        kconst<>+11008(SB), Z5, K4, Z5
 	VADDPS           Z6, Z4, Z8
 	VADDPS           Z7, Z5, Z9
 	VSUBPS           Z8, Z4, Z4
@@ -7875,8 +7861,8 @@ GELUSigmoidLane32AVX512D1_loop:
 	VMULPS           Z3, Z1, Z3
 	VMOVAPS          Z2, Z4
 	VMOVAPS          Z3, Z5
-	VFIXUPIMMPS.BCST $0x00, kconst<>+9600(SB), Z2, Z4
-	VFIXUPIMMPS.BCST $0x00, kconst<>+9600(SB), Z3, Z5
+	VFIXUPIMMPS.BCST $0x00, kconst<>+9536(SB), Z2, Z4
+	VFIXUPIMMPS.BCST $0x00, kconst<>+9536(SB), Z3, Z5
 	VMOVAPS          Z4, Z2
 	VMOVAPS          Z5, Z3
 	VFMADD231PS      Z8, Z0, Z2
@@ -7974,12 +7960,12 @@ GELUSigmoidLane32AVX512D2_loop:
 	VMULPS.BCST      kconst<>+6464(SB), Z7, Z11
 	VRNDSCALEPS      $0x08, Z10, Z10
 	VRNDSCALEPS      $0x08, Z11, Z11
-	VXORPS.BCST      kconst<>+8064(SB), Z6, Z6
-	VXORPS.BCST      kconst<>+8064(SB), Z7, Z7
+	VXORPS.BCST      kconst<>+11008(SB), Z6, Z6
+	VXORPS.BCST      kconst<>+11008(SB), Z7, Z7
 	VFNMADD231PS     kconst<>+6592(SB), Z10, Z6
 	VFNMADD231PS     kconst<>+6592(SB), Z11, Z7
-	VXORPS.BCST      kconst<>+8064(SB), Z8, Z8
-	VXORPS.BCST      kconst<>+8064(SB), Z9, Z9
+	VXORPS.BCST      kconst<>+11008(SB), Z8, Z8
+	VXORPS.BCST      kconst<>+11008(SB), Z9, Z9
 	VFNMADD231PS     kconst<>+6656(SB), Z10, Z8
 	VFNMADD231PS     kconst<>+6656(SB), Z11, Z9
 	VCVTTPS2DQ       Z10, Z10
@@ -8048,8 +8034,8 @@ GELUSigmoidLane32AVX512D2_loop:
 	VSUBPS           Z13, Z7, Z7
 	VPSRAD           $0x03, Z10, Z10
 	VPSRAD           $0x03, Z11, Z11
-	VPADDD.BCST      kconst<>+11008(SB), Z10, Z10
-	VPADDD.BCST      kconst<>+11008(SB), Z11, Z11
+	VPADDD.BCST      kconst<>+10944(SB), Z10, Z10
+	VPADDD.BCST      kconst<>+10944(SB), Z11, Z11
 	VPSLLD           $0x17, Z10, Z10
 	VPSLLD           $0x17, Z11, Z11
 	VMULPS           Z10, Z8, Z12
@@ -8134,8 +8120,8 @@ GELUSigmoidLane32AVX512D2_loop:
 	VMOVAPS          Z25, Z13
 	VFMADD231PS      Z14, Z2, Z12
 	VFMADD231PS      Z15, Z3, Z13
-	VXORPS.BCST      kconst<>+8064(SB), Z4, Z2
-	VXORPS.BCST      kconst<>+8064(SB), Z5, Z3
+	VXORPS.BCST      kconst<>+11008(SB), Z4, Z2
+	VXORPS.BCST      kconst<>+11008(SB), Z5, Z3
 	VADDPS           Z2, Z18, Z4
 	VADDPS           Z3, Z19, Z5
 	VSUBPS           Z18, Z4, Z14
@@ -8214,8 +8200,8 @@ GELUSigmoidLane32AVX512D2_loop:
 	VMULPS           Z5, Z1, Z5
 	VMOVAPS          Z4, Z6
 	VMOVAPS          Z5, Z7
-	VFIXUPIMMPS.BCST $0x00, kconst<>+9600(SB), Z4, Z6
-	VFIXUPIMMPS.BCST $0x00, kconst<>+9600(SB), Z5, Z7
+	VFIXUPIMMPS.BCST $0x00, kconst<>+9536(SB), Z4, Z6
+	VFIXUPIMMPS.BCST $0x00, kconst<>+9536(SB), Z5, Z7
 	VMOVAPS          Z6, Z4
 	VMOVAPS          Z7, Z5
 	VFMADD231PS      Z2, Z0, Z4
@@ -8314,12 +8300,12 @@ SiLULane32AVX512D0_loop:
 	VMULPS.BCST      kconst<>+6464(SB), Z9, Z11
 	VRNDSCALEPS      $0x08, Z7, Z7
 	VRNDSCALEPS      $0x08, Z11, Z11
-	VXORPS.BCST      kconst<>+8064(SB), Z8, Z8
-	VXORPS.BCST      kconst<>+8064(SB), Z9, Z9
+	VXORPS.BCST      kconst<>+11008(SB), Z8, Z8
+	VXORPS.BCST      kconst<>+11008(SB), Z9, Z9
 	VFNMADD231PS     kconst<>+6592(SB), Z7, Z8
 	VFNMADD231PS     kconst<>+6592(SB), Z11, Z9
-	VXORPS.BCST      kconst<>+8064(SB), Z6, Z6
-	VXORPS.BCST      kconst<>+8064(SB), Z10, Z10
+	VXORPS.BCST      kconst<>+11008(SB), Z6, Z6
+	VXORPS.BCST      kconst<>+11008(SB), Z10, Z10
 	VFNMADD231PS     kconst<>+6656(SB), Z7, Z6
 	VFNMADD231PS     kconst<>+6656(SB), Z11, Z10
 	VCVTTPS2DQ       Z7, Z7
@@ -8388,8 +8374,8 @@ SiLULane32AVX512D0_loop:
 	VSUBPS           Z13, Z8, Z8
 	VPSRAD           $0x03, Z7, Z7
 	VPSRAD           $0x03, Z11, Z11
-	VPADDD.BCST      kconst<>+11008(SB), Z7, Z7
-	VPADDD.BCST      kconst<>+11008(SB), Z11, Z11
+	VPADDD.BCST      kconst<>+10944(SB), Z7, Z7
+	VPADDD.BCST      kconst<>+10944(SB), Z11, Z11
 	VPSLLD           $0x17, Z7, Z7
 	VPSLLD           $0x17, Z11, Z11
 	VMULPS           Z7, Z9, Z12
@@ -8448,16 +8434,16 @@ SiLULane32AVX512D0_loop:
 	VMULPS           Z9, Z5, Z5
 	VMULPS           Z7, Z6, Z6
 	VMULPS           Z9, Z8, Z7
-	VXORPS.BCST      kconst<>+8064(SB), Z4, Z4
-	VXORPS.BCST      kconst<>+8064(SB), Z5, Z5
-	VXORPS.BCST      kconst<>+8064(SB), Z6, Z6
-	VXORPS.BCST      kconst<>+8064(SB), Z7, Z7
+	VXORPS.BCST      kconst<>+11008(SB), Z4, Z4
+	VXORPS.BCST      kconst<>+11008(SB), Z5, Z5
+	VXORPS.BCST      kconst<>+11008(SB), Z6, Z6
+	VXORPS.BCST      kconst<>+11008(SB), Z7, Z7
 	VPMOVD2M         Z0, K3
 	VPMOVD2M         Z1, K4
 	VMOVAPS          Z0, Z8
 	VMOVAPS          Z1, Z9
-	VBLENDMPS        kconst<>+8064(SB), Z8, K3, Z8
-	VBLENDMPS        kconst<>+8064(SB), Z9, K4, Z9
+	VBLENDMPS        kconst<>+11008(SB), Z8, K3, Z8
+	VBLENDMPS        kconst<>+11008(SB), Z9, K4, Z9
 	VADDPS           Z4, Z8, Z10
 	VADDPS           Z5, Z9, Z11
 	VSUBPS           Z10, Z8, Z8
@@ -8468,8 +8454,8 @@ SiLULane32AVX512D0_loop:
 	VADDPS           Z7, Z5, Z5
 	VCMPPS.BCST      $0x19, kconst<>+14912(SB), Z0, K3
 	VCMPPS.BCST      $0x19, kconst<>+14912(SB), Z1, K4
-	VCMPPS.BCST      $0x00, kconst<>+8192(SB), Z0, K5
-	VCMPPS.BCST      $0x00, kconst<>+8192(SB), Z1, K6
+	VCMPPS.BCST      $0x00, kconst<>+8128(SB), Z0, K5
+	VCMPPS.BCST      $0x00, kconst<>+8128(SB), Z1, K6
 	KORW             K5, K3, K3
 	KORW             K6, K4, K4
 	VCMPPS.BCST      $0x11, kconst<>+13056(SB), Z2, K5
@@ -8570,12 +8556,12 @@ SiLULane32AVX512D1_loop:
 	VMULPS.BCST      kconst<>+6464(SB), Z7, Z11
 	VRNDSCALEPS      $0x08, Z10, Z10
 	VRNDSCALEPS      $0x08, Z11, Z11
-	VXORPS.BCST      kconst<>+8064(SB), Z6, Z6
-	VXORPS.BCST      kconst<>+8064(SB), Z7, Z7
+	VXORPS.BCST      kconst<>+11008(SB), Z6, Z6
+	VXORPS.BCST      kconst<>+11008(SB), Z7, Z7
 	VFNMADD231PS     kconst<>+6592(SB), Z10, Z6
 	VFNMADD231PS     kconst<>+6592(SB), Z11, Z7
-	VXORPS.BCST      kconst<>+8064(SB), Z8, Z8
-	VXORPS.BCST      kconst<>+8064(SB), Z9, Z9
+	VXORPS.BCST      kconst<>+11008(SB), Z8, Z8
+	VXORPS.BCST      kconst<>+11008(SB), Z9, Z9
 	VFNMADD231PS     kconst<>+6656(SB), Z10, Z8
 	VFNMADD231PS     kconst<>+6656(SB), Z11, Z9
 	VCVTTPS2DQ       Z10, Z10
@@ -8644,8 +8630,8 @@ SiLULane32AVX512D1_loop:
 	VSUBPS           Z13, Z7, Z7
 	VPSRAD           $0x03, Z10, Z10
 	VPSRAD           $0x03, Z11, Z11
-	VPADDD.BCST      kconst<>+11008(SB), Z10, Z10
-	VPADDD.BCST      kconst<>+11008(SB), Z11, Z11
+	VPADDD.BCST      kconst<>+10944(SB), Z10, Z10
+	VPADDD.BCST      kconst<>+10944(SB), Z11, Z11
 	VPSLLD           $0x17, Z10, Z10
 	VPSLLD           $0x17, Z11, Z11
 	VMULPS           Z10, Z8, Z12
@@ -8749,8 +8735,8 @@ SiLULane32AVX512D1_loop:
 	VMULPS           Z3, Z9, Z7
 	VMULPS           Z2, Z4, Z2
 	VMULPS           Z3, Z5, Z3
-	VANDPS.BCST      kconst<>+8064(SB), Z0, Z4
-	VANDPS.BCST      kconst<>+8064(SB), Z1, Z5
+	VANDPS.BCST      kconst<>+11008(SB), Z0, Z4
+	VANDPS.BCST      kconst<>+11008(SB), Z1, Z5
 	VXORPS           Z4, Z6, Z6
 	VXORPS           Z5, Z7, Z7
 	VXORPS           Z4, Z2, Z2
@@ -8759,8 +8745,8 @@ SiLULane32AVX512D1_loop:
 	VPMOVD2M         Z1, K4
 	VBROADCASTSS     kconst<>+7040(SB), Z4
 	VBROADCASTSS     kconst<>+7040(SB), Z5
-	VBLENDMPS        kconst<>+8064(SB), Z4, K3, Z4
-	VBLENDMPS        kconst<>+8064(SB), Z5, K4, Z5
+	VBLENDMPS        kconst<>+11008(SB), Z4, K3, Z4
+	VBLENDMPS        kconst<>+11008(SB), Z5, K4, Z5
 	VADDPS           Z6, Z4, Z8
 	VADDPS           Z7, Z5, Z9
 	VSUBPS           Z8, Z4, Z4
@@ -8785,8 +8771,8 @@ SiLULane32AVX512D1_loop:
 	VMULPS           Z3, Z1, Z3
 	VMOVAPS          Z2, Z4
 	VMOVAPS          Z3, Z5
-	VFIXUPIMMPS.BCST $0x00, kconst<>+9600(SB), Z2, Z4
-	VFIXUPIMMPS.BCST $0x00, kconst<>+9600(SB), Z3, Z5
+	VFIXUPIMMPS.BCST $0x00, kconst<>+9536(SB), Z2, Z4
+	VFIXUPIMMPS.BCST $0x00, kconst<>+9536(SB), Z3, Z5
 	VMOVAPS          Z4, Z2
 	VMOVAPS          Z5, Z3
 	VFMADD231PS      Z8, Z0, Z2
@@ -8884,12 +8870,12 @@ SiLULane32AVX512D2_loop:
 	VMULPS.BCST      kconst<>+6464(SB), Z7, Z11
 	VRNDSCALEPS      $0x08, Z10, Z10
 	VRNDSCALEPS      $0x08, Z11, Z11
-	VXORPS.BCST      kconst<>+8064(SB), Z6, Z6
-	VXORPS.BCST      kconst<>+8064(SB), Z7, Z7
+	VXORPS.BCST      kconst<>+11008(SB), Z6, Z6
+	VXORPS.BCST      kconst<>+11008(SB), Z7, Z7
 	VFNMADD231PS     kconst<>+6592(SB), Z10, Z6
 	VFNMADD231PS     kconst<>+6592(SB), Z11, Z7
-	VXORPS.BCST      kconst<>+8064(SB), Z8, Z8
-	VXORPS.BCST      kconst<>+8064(SB), Z9, Z9
+	VXORPS.BCST      kconst<>+11008(SB), Z8, Z8
+	VXORPS.BCST      kconst<>+11008(SB), Z9, Z9
 	VFNMADD231PS     kconst<>+6656(SB), Z10, Z8
 	VFNMADD231PS     kconst<>+6656(SB), Z11, Z9
 	VCVTTPS2DQ       Z10, Z10
@@ -8958,8 +8944,8 @@ SiLULane32AVX512D2_loop:
 	VSUBPS           Z13, Z7, Z7
 	VPSRAD           $0x03, Z10, Z10
 	VPSRAD           $0x03, Z11, Z11
-	VPADDD.BCST      kconst<>+11008(SB), Z10, Z10
-	VPADDD.BCST      kconst<>+11008(SB), Z11, Z11
+	VPADDD.BCST      kconst<>+10944(SB), Z10, Z10
+	VPADDD.BCST      kconst<>+10944(SB), Z11, Z11
 	VPSLLD           $0x17, Z10, Z10
 	VPSLLD           $0x17, Z11, Z11
 	VMULPS           Z10, Z8, Z12
@@ -9044,8 +9030,8 @@ SiLULane32AVX512D2_loop:
 	VMOVAPS          Z25, Z13
 	VFMADD231PS      Z14, Z2, Z12
 	VFMADD231PS      Z15, Z3, Z13
-	VXORPS.BCST      kconst<>+8064(SB), Z4, Z2
-	VXORPS.BCST      kconst<>+8064(SB), Z5, Z3
+	VXORPS.BCST      kconst<>+11008(SB), Z4, Z2
+	VXORPS.BCST      kconst<>+11008(SB), Z5, Z3
 	VADDPS           Z2, Z18, Z4
 	VADDPS           Z3, Z19, Z5
 	VSUBPS           Z18, Z4, Z14
@@ -9124,8 +9110,8 @@ SiLULane32AVX512D2_loop:
 	VMULPS           Z5, Z1, Z5
 	VMOVAPS          Z4, Z6
 	VMOVAPS          Z5, Z7
-	VFIXUPIMMPS.BCST $0x00, kconst<>+9600(SB), Z4, Z6
-	VFIXUPIMMPS.BCST $0x00, kconst<>+9600(SB), Z5, Z7
+	VFIXUPIMMPS.BCST $0x00, kconst<>+9536(SB), Z4, Z6
+	VFIXUPIMMPS.BCST $0x00, kconst<>+9536(SB), Z5, Z7
 	VMOVAPS          Z6, Z4
 	VMOVAPS          Z7, Z5
 	VFMADD231PS      Z2, Z0, Z4
@@ -9231,9 +9217,9 @@ GELUTanhLane32AVX2D0_load1_0_done:
 	VFMADD231PS  Y4, Y3, Y6
 	VMULPS       kconst<>+6464(SB), Y5, Y4
 	VROUNDPS     $0x08, Y4, Y4
-	VXORPS       kconst<>+8064(SB), Y5, Y5
+	VXORPS       kconst<>+11008(SB), Y5, Y5
 	VFNMADD231PS kconst<>+6592(SB), Y4, Y5
-	VXORPS       kconst<>+8064(SB), Y6, Y6
+	VXORPS       kconst<>+11008(SB), Y6, Y6
 	VFNMADD231PS kconst<>+6656(SB), Y4, Y6
 	VCVTTPS2DQ   Y4, Y4
 	VBROADCASTSS kconst<>+12544(SB), Y7
@@ -9268,7 +9254,7 @@ GELUTanhLane32AVX2D0_load1_0_done:
 	VSUBPS       Y11, Y6, Y7
 	VSUBPS       Y7, Y5, Y5
 	VPSRAD       $0x03, Y4, Y4
-	VPADDD       kconst<>+11008(SB), Y4, Y4
+	VPADDD       kconst<>+10944(SB), Y4, Y4
 	VPSLLD       $0x17, Y4, Y4
 	VMULPS       Y4, Y6, Y7
 	VMULPS       Y4, Y5, Y8
@@ -9299,16 +9285,16 @@ GELUTanhLane32AVX2D0_load1_0_done:
 	VANDPS       Y6, Y4, Y4
 	VMULPS       Y4, Y3, Y3
 	VMULPS       Y4, Y5, Y4
-	VXORPS       kconst<>+8064(SB), Y3, Y3
-	VXORPS       kconst<>+8064(SB), Y4, Y4
-	VBROADCASTSS kconst<>+8064(SB), Y5
+	VXORPS       kconst<>+11008(SB), Y3, Y3
+	VXORPS       kconst<>+11008(SB), Y4, Y4
+	VBROADCASTSS kconst<>+11008(SB), Y5
 	VBLENDVPS    Y1, Y5, Y1, Y5
 	VADDPS       Y3, Y5, Y6
 	VSUBPS       Y6, Y5, Y5
 	VADDPS       Y3, Y5, Y3
 	VADDPS       Y4, Y3, Y3
 	VCMPPS       $0x19, kconst<>+12992(SB), Y1, Y4
-	VCMPPS       $0x00, kconst<>+8192(SB), Y1, Y1
+	VCMPPS       $0x00, kconst<>+8128(SB), Y1, Y1
 	VORPS        Y1, Y4, Y1
 	VCMPPS       $0x11, kconst<>+13056(SB), Y2, Y2
 	VORPS        Y2, Y1, Y1
@@ -9440,9 +9426,9 @@ GELUTanhLane32AVX2D1_load1_0_done:
 	VFMADD231PS  Y6, Y2, Y5
 	VMULPS       kconst<>+6464(SB), Y4, Y6
 	VROUNDPS     $0x08, Y6, Y6
-	VXORPS       kconst<>+8064(SB), Y4, Y4
+	VXORPS       kconst<>+11008(SB), Y4, Y4
 	VFNMADD231PS kconst<>+6592(SB), Y6, Y4
-	VXORPS       kconst<>+8064(SB), Y5, Y5
+	VXORPS       kconst<>+11008(SB), Y5, Y5
 	VFNMADD231PS kconst<>+6656(SB), Y6, Y5
 	VCVTTPS2DQ   Y6, Y6
 	VBROADCASTSS kconst<>+12544(SB), Y7
@@ -9477,7 +9463,7 @@ GELUTanhLane32AVX2D1_load1_0_done:
 	VSUBPS       Y12, Y5, Y7
 	VSUBPS       Y7, Y4, Y4
 	VPSRAD       $0x03, Y6, Y6
-	VPADDD       kconst<>+11008(SB), Y6, Y6
+	VPADDD       kconst<>+10944(SB), Y6, Y6
 	VPSLLD       $0x17, Y6, Y6
 	VMULPS       Y6, Y5, Y7
 	VMULPS       Y6, Y4, Y9
@@ -9530,11 +9516,11 @@ GELUTanhLane32AVX2D1_load1_0_done:
 	VANDPS       Y2, Y6, Y2
 	VMULPS       Y2, Y5, Y4
 	VMULPS       Y2, Y3, Y2
-	VANDPS       kconst<>+8064(SB), Y1, Y3
+	VANDPS       kconst<>+11008(SB), Y1, Y3
 	VXORPS       Y3, Y4, Y4
 	VXORPS       Y3, Y2, Y2
 	VBROADCASTSS kconst<>+7040(SB), Y3
-	VBROADCASTSS kconst<>+8064(SB), Y5
+	VBROADCASTSS kconst<>+11008(SB), Y5
 	VBLENDVPS    Y1, Y5, Y3, Y3
 	VADDPS       Y4, Y3, Y5
 	VSUBPS       Y5, Y3, Y3
@@ -9697,9 +9683,9 @@ GELUTanhLane32AVX2D2_load1_0_done:
 	VFMADD231PS  Y6, Y2, Y9
 	VMULPS       kconst<>+6464(SB), Y7, Y6
 	VROUNDPS     $0x08, Y6, Y6
-	VXORPS       kconst<>+8064(SB), Y7, Y7
+	VXORPS       kconst<>+11008(SB), Y7, Y7
 	VFNMADD231PS kconst<>+6592(SB), Y6, Y7
-	VXORPS       kconst<>+8064(SB), Y9, Y9
+	VXORPS       kconst<>+11008(SB), Y9, Y9
 	VFNMADD231PS kconst<>+6656(SB), Y6, Y9
 	VCVTTPS2DQ   Y6, Y6
 	VBROADCASTSS kconst<>+12544(SB), Y10
@@ -9734,7 +9720,7 @@ GELUTanhLane32AVX2D2_load1_0_done:
 	VSUBPS       Y14, Y9, Y10
 	VSUBPS       Y10, Y7, Y7
 	VPSRAD       $0x03, Y6, Y6
-	VPADDD       kconst<>+11008(SB), Y6, Y6
+	VPADDD       kconst<>+10944(SB), Y6, Y6
 	VPSLLD       $0x17, Y6, Y6
 	VMULPS       Y6, Y9, Y10
 	VMULPS       Y6, Y7, Y11
@@ -9777,7 +9763,7 @@ GELUTanhLane32AVX2D2_load1_0_done:
 	VFMSUB231PS  Y10, Y2, Y11
 	VMOVAPS      Y11, Y10
 	VFMADD231PS  Y8, Y2, Y10
-	VXORPS       kconst<>+8064(SB), Y3, Y2
+	VXORPS       kconst<>+11008(SB), Y3, Y2
 	VADDPS       Y2, Y4, Y3
 	VSUBPS       Y4, Y3, Y8
 	VSUBPS       Y8, Y3, Y11
@@ -9920,9 +9906,9 @@ GELUSigmoidLane32AVX2D0_load1_0_done:
 	VFMADD231PS  Y5, Y3, Y4
 	VMULPS       kconst<>+6464(SB), Y6, Y5
 	VROUNDPS     $0x08, Y5, Y5
-	VXORPS       kconst<>+8064(SB), Y6, Y6
+	VXORPS       kconst<>+11008(SB), Y6, Y6
 	VFNMADD231PS kconst<>+6592(SB), Y5, Y6
-	VXORPS       kconst<>+8064(SB), Y4, Y4
+	VXORPS       kconst<>+11008(SB), Y4, Y4
 	VFNMADD231PS kconst<>+6656(SB), Y5, Y4
 	VCVTTPS2DQ   Y5, Y5
 	VBROADCASTSS kconst<>+12544(SB), Y7
@@ -9957,7 +9943,7 @@ GELUSigmoidLane32AVX2D0_load1_0_done:
 	VSUBPS       Y11, Y6, Y7
 	VSUBPS       Y7, Y4, Y4
 	VPSRAD       $0x03, Y5, Y5
-	VPADDD       kconst<>+11008(SB), Y5, Y5
+	VPADDD       kconst<>+10944(SB), Y5, Y5
 	VPSLLD       $0x17, Y5, Y5
 	VMULPS       Y5, Y6, Y7
 	VMULPS       Y5, Y4, Y8
@@ -9988,16 +9974,16 @@ GELUSigmoidLane32AVX2D0_load1_0_done:
 	VANDPS       Y6, Y5, Y5
 	VMULPS       Y5, Y3, Y3
 	VMULPS       Y5, Y4, Y4
-	VXORPS       kconst<>+8064(SB), Y3, Y3
-	VXORPS       kconst<>+8064(SB), Y4, Y4
-	VBROADCASTSS kconst<>+8064(SB), Y5
+	VXORPS       kconst<>+11008(SB), Y3, Y3
+	VXORPS       kconst<>+11008(SB), Y4, Y4
+	VBROADCASTSS kconst<>+11008(SB), Y5
 	VBLENDVPS    Y1, Y5, Y1, Y5
 	VADDPS       Y3, Y5, Y6
 	VSUBPS       Y6, Y5, Y5
 	VADDPS       Y3, Y5, Y3
 	VADDPS       Y4, Y3, Y3
 	VCMPPS       $0x19, kconst<>+14144(SB), Y1, Y4
-	VCMPPS       $0x00, kconst<>+8192(SB), Y1, Y1
+	VCMPPS       $0x00, kconst<>+8128(SB), Y1, Y1
 	VORPS        Y1, Y4, Y1
 	VCMPPS       $0x11, kconst<>+13056(SB), Y2, Y2
 	VORPS        Y2, Y1, Y1
@@ -10095,9 +10081,9 @@ GELUSigmoidLane32AVX2D1_load1_0_done:
 	VFMADD231PS  Y4, Y2, Y6
 	VMULPS       kconst<>+6464(SB), Y5, Y7
 	VROUNDPS     $0x08, Y7, Y7
-	VXORPS       kconst<>+8064(SB), Y5, Y5
+	VXORPS       kconst<>+11008(SB), Y5, Y5
 	VFNMADD231PS kconst<>+6592(SB), Y7, Y5
-	VXORPS       kconst<>+8064(SB), Y6, Y6
+	VXORPS       kconst<>+11008(SB), Y6, Y6
 	VFNMADD231PS kconst<>+6656(SB), Y7, Y6
 	VCVTTPS2DQ   Y7, Y7
 	VBROADCASTSS kconst<>+12544(SB), Y8
@@ -10132,7 +10118,7 @@ GELUSigmoidLane32AVX2D1_load1_0_done:
 	VSUBPS       Y12, Y6, Y8
 	VSUBPS       Y8, Y5, Y5
 	VPSRAD       $0x03, Y7, Y7
-	VPADDD       kconst<>+11008(SB), Y7, Y7
+	VPADDD       kconst<>+10944(SB), Y7, Y7
 	VPSLLD       $0x17, Y7, Y7
 	VMULPS       Y7, Y6, Y8
 	VMULPS       Y7, Y5, Y9
@@ -10186,11 +10172,11 @@ GELUSigmoidLane32AVX2D1_load1_0_done:
 	VANDPS       Y2, Y7, Y2
 	VMULPS       Y2, Y6, Y4
 	VMULPS       Y2, Y3, Y2
-	VANDPS       kconst<>+8064(SB), Y1, Y3
+	VANDPS       kconst<>+11008(SB), Y1, Y3
 	VXORPS       Y3, Y4, Y4
 	VXORPS       Y3, Y2, Y2
 	VBROADCASTSS kconst<>+7040(SB), Y3
-	VBROADCASTSS kconst<>+8064(SB), Y5
+	VBROADCASTSS kconst<>+11008(SB), Y5
 	VBLENDVPS    Y1, Y5, Y3, Y3
 	VADDPS       Y4, Y3, Y5
 	VSUBPS       Y5, Y3, Y3
@@ -10308,9 +10294,9 @@ GELUSigmoidLane32AVX2D2_load1_0_done:
 	VFMADD231PS  Y4, Y2, Y6
 	VMULPS       kconst<>+6464(SB), Y5, Y7
 	VROUNDPS     $0x08, Y7, Y7
-	VXORPS       kconst<>+8064(SB), Y5, Y5
+	VXORPS       kconst<>+11008(SB), Y5, Y5
 	VFNMADD231PS kconst<>+6592(SB), Y7, Y5
-	VXORPS       kconst<>+8064(SB), Y6, Y6
+	VXORPS       kconst<>+11008(SB), Y6, Y6
 	VFNMADD231PS kconst<>+6656(SB), Y7, Y6
 	VCVTTPS2DQ   Y7, Y7
 	VBROADCASTSS kconst<>+12544(SB), Y8
@@ -10345,7 +10331,7 @@ GELUSigmoidLane32AVX2D2_load1_0_done:
 	VSUBPS       Y12, Y6, Y8
 	VSUBPS       Y8, Y5, Y5
 	VPSRAD       $0x03, Y7, Y7
-	VPADDD       kconst<>+11008(SB), Y7, Y7
+	VPADDD       kconst<>+10944(SB), Y7, Y7
 	VPSLLD       $0x17, Y7, Y7
 	VMULPS       Y7, Y6, Y8
 	VMULPS       Y7, Y5, Y9
@@ -10390,7 +10376,7 @@ GELUSigmoidLane32AVX2D2_load1_0_done:
 	VFMSUB231PS  Y8, Y2, Y9
 	VMOVAPS      Y9, Y8
 	VFMADD231PS  Y4, Y2, Y8
-	VXORPS       kconst<>+8064(SB), Y3, Y2
+	VXORPS       kconst<>+11008(SB), Y3, Y2
 	VADDPS       Y2, Y11, Y3
 	VSUBPS       Y11, Y3, Y4
 	VSUBPS       Y4, Y3, Y9
@@ -10534,9 +10520,9 @@ SiLULane32AVX2D0_load1_0_done:
 	VFMADD231PS  Y5, Y3, Y4
 	VMULPS       kconst<>+6464(SB), Y6, Y5
 	VROUNDPS     $0x08, Y5, Y5
-	VXORPS       kconst<>+8064(SB), Y6, Y6
+	VXORPS       kconst<>+11008(SB), Y6, Y6
 	VFNMADD231PS kconst<>+6592(SB), Y5, Y6
-	VXORPS       kconst<>+8064(SB), Y4, Y4
+	VXORPS       kconst<>+11008(SB), Y4, Y4
 	VFNMADD231PS kconst<>+6656(SB), Y5, Y4
 	VCVTTPS2DQ   Y5, Y5
 	VBROADCASTSS kconst<>+12544(SB), Y7
@@ -10571,7 +10557,7 @@ SiLULane32AVX2D0_load1_0_done:
 	VSUBPS       Y11, Y6, Y7
 	VSUBPS       Y7, Y4, Y4
 	VPSRAD       $0x03, Y5, Y5
-	VPADDD       kconst<>+11008(SB), Y5, Y5
+	VPADDD       kconst<>+10944(SB), Y5, Y5
 	VPSLLD       $0x17, Y5, Y5
 	VMULPS       Y5, Y6, Y7
 	VMULPS       Y5, Y4, Y8
@@ -10602,16 +10588,16 @@ SiLULane32AVX2D0_load1_0_done:
 	VANDPS       Y6, Y5, Y5
 	VMULPS       Y5, Y3, Y3
 	VMULPS       Y5, Y4, Y4
-	VXORPS       kconst<>+8064(SB), Y3, Y3
-	VXORPS       kconst<>+8064(SB), Y4, Y4
-	VBROADCASTSS kconst<>+8064(SB), Y5
+	VXORPS       kconst<>+11008(SB), Y3, Y3
+	VXORPS       kconst<>+11008(SB), Y4, Y4
+	VBROADCASTSS kconst<>+11008(SB), Y5
 	VBLENDVPS    Y1, Y5, Y1, Y5
 	VADDPS       Y3, Y5, Y6
 	VSUBPS       Y6, Y5, Y5
 	VADDPS       Y3, Y5, Y3
 	VADDPS       Y4, Y3, Y3
 	VCMPPS       $0x19, kconst<>+14912(SB), Y1, Y4
-	VCMPPS       $0x00, kconst<>+8192(SB), Y1, Y1
+	VCMPPS       $0x00, kconst<>+8128(SB), Y1, Y1
 	VORPS        Y1, Y4, Y1
 	VCMPPS       $0x11, kconst<>+13056(SB), Y2, Y2
 	VORPS        Y2, Y1, Y1
@@ -10709,9 +10695,9 @@ SiLULane32AVX2D1_load1_0_done:
 	VFMADD231PS  Y4, Y2, Y6
 	VMULPS       kconst<>+6464(SB), Y5, Y7
 	VROUNDPS     $0x08, Y7, Y7
-	VXORPS       kconst<>+8064(SB), Y5, Y5
+	VXORPS       kconst<>+11008(SB), Y5, Y5
 	VFNMADD231PS kconst<>+6592(SB), Y7, Y5
-	VXORPS       kconst<>+8064(SB), Y6, Y6
+	VXORPS       kconst<>+11008(SB), Y6, Y6
 	VFNMADD231PS kconst<>+6656(SB), Y7, Y6
 	VCVTTPS2DQ   Y7, Y7
 	VBROADCASTSS kconst<>+12544(SB), Y8
@@ -10746,7 +10732,7 @@ SiLULane32AVX2D1_load1_0_done:
 	VSUBPS       Y12, Y6, Y8
 	VSUBPS       Y8, Y5, Y5
 	VPSRAD       $0x03, Y7, Y7
-	VPADDD       kconst<>+11008(SB), Y7, Y7
+	VPADDD       kconst<>+10944(SB), Y7, Y7
 	VPSLLD       $0x17, Y7, Y7
 	VMULPS       Y7, Y6, Y8
 	VMULPS       Y7, Y5, Y9
@@ -10800,11 +10786,11 @@ SiLULane32AVX2D1_load1_0_done:
 	VANDPS       Y2, Y7, Y2
 	VMULPS       Y2, Y6, Y4
 	VMULPS       Y2, Y3, Y2
-	VANDPS       kconst<>+8064(SB), Y1, Y3
+	VANDPS       kconst<>+11008(SB), Y1, Y3
 	VXORPS       Y3, Y4, Y4
 	VXORPS       Y3, Y2, Y2
 	VBROADCASTSS kconst<>+7040(SB), Y3
-	VBROADCASTSS kconst<>+8064(SB), Y5
+	VBROADCASTSS kconst<>+11008(SB), Y5
 	VBLENDVPS    Y1, Y5, Y3, Y3
 	VADDPS       Y4, Y3, Y5
 	VSUBPS       Y5, Y3, Y3
@@ -10922,9 +10908,9 @@ SiLULane32AVX2D2_load1_0_done:
 	VFMADD231PS  Y4, Y2, Y6
 	VMULPS       kconst<>+6464(SB), Y5, Y7
 	VROUNDPS     $0x08, Y7, Y7
-	VXORPS       kconst<>+8064(SB), Y5, Y5
+	VXORPS       kconst<>+11008(SB), Y5, Y5
 	VFNMADD231PS kconst<>+6592(SB), Y7, Y5
-	VXORPS       kconst<>+8064(SB), Y6, Y6
+	VXORPS       kconst<>+11008(SB), Y6, Y6
 	VFNMADD231PS kconst<>+6656(SB), Y7, Y6
 	VCVTTPS2DQ   Y7, Y7
 	VBROADCASTSS kconst<>+12544(SB), Y8
@@ -10959,7 +10945,7 @@ SiLULane32AVX2D2_load1_0_done:
 	VSUBPS       Y12, Y6, Y8
 	VSUBPS       Y8, Y5, Y5
 	VPSRAD       $0x03, Y7, Y7
-	VPADDD       kconst<>+11008(SB), Y7, Y7
+	VPADDD       kconst<>+10944(SB), Y7, Y7
 	VPSLLD       $0x17, Y7, Y7
 	VMULPS       Y7, Y6, Y8
 	VMULPS       Y7, Y5, Y9
@@ -11004,7 +10990,7 @@ SiLULane32AVX2D2_load1_0_done:
 	VFMSUB231PS  Y8, Y2, Y9
 	VMOVAPS      Y9, Y8
 	VFMADD231PS  Y4, Y2, Y8
-	VXORPS       kconst<>+8064(SB), Y3, Y2
+	VXORPS       kconst<>+11008(SB), Y3, Y2
 	VADDPS       Y2, Y11, Y3
 	VSUBPS       Y11, Y3, Y4
 	VSUBPS       Y4, Y3, Y9
@@ -11117,7 +11103,7 @@ TEXT ·SGD32AVX512(SB), NOSPLIT, $0-96
 	VXORPS  Z0, Z0, Z0
 	TESTB   $0x01, CL
 	JZ      SGD32AVX512_nomax
-	VMOVUPS kconst<>+8064(SB), Z0
+	VMOVUPS kconst<>+11008(SB), Z0
 
 SGD32AVX512_nomax:
 	MOVQ         p_len+8(FP), DI
@@ -11260,7 +11246,7 @@ TEXT ·Adam32AVX512(SB), NOSPLIT, $0-144
 	VXORPS  Z0, Z0, Z0
 	TESTB   $0x01, CL
 	JZ      Adam32AVX512_nomax
-	VMOVUPS kconst<>+8064(SB), Z0
+	VMOVUPS kconst<>+11008(SB), Z0
 
 Adam32AVX512_nomax:
 	MOVQ         p_len+8(FP), R9
@@ -11809,7 +11795,7 @@ TEXT ·SGD32AVX2(SB), NOSPLIT, $0-96
 	VXORPS  Y0, Y0, Y0
 	TESTB   $0x01, CL
 	JZ      SGD32AVX2_nomax
-	VMOVUPS kconst<>+8064(SB), Y0
+	VMOVUPS kconst<>+11008(SB), Y0
 
 SGD32AVX2_nomax:
 	MOVQ p_len+8(FP), DI
@@ -11958,7 +11944,7 @@ TEXT ·Adam32AVX2(SB), NOSPLIT, $0-144
 	VXORPS  Y0, Y0, Y0
 	TESTB   $0x01, CL
 	JZ      Adam32AVX2_nomax
-	VMOVUPS kconst<>+8064(SB), Y0
+	VMOVUPS kconst<>+11008(SB), Y0
 
 Adam32AVX2_nomax:
 	MOVQ p_len+8(FP), R9
@@ -13420,7 +13406,7 @@ DATA kconst<>+7168(SB)/8, $0x4107b2b840ef0df0
 DATA kconst<>+7176(SB)/8, $0x412821904117a778
 DATA kconst<>+7184(SB)/8, $0x4147bd384137c370
 DATA kconst<>+7192(SB)/8, $0x0000000041584850
-DATA kconst<>+7200(SB)/8, $0x3e3fa2003d729200
+DATA kconst<>+7200(SB)/8, $0x3e3fa20000000000
 DATA kconst<>+7208(SB)/8, $0x3edf92203ea0cce0
 DATA kconst<>+7216(SB)/8, $0x3f2f42f03f10b750
 DATA kconst<>+7224(SB)/8, $0x3f6f81903f4fdac0
@@ -13436,7 +13422,7 @@ DATA kconst<>+7296(SB)/8, $0xb793d23bb801be24
 DATA kconst<>+7304(SB)/8, $0xb6deb0bfb7315da7
 DATA kconst<>+7312(SB)/8, $0xb642b4bdb690f7a5
 DATA kconst<>+7320(SB)/8, $0x00000000b606d441
-DATA kconst<>+7328(SB)/8, $0xbd235ab8bd45fd88
+DATA kconst<>+7328(SB)/8, $0xbd235ab8bd43b90e
 DATA kconst<>+7336(SB)/8, $0xbcdfe7e6bd04deea
 DATA kconst<>+7344(SB)/8, $0xbc9b05c2bcb81aac
 DATA kconst<>+7352(SB)/8, $0xbc5b86cbbc818d4f
@@ -13452,7 +13438,7 @@ DATA kconst<>+7424(SB)/8, $0x392a358639870be9
 DATA kconst<>+7432(SB)/8, $0x389905f038e16fd0
 DATA kconst<>+7440(SB)/8, $0x381ec74f385a6e94
 DATA kconst<>+7448(SB)/8, $0x0000000037e9c5dc
-DATA kconst<>+7456(SB)/8, $0x3dc82b7d3deccf2f
+DATA kconst<>+7456(SB)/8, $0x3dc82b7d3dff266b
 DATA kconst<>+7464(SB)/8, $0x3d91092b3da9ea25
 DATA kconst<>+7472(SB)/8, $0x3d547a8f3d76a015
 DATA kconst<>+7480(SB)/8, $0x3d1cbc963d35d84c
@@ -13468,7 +13454,7 @@ DATA kconst<>+7552(SB)/8, $0xbabf4ac6bb07b9bf
 DATA kconst<>+7560(SB)/8, $0xba510f55ba8c12a8
 DATA kconst<>+7568(SB)/8, $0xb9fee304ba2212fc
 DATA kconst<>+7576(SB)/8, $0x00000000b9ca5baf
-DATA kconst<>+7584(SB)/8, $0xbe5ed6bfbe7f7c74
+DATA kconst<>+7584(SB)/8, $0xbe5ed6bfbe882c2b
 DATA kconst<>+7592(SB)/8, $0xbe2ba406be42f12e
 DATA kconst<>+7600(SB)/8, $0xbe058022be1680d1
 DATA kconst<>+7608(SB)/8, $0xbdd0dfa6bdeb76d7
@@ -13484,7 +13470,7 @@ DATA kconst<>+7680(SB)/8, $0x3c5562da3c872226
 DATA kconst<>+7688(SB)/8, $0x3c0e127b3c2cf9e4
 DATA kconst<>+7696(SB)/8, $0x3bcbd1b43bef7cfe
 DATA kconst<>+7704(SB)/8, $0x000000003bae9c06
-DATA kconst<>+7712(SB)/8, $0x3edcdb143ef4395d
+DATA kconst<>+7712(SB)/8, $0x3edcdb143f000011
 DATA kconst<>+7720(SB)/8, $0x3eb666223ec8355a
 DATA kconst<>+7728(SB)/8, $0x3e97dd143ea5b695
 DATA kconst<>+7736(SB)/8, $0x3e7e30e63e8a9de1
@@ -13500,7 +13486,7 @@ DATA kconst<>+7808(SB)/8, $0xbdeb2fe8be048d14
 DATA kconst<>+7816(SB)/8, $0xbdbf83f7bdd38216
 DATA kconst<>+7824(SB)/8, $0xbda2035cbdafb5b1
 DATA kconst<>+7832(SB)/8, $0x00000000bd95e414
-DATA kconst<>+7840(SB)/8, $0xbf3bcb77bf46d8a2
+DATA kconst<>+7840(SB)/8, $0xbf3bcb77bf4c422a
 DATA kconst<>+7848(SB)/8, $0xbf288dc8bf31a4d5
 DATA kconst<>+7856(SB)/8, $0xbf181c01bf1fb72b
 DATA kconst<>+7864(SB)/8, $0xbf09c815bf1092a3
@@ -13516,7 +13502,7 @@ DATA kconst<>+7936(SB)/8, $0x3d3e18d13d570308
 DATA kconst<>+7944(SB)/8, $0x3d1a21eb3d2a8a89
 DATA kconst<>+7952(SB)/8, $0x3d0212673d0d3888
 DATA kconst<>+7960(SB)/8, $0x000000003cf07749
-DATA kconst<>+7968(SB)/8, $0x3eddd9023ef456b6
+DATA kconst<>+7968(SB)/8, $0x3eddd9023f000000
 DATA kconst<>+7976(SB)/8, $0x3eba864c3ecaa3f6
 DATA kconst<>+7984(SB)/8, $0x3e9fba443eabc366
 DATA kconst<>+7992(SB)/8, $0x3e8a984e3e945f1a
@@ -13528,382 +13514,382 @@ DATA kconst<>+8032(SB)/8, $0x3d8000003d800000
 DATA kconst<>+8040(SB)/8, $0x3d8000003d800000
 DATA kconst<>+8048(SB)/8, $0x3d8000003d800000
 DATA kconst<>+8056(SB)/8, $0x3d8000003d800000
-DATA kconst<>+8064(SB)/8, $0x8000000080000000
-DATA kconst<>+8072(SB)/8, $0x8000000080000000
-DATA kconst<>+8080(SB)/8, $0x8000000080000000
-DATA kconst<>+8088(SB)/8, $0x8000000080000000
-DATA kconst<>+8096(SB)/8, $0x8000000080000000
-DATA kconst<>+8104(SB)/8, $0x8000000080000000
-DATA kconst<>+8112(SB)/8, $0x8000000080000000
-DATA kconst<>+8120(SB)/8, $0x8000000080000000
-DATA kconst<>+8128(SB)/8, $0xc14b0000c14b0000
-DATA kconst<>+8136(SB)/8, $0xc14b0000c14b0000
-DATA kconst<>+8144(SB)/8, $0xc14b0000c14b0000
-DATA kconst<>+8152(SB)/8, $0xc14b0000c14b0000
-DATA kconst<>+8160(SB)/8, $0xc14b0000c14b0000
-DATA kconst<>+8168(SB)/8, $0xc14b0000c14b0000
-DATA kconst<>+8176(SB)/8, $0xc14b0000c14b0000
-DATA kconst<>+8184(SB)/8, $0xc14b0000c14b0000
-DATA kconst<>+8192(SB)/8, $0x7f8000007f800000
-DATA kconst<>+8200(SB)/8, $0x7f8000007f800000
-DATA kconst<>+8208(SB)/8, $0x7f8000007f800000
-DATA kconst<>+8216(SB)/8, $0x7f8000007f800000
-DATA kconst<>+8224(SB)/8, $0x7f8000007f800000
-DATA kconst<>+8232(SB)/8, $0x7f8000007f800000
-DATA kconst<>+8240(SB)/8, $0x7f8000007f800000
-DATA kconst<>+8248(SB)/8, $0x7f8000007f800000
-DATA kconst<>+8256(SB)/8, $0xb3c6cb6a80000000
-DATA kconst<>+8264(SB)/8, $0xb3cb248132ce0611
-DATA kconst<>+8272(SB)/8, $0xb39b85f2b3892801
-DATA kconst<>+8280(SB)/8, $0x32806c5633851aa9
-DATA kconst<>+8288(SB)/8, $0x3382e5a2b31302ae
-DATA kconst<>+8296(SB)/8, $0xb251daf2b233d0e5
-DATA kconst<>+8304(SB)/8, $0x3234b0da32fce183
-DATA kconst<>+8312(SB)/8, $0xb230a147325290be
-DATA kconst<>+8320(SB)/8, $0x3f85aac33f800000
-DATA kconst<>+8328(SB)/8, $0x3f91c3d33f8b95c2
-DATA kconst<>+8336(SB)/8, $0x3f9ef5323f9837f0
-DATA kconst<>+8344(SB)/8, $0x3fad583f3fa5fed7
-DATA kconst<>+8352(SB)/8, $0x3fbd08a43fb504f3
-DATA kconst<>+8360(SB)/8, $0x3fce248c3fc5672a
-DATA kconst<>+8368(SB)/8, $0x3fe0ccdf3fd744fd
-DATA kconst<>+8376(SB)/8, $0x3ff5257d3feac0c7
-DATA kconst<>+8384(SB)/8, $0x3fb052203f8fe440
-DATA kconst<>+8392(SB)/8, $0x3ff011e03fd01b90
-DATA kconst<>+8400(SB)/8, $0x4017fc004007fed0
-DATA kconst<>+8408(SB)/8, $0x40380150402806d8
-DATA kconst<>+8416(SB)/8, $0x406ffc70404fdb40
-DATA kconst<>+8424(SB)/8, $0x4097ff404087f620
-DATA kconst<>+8432(SB)/8, $0x40b7faf840a81470
-DATA kconst<>+8440(SB)/8, $0x40d8000840c7fce8
-DATA kconst<>+8448(SB)/8, $0x4108109840f01280
-DATA kconst<>+8456(SB)/8, $0x412804b841180070
-DATA kconst<>+8464(SB)/8, $0x4147fe7041380360
-DATA kconst<>+8472(SB)/8, $0x000000004157fdb8
-DATA kconst<>+8480(SB)/8, $0x3e420c403d7fab00
-DATA kconst<>+8488(SB)/8, $0x3ee038403ea116c0
-DATA kconst<>+8496(SB)/8, $0x3f2fbaa03f0ff090
-DATA kconst<>+8504(SB)/8, $0x3f6fe9903f4fd5c0
-DATA kconst<>+8512(SB)/8, $0xba8d235abad3ccbd
-DATA kconst<>+8520(SB)/8, $0x3a06f4fbba40f2e8
-DATA kconst<>+8528(SB)/8, $0xb90ece5cb84a4f79
-DATA kconst<>+8536(SB)/8, $0xb8e929acb9039b34
-DATA kconst<>+8544(SB)/8, $0xb83c8745b89d5d35
-DATA kconst<>+8552(SB)/8, $0xb78cfd2ab7e2ba87
-DATA kconst<>+8560(SB)/8, $0xb6e7bca2b733f7f3
-DATA kconst<>+8568(SB)/8, $0xb654477db6a5cfe7
-DATA kconst<>+8576(SB)/8, $0xb588abf8b6024187
-DATA kconst<>+8584(SB)/8, $0xb4b1cd4bb516f10b
-DATA kconst<>+8592(SB)/8, $0xb40a28b9b45eff37
-DATA kconst<>+8600(SB)/8, $0x00000000b3ade735
-DATA kconst<>+8608(SB)/8, $0xbc0b6b26bc317305
-DATA kconst<>+8616(SB)/8, $0xbbb01372bbde1873
-DATA kconst<>+8624(SB)/8, $0xbb554997bb8b49de
-DATA kconst<>+8632(SB)/8, $0xbb02c53cbb3130ba
-DATA kconst<>+8640(SB)/8, $0x3b6e6f0c3baa4fcc
-DATA kconst<>+8648(SB)/8, $0x3a4592b43b2ac4a4
-DATA kconst<>+8656(SB)/8, $0x3a5f57233a7d00ad
-DATA kconst<>+8664(SB)/8, $0x3a0ecf683a33fb4d
-DATA kconst<>+8672(SB)/8, $0x397e813339c9c4fd
-DATA kconst<>+8680(SB)/8, $0x38dbdcfa3924f207
-DATA kconst<>+8688(SB)/8, $0x38517080389619b1
-DATA kconst<>+8696(SB)/8, $0x37d928ea38156277
-DATA kconst<>+8704(SB)/8, $0x3723e29a378cacbb
-DATA kconst<>+8712(SB)/8, $0x3680695b36c970c1
-DATA kconst<>+8720(SB)/8, $0x35e760fe362a640d
-DATA kconst<>+8728(SB)/8, $0x0000000035a3b94a
-DATA kconst<>+8736(SB)/8, $0x3cb645f53ce2a9f1
-DATA kconst<>+8744(SB)/8, $0x3c734c663c94aece
-DATA kconst<>+8752(SB)/8, $0x3c23fc3e3c47aa03
-DATA kconst<>+8760(SB)/8, $0x3be14a333c071ab1
-DATA kconst<>+8768(SB)/8, $0xbc3eccb5bc80948b
-DATA kconst<>+8776(SB)/8, $0xbbb457dcbc1060a3
-DATA kconst<>+8784(SB)/8, $0xbb799540bb98e2be
-DATA kconst<>+8792(SB)/8, $0xbb23cf15bb49f8fb
-DATA kconst<>+8800(SB)/8, $0xbaa4b93fbaf20917
-DATA kconst<>+8808(SB)/8, $0xba257e3eba66ccd9
-DATA kconst<>+8816(SB)/8, $0xb9b5ddc5b9f27e78
-DATA kconst<>+8824(SB)/8, $0xb9568e21b98a8dfa
-DATA kconst<>+8832(SB)/8, $0xb8c23792b915f27e
-DATA kconst<>+8840(SB)/8, $0xb83748a8b8834c29
-DATA kconst<>+8848(SB)/8, $0xb7c2179cb803b6e3
-DATA kconst<>+8856(SB)/8, $0x00000000b792088e
-DATA kconst<>+8864(SB)/8, $0xbd5c643dbd8464ae
-DATA kconst<>+8872(SB)/8, $0xbd1ba188bd389ffa
-DATA kconst<>+8880(SB)/8, $0xbcdf10a3bd037d05
-DATA kconst<>+8888(SB)/8, $0xbca1ce83bcbd9a7e
-DATA kconst<>+8896(SB)/8, $0x3d0f641c3d353eb0
-DATA kconst<>+8904(SB)/8, $0x3cb025c13ce6a14d
-DATA kconst<>+8912(SB)/8, $0x3c773a773c9394de
-DATA kconst<>+8920(SB)/8, $0x3c3004993c4fe875
-DATA kconst<>+8928(SB)/8, $0x3bce74b23c0aec3d
-DATA kconst<>+8936(SB)/8, $0x3b7408823b9d363e
-DATA kconst<>+8944(SB)/8, $0x3b1af3733b40afd1
-DATA kconst<>+8952(SB)/8, $0x3acffcb93afc5213
-DATA kconst<>+8960(SB)/8, $0x3a64f9393a9ec4bf
-DATA kconst<>+8968(SB)/8, $0x3a0239993a2a985a
-DATA kconst<>+8976(SB)/8, $0x39a1a1a839cb4281
-DATA kconst<>+8984(SB)/8, $0x00000000398291f0
-DATA kconst<>+8992(SB)/8, $0x3df0f4cf3e0b9313
-DATA kconst<>+9000(SB)/8, $0x3db67d843dd12405
-DATA kconst<>+9008(SB)/8, $0x3d8c05923d9f936c
-DATA kconst<>+9016(SB)/8, $0x3d5937cc3d763882
-DATA kconst<>+9024(SB)/8, $0xbdc7da5fbdeaec4f
-DATA kconst<>+9032(SB)/8, $0xbd925463bdac10f0
-DATA kconst<>+9040(SB)/8, $0xbd62c0e8bd807c74
-DATA kconst<>+9048(SB)/8, $0xbd336b2abd491c8c
-DATA kconst<>+9056(SB)/8, $0xbcf9f8a3bd18bf11
-DATA kconst<>+9064(SB)/8, $0xbcafa463bcd023eb
-DATA kconst<>+9072(SB)/8, $0xbc81b122bc95fdad
-DATA kconst<>+9080(SB)/8, $0xbc46e2e0bc622f28
-DATA kconst<>+9088(SB)/8, $0xbc05bd4abc2631fa
-DATA kconst<>+9096(SB)/8, $0xbbb7e483bbdbfea2
-DATA kconst<>+9104(SB)/8, $0xbb85fc0cbb9bfe2d
-DATA kconst<>+9112(SB)/8, $0x00000000bb689600
-DATA kconst<>+9120(SB)/8, $0xbe68ad70be811872
-DATA kconst<>+9128(SB)/8, $0xbe3f527dbe529112
-DATA kconst<>+9136(SB)/8, $0xbe1eeeffbe2e24e3
-DATA kconst<>+9144(SB)/8, $0xbe052a91be114a97
-DATA kconst<>+9152(SB)/8, $0x3f07e5383f0b96a6
-DATA kconst<>+9160(SB)/8, $0x3f0218263f04df80
-DATA kconst<>+9168(SB)/8, $0x3efc237d3effe10e
-DATA kconst<>+9176(SB)/8, $0x3ef5ffdb3ef8dd53
-DATA kconst<>+9184(SB)/8, $0x3eee40543ef2523e
-DATA kconst<>+9192(SB)/8, $0x3ee83b1d3eeaf69c
-DATA kconst<>+9200(SB)/8, $0x3ee3fe1d3ee5ee00
-DATA kconst<>+9208(SB)/8, $0x3ee0d9f73ee2500d
-DATA kconst<>+9216(SB)/8, $0x3edcf5693edefb71
-DATA kconst<>+9224(SB)/8, $0x3ed9fddd3edb55d5
-DATA kconst<>+9232(SB)/8, $0x3ed7ea233ed8de40
-DATA kconst<>+9240(SB)/8, $0x000000003ed71803
-DATA kconst<>+9248(SB)/8, $0x3f2282e23f278819
-DATA kconst<>+9256(SB)/8, $0x3f1a656e3f1e2c81
-DATA kconst<>+9264(SB)/8, $0x3f13feb63f1702ed
-DATA kconst<>+9272(SB)/8, $0x3f0ed05b3f114408
-DATA kconst<>+9280(SB)/8, $0x3f4075693f407569
-DATA kconst<>+9288(SB)/8, $0x3f4000003f407569
+DATA kconst<>+8064(SB)/8, $0xc14b0000c14b0000
+DATA kconst<>+8072(SB)/8, $0xc14b0000c14b0000
+DATA kconst<>+8080(SB)/8, $0xc14b0000c14b0000
+DATA kconst<>+8088(SB)/8, $0xc14b0000c14b0000
+DATA kconst<>+8096(SB)/8, $0xc14b0000c14b0000
+DATA kconst<>+8104(SB)/8, $0xc14b0000c14b0000
+DATA kconst<>+8112(SB)/8, $0xc14b0000c14b0000
+DATA kconst<>+8120(SB)/8, $0xc14b0000c14b0000
+DATA kconst<>+8128(SB)/8, $0x7f8000007f800000
+DATA kconst<>+8136(SB)/8, $0x7f8000007f800000
+DATA kconst<>+8144(SB)/8, $0x7f8000007f800000
+DATA kconst<>+8152(SB)/8, $0x7f8000007f800000
+DATA kconst<>+8160(SB)/8, $0x7f8000007f800000
+DATA kconst<>+8168(SB)/8, $0x7f8000007f800000
+DATA kconst<>+8176(SB)/8, $0x7f8000007f800000
+DATA kconst<>+8184(SB)/8, $0x7f8000007f800000
+DATA kconst<>+8192(SB)/8, $0xb3c6cb6a80000000
+DATA kconst<>+8200(SB)/8, $0xb3cb248132ce0611
+DATA kconst<>+8208(SB)/8, $0xb39b85f2b3892801
+DATA kconst<>+8216(SB)/8, $0x32806c5633851aa9
+DATA kconst<>+8224(SB)/8, $0x3382e5a2b31302ae
+DATA kconst<>+8232(SB)/8, $0xb251daf2b233d0e5
+DATA kconst<>+8240(SB)/8, $0x3234b0da32fce183
+DATA kconst<>+8248(SB)/8, $0xb230a147325290be
+DATA kconst<>+8256(SB)/8, $0x3f85aac33f800000
+DATA kconst<>+8264(SB)/8, $0x3f91c3d33f8b95c2
+DATA kconst<>+8272(SB)/8, $0x3f9ef5323f9837f0
+DATA kconst<>+8280(SB)/8, $0x3fad583f3fa5fed7
+DATA kconst<>+8288(SB)/8, $0x3fbd08a43fb504f3
+DATA kconst<>+8296(SB)/8, $0x3fce248c3fc5672a
+DATA kconst<>+8304(SB)/8, $0x3fe0ccdf3fd744fd
+DATA kconst<>+8312(SB)/8, $0x3ff5257d3feac0c7
+DATA kconst<>+8320(SB)/8, $0x3fb052203f8fe440
+DATA kconst<>+8328(SB)/8, $0x3ff011e03fd01b90
+DATA kconst<>+8336(SB)/8, $0x4017fc004007fed0
+DATA kconst<>+8344(SB)/8, $0x40380150402806d8
+DATA kconst<>+8352(SB)/8, $0x406ffc70404fdb40
+DATA kconst<>+8360(SB)/8, $0x4097ff404087f620
+DATA kconst<>+8368(SB)/8, $0x40b7faf840a81470
+DATA kconst<>+8376(SB)/8, $0x40d8000840c7fce8
+DATA kconst<>+8384(SB)/8, $0x4108109840f01280
+DATA kconst<>+8392(SB)/8, $0x412804b841180070
+DATA kconst<>+8400(SB)/8, $0x4147fe7041380360
+DATA kconst<>+8408(SB)/8, $0x000000004157fdb8
+DATA kconst<>+8416(SB)/8, $0x3e420c403d7fab00
+DATA kconst<>+8424(SB)/8, $0x3ee038403ea116c0
+DATA kconst<>+8432(SB)/8, $0x3f2fbaa03f0ff090
+DATA kconst<>+8440(SB)/8, $0x3f6fe9903f4fd5c0
+DATA kconst<>+8448(SB)/8, $0xba8d235abad3ccbd
+DATA kconst<>+8456(SB)/8, $0x3a06f4fbba40f2e8
+DATA kconst<>+8464(SB)/8, $0xb90ece5cb84a4f79
+DATA kconst<>+8472(SB)/8, $0xb8e929acb9039b34
+DATA kconst<>+8480(SB)/8, $0xb83c8745b89d5d35
+DATA kconst<>+8488(SB)/8, $0xb78cfd2ab7e2ba87
+DATA kconst<>+8496(SB)/8, $0xb6e7bca2b733f7f3
+DATA kconst<>+8504(SB)/8, $0xb654477db6a5cfe7
+DATA kconst<>+8512(SB)/8, $0xb588abf8b6024187
+DATA kconst<>+8520(SB)/8, $0xb4b1cd4bb516f10b
+DATA kconst<>+8528(SB)/8, $0xb40a28b9b45eff37
+DATA kconst<>+8536(SB)/8, $0x00000000b3ade735
+DATA kconst<>+8544(SB)/8, $0xbc0b6b26bc317305
+DATA kconst<>+8552(SB)/8, $0xbbb01372bbde1873
+DATA kconst<>+8560(SB)/8, $0xbb554997bb8b49de
+DATA kconst<>+8568(SB)/8, $0xbb02c53cbb3130ba
+DATA kconst<>+8576(SB)/8, $0x3b6e6f0c3baa4fcc
+DATA kconst<>+8584(SB)/8, $0x3a4592b43b2ac4a4
+DATA kconst<>+8592(SB)/8, $0x3a5f57233a7d00ad
+DATA kconst<>+8600(SB)/8, $0x3a0ecf683a33fb4d
+DATA kconst<>+8608(SB)/8, $0x397e813339c9c4fd
+DATA kconst<>+8616(SB)/8, $0x38dbdcfa3924f207
+DATA kconst<>+8624(SB)/8, $0x38517080389619b1
+DATA kconst<>+8632(SB)/8, $0x37d928ea38156277
+DATA kconst<>+8640(SB)/8, $0x3723e29a378cacbb
+DATA kconst<>+8648(SB)/8, $0x3680695b36c970c1
+DATA kconst<>+8656(SB)/8, $0x35e760fe362a640d
+DATA kconst<>+8664(SB)/8, $0x0000000035a3b94a
+DATA kconst<>+8672(SB)/8, $0x3cb645f53ce2a9f1
+DATA kconst<>+8680(SB)/8, $0x3c734c663c94aece
+DATA kconst<>+8688(SB)/8, $0x3c23fc3e3c47aa03
+DATA kconst<>+8696(SB)/8, $0x3be14a333c071ab1
+DATA kconst<>+8704(SB)/8, $0xbc3eccb5bc80948b
+DATA kconst<>+8712(SB)/8, $0xbbb457dcbc1060a3
+DATA kconst<>+8720(SB)/8, $0xbb799540bb98e2be
+DATA kconst<>+8728(SB)/8, $0xbb23cf15bb49f8fb
+DATA kconst<>+8736(SB)/8, $0xbaa4b93fbaf20917
+DATA kconst<>+8744(SB)/8, $0xba257e3eba66ccd9
+DATA kconst<>+8752(SB)/8, $0xb9b5ddc5b9f27e78
+DATA kconst<>+8760(SB)/8, $0xb9568e21b98a8dfa
+DATA kconst<>+8768(SB)/8, $0xb8c23792b915f27e
+DATA kconst<>+8776(SB)/8, $0xb83748a8b8834c29
+DATA kconst<>+8784(SB)/8, $0xb7c2179cb803b6e3
+DATA kconst<>+8792(SB)/8, $0x00000000b792088e
+DATA kconst<>+8800(SB)/8, $0xbd5c643dbd8464ae
+DATA kconst<>+8808(SB)/8, $0xbd1ba188bd389ffa
+DATA kconst<>+8816(SB)/8, $0xbcdf10a3bd037d05
+DATA kconst<>+8824(SB)/8, $0xbca1ce83bcbd9a7e
+DATA kconst<>+8832(SB)/8, $0x3d0f641c3d353eb0
+DATA kconst<>+8840(SB)/8, $0x3cb025c13ce6a14d
+DATA kconst<>+8848(SB)/8, $0x3c773a773c9394de
+DATA kconst<>+8856(SB)/8, $0x3c3004993c4fe875
+DATA kconst<>+8864(SB)/8, $0x3bce74b23c0aec3d
+DATA kconst<>+8872(SB)/8, $0x3b7408823b9d363e
+DATA kconst<>+8880(SB)/8, $0x3b1af3733b40afd1
+DATA kconst<>+8888(SB)/8, $0x3acffcb93afc5213
+DATA kconst<>+8896(SB)/8, $0x3a64f9393a9ec4bf
+DATA kconst<>+8904(SB)/8, $0x3a0239993a2a985a
+DATA kconst<>+8912(SB)/8, $0x39a1a1a839cb4281
+DATA kconst<>+8920(SB)/8, $0x00000000398291f0
+DATA kconst<>+8928(SB)/8, $0x3df0f4cf3e0b9313
+DATA kconst<>+8936(SB)/8, $0x3db67d843dd12405
+DATA kconst<>+8944(SB)/8, $0x3d8c05923d9f936c
+DATA kconst<>+8952(SB)/8, $0x3d5937cc3d763882
+DATA kconst<>+8960(SB)/8, $0xbdc7da5fbdeaec4f
+DATA kconst<>+8968(SB)/8, $0xbd925463bdac10f0
+DATA kconst<>+8976(SB)/8, $0xbd62c0e8bd807c74
+DATA kconst<>+8984(SB)/8, $0xbd336b2abd491c8c
+DATA kconst<>+8992(SB)/8, $0xbcf9f8a3bd18bf11
+DATA kconst<>+9000(SB)/8, $0xbcafa463bcd023eb
+DATA kconst<>+9008(SB)/8, $0xbc81b122bc95fdad
+DATA kconst<>+9016(SB)/8, $0xbc46e2e0bc622f28
+DATA kconst<>+9024(SB)/8, $0xbc05bd4abc2631fa
+DATA kconst<>+9032(SB)/8, $0xbbb7e483bbdbfea2
+DATA kconst<>+9040(SB)/8, $0xbb85fc0cbb9bfe2d
+DATA kconst<>+9048(SB)/8, $0x00000000bb689600
+DATA kconst<>+9056(SB)/8, $0xbe68ad70be811872
+DATA kconst<>+9064(SB)/8, $0xbe3f527dbe529112
+DATA kconst<>+9072(SB)/8, $0xbe1eeeffbe2e24e3
+DATA kconst<>+9080(SB)/8, $0xbe052a91be114a97
+DATA kconst<>+9088(SB)/8, $0x3f07e5383f0b96a6
+DATA kconst<>+9096(SB)/8, $0x3f0218263f04df80
+DATA kconst<>+9104(SB)/8, $0x3efc237d3effe10e
+DATA kconst<>+9112(SB)/8, $0x3ef5ffdb3ef8dd53
+DATA kconst<>+9120(SB)/8, $0x3eee40543ef2523e
+DATA kconst<>+9128(SB)/8, $0x3ee83b1d3eeaf69c
+DATA kconst<>+9136(SB)/8, $0x3ee3fe1d3ee5ee00
+DATA kconst<>+9144(SB)/8, $0x3ee0d9f73ee2500d
+DATA kconst<>+9152(SB)/8, $0x3edcf5693edefb71
+DATA kconst<>+9160(SB)/8, $0x3ed9fddd3edb55d5
+DATA kconst<>+9168(SB)/8, $0x3ed7ea233ed8de40
+DATA kconst<>+9176(SB)/8, $0x000000003ed71803
+DATA kconst<>+9184(SB)/8, $0x3f2282e23f278819
+DATA kconst<>+9192(SB)/8, $0x3f1a656e3f1e2c81
+DATA kconst<>+9200(SB)/8, $0x3f13feb63f1702ed
+DATA kconst<>+9208(SB)/8, $0x3f0ed05b3f114408
+DATA kconst<>+9216(SB)/8, $0x3f4075693f407569
+DATA kconst<>+9224(SB)/8, $0x3f4000003f407569
+DATA kconst<>+9232(SB)/8, $0x3f4000003f400000
+DATA kconst<>+9240(SB)/8, $0x3f4000003f400000
+DATA kconst<>+9248(SB)/8, $0x3f4000003f400000
+DATA kconst<>+9256(SB)/8, $0x3f4000003f400000
+DATA kconst<>+9264(SB)/8, $0x3f4000003f400000
+DATA kconst<>+9272(SB)/8, $0x3f4000003f400000
+DATA kconst<>+9280(SB)/8, $0x3f4000003f400000
+DATA kconst<>+9288(SB)/8, $0x3f4000003f400000
 DATA kconst<>+9296(SB)/8, $0x3f4000003f400000
-DATA kconst<>+9304(SB)/8, $0x3f4000003f400000
-DATA kconst<>+9312(SB)/8, $0x3f4000003f400000
-DATA kconst<>+9320(SB)/8, $0x3f4000003f400000
-DATA kconst<>+9328(SB)/8, $0x3f4000003f400000
-DATA kconst<>+9336(SB)/8, $0x3f4000003f400000
-DATA kconst<>+9344(SB)/8, $0x3f4000003f400000
-DATA kconst<>+9352(SB)/8, $0x3f4000003f400000
-DATA kconst<>+9360(SB)/8, $0x3f4000003f400000
-DATA kconst<>+9368(SB)/8, $0x000000003f400000
-DATA kconst<>+9376(SB)/8, $0x3f4075693f407569
-DATA kconst<>+9384(SB)/8, $0x3f4075693f407569
-DATA kconst<>+9392(SB)/8, $0x3f4075693f407569
-DATA kconst<>+9400(SB)/8, $0x3f4075693f407569
-DATA kconst<>+9408(SB)/8, $0xb2501feab2501fea
-DATA kconst<>+9416(SB)/8, $0x00000000b2501fea
+DATA kconst<>+9304(SB)/8, $0x000000003f400000
+DATA kconst<>+9312(SB)/8, $0x3f4075693f407569
+DATA kconst<>+9320(SB)/8, $0x3f4075693f407569
+DATA kconst<>+9328(SB)/8, $0x3f4075693f407569
+DATA kconst<>+9336(SB)/8, $0x3f4075693f407569
+DATA kconst<>+9344(SB)/8, $0xb2501feab2501fea
+DATA kconst<>+9352(SB)/8, $0x00000000b2501fea
+DATA kconst<>+9360(SB)/8, $0x0000000000000000
+DATA kconst<>+9368(SB)/8, $0x0000000000000000
+DATA kconst<>+9376(SB)/8, $0x0000000000000000
+DATA kconst<>+9384(SB)/8, $0x0000000000000000
+DATA kconst<>+9392(SB)/8, $0x0000000000000000
+DATA kconst<>+9400(SB)/8, $0x0000000000000000
+DATA kconst<>+9408(SB)/8, $0x0000000000000000
+DATA kconst<>+9416(SB)/8, $0x0000000000000000
 DATA kconst<>+9424(SB)/8, $0x0000000000000000
 DATA kconst<>+9432(SB)/8, $0x0000000000000000
-DATA kconst<>+9440(SB)/8, $0x0000000000000000
-DATA kconst<>+9448(SB)/8, $0x0000000000000000
-DATA kconst<>+9456(SB)/8, $0x0000000000000000
-DATA kconst<>+9464(SB)/8, $0x0000000000000000
-DATA kconst<>+9472(SB)/8, $0x0000000000000000
-DATA kconst<>+9480(SB)/8, $0x0000000000000000
-DATA kconst<>+9488(SB)/8, $0x0000000000000000
-DATA kconst<>+9496(SB)/8, $0x0000000000000000
-DATA kconst<>+9504(SB)/8, $0xb2501feab2501fea
-DATA kconst<>+9512(SB)/8, $0xb2501feab2501fea
-DATA kconst<>+9520(SB)/8, $0xb2501feab2501fea
-DATA kconst<>+9528(SB)/8, $0xb2501feab2501fea
-DATA kconst<>+9536(SB)/8, $0xc1500000c1500000
-DATA kconst<>+9544(SB)/8, $0xc1500000c1500000
-DATA kconst<>+9552(SB)/8, $0xc1500000c1500000
-DATA kconst<>+9560(SB)/8, $0xc1500000c1500000
-DATA kconst<>+9568(SB)/8, $0xc1500000c1500000
-DATA kconst<>+9576(SB)/8, $0xc1500000c1500000
-DATA kconst<>+9584(SB)/8, $0xc1500000c1500000
-DATA kconst<>+9592(SB)/8, $0xc1500000c1500000
-DATA kconst<>+9600(SB)/8, $0x11ef11ff11ef11ff
-DATA kconst<>+9608(SB)/8, $0x11ef11ff11ef11ff
-DATA kconst<>+9616(SB)/8, $0x11ef11ff11ef11ff
-DATA kconst<>+9624(SB)/8, $0x11ef11ff11ef11ff
-DATA kconst<>+9632(SB)/8, $0x11ef11ff11ef11ff
-DATA kconst<>+9640(SB)/8, $0x11ef11ff11ef11ff
-DATA kconst<>+9648(SB)/8, $0x11ef11ff11ef11ff
-DATA kconst<>+9656(SB)/8, $0x11ef11ff11ef11ff
-DATA kconst<>+9664(SB)/8, $0x321478dc337410f9
-DATA kconst<>+9672(SB)/8, $0xb3508e793360dc6a
-DATA kconst<>+9680(SB)/8, $0xb350bf79b33a71dc
-DATA kconst<>+9688(SB)/8, $0xb281256b337a5818
-DATA kconst<>+9696(SB)/8, $0xb396849633df2f4d
-DATA kconst<>+9704(SB)/8, $0x33ad7bc6b3312abb
-DATA kconst<>+9712(SB)/8, $0xb0a255c0b32da43b
-DATA kconst<>+9720(SB)/8, $0xb302e578b38100e7
-DATA kconst<>+9728(SB)/8, $0x3ed54d3f3ecc422a
-DATA kconst<>+9736(SB)/8, $0x3ee89b713edebed4
-DATA kconst<>+9744(SB)/8, $0x3efda8f23ef2e7d5
-DATA kconst<>+9752(SB)/8, $0x3f0a4f1f3f0471fa
-DATA kconst<>+9760(SB)/8, $0x3f16d3bd3f106ebb
-DATA kconst<>+9768(SB)/8, $0x3f247a673f1d813a
-DATA kconst<>+9776(SB)/8, $0x3f335d5b3f2bc29c
-DATA kconst<>+9784(SB)/8, $0x3f43993b3f3b4e4a
-DATA kconst<>+9792(SB)/8, $0x4000000040000000
-DATA kconst<>+9800(SB)/8, $0x4000000040000000
-DATA kconst<>+9808(SB)/8, $0x4000000040000000
-DATA kconst<>+9816(SB)/8, $0x4000000040000000
-DATA kconst<>+9824(SB)/8, $0x4000000040000000
-DATA kconst<>+9832(SB)/8, $0x4000000040000000
-DATA kconst<>+9840(SB)/8, $0x4000000040000000
-DATA kconst<>+9848(SB)/8, $0x4000000040000000
-DATA kconst<>+9856(SB)/8, $0x0000000100000000
-DATA kconst<>+9864(SB)/8, $0x0000000300000002
-DATA kconst<>+9872(SB)/8, $0x0000000500000004
-DATA kconst<>+9880(SB)/8, $0x0000000700000006
-DATA kconst<>+9888(SB)/8, $0x0000000900000008
-DATA kconst<>+9896(SB)/8, $0x0000000b0000000a
-DATA kconst<>+9904(SB)/8, $0x0000000d0000000c
-DATA kconst<>+9912(SB)/8, $0x0000000f0000000e
-DATA kconst<>+9920(SB)/8, $0x3fde68e03f9e08e0
-DATA kconst<>+9928(SB)/8, $0x402f1be0400ff920
-DATA kconst<>+9936(SB)/8, $0x408fd5c0405f77c0
-DATA kconst<>+9944(SB)/8, $0x40cff9b040af22f0
-DATA kconst<>+9952(SB)/8, $0x4120be4040fedf80
-DATA kconst<>+9960(SB)/8, $0x415f991041406030
-DATA kconst<>+9968(SB)/8, $0x3ebc26403e007d80
-DATA kconst<>+9976(SB)/8, $0x3f6071403f1ee7c0
-DATA kconst<>+9984(SB)/8, $0xb9a14326ba49a39a
-DATA kconst<>+9992(SB)/8, $0xb88007cab92e9617
-DATA kconst<>+10000(SB)/8, $0xb7044e1cb7dd56e1
-DATA kconst<>+10008(SB)/8, $0xb5817e3cb63c2493
-DATA kconst<>+10016(SB)/8, $0xb39acaf3b4a2eae6
-DATA kconst<>+10024(SB)/8, $0xb20880f7b2c24722
-DATA kconst<>+10032(SB)/8, $0xbb2f7ba5bbcf704f
-DATA kconst<>+10040(SB)/8, $0x39c84cd7bbb8fe62
-DATA kconst<>+10048(SB)/8, $0x3aa54f873b317b94
-DATA kconst<>+10056(SB)/8, $0x39a46bb63a226577
-DATA kconst<>+10064(SB)/8, $0x383fc6db390c906d
-DATA kconst<>+10072(SB)/8, $0x37001723379a9cdd
-DATA kconst<>+10080(SB)/8, $0x354f91543638bc9c
-DATA kconst<>+10088(SB)/8, $0x33f3e73e3497c947
-DATA kconst<>+10096(SB)/8, $0x3c2de6b33c86057a
-DATA kconst<>+10104(SB)/8, $0x3ba3f1243c076ecc
-DATA kconst<>+10112(SB)/8, $0xbb94a9d3bc0f8fae
-DATA kconst<>+10120(SB)/8, $0xbab7b999bb1f2265
-DATA kconst<>+10128(SB)/8, $0xb986f1bcba284cc7
-DATA kconst<>+10136(SB)/8, $0xb87112beb8f7a74b
-DATA kconst<>+10144(SB)/8, $0xb70848e9b7c537af
-DATA kconst<>+10152(SB)/8, $0xb5e41c83b66a149d
-DATA kconst<>+10160(SB)/8, $0xbcf89681bd337215
-DATA kconst<>+10168(SB)/8, $0xbc6cd8c6bca9f7db
-DATA kconst<>+10176(SB)/8, $0x3c7d17f33cdc7b39
-DATA kconst<>+10184(SB)/8, $0x3bbdb35b3c160fc0
-DATA kconst<>+10192(SB)/8, $0x3abb36393b4699a3
-DATA kconst<>+10200(SB)/8, $0x39dc171d3a45e7f9
-DATA kconst<>+10208(SB)/8, $0x38b4b07c3955270b
-DATA kconst<>+10216(SB)/8, $0x37cd44243836eb8b
-DATA kconst<>+10224(SB)/8, $0x3d9e59433dd8df12
-DATA kconst<>+10232(SB)/8, $0x3d27e98a3d65c036
-DATA kconst<>+10240(SB)/8, $0xbd4acb82bd9dc672
-DATA kconst<>+10248(SB)/8, $0xbcbb20f2bd062a75
-DATA kconst<>+10256(SB)/8, $0xbbfc8e57bc61fa67
-DATA kconst<>+10264(SB)/8, $0xbb4599d8bb9ac21e
-DATA kconst<>+10272(SB)/8, $0xba6d954bbae3a945
-DATA kconst<>+10280(SB)/8, $0xb9b7b04cba0e0c1d
-DATA kconst<>+10288(SB)/8, $0xbe386107be6df709
-DATA kconst<>+10296(SB)/8, $0xbddd11fcbe0e50f8
-DATA kconst<>+10304(SB)/8, $0x3e175d263e4fa483
-DATA kconst<>+10312(SB)/8, $0x3daf6a153de1f0ae
-DATA kconst<>+10320(SB)/8, $0x3d254d4e3d76eae1
-DATA kconst<>+10328(SB)/8, $0x3cae492b3cec7d48
-DATA kconst<>+10336(SB)/8, $0x3c1ad3973c6ffbf5
-DATA kconst<>+10344(SB)/8, $0x3ba3a5203bdb3464
-DATA kconst<>+10352(SB)/8, $0x3ec0349e3ee7c7d8
-DATA kconst<>+10360(SB)/8, $0x3e846c803e9f18a8
-DATA kconst<>+10368(SB)/8, $0xbecf8d24bef68390
-DATA kconst<>+10376(SB)/8, $0xbe9b12cdbeb16135
-DATA kconst<>+10384(SB)/8, $0xbe516dbfbe80f485
-DATA kconst<>+10392(SB)/8, $0xbe16da61be304c1b
-DATA kconst<>+10400(SB)/8, $0xbdc80019bdf9996a
-DATA kconst<>+10408(SB)/8, $0xbd9115c5bda80dee
-DATA kconst<>+10416(SB)/8, $0xbf2d999ebf4103f4
-DATA kconst<>+10424(SB)/8, $0xbf0cf39abf1c1d39
-DATA kconst<>+10432(SB)/8, $0xc0b8aa3bc0b8aa3b
-DATA kconst<>+10440(SB)/8, $0xc0b8aa3bc0b8aa3b
-DATA kconst<>+10448(SB)/8, $0xc0b8aa3bc0b8aa3b
-DATA kconst<>+10456(SB)/8, $0xc0b8aa3bc0b8aa3b
-DATA kconst<>+10464(SB)/8, $0xc0b8aa3bc0b8aa3b
-DATA kconst<>+10472(SB)/8, $0xc0b8aa3bc0b8aa3b
-DATA kconst<>+10480(SB)/8, $0xc0b8aa3bc0b8aa3b
-DATA kconst<>+10488(SB)/8, $0xc0b8aa3bc0b8aa3b
-DATA kconst<>+10496(SB)/8, $0x3e3170003e317000
-DATA kconst<>+10504(SB)/8, $0x3e3170003e317000
-DATA kconst<>+10512(SB)/8, $0x3e3170003e317000
-DATA kconst<>+10520(SB)/8, $0x3e3170003e317000
-DATA kconst<>+10528(SB)/8, $0x3e3170003e317000
-DATA kconst<>+10536(SB)/8, $0x3e3170003e317000
-DATA kconst<>+10544(SB)/8, $0x3e3170003e317000
-DATA kconst<>+10552(SB)/8, $0x3e3170003e317000
-DATA kconst<>+10560(SB)/8, $0x3705fdf43705fdf4
-DATA kconst<>+10568(SB)/8, $0x3705fdf43705fdf4
-DATA kconst<>+10576(SB)/8, $0x3705fdf43705fdf4
-DATA kconst<>+10584(SB)/8, $0x3705fdf43705fdf4
-DATA kconst<>+10592(SB)/8, $0x3705fdf43705fdf4
-DATA kconst<>+10600(SB)/8, $0x3705fdf43705fdf4
-DATA kconst<>+10608(SB)/8, $0x3705fdf43705fdf4
-DATA kconst<>+10616(SB)/8, $0x3705fdf43705fdf4
-DATA kconst<>+10624(SB)/8, $0x32ce061180000000
-DATA kconst<>+10632(SB)/8, $0x33851aa9b3892801
-DATA kconst<>+10640(SB)/8, $0xb233d0e5b31302ae
-DATA kconst<>+10648(SB)/8, $0x325290be32fce183
-DATA kconst<>+10656(SB)/8, $0x32ce061180000000
-DATA kconst<>+10664(SB)/8, $0x33851aa9b3892801
-DATA kconst<>+10672(SB)/8, $0xb233d0e5b31302ae
-DATA kconst<>+10680(SB)/8, $0x325290be32fce183
-DATA kconst<>+10688(SB)/8, $0x3b2aaee93b2aaee9
-DATA kconst<>+10696(SB)/8, $0x3b2aaee93b2aaee9
-DATA kconst<>+10704(SB)/8, $0x3b2aaee93b2aaee9
-DATA kconst<>+10712(SB)/8, $0x3b2aaee93b2aaee9
-DATA kconst<>+10720(SB)/8, $0x3b2aaee93b2aaee9
-DATA kconst<>+10728(SB)/8, $0x3b2aaee93b2aaee9
-DATA kconst<>+10736(SB)/8, $0x3b2aaee93b2aaee9
-DATA kconst<>+10744(SB)/8, $0x3b2aaee93b2aaee9
-DATA kconst<>+10752(SB)/8, $0xbcaaae4dbcaaae4d
-DATA kconst<>+10760(SB)/8, $0xbcaaae4dbcaaae4d
-DATA kconst<>+10768(SB)/8, $0xbcaaae4dbcaaae4d
-DATA kconst<>+10776(SB)/8, $0xbcaaae4dbcaaae4d
-DATA kconst<>+10784(SB)/8, $0xbcaaae4dbcaaae4d
-DATA kconst<>+10792(SB)/8, $0xbcaaae4dbcaaae4d
-DATA kconst<>+10800(SB)/8, $0xbcaaae4dbcaaae4d
-DATA kconst<>+10808(SB)/8, $0xbcaaae4dbcaaae4d
-DATA kconst<>+10816(SB)/8, $0x3e0000003e000000
-DATA kconst<>+10824(SB)/8, $0x3e0000003e000000
-DATA kconst<>+10832(SB)/8, $0x3e0000003e000000
-DATA kconst<>+10840(SB)/8, $0x3e0000003e000000
-DATA kconst<>+10848(SB)/8, $0x3e0000003e000000
-DATA kconst<>+10856(SB)/8, $0x3e0000003e000000
-DATA kconst<>+10864(SB)/8, $0x3e0000003e000000
-DATA kconst<>+10872(SB)/8, $0x3e0000003e000000
-DATA kconst<>+10880(SB)/8, $0x3f8b95c23f800000
-DATA kconst<>+10888(SB)/8, $0x3fa5fed73f9837f0
-DATA kconst<>+10896(SB)/8, $0x3fc5672a3fb504f3
-DATA kconst<>+10904(SB)/8, $0x3feac0c73fd744fd
-DATA kconst<>+10912(SB)/8, $0x3f8b95c23f800000
-DATA kconst<>+10920(SB)/8, $0x3fa5fed73f9837f0
-DATA kconst<>+10928(SB)/8, $0x3fc5672a3fb504f3
-DATA kconst<>+10936(SB)/8, $0x3feac0c73fd744fd
-DATA kconst<>+10944(SB)/8, $0x3e3ea20e3e6e0c0b
-DATA kconst<>+10952(SB)/8, $0x3e066d433e1d5cca
-DATA kconst<>+10960(SB)/8, $0x3daddc4d3dda4048
-DATA kconst<>+10968(SB)/8, $0x3d75da243d90bb31
-DATA kconst<>+10976(SB)/8, $0x3d2115e03d4a11d1
-DATA kconst<>+10984(SB)/8, $0x3ce8adb33d06fc2f
-DATA kconst<>+10992(SB)/8, $0x3ec359803ee8421e
-DATA kconst<>+11000(SB)/8, $0x3e8f1b343ea5fd83
-DATA kconst<>+11008(SB)/8, $0x0000007f0000007f
-DATA kconst<>+11016(SB)/8, $0x0000007f0000007f
-DATA kconst<>+11024(SB)/8, $0x0000007f0000007f
-DATA kconst<>+11032(SB)/8, $0x0000007f0000007f
-DATA kconst<>+11040(SB)/8, $0x0000007f0000007f
-DATA kconst<>+11048(SB)/8, $0x0000007f0000007f
-DATA kconst<>+11056(SB)/8, $0x0000007f0000007f
-DATA kconst<>+11064(SB)/8, $0x0000007f0000007f
+DATA kconst<>+9440(SB)/8, $0xb2501feab2501fea
+DATA kconst<>+9448(SB)/8, $0xb2501feab2501fea
+DATA kconst<>+9456(SB)/8, $0xb2501feab2501fea
+DATA kconst<>+9464(SB)/8, $0xb2501feab2501fea
+DATA kconst<>+9472(SB)/8, $0xc1500000c1500000
+DATA kconst<>+9480(SB)/8, $0xc1500000c1500000
+DATA kconst<>+9488(SB)/8, $0xc1500000c1500000
+DATA kconst<>+9496(SB)/8, $0xc1500000c1500000
+DATA kconst<>+9504(SB)/8, $0xc1500000c1500000
+DATA kconst<>+9512(SB)/8, $0xc1500000c1500000
+DATA kconst<>+9520(SB)/8, $0xc1500000c1500000
+DATA kconst<>+9528(SB)/8, $0xc1500000c1500000
+DATA kconst<>+9536(SB)/8, $0x11ef11ff11ef11ff
+DATA kconst<>+9544(SB)/8, $0x11ef11ff11ef11ff
+DATA kconst<>+9552(SB)/8, $0x11ef11ff11ef11ff
+DATA kconst<>+9560(SB)/8, $0x11ef11ff11ef11ff
+DATA kconst<>+9568(SB)/8, $0x11ef11ff11ef11ff
+DATA kconst<>+9576(SB)/8, $0x11ef11ff11ef11ff
+DATA kconst<>+9584(SB)/8, $0x11ef11ff11ef11ff
+DATA kconst<>+9592(SB)/8, $0x11ef11ff11ef11ff
+DATA kconst<>+9600(SB)/8, $0x321478dc337410f9
+DATA kconst<>+9608(SB)/8, $0xb3508e793360dc6a
+DATA kconst<>+9616(SB)/8, $0xb350bf79b33a71dc
+DATA kconst<>+9624(SB)/8, $0xb281256b337a5818
+DATA kconst<>+9632(SB)/8, $0xb396849633df2f4d
+DATA kconst<>+9640(SB)/8, $0x33ad7bc6b3312abb
+DATA kconst<>+9648(SB)/8, $0xb0a255c0b32da43b
+DATA kconst<>+9656(SB)/8, $0xb302e578b38100e7
+DATA kconst<>+9664(SB)/8, $0x3ed54d3f3ecc422a
+DATA kconst<>+9672(SB)/8, $0x3ee89b713edebed4
+DATA kconst<>+9680(SB)/8, $0x3efda8f23ef2e7d5
+DATA kconst<>+9688(SB)/8, $0x3f0a4f1f3f0471fa
+DATA kconst<>+9696(SB)/8, $0x3f16d3bd3f106ebb
+DATA kconst<>+9704(SB)/8, $0x3f247a673f1d813a
+DATA kconst<>+9712(SB)/8, $0x3f335d5b3f2bc29c
+DATA kconst<>+9720(SB)/8, $0x3f43993b3f3b4e4a
+DATA kconst<>+9728(SB)/8, $0x4000000040000000
+DATA kconst<>+9736(SB)/8, $0x4000000040000000
+DATA kconst<>+9744(SB)/8, $0x4000000040000000
+DATA kconst<>+9752(SB)/8, $0x4000000040000000
+DATA kconst<>+9760(SB)/8, $0x4000000040000000
+DATA kconst<>+9768(SB)/8, $0x4000000040000000
+DATA kconst<>+9776(SB)/8, $0x4000000040000000
+DATA kconst<>+9784(SB)/8, $0x4000000040000000
+DATA kconst<>+9792(SB)/8, $0x0000000100000000
+DATA kconst<>+9800(SB)/8, $0x0000000300000002
+DATA kconst<>+9808(SB)/8, $0x0000000500000004
+DATA kconst<>+9816(SB)/8, $0x0000000700000006
+DATA kconst<>+9824(SB)/8, $0x0000000900000008
+DATA kconst<>+9832(SB)/8, $0x0000000b0000000a
+DATA kconst<>+9840(SB)/8, $0x0000000d0000000c
+DATA kconst<>+9848(SB)/8, $0x0000000f0000000e
+DATA kconst<>+9856(SB)/8, $0x3fde68e03f9e08e0
+DATA kconst<>+9864(SB)/8, $0x402f1be0400ff920
+DATA kconst<>+9872(SB)/8, $0x408fd5c0405f77c0
+DATA kconst<>+9880(SB)/8, $0x40cff9b040af22f0
+DATA kconst<>+9888(SB)/8, $0x4120be4040fedf80
+DATA kconst<>+9896(SB)/8, $0x415f991041406030
+DATA kconst<>+9904(SB)/8, $0x3ebc26403e007d80
+DATA kconst<>+9912(SB)/8, $0x3f6071403f1ee7c0
+DATA kconst<>+9920(SB)/8, $0xb9a14326ba49a39a
+DATA kconst<>+9928(SB)/8, $0xb88007cab92e9617
+DATA kconst<>+9936(SB)/8, $0xb7044e1cb7dd56e1
+DATA kconst<>+9944(SB)/8, $0xb5817e3cb63c2493
+DATA kconst<>+9952(SB)/8, $0xb39acaf3b4a2eae6
+DATA kconst<>+9960(SB)/8, $0xb20880f7b2c24722
+DATA kconst<>+9968(SB)/8, $0xbb2f7ba5bbcf704f
+DATA kconst<>+9976(SB)/8, $0x39c84cd7bbb8fe62
+DATA kconst<>+9984(SB)/8, $0x3aa54f873b317b94
+DATA kconst<>+9992(SB)/8, $0x39a46bb63a226577
+DATA kconst<>+10000(SB)/8, $0x383fc6db390c906d
+DATA kconst<>+10008(SB)/8, $0x37001723379a9cdd
+DATA kconst<>+10016(SB)/8, $0x354f91543638bc9c
+DATA kconst<>+10024(SB)/8, $0x33f3e73e3497c947
+DATA kconst<>+10032(SB)/8, $0x3c2de6b33c86057a
+DATA kconst<>+10040(SB)/8, $0x3ba3f1243c076ecc
+DATA kconst<>+10048(SB)/8, $0xbb94a9d3bc0f8fae
+DATA kconst<>+10056(SB)/8, $0xbab7b999bb1f2265
+DATA kconst<>+10064(SB)/8, $0xb986f1bcba284cc7
+DATA kconst<>+10072(SB)/8, $0xb87112beb8f7a74b
+DATA kconst<>+10080(SB)/8, $0xb70848e9b7c537af
+DATA kconst<>+10088(SB)/8, $0xb5e41c83b66a149d
+DATA kconst<>+10096(SB)/8, $0xbcf89681bd337215
+DATA kconst<>+10104(SB)/8, $0xbc6cd8c6bca9f7db
+DATA kconst<>+10112(SB)/8, $0x3c7d17f33cdc7b39
+DATA kconst<>+10120(SB)/8, $0x3bbdb35b3c160fc0
+DATA kconst<>+10128(SB)/8, $0x3abb36393b4699a3
+DATA kconst<>+10136(SB)/8, $0x39dc171d3a45e7f9
+DATA kconst<>+10144(SB)/8, $0x38b4b07c3955270b
+DATA kconst<>+10152(SB)/8, $0x37cd44243836eb8b
+DATA kconst<>+10160(SB)/8, $0x3d9e59433dd8df12
+DATA kconst<>+10168(SB)/8, $0x3d27e98a3d65c036
+DATA kconst<>+10176(SB)/8, $0xbd4acb82bd9dc672
+DATA kconst<>+10184(SB)/8, $0xbcbb20f2bd062a75
+DATA kconst<>+10192(SB)/8, $0xbbfc8e57bc61fa67
+DATA kconst<>+10200(SB)/8, $0xbb4599d8bb9ac21e
+DATA kconst<>+10208(SB)/8, $0xba6d954bbae3a945
+DATA kconst<>+10216(SB)/8, $0xb9b7b04cba0e0c1d
+DATA kconst<>+10224(SB)/8, $0xbe386107be6df709
+DATA kconst<>+10232(SB)/8, $0xbddd11fcbe0e50f8
+DATA kconst<>+10240(SB)/8, $0x3e175d263e4fa483
+DATA kconst<>+10248(SB)/8, $0x3daf6a153de1f0ae
+DATA kconst<>+10256(SB)/8, $0x3d254d4e3d76eae1
+DATA kconst<>+10264(SB)/8, $0x3cae492b3cec7d48
+DATA kconst<>+10272(SB)/8, $0x3c1ad3973c6ffbf5
+DATA kconst<>+10280(SB)/8, $0x3ba3a5203bdb3464
+DATA kconst<>+10288(SB)/8, $0x3ec0349e3ee7c7d8
+DATA kconst<>+10296(SB)/8, $0x3e846c803e9f18a8
+DATA kconst<>+10304(SB)/8, $0xbecf8d24bef68390
+DATA kconst<>+10312(SB)/8, $0xbe9b12cdbeb16135
+DATA kconst<>+10320(SB)/8, $0xbe516dbfbe80f485
+DATA kconst<>+10328(SB)/8, $0xbe16da61be304c1b
+DATA kconst<>+10336(SB)/8, $0xbdc80019bdf9996a
+DATA kconst<>+10344(SB)/8, $0xbd9115c5bda80dee
+DATA kconst<>+10352(SB)/8, $0xbf2d999ebf4103f4
+DATA kconst<>+10360(SB)/8, $0xbf0cf39abf1c1d39
+DATA kconst<>+10368(SB)/8, $0xc0b8aa3bc0b8aa3b
+DATA kconst<>+10376(SB)/8, $0xc0b8aa3bc0b8aa3b
+DATA kconst<>+10384(SB)/8, $0xc0b8aa3bc0b8aa3b
+DATA kconst<>+10392(SB)/8, $0xc0b8aa3bc0b8aa3b
+DATA kconst<>+10400(SB)/8, $0xc0b8aa3bc0b8aa3b
+DATA kconst<>+10408(SB)/8, $0xc0b8aa3bc0b8aa3b
+DATA kconst<>+10416(SB)/8, $0xc0b8aa3bc0b8aa3b
+DATA kconst<>+10424(SB)/8, $0xc0b8aa3bc0b8aa3b
+DATA kconst<>+10432(SB)/8, $0x3e3170003e317000
+DATA kconst<>+10440(SB)/8, $0x3e3170003e317000
+DATA kconst<>+10448(SB)/8, $0x3e3170003e317000
+DATA kconst<>+10456(SB)/8, $0x3e3170003e317000
+DATA kconst<>+10464(SB)/8, $0x3e3170003e317000
+DATA kconst<>+10472(SB)/8, $0x3e3170003e317000
+DATA kconst<>+10480(SB)/8, $0x3e3170003e317000
+DATA kconst<>+10488(SB)/8, $0x3e3170003e317000
+DATA kconst<>+10496(SB)/8, $0x3705fdf43705fdf4
+DATA kconst<>+10504(SB)/8, $0x3705fdf43705fdf4
+DATA kconst<>+10512(SB)/8, $0x3705fdf43705fdf4
+DATA kconst<>+10520(SB)/8, $0x3705fdf43705fdf4
+DATA kconst<>+10528(SB)/8, $0x3705fdf43705fdf4
+DATA kconst<>+10536(SB)/8, $0x3705fdf43705fdf4
+DATA kconst<>+10544(SB)/8, $0x3705fdf43705fdf4
+DATA kconst<>+10552(SB)/8, $0x3705fdf43705fdf4
+DATA kconst<>+10560(SB)/8, $0x32ce061180000000
+DATA kconst<>+10568(SB)/8, $0x33851aa9b3892801
+DATA kconst<>+10576(SB)/8, $0xb233d0e5b31302ae
+DATA kconst<>+10584(SB)/8, $0x325290be32fce183
+DATA kconst<>+10592(SB)/8, $0x32ce061180000000
+DATA kconst<>+10600(SB)/8, $0x33851aa9b3892801
+DATA kconst<>+10608(SB)/8, $0xb233d0e5b31302ae
+DATA kconst<>+10616(SB)/8, $0x325290be32fce183
+DATA kconst<>+10624(SB)/8, $0x3b2aaee93b2aaee9
+DATA kconst<>+10632(SB)/8, $0x3b2aaee93b2aaee9
+DATA kconst<>+10640(SB)/8, $0x3b2aaee93b2aaee9
+DATA kconst<>+10648(SB)/8, $0x3b2aaee93b2aaee9
+DATA kconst<>+10656(SB)/8, $0x3b2aaee93b2aaee9
+DATA kconst<>+10664(SB)/8, $0x3b2aaee93b2aaee9
+DATA kconst<>+10672(SB)/8, $0x3b2aaee93b2aaee9
+DATA kconst<>+10680(SB)/8, $0x3b2aaee93b2aaee9
+DATA kconst<>+10688(SB)/8, $0xbcaaae4dbcaaae4d
+DATA kconst<>+10696(SB)/8, $0xbcaaae4dbcaaae4d
+DATA kconst<>+10704(SB)/8, $0xbcaaae4dbcaaae4d
+DATA kconst<>+10712(SB)/8, $0xbcaaae4dbcaaae4d
+DATA kconst<>+10720(SB)/8, $0xbcaaae4dbcaaae4d
+DATA kconst<>+10728(SB)/8, $0xbcaaae4dbcaaae4d
+DATA kconst<>+10736(SB)/8, $0xbcaaae4dbcaaae4d
+DATA kconst<>+10744(SB)/8, $0xbcaaae4dbcaaae4d
+DATA kconst<>+10752(SB)/8, $0x3e0000003e000000
+DATA kconst<>+10760(SB)/8, $0x3e0000003e000000
+DATA kconst<>+10768(SB)/8, $0x3e0000003e000000
+DATA kconst<>+10776(SB)/8, $0x3e0000003e000000
+DATA kconst<>+10784(SB)/8, $0x3e0000003e000000
+DATA kconst<>+10792(SB)/8, $0x3e0000003e000000
+DATA kconst<>+10800(SB)/8, $0x3e0000003e000000
+DATA kconst<>+10808(SB)/8, $0x3e0000003e000000
+DATA kconst<>+10816(SB)/8, $0x3f8b95c23f800000
+DATA kconst<>+10824(SB)/8, $0x3fa5fed73f9837f0
+DATA kconst<>+10832(SB)/8, $0x3fc5672a3fb504f3
+DATA kconst<>+10840(SB)/8, $0x3feac0c73fd744fd
+DATA kconst<>+10848(SB)/8, $0x3f8b95c23f800000
+DATA kconst<>+10856(SB)/8, $0x3fa5fed73f9837f0
+DATA kconst<>+10864(SB)/8, $0x3fc5672a3fb504f3
+DATA kconst<>+10872(SB)/8, $0x3feac0c73fd744fd
+DATA kconst<>+10880(SB)/8, $0x3e3ea20e3e6e0c0b
+DATA kconst<>+10888(SB)/8, $0x3e066d433e1d5cca
+DATA kconst<>+10896(SB)/8, $0x3daddc4d3dda4048
+DATA kconst<>+10904(SB)/8, $0x3d75da243d90bb31
+DATA kconst<>+10912(SB)/8, $0x3d2115e03d4a11d1
+DATA kconst<>+10920(SB)/8, $0x3ce8adb33d06fc2f
+DATA kconst<>+10928(SB)/8, $0x3ec359803ee8421e
+DATA kconst<>+10936(SB)/8, $0x3e8f1b343ea5fd83
+DATA kconst<>+10944(SB)/8, $0x0000007f0000007f
+DATA kconst<>+10952(SB)/8, $0x0000007f0000007f
+DATA kconst<>+10960(SB)/8, $0x0000007f0000007f
+DATA kconst<>+10968(SB)/8, $0x0000007f0000007f
+DATA kconst<>+10976(SB)/8, $0x0000007f0000007f
+DATA kconst<>+10984(SB)/8, $0x0000007f0000007f
+DATA kconst<>+10992(SB)/8, $0x0000007f0000007f
+DATA kconst<>+11000(SB)/8, $0x0000007f0000007f
+DATA kconst<>+11008(SB)/8, $0x8000000080000000
+DATA kconst<>+11016(SB)/8, $0x8000000080000000
+DATA kconst<>+11024(SB)/8, $0x8000000080000000
+DATA kconst<>+11032(SB)/8, $0x8000000080000000
+DATA kconst<>+11040(SB)/8, $0x8000000080000000
+DATA kconst<>+11048(SB)/8, $0x8000000080000000
+DATA kconst<>+11056(SB)/8, $0x8000000080000000
+DATA kconst<>+11064(SB)/8, $0x8000000080000000
 DATA kconst<>+11072(SB)/8, $0x0000000100000000
 DATA kconst<>+11080(SB)/8, $0x0000000300000002
 DATA kconst<>+11088(SB)/8, $0x0000000500000004

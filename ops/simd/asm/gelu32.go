@@ -200,8 +200,15 @@ func gelu32Body(order int, x V) (V, M) {
 	if !wide {
 		e = s.expNeg(z, s.exp)
 	}
-	w1 := sfma(v, S, cs(1))
-	eps := sfma(v, S, smul(e.p, w1)) // ω + p·(1 + ω)
+	// ε = ω + p·(1 + ω): for f', v·S·(1 + p) + p with S·(1 + p) rounded,
+	// an error of 2^−24·|ω| (|ω| ≤ 0.04); for f, whose ω is larger, the
+	// products with p rounded instead (errors of 2^−24·|p|).
+	var eps V
+	if order == 1 {
+		eps = sfma(v, sfmaTo(S, e.p, S), e.p)
+	} else {
+		eps = sfma(v, S, smul(e.p, sfma(v, S, cs(1))))
+	}
 	fi := lookup(1)
 	ph := smul(e.th, fi)
 	c := sfmaTo(ph, eps, sfms(e.th, fi, ph))
@@ -217,7 +224,14 @@ func gelu32Body(order int, x V) (V, M) {
 	}
 	// c is up to a tenth of ph: renormalize, so that the lo part times g
 	// (or x) stays below half an ulp of the result where that is subnormal.
-	y := s.scale(e, fast2SumV(ph, c)...)
+	// The AVX-512 f needs not: a subnormal f means a tiny x, where c is
+	// tiny too (its first interval is expanded at 0).
+	var y []V
+	if order == 0 && wide {
+		y = s.scale(e, ph, c)
+	} else {
+		y = s.scale(e, fast2SumV(ph, c)...)
+	}
 
 	// b + s·Y: for x ≥ 0, 1 − Y as a pair (Fast2Sum: Y ≤ 1/2).
 	var hi, lo V
@@ -235,8 +249,13 @@ func gelu32Body(order int, x V) (V, M) {
 	if order == 1 {
 		return packHiLo(hi, lo), scmp(cmpNGE, x, cs(-gelu32ZMax))
 	}
-	// f = x·(hi + lo), rounded once; its sign is x's (−0·lo may be +0).
-	f := orSignOf(sfma(x, hi, smul(x, lo)), x)
+	// f = x·(hi + lo), rounded once. Its sign is x's: with AVX2, −0·lo may
+	// be +0 and is given x's sign; with AVX-512, lo is +0 at z = 0 (the
+	// first interval is expanded there: ω = p = c = +0), so f(−0) = −0.
+	f := sfma(x, hi, smul(x, lo))
+	if !wide {
+		f = orSignOf(f, x)
+	}
 	exc := outside(x, -gelu32XMaxF, math.Inf(1))
 	pending[f[0]] = hiLo{hi: f}
 	return f, exc
