@@ -5090,23 +5090,38 @@ TEXT ·GELULane32AVX512D0(SB), NOSPLIT, $0-113
 	MOVL $0x0000ffff, R8
 
 GELULane32AVX512D0_loop:
-	TESTQ     DX, DX
-	JZ        GELULane32AVX512D0_done
-	MOVQ      DX, R9
-	MOVQ      $0x00000010, R10
-	CMPQ      R9, R10
-	CMOVQLT   R9, R10
-	BZHIL     R10, R8, R11
-	KMOVW     R11, K1
-	SUBQ      R10, R9
-	MOVQ      $0x00000010, R10
-	CMPQ      R9, R10
-	CMOVQLT   R9, R10
-	BZHIL     R10, R8, R9
-	KMOVW     R9, K2
+	TESTQ   DX, DX
+	JZ      GELULane32AVX512D0_done
+	MOVQ    DX, R9
+	MOVQ    $0x00000010, R10
+	CMPQ    R9, R10
+	CMOVQLT R9, R10
+	BZHIL   R10, R8, R11
+	KMOVW   R11, K1
+	SUBQ    R10, R9
+	MOVQ    $0x00000010, R10
+	CMPQ    R9, R10
+	CMOVQLT R9, R10
+	BZHIL   R10, R8, R9
+	KMOVW   R9, K2
+	CMPQ    DX, $0x00000010
+	JB      GELULane32AVX512D0_load1_0_masked
+	VMOVUPS (CX), Z0
+	JMP     GELULane32AVX512D0_load1_0_done
+
+GELULane32AVX512D0_load1_0_masked:
 	VMOVUPS.Z (CX), K1, Z0
+
+GELULane32AVX512D0_load1_0_done:
+	CMPQ    DX, $0x00000020
+	JB      GELULane32AVX512D0_load1_1_masked
+	VMOVUPS 64(CX), Z1
+	JMP     GELULane32AVX512D0_load1_1_done
+
+GELULane32AVX512D0_load1_1_masked:
 	VMOVUPS.Z 64(CX), K2, Z1
 
+GELULane32AVX512D0_load1_1_done:
 	// GELU f^(0), float32 lanes
 	VANDPS.BCST      kconst<>+6336(SB), Z0, Z2
 	VANDPS.BCST      kconst<>+6336(SB), Z1, Z3
@@ -5247,18 +5262,51 @@ GELULane32AVX512D0_loop:
 	ORL              R9, DI
 	CMPB             BL, $0x00
 	JE               GELULane32AVX512D0_plain
-	VMOVUPS.Z        (AX), K1, Z0
-	VADDPS           Z2, Z0, Z0
-	VMOVUPS          Z0, K1, (AX)
-	VMOVUPS.Z        64(AX), K2, Z0
-	VADDPS           Z3, Z0, Z0
-	VMOVUPS          Z0, K2, 64(AX)
-	JMP              GELULane32AVX512D0_next
+	KORTESTW         K1, K1
+	JCC              GELULane32AVX512D0_add0_masked
+	VADDPS           (AX), Z2, Z0
+	VMOVUPS          Z0, (AX)
+	JMP              GELULane32AVX512D0_add0_done
+
+GELULane32AVX512D0_add0_masked:
+	VMOVUPS.Z (AX), K1, Z0
+	VADDPS    Z2, Z0, Z0
+	VMOVUPS   Z0, K1, (AX)
+
+GELULane32AVX512D0_add0_done:
+	KORTESTW K2, K2
+	JCC      GELULane32AVX512D0_add1_masked
+	VADDPS   64(AX), Z3, Z0
+	VMOVUPS  Z0, 64(AX)
+	JMP      GELULane32AVX512D0_add1_done
+
+GELULane32AVX512D0_add1_masked:
+	VMOVUPS.Z 64(AX), K2, Z0
+	VADDPS    Z3, Z0, Z0
+	VMOVUPS   Z0, K2, 64(AX)
+
+GELULane32AVX512D0_add1_done:
+	JMP GELULane32AVX512D0_next
 
 GELULane32AVX512D0_plain:
+	KORTESTW K1, K1
+	JCC      GELULane32AVX512D0_store0_masked
+	VMOVUPS  Z2, (AX)
+	JMP      GELULane32AVX512D0_store0_done
+
+GELULane32AVX512D0_store0_masked:
 	VMOVUPS Z2, K1, (AX)
+
+GELULane32AVX512D0_store0_done:
+	KORTESTW K2, K2
+	JCC      GELULane32AVX512D0_store1_masked
+	VMOVUPS  Z3, 64(AX)
+	JMP      GELULane32AVX512D0_store1_done
+
+GELULane32AVX512D0_store1_masked:
 	VMOVUPS Z3, K2, 64(AX)
 
+GELULane32AVX512D0_store1_done:
 GELULane32AVX512D0_next:
 	ADDQ    $0x00000080, AX
 	ADDQ    $0x00000080, CX
@@ -5289,23 +5337,38 @@ TEXT ·GELULane32AVX512D1(SB), NOSPLIT, $0-113
 	MOVL $0x0000ffff, R9
 
 GELULane32AVX512D1_loop:
-	TESTQ     BX, BX
-	JZ        GELULane32AVX512D1_done
-	MOVQ      BX, R10
-	MOVQ      $0x00000010, R11
-	CMPQ      R10, R11
-	CMOVQLT   R10, R11
-	BZHIL     R11, R9, R12
-	KMOVW     R12, K1
-	SUBQ      R11, R10
-	MOVQ      $0x00000010, R11
-	CMPQ      R10, R11
-	CMOVQLT   R10, R11
-	BZHIL     R11, R9, R10
-	KMOVW     R10, K2
+	TESTQ   BX, BX
+	JZ      GELULane32AVX512D1_done
+	MOVQ    BX, R10
+	MOVQ    $0x00000010, R11
+	CMPQ    R10, R11
+	CMOVQLT R10, R11
+	BZHIL   R11, R9, R12
+	KMOVW   R12, K1
+	SUBQ    R11, R10
+	MOVQ    $0x00000010, R11
+	CMPQ    R10, R11
+	CMOVQLT R10, R11
+	BZHIL   R11, R9, R10
+	KMOVW   R10, K2
+	CMPQ    BX, $0x00000010
+	JB      GELULane32AVX512D1_load1_0_masked
+	VMOVUPS (CX), Z0
+	JMP     GELULane32AVX512D1_load1_0_done
+
+GELULane32AVX512D1_load1_0_masked:
 	VMOVUPS.Z (CX), K1, Z0
+
+GELULane32AVX512D1_load1_0_done:
+	CMPQ    BX, $0x00000020
+	JB      GELULane32AVX512D1_load1_1_masked
+	VMOVUPS 64(CX), Z1
+	JMP     GELULane32AVX512D1_load1_1_done
+
+GELULane32AVX512D1_load1_1_masked:
 	VMOVUPS.Z 64(CX), K2, Z1
 
+GELULane32AVX512D1_load1_1_done:
 	// GELU f^(1), float32 lanes
 	VANDPS.BCST      kconst<>+6336(SB), Z0, Z2
 	VANDPS.BCST      kconst<>+6336(SB), Z1, Z3
@@ -5456,8 +5519,24 @@ GELULane32AVX512D1_loop:
 	VSUBPS           Z5, Z3, K4, Z9
 	VCMPPS.BCST      $0x19, kconst<>+9472(SB), Z0, K3
 	VCMPPS.BCST      $0x19, kconst<>+9472(SB), Z1, K4
-	VMOVUPS.Z        (DX), K1, Z0
-	VMOVUPS.Z        64(DX), K2, Z1
+	CMPQ             BX, $0x00000010
+	JB               GELULane32AVX512D1_load2_0_masked
+	VMOVUPS          (DX), Z0
+	JMP              GELULane32AVX512D1_load2_0_done
+
+GELULane32AVX512D1_load2_0_masked:
+	VMOVUPS.Z (DX), K1, Z0
+
+GELULane32AVX512D1_load2_0_done:
+	CMPQ    BX, $0x00000020
+	JB      GELULane32AVX512D1_load2_1_masked
+	VMOVUPS 64(DX), Z1
+	JMP     GELULane32AVX512D1_load2_1_done
+
+GELULane32AVX512D1_load2_1_masked:
+	VMOVUPS.Z 64(DX), K2, Z1
+
+GELULane32AVX512D1_load2_1_done:
 	VMULPS           Z6, Z0, Z2
 	VMULPS           Z9, Z1, Z3
 	VMOVAPS          Z2, Z4
@@ -5480,18 +5559,51 @@ GELULane32AVX512D1_loop:
 	ORL              R10, R8
 	CMPB             SI, $0x00
 	JE               GELULane32AVX512D1_plain
-	VMOVUPS.Z        (AX), K1, Z0
-	VADDPS           Z2, Z0, Z0
-	VMOVUPS          Z0, K1, (AX)
-	VMOVUPS.Z        64(AX), K2, Z0
-	VADDPS           Z3, Z0, Z0
-	VMOVUPS          Z0, K2, 64(AX)
-	JMP              GELULane32AVX512D1_next
+	KORTESTW         K1, K1
+	JCC              GELULane32AVX512D1_add0_masked
+	VADDPS           (AX), Z2, Z0
+	VMOVUPS          Z0, (AX)
+	JMP              GELULane32AVX512D1_add0_done
+
+GELULane32AVX512D1_add0_masked:
+	VMOVUPS.Z (AX), K1, Z0
+	VADDPS    Z2, Z0, Z0
+	VMOVUPS   Z0, K1, (AX)
+
+GELULane32AVX512D1_add0_done:
+	KORTESTW K2, K2
+	JCC      GELULane32AVX512D1_add1_masked
+	VADDPS   64(AX), Z3, Z0
+	VMOVUPS  Z0, 64(AX)
+	JMP      GELULane32AVX512D1_add1_done
+
+GELULane32AVX512D1_add1_masked:
+	VMOVUPS.Z 64(AX), K2, Z0
+	VADDPS    Z3, Z0, Z0
+	VMOVUPS   Z0, K2, 64(AX)
+
+GELULane32AVX512D1_add1_done:
+	JMP GELULane32AVX512D1_next
 
 GELULane32AVX512D1_plain:
+	KORTESTW K1, K1
+	JCC      GELULane32AVX512D1_store0_masked
+	VMOVUPS  Z2, (AX)
+	JMP      GELULane32AVX512D1_store0_done
+
+GELULane32AVX512D1_store0_masked:
 	VMOVUPS Z2, K1, (AX)
+
+GELULane32AVX512D1_store0_done:
+	KORTESTW K2, K2
+	JCC      GELULane32AVX512D1_store1_masked
+	VMOVUPS  Z3, 64(AX)
+	JMP      GELULane32AVX512D1_store1_done
+
+GELULane32AVX512D1_store1_masked:
 	VMOVUPS Z3, K2, 64(AX)
 
+GELULane32AVX512D1_store1_done:
 GELULane32AVX512D1_next:
 	ADDQ    $0x00000080, AX
 	ADDQ    $0x00000080, CX
@@ -5523,30 +5635,53 @@ TEXT ·GELULane32AVX512D2(SB), NOSPLIT, $0-113
 	MOVL $0x0000ffff, R9
 
 GELULane32AVX512D2_loop:
-	TESTQ     BX, BX
-	JZ        GELULane32AVX512D2_done
-	MOVQ      BX, R10
-	MOVQ      $0x00000010, R11
-	CMPQ      R10, R11
-	CMOVQLT   R10, R11
-	BZHIL     R11, R9, R12
-	KMOVW     R12, K1
-	SUBQ      R11, R10
-	MOVQ      $0x00000010, R11
-	CMPQ      R10, R11
-	CMOVQLT   R10, R11
-	BZHIL     R11, R9, R12
-	KMOVW     R12, K2
-	SUBQ      R11, R10
-	MOVQ      $0x00000010, R11
-	CMPQ      R10, R11
-	CMOVQLT   R10, R11
-	BZHIL     R11, R9, R10
-	KMOVW     R10, K3
+	TESTQ   BX, BX
+	JZ      GELULane32AVX512D2_done
+	MOVQ    BX, R10
+	MOVQ    $0x00000010, R11
+	CMPQ    R10, R11
+	CMOVQLT R10, R11
+	BZHIL   R11, R9, R12
+	KMOVW   R12, K1
+	SUBQ    R11, R10
+	MOVQ    $0x00000010, R11
+	CMPQ    R10, R11
+	CMOVQLT R10, R11
+	BZHIL   R11, R9, R12
+	KMOVW   R12, K2
+	SUBQ    R11, R10
+	MOVQ    $0x00000010, R11
+	CMPQ    R10, R11
+	CMOVQLT R10, R11
+	BZHIL   R11, R9, R10
+	KMOVW   R10, K3
+	CMPQ    BX, $0x00000010
+	JB      GELULane32AVX512D2_load1_0_masked
+	VMOVUPS (CX), Z0
+	JMP     GELULane32AVX512D2_load1_0_done
+
+GELULane32AVX512D2_load1_0_masked:
 	VMOVUPS.Z (CX), K1, Z0
+
+GELULane32AVX512D2_load1_0_done:
+	CMPQ    BX, $0x00000020
+	JB      GELULane32AVX512D2_load1_1_masked
+	VMOVUPS 64(CX), Z1
+	JMP     GELULane32AVX512D2_load1_1_done
+
+GELULane32AVX512D2_load1_1_masked:
 	VMOVUPS.Z 64(CX), K2, Z1
+
+GELULane32AVX512D2_load1_1_done:
+	CMPQ    BX, $0x00000030
+	JB      GELULane32AVX512D2_load1_2_masked
+	VMOVUPS 128(CX), Z2
+	JMP     GELULane32AVX512D2_load1_2_done
+
+GELULane32AVX512D2_load1_2_masked:
 	VMOVUPS.Z 128(CX), K3, Z2
 
+GELULane32AVX512D2_load1_2_done:
 	// GELU f^(2), float32 lanes
 	VANDPS.BCST      kconst<>+6336(SB), Z0, Z0
 	VANDPS.BCST      kconst<>+6336(SB), Z1, Z1
@@ -5676,9 +5811,33 @@ GELULane32AVX512D2_loop:
 	VCMPPS.BCST      $0x16, kconst<>+6400(SB), Z0, K4
 	VCMPPS.BCST      $0x16, kconst<>+6400(SB), Z1, K5
 	VCMPPS.BCST      $0x16, kconst<>+6400(SB), Z2, K6
-	VMOVUPS.Z        (DX), K1, Z0
-	VMOVUPS.Z        64(DX), K2, Z1
-	VMOVUPS.Z        128(DX), K3, Z2
+	CMPQ             BX, $0x00000010
+	JB               GELULane32AVX512D2_load2_0_masked
+	VMOVUPS          (DX), Z0
+	JMP              GELULane32AVX512D2_load2_0_done
+
+GELULane32AVX512D2_load2_0_masked:
+	VMOVUPS.Z (DX), K1, Z0
+
+GELULane32AVX512D2_load2_0_done:
+	CMPQ    BX, $0x00000020
+	JB      GELULane32AVX512D2_load2_1_masked
+	VMOVUPS 64(DX), Z1
+	JMP     GELULane32AVX512D2_load2_1_done
+
+GELULane32AVX512D2_load2_1_masked:
+	VMOVUPS.Z 64(DX), K2, Z1
+
+GELULane32AVX512D2_load2_1_done:
+	CMPQ    BX, $0x00000030
+	JB      GELULane32AVX512D2_load2_2_masked
+	VMOVUPS 128(DX), Z2
+	JMP     GELULane32AVX512D2_load2_2_done
+
+GELULane32AVX512D2_load2_2_masked:
+	VMOVUPS.Z 128(DX), K3, Z2
+
+GELULane32AVX512D2_load2_2_done:
 	VMULPS           Z6, Z0, Z6
 	VMULPS           Z7, Z1, Z7
 	VMULPS           Z8, Z2, Z8
@@ -5711,22 +5870,72 @@ GELULane32AVX512D2_loop:
 	ORL              R10, R8
 	CMPB             SI, $0x00
 	JE               GELULane32AVX512D2_plain
-	VMOVUPS.Z        (AX), K1, Z0
-	VADDPS           Z6, Z0, Z0
-	VMOVUPS          Z0, K1, (AX)
-	VMOVUPS.Z        64(AX), K2, Z0
-	VADDPS           Z7, Z0, Z0
-	VMOVUPS          Z0, K2, 64(AX)
-	VMOVUPS.Z        128(AX), K3, Z0
-	VADDPS           Z8, Z0, Z0
-	VMOVUPS          Z0, K3, 128(AX)
-	JMP              GELULane32AVX512D2_next
+	KORTESTW         K1, K1
+	JCC              GELULane32AVX512D2_add0_masked
+	VADDPS           (AX), Z6, Z0
+	VMOVUPS          Z0, (AX)
+	JMP              GELULane32AVX512D2_add0_done
+
+GELULane32AVX512D2_add0_masked:
+	VMOVUPS.Z (AX), K1, Z0
+	VADDPS    Z6, Z0, Z0
+	VMOVUPS   Z0, K1, (AX)
+
+GELULane32AVX512D2_add0_done:
+	KORTESTW K2, K2
+	JCC      GELULane32AVX512D2_add1_masked
+	VADDPS   64(AX), Z7, Z0
+	VMOVUPS  Z0, 64(AX)
+	JMP      GELULane32AVX512D2_add1_done
+
+GELULane32AVX512D2_add1_masked:
+	VMOVUPS.Z 64(AX), K2, Z0
+	VADDPS    Z7, Z0, Z0
+	VMOVUPS   Z0, K2, 64(AX)
+
+GELULane32AVX512D2_add1_done:
+	KORTESTW K3, K3
+	JCC      GELULane32AVX512D2_add2_masked
+	VADDPS   128(AX), Z8, Z0
+	VMOVUPS  Z0, 128(AX)
+	JMP      GELULane32AVX512D2_add2_done
+
+GELULane32AVX512D2_add2_masked:
+	VMOVUPS.Z 128(AX), K3, Z0
+	VADDPS    Z8, Z0, Z0
+	VMOVUPS   Z0, K3, 128(AX)
+
+GELULane32AVX512D2_add2_done:
+	JMP GELULane32AVX512D2_next
 
 GELULane32AVX512D2_plain:
+	KORTESTW K1, K1
+	JCC      GELULane32AVX512D2_store0_masked
+	VMOVUPS  Z6, (AX)
+	JMP      GELULane32AVX512D2_store0_done
+
+GELULane32AVX512D2_store0_masked:
 	VMOVUPS Z6, K1, (AX)
+
+GELULane32AVX512D2_store0_done:
+	KORTESTW K2, K2
+	JCC      GELULane32AVX512D2_store1_masked
+	VMOVUPS  Z7, 64(AX)
+	JMP      GELULane32AVX512D2_store1_done
+
+GELULane32AVX512D2_store1_masked:
 	VMOVUPS Z7, K2, 64(AX)
+
+GELULane32AVX512D2_store1_done:
+	KORTESTW K3, K3
+	JCC      GELULane32AVX512D2_store2_masked
+	VMOVUPS  Z8, 128(AX)
+	JMP      GELULane32AVX512D2_store2_done
+
+GELULane32AVX512D2_store2_masked:
 	VMOVUPS Z8, K3, 128(AX)
 
+GELULane32AVX512D2_store2_done:
 GELULane32AVX512D2_next:
 	ADDQ    $0x000000c0, AX
 	ADDQ    $0x000000c0, CX
@@ -6260,23 +6469,38 @@ TEXT ·GELUTanhLane32AVX512D0(SB), NOSPLIT, $0-113
 	MOVL $0x0000ffff, R8
 
 GELUTanhLane32AVX512D0_loop:
-	TESTQ     DX, DX
-	JZ        GELUTanhLane32AVX512D0_done
-	MOVQ      DX, R9
-	MOVQ      $0x00000010, R10
-	CMPQ      R9, R10
-	CMOVQLT   R9, R10
-	BZHIL     R10, R8, R11
-	KMOVW     R11, K1
-	SUBQ      R10, R9
-	MOVQ      $0x00000010, R10
-	CMPQ      R9, R10
-	CMOVQLT   R9, R10
-	BZHIL     R10, R8, R9
-	KMOVW     R9, K2
+	TESTQ   DX, DX
+	JZ      GELUTanhLane32AVX512D0_done
+	MOVQ    DX, R9
+	MOVQ    $0x00000010, R10
+	CMPQ    R9, R10
+	CMOVQLT R9, R10
+	BZHIL   R10, R8, R11
+	KMOVW   R11, K1
+	SUBQ    R10, R9
+	MOVQ    $0x00000010, R10
+	CMPQ    R9, R10
+	CMOVQLT R9, R10
+	BZHIL   R10, R8, R9
+	KMOVW   R9, K2
+	CMPQ    DX, $0x00000010
+	JB      GELUTanhLane32AVX512D0_load1_0_masked
+	VMOVUPS (CX), Z0
+	JMP     GELUTanhLane32AVX512D0_load1_0_done
+
+GELUTanhLane32AVX512D0_load1_0_masked:
 	VMOVUPS.Z (CX), K1, Z0
+
+GELUTanhLane32AVX512D0_load1_0_done:
+	CMPQ    DX, $0x00000020
+	JB      GELUTanhLane32AVX512D0_load1_1_masked
+	VMOVUPS 64(CX), Z1
+	JMP     GELUTanhLane32AVX512D0_load1_1_done
+
+GELUTanhLane32AVX512D0_load1_1_masked:
 	VMOVUPS.Z 64(CX), K2, Z1
 
+GELUTanhLane32AVX512D0_load1_1_done:
 	// GELUTanh f^(0), float32 lanes
 	VANDPS.BCST      kconst<>+6336(SB), Z0, Z2
 	VANDPS.BCST      kconst<>+6336(SB), Z1, Z3
@@ -6511,18 +6735,51 @@ GELUTanhLane32AVX512D0_loop:
 	ORL              R9, DI
 	CMPB             BL, $0x00
 	JE               GELUTanhLane32AVX512D0_plain
-	VMOVUPS.Z        (AX), K1, Z2
-	VADDPS           Z0, Z2, Z2
-	VMOVUPS          Z2, K1, (AX)
-	VMOVUPS.Z        64(AX), K2, Z0
-	VADDPS           Z1, Z0, Z0
-	VMOVUPS          Z0, K2, 64(AX)
-	JMP              GELUTanhLane32AVX512D0_next
+	KORTESTW         K1, K1
+	JCC              GELUTanhLane32AVX512D0_add0_masked
+	VADDPS           (AX), Z0, Z2
+	VMOVUPS          Z2, (AX)
+	JMP              GELUTanhLane32AVX512D0_add0_done
+
+GELUTanhLane32AVX512D0_add0_masked:
+	VMOVUPS.Z (AX), K1, Z2
+	VADDPS    Z0, Z2, Z2
+	VMOVUPS   Z2, K1, (AX)
+
+GELUTanhLane32AVX512D0_add0_done:
+	KORTESTW K2, K2
+	JCC      GELUTanhLane32AVX512D0_add1_masked
+	VADDPS   64(AX), Z1, Z0
+	VMOVUPS  Z0, 64(AX)
+	JMP      GELUTanhLane32AVX512D0_add1_done
+
+GELUTanhLane32AVX512D0_add1_masked:
+	VMOVUPS.Z 64(AX), K2, Z0
+	VADDPS    Z1, Z0, Z0
+	VMOVUPS   Z0, K2, 64(AX)
+
+GELUTanhLane32AVX512D0_add1_done:
+	JMP GELUTanhLane32AVX512D0_next
 
 GELUTanhLane32AVX512D0_plain:
+	KORTESTW K1, K1
+	JCC      GELUTanhLane32AVX512D0_store0_masked
+	VMOVUPS  Z0, (AX)
+	JMP      GELUTanhLane32AVX512D0_store0_done
+
+GELUTanhLane32AVX512D0_store0_masked:
 	VMOVUPS Z0, K1, (AX)
+
+GELUTanhLane32AVX512D0_store0_done:
+	KORTESTW K2, K2
+	JCC      GELUTanhLane32AVX512D0_store1_masked
+	VMOVUPS  Z1, 64(AX)
+	JMP      GELUTanhLane32AVX512D0_store1_done
+
+GELUTanhLane32AVX512D0_store1_masked:
 	VMOVUPS Z1, K2, 64(AX)
 
+GELUTanhLane32AVX512D0_store1_done:
 GELUTanhLane32AVX512D0_next:
 	ADDQ    $0x00000080, AX
 	ADDQ    $0x00000080, CX
@@ -6553,23 +6810,38 @@ TEXT ·GELUTanhLane32AVX512D1(SB), NOSPLIT, $0-113
 	MOVL $0x0000ffff, R9
 
 GELUTanhLane32AVX512D1_loop:
-	TESTQ     BX, BX
-	JZ        GELUTanhLane32AVX512D1_done
-	MOVQ      BX, R10
-	MOVQ      $0x00000010, R11
-	CMPQ      R10, R11
-	CMOVQLT   R10, R11
-	BZHIL     R11, R9, R12
-	KMOVW     R12, K1
-	SUBQ      R11, R10
-	MOVQ      $0x00000010, R11
-	CMPQ      R10, R11
-	CMOVQLT   R10, R11
-	BZHIL     R11, R9, R10
-	KMOVW     R10, K2
+	TESTQ   BX, BX
+	JZ      GELUTanhLane32AVX512D1_done
+	MOVQ    BX, R10
+	MOVQ    $0x00000010, R11
+	CMPQ    R10, R11
+	CMOVQLT R10, R11
+	BZHIL   R11, R9, R12
+	KMOVW   R12, K1
+	SUBQ    R11, R10
+	MOVQ    $0x00000010, R11
+	CMPQ    R10, R11
+	CMOVQLT R10, R11
+	BZHIL   R11, R9, R10
+	KMOVW   R10, K2
+	CMPQ    BX, $0x00000010
+	JB      GELUTanhLane32AVX512D1_load1_0_masked
+	VMOVUPS (CX), Z0
+	JMP     GELUTanhLane32AVX512D1_load1_0_done
+
+GELUTanhLane32AVX512D1_load1_0_masked:
 	VMOVUPS.Z (CX), K1, Z0
+
+GELUTanhLane32AVX512D1_load1_0_done:
+	CMPQ    BX, $0x00000020
+	JB      GELUTanhLane32AVX512D1_load1_1_masked
+	VMOVUPS 64(CX), Z1
+	JMP     GELUTanhLane32AVX512D1_load1_1_done
+
+GELUTanhLane32AVX512D1_load1_1_masked:
 	VMOVUPS.Z 64(CX), K2, Z1
 
+GELUTanhLane32AVX512D1_load1_1_done:
 	// GELUTanh f^(1), float32 lanes
 	VANDPS.BCST      kconst<>+6336(SB), Z0, Z2
 	VANDPS.BCST      kconst<>+6336(SB), Z1, Z3
@@ -6864,8 +7136,24 @@ GELUTanhLane32AVX512D1_loop:
 	VCMPPS.BCST      $0x11, kconst<>+13504(SB), Z1, K6
 	KORW             K5, K3, K3
 	KORW             K6, K4, K4
-	VMOVUPS.Z        (DX), K1, Z0
-	VMOVUPS.Z        64(DX), K2, Z1
+	CMPQ             BX, $0x00000010
+	JB               GELUTanhLane32AVX512D1_load2_0_masked
+	VMOVUPS          (DX), Z0
+	JMP              GELUTanhLane32AVX512D1_load2_0_done
+
+GELUTanhLane32AVX512D1_load2_0_masked:
+	VMOVUPS.Z (DX), K1, Z0
+
+GELUTanhLane32AVX512D1_load2_0_done:
+	CMPQ    BX, $0x00000020
+	JB      GELUTanhLane32AVX512D1_load2_1_masked
+	VMOVUPS 64(DX), Z1
+	JMP     GELUTanhLane32AVX512D1_load2_1_done
+
+GELUTanhLane32AVX512D1_load2_1_masked:
+	VMOVUPS.Z 64(DX), K2, Z1
+
+GELUTanhLane32AVX512D1_load2_1_done:
 	VMULPS           Z2, Z0, Z2
 	VMULPS           Z3, Z1, Z3
 	VMOVAPS          Z2, Z4
@@ -6888,18 +7176,51 @@ GELUTanhLane32AVX512D1_loop:
 	ORL              R10, R8
 	CMPB             SI, $0x00
 	JE               GELUTanhLane32AVX512D1_plain
-	VMOVUPS.Z        (AX), K1, Z0
-	VADDPS           Z2, Z0, Z0
-	VMOVUPS          Z0, K1, (AX)
-	VMOVUPS.Z        64(AX), K2, Z0
-	VADDPS           Z3, Z0, Z0
-	VMOVUPS          Z0, K2, 64(AX)
-	JMP              GELUTanhLane32AVX512D1_next
+	KORTESTW         K1, K1
+	JCC              GELUTanhLane32AVX512D1_add0_masked
+	VADDPS           (AX), Z2, Z0
+	VMOVUPS          Z0, (AX)
+	JMP              GELUTanhLane32AVX512D1_add0_done
+
+GELUTanhLane32AVX512D1_add0_masked:
+	VMOVUPS.Z (AX), K1, Z0
+	VADDPS    Z2, Z0, Z0
+	VMOVUPS   Z0, K1, (AX)
+
+GELUTanhLane32AVX512D1_add0_done:
+	KORTESTW K2, K2
+	JCC      GELUTanhLane32AVX512D1_add1_masked
+	VADDPS   64(AX), Z3, Z0
+	VMOVUPS  Z0, 64(AX)
+	JMP      GELUTanhLane32AVX512D1_add1_done
+
+GELUTanhLane32AVX512D1_add1_masked:
+	VMOVUPS.Z 64(AX), K2, Z0
+	VADDPS    Z3, Z0, Z0
+	VMOVUPS   Z0, K2, 64(AX)
+
+GELUTanhLane32AVX512D1_add1_done:
+	JMP GELUTanhLane32AVX512D1_next
 
 GELUTanhLane32AVX512D1_plain:
+	KORTESTW K1, K1
+	JCC      GELUTanhLane32AVX512D1_store0_masked
+	VMOVUPS  Z2, (AX)
+	JMP      GELUTanhLane32AVX512D1_store0_done
+
+GELUTanhLane32AVX512D1_store0_masked:
 	VMOVUPS Z2, K1, (AX)
+
+GELUTanhLane32AVX512D1_store0_done:
+	KORTESTW K2, K2
+	JCC      GELUTanhLane32AVX512D1_store1_masked
+	VMOVUPS  Z3, 64(AX)
+	JMP      GELUTanhLane32AVX512D1_store1_done
+
+GELUTanhLane32AVX512D1_store1_masked:
 	VMOVUPS Z3, K2, 64(AX)
 
+GELUTanhLane32AVX512D1_store1_done:
 GELUTanhLane32AVX512D1_next:
 	ADDQ    $0x00000080, AX
 	ADDQ    $0x00000080, CX
@@ -6931,23 +7252,38 @@ TEXT ·GELUTanhLane32AVX512D2(SB), NOSPLIT, $0-113
 	MOVL $0x0000ffff, R9
 
 GELUTanhLane32AVX512D2_loop:
-	TESTQ     BX, BX
-	JZ        GELUTanhLane32AVX512D2_done
-	MOVQ      BX, R10
-	MOVQ      $0x00000010, R11
-	CMPQ      R10, R11
-	CMOVQLT   R10, R11
-	BZHIL     R11, R9, R12
-	KMOVW     R12, K1
-	SUBQ      R11, R10
-	MOVQ      $0x00000010, R11
-	CMPQ      R10, R11
-	CMOVQLT   R10, R11
-	BZHIL     R11, R9, R10
-	KMOVW     R10, K2
+	TESTQ   BX, BX
+	JZ      GELUTanhLane32AVX512D2_done
+	MOVQ    BX, R10
+	MOVQ    $0x00000010, R11
+	CMPQ    R10, R11
+	CMOVQLT R10, R11
+	BZHIL   R11, R9, R12
+	KMOVW   R12, K1
+	SUBQ    R11, R10
+	MOVQ    $0x00000010, R11
+	CMPQ    R10, R11
+	CMOVQLT R10, R11
+	BZHIL   R11, R9, R10
+	KMOVW   R10, K2
+	CMPQ    BX, $0x00000010
+	JB      GELUTanhLane32AVX512D2_load1_0_masked
+	VMOVUPS (CX), Z0
+	JMP     GELUTanhLane32AVX512D2_load1_0_done
+
+GELUTanhLane32AVX512D2_load1_0_masked:
 	VMOVUPS.Z (CX), K1, Z0
+
+GELUTanhLane32AVX512D2_load1_0_done:
+	CMPQ    BX, $0x00000020
+	JB      GELUTanhLane32AVX512D2_load1_1_masked
+	VMOVUPS 64(CX), Z1
+	JMP     GELUTanhLane32AVX512D2_load1_1_done
+
+GELUTanhLane32AVX512D2_load1_1_masked:
 	VMOVUPS.Z 64(CX), K2, Z1
 
+GELUTanhLane32AVX512D2_load1_1_done:
 	// GELUTanh f^(2), float32 lanes
 	VANDPS.BCST      kconst<>+6336(SB), Z0, Z0
 	VANDPS.BCST      kconst<>+6336(SB), Z1, Z1
@@ -7284,8 +7620,24 @@ GELUTanhLane32AVX512D2_loop:
 	VCMPPS.BCST      $0x11, kconst<>+13760(SB), Z1, K6
 	KORW             K5, K3, K3
 	KORW             K6, K4, K4
-	VMOVUPS.Z        (DX), K1, Z0
-	VMOVUPS.Z        64(DX), K2, Z1
+	CMPQ             BX, $0x00000010
+	JB               GELUTanhLane32AVX512D2_load2_0_masked
+	VMOVUPS          (DX), Z0
+	JMP              GELUTanhLane32AVX512D2_load2_0_done
+
+GELUTanhLane32AVX512D2_load2_0_masked:
+	VMOVUPS.Z (DX), K1, Z0
+
+GELUTanhLane32AVX512D2_load2_0_done:
+	CMPQ    BX, $0x00000020
+	JB      GELUTanhLane32AVX512D2_load2_1_masked
+	VMOVUPS 64(DX), Z1
+	JMP     GELUTanhLane32AVX512D2_load2_1_done
+
+GELUTanhLane32AVX512D2_load2_1_masked:
+	VMOVUPS.Z 64(DX), K2, Z1
+
+GELUTanhLane32AVX512D2_load2_1_done:
 	VMULPS           Z4, Z0, Z4
 	VMULPS           Z5, Z1, Z5
 	VMOVAPS          Z4, Z6
@@ -7308,18 +7660,51 @@ GELUTanhLane32AVX512D2_loop:
 	ORL              R10, R8
 	CMPB             SI, $0x00
 	JE               GELUTanhLane32AVX512D2_plain
-	VMOVUPS.Z        (AX), K1, Z0
-	VADDPS           Z4, Z0, Z0
-	VMOVUPS          Z0, K1, (AX)
-	VMOVUPS.Z        64(AX), K2, Z0
-	VADDPS           Z5, Z0, Z0
-	VMOVUPS          Z0, K2, 64(AX)
-	JMP              GELUTanhLane32AVX512D2_next
+	KORTESTW         K1, K1
+	JCC              GELUTanhLane32AVX512D2_add0_masked
+	VADDPS           (AX), Z4, Z0
+	VMOVUPS          Z0, (AX)
+	JMP              GELUTanhLane32AVX512D2_add0_done
+
+GELUTanhLane32AVX512D2_add0_masked:
+	VMOVUPS.Z (AX), K1, Z0
+	VADDPS    Z4, Z0, Z0
+	VMOVUPS   Z0, K1, (AX)
+
+GELUTanhLane32AVX512D2_add0_done:
+	KORTESTW K2, K2
+	JCC      GELUTanhLane32AVX512D2_add1_masked
+	VADDPS   64(AX), Z5, Z0
+	VMOVUPS  Z0, 64(AX)
+	JMP      GELUTanhLane32AVX512D2_add1_done
+
+GELUTanhLane32AVX512D2_add1_masked:
+	VMOVUPS.Z 64(AX), K2, Z0
+	VADDPS    Z5, Z0, Z0
+	VMOVUPS   Z0, K2, 64(AX)
+
+GELUTanhLane32AVX512D2_add1_done:
+	JMP GELUTanhLane32AVX512D2_next
 
 GELUTanhLane32AVX512D2_plain:
+	KORTESTW K1, K1
+	JCC      GELUTanhLane32AVX512D2_store0_masked
+	VMOVUPS  Z4, (AX)
+	JMP      GELUTanhLane32AVX512D2_store0_done
+
+GELUTanhLane32AVX512D2_store0_masked:
 	VMOVUPS Z4, K1, (AX)
+
+GELUTanhLane32AVX512D2_store0_done:
+	KORTESTW K2, K2
+	JCC      GELUTanhLane32AVX512D2_store1_masked
+	VMOVUPS  Z5, 64(AX)
+	JMP      GELUTanhLane32AVX512D2_store1_done
+
+GELUTanhLane32AVX512D2_store1_masked:
 	VMOVUPS Z5, K2, 64(AX)
 
+GELUTanhLane32AVX512D2_store1_done:
 GELUTanhLane32AVX512D2_next:
 	ADDQ    $0x00000080, AX
 	ADDQ    $0x00000080, CX
@@ -7350,23 +7735,38 @@ TEXT ·GELUSigmoidLane32AVX512D0(SB), NOSPLIT, $0-113
 	MOVL $0x0000ffff, R8
 
 GELUSigmoidLane32AVX512D0_loop:
-	TESTQ     DX, DX
-	JZ        GELUSigmoidLane32AVX512D0_done
-	MOVQ      DX, R9
-	MOVQ      $0x00000010, R10
-	CMPQ      R9, R10
-	CMOVQLT   R9, R10
-	BZHIL     R10, R8, R11
-	KMOVW     R11, K1
-	SUBQ      R10, R9
-	MOVQ      $0x00000010, R10
-	CMPQ      R9, R10
-	CMOVQLT   R9, R10
-	BZHIL     R10, R8, R9
-	KMOVW     R9, K2
+	TESTQ   DX, DX
+	JZ      GELUSigmoidLane32AVX512D0_done
+	MOVQ    DX, R9
+	MOVQ    $0x00000010, R10
+	CMPQ    R9, R10
+	CMOVQLT R9, R10
+	BZHIL   R10, R8, R11
+	KMOVW   R11, K1
+	SUBQ    R10, R9
+	MOVQ    $0x00000010, R10
+	CMPQ    R9, R10
+	CMOVQLT R9, R10
+	BZHIL   R10, R8, R9
+	KMOVW   R9, K2
+	CMPQ    DX, $0x00000010
+	JB      GELUSigmoidLane32AVX512D0_load1_0_masked
+	VMOVUPS (CX), Z0
+	JMP     GELUSigmoidLane32AVX512D0_load1_0_done
+
+GELUSigmoidLane32AVX512D0_load1_0_masked:
 	VMOVUPS.Z (CX), K1, Z0
+
+GELUSigmoidLane32AVX512D0_load1_0_done:
+	CMPQ    DX, $0x00000020
+	JB      GELUSigmoidLane32AVX512D0_load1_1_masked
+	VMOVUPS 64(CX), Z1
+	JMP     GELUSigmoidLane32AVX512D0_load1_1_done
+
+GELUSigmoidLane32AVX512D0_load1_1_masked:
 	VMOVUPS.Z 64(CX), K2, Z1
 
+GELUSigmoidLane32AVX512D0_load1_1_done:
 	// GELUSigmoid f^(0), float32 lanes
 	VANDPS.BCST      kconst<>+6336(SB), Z0, Z2
 	VANDPS.BCST      kconst<>+6336(SB), Z1, Z3
@@ -7566,18 +7966,51 @@ GELUSigmoidLane32AVX512D0_loop:
 	ORL              R9, DI
 	CMPB             BL, $0x00
 	JE               GELUSigmoidLane32AVX512D0_plain
-	VMOVUPS.Z        (AX), K1, Z2
-	VADDPS           Z0, Z2, Z2
-	VMOVUPS          Z2, K1, (AX)
-	VMOVUPS.Z        64(AX), K2, Z0
-	VADDPS           Z1, Z0, Z0
-	VMOVUPS          Z0, K2, 64(AX)
-	JMP              GELUSigmoidLane32AVX512D0_next
+	KORTESTW         K1, K1
+	JCC              GELUSigmoidLane32AVX512D0_add0_masked
+	VADDPS           (AX), Z0, Z2
+	VMOVUPS          Z2, (AX)
+	JMP              GELUSigmoidLane32AVX512D0_add0_done
+
+GELUSigmoidLane32AVX512D0_add0_masked:
+	VMOVUPS.Z (AX), K1, Z2
+	VADDPS    Z0, Z2, Z2
+	VMOVUPS   Z2, K1, (AX)
+
+GELUSigmoidLane32AVX512D0_add0_done:
+	KORTESTW K2, K2
+	JCC      GELUSigmoidLane32AVX512D0_add1_masked
+	VADDPS   64(AX), Z1, Z0
+	VMOVUPS  Z0, 64(AX)
+	JMP      GELUSigmoidLane32AVX512D0_add1_done
+
+GELUSigmoidLane32AVX512D0_add1_masked:
+	VMOVUPS.Z 64(AX), K2, Z0
+	VADDPS    Z1, Z0, Z0
+	VMOVUPS   Z0, K2, 64(AX)
+
+GELUSigmoidLane32AVX512D0_add1_done:
+	JMP GELUSigmoidLane32AVX512D0_next
 
 GELUSigmoidLane32AVX512D0_plain:
+	KORTESTW K1, K1
+	JCC      GELUSigmoidLane32AVX512D0_store0_masked
+	VMOVUPS  Z0, (AX)
+	JMP      GELUSigmoidLane32AVX512D0_store0_done
+
+GELUSigmoidLane32AVX512D0_store0_masked:
 	VMOVUPS Z0, K1, (AX)
+
+GELUSigmoidLane32AVX512D0_store0_done:
+	KORTESTW K2, K2
+	JCC      GELUSigmoidLane32AVX512D0_store1_masked
+	VMOVUPS  Z1, 64(AX)
+	JMP      GELUSigmoidLane32AVX512D0_store1_done
+
+GELUSigmoidLane32AVX512D0_store1_masked:
 	VMOVUPS Z1, K2, 64(AX)
 
+GELUSigmoidLane32AVX512D0_store1_done:
 GELUSigmoidLane32AVX512D0_next:
 	ADDQ    $0x00000080, AX
 	ADDQ    $0x00000080, CX
@@ -7608,23 +8041,38 @@ TEXT ·GELUSigmoidLane32AVX512D1(SB), NOSPLIT, $0-113
 	MOVL $0x0000ffff, R9
 
 GELUSigmoidLane32AVX512D1_loop:
-	TESTQ     BX, BX
-	JZ        GELUSigmoidLane32AVX512D1_done
-	MOVQ      BX, R10
-	MOVQ      $0x00000010, R11
-	CMPQ      R10, R11
-	CMOVQLT   R10, R11
-	BZHIL     R11, R9, R12
-	KMOVW     R12, K1
-	SUBQ      R11, R10
-	MOVQ      $0x00000010, R11
-	CMPQ      R10, R11
-	CMOVQLT   R10, R11
-	BZHIL     R11, R9, R10
-	KMOVW     R10, K2
+	TESTQ   BX, BX
+	JZ      GELUSigmoidLane32AVX512D1_done
+	MOVQ    BX, R10
+	MOVQ    $0x00000010, R11
+	CMPQ    R10, R11
+	CMOVQLT R10, R11
+	BZHIL   R11, R9, R12
+	KMOVW   R12, K1
+	SUBQ    R11, R10
+	MOVQ    $0x00000010, R11
+	CMPQ    R10, R11
+	CMOVQLT R10, R11
+	BZHIL   R11, R9, R10
+	KMOVW   R10, K2
+	CMPQ    BX, $0x00000010
+	JB      GELUSigmoidLane32AVX512D1_load1_0_masked
+	VMOVUPS (CX), Z0
+	JMP     GELUSigmoidLane32AVX512D1_load1_0_done
+
+GELUSigmoidLane32AVX512D1_load1_0_masked:
 	VMOVUPS.Z (CX), K1, Z0
+
+GELUSigmoidLane32AVX512D1_load1_0_done:
+	CMPQ    BX, $0x00000020
+	JB      GELUSigmoidLane32AVX512D1_load1_1_masked
+	VMOVUPS 64(CX), Z1
+	JMP     GELUSigmoidLane32AVX512D1_load1_1_done
+
+GELUSigmoidLane32AVX512D1_load1_1_masked:
 	VMOVUPS.Z 64(CX), K2, Z1
 
+GELUSigmoidLane32AVX512D1_load1_1_done:
 	// GELUSigmoid f^(1), float32 lanes
 	VANDPS.BCST      kconst<>+6336(SB), Z0, Z2
 	VANDPS.BCST      kconst<>+6336(SB), Z1, Z3
@@ -7855,8 +8303,24 @@ GELUSigmoidLane32AVX512D1_loop:
 	VCMPPS.BCST      $0x11, kconst<>+14400(SB), Z1, K6
 	KORW             K5, K3, K3
 	KORW             K6, K4, K4
-	VMOVUPS.Z        (DX), K1, Z0
-	VMOVUPS.Z        64(DX), K2, Z1
+	CMPQ             BX, $0x00000010
+	JB               GELUSigmoidLane32AVX512D1_load2_0_masked
+	VMOVUPS          (DX), Z0
+	JMP              GELUSigmoidLane32AVX512D1_load2_0_done
+
+GELUSigmoidLane32AVX512D1_load2_0_masked:
+	VMOVUPS.Z (DX), K1, Z0
+
+GELUSigmoidLane32AVX512D1_load2_0_done:
+	CMPQ    BX, $0x00000020
+	JB      GELUSigmoidLane32AVX512D1_load2_1_masked
+	VMOVUPS 64(DX), Z1
+	JMP     GELUSigmoidLane32AVX512D1_load2_1_done
+
+GELUSigmoidLane32AVX512D1_load2_1_masked:
+	VMOVUPS.Z 64(DX), K2, Z1
+
+GELUSigmoidLane32AVX512D1_load2_1_done:
 	VMULPS           Z2, Z0, Z2
 	VMULPS           Z3, Z1, Z3
 	VMOVAPS          Z2, Z4
@@ -7879,18 +8343,51 @@ GELUSigmoidLane32AVX512D1_loop:
 	ORL              R10, R8
 	CMPB             SI, $0x00
 	JE               GELUSigmoidLane32AVX512D1_plain
-	VMOVUPS.Z        (AX), K1, Z0
-	VADDPS           Z2, Z0, Z0
-	VMOVUPS          Z0, K1, (AX)
-	VMOVUPS.Z        64(AX), K2, Z0
-	VADDPS           Z3, Z0, Z0
-	VMOVUPS          Z0, K2, 64(AX)
-	JMP              GELUSigmoidLane32AVX512D1_next
+	KORTESTW         K1, K1
+	JCC              GELUSigmoidLane32AVX512D1_add0_masked
+	VADDPS           (AX), Z2, Z0
+	VMOVUPS          Z0, (AX)
+	JMP              GELUSigmoidLane32AVX512D1_add0_done
+
+GELUSigmoidLane32AVX512D1_add0_masked:
+	VMOVUPS.Z (AX), K1, Z0
+	VADDPS    Z2, Z0, Z0
+	VMOVUPS   Z0, K1, (AX)
+
+GELUSigmoidLane32AVX512D1_add0_done:
+	KORTESTW K2, K2
+	JCC      GELUSigmoidLane32AVX512D1_add1_masked
+	VADDPS   64(AX), Z3, Z0
+	VMOVUPS  Z0, 64(AX)
+	JMP      GELUSigmoidLane32AVX512D1_add1_done
+
+GELUSigmoidLane32AVX512D1_add1_masked:
+	VMOVUPS.Z 64(AX), K2, Z0
+	VADDPS    Z3, Z0, Z0
+	VMOVUPS   Z0, K2, 64(AX)
+
+GELUSigmoidLane32AVX512D1_add1_done:
+	JMP GELUSigmoidLane32AVX512D1_next
 
 GELUSigmoidLane32AVX512D1_plain:
+	KORTESTW K1, K1
+	JCC      GELUSigmoidLane32AVX512D1_store0_masked
+	VMOVUPS  Z2, (AX)
+	JMP      GELUSigmoidLane32AVX512D1_store0_done
+
+GELUSigmoidLane32AVX512D1_store0_masked:
 	VMOVUPS Z2, K1, (AX)
+
+GELUSigmoidLane32AVX512D1_store0_done:
+	KORTESTW K2, K2
+	JCC      GELUSigmoidLane32AVX512D1_store1_masked
+	VMOVUPS  Z3, 64(AX)
+	JMP      GELUSigmoidLane32AVX512D1_store1_done
+
+GELUSigmoidLane32AVX512D1_store1_masked:
 	VMOVUPS Z3, K2, 64(AX)
 
+GELUSigmoidLane32AVX512D1_store1_done:
 GELUSigmoidLane32AVX512D1_next:
 	ADDQ    $0x00000080, AX
 	ADDQ    $0x00000080, CX
@@ -7922,23 +8419,38 @@ TEXT ·GELUSigmoidLane32AVX512D2(SB), NOSPLIT, $0-113
 	MOVL $0x0000ffff, R9
 
 GELUSigmoidLane32AVX512D2_loop:
-	TESTQ     BX, BX
-	JZ        GELUSigmoidLane32AVX512D2_done
-	MOVQ      BX, R10
-	MOVQ      $0x00000010, R11
-	CMPQ      R10, R11
-	CMOVQLT   R10, R11
-	BZHIL     R11, R9, R12
-	KMOVW     R12, K1
-	SUBQ      R11, R10
-	MOVQ      $0x00000010, R11
-	CMPQ      R10, R11
-	CMOVQLT   R10, R11
-	BZHIL     R11, R9, R10
-	KMOVW     R10, K2
+	TESTQ   BX, BX
+	JZ      GELUSigmoidLane32AVX512D2_done
+	MOVQ    BX, R10
+	MOVQ    $0x00000010, R11
+	CMPQ    R10, R11
+	CMOVQLT R10, R11
+	BZHIL   R11, R9, R12
+	KMOVW   R12, K1
+	SUBQ    R11, R10
+	MOVQ    $0x00000010, R11
+	CMPQ    R10, R11
+	CMOVQLT R10, R11
+	BZHIL   R11, R9, R10
+	KMOVW   R10, K2
+	CMPQ    BX, $0x00000010
+	JB      GELUSigmoidLane32AVX512D2_load1_0_masked
+	VMOVUPS (CX), Z0
+	JMP     GELUSigmoidLane32AVX512D2_load1_0_done
+
+GELUSigmoidLane32AVX512D2_load1_0_masked:
 	VMOVUPS.Z (CX), K1, Z0
+
+GELUSigmoidLane32AVX512D2_load1_0_done:
+	CMPQ    BX, $0x00000020
+	JB      GELUSigmoidLane32AVX512D2_load1_1_masked
+	VMOVUPS 64(CX), Z1
+	JMP     GELUSigmoidLane32AVX512D2_load1_1_done
+
+GELUSigmoidLane32AVX512D2_load1_1_masked:
 	VMOVUPS.Z 64(CX), K2, Z1
 
+GELUSigmoidLane32AVX512D2_load1_1_done:
 	// GELUSigmoid f^(2), float32 lanes
 	VANDPS.BCST      kconst<>+6336(SB), Z0, Z0
 	VANDPS.BCST      kconst<>+6336(SB), Z1, Z1
@@ -8194,8 +8706,24 @@ GELUSigmoidLane32AVX512D2_loop:
 	VCMPPS.BCST      $0x11, kconst<>+14656(SB), Z1, K6
 	KORW             K5, K3, K3
 	KORW             K6, K4, K4
-	VMOVUPS.Z        (DX), K1, Z0
-	VMOVUPS.Z        64(DX), K2, Z1
+	CMPQ             BX, $0x00000010
+	JB               GELUSigmoidLane32AVX512D2_load2_0_masked
+	VMOVUPS          (DX), Z0
+	JMP              GELUSigmoidLane32AVX512D2_load2_0_done
+
+GELUSigmoidLane32AVX512D2_load2_0_masked:
+	VMOVUPS.Z (DX), K1, Z0
+
+GELUSigmoidLane32AVX512D2_load2_0_done:
+	CMPQ    BX, $0x00000020
+	JB      GELUSigmoidLane32AVX512D2_load2_1_masked
+	VMOVUPS 64(DX), Z1
+	JMP     GELUSigmoidLane32AVX512D2_load2_1_done
+
+GELUSigmoidLane32AVX512D2_load2_1_masked:
+	VMOVUPS.Z 64(DX), K2, Z1
+
+GELUSigmoidLane32AVX512D2_load2_1_done:
 	VMULPS           Z4, Z0, Z4
 	VMULPS           Z5, Z1, Z5
 	VMOVAPS          Z4, Z6
@@ -8218,18 +8746,51 @@ GELUSigmoidLane32AVX512D2_loop:
 	ORL              R10, R8
 	CMPB             SI, $0x00
 	JE               GELUSigmoidLane32AVX512D2_plain
-	VMOVUPS.Z        (AX), K1, Z0
-	VADDPS           Z4, Z0, Z0
-	VMOVUPS          Z0, K1, (AX)
-	VMOVUPS.Z        64(AX), K2, Z0
-	VADDPS           Z5, Z0, Z0
-	VMOVUPS          Z0, K2, 64(AX)
-	JMP              GELUSigmoidLane32AVX512D2_next
+	KORTESTW         K1, K1
+	JCC              GELUSigmoidLane32AVX512D2_add0_masked
+	VADDPS           (AX), Z4, Z0
+	VMOVUPS          Z0, (AX)
+	JMP              GELUSigmoidLane32AVX512D2_add0_done
+
+GELUSigmoidLane32AVX512D2_add0_masked:
+	VMOVUPS.Z (AX), K1, Z0
+	VADDPS    Z4, Z0, Z0
+	VMOVUPS   Z0, K1, (AX)
+
+GELUSigmoidLane32AVX512D2_add0_done:
+	KORTESTW K2, K2
+	JCC      GELUSigmoidLane32AVX512D2_add1_masked
+	VADDPS   64(AX), Z5, Z0
+	VMOVUPS  Z0, 64(AX)
+	JMP      GELUSigmoidLane32AVX512D2_add1_done
+
+GELUSigmoidLane32AVX512D2_add1_masked:
+	VMOVUPS.Z 64(AX), K2, Z0
+	VADDPS    Z5, Z0, Z0
+	VMOVUPS   Z0, K2, 64(AX)
+
+GELUSigmoidLane32AVX512D2_add1_done:
+	JMP GELUSigmoidLane32AVX512D2_next
 
 GELUSigmoidLane32AVX512D2_plain:
+	KORTESTW K1, K1
+	JCC      GELUSigmoidLane32AVX512D2_store0_masked
+	VMOVUPS  Z4, (AX)
+	JMP      GELUSigmoidLane32AVX512D2_store0_done
+
+GELUSigmoidLane32AVX512D2_store0_masked:
 	VMOVUPS Z4, K1, (AX)
+
+GELUSigmoidLane32AVX512D2_store0_done:
+	KORTESTW K2, K2
+	JCC      GELUSigmoidLane32AVX512D2_store1_masked
+	VMOVUPS  Z5, 64(AX)
+	JMP      GELUSigmoidLane32AVX512D2_store1_done
+
+GELUSigmoidLane32AVX512D2_store1_masked:
 	VMOVUPS Z5, K2, 64(AX)
 
+GELUSigmoidLane32AVX512D2_store1_done:
 GELUSigmoidLane32AVX512D2_next:
 	ADDQ    $0x00000080, AX
 	ADDQ    $0x00000080, CX
@@ -8260,23 +8821,38 @@ TEXT ·SiLULane32AVX512D0(SB), NOSPLIT, $0-113
 	MOVL $0x0000ffff, R8
 
 SiLULane32AVX512D0_loop:
-	TESTQ     DX, DX
-	JZ        SiLULane32AVX512D0_done
-	MOVQ      DX, R9
-	MOVQ      $0x00000010, R10
-	CMPQ      R9, R10
-	CMOVQLT   R9, R10
-	BZHIL     R10, R8, R11
-	KMOVW     R11, K1
-	SUBQ      R10, R9
-	MOVQ      $0x00000010, R10
-	CMPQ      R9, R10
-	CMOVQLT   R9, R10
-	BZHIL     R10, R8, R9
-	KMOVW     R9, K2
+	TESTQ   DX, DX
+	JZ      SiLULane32AVX512D0_done
+	MOVQ    DX, R9
+	MOVQ    $0x00000010, R10
+	CMPQ    R9, R10
+	CMOVQLT R9, R10
+	BZHIL   R10, R8, R11
+	KMOVW   R11, K1
+	SUBQ    R10, R9
+	MOVQ    $0x00000010, R10
+	CMPQ    R9, R10
+	CMOVQLT R9, R10
+	BZHIL   R10, R8, R9
+	KMOVW   R9, K2
+	CMPQ    DX, $0x00000010
+	JB      SiLULane32AVX512D0_load1_0_masked
+	VMOVUPS (CX), Z0
+	JMP     SiLULane32AVX512D0_load1_0_done
+
+SiLULane32AVX512D0_load1_0_masked:
 	VMOVUPS.Z (CX), K1, Z0
+
+SiLULane32AVX512D0_load1_0_done:
+	CMPQ    DX, $0x00000020
+	JB      SiLULane32AVX512D0_load1_1_masked
+	VMOVUPS 64(CX), Z1
+	JMP     SiLULane32AVX512D0_load1_1_done
+
+SiLULane32AVX512D0_load1_1_masked:
 	VMOVUPS.Z 64(CX), K2, Z1
 
+SiLULane32AVX512D0_load1_1_done:
 	// SiLU f^(0), float32 lanes
 	VANDPS.BCST      kconst<>+6336(SB), Z0, Z2
 	VANDPS.BCST      kconst<>+6336(SB), Z1, Z3
@@ -8476,18 +9052,51 @@ SiLULane32AVX512D0_loop:
 	ORL              R9, DI
 	CMPB             BL, $0x00
 	JE               SiLULane32AVX512D0_plain
-	VMOVUPS.Z        (AX), K1, Z2
-	VADDPS           Z0, Z2, Z2
-	VMOVUPS          Z2, K1, (AX)
-	VMOVUPS.Z        64(AX), K2, Z0
-	VADDPS           Z1, Z0, Z0
-	VMOVUPS          Z0, K2, 64(AX)
-	JMP              SiLULane32AVX512D0_next
+	KORTESTW         K1, K1
+	JCC              SiLULane32AVX512D0_add0_masked
+	VADDPS           (AX), Z0, Z2
+	VMOVUPS          Z2, (AX)
+	JMP              SiLULane32AVX512D0_add0_done
+
+SiLULane32AVX512D0_add0_masked:
+	VMOVUPS.Z (AX), K1, Z2
+	VADDPS    Z0, Z2, Z2
+	VMOVUPS   Z2, K1, (AX)
+
+SiLULane32AVX512D0_add0_done:
+	KORTESTW K2, K2
+	JCC      SiLULane32AVX512D0_add1_masked
+	VADDPS   64(AX), Z1, Z0
+	VMOVUPS  Z0, 64(AX)
+	JMP      SiLULane32AVX512D0_add1_done
+
+SiLULane32AVX512D0_add1_masked:
+	VMOVUPS.Z 64(AX), K2, Z0
+	VADDPS    Z1, Z0, Z0
+	VMOVUPS   Z0, K2, 64(AX)
+
+SiLULane32AVX512D0_add1_done:
+	JMP SiLULane32AVX512D0_next
 
 SiLULane32AVX512D0_plain:
+	KORTESTW K1, K1
+	JCC      SiLULane32AVX512D0_store0_masked
+	VMOVUPS  Z0, (AX)
+	JMP      SiLULane32AVX512D0_store0_done
+
+SiLULane32AVX512D0_store0_masked:
 	VMOVUPS Z0, K1, (AX)
+
+SiLULane32AVX512D0_store0_done:
+	KORTESTW K2, K2
+	JCC      SiLULane32AVX512D0_store1_masked
+	VMOVUPS  Z1, 64(AX)
+	JMP      SiLULane32AVX512D0_store1_done
+
+SiLULane32AVX512D0_store1_masked:
 	VMOVUPS Z1, K2, 64(AX)
 
+SiLULane32AVX512D0_store1_done:
 SiLULane32AVX512D0_next:
 	ADDQ    $0x00000080, AX
 	ADDQ    $0x00000080, CX
@@ -8518,23 +9127,38 @@ TEXT ·SiLULane32AVX512D1(SB), NOSPLIT, $0-113
 	MOVL $0x0000ffff, R9
 
 SiLULane32AVX512D1_loop:
-	TESTQ     BX, BX
-	JZ        SiLULane32AVX512D1_done
-	MOVQ      BX, R10
-	MOVQ      $0x00000010, R11
-	CMPQ      R10, R11
-	CMOVQLT   R10, R11
-	BZHIL     R11, R9, R12
-	KMOVW     R12, K1
-	SUBQ      R11, R10
-	MOVQ      $0x00000010, R11
-	CMPQ      R10, R11
-	CMOVQLT   R10, R11
-	BZHIL     R11, R9, R10
-	KMOVW     R10, K2
+	TESTQ   BX, BX
+	JZ      SiLULane32AVX512D1_done
+	MOVQ    BX, R10
+	MOVQ    $0x00000010, R11
+	CMPQ    R10, R11
+	CMOVQLT R10, R11
+	BZHIL   R11, R9, R12
+	KMOVW   R12, K1
+	SUBQ    R11, R10
+	MOVQ    $0x00000010, R11
+	CMPQ    R10, R11
+	CMOVQLT R10, R11
+	BZHIL   R11, R9, R10
+	KMOVW   R10, K2
+	CMPQ    BX, $0x00000010
+	JB      SiLULane32AVX512D1_load1_0_masked
+	VMOVUPS (CX), Z0
+	JMP     SiLULane32AVX512D1_load1_0_done
+
+SiLULane32AVX512D1_load1_0_masked:
 	VMOVUPS.Z (CX), K1, Z0
+
+SiLULane32AVX512D1_load1_0_done:
+	CMPQ    BX, $0x00000020
+	JB      SiLULane32AVX512D1_load1_1_masked
+	VMOVUPS 64(CX), Z1
+	JMP     SiLULane32AVX512D1_load1_1_done
+
+SiLULane32AVX512D1_load1_1_masked:
 	VMOVUPS.Z 64(CX), K2, Z1
 
+SiLULane32AVX512D1_load1_1_done:
 	// SiLU f^(1), float32 lanes
 	VANDPS.BCST      kconst<>+6336(SB), Z0, Z2
 	VANDPS.BCST      kconst<>+6336(SB), Z1, Z3
@@ -8765,8 +9389,24 @@ SiLULane32AVX512D1_loop:
 	VCMPPS.BCST      $0x11, kconst<>+15168(SB), Z1, K6
 	KORW             K5, K3, K3
 	KORW             K6, K4, K4
-	VMOVUPS.Z        (DX), K1, Z0
-	VMOVUPS.Z        64(DX), K2, Z1
+	CMPQ             BX, $0x00000010
+	JB               SiLULane32AVX512D1_load2_0_masked
+	VMOVUPS          (DX), Z0
+	JMP              SiLULane32AVX512D1_load2_0_done
+
+SiLULane32AVX512D1_load2_0_masked:
+	VMOVUPS.Z (DX), K1, Z0
+
+SiLULane32AVX512D1_load2_0_done:
+	CMPQ    BX, $0x00000020
+	JB      SiLULane32AVX512D1_load2_1_masked
+	VMOVUPS 64(DX), Z1
+	JMP     SiLULane32AVX512D1_load2_1_done
+
+SiLULane32AVX512D1_load2_1_masked:
+	VMOVUPS.Z 64(DX), K2, Z1
+
+SiLULane32AVX512D1_load2_1_done:
 	VMULPS           Z2, Z0, Z2
 	VMULPS           Z3, Z1, Z3
 	VMOVAPS          Z2, Z4
@@ -8789,18 +9429,51 @@ SiLULane32AVX512D1_loop:
 	ORL              R10, R8
 	CMPB             SI, $0x00
 	JE               SiLULane32AVX512D1_plain
-	VMOVUPS.Z        (AX), K1, Z0
-	VADDPS           Z2, Z0, Z0
-	VMOVUPS          Z0, K1, (AX)
-	VMOVUPS.Z        64(AX), K2, Z0
-	VADDPS           Z3, Z0, Z0
-	VMOVUPS          Z0, K2, 64(AX)
-	JMP              SiLULane32AVX512D1_next
+	KORTESTW         K1, K1
+	JCC              SiLULane32AVX512D1_add0_masked
+	VADDPS           (AX), Z2, Z0
+	VMOVUPS          Z0, (AX)
+	JMP              SiLULane32AVX512D1_add0_done
+
+SiLULane32AVX512D1_add0_masked:
+	VMOVUPS.Z (AX), K1, Z0
+	VADDPS    Z2, Z0, Z0
+	VMOVUPS   Z0, K1, (AX)
+
+SiLULane32AVX512D1_add0_done:
+	KORTESTW K2, K2
+	JCC      SiLULane32AVX512D1_add1_masked
+	VADDPS   64(AX), Z3, Z0
+	VMOVUPS  Z0, 64(AX)
+	JMP      SiLULane32AVX512D1_add1_done
+
+SiLULane32AVX512D1_add1_masked:
+	VMOVUPS.Z 64(AX), K2, Z0
+	VADDPS    Z3, Z0, Z0
+	VMOVUPS   Z0, K2, 64(AX)
+
+SiLULane32AVX512D1_add1_done:
+	JMP SiLULane32AVX512D1_next
 
 SiLULane32AVX512D1_plain:
+	KORTESTW K1, K1
+	JCC      SiLULane32AVX512D1_store0_masked
+	VMOVUPS  Z2, (AX)
+	JMP      SiLULane32AVX512D1_store0_done
+
+SiLULane32AVX512D1_store0_masked:
 	VMOVUPS Z2, K1, (AX)
+
+SiLULane32AVX512D1_store0_done:
+	KORTESTW K2, K2
+	JCC      SiLULane32AVX512D1_store1_masked
+	VMOVUPS  Z3, 64(AX)
+	JMP      SiLULane32AVX512D1_store1_done
+
+SiLULane32AVX512D1_store1_masked:
 	VMOVUPS Z3, K2, 64(AX)
 
+SiLULane32AVX512D1_store1_done:
 SiLULane32AVX512D1_next:
 	ADDQ    $0x00000080, AX
 	ADDQ    $0x00000080, CX
@@ -8832,23 +9505,38 @@ TEXT ·SiLULane32AVX512D2(SB), NOSPLIT, $0-113
 	MOVL $0x0000ffff, R9
 
 SiLULane32AVX512D2_loop:
-	TESTQ     BX, BX
-	JZ        SiLULane32AVX512D2_done
-	MOVQ      BX, R10
-	MOVQ      $0x00000010, R11
-	CMPQ      R10, R11
-	CMOVQLT   R10, R11
-	BZHIL     R11, R9, R12
-	KMOVW     R12, K1
-	SUBQ      R11, R10
-	MOVQ      $0x00000010, R11
-	CMPQ      R10, R11
-	CMOVQLT   R10, R11
-	BZHIL     R11, R9, R10
-	KMOVW     R10, K2
+	TESTQ   BX, BX
+	JZ      SiLULane32AVX512D2_done
+	MOVQ    BX, R10
+	MOVQ    $0x00000010, R11
+	CMPQ    R10, R11
+	CMOVQLT R10, R11
+	BZHIL   R11, R9, R12
+	KMOVW   R12, K1
+	SUBQ    R11, R10
+	MOVQ    $0x00000010, R11
+	CMPQ    R10, R11
+	CMOVQLT R10, R11
+	BZHIL   R11, R9, R10
+	KMOVW   R10, K2
+	CMPQ    BX, $0x00000010
+	JB      SiLULane32AVX512D2_load1_0_masked
+	VMOVUPS (CX), Z0
+	JMP     SiLULane32AVX512D2_load1_0_done
+
+SiLULane32AVX512D2_load1_0_masked:
 	VMOVUPS.Z (CX), K1, Z0
+
+SiLULane32AVX512D2_load1_0_done:
+	CMPQ    BX, $0x00000020
+	JB      SiLULane32AVX512D2_load1_1_masked
+	VMOVUPS 64(CX), Z1
+	JMP     SiLULane32AVX512D2_load1_1_done
+
+SiLULane32AVX512D2_load1_1_masked:
 	VMOVUPS.Z 64(CX), K2, Z1
 
+SiLULane32AVX512D2_load1_1_done:
 	// SiLU f^(2), float32 lanes
 	VANDPS.BCST      kconst<>+6336(SB), Z0, Z0
 	VANDPS.BCST      kconst<>+6336(SB), Z1, Z1
@@ -9104,8 +9792,24 @@ SiLULane32AVX512D2_loop:
 	VCMPPS.BCST      $0x11, kconst<>+15424(SB), Z1, K6
 	KORW             K5, K3, K3
 	KORW             K6, K4, K4
-	VMOVUPS.Z        (DX), K1, Z0
-	VMOVUPS.Z        64(DX), K2, Z1
+	CMPQ             BX, $0x00000010
+	JB               SiLULane32AVX512D2_load2_0_masked
+	VMOVUPS          (DX), Z0
+	JMP              SiLULane32AVX512D2_load2_0_done
+
+SiLULane32AVX512D2_load2_0_masked:
+	VMOVUPS.Z (DX), K1, Z0
+
+SiLULane32AVX512D2_load2_0_done:
+	CMPQ    BX, $0x00000020
+	JB      SiLULane32AVX512D2_load2_1_masked
+	VMOVUPS 64(DX), Z1
+	JMP     SiLULane32AVX512D2_load2_1_done
+
+SiLULane32AVX512D2_load2_1_masked:
+	VMOVUPS.Z 64(DX), K2, Z1
+
+SiLULane32AVX512D2_load2_1_done:
 	VMULPS           Z4, Z0, Z4
 	VMULPS           Z5, Z1, Z5
 	VMOVAPS          Z4, Z6
@@ -9128,18 +9832,51 @@ SiLULane32AVX512D2_loop:
 	ORL              R10, R8
 	CMPB             SI, $0x00
 	JE               SiLULane32AVX512D2_plain
-	VMOVUPS.Z        (AX), K1, Z0
-	VADDPS           Z4, Z0, Z0
-	VMOVUPS          Z0, K1, (AX)
-	VMOVUPS.Z        64(AX), K2, Z0
-	VADDPS           Z5, Z0, Z0
-	VMOVUPS          Z0, K2, 64(AX)
-	JMP              SiLULane32AVX512D2_next
+	KORTESTW         K1, K1
+	JCC              SiLULane32AVX512D2_add0_masked
+	VADDPS           (AX), Z4, Z0
+	VMOVUPS          Z0, (AX)
+	JMP              SiLULane32AVX512D2_add0_done
+
+SiLULane32AVX512D2_add0_masked:
+	VMOVUPS.Z (AX), K1, Z0
+	VADDPS    Z4, Z0, Z0
+	VMOVUPS   Z0, K1, (AX)
+
+SiLULane32AVX512D2_add0_done:
+	KORTESTW K2, K2
+	JCC      SiLULane32AVX512D2_add1_masked
+	VADDPS   64(AX), Z5, Z0
+	VMOVUPS  Z0, 64(AX)
+	JMP      SiLULane32AVX512D2_add1_done
+
+SiLULane32AVX512D2_add1_masked:
+	VMOVUPS.Z 64(AX), K2, Z0
+	VADDPS    Z5, Z0, Z0
+	VMOVUPS   Z0, K2, 64(AX)
+
+SiLULane32AVX512D2_add1_done:
+	JMP SiLULane32AVX512D2_next
 
 SiLULane32AVX512D2_plain:
+	KORTESTW K1, K1
+	JCC      SiLULane32AVX512D2_store0_masked
+	VMOVUPS  Z4, (AX)
+	JMP      SiLULane32AVX512D2_store0_done
+
+SiLULane32AVX512D2_store0_masked:
 	VMOVUPS Z4, K1, (AX)
+
+SiLULane32AVX512D2_store0_done:
+	KORTESTW K2, K2
+	JCC      SiLULane32AVX512D2_store1_masked
+	VMOVUPS  Z5, 64(AX)
+	JMP      SiLULane32AVX512D2_store1_done
+
+SiLULane32AVX512D2_store1_masked:
 	VMOVUPS Z5, K2, 64(AX)
 
+SiLULane32AVX512D2_store1_done:
 SiLULane32AVX512D2_next:
 	ADDQ    $0x00000080, AX
 	ADDQ    $0x00000080, CX

@@ -77,7 +77,14 @@ func (k kernel32) generate() {
 		loads++
 		for i := range v {
 			if wide {
+				label := fmt.Sprintf("%s_load%d_%d", k.name, loads, i)
+				CMPQ(n, U32(L*(i+1)))
+				JB(LabelRef(label + "_masked"))
+				VMOVUPS(at(base, i), v[i])
+				JMP(LabelRef(label + "_done"))
+				Label(label + "_masked")
 				VMOVUPS_Z(at(base, i), active[i], v[i])
+				Label(label + "_done")
 				continue
 			}
 			// As for stores (fullOrMasked), a plain load when the chain is full.
@@ -133,7 +140,10 @@ func (k kernel32) generate() {
 	addOrStore(k.name, addFlag, func(i int) {
 		old := vreg()
 		if wide {
-			addMaskedPS(at(dst, i), store[i], res[i], old)
+			fullOrMasked512(fmt.Sprintf("%s_add%d", k.name, i), store[i], func() {
+				VADDPS(at(dst, i), res[i], old)
+				VMOVUPS(old, at(dst, i))
+			}, func() { addMaskedPS(at(dst, i), store[i], res[i], old) })
 		} else {
 			fullOrMasked(fmt.Sprintf("%s_add%d", k.name, i), store[i], func() {
 				VMOVUPS(at(dst, i), old)
@@ -147,7 +157,9 @@ func (k kernel32) generate() {
 		}
 	}, func(i int) {
 		if wide {
-			VMOVUPS(res[i], store[i], at(dst, i))
+			fullOrMasked512(fmt.Sprintf("%s_store%d", k.name, i), store[i],
+				func() { VMOVUPS(res[i], at(dst, i)) },
+				func() { VMOVUPS(res[i], store[i], at(dst, i)) })
 		} else {
 			fullOrMasked(fmt.Sprintf("%s_store%d", k.name, i), store[i],
 				func() { VMOVUPS(res[i], at(dst, i)) },
@@ -185,6 +197,17 @@ func fullOrMasked(label string, mask Register, full, masked func()) {
 	VMOVMSKPS(mask, bits)
 	CMPL(bits, U32(0xFF))
 	JNE(LabelRef(label + "_masked"))
+	full()
+	JMP(LabelRef(label + "_done"))
+	Label(label + "_masked")
+	masked()
+	Label(label + "_done")
+}
+
+// fullOrMasked512 is fullOrMasked for an AVX-512 opmask.
+func fullOrMasked512(label string, mask Register, full, masked func()) {
+	KORTESTW(mask, mask)
+	JCC(LabelRef(label + "_masked")) // CF clear: not every lane is set
 	full()
 	JMP(LabelRef(label + "_done"))
 	Label(label + "_masked")
