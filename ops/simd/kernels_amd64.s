@@ -5478,47 +5478,47 @@ GELULane32AVX512D1_load1_1_done:
 	VPERMT2PS        kconst<>+9408(SB), Z9, Z5
 	VADDPS           Z4, Z2, Z2
 	VADDPS           Z5, Z3, Z3
-	VMULPS           Z14, Z6, Z4
-	VMULPS           Z15, Z7, Z5
-	VADDPS           Z16, Z14, Z8
-	VADDPS           Z17, Z15, Z9
-	VMOVAPS          Z4, Z12
-	VMOVAPS          Z5, Z13
-	VFMSUB231PS      Z14, Z6, Z12
-	VFMSUB231PS      Z15, Z7, Z13
-	VFMADD231PS      Z16, Z6, Z12
-	VFMADD231PS      Z17, Z7, Z13
-	VFMADD231PS      Z8, Z2, Z12
-	VFMADD231PS      Z9, Z3, Z13
-	VADDPS           Z12, Z4, Z2
-	VADDPS           Z13, Z5, Z3
-	VSUBPS           Z4, Z2, Z4
-	VSUBPS           Z5, Z3, Z5
-	VSUBPS           Z4, Z12, Z4
-	VSUBPS           Z5, Z13, Z5
-	VMULPS.BCST      kconst<>+8000(SB), Z10, Z6
-	VMULPS.BCST      kconst<>+8000(SB), Z11, Z7
-	VSCALEFPS        Z6, Z2, Z2
-	VSCALEFPS        Z7, Z3, Z3
-	VSCALEFPS        Z6, Z4, Z4
-	VSCALEFPS        Z7, Z5, Z5
+	VADDPS           Z2, Z6, Z4
+	VADDPS           Z3, Z7, Z5
+	VSUBPS           Z6, Z4, Z6
+	VSUBPS           Z7, Z5, Z7
+	VSUBPS           Z6, Z2, Z2
+	VSUBPS           Z7, Z3, Z3
+	VADDPS.BCST      kconst<>+9472(SB), Z2, Z2
+	VADDPS.BCST      kconst<>+9472(SB), Z3, Z3
+	VMULPS           Z14, Z4, Z6
+	VMULPS           Z15, Z5, Z7
+	VMOVAPS          Z6, Z8
+	VMOVAPS          Z7, Z9
+	VFMSUB231PS      Z14, Z4, Z8
+	VFMSUB231PS      Z15, Z5, Z9
+	VFMADD231PS      Z16, Z4, Z8
+	VFMADD231PS      Z17, Z5, Z9
+	VFMADD231PS      Z14, Z2, Z8
+	VFMADD231PS      Z15, Z3, Z9
+	VMULPS.BCST      kconst<>+8000(SB), Z10, Z2
+	VMULPS.BCST      kconst<>+8000(SB), Z11, Z3
+	VSCALEFPS        Z2, Z6, Z4
+	VSCALEFPS        Z3, Z7, Z5
+	VSCALEFPS        Z2, Z8, Z2
+	VSCALEFPS        Z3, Z9, Z3
 	VCMPPS.BCST      $0x1d, kconst<>+960(SB), Z0, K3
 	VCMPPS.BCST      $0x1d, kconst<>+960(SB), Z1, K4
 	VBROADCASTSS     kconst<>+7040(SB), Z6
-	VMOVAPS          Z2, Z7
-	VMOVAPS          Z3, Z8
-	VSUBPS           Z2, Z6, K3, Z7
-	VSUBPS           Z3, Z6, K4, Z8
+	VMOVAPS          Z4, Z7
+	VMOVAPS          Z5, Z8
+	VSUBPS           Z4, Z6, K3, Z7
+	VSUBPS           Z5, Z6, K4, Z8
 	VSUBPS           Z7, Z6, Z9
 	VSUBPS           Z8, Z6, Z6
-	VSUBPS           Z2, Z9, Z2
-	VSUBPS           Z3, Z6, Z3
-	VMOVAPS          Z4, Z6
-	VMOVAPS          Z5, Z9
-	VSUBPS           Z4, Z2, K3, Z6
-	VSUBPS           Z5, Z3, K4, Z9
-	VCMPPS.BCST      $0x19, kconst<>+9472(SB), Z0, K3
-	VCMPPS.BCST      $0x19, kconst<>+9472(SB), Z1, K4
+	VSUBPS           Z4, Z9, Z4
+	VSUBPS           Z5, Z6, Z5
+	VMOVAPS          Z2, Z6
+	VMOVAPS          Z3, Z9
+	VSUBPS           Z2, Z4, K3, Z6
+	VSUBPS           Z3, Z5, K4, Z9
+	VCMPPS.BCST      $0x19, kconst<>+9536(SB), Z0, K3
+	VCMPPS.BCST      $0x19, kconst<>+9536(SB), Z1, K4
 	CMPQ             BX, $0x00000010
 	JB               GELULane32AVX512D1_load2_0_masked
 	VMOVUPS          (DX), Z0
@@ -5537,49 +5537,49 @@ GELULane32AVX512D1_load2_1_masked:
 	VMOVUPS.Z 64(DX), K2, Z1
 
 GELULane32AVX512D1_load2_1_done:
-	VMULPS           Z6, Z0, Z2
-	VMULPS           Z9, Z1, Z3
-	VMOVAPS          Z2, Z4
-	VMOVAPS          Z3, Z5
-	VFIXUPIMMPS.BCST $0x00, kconst<>+9536(SB), Z2, Z4
-	VFIXUPIMMPS.BCST $0x00, kconst<>+9536(SB), Z3, Z5
-	VMOVAPS          Z4, Z2
-	VMOVAPS          Z5, Z3
-	VFMADD231PS      Z7, Z0, Z2
-	VFMADD231PS      Z8, Z1, Z3
-	KANDW            K1, K3, K3
-	KMOVW            K3, R10
-	MOVW             R10, (DI)
-	KANDNW           K1, K3, K1
-	ORL              R10, R8
-	KANDW            K2, K4, K4
-	KMOVW            K4, R10
-	MOVW             R10, 2(DI)
-	KANDNW           K2, K4, K2
-	ORL              R10, R8
-	CMPB             SI, $0x00
-	JE               GELULane32AVX512D1_plain
-	KORTESTW         K1, K1
-	JCC              GELULane32AVX512D1_add0_masked
-	VADDPS           (AX), Z2, Z0
-	VMOVUPS          Z0, (AX)
-	JMP              GELULane32AVX512D1_add0_done
+	VGETMANTPS  $0x00, Z0, Z2
+	VGETEXPPS   Z0, Z3
+	VGETMANTPS  $0x00, Z1, Z0
+	VGETEXPPS   Z1, Z1
+	VMULPS      Z6, Z2, Z4
+	VMULPS      Z9, Z0, Z5
+	VFMADD231PS Z7, Z2, Z4
+	VFMADD231PS Z8, Z0, Z5
+	VSCALEFPS   Z3, Z4, Z0
+	VSCALEFPS   Z1, Z5, Z1
+	KANDW       K1, K3, K3
+	KMOVW       K3, R10
+	MOVW        R10, (DI)
+	KANDNW      K1, K3, K1
+	ORL         R10, R8
+	KANDW       K2, K4, K4
+	KMOVW       K4, R10
+	MOVW        R10, 2(DI)
+	KANDNW      K2, K4, K2
+	ORL         R10, R8
+	CMPB        SI, $0x00
+	JE          GELULane32AVX512D1_plain
+	KORTESTW    K1, K1
+	JCC         GELULane32AVX512D1_add0_masked
+	VADDPS      (AX), Z0, Z2
+	VMOVUPS     Z2, (AX)
+	JMP         GELULane32AVX512D1_add0_done
 
 GELULane32AVX512D1_add0_masked:
-	VMOVUPS.Z (AX), K1, Z0
-	VADDPS    Z2, Z0, Z0
-	VMOVUPS   Z0, K1, (AX)
+	VMOVUPS.Z (AX), K1, Z2
+	VADDPS    Z0, Z2, Z2
+	VMOVUPS   Z2, K1, (AX)
 
 GELULane32AVX512D1_add0_done:
 	KORTESTW K2, K2
 	JCC      GELULane32AVX512D1_add1_masked
-	VADDPS   64(AX), Z3, Z0
+	VADDPS   64(AX), Z1, Z0
 	VMOVUPS  Z0, 64(AX)
 	JMP      GELULane32AVX512D1_add1_done
 
 GELULane32AVX512D1_add1_masked:
 	VMOVUPS.Z 64(AX), K2, Z0
-	VADDPS    Z3, Z0, Z0
+	VADDPS    Z1, Z0, Z0
 	VMOVUPS   Z0, K2, 64(AX)
 
 GELULane32AVX512D1_add1_done:
@@ -5588,20 +5588,20 @@ GELULane32AVX512D1_add1_done:
 GELULane32AVX512D1_plain:
 	KORTESTW K1, K1
 	JCC      GELULane32AVX512D1_store0_masked
-	VMOVUPS  Z2, (AX)
+	VMOVUPS  Z0, (AX)
 	JMP      GELULane32AVX512D1_store0_done
 
 GELULane32AVX512D1_store0_masked:
-	VMOVUPS Z2, K1, (AX)
+	VMOVUPS Z0, K1, (AX)
 
 GELULane32AVX512D1_store0_done:
 	KORTESTW K2, K2
 	JCC      GELULane32AVX512D1_store1_masked
-	VMOVUPS  Z3, 64(AX)
+	VMOVUPS  Z1, 64(AX)
 	JMP      GELULane32AVX512D1_store1_done
 
 GELULane32AVX512D1_store1_masked:
-	VMOVUPS Z3, K2, 64(AX)
+	VMOVUPS Z1, K2, 64(AX)
 
 GELULane32AVX512D1_store1_done:
 GELULane32AVX512D1_next:
@@ -5790,24 +5790,15 @@ GELULane32AVX512D2_load1_2_done:
 	VFMADD231PS      Z6, Z3, Z15
 	VFMADD231PS      Z7, Z4, Z16
 	VFMADD231PS      Z8, Z5, Z17
-	VADDPS           Z15, Z18, Z3
-	VADDPS           Z16, Z19, Z4
-	VADDPS           Z17, Z20, Z5
-	VSUBPS           Z18, Z3, Z6
-	VSUBPS           Z19, Z4, Z7
-	VSUBPS           Z20, Z5, Z8
-	VSUBPS           Z6, Z15, Z6
-	VSUBPS           Z7, Z16, Z7
-	VSUBPS           Z8, Z17, Z8
-	VMULPS.BCST      kconst<>+8000(SB), Z12, Z9
-	VMULPS.BCST      kconst<>+8000(SB), Z13, Z10
-	VMULPS.BCST      kconst<>+8000(SB), Z14, Z11
-	VSCALEFPS        Z9, Z3, Z3
-	VSCALEFPS        Z10, Z4, Z4
-	VSCALEFPS        Z11, Z5, Z5
-	VSCALEFPS        Z9, Z6, Z6
-	VSCALEFPS        Z10, Z7, Z7
-	VSCALEFPS        Z11, Z8, Z8
+	VMULPS.BCST      kconst<>+8000(SB), Z12, Z3
+	VMULPS.BCST      kconst<>+8000(SB), Z13, Z4
+	VMULPS.BCST      kconst<>+8000(SB), Z14, Z5
+	VSCALEFPS        Z3, Z18, Z6
+	VSCALEFPS        Z4, Z19, Z7
+	VSCALEFPS        Z5, Z20, Z8
+	VSCALEFPS        Z3, Z15, Z3
+	VSCALEFPS        Z4, Z16, Z4
+	VSCALEFPS        Z5, Z17, Z5
 	VCMPPS.BCST      $0x16, kconst<>+6400(SB), Z0, K4
 	VCMPPS.BCST      $0x16, kconst<>+6400(SB), Z1, K5
 	VCMPPS.BCST      $0x16, kconst<>+6400(SB), Z2, K6
@@ -5838,71 +5829,71 @@ GELULane32AVX512D2_load2_2_masked:
 	VMOVUPS.Z 128(DX), K3, Z2
 
 GELULane32AVX512D2_load2_2_done:
-	VMULPS           Z6, Z0, Z6
-	VMULPS           Z7, Z1, Z7
-	VMULPS           Z8, Z2, Z8
-	VMOVAPS          Z6, Z9
-	VMOVAPS          Z7, Z10
-	VMOVAPS          Z8, Z11
-	VFIXUPIMMPS.BCST $0x00, kconst<>+9536(SB), Z6, Z9
-	VFIXUPIMMPS.BCST $0x00, kconst<>+9536(SB), Z7, Z10
-	VFIXUPIMMPS.BCST $0x00, kconst<>+9536(SB), Z8, Z11
-	VMOVAPS          Z9, Z6
-	VMOVAPS          Z10, Z7
-	VMOVAPS          Z11, Z8
-	VFMADD231PS      Z3, Z0, Z6
-	VFMADD231PS      Z4, Z1, Z7
-	VFMADD231PS      Z5, Z2, Z8
-	KANDW            K1, K4, K4
-	KMOVW            K4, R10
-	MOVW             R10, (DI)
-	KANDNW           K1, K4, K1
-	ORL              R10, R8
-	KANDW            K2, K5, K5
-	KMOVW            K5, R10
-	MOVW             R10, 2(DI)
-	KANDNW           K2, K5, K2
-	ORL              R10, R8
-	KANDW            K3, K6, K6
-	KMOVW            K6, R10
-	MOVW             R10, 4(DI)
-	KANDNW           K3, K6, K3
-	ORL              R10, R8
-	CMPB             SI, $0x00
-	JE               GELULane32AVX512D2_plain
-	KORTESTW         K1, K1
-	JCC              GELULane32AVX512D2_add0_masked
-	VADDPS           (AX), Z6, Z0
-	VMOVUPS          Z0, (AX)
-	JMP              GELULane32AVX512D2_add0_done
+	VGETMANTPS  $0x00, Z0, Z9
+	VGETEXPPS   Z0, Z10
+	VGETMANTPS  $0x00, Z1, Z0
+	VGETEXPPS   Z1, Z11
+	VGETMANTPS  $0x00, Z2, Z1
+	VGETEXPPS   Z2, Z2
+	VMULPS      Z3, Z9, Z3
+	VMULPS      Z4, Z0, Z4
+	VMULPS      Z5, Z1, Z5
+	VFMADD231PS Z6, Z9, Z3
+	VFMADD231PS Z7, Z0, Z4
+	VFMADD231PS Z8, Z1, Z5
+	VSCALEFPS   Z10, Z3, Z0
+	VSCALEFPS   Z11, Z4, Z1
+	VSCALEFPS   Z2, Z5, Z2
+	KANDW       K1, K4, K4
+	KMOVW       K4, R10
+	MOVW        R10, (DI)
+	KANDNW      K1, K4, K1
+	ORL         R10, R8
+	KANDW       K2, K5, K5
+	KMOVW       K5, R10
+	MOVW        R10, 2(DI)
+	KANDNW      K2, K5, K2
+	ORL         R10, R8
+	KANDW       K3, K6, K6
+	KMOVW       K6, R10
+	MOVW        R10, 4(DI)
+	KANDNW      K3, K6, K3
+	ORL         R10, R8
+	CMPB        SI, $0x00
+	JE          GELULane32AVX512D2_plain
+	KORTESTW    K1, K1
+	JCC         GELULane32AVX512D2_add0_masked
+	VADDPS      (AX), Z0, Z3
+	VMOVUPS     Z3, (AX)
+	JMP         GELULane32AVX512D2_add0_done
 
 GELULane32AVX512D2_add0_masked:
-	VMOVUPS.Z (AX), K1, Z0
-	VADDPS    Z6, Z0, Z0
-	VMOVUPS   Z0, K1, (AX)
+	VMOVUPS.Z (AX), K1, Z3
+	VADDPS    Z0, Z3, Z3
+	VMOVUPS   Z3, K1, (AX)
 
 GELULane32AVX512D2_add0_done:
 	KORTESTW K2, K2
 	JCC      GELULane32AVX512D2_add1_masked
-	VADDPS   64(AX), Z7, Z0
+	VADDPS   64(AX), Z1, Z0
 	VMOVUPS  Z0, 64(AX)
 	JMP      GELULane32AVX512D2_add1_done
 
 GELULane32AVX512D2_add1_masked:
 	VMOVUPS.Z 64(AX), K2, Z0
-	VADDPS    Z7, Z0, Z0
+	VADDPS    Z1, Z0, Z0
 	VMOVUPS   Z0, K2, 64(AX)
 
 GELULane32AVX512D2_add1_done:
 	KORTESTW K3, K3
 	JCC      GELULane32AVX512D2_add2_masked
-	VADDPS   128(AX), Z8, Z0
+	VADDPS   128(AX), Z2, Z0
 	VMOVUPS  Z0, 128(AX)
 	JMP      GELULane32AVX512D2_add2_done
 
 GELULane32AVX512D2_add2_masked:
 	VMOVUPS.Z 128(AX), K3, Z0
-	VADDPS    Z8, Z0, Z0
+	VADDPS    Z2, Z0, Z0
 	VMOVUPS   Z0, K3, 128(AX)
 
 GELULane32AVX512D2_add2_done:
@@ -5911,29 +5902,29 @@ GELULane32AVX512D2_add2_done:
 GELULane32AVX512D2_plain:
 	KORTESTW K1, K1
 	JCC      GELULane32AVX512D2_store0_masked
-	VMOVUPS  Z6, (AX)
+	VMOVUPS  Z0, (AX)
 	JMP      GELULane32AVX512D2_store0_done
 
 GELULane32AVX512D2_store0_masked:
-	VMOVUPS Z6, K1, (AX)
+	VMOVUPS Z0, K1, (AX)
 
 GELULane32AVX512D2_store0_done:
 	KORTESTW K2, K2
 	JCC      GELULane32AVX512D2_store1_masked
-	VMOVUPS  Z7, 64(AX)
+	VMOVUPS  Z1, 64(AX)
 	JMP      GELULane32AVX512D2_store1_done
 
 GELULane32AVX512D2_store1_masked:
-	VMOVUPS Z7, K2, 64(AX)
+	VMOVUPS Z1, K2, 64(AX)
 
 GELULane32AVX512D2_store1_done:
 	KORTESTW K3, K3
 	JCC      GELULane32AVX512D2_store2_masked
-	VMOVUPS  Z8, 128(AX)
+	VMOVUPS  Z2, 128(AX)
 	JMP      GELULane32AVX512D2_store2_done
 
 GELULane32AVX512D2_store2_masked:
-	VMOVUPS Z8, K3, 128(AX)
+	VMOVUPS Z2, K3, 128(AX)
 
 GELULane32AVX512D2_store2_done:
 GELULane32AVX512D2_next:
@@ -6225,29 +6216,29 @@ GELULane32AVX2D1_load1_0_done:
 	VPERMPS      kconst<>+11872(SB), Y3, Y3
 	VBLENDVPS    Y4, Y3, Y5, Y3
 	VADDPS       Y3, Y2, Y2
-	VMULPS       Y7, Y6, Y3
-	VADDPS       Y10, Y7, Y4
-	VMOVAPS      Y3, Y5
-	VFMSUB231PS  Y7, Y6, Y5
-	VFMADD231PS  Y10, Y6, Y5
-	VFMADD231PS  Y4, Y2, Y5
-	VADDPS       Y5, Y3, Y2
-	VSUBPS       Y3, Y2, Y3
-	VSUBPS       Y3, Y5, Y3
-	VPSRAD       $0x03, Y9, Y4
-	VPADDD       kconst<>+10944(SB), Y4, Y4
-	VPSLLD       $0x17, Y4, Y4
-	VMULPS       Y4, Y2, Y2
-	VMULPS       Y4, Y3, Y3
+	VADDPS       Y2, Y6, Y3
+	VSUBPS       Y6, Y3, Y4
+	VSUBPS       Y4, Y2, Y2
+	VADDPS       kconst<>+9472(SB), Y2, Y2
+	VMULPS       Y7, Y3, Y4
+	VMOVAPS      Y4, Y5
+	VFMSUB231PS  Y7, Y3, Y5
+	VFMADD231PS  Y10, Y3, Y5
+	VFMADD231PS  Y7, Y2, Y5
+	VPSRAD       $0x03, Y9, Y2
+	VPADDD       kconst<>+10944(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VMULPS       Y2, Y4, Y3
+	VMULPS       Y2, Y5, Y2
 	VBROADCASTSS kconst<>+7040(SB), Y4
-	VSUBPS       Y2, Y4, Y4
+	VSUBPS       Y3, Y4, Y4
 	VBROADCASTSS kconst<>+7040(SB), Y5
 	VSUBPS       Y4, Y5, Y5
-	VSUBPS       Y2, Y5, Y5
 	VSUBPS       Y3, Y5, Y5
-	VBLENDVPS    Y1, Y2, Y4, Y2
-	VBLENDVPS    Y1, Y3, Y5, Y3
-	VCMPPS       $0x19, kconst<>+9472(SB), Y1, Y1
+	VSUBPS       Y2, Y5, Y5
+	VBLENDVPS    Y1, Y3, Y4, Y3
+	VBLENDVPS    Y1, Y2, Y5, Y2
+	VCMPPS       $0x19, kconst<>+9536(SB), Y1, Y1
 	CMPQ         BX, $0x00000008
 	JB           GELULane32AVX2D1_load2_0_masked
 	VMOVUPS      (DX), Y4
@@ -6257,10 +6248,10 @@ GELULane32AVX2D1_load2_0_masked:
 	VMASKMOVPS (DX), Y0, Y4
 
 GELULane32AVX2D1_load2_0_done:
-	VMULPS      Y3, Y4, Y3
-	VMAXPS      kconst<>+11904(SB), Y3, Y3
-	VMINPS      kconst<>+11968(SB), Y3, Y3
-	VFMADD231PS Y2, Y4, Y3
+	VMULPS      Y2, Y4, Y2
+	VMAXPS      kconst<>+11904(SB), Y2, Y2
+	VMINPS      kconst<>+11968(SB), Y2, Y2
+	VFMADD231PS Y3, Y4, Y2
 	VANDPS      Y0, Y1, Y1
 	VMOVMSKPS   Y1, R9
 	MOVB        R9, (DI)
@@ -6272,13 +6263,13 @@ GELULane32AVX2D1_load2_0_done:
 	CMPL        R9, $0x000000ff
 	JNE         GELULane32AVX2D1_add0_masked
 	VMOVUPS     (AX), Y1
-	VADDPS      Y3, Y1, Y1
+	VADDPS      Y2, Y1, Y1
 	VMOVUPS     Y1, (AX)
 	JMP         GELULane32AVX2D1_add0_done
 
 GELULane32AVX2D1_add0_masked:
 	VMASKMOVPS (AX), Y0, Y1
-	VADDPS     Y3, Y1, Y1
+	VADDPS     Y2, Y1, Y1
 	VMASKMOVPS Y1, Y0, (AX)
 
 GELULane32AVX2D1_add0_done:
@@ -6288,11 +6279,11 @@ GELULane32AVX2D1_plain:
 	VMOVMSKPS Y0, R9
 	CMPL      R9, $0x000000ff
 	JNE       GELULane32AVX2D1_store0_masked
-	VMOVUPS   Y3, (AX)
+	VMOVUPS   Y2, (AX)
 	JMP       GELULane32AVX2D1_store0_done
 
 GELULane32AVX2D1_store0_masked:
-	VMASKMOVPS Y3, Y0, (AX)
+	VMASKMOVPS Y2, Y0, (AX)
 
 GELULane32AVX2D1_store0_done:
 GELULane32AVX2D1_next:
@@ -6383,14 +6374,11 @@ GELULane32AVX2D2_load1_0_done:
 	VMOVAPS      Y7, Y5
 	VFMSUB231PS  Y4, Y6, Y5
 	VFMADD231PS  Y3, Y6, Y5
-	VADDPS       Y5, Y7, Y3
-	VSUBPS       Y7, Y3, Y4
-	VSUBPS       Y4, Y5, Y4
 	VPSRAD       $0x03, Y2, Y2
 	VPADDD       kconst<>+10944(SB), Y2, Y2
 	VPSLLD       $0x17, Y2, Y2
-	VMULPS       Y2, Y3, Y3
-	VMULPS       Y2, Y4, Y2
+	VMULPS       Y2, Y7, Y3
+	VMULPS       Y2, Y5, Y2
 	VCMPPS       $0x16, kconst<>+6400(SB), Y1, Y1
 	CMPQ         BX, $0x00000008
 	JB           GELULane32AVX2D2_load2_0_masked
@@ -7154,49 +7142,49 @@ GELUTanhLane32AVX512D1_load2_1_masked:
 	VMOVUPS.Z 64(DX), K2, Z1
 
 GELUTanhLane32AVX512D1_load2_1_done:
-	VMULPS           Z2, Z0, Z2
-	VMULPS           Z3, Z1, Z3
-	VMOVAPS          Z2, Z4
-	VMOVAPS          Z3, Z5
-	VFIXUPIMMPS.BCST $0x00, kconst<>+9536(SB), Z2, Z4
-	VFIXUPIMMPS.BCST $0x00, kconst<>+9536(SB), Z3, Z5
-	VMOVAPS          Z4, Z2
-	VMOVAPS          Z5, Z3
-	VFMADD231PS      Z8, Z0, Z2
-	VFMADD231PS      Z9, Z1, Z3
-	KANDW            K1, K3, K3
-	KMOVW            K3, R10
-	MOVW             R10, (DI)
-	KANDNW           K1, K3, K1
-	ORL              R10, R8
-	KANDW            K2, K4, K4
-	KMOVW            K4, R10
-	MOVW             R10, 2(DI)
-	KANDNW           K2, K4, K2
-	ORL              R10, R8
-	CMPB             SI, $0x00
-	JE               GELUTanhLane32AVX512D1_plain
-	KORTESTW         K1, K1
-	JCC              GELUTanhLane32AVX512D1_add0_masked
-	VADDPS           (AX), Z2, Z0
-	VMOVUPS          Z0, (AX)
-	JMP              GELUTanhLane32AVX512D1_add0_done
+	VGETMANTPS  $0x00, Z0, Z4
+	VGETEXPPS   Z0, Z5
+	VGETMANTPS  $0x00, Z1, Z0
+	VGETEXPPS   Z1, Z1
+	VMULPS      Z2, Z4, Z2
+	VMULPS      Z3, Z0, Z3
+	VFMADD231PS Z8, Z4, Z2
+	VFMADD231PS Z9, Z0, Z3
+	VSCALEFPS   Z5, Z2, Z0
+	VSCALEFPS   Z1, Z3, Z1
+	KANDW       K1, K3, K3
+	KMOVW       K3, R10
+	MOVW        R10, (DI)
+	KANDNW      K1, K3, K1
+	ORL         R10, R8
+	KANDW       K2, K4, K4
+	KMOVW       K4, R10
+	MOVW        R10, 2(DI)
+	KANDNW      K2, K4, K2
+	ORL         R10, R8
+	CMPB        SI, $0x00
+	JE          GELUTanhLane32AVX512D1_plain
+	KORTESTW    K1, K1
+	JCC         GELUTanhLane32AVX512D1_add0_masked
+	VADDPS      (AX), Z0, Z2
+	VMOVUPS     Z2, (AX)
+	JMP         GELUTanhLane32AVX512D1_add0_done
 
 GELUTanhLane32AVX512D1_add0_masked:
-	VMOVUPS.Z (AX), K1, Z0
-	VADDPS    Z2, Z0, Z0
-	VMOVUPS   Z0, K1, (AX)
+	VMOVUPS.Z (AX), K1, Z2
+	VADDPS    Z0, Z2, Z2
+	VMOVUPS   Z2, K1, (AX)
 
 GELUTanhLane32AVX512D1_add0_done:
 	KORTESTW K2, K2
 	JCC      GELUTanhLane32AVX512D1_add1_masked
-	VADDPS   64(AX), Z3, Z0
+	VADDPS   64(AX), Z1, Z0
 	VMOVUPS  Z0, 64(AX)
 	JMP      GELUTanhLane32AVX512D1_add1_done
 
 GELUTanhLane32AVX512D1_add1_masked:
 	VMOVUPS.Z 64(AX), K2, Z0
-	VADDPS    Z3, Z0, Z0
+	VADDPS    Z1, Z0, Z0
 	VMOVUPS   Z0, K2, 64(AX)
 
 GELUTanhLane32AVX512D1_add1_done:
@@ -7205,20 +7193,20 @@ GELUTanhLane32AVX512D1_add1_done:
 GELUTanhLane32AVX512D1_plain:
 	KORTESTW K1, K1
 	JCC      GELUTanhLane32AVX512D1_store0_masked
-	VMOVUPS  Z2, (AX)
+	VMOVUPS  Z0, (AX)
 	JMP      GELUTanhLane32AVX512D1_store0_done
 
 GELUTanhLane32AVX512D1_store0_masked:
-	VMOVUPS Z2, K1, (AX)
+	VMOVUPS Z0, K1, (AX)
 
 GELUTanhLane32AVX512D1_store0_done:
 	KORTESTW K2, K2
 	JCC      GELUTanhLane32AVX512D1_store1_masked
-	VMOVUPS  Z3, 64(AX)
+	VMOVUPS  Z1, 64(AX)
 	JMP      GELUTanhLane32AVX512D1_store1_done
 
 GELUTanhLane32AVX512D1_store1_masked:
-	VMOVUPS Z3, K2, 64(AX)
+	VMOVUPS Z1, K2, 64(AX)
 
 GELUTanhLane32AVX512D1_store1_done:
 GELUTanhLane32AVX512D1_next:
@@ -7638,49 +7626,49 @@ GELUTanhLane32AVX512D2_load2_1_masked:
 	VMOVUPS.Z 64(DX), K2, Z1
 
 GELUTanhLane32AVX512D2_load2_1_done:
-	VMULPS           Z4, Z0, Z4
-	VMULPS           Z5, Z1, Z5
-	VMOVAPS          Z4, Z6
-	VMOVAPS          Z5, Z7
-	VFIXUPIMMPS.BCST $0x00, kconst<>+9536(SB), Z4, Z6
-	VFIXUPIMMPS.BCST $0x00, kconst<>+9536(SB), Z5, Z7
-	VMOVAPS          Z6, Z4
-	VMOVAPS          Z7, Z5
-	VFMADD231PS      Z2, Z0, Z4
-	VFMADD231PS      Z3, Z1, Z5
-	KANDW            K1, K3, K3
-	KMOVW            K3, R10
-	MOVW             R10, (DI)
-	KANDNW           K1, K3, K1
-	ORL              R10, R8
-	KANDW            K2, K4, K4
-	KMOVW            K4, R10
-	MOVW             R10, 2(DI)
-	KANDNW           K2, K4, K2
-	ORL              R10, R8
-	CMPB             SI, $0x00
-	JE               GELUTanhLane32AVX512D2_plain
-	KORTESTW         K1, K1
-	JCC              GELUTanhLane32AVX512D2_add0_masked
-	VADDPS           (AX), Z4, Z0
-	VMOVUPS          Z0, (AX)
-	JMP              GELUTanhLane32AVX512D2_add0_done
+	VGETMANTPS  $0x00, Z0, Z6
+	VGETEXPPS   Z0, Z7
+	VGETMANTPS  $0x00, Z1, Z0
+	VGETEXPPS   Z1, Z1
+	VMULPS      Z4, Z6, Z4
+	VMULPS      Z5, Z0, Z5
+	VFMADD231PS Z2, Z6, Z4
+	VFMADD231PS Z3, Z0, Z5
+	VSCALEFPS   Z7, Z4, Z0
+	VSCALEFPS   Z1, Z5, Z1
+	KANDW       K1, K3, K3
+	KMOVW       K3, R10
+	MOVW        R10, (DI)
+	KANDNW      K1, K3, K1
+	ORL         R10, R8
+	KANDW       K2, K4, K4
+	KMOVW       K4, R10
+	MOVW        R10, 2(DI)
+	KANDNW      K2, K4, K2
+	ORL         R10, R8
+	CMPB        SI, $0x00
+	JE          GELUTanhLane32AVX512D2_plain
+	KORTESTW    K1, K1
+	JCC         GELUTanhLane32AVX512D2_add0_masked
+	VADDPS      (AX), Z0, Z2
+	VMOVUPS     Z2, (AX)
+	JMP         GELUTanhLane32AVX512D2_add0_done
 
 GELUTanhLane32AVX512D2_add0_masked:
-	VMOVUPS.Z (AX), K1, Z0
-	VADDPS    Z4, Z0, Z0
-	VMOVUPS   Z0, K1, (AX)
+	VMOVUPS.Z (AX), K1, Z2
+	VADDPS    Z0, Z2, Z2
+	VMOVUPS   Z2, K1, (AX)
 
 GELUTanhLane32AVX512D2_add0_done:
 	KORTESTW K2, K2
 	JCC      GELUTanhLane32AVX512D2_add1_masked
-	VADDPS   64(AX), Z5, Z0
+	VADDPS   64(AX), Z1, Z0
 	VMOVUPS  Z0, 64(AX)
 	JMP      GELUTanhLane32AVX512D2_add1_done
 
 GELUTanhLane32AVX512D2_add1_masked:
 	VMOVUPS.Z 64(AX), K2, Z0
-	VADDPS    Z5, Z0, Z0
+	VADDPS    Z1, Z0, Z0
 	VMOVUPS   Z0, K2, 64(AX)
 
 GELUTanhLane32AVX512D2_add1_done:
@@ -7689,20 +7677,20 @@ GELUTanhLane32AVX512D2_add1_done:
 GELUTanhLane32AVX512D2_plain:
 	KORTESTW K1, K1
 	JCC      GELUTanhLane32AVX512D2_store0_masked
-	VMOVUPS  Z4, (AX)
+	VMOVUPS  Z0, (AX)
 	JMP      GELUTanhLane32AVX512D2_store0_done
 
 GELUTanhLane32AVX512D2_store0_masked:
-	VMOVUPS Z4, K1, (AX)
+	VMOVUPS Z0, K1, (AX)
 
 GELUTanhLane32AVX512D2_store0_done:
 	KORTESTW K2, K2
 	JCC      GELUTanhLane32AVX512D2_store1_masked
-	VMOVUPS  Z5, 64(AX)
+	VMOVUPS  Z1, 64(AX)
 	JMP      GELUTanhLane32AVX512D2_store1_done
 
 GELUTanhLane32AVX512D2_store1_masked:
-	VMOVUPS Z5, K2, 64(AX)
+	VMOVUPS Z1, K2, 64(AX)
 
 GELUTanhLane32AVX512D2_store1_done:
 GELUTanhLane32AVX512D2_next:
@@ -8321,49 +8309,49 @@ GELUSigmoidLane32AVX512D1_load2_1_masked:
 	VMOVUPS.Z 64(DX), K2, Z1
 
 GELUSigmoidLane32AVX512D1_load2_1_done:
-	VMULPS           Z2, Z0, Z2
-	VMULPS           Z3, Z1, Z3
-	VMOVAPS          Z2, Z4
-	VMOVAPS          Z3, Z5
-	VFIXUPIMMPS.BCST $0x00, kconst<>+9536(SB), Z2, Z4
-	VFIXUPIMMPS.BCST $0x00, kconst<>+9536(SB), Z3, Z5
-	VMOVAPS          Z4, Z2
-	VMOVAPS          Z5, Z3
-	VFMADD231PS      Z8, Z0, Z2
-	VFMADD231PS      Z9, Z1, Z3
-	KANDW            K1, K3, K3
-	KMOVW            K3, R10
-	MOVW             R10, (DI)
-	KANDNW           K1, K3, K1
-	ORL              R10, R8
-	KANDW            K2, K4, K4
-	KMOVW            K4, R10
-	MOVW             R10, 2(DI)
-	KANDNW           K2, K4, K2
-	ORL              R10, R8
-	CMPB             SI, $0x00
-	JE               GELUSigmoidLane32AVX512D1_plain
-	KORTESTW         K1, K1
-	JCC              GELUSigmoidLane32AVX512D1_add0_masked
-	VADDPS           (AX), Z2, Z0
-	VMOVUPS          Z0, (AX)
-	JMP              GELUSigmoidLane32AVX512D1_add0_done
+	VGETMANTPS  $0x00, Z0, Z4
+	VGETEXPPS   Z0, Z5
+	VGETMANTPS  $0x00, Z1, Z0
+	VGETEXPPS   Z1, Z1
+	VMULPS      Z2, Z4, Z2
+	VMULPS      Z3, Z0, Z3
+	VFMADD231PS Z8, Z4, Z2
+	VFMADD231PS Z9, Z0, Z3
+	VSCALEFPS   Z5, Z2, Z0
+	VSCALEFPS   Z1, Z3, Z1
+	KANDW       K1, K3, K3
+	KMOVW       K3, R10
+	MOVW        R10, (DI)
+	KANDNW      K1, K3, K1
+	ORL         R10, R8
+	KANDW       K2, K4, K4
+	KMOVW       K4, R10
+	MOVW        R10, 2(DI)
+	KANDNW      K2, K4, K2
+	ORL         R10, R8
+	CMPB        SI, $0x00
+	JE          GELUSigmoidLane32AVX512D1_plain
+	KORTESTW    K1, K1
+	JCC         GELUSigmoidLane32AVX512D1_add0_masked
+	VADDPS      (AX), Z0, Z2
+	VMOVUPS     Z2, (AX)
+	JMP         GELUSigmoidLane32AVX512D1_add0_done
 
 GELUSigmoidLane32AVX512D1_add0_masked:
-	VMOVUPS.Z (AX), K1, Z0
-	VADDPS    Z2, Z0, Z0
-	VMOVUPS   Z0, K1, (AX)
+	VMOVUPS.Z (AX), K1, Z2
+	VADDPS    Z0, Z2, Z2
+	VMOVUPS   Z2, K1, (AX)
 
 GELUSigmoidLane32AVX512D1_add0_done:
 	KORTESTW K2, K2
 	JCC      GELUSigmoidLane32AVX512D1_add1_masked
-	VADDPS   64(AX), Z3, Z0
+	VADDPS   64(AX), Z1, Z0
 	VMOVUPS  Z0, 64(AX)
 	JMP      GELUSigmoidLane32AVX512D1_add1_done
 
 GELUSigmoidLane32AVX512D1_add1_masked:
 	VMOVUPS.Z 64(AX), K2, Z0
-	VADDPS    Z3, Z0, Z0
+	VADDPS    Z1, Z0, Z0
 	VMOVUPS   Z0, K2, 64(AX)
 
 GELUSigmoidLane32AVX512D1_add1_done:
@@ -8372,20 +8360,20 @@ GELUSigmoidLane32AVX512D1_add1_done:
 GELUSigmoidLane32AVX512D1_plain:
 	KORTESTW K1, K1
 	JCC      GELUSigmoidLane32AVX512D1_store0_masked
-	VMOVUPS  Z2, (AX)
+	VMOVUPS  Z0, (AX)
 	JMP      GELUSigmoidLane32AVX512D1_store0_done
 
 GELUSigmoidLane32AVX512D1_store0_masked:
-	VMOVUPS Z2, K1, (AX)
+	VMOVUPS Z0, K1, (AX)
 
 GELUSigmoidLane32AVX512D1_store0_done:
 	KORTESTW K2, K2
 	JCC      GELUSigmoidLane32AVX512D1_store1_masked
-	VMOVUPS  Z3, 64(AX)
+	VMOVUPS  Z1, 64(AX)
 	JMP      GELUSigmoidLane32AVX512D1_store1_done
 
 GELUSigmoidLane32AVX512D1_store1_masked:
-	VMOVUPS Z3, K2, 64(AX)
+	VMOVUPS Z1, K2, 64(AX)
 
 GELUSigmoidLane32AVX512D1_store1_done:
 GELUSigmoidLane32AVX512D1_next:
@@ -8724,49 +8712,49 @@ GELUSigmoidLane32AVX512D2_load2_1_masked:
 	VMOVUPS.Z 64(DX), K2, Z1
 
 GELUSigmoidLane32AVX512D2_load2_1_done:
-	VMULPS           Z4, Z0, Z4
-	VMULPS           Z5, Z1, Z5
-	VMOVAPS          Z4, Z6
-	VMOVAPS          Z5, Z7
-	VFIXUPIMMPS.BCST $0x00, kconst<>+9536(SB), Z4, Z6
-	VFIXUPIMMPS.BCST $0x00, kconst<>+9536(SB), Z5, Z7
-	VMOVAPS          Z6, Z4
-	VMOVAPS          Z7, Z5
-	VFMADD231PS      Z2, Z0, Z4
-	VFMADD231PS      Z3, Z1, Z5
-	KANDW            K1, K3, K3
-	KMOVW            K3, R10
-	MOVW             R10, (DI)
-	KANDNW           K1, K3, K1
-	ORL              R10, R8
-	KANDW            K2, K4, K4
-	KMOVW            K4, R10
-	MOVW             R10, 2(DI)
-	KANDNW           K2, K4, K2
-	ORL              R10, R8
-	CMPB             SI, $0x00
-	JE               GELUSigmoidLane32AVX512D2_plain
-	KORTESTW         K1, K1
-	JCC              GELUSigmoidLane32AVX512D2_add0_masked
-	VADDPS           (AX), Z4, Z0
-	VMOVUPS          Z0, (AX)
-	JMP              GELUSigmoidLane32AVX512D2_add0_done
+	VGETMANTPS  $0x00, Z0, Z6
+	VGETEXPPS   Z0, Z7
+	VGETMANTPS  $0x00, Z1, Z0
+	VGETEXPPS   Z1, Z1
+	VMULPS      Z4, Z6, Z4
+	VMULPS      Z5, Z0, Z5
+	VFMADD231PS Z2, Z6, Z4
+	VFMADD231PS Z3, Z0, Z5
+	VSCALEFPS   Z7, Z4, Z0
+	VSCALEFPS   Z1, Z5, Z1
+	KANDW       K1, K3, K3
+	KMOVW       K3, R10
+	MOVW        R10, (DI)
+	KANDNW      K1, K3, K1
+	ORL         R10, R8
+	KANDW       K2, K4, K4
+	KMOVW       K4, R10
+	MOVW        R10, 2(DI)
+	KANDNW      K2, K4, K2
+	ORL         R10, R8
+	CMPB        SI, $0x00
+	JE          GELUSigmoidLane32AVX512D2_plain
+	KORTESTW    K1, K1
+	JCC         GELUSigmoidLane32AVX512D2_add0_masked
+	VADDPS      (AX), Z0, Z2
+	VMOVUPS     Z2, (AX)
+	JMP         GELUSigmoidLane32AVX512D2_add0_done
 
 GELUSigmoidLane32AVX512D2_add0_masked:
-	VMOVUPS.Z (AX), K1, Z0
-	VADDPS    Z4, Z0, Z0
-	VMOVUPS   Z0, K1, (AX)
+	VMOVUPS.Z (AX), K1, Z2
+	VADDPS    Z0, Z2, Z2
+	VMOVUPS   Z2, K1, (AX)
 
 GELUSigmoidLane32AVX512D2_add0_done:
 	KORTESTW K2, K2
 	JCC      GELUSigmoidLane32AVX512D2_add1_masked
-	VADDPS   64(AX), Z5, Z0
+	VADDPS   64(AX), Z1, Z0
 	VMOVUPS  Z0, 64(AX)
 	JMP      GELUSigmoidLane32AVX512D2_add1_done
 
 GELUSigmoidLane32AVX512D2_add1_masked:
 	VMOVUPS.Z 64(AX), K2, Z0
-	VADDPS    Z5, Z0, Z0
+	VADDPS    Z1, Z0, Z0
 	VMOVUPS   Z0, K2, 64(AX)
 
 GELUSigmoidLane32AVX512D2_add1_done:
@@ -8775,20 +8763,20 @@ GELUSigmoidLane32AVX512D2_add1_done:
 GELUSigmoidLane32AVX512D2_plain:
 	KORTESTW K1, K1
 	JCC      GELUSigmoidLane32AVX512D2_store0_masked
-	VMOVUPS  Z4, (AX)
+	VMOVUPS  Z0, (AX)
 	JMP      GELUSigmoidLane32AVX512D2_store0_done
 
 GELUSigmoidLane32AVX512D2_store0_masked:
-	VMOVUPS Z4, K1, (AX)
+	VMOVUPS Z0, K1, (AX)
 
 GELUSigmoidLane32AVX512D2_store0_done:
 	KORTESTW K2, K2
 	JCC      GELUSigmoidLane32AVX512D2_store1_masked
-	VMOVUPS  Z5, 64(AX)
+	VMOVUPS  Z1, 64(AX)
 	JMP      GELUSigmoidLane32AVX512D2_store1_done
 
 GELUSigmoidLane32AVX512D2_store1_masked:
-	VMOVUPS Z5, K2, 64(AX)
+	VMOVUPS Z1, K2, 64(AX)
 
 GELUSigmoidLane32AVX512D2_store1_done:
 GELUSigmoidLane32AVX512D2_next:
@@ -9407,49 +9395,49 @@ SiLULane32AVX512D1_load2_1_masked:
 	VMOVUPS.Z 64(DX), K2, Z1
 
 SiLULane32AVX512D1_load2_1_done:
-	VMULPS           Z2, Z0, Z2
-	VMULPS           Z3, Z1, Z3
-	VMOVAPS          Z2, Z4
-	VMOVAPS          Z3, Z5
-	VFIXUPIMMPS.BCST $0x00, kconst<>+9536(SB), Z2, Z4
-	VFIXUPIMMPS.BCST $0x00, kconst<>+9536(SB), Z3, Z5
-	VMOVAPS          Z4, Z2
-	VMOVAPS          Z5, Z3
-	VFMADD231PS      Z8, Z0, Z2
-	VFMADD231PS      Z9, Z1, Z3
-	KANDW            K1, K3, K3
-	KMOVW            K3, R10
-	MOVW             R10, (DI)
-	KANDNW           K1, K3, K1
-	ORL              R10, R8
-	KANDW            K2, K4, K4
-	KMOVW            K4, R10
-	MOVW             R10, 2(DI)
-	KANDNW           K2, K4, K2
-	ORL              R10, R8
-	CMPB             SI, $0x00
-	JE               SiLULane32AVX512D1_plain
-	KORTESTW         K1, K1
-	JCC              SiLULane32AVX512D1_add0_masked
-	VADDPS           (AX), Z2, Z0
-	VMOVUPS          Z0, (AX)
-	JMP              SiLULane32AVX512D1_add0_done
+	VGETMANTPS  $0x00, Z0, Z4
+	VGETEXPPS   Z0, Z5
+	VGETMANTPS  $0x00, Z1, Z0
+	VGETEXPPS   Z1, Z1
+	VMULPS      Z2, Z4, Z2
+	VMULPS      Z3, Z0, Z3
+	VFMADD231PS Z8, Z4, Z2
+	VFMADD231PS Z9, Z0, Z3
+	VSCALEFPS   Z5, Z2, Z0
+	VSCALEFPS   Z1, Z3, Z1
+	KANDW       K1, K3, K3
+	KMOVW       K3, R10
+	MOVW        R10, (DI)
+	KANDNW      K1, K3, K1
+	ORL         R10, R8
+	KANDW       K2, K4, K4
+	KMOVW       K4, R10
+	MOVW        R10, 2(DI)
+	KANDNW      K2, K4, K2
+	ORL         R10, R8
+	CMPB        SI, $0x00
+	JE          SiLULane32AVX512D1_plain
+	KORTESTW    K1, K1
+	JCC         SiLULane32AVX512D1_add0_masked
+	VADDPS      (AX), Z0, Z2
+	VMOVUPS     Z2, (AX)
+	JMP         SiLULane32AVX512D1_add0_done
 
 SiLULane32AVX512D1_add0_masked:
-	VMOVUPS.Z (AX), K1, Z0
-	VADDPS    Z2, Z0, Z0
-	VMOVUPS   Z0, K1, (AX)
+	VMOVUPS.Z (AX), K1, Z2
+	VADDPS    Z0, Z2, Z2
+	VMOVUPS   Z2, K1, (AX)
 
 SiLULane32AVX512D1_add0_done:
 	KORTESTW K2, K2
 	JCC      SiLULane32AVX512D1_add1_masked
-	VADDPS   64(AX), Z3, Z0
+	VADDPS   64(AX), Z1, Z0
 	VMOVUPS  Z0, 64(AX)
 	JMP      SiLULane32AVX512D1_add1_done
 
 SiLULane32AVX512D1_add1_masked:
 	VMOVUPS.Z 64(AX), K2, Z0
-	VADDPS    Z3, Z0, Z0
+	VADDPS    Z1, Z0, Z0
 	VMOVUPS   Z0, K2, 64(AX)
 
 SiLULane32AVX512D1_add1_done:
@@ -9458,20 +9446,20 @@ SiLULane32AVX512D1_add1_done:
 SiLULane32AVX512D1_plain:
 	KORTESTW K1, K1
 	JCC      SiLULane32AVX512D1_store0_masked
-	VMOVUPS  Z2, (AX)
+	VMOVUPS  Z0, (AX)
 	JMP      SiLULane32AVX512D1_store0_done
 
 SiLULane32AVX512D1_store0_masked:
-	VMOVUPS Z2, K1, (AX)
+	VMOVUPS Z0, K1, (AX)
 
 SiLULane32AVX512D1_store0_done:
 	KORTESTW K2, K2
 	JCC      SiLULane32AVX512D1_store1_masked
-	VMOVUPS  Z3, 64(AX)
+	VMOVUPS  Z1, 64(AX)
 	JMP      SiLULane32AVX512D1_store1_done
 
 SiLULane32AVX512D1_store1_masked:
-	VMOVUPS Z3, K2, 64(AX)
+	VMOVUPS Z1, K2, 64(AX)
 
 SiLULane32AVX512D1_store1_done:
 SiLULane32AVX512D1_next:
@@ -9810,49 +9798,49 @@ SiLULane32AVX512D2_load2_1_masked:
 	VMOVUPS.Z 64(DX), K2, Z1
 
 SiLULane32AVX512D2_load2_1_done:
-	VMULPS           Z4, Z0, Z4
-	VMULPS           Z5, Z1, Z5
-	VMOVAPS          Z4, Z6
-	VMOVAPS          Z5, Z7
-	VFIXUPIMMPS.BCST $0x00, kconst<>+9536(SB), Z4, Z6
-	VFIXUPIMMPS.BCST $0x00, kconst<>+9536(SB), Z5, Z7
-	VMOVAPS          Z6, Z4
-	VMOVAPS          Z7, Z5
-	VFMADD231PS      Z2, Z0, Z4
-	VFMADD231PS      Z3, Z1, Z5
-	KANDW            K1, K3, K3
-	KMOVW            K3, R10
-	MOVW             R10, (DI)
-	KANDNW           K1, K3, K1
-	ORL              R10, R8
-	KANDW            K2, K4, K4
-	KMOVW            K4, R10
-	MOVW             R10, 2(DI)
-	KANDNW           K2, K4, K2
-	ORL              R10, R8
-	CMPB             SI, $0x00
-	JE               SiLULane32AVX512D2_plain
-	KORTESTW         K1, K1
-	JCC              SiLULane32AVX512D2_add0_masked
-	VADDPS           (AX), Z4, Z0
-	VMOVUPS          Z0, (AX)
-	JMP              SiLULane32AVX512D2_add0_done
+	VGETMANTPS  $0x00, Z0, Z6
+	VGETEXPPS   Z0, Z7
+	VGETMANTPS  $0x00, Z1, Z0
+	VGETEXPPS   Z1, Z1
+	VMULPS      Z4, Z6, Z4
+	VMULPS      Z5, Z0, Z5
+	VFMADD231PS Z2, Z6, Z4
+	VFMADD231PS Z3, Z0, Z5
+	VSCALEFPS   Z7, Z4, Z0
+	VSCALEFPS   Z1, Z5, Z1
+	KANDW       K1, K3, K3
+	KMOVW       K3, R10
+	MOVW        R10, (DI)
+	KANDNW      K1, K3, K1
+	ORL         R10, R8
+	KANDW       K2, K4, K4
+	KMOVW       K4, R10
+	MOVW        R10, 2(DI)
+	KANDNW      K2, K4, K2
+	ORL         R10, R8
+	CMPB        SI, $0x00
+	JE          SiLULane32AVX512D2_plain
+	KORTESTW    K1, K1
+	JCC         SiLULane32AVX512D2_add0_masked
+	VADDPS      (AX), Z0, Z2
+	VMOVUPS     Z2, (AX)
+	JMP         SiLULane32AVX512D2_add0_done
 
 SiLULane32AVX512D2_add0_masked:
-	VMOVUPS.Z (AX), K1, Z0
-	VADDPS    Z4, Z0, Z0
-	VMOVUPS   Z0, K1, (AX)
+	VMOVUPS.Z (AX), K1, Z2
+	VADDPS    Z0, Z2, Z2
+	VMOVUPS   Z2, K1, (AX)
 
 SiLULane32AVX512D2_add0_done:
 	KORTESTW K2, K2
 	JCC      SiLULane32AVX512D2_add1_masked
-	VADDPS   64(AX), Z5, Z0
+	VADDPS   64(AX), Z1, Z0
 	VMOVUPS  Z0, 64(AX)
 	JMP      SiLULane32AVX512D2_add1_done
 
 SiLULane32AVX512D2_add1_masked:
 	VMOVUPS.Z 64(AX), K2, Z0
-	VADDPS    Z5, Z0, Z0
+	VADDPS    Z1, Z0, Z0
 	VMOVUPS   Z0, K2, 64(AX)
 
 SiLULane32AVX512D2_add1_done:
@@ -9861,20 +9849,20 @@ SiLULane32AVX512D2_add1_done:
 SiLULane32AVX512D2_plain:
 	KORTESTW K1, K1
 	JCC      SiLULane32AVX512D2_store0_masked
-	VMOVUPS  Z4, (AX)
+	VMOVUPS  Z0, (AX)
 	JMP      SiLULane32AVX512D2_store0_done
 
 SiLULane32AVX512D2_store0_masked:
-	VMOVUPS Z4, K1, (AX)
+	VMOVUPS Z0, K1, (AX)
 
 SiLULane32AVX512D2_store0_done:
 	KORTESTW K2, K2
 	JCC      SiLULane32AVX512D2_store1_masked
-	VMOVUPS  Z5, 64(AX)
+	VMOVUPS  Z1, 64(AX)
 	JMP      SiLULane32AVX512D2_store1_done
 
 SiLULane32AVX512D2_store1_masked:
-	VMOVUPS Z5, K2, 64(AX)
+	VMOVUPS Z1, K2, 64(AX)
 
 SiLULane32AVX512D2_store1_done:
 SiLULane32AVX512D2_next:
@@ -14427,22 +14415,22 @@ DATA kconst<>+9440(SB)/8, $0xb2501feab2501fea
 DATA kconst<>+9448(SB)/8, $0xb2501feab2501fea
 DATA kconst<>+9456(SB)/8, $0xb2501feab2501fea
 DATA kconst<>+9464(SB)/8, $0xb2501feab2501fea
-DATA kconst<>+9472(SB)/8, $0xc1500000c1500000
-DATA kconst<>+9480(SB)/8, $0xc1500000c1500000
-DATA kconst<>+9488(SB)/8, $0xc1500000c1500000
-DATA kconst<>+9496(SB)/8, $0xc1500000c1500000
-DATA kconst<>+9504(SB)/8, $0xc1500000c1500000
-DATA kconst<>+9512(SB)/8, $0xc1500000c1500000
-DATA kconst<>+9520(SB)/8, $0xc1500000c1500000
-DATA kconst<>+9528(SB)/8, $0xc1500000c1500000
-DATA kconst<>+9536(SB)/8, $0x11ef11ff11ef11ff
-DATA kconst<>+9544(SB)/8, $0x11ef11ff11ef11ff
-DATA kconst<>+9552(SB)/8, $0x11ef11ff11ef11ff
-DATA kconst<>+9560(SB)/8, $0x11ef11ff11ef11ff
-DATA kconst<>+9568(SB)/8, $0x11ef11ff11ef11ff
-DATA kconst<>+9576(SB)/8, $0x11ef11ff11ef11ff
-DATA kconst<>+9584(SB)/8, $0x11ef11ff11ef11ff
-DATA kconst<>+9592(SB)/8, $0x11ef11ff11ef11ff
+DATA kconst<>+9472(SB)/8, $0x25f760c625f760c6
+DATA kconst<>+9480(SB)/8, $0x25f760c625f760c6
+DATA kconst<>+9488(SB)/8, $0x25f760c625f760c6
+DATA kconst<>+9496(SB)/8, $0x25f760c625f760c6
+DATA kconst<>+9504(SB)/8, $0x25f760c625f760c6
+DATA kconst<>+9512(SB)/8, $0x25f760c625f760c6
+DATA kconst<>+9520(SB)/8, $0x25f760c625f760c6
+DATA kconst<>+9528(SB)/8, $0x25f760c625f760c6
+DATA kconst<>+9536(SB)/8, $0xc1500000c1500000
+DATA kconst<>+9544(SB)/8, $0xc1500000c1500000
+DATA kconst<>+9552(SB)/8, $0xc1500000c1500000
+DATA kconst<>+9560(SB)/8, $0xc1500000c1500000
+DATA kconst<>+9568(SB)/8, $0xc1500000c1500000
+DATA kconst<>+9576(SB)/8, $0xc1500000c1500000
+DATA kconst<>+9584(SB)/8, $0xc1500000c1500000
+DATA kconst<>+9592(SB)/8, $0xc1500000c1500000
 DATA kconst<>+9600(SB)/8, $0x321478dc337410f9
 DATA kconst<>+9608(SB)/8, $0xb3508e793360dc6a
 DATA kconst<>+9616(SB)/8, $0xb350bf79b33a71dc

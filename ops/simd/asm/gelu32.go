@@ -5,7 +5,7 @@ package main
 // value. Plain float32 arithmetic but for a few exact products and the last
 // sums: the error before the final rounding stays near 2^−26 relative
 // because every term computed inexactly (ω, p, their product) is small, at
-// most a tenth, next to an exact main term T_j·F_i.
+// most about a fifth, next to an exact main term T_j·F_i.
 //
 // With z = min(|x|, 13) and the tables of tables32.go (fit32.py):
 //
@@ -19,7 +19,7 @@ package main
 //	  β_i − z as dh + dl (Fast2Sum: exact where β = z0, the root of f');
 //	Y = 2^m·(P + c) with P = T_j·F_i rounded and c = P·ε + (T_j·F_i − P),
 //	  ε = ω + p·(1 + ω), so that Y = 2^m·T_j·F_i·(1 + p)(1 + ω) (times D for
-//	  f'), renormalized;
+//	  f'), renormalized (but for the AVX-512 f, see gelu32Body);
 //	f(x) = x·(b + s·Y), f'(x) = b + s·Y with b = 1, s = −1 for x ≥ 0 (1 − Y
 //	  as a Fast2Sum pair) and b = 0, s = 1 below, rounded once at the end;
 //	f”(x) = 2^m·T'_j·(1 + p)·(2 − z²), T' = 2^{j/16}/√(2π), 2 − z² a pair.
@@ -214,23 +214,28 @@ func gelu32Body(order int, x V) (V, M) {
 	c := sfmaTo(ph, eps, sfms(e.th, fi, ph))
 	if order == 1 {
 		// D = β − z = dh + dl (Fast2Sum: exact where z ≥ β/2, and |β| ≥ z
-		// below), with β.lo added.
+		// below), with β.lo added, renormalized: at the root dh is 0 or a
+		// few ulp of z, and D·P must be an exact product plus small terms
+		// there too, or g·D·P rounds beyond an ulp for g other than 1. z0's
+		// third part is added everywhere (below 2^−50 of D where β = 0.75).
 		beta := lookup(deg + 2)
 		dh := ssub(beta, z)
-		dl := sadd(ssub(ssub(beta, dh), z), lookup(deg+3))
+		dh, dl := fast2Sum(dh, sadd(ssub(ssub(beta, dh), z), lookup(deg+3)))
+		dl = sadd(dl, cs(gelu32Z0Rest))
 		yh := smul(dh, ph)
-		c = sfmaTo(dl, sadd(ph, c), sfmaTo(dh, c, sfms(dh, ph, yh)))
+		c = sfmaTo(dl, ph, sfmaTo(dh, c, sfms(dh, ph, yh)))
 		ph = yh
 	}
-	// c is up to a tenth of ph: renormalize, so that the lo part times g
-	// (or x) stays below half an ulp of the result where that is subnormal.
-	// The AVX-512 f needs not: a subnormal f means a tiny x, where c is
-	// tiny too (its first interval is expanded at 0).
+	// c is up to a fifth of ph. The AVX2 f renormalizes the pair, so that
+	// x·lo stays below half an ulp of f where that is subnormal (a tiny x);
+	// the AVX-512 f needs not (its first interval is expanded at 0, so c is
+	// tiny there too), nor do f' and f”, where the loop multiplies by the
+	// mantissa of g.
 	var y []V
-	if order == 0 && wide {
-		y = s.scale(e, ph, c)
-	} else {
+	if order == 0 && !wide {
 		y = s.scale(e, fast2SumV(ph, c)...)
+	} else {
+		y = s.scale(e, ph, c)
 	}
 
 	// b + s·Y: for x ≥ 0, 1 − Y as a pair (Fast2Sum: Y ≤ 1/2).
@@ -275,7 +280,7 @@ func gelu32D2(s gelu32Set, ax, z V) (V, M) {
 	wh, wl := fast2Sum(wh, ssub(we, e.s2l))
 	yh := smul(e.th, wh)
 	yl := sfmaTo(e.th, sfmaTo(wh, e.p, wl), sfms(e.th, wh, yh))
-	y := s.scale(e, fast2SumV(yh, yl)...)
+	y := s.scale(e, yh, yl)
 	return packHiLo(y[0], y[1]), scmp(cmpNLE, ax, cs(gelu32ZMax))
 }
 

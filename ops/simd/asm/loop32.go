@@ -108,10 +108,27 @@ func (k kernel32) generate() {
 	var res V
 	if k.withG {
 		g := load(gp)
-		// g = ±Inf: g·hi + g·lo would be Inf − Inf (or Inf·0) = NaN where
-		// the answer is g·hi: g·lo is kept finite (±Inf becomes ±MaxFloat32,
-		// NaN −MaxFloat32). For finite g it is finite already (|lo| < |hi|).
-		res = sfma(g, p.hi, finite(smul(g, p.lo)))
+		if wide {
+			// g = m·2^e with |m| in [1, 2): m·hi + m·lo is rounded once where
+			// the product of g and lo could be subnormal and round on its own
+			// (near float32's underflow that costs up to half an ulp of the
+			// result), then scaled (exactly, or a second rounding into the
+			// subnormal range below 2^−25 of the first). g = ±0 has m = ±1
+			// and e = −Inf; ±Inf has m = ±1 and e = +Inf, so the result is
+			// g·hi with no Inf − Inf.
+			m, e := newS(), newS()
+			for i := range g {
+				VGETMANTPS(U8(0), g[i], m[i]) // interval [1, 2), g's sign
+				VGETEXPPS(g[i], e[i])
+			}
+			res = scalefS(sfma(m, p.hi, smul(m, p.lo)), e)
+		} else {
+			// g = ±Inf: g·hi + g·lo would be Inf − Inf (or Inf·0) = NaN where
+			// the answer is g·hi: g·lo is kept finite (±Inf becomes
+			// ±MaxFloat32, NaN −MaxFloat32). For finite g it is finite
+			// already (|lo| < |hi|).
+			res = sfma(g, p.hi, finite(smul(g, p.lo)))
+		}
 	} else if p.lo != nil {
 		res = sadd(p.hi, p.lo)
 	} else {
@@ -174,19 +191,10 @@ func (k kernel32) generate() {
 	wide = false
 }
 
-// finite maps ±Inf to ±MaxFloat32 and NaN to −MaxFloat32 (AVX-512: one
-// VFIXUPIMMPS, whose table gives per input class QNaN, SNaN, 0, 1, −Inf,
-// +Inf, negative, positive the codes 15 (−MaxFloat), 15, 1 (the input),
-// 1, 15, 14 (MaxFloat), 1, 1).
+// finite maps ±Inf to ±MaxFloat32 and NaN to −MaxFloat32 (min and max;
+// VMAXPS returns its second source for a NaN).
 func finite(a V) V {
-	if !wide {
-		return smin(smax(a, cs(-math.MaxFloat32)), cs(math.MaxFloat32))
-	}
-	r := f32.copy(a)
-	for i := range r {
-		VFIXUPIMMPS_BCST(U8(0), csi(0x11EF11FF), a[i], r[i])
-	}
-	return r
+	return smin(smax(a, cs(-math.MaxFloat32)), cs(math.MaxFloat32))
 }
 
 // fullOrMasked runs full when every lane of the AVX2 mask is set, else

@@ -94,6 +94,11 @@ var gelu32Expm1x8 = [3]float32{0x1.0000000000000p-1, 0x1.555c9a0000000p-3, 0x1.5
 // gelu32Ln2x16 is ln2/16 as L1 + L2, L1 with 13 significant bits (k·L1 exact for |k| < 2048).
 var gelu32Ln2x16 = [2]float32{0x1.62e0000000000p-5, 0x1.0bfbe80000000p-19}
 
+// gelu32Z0Rest is z0 − β.hi − β.lo of the intervals below 1.75, the third
+// float32 of z0: at x = −z0.hi, D = z0 − z is β.lo + this, and β.lo alone
+// would be off by 2^−24.8 (elsewhere it is below 2^−48 of D).
+const gelu32Z0Rest = 0x1.eec18c0000000p-52
+
 // gelu32XMaxF bounds −x for the f lanes computed: Φ(x) ≥ 2^−122 there.
 const gelu32XMaxF = 12.6875
 
