@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# The data-parallel training tests of train/dist under Open MPI: the
-# collectives, the Reducer in both modes and the training equivalence
-# checks as 2 and as 3 ranks (mpirun --allow-run-as-root --oversubscribe
-# -np 2 / -np 3, started by the Go tests themselves), and the jobs in which
-# a rank dies, stalls or fails, which must end promptly with a message.
-# Everything runs once as usual and once with the race detector.
+# The data-parallel training tests under Open MPI: train/dist's
+# collectives, the Reducer in both modes and its training equivalence
+# checks; the Trainer's (train) against one process, within the derived
+# bound and bit for bit, its ranks stopping together, a killed rank and
+# the resume after it; gelu-vs-relu's single-run mode started by mpirun.
+# They run as 2 and as 3 ranks (mpirun --allow-run-as-root --oversubscribe
+# -np 2 / -np 3, started by the Go tests themselves), with the jobs in
+# which a rank dies, stalls or fails, which must end promptly with a
+# message. Everything runs once as usual and once with the race detector.
 #
 # It installs nothing (.ci/run installs openmpi-bin) and skips, saying why
 # and exiting 0, when mpirun is missing; once mpirun is there the tests
@@ -22,11 +25,18 @@ if ! command -v mpirun >/dev/null 2>&1; then
 fi
 echo "== $(mpirun --version | head -n 1)"
 export GELU_DIST_REQUIRE=1
-run='^(TestMPI|TestDeadRank|TestStalledRank|TestFailedRank)$'
-echo "== go test ./train/dist (as 2 and 3 ranks)"
-go test -count=1 -v -run "$run" ./train/dist | grep -E '^(=== RUN|--- |    --- |ok|FAIL|PASS)|mpirun -np|the job ended'
-echo "== go test -race ./train/dist"
-go test -race -count=1 -run "$run" ./train/dist
+tests=(
+	'^(TestMPI|TestDeadRank|TestStalledRank|TestFailedRank)$' ./train/dist
+	'^(TestTrainMPI|TestTrainKilledRankResumes)$' ./train
+	'^TestDist' ./examples/gelu-vs-relu
+)
+for ((i = 0; i < ${#tests[@]}; i += 2)); do
+	run=${tests[i]} pkg=${tests[i + 1]}
+	echo "== go test $pkg"
+	go test -count=1 -v -run "$run" "$pkg" | grep -E '^(=== RUN|--- |    --- |ok|FAIL|PASS)|mpirun -np|the job|ended in'
+	echo "== go test -race $pkg"
+	go test -race -count=1 -run "$run" "$pkg"
+done
 
 if [ "${1:-}" = bench ]; then
 	T=$(mktemp -d /tmp/mpi-test.XXXXXX)

@@ -4,7 +4,10 @@
 # temporary folder; nothing under /etc is touched), submits a tiny
 # gelu-vs-relu grid through the shipped sbatch script as a job array of 4
 # tasks, merges, and compares the output with the same grid run in one
-# process, byte for byte. Every daemon it started is stopped on exit.
+# process, byte for byte. With Open MPI installed it then trains one run
+# data-parallel as a job of 2 tasks (the shipped -dist script, srun
+# --mpi=pmix) and compares it with the same run under mpirun -np 2. Every
+# daemon it started is stopped on exit.
 #
 # It installs nothing (.ci/run installs slurm-wlm and munge) and needs root
 # (the daemons run as root here). It skips, saying why and exiting 0, when
@@ -158,4 +161,31 @@ echo "== compare (timing.csv has wall times; grid.json records the shard count, 
 diff -r -x timing.csv -x grid.json -x reporter.json "$T/single/out" "$T/sharded/out"
 [ -f "$T/sharded/out/runs/grid.json" ] || { echo "no grid.json: the tasks did not run as shards"; exit 1; }
 n=$(find "$T/single/out" -type f | wc -l)
-echo "slurm-test: PASS: $n files identical between one process and 4 Slurm array tasks"
+echo "== $n files identical between one process and 4 Slurm array tasks"
+
+# One run trained data-parallel by the 2 tasks of a job, started by the
+# shipped script with srun --mpi=pmix, against the same run as 2 ranks of
+# mpirun outside Slurm: with 2 ranks every sum of two gradients is the
+# same bits in either order, so the files must be identical.
+if ! command -v mpirun >/dev/null 2>&1; then
+	echo "slurm-test: the data-parallel run is skipped: mpirun is not installed (apt-get install openmpi-bin)"
+elif ! ldconfig -p | grep -q 'libpmix\.so '; then
+	echo "slurm-test: the data-parallel run is skipped: Slurm's PMIx plugin (srun --mpi=pmix) loads libpmix.so (apt-get install libpmix-dev)"
+else
+	dscript=$root/examples/gelu-vs-relu/cluster/gelu-vs-relu-dist.sbatch
+	dtiny=(-epochs 1 -train-n 1000 -test-n 300 -val 0 -layers 2 -width 16 -batch 64 -quiet)
+	mkdir -p "$T/dist" "$T/mpirun"
+	echo "== a data-parallel run: 2 Slurm tasks (srun --mpi=pmix)"
+	start=$SECONDS
+	GELU_OUT=out/gelu-vs-relu-dist timeout 300 sbatch --wait --ntasks=2 --cpus-per-task=1 --chdir="$T/dist" --output="$T/logs/dist.log" \
+		--export=ALL "$dscript" "${dtiny[@]}"
+	echo "data-parallel job finished in $((SECONDS - start)) s"
+	cat "$T/logs/dist.log"
+	grep -q "on 2 processes; test error" "$T/logs/dist.log" || { echo "the Slurm job did not train on 2 processes"; exit 1; }
+	echo "== the same run as mpirun -np 2"
+	(cd "$T/mpirun" && timeout 300 mpirun --allow-run-as-root --oversubscribe -np 2 "$GELU_BIN" \
+		-full -opts adam -acts gelu -seeds 1 -out out/gelu-vs-relu-dist "${dtiny[@]}")
+	diff -r "$T/dist/out/gelu-vs-relu-dist" "$T/mpirun/out/gelu-vs-relu-dist"
+	echo "== the data-parallel run's $(find "$T/dist/out" -type f | wc -l) files identical under srun and mpirun"
+fi
+echo "slurm-test: PASS"

@@ -11,6 +11,7 @@ package graph
 
 import (
 	"fmt"
+	"strings"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -19,7 +20,9 @@ import (
 // Grad returns nodes holding the gradient of the scalar cost with respect to
 // each node in wrt (parameters, inputs or intermediate nodes). It may be
 // called again on a graph that already holds gradients, e.g. to build a
-// Hessian-vector product from a gradient.
+// Hessian-vector product from a gradient. A node of wrt that does not
+// affect cost is an error naming both (an unnamed cost by the named nodes
+// it is computed from).
 func (g *Graph) Grad(cost *G.Node, wrt ...*G.Node) (grads []*G.Node, err error) {
 	return g.grad(cost, wrt, false)
 }
@@ -54,7 +57,7 @@ func (g *Graph) grad(cost *G.Node, wrt []*G.Node, allowUnused bool) (grads []*G.
 			return nil, fmt.Errorf("graph.Grad: node %v is not in this graph", w)
 		}
 		if !active[w] && !allowUnused {
-			return nil, fmt.Errorf("graph.Grad: %q does not affect %q through differentiable ops", w.Name(), cost.Name())
+			return nil, fmt.Errorf("graph.Grad: %s does not affect the cost %s through differentiable ops", describeNode(g.eg, w), describeNode(g.eg, cost))
 		}
 	}
 
@@ -97,6 +100,55 @@ func (g *Graph) grad(cost *G.Node, wrt []*G.Node, allowUnused bool) (grads []*G.
 		grads[i] = total[w] // nil when w is unused
 	}
 	return grads, nil
+}
+
+// describeNode names n for an error message: its name in quotes, or, for
+// a node gorgonia named after its op and operands' ids ("+ false(%2b,
+// %28)", which means nothing to a user), the named nodes it is computed
+// from (inputs, parameters, nodes given a name).
+func describeNode(eg *G.ExprGraph, n *G.Node) string {
+	if !autoNamed(n) {
+		return fmt.Sprintf("%q", n.Name())
+	}
+	const show = 4
+	var from []string
+	more := 0
+	seen := map[*G.Node]bool{n: true}
+	queue := []*G.Node{n}
+	for len(queue) > 0 {
+		m := queue[0]
+		queue = queue[1:]
+		for _, c := range childrenOf(eg, m) {
+			switch {
+			case seen[c]:
+			case autoNamed(c):
+				queue = append(queue, c)
+			case len(from) < show:
+				from = append(from, fmt.Sprintf("%q", c.Name()))
+			default:
+				more++
+			}
+			seen[c] = true
+		}
+	}
+	s := "(an unnamed node"
+	if len(from) > 0 {
+		s += " computed from " + strings.Join(from, ", ")
+		if more > 0 {
+			s += fmt.Sprintf(" and %d more", more)
+		}
+	}
+	return s + ")"
+}
+
+// autoNamed reports whether n has the name gorgonia gives an op's output
+// that was created without one.
+func autoNamed(n *G.Node) bool {
+	if n.Op() == nil {
+		return false
+	}
+	name := n.Name()
+	return strings.HasPrefix(name, fmt.Sprint(n.Op())+"(") && strings.HasSuffix(name, ")")
 }
 
 // activeNodes marks the nodes that lie on a differentiable path from any

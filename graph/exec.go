@@ -100,6 +100,12 @@ type executor struct {
 	free    []*tensor.Dense
 	busy    []int // steps holding a buffer
 
+	// Machine.OnGradReady: ready lists, in step order, the step after
+	// which each parameter's gradient is final and the parameter's index;
+	// notify, when set, is called with the index right after that step.
+	ready  []gradReady
+	notify func(param int) error
+
 	// Machine.Profile: per step, the time its runs took and how many
 	// there were (nil before the first Profile(true)); recorded while
 	// profiling.
@@ -109,6 +115,9 @@ type executor struct {
 }
 
 const forever = int(^uint(0) >> 1)
+
+// gradReady is a parameter whose gradient is final after a step.
+type gradReady struct{ step, param int }
 
 // newExecutor orders the nodes of sub as gorgonia's Compile does (G.Sort,
 // reversed: children before their consumers). sums are the gradient sums
@@ -122,9 +131,15 @@ func newExecutor(sub *G.ExprGraph, sums map[*G.Node]bool, copies map[*G.Node]*G.
 	if err != nil {
 		return nil, fmt.Errorf("sorting the graph: %w", err)
 	}
+	order := make([]*G.Node, len(sorted))
+	for i, n := range sorted {
+		order[len(sorted)-1-i] = n
+	}
+	order = hoist(sub, order, func(n *G.Node) bool {
+		return sums[n] || copies[n] != nil
+	})
 	e := &executor{slot: make(map[*G.Node]int, len(sorted))}
-	for i := len(sorted) - 1; i >= 0; i-- {
-		n := sorted[i]
+	for _, n := range order {
 		s := step{node: n, op: n.Op()}
 		children := childrenOf(sub, n)
 		for _, c := range children {
@@ -175,6 +190,48 @@ func newExecutor(sub *G.ExprGraph, sums map[*G.Node]bool, copies map[*G.Node]*G.
 	}
 	e.parent, e.end = make([]int, len(e.steps)), make([]int, len(e.steps))
 	return e, nil
+}
+
+// hoist moves each movable node of order (children before consumers) to
+// right after the last of its children, keeping the others' order. The
+// movable nodes are the gradient sums Grad makes and this machine's Keep
+// copies: cheap and pure, so that running them early changes no value,
+// while it makes a parameter's gradient final as soon as its last term is
+// computed (OnGradReady), not wherever the sort happened to put the sum,
+// and frees the terms' memory sooner.
+func hoist(sub *G.ExprGraph, order []*G.Node, movable func(*G.Node) bool) []*G.Node {
+	waiting := map[*G.Node]int{}         // movable node → children not yet placed
+	consumers := map[*G.Node][]*G.Node{} // node → its movable consumers
+	for _, n := range order {
+		if n.Op() == nil || !movable(n) {
+			continue
+		}
+		for _, c := range childrenOf(sub, n) {
+			waiting[n]++
+			consumers[c] = append(consumers[c], n)
+		}
+	}
+	out := make([]*G.Node, 0, len(order))
+	var place func(n *G.Node)
+	place = func(n *G.Node) {
+		out = append(out, n)
+		for _, m := range consumers[n] {
+			if waiting[m]--; waiting[m] == 0 {
+				place(m)
+			}
+		}
+	}
+	for _, n := range order {
+		if _, ok := waiting[n]; ok {
+			continue // placed after its last child, which comes before it
+		}
+		place(n)
+	}
+	if len(out) != len(order) {
+		// A movable node whose children never all came: keep the sort's order.
+		return order
+	}
+	return out
 }
 
 func typeName(op G.Op) string { return reflect.TypeOf(op).String() }
@@ -238,6 +295,7 @@ func (e *executor) run() error {
 		}
 		e.free, e.busy = e.free[:0], e.busy[:0]
 	}
+	next := 0 // the next entry of e.ready
 	for e.pc = range e.steps {
 		s := &e.steps[e.pc]
 		if s.kind == stepLoad {
@@ -246,6 +304,9 @@ func (e *executor) run() error {
 				return fmt.Errorf("%q %v has no value", s.node.Name(), s.node.Shape())
 			}
 			e.vals[s.out] = v
+			if err := e.notifyReady(&next); err != nil {
+				return err
+			}
 			continue
 		}
 		for i, j := range s.args {
@@ -277,10 +338,26 @@ func (e *executor) run() error {
 				}
 			}
 		}
+		if err := e.notifyReady(&next); err != nil {
+			return err
+		}
 	}
 	if planning {
 		e.planned = true
 		e.free, e.busy = nil, nil
+	}
+	return nil
+}
+
+// notifyReady calls notify for the gradients final after step e.pc,
+// advancing *next past them.
+func (e *executor) notifyReady(next *int) error {
+	for ; *next < len(e.ready) && e.ready[*next].step == e.pc; *next++ {
+		if e.notify != nil {
+			if err := e.notify(e.ready[*next].param); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

@@ -1,9 +1,11 @@
 package graph
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -40,6 +42,7 @@ type Machine struct {
 	copies    map[*G.Node]*G.Value      // values copied during the run (see Keep)
 	views     map[*G.Node]*tensor.Dense // contiguous copies of views given to Set
 	nonFinite bool
+	onGrad    func(i int, g *tensor.Dense) error // OnGradReady's hook
 }
 
 // errNotCompiled is returned by the methods of a Machine that Compile did
@@ -170,7 +173,78 @@ func (g *Graph) Compile(loss *G.Node, opts ...Option) (m *Machine, err error) {
 	if m.exec, err = newExecutor(sub, g.sums, reads, m.direct); err != nil {
 		return nil, fmt.Errorf("graph.Compile: %w", err)
 	}
+	if err := m.planReady(); err != nil {
+		return nil, fmt.Errorf("graph.Compile: %w", err)
+	}
 	return m, nil
+}
+
+// planReady finds, for each parameter with a gradient, the step after
+// which the value Grads returns for it is final: the step computing the
+// gradient node (for a parameter used several times, the sum Grad made of
+// its terms), or the step copying it for Keep when it has consumers.
+func (m *Machine) planReady() error {
+	e := m.exec
+	copyStep := map[*G.Value]int{}
+	for i, s := range e.steps {
+		if s.kind == stepCopy {
+			copyStep[s.into] = i
+		}
+	}
+	for i, gr := range m.grads {
+		if gr == nil {
+			continue
+		}
+		at, ok := e.slot[gr]
+		if into, copied := m.copies[gr]; copied {
+			at, ok = copyStep[into]
+		}
+		if !ok {
+			return fmt.Errorf("the gradient of %q is not computed by the machine", m.params[i].Name())
+		}
+		e.ready = append(e.ready, gradReady{step: at, param: i})
+	}
+	slices.SortStableFunc(e.ready, func(a, b gradReady) int { return cmp.Compare(a.step, b.step) })
+	return nil
+}
+
+// OnGradReady makes every training Run (see Run) call f once for each
+// parameter with a gradient, as soon as that gradient is final: right
+// after the last op that writes it (for a parameter used several times,
+// tied weights say, the sum of its terms), while the ops of earlier
+// layers are still to run. i is the parameter's index in Params and g the
+// tensor Grads returns at i; f must not change it. The calls come on
+// Run's goroutine, in the order the gradients become final (the backward
+// pass produces the last layers' first), so that data-parallel training
+// can start averaging them across processes before the pass ends. An
+// error from f ends Run with that error. Evaluation Runs call nothing; f
+// nil removes the hook. Setting a hook changes no result, and Run still
+// allocates nothing.
+func (m *Machine) OnGradReady(f func(i int, g *tensor.Dense) error) {
+	if m == nil || m.exec == nil {
+		return
+	}
+	m.onGrad = f
+	if f == nil {
+		m.exec.notify = nil
+		return
+	}
+	m.exec.notify = m.gradReady
+}
+
+// gradReady passes parameter i's final gradient to the hook.
+func (m *Machine) gradReady(i int) error {
+	if !m.g.training || m.onGrad == nil {
+		return nil
+	}
+	g, err := m.gradAt(i)
+	if err != nil {
+		return err
+	}
+	if err := m.onGrad(i, g); err != nil {
+		return fmt.Errorf("gradient of %q ready: %w", m.params[i].Name(), err)
+	}
+	return nil
 }
 
 // Set binds v to the input node n for the next runs. It must match n's

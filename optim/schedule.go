@@ -169,3 +169,46 @@ func checkDecay(who string, lr float64, total int, end float64) error {
 	}
 	return nil
 }
+
+type nanoGPTCosine struct {
+	lr, minLR     float64
+	warmup, decay int
+}
+
+// NanoGPTCosine is nanoGPT's get_lr (train.py): a linear warmup to lr over
+// warmup steps that never starts at 0, then a cosine from lr down to minLR
+// at decaySteps, and minLR after:
+//
+//	t < warmup:                lr·(t+1)/(warmup+1)
+//	warmup ≤ t ≤ decaySteps:   minLR + (lr − minLR)·(1 + cos(π·(t − warmup)/(decaySteps − warmup)))/2
+//	t > decaySteps:            minLR
+//
+// It differs from Warmup(Cosine(lr, decaySteps, minLR), warmup), whose
+// cosine runs from step 0 and whose warmup starts at 0, by a few percent of
+// lr in the first half of a short run. 0 ≤ warmup < decaySteps,
+// 0 ≤ minLR ≤ lr.
+func NanoGPTCosine(lr, minLR float64, warmup, decaySteps int) (Schedule, error) {
+	if err := checkDecay("NanoGPTCosine", lr, decaySteps, minLR); err != nil {
+		return nil, err
+	}
+	if warmup < 0 || warmup >= decaySteps {
+		return nil, fmt.Errorf("optim.NanoGPTCosine: warmup %d steps with decay to step %d, want 0 ≤ warmup < decaySteps", warmup, decaySteps)
+	}
+	return nanoGPTCosine{lr, minLR, warmup, decaySteps}, nil
+}
+
+func (s nanoGPTCosine) LR(step int) float64 {
+	t := max(step, 0)
+	switch {
+	case t < s.warmup:
+		return s.lr * float64(t+1) / float64(s.warmup+1)
+	case t > s.decay:
+		return s.minLR
+	}
+	ratio := float64(t-s.warmup) / float64(s.decay-s.warmup)
+	return s.minLR + 0.5*(1+math.Cos(math.Pi*ratio))*(s.lr-s.minLR)
+}
+
+func (s nanoGPTCosine) String() string {
+	return fmt.Sprintf("NanoGPTCosine(lr=%v, min=%v, warmup=%d, decay=%d)", s.lr, s.minLR, s.warmup, s.decay)
+}

@@ -80,3 +80,38 @@ func TestSchedulesPrintTheirArguments(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// NanoGPTCosine at the points where nanoGPT's get_lr has closed values:
+// the first warmup step is lr/(warmup+1), the warmup's end is lr, the
+// cosine's midpoint is the mean of lr and minLR, its end minLR, and minLR
+// after.
+func TestNanoGPTCosine(t *testing.T) {
+	const lr, minLR = 1e-3, 1e-4
+	s, err := optim.NanoGPTCosine(lr, minLR, 100, 2000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		step int
+		want float64
+	}{
+		{-3, lr / 101}, {0, lr / 101}, {49, lr * 50 / 101}, {99, lr * 100 / 101},
+		{100, lr}, {1050, (lr + minLR) / 2}, {2000, minLR}, {2001, minLR}, {1 << 40, minLR},
+	} {
+		if got := s.LR(c.step); math.Abs(got-c.want) > 1e-18 {
+			t.Errorf("step %d: %v, want %v", c.step, got, c.want)
+		}
+	}
+	// The cosine quarter point: minLR + (lr−minLR)·(1 + cos(π/4))/2.
+	if got, want := s.LR(100+475), minLR+(lr-minLR)*(1+math.Sqrt2/2)/2; math.Abs(got-want) > 1e-18 {
+		t.Errorf("quarter point: %v, want %v", got, want)
+	}
+	for _, bad := range [][2]int{{-1, 10}, {10, 10}, {11, 10}} {
+		if _, err := optim.NanoGPTCosine(lr, minLR, bad[0], bad[1]); err == nil {
+			t.Errorf("warmup %d, decay %d: no error", bad[0], bad[1])
+		}
+	}
+	if _, err := optim.NanoGPTCosine(lr, 2*lr, 10, 100); err == nil {
+		t.Error("minLR > lr: no error")
+	}
+}

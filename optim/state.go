@@ -6,6 +6,7 @@ package optim
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/geluproject/gelu/graph"
 	"gorgonia.org/tensor"
@@ -143,10 +144,46 @@ func loadState(who string, c *checker, groups []Group, keys []stateKey, want fun
 				}
 			}
 		}
+		// Not a key of this optimizer (those returned above): another's?
+		if o, ok := stateOwner(params, nt.Name); ok {
+			return stateSet{}, fmt.Errorf("%s: LoadState: state %q is %s state, not this optimizer's (keys %v): it was saved by another optimizer; load it into %s",
+				who, nt.Name, o.whose, keyNames(keys, func(int) bool { return true }), o.who)
+		}
 		return stateSet{}, fmt.Errorf("%s: LoadState: state %q matches no parameter and key of this optimizer (keys %v)",
 			who, nt.Name, keyNames(keys, func(int) bool { return true }))
 	}
 	return s, nil
+}
+
+// owner is an optimizer of this package as an error message names it.
+type owner struct {
+	who, whose string
+	keys       []stateKey
+}
+
+// stateOwners are the package's optimizers by the state keys they save.
+var stateOwners = []owner{
+	{"optim.Adam or optim.AdamW", "optim.Adam's or optim.AdamW's", adamKeys},
+	{"optim.SGD", "optim.SGD's", sgdKeys},
+}
+
+// stateOwner returns the optimizer whose state the name "<param>.<key>"
+// is, for a parameter of params.
+func stateOwner(params []graph.NamedTensor, name string) (owner, bool) {
+	for _, p := range params {
+		key, ok := strings.CutPrefix(name, p.Name+".")
+		if !ok {
+			continue
+		}
+		for _, o := range stateOwners {
+			for _, k := range o.keys {
+				if k.name == key {
+					return o, true
+				}
+			}
+		}
+	}
+	return owner{}, false
 }
 
 func keyNames(keys []stateKey, want func(key int) bool) []string {

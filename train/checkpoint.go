@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/geluproject/gelu/graph"
+	"github.com/geluproject/gelu/nn"
+	"github.com/geluproject/gelu/optim"
 	"github.com/geluproject/gelu/train/safetensors"
 )
 
@@ -30,6 +32,18 @@ func (t *Trainer) checkpointPath() string {
 // into place, so a crash in between must not keep that row and evaluate
 // the same step again).
 func (t *Trainer) checkpoint() error {
+	if t.par != nil {
+		var err error
+		if t.writes() {
+			err = t.writeCheckpoint()
+		}
+		return t.agree(err)
+	}
+	return t.writeCheckpoint()
+}
+
+// writeCheckpoint is checkpoint's writing.
+func (t *Trainer) writeCheckpoint() error {
 	if t.metrics != nil {
 		if err := t.metrics.flush(); err != nil {
 			return err
@@ -49,9 +63,11 @@ func (t *Trainer) checkpoint() error {
 		"seed":       strconv.FormatUint(t.Model.Graph.Seed(), 10),
 		"lr":         strconv.FormatFloat(t.Optimizer.LR(), 'g', -1, 64),
 		"last_eval":  strconv.Itoa(t.lastEval),
+		"optimizer":  optimizerName(t.Optimizer),
 	}
 	// Keys a run without these features does not write, so that its
-	// checkpoints stay as they were.
+	// checkpoints stay as they were: grad_accum without accumulation, the
+	// best without validation data.
 	if k := t.Config.GradAccum; k > 1 {
 		meta["grad_accum"] = strconv.Itoa(k)
 	}
@@ -84,14 +100,19 @@ func (t *Trainer) addArgs(meta map[string]string) error {
 	return nil
 }
 
-// writeModel writes Dir/model.safetensors: the parameters, which torch's
-// load_state_dict reads as they are.
+// writeModel writes Dir/model.safetensors (see saveWeights).
 func (t *Trainer) writeModel() error {
-	return t.saveWeights(filepath.Join(t.Config.Dir, modelFile), nil)
+	var err error
+	if t.writes() {
+		err = t.saveWeights(filepath.Join(t.Config.Dir, modelFile), nil)
+	}
+	return t.agree(err)
 }
 
-// saveWeights writes the parameters to path with the metadata of a
-// PyTorch state_dict file, Model.Args and extra.
+// saveWeights writes the model to path with the metadata of a PyTorch
+// state_dict file, Model.Args and extra: Model.Module's state dict, which
+// its PyTorch counterpart's load_state_dict reads as it is, or without a
+// Module every parameter under its graph name.
 func (t *Trainer) saveWeights(path string, extra map[string]string) error {
 	meta := map[string]string{"format": "pt"}
 	for k, v := range extra {
@@ -100,10 +121,32 @@ func (t *Trainer) saveWeights(path string, extra map[string]string) error {
 	if err := t.addArgs(meta); err != nil {
 		return err
 	}
-	if err := safetensors.Save(path, t.params, meta); err != nil {
+	tensors := t.params
+	if t.Model.Module != nil {
+		sd, err := nn.StateDict(t.Model.Module, t.Model.StateDict...)
+		if err != nil {
+			return fmt.Errorf("train: %w", err)
+		}
+		tensors = sd
+	}
+	if err := safetensors.Save(path, tensors, meta); err != nil {
 		return fmt.Errorf("train: %w", err)
 	}
 	return nil
+}
+
+// optimizerName names the kind of o in checkpoints and errors.
+func optimizerName(o optim.Optimizer) string {
+	switch o := o.(type) {
+	case *optim.Adam:
+		if o.Decoupled {
+			return "optim.AdamW"
+		}
+		return "optim.Adam"
+	case *optim.SGD:
+		return "optim.SGD"
+	}
+	return fmt.Sprintf("%T", o)
 }
 
 // resumeState is the position and running sums a checkpoint restores.
@@ -161,7 +204,10 @@ func parseResume(meta map[string]string, run runShape) (resumeState, error) {
 		return s, fmt.Errorf("format %q, want %q", got, checkpointFormat)
 	}
 	if got, want := meta["seed"], strconv.FormatUint(run.seed, 10); got != want {
-		return s, fmt.Errorf("written with seed %q, this run uses %s", got, want)
+		if _, err := strconv.ParseUint(got, 10, 64); err != nil {
+			return s, fmt.Errorf("metadata seed = %q, want the graph's seed, a number", got)
+		}
+		return s, fmt.Errorf("the checkpoint was written with graph seed %s, this run's graph has seed %s (the seed keys the dropout masks: the run would not continue as it began): build the graph with graph.New(dtype, %s) to resume it, or set Config.Overwrite to start again", got, want, got)
 	}
 	if err := compareArgs(meta, run.args); err != nil && !run.allowArgs {
 		return s, err
@@ -233,7 +279,7 @@ func parseResume(meta map[string]string, run runShape) (resumeState, error) {
 	}
 	if m, ok := meta["monitor"]; ok && run.monitor != "" {
 		if m != run.monitor {
-			return s, fmt.Errorf("checkpoint monitors %q, this run %q", m, run.monitor)
+			return s, fmt.Errorf("checkpoint monitors %q, this run %q: set Config.Monitor = %q to resume it", m, run.monitor, m)
 		}
 		s.hasBest = true
 		if s.best, err = strconv.ParseFloat(meta["best"], 64); err != nil || math.IsNaN(s.best) {
@@ -293,6 +339,9 @@ func (t *Trainer) resume() (evalsUpTo int, err error) {
 		}
 	}
 	if err := t.Optimizer.LoadState(t.params, state); err != nil {
+		if saved, this := f.Metadata["optimizer"], optimizerName(t.Optimizer); saved != "" && saved != this {
+			return 0, fmt.Errorf("train: resume: %s: the checkpoint holds %s's state, this run uses %s: resume with %s (its settings may change), or set Config.Overwrite to start again (%w)", path, saved, this, saved, err)
+		}
 		return 0, fmt.Errorf("train: resume: %s: %w", path, err)
 	}
 	// checkParams made sure this copy cannot fail half way.

@@ -53,8 +53,11 @@
 // normal end: the model file is written), or when its context is
 // cancelled: then, between two steps, it writes a checkpoint and the model
 // file and returns an error wrapping context.Canceled, and a resume
-// continues as if nothing had happened. Programs cancel on Ctrl-C with
-// signal.NotifyContext.
+// continues as if nothing had happened; cancelled before its first step,
+// it writes neither. Programs cancel on Ctrl-C with
+// signal.NotifyContext. Result says where the run started (ResumedAt),
+// where it ended (Steps) and its best validation value (Best, BestStep),
+// tracked whenever there is validation data.
 //
 // A Dir that holds a checkpoint or a model is never written over by
 // accident: Run refuses it, before writing anything, unless Config.Resume
@@ -68,7 +71,8 @@
 // Epochs and MaxSteps; the loss count and sum, learning rate, last
 // evaluation and best value must be consistent with it; every parameter
 // must be there with its shape and dtype and finite values, and the
-// optimizer must accept its state. A checkpoint that fails is refused with
+// optimizer must accept its state (the checkpoint records which optimizer
+// wrote it, so that another kind is named as the difference). A checkpoint that fails is refused with
 // an error naming the field or tensor, and the model and optimizer keep
 // their values. Epochs and MaxSteps may grow, and EvalEvery,
 // CheckpointEvery, ClipNorm, Schedule, Patience and the hooks may change
@@ -82,13 +86,70 @@
 // metrics back to what the checkpoint covers, evaluations included, so an
 // evaluation flushed just before the crash is neither lost nor repeated.
 //
+// Data-parallel training (Config.Comm, package train/dist) runs the same
+// program as N processes, the ranks of an MPI job (mpirun -np N, or srun
+// --mpi=pmix under Slurm). Every rank is given the same data and settings
+// and builds the model with its share of a global batch's rows (as
+// Example (DataParallel) does, run there as a process alone):
+//
+//	c, err := dist.Open(false) // true for a -dist flag; under mpirun, the job's ranks anyway
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	defer c.Close()
+//	const batch = 40 // the global batch
+//	lo, hi, _ := dist.Shard(batch, c.Rank(), c.Size())
+//	model := spiralsMLP(hi - lo) // the graph's rows: this rank's share
+//	trainData, valData := spirals(batch)
+//	t, err := train.New(model, &optim.SGD{LearningRate: 0.1, Momentum: 0.9}, trainData, valData,
+//		train.Config{Epochs: 100, Quiet: true, Comm: c})
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	res, err := t.Run(context.Background())
+//	if err != nil {
+//		log.Fatal(err) // the same error on every rank
+//	}
+//	last := res.Evals[len(res.Evals)-1]
+//	fmt.Printf("%d steps, %.0f%% of the validation points right\n", res.Steps, 100*last.ValAccuracy)
+//
+// The trainer cuts each global batch into the ranks' contiguous shares,
+// averages the gradients and the loss over the ranks before every step
+// (each rank weighted by its rows), and so takes the steps one process
+// takes on whole batches, up to the rounding of another order of
+// summation; with Config.Reduce.Deterministic bit for bit those of one
+// process that accumulates the shares as micro-batches (batches of the
+// share's rows, GradAccum = N). GradAccum composes with it. Dropout masks
+// are keyed to the rank as well as the step, as that process draws them
+// for its micro-batches; one process on whole batches draws other masks,
+// so with dropout the equality with it holds in distribution, not step
+// by step. Evaluation is sharded by batches and reduced, the same result
+// on every rank. Rank 0 alone writes files and prints; with Resume every
+// rank reads the checkpoint, so Dir must be on a file system every rank
+// sees. The ranks check at start
+// that they have the same model, data (sizes, and a hash of the first and
+// last batch of each set) and settings and start from the same state, and
+// every ParamCheckEvery steps that their parameters are still identical.
+// A rank that fails alone (a batch it cannot read, a NaN, a file rank 0
+// cannot write, a hook's error, a cancelled context) stops every rank at
+// the same step, with the same error; a rank that dies ends the job
+// (mpirun ends the others). The hooks run on every rank.
+//
 // Files in Dir:
 //
 //	steps.csv, steps.jsonl     per step: step, epoch, batch, loss, lr, grad_norm
 //	evals.csv, evals.jsonl     per evaluation: step, epoch, train_loss, val_loss, val_accuracy
 //	checkpoint.safetensors     the latest checkpoint
-//	best.safetensors           with SaveBest: the parameters of the best evaluation
-//	model.safetensors          the final parameters only: torch's load_state_dict reads it as is
+//	best.safetensors           with SaveBest: the weights of the best evaluation
+//	model.safetensors          the final weights
+//
+// With Model.Module set, best.safetensors and model.safetensors hold the
+// module's PyTorch state dict, as SaveWeights writes it (names relative to
+// the module; a GPT's tied lm_head.weight copy, and with Model.StateDict =
+// nn.CausalMaskBuffers() nanoGPT's torch 1.x masks), which the PyTorch
+// model's strict load_state_dict reads as it is; without it, every
+// parameter of the graph under its graph name. LoadWeights reads either
+// into the module.
 //
 // Epochs and batches count from 0 in the files, the hooks and on the
 // console alike. A value not measured is an empty CSV cell and a JSON

@@ -71,7 +71,13 @@ func (t *Trainer) evaluate() error {
 	}
 	t.sinceSum, t.sinceN = 0, 0
 	if t.ValData != nil {
-		e, err := t.score(t.ValData)
+		var e Evaluation
+		var err error
+		if t.par != nil {
+			e, err = t.scoreParallel(t.ValData)
+		} else {
+			e, err = t.score(t.ValData)
+		}
 		if err != nil {
 			return fmt.Errorf("train: evaluation at step %d: %w", t.step, err)
 		}
@@ -79,7 +85,7 @@ func (t *Trainer) evaluate() error {
 	}
 	t.result.Evals = append(t.result.Evals, info)
 	if t.metrics != nil {
-		if err := t.metrics.eval(info, t.ValData != nil, t.ValData != nil && t.Model.Task == Classification); err != nil {
+		if err := t.hold(t.metrics.eval(info, t.ValData != nil, t.ValData != nil && t.Model.Task == Classification)); err != nil {
 			return err
 		}
 	}
@@ -89,7 +95,7 @@ func (t *Trainer) evaluate() error {
 	}
 	if t.Config.OnEval != nil {
 		if err := t.Config.OnEval(t, info); err != nil {
-			return fmt.Errorf("train: OnEval at step %d: %w", t.step, err)
+			return t.hold(fmt.Errorf("train: OnEval at step %d: %w", t.step, err))
 		}
 	}
 	return nil
@@ -105,8 +111,12 @@ func (t *Trainer) watch(info EvalInfo) error {
 	if v := t.monitor.get(info); t.monitor.better(v, t.best) {
 		t.best, t.bestStep, t.stale = v, info.Step, 0
 		if t.Config.SaveBest {
-			if err := t.saveWeights(filepath.Join(t.Config.Dir, bestFile), map[string]string{
-				"step": fmt.Sprint(t.step), t.monitor.name: fmt.Sprint(v)}); err != nil {
+			var err error
+			if t.writes() {
+				err = t.saveWeights(filepath.Join(t.Config.Dir, bestFile), map[string]string{
+					"step": fmt.Sprint(t.step), t.monitor.name: fmt.Sprint(v)})
+			}
+			if err := t.agree(err); err != nil {
 				return fmt.Errorf("train: best model at step %d: %w", t.step, err)
 			}
 		}
@@ -124,7 +134,7 @@ type monitor struct {
 	name   string
 	higher bool // higher is better
 	get    func(EvalInfo) float64
-	on     bool // Patience or SaveBest is set
+	on     bool // there is validation data: the best is tracked
 }
 
 var monitors = map[string]monitor{
@@ -132,7 +142,7 @@ var monitors = map[string]monitor{
 	"val_accuracy": {name: "val_accuracy", higher: true, get: func(e EvalInfo) float64 { return e.ValAccuracy }},
 }
 
-func newMonitor(cfg Config, task Task) (monitor, error) {
+func newMonitor(cfg Config, task Task, validation bool) (monitor, error) {
 	name := cfg.Monitor
 	if name == "" {
 		name = "val_loss"
@@ -144,11 +154,12 @@ func newMonitor(cfg Config, task Task) (monitor, error) {
 	if name == "val_accuracy" && task != Classification {
 		return m, fmt.Errorf("train.New: Monitor %q needs Task Classification, the model's is %v", name, task)
 	}
-	m.on = cfg.Patience > 0 || cfg.SaveBest
+	m.on = validation
 	return m, nil
 }
 
-// report is the best value for Result: NaN when nothing was monitored.
+// report is the best value for Result: NaN before any evaluation of the
+// monitored metric.
 func (m monitor) report(best float64, step int) float64 {
 	if step < 0 {
 		return math.NaN()
@@ -173,41 +184,50 @@ func (m monitor) better(v, best float64) bool {
 
 // score evaluates the model on every batch of epoch 0 of data.
 func (t *Trainer) score(data Data) (Evaluation, error) {
+	s, err := t.scoreBatches(data, 0, data.NumBatches())
+	if err != nil {
+		return Evaluation{}, err
+	}
+	return s.result(), nil
+}
+
+// scoreBatches scores batches [lo, hi) of epoch 0 of data.
+func (t *Trainer) scoreBatches(data Data, lo, hi int) (*scorer, error) {
 	g := t.Model.Graph
 	g.SetTraining(false)
 	defer g.SetTraining(true)
-	s := scorer{task: t.Model.Task}
-	for i := 0; i < data.NumBatches(); i++ {
+	s := &scorer{task: t.Model.Task}
+	for i := lo; i < hi; i++ {
 		b, err := data.Batch(0, i)
 		if err != nil {
-			return Evaluation{}, err
+			return s, err
 		}
 		if err := t.feeds.check(b, false); err != nil {
-			return Evaluation{}, fmt.Errorf("batch %d: %w", i, err)
+			return s, fmt.Errorf("batch %d: %w", i, err)
 		}
 		y, _ := b.Field("y")
 		for start := 0; start < b.Size; start += t.feeds.rows {
 			n := min(t.feeds.rows, b.Size-start)
 			if err := t.feeds.set(t.EvalMachine, b, start, n); err != nil {
-				return Evaluation{}, err
+				return s, err
 			}
 			if err := t.EvalMachine.Run(); err != nil {
-				return Evaluation{}, err
+				return s, err
 			}
 			v, err := t.EvalMachine.Value(t.Model.Output)
 			if err != nil {
-				return Evaluation{}, err
+				return s, err
 			}
 			out, ok := v.(*tensor.Dense)
 			if !ok {
-				return Evaluation{}, fmt.Errorf("output %q is a %T, want a tensor", t.Model.Output.Name(), v)
+				return s, fmt.Errorf("output %q is a %T, want a tensor", t.Model.Output.Name(), v)
 			}
 			if err := s.add(out, y, start, n); err != nil {
-				return Evaluation{}, err
+				return s, err
 			}
 		}
 	}
-	return s.result(), nil
+	return s, nil
 }
 
 // scorer accumulates the scores of an evaluation's rows.
@@ -270,6 +290,18 @@ func (s *scorer) add(out *tensor.Dense, y datasets.Field, start, n int) error {
 		}
 	}
 	return nil
+}
+
+// partial is what the scorer adds to an evaluation sharded over ranks: the
+// sum of the losses it averages, their number, and the hits among them.
+func (s *scorer) partial() (sum, count, hits float64) {
+	if s.task == Regression {
+		for _, l := range s.rows {
+			sum += l
+		}
+		return sum, float64(len(s.rows)), 0
+	}
+	return s.sum, float64(s.targets), float64(s.hits)
 }
 
 func (s *scorer) result() Evaluation {

@@ -13,9 +13,13 @@ import (
 )
 
 // The README's own model: nanoGPT's baby GPT on any text file, with
-// nanoGPT's optimizer groups, clipping and checkpoints. (No Output
-// comment: `go test` compiles it; TestCharGPTExampleLearns trains the same
-// recipe, smaller, and checks that the validation loss falls.)
+// nanoGPT's optimizer groups, clipping and checkpoints. Module makes
+// model.safetensors the GPT's state dict, which nanoGPT's strict
+// load_state_dict reads on torch ≥ 2 (for torch 1.x add
+// StateDict: []nn.StateDictOption{nn.CausalMaskBuffers()}, as Example
+// (CharGPT) does). (No Output comment: `go test` compiles it;
+// TestCharGPTExampleLearns trains the same recipe, smaller, and checks
+// that the validation loss falls.)
 func Example_ownModel() {
 	text, _ := datasets.LoadText("input.txt")
 	vocab, _ := datasets.NewCharVocab(text)
@@ -29,8 +33,9 @@ func Example_ownModel() {
 	y, _ := g.Input("y", 12, 64) // the next id after each
 	logits, loss, _ := gpt.Loss(x, y)
 	opt := optim.NanoGPTAdamW(g.ParamTensors(), 1e-3, 0.1) // decay on matrices only, betas (0.9, 0.95)
-	t, _ := train.New(train.Model{Graph: g, Input: x, Target: y, Output: logits, Loss: loss, Args: gpt.Args()},
-		opt, trainData, valData, train.Config{MaxSteps: 2000, EvalEvery: 250, ClipNorm: 1, Dir: "out/char", Resume: true})
-	res, err := t.Run(context.Background()) // a canceled context (Ctrl-C) writes a checkpoint, then stops
-	fmt.Println(res.Best, err)
+
+	model := train.Model{Graph: g, Input: x, Target: y, Output: logits, Loss: loss, Module: gpt} // its files load into nanoGPT (torch ≥ 2)
+	t, _ := train.New(model, opt, trainData, valData, train.Config{MaxSteps: 2000, EvalEvery: 250, ClipNorm: 1, Dir: "out/char", Resume: true})
+	res, err := t.Run(context.Background())  // a canceled context (Ctrl-C) writes a checkpoint, then stops
+	fmt.Println(res.Best, res.BestStep, err) // the best validation loss and its step
 }

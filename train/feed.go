@@ -24,10 +24,12 @@ type feed struct {
 
 // feeds are a model's inputs in binding order: Input ("x"), Target ("y"),
 // then Model.Inputs by name. rows is the graph's batch size, the first
-// dimension of every input.
+// dimension of every input; train the rows of a training batch: rows, or
+// in data-parallel training the global batch this rank takes a share of.
 type feeds struct {
-	list []feed
-	rows int
+	list  []feed
+	rows  int
+	train int
 }
 
 func newFeeds(m Model) (*feeds, error) {
@@ -72,12 +74,13 @@ func newFeeds(m Model) (*feeds, error) {
 	if len(f.list) == 0 {
 		return nil, fmt.Errorf("the model has no inputs: set Model.Input (and Target) or Model.Inputs")
 	}
+	f.train = f.rows
 	return f, nil
 }
 
 // check reports a field of b that is missing or does not fit its input.
-// Training batches must have exactly the graph's rows (exact); evaluation
-// batches any number.
+// Training batches must have exactly the rows of a training batch
+// (exact); evaluation batches any number.
 func (f *feeds) check(b datasets.Batch, exact bool) error {
 	rows := -1
 	for _, fd := range f.list {
@@ -86,7 +89,10 @@ func (f *feeds) check(b datasets.Batch, exact bool) error {
 			return fmt.Errorf("batches have no field %q for input %q (they have %s)", fd.field, fd.node.Name(), fieldNames(b))
 		}
 		shape := fd.node.Shape()
-		if len(field.Shape) != len(shape) || !slices.Equal(field.Shape[1:], []int(shape[1:])) || (exact && field.Shape[0] != shape[0]) {
+		if len(field.Shape) != len(shape) || !slices.Equal(field.Shape[1:], []int(shape[1:])) || (exact && field.Shape[0] != f.train) {
+			if f.train != f.rows && len(field.Shape) == len(shape) {
+				return fmt.Errorf("field %q is %s, want global batches of %d rows, of which input %q %v%v takes this rank's share", fd.field, describe(field), f.train, fd.node.Name(), fd.node.Dtype(), shape)
+			}
 			return fmt.Errorf("field %q is %s, input %q expects %v%v", fd.field, describe(field), fd.node.Name(), fd.node.Dtype(), shape)
 		}
 		if rows >= 0 && field.Shape[0] != rows {

@@ -60,6 +60,17 @@ func TestCharGPTExampleLearns(t *testing.T) {
 	if got := f.Metadata["val_loss"]; got != strings.TrimSpace(fmtG(res.Best)) {
 		t.Errorf("best.safetensors records val_loss %s, the run's best is %v", got, res.Best)
 	}
+	// The model file is the GPT's state dict, with its model_args, as
+	// nanoGPT on torch 1.x loads it: the tied head's copy and the masks.
+	m, err := safetensors.Load(filepath.Join(dir, "model.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, head := m.Get("lm_head.weight")
+	_, mask := m.Get("transformer.h.0.attn.bias")
+	if !head || !mask || !strings.Contains(m.Metadata["model_args"], `"n_layer":"1"`) {
+		t.Errorf("model.safetensors: lm_head.weight %v, masks %v, model_args %q; want the GPT's state dict with its Args", head, mask, m.Metadata["model_args"])
+	}
 	// A second call finds the finished run's checkpoint and resumes it:
 	// nothing left to train, the same model.
 	model, _ := os.ReadFile(filepath.Join(dir, "model.safetensors"))

@@ -23,8 +23,8 @@ type progress struct {
 }
 
 func newProgress(t *Trainer) *progress {
-	if t.Config.Quiet {
-		return nil
+	if t.Config.Quiet || (t.par != nil && t.par.rank != 0) {
+		return nil // data-parallel: rank 0 speaks for all
 	}
 	p := &progress{w: t.Config.Progress, t: t, unit: "samples"}
 	if t.tokens {

@@ -13,7 +13,9 @@ import (
 
 	"github.com/geluproject/gelu/datasets"
 	"github.com/geluproject/gelu/graph"
+	"github.com/geluproject/gelu/nn"
 	"github.com/geluproject/gelu/optim"
+	"github.com/geluproject/gelu/train/dist"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -72,8 +74,22 @@ type Model struct {
 	// checkpoints, best.safetensors and model.safetensors as the metadata
 	// "model_args" (a JSON object, keys sorted), and resuming compares it
 	// with the checkpoint's, refusing any difference unless
-	// Config.AllowArgsMismatch.
+	// Config.AllowArgsMismatch. Nil with a Module that has Args()
+	// (every model of package nn has): the Module's.
 	Args map[string]string
+	// Module is the model the graph trains (an nn.GPT, an nn.MLP, a
+	// module of your own), whose parameters must be the Graph's. When set,
+	// model.safetensors and best.safetensors hold its PyTorch state dict,
+	// as train.SaveWeights(path, Module, StateDict...) writes it: names
+	// relative to the module, a tied GPT head's lm_head.weight copy, so
+	// that nanoGPT's strict load_state_dict reads them. Nil: they hold
+	// every parameter of Graph under its graph name. The checkpoint holds
+	// every parameter of Graph either way, as a resume needs them.
+	Module nn.Module
+	// StateDict are the options of Module's state dict in those files:
+	// nn.CausalMaskBuffers() for nanoGPT on torch 1.x, which registers
+	// its causal masks as buffers (torch ≥ 2 refuses them).
+	StateDict []nn.StateDictOption
 }
 
 // Config sets up a run. The zero value trains one epoch quietly with no
@@ -98,10 +114,10 @@ type Config struct {
 	// step 0; not when resuming). A step is never evaluated twice.
 	EvalEvery   int
 	EvalAtStart bool
-	// Monitor names the validation metric that Patience and SaveBest
-	// watch: "val_loss" (the default; lower is better) or
-	// "val_accuracy" (higher is better). An evaluation improves on the
-	// best so far only if strictly better (NaN never is).
+	// Monitor names the validation metric whose best Result reports and
+	// Patience and SaveBest watch: "val_loss" (the default; lower is
+	// better) or "val_accuracy" (higher is better). An evaluation
+	// improves on the best so far only if strictly better (NaN never is).
 	Monitor string
 	// Patience stops training early, as a normal end, once this many
 	// evaluations in a row have not improved Monitor (0: never). The
@@ -139,6 +155,19 @@ type Config struct {
 	// evaluation. An error stops training.
 	OnStep func(t *Trainer, s StepInfo) error
 	OnEval func(t *Trainer, e EvalInfo) error
+
+	// Comm trains data-parallel over the ranks (processes) of a
+	// communicator of package train/dist (see the package doc): each rank
+	// trains on its share of every batch of TrainData, the global batch,
+	// and the gradients are averaged over the ranks before each step. nil,
+	// or a communicator of one rank, trains in this process alone.
+	Comm dist.Comm
+	// Reduce configures the averaging (dist.Options: the deterministic
+	// mode, the bucket size, a timeout for a rank that stops answering).
+	Reduce dist.Options
+	// ParamCheckEvery compares the ranks' parameters, bit for bit, every
+	// this many steps (dist.CheckParams); 0 means DefaultParamCheckEvery.
+	ParamCheckEvery int
 }
 
 // StepInfo describes a finished step. Epochs and batches count from 0
@@ -165,13 +194,20 @@ type EvalInfo struct {
 
 // Result summarizes a run.
 type Result struct {
+	// Steps is the number of optimizer steps of the run in all, those
+	// before a resume included: the step it ended at.
 	Steps int
-	Evals []EvalInfo // the evaluations of this Run (not those before a resume)
+	// ResumedAt is the step at which this Run resumed a checkpoint, −1
+	// when it started without one (at step 0).
+	ResumedAt int
+	Evals     []EvalInfo // the evaluations of this Run (not those before a resume)
 	// EarlyStopped is set when Patience ended the run.
 	EarlyStopped bool
 	// BestStep and Best are the step and value of the best evaluation of
-	// Monitor so far (resumed runs included); −1 and NaN when nothing was
-	// monitored.
+	// Config.Monitor (val_loss unless set), tracked whenever there is
+	// validation data, the evaluations before a resume included (a
+	// checkpoint records the best); −1 and NaN without validation data or
+	// before the first evaluation.
 	BestStep int
 	Best     float64
 }
@@ -186,24 +222,26 @@ type Trainer struct {
 	// Machine computes loss and gradients; EvalMachine only the forward pass.
 	Machine, EvalMachine *graph.Machine
 
-	params   []graph.NamedTensor
-	feeds    *feeds
-	monitor  monitor
-	tokens   bool // the input is a sequence of ids: count tokens/s
-	acc      []*tensor.Dense
-	lastEval int // step of the last evaluation, −1 before any
-	step     int // steps done
-	epoch    int // current epoch
-	batch    int // next batch within the epoch
-	sinceSum float64
-	sinceN   int
-	best     float64 // best value of the monitored metric, ±Inf before any
-	bestStep int     // its step, −1 before any
-	stale    int     // evaluations since the best
-	stop     bool    // Patience ran out
-	metrics  *metricsFiles
-	progress *progress
-	result   Result
+	params    []graph.NamedTensor
+	par       *parallel // data-parallel state; nil in one process
+	feeds     *feeds
+	monitor   monitor
+	tokens    bool // the input is a sequence of ids: count tokens/s
+	acc       []*tensor.Dense
+	lastEval  int // step of the last evaluation, −1 before any
+	step      int // steps done
+	startStep int // step at which this Run started
+	epoch     int // current epoch
+	batch     int // next batch within the epoch
+	sinceSum  float64
+	sinceN    int
+	best      float64 // best value of the monitored metric, ±Inf before any
+	bestStep  int     // its step, −1 before any
+	stale     int     // evaluations since the best
+	stop      bool    // Patience ran out
+	metrics   *metricsFiles
+	progress  *progress
+	result    Result
 }
 
 // New checks the setup against the first batch of each data set and
@@ -222,14 +260,15 @@ func New(model Model, opt optim.Optimizer, trainData, valData Data, cfg Config) 
 		return nil, errors.New("train.New: no optimizer")
 	case trainData == nil || trainData.NumBatches() <= 0:
 		return nil, errors.New("train.New: the training data has no batches")
-	case cfg.Epochs < 0 || cfg.MaxSteps < 0 || cfg.EvalEvery < 0 || cfg.CheckpointEvery < 0 || cfg.GradAccum < 0 || cfg.Patience < 0 || !(cfg.ClipNorm >= 0):
-		return nil, fmt.Errorf("train.New: negative or NaN setting in %+v", cfg)
 	case (cfg.CheckpointEvery > 0 || cfg.Resume || cfg.SaveBest) && cfg.Dir == "":
 		return nil, errors.New("train.New: checkpoints (CheckpointEvery, Resume, SaveBest) need Config.Dir")
 	case cfg.Resume && cfg.Overwrite:
 		return nil, errors.New("train.New: Resume and Overwrite both set: choose one")
 	case (cfg.Patience > 0 || cfg.SaveBest) && valData == nil:
 		return nil, errors.New("train.New: Patience and SaveBest watch the validation data, and there is none")
+	}
+	if err := checkCounts(cfg); err != nil {
+		return nil, err
 	}
 	if cfg.GradAccum == 0 {
 		cfg.GradAccum = 1
@@ -248,7 +287,10 @@ func New(model Model, opt optim.Optimizer, trainData, valData Data, cfg Config) 
 			}
 		}
 	}
-	mon, err := newMonitor(cfg, model.Task)
+	if err := checkModule(&model); err != nil {
+		return nil, err
+	}
+	mon, err := newMonitor(cfg, model.Task, valData != nil)
 	if err != nil {
 		return nil, err
 	}
@@ -258,7 +300,16 @@ func New(model Model, opt optim.Optimizer, trainData, valData Data, cfg Config) 
 	}
 	t := &Trainer{Model: model, Optimizer: opt, TrainData: trainData, ValData: valData, Config: cfg,
 		params: model.Graph.ParamTensors(), feeds: f, monitor: mon, lastEval: -1,
-		best: mon.worst(), bestStep: -1}
+		best: mon.worst(), bestStep: -1, result: Result{ResumedAt: -1}}
+	if cfg.Comm != nil && cfg.Comm.Size() > 1 {
+		b, err := trainData.Batch(0, 0)
+		if err != nil {
+			return nil, fmt.Errorf("train.New: training data: %w", err)
+		}
+		if t.par, err = newParallel(cfg, f, b); err != nil {
+			return nil, fmt.Errorf("train.New: %w", err)
+		}
+	}
 	first, err := t.checkData("train.New", trainData, "training", true)
 	if err != nil {
 		return nil, err
@@ -280,6 +331,59 @@ func New(model Model, opt optim.Optimizer, trainData, valData Data, cfg Config) 
 		}
 	}
 	return t, nil
+}
+
+// checkCounts names a Config count that is negative, or a ClipNorm that
+// is negative or NaN, with what 0 means.
+func checkCounts(cfg Config) error {
+	for _, f := range []struct {
+		name string
+		v    int
+		zero string
+	}{
+		{"Epochs", cfg.Epochs, "1, or as many as MaxSteps needs"},
+		{"MaxSteps", cfg.MaxSteps, "no limit"},
+		{"EvalEvery", cfg.EvalEvery, "evaluate at epoch ends only"},
+		{"CheckpointEvery", cfg.CheckpointEvery, "checkpoint at epoch ends only"},
+		{"GradAccum", cfg.GradAccum, "1, no accumulation"},
+		{"Patience", cfg.Patience, "never stop early"},
+		{"ParamCheckEvery", cfg.ParamCheckEvery, "every DefaultParamCheckEvery steps"},
+	} {
+		if f.v < 0 {
+			return fmt.Errorf("train.New: Config.%s = %d, want ≥ 0 (0: %s)", f.name, f.v, f.zero)
+		}
+	}
+	if !(cfg.ClipNorm >= 0) {
+		return fmt.Errorf("train.New: Config.ClipNorm = %v, want ≥ 0 (0: no clipping)", cfg.ClipNorm)
+	}
+	return nil
+}
+
+// checkModule checks Model.Module against the graph and its state-dict
+// options, and takes its Args when Model.Args is nil.
+func checkModule(m *Model) error {
+	if m.Module == nil {
+		if len(m.StateDict) > 0 {
+			return errors.New("train.New: Model.StateDict is set without Model.Module: set Module to the model whose state dict the files hold")
+		}
+		return nil
+	}
+	ps, err := nn.ParamTensors(m.Module)
+	if err != nil {
+		return fmt.Errorf("train.New: Model.Module: %w", err)
+	}
+	for _, p := range ps {
+		if n, ok := m.Graph.Lookup(p.Name); !ok || !m.Graph.IsParam(n) || n.Value() != p.Value {
+			return fmt.Errorf("train.New: Model.Module's parameter %q is not a parameter of Model.Graph: build the module on the graph you train", p.Name)
+		}
+	}
+	if _, err := nn.StateDict(m.Module, m.StateDict...); err != nil {
+		return fmt.Errorf("train.New: Model.Module and Model.StateDict: %w", err)
+	}
+	if a, ok := m.Module.(interface{ Args() map[string]string }); ok && m.Args == nil {
+		m.Args = a.Args()
+	}
+	return nil
 }
 
 // orNil turns a nil pointer in d (a nil *datasets.Loader, say) into a nil
@@ -354,7 +458,11 @@ func (t *Trainer) stepsPerEpoch() int { return t.TrainData.NumBatches() / t.Conf
 // checkpoint at that step and the model file (when Dir is set) and
 // returns an error wrapping ctx.Err() (context.Canceled, or
 // context.DeadlineExceeded). Resuming from that checkpoint continues as
-// if nothing had happened.
+// if nothing had happened. A cancel before this Run's first step writes
+// no checkpoint and no model (a Dir holding them counts as a run's): a
+// ctx done when Run is called returns its error before anything is read
+// or written, and one cancelled later, during the evaluation at the
+// start, leaves only that evaluation's metrics.
 func (t *Trainer) Run(ctx context.Context) (res Result, err error) {
 	if t == nil || t.Machine == nil || t.TrainData == nil || t.feeds == nil {
 		return Result{}, errNotFromNew("Run")
@@ -366,22 +474,39 @@ func (t *Trainer) Run(ctx context.Context) (res Result, err error) {
 		t.result.Steps, t.result.BestStep, t.result.Best = t.step, t.bestStep, t.monitor.report(t.best, t.bestStep)
 		res = t.result
 	}()
+	t.result.ResumedAt = -1
+	if err := ctx.Err(); err != nil {
+		return t.result, fmt.Errorf("train: cancelled before the first step, nothing written: %w", err)
+	}
 	t.progress = newProgress(t)
 	defer t.progress.finish()
+	if t.par != nil {
+		if err := t.beginParallel(); err != nil {
+			return res, err
+		}
+	}
 	if t.Config.Dir != "" {
 		evalsUpTo, err := t.prepareDir()
-		if err != nil {
+		if err == nil && t.writes() {
+			t.metrics, err = openMetrics(t.Config.Dir, t.step, evalsUpTo)
+		}
+		if t.metrics != nil {
+			defer func() {
+				if cerr := t.metrics.close(); err == nil && cerr != nil {
+					err = cerr
+				}
+			}()
+		}
+		if err = t.agree(err); err != nil {
 			return res, err
 		}
-		if t.metrics, err = openMetrics(t.Config.Dir, t.step, evalsUpTo); err != nil {
-			return res, err
-		}
-		defer func() {
-			if cerr := t.metrics.close(); err == nil && cerr != nil {
-				err = cerr
-			}
-		}()
 	}
+	if t.par != nil {
+		if err := t.agreeResumed(); err != nil {
+			return res, err
+		}
+	}
+	t.startStep = t.step
 	t.progress.start()
 	if t.Config.EvalAtStart && t.step == 0 {
 		if err := t.evaluate(); err != nil {
@@ -391,13 +516,13 @@ func (t *Trainer) Run(ctx context.Context) (res Result, err error) {
 	nb, k := t.TrainData.NumBatches(), t.Config.GradAccum
 	for ; t.epoch < t.Config.Epochs; t.epoch, t.batch = t.epoch+1, 0 {
 		for ; t.batch+k <= nb; t.batch += k {
-			if err := ctx.Err(); err != nil {
+			if err := t.stopRequested(ctx); err != nil {
 				return t.result, t.canceled(err)
 			}
 			if t.stop || (t.Config.MaxSteps > 0 && t.step >= t.Config.MaxSteps) {
 				return t.finish()
 			}
-			if err := t.trainStep(); err != nil {
+			if err := t.trainStep(ctx); err != nil {
 				return t.result, err
 			}
 		}
@@ -418,18 +543,52 @@ func (t *Trainer) Run(ctx context.Context) (res Result, err error) {
 	return t.finish()
 }
 
+// errPeerStopped is why a rank stops whose own context did not end.
+var errPeerStopped = fmt.Errorf("another rank's context ended: %w", context.Canceled)
+
+// stopRequested is ctx's error, or in data-parallel training a stop any
+// rank asked for at the last exchange, so that all stop at one step.
+func (t *Trainer) stopRequested(ctx context.Context) error {
+	if t.par == nil {
+		return ctx.Err()
+	}
+	if !t.par.stop {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return errPeerStopped
+}
+
+// writes reports whether this process writes the run's files: with a
+// Dir, in one process or as rank 0.
+func (t *Trainer) writes() bool {
+	return t.Config.Dir != "" && (t.par == nil || t.par.rank == 0)
+}
+
 // prepareDir creates Dir and, before anything in it is written, refuses a
 // directory holding another run unless Resume or Overwrite says what to
 // do with it; it resumes, or clears the files of the run it overwrites.
 // It returns the step of the last evaluation the checkpoint covers.
+//
+// Data-parallel ranks other than 0 write nothing: with Resume they read
+// the same checkpoint (Dir must be on a file system every rank sees), and
+// rank 0's decisions reach them through the agreement that follows.
 func (t *Trainer) prepareDir() (evalsUpTo int, err error) {
 	dir := t.Config.Dir
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return -1, fmt.Errorf("train: %w", err)
-	}
 	exists := func(name string) bool {
 		_, err := os.Lstat(filepath.Join(dir, name))
 		return err == nil
+	}
+	if !t.writes() {
+		if t.Config.Resume && exists(checkpointFile) {
+			return t.resume()
+		}
+		return -1, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return -1, fmt.Errorf("train: %w", err)
 	}
 	hasCheckpoint, hasModel := exists(checkpointFile), exists(modelFile)
 	switch {
@@ -437,6 +596,7 @@ func (t *Trainer) prepareDir() (evalsUpTo int, err error) {
 		if evalsUpTo, err = t.resume(); err != nil {
 			return -1, err
 		}
+		t.result.ResumedAt = t.step
 		t.progress.say("resumed from %s at step %d", dir, t.step)
 		return evalsUpTo, nil
 	case t.Config.Resume && hasModel:
@@ -461,8 +621,15 @@ func (t *Trainer) prepareDir() (evalsUpTo int, err error) {
 	return -1, nil
 }
 
-// canceled ends a run whose context was cancelled between steps.
+// canceled ends a run whose context was cancelled between steps; before
+// this Run's first step there is nothing to save.
 func (t *Trainer) canceled(cause error) error {
+	if err := t.agree(nil); err != nil { // data-parallel: an error held back
+		return errors.Join(fmt.Errorf("train: cancelled at step %d: %w", t.step, cause), err)
+	}
+	if t.step == t.startStep {
+		return fmt.Errorf("train: cancelled before the first step (at step %d), no checkpoint or model written: %w", t.step, cause)
+	}
 	if t.Config.Dir != "" {
 		if err := t.checkpoint(); err != nil {
 			return errors.Join(fmt.Errorf("train: cancelled at step %d: %w", t.step, cause), err)
@@ -486,13 +653,16 @@ func (t *Trainer) finish() (Result, error) {
 			return t.result, err
 		}
 	}
+	if err := t.agree(nil); err != nil { // data-parallel: an error held back
+		return t.result, err
+	}
 	return t.result, nil
 }
 
 // trainStep runs the GradAccum batches from t.batch of epoch t.epoch and
 // one optimizer step. Its phases are kept apart so that data-parallel
 // training can reduce the gradients between accumulation and clipping.
-func (t *Trainer) trainStep() error {
+func (t *Trainer) trainStep(ctx context.Context) error {
 	step, epoch, batch := t.step+1, t.epoch, t.batch // t.step advances half way
 	where := func(err error) error {
 		return fmt.Errorf("train: step %d (epoch %d, batch %d): %w", step, epoch, batch, err)
@@ -503,11 +673,14 @@ func (t *Trainer) trainStep() error {
 	}
 	// 1. Forward and backward on each batch, gradients summed.
 	loss, grads, rows, err := t.accumulate()
+	// 2. Data-parallel: loss and gradients averaged over the ranks, before
+	// anything depends on their values.
+	if t.par != nil {
+		loss, err = t.reduce(ctx, loss, grads, err)
+	}
 	if err != nil {
 		return where(err)
 	}
-	// 2. (Data-parallel training reduces loss and grads across processes
-	// here, before anything depends on their values.)
 	// 3. One global norm, measured and clipped on the accumulated gradient.
 	maxNorm := t.Config.ClipNorm
 	if maxNorm == 0 {
@@ -526,15 +699,20 @@ func (t *Trainer) trainStep() error {
 	t.sinceN++
 	info := StepInfo{Step: t.step, Epoch: t.epoch, Batch: t.batch, Loss: loss, LR: t.Optimizer.LR(), GradNorm: norm}
 	if t.metrics != nil {
-		if err := t.metrics.step(info); err != nil {
+		if err := t.hold(t.metrics.step(info)); err != nil {
 			return where(err)
 		}
 	}
 	t.progress.step(info, rows, time.Since(start))
 	if t.Config.OnStep != nil {
 		if err := t.Config.OnStep(t, info); err != nil {
-			return where(err)
+			if err = t.hold(where(err)); err != nil {
+				return err
+			}
 		}
+	}
+	if err := t.checkParams(); err != nil {
+		return err
 	}
 	if t.Config.EvalEvery > 0 && t.step%t.Config.EvalEvery == 0 {
 		if err := t.evaluate(); err != nil {
@@ -555,11 +733,27 @@ func (t *Trainer) trainStep() error {
 // accumulate runs forward and backward on the step's batches and returns
 // their mean loss, the mean of their gradients (the machine's own tensors
 // for a single batch) and the number of rows (or tokens) trained. The
-// graph's step, which keys dropout masks, counts training runs: the
-// optimizer step times GradAccum plus the batch's place in the step.
+// mean is accumulated as nanoGPT's loss/gradient_accumulation_steps is:
+// each batch's gradient scaled by 1/GradAccum, then added in order.
+//
+// The graph's step, which keys dropout masks, counts training runs: the
+// optimizer step times GradAccum plus the batch's place in the step, and
+// in data-parallel training that times the ranks plus the rank, so that
+// every rank and batch draws masks of its own, those of one process that
+// accumulates the ranks' shares as its micro-batches.
+//
+// In data-parallel training each rank runs its rows of each batch,
+// leaves a NaN for the exchange after the reduction to find (so that it
+// reaches every rank), and hands the last batch's gradients to the
+// Reducer as they become final (gradReady).
 func (t *Trainer) accumulate() (loss float64, grads []*tensor.Dense, rows int, err error) {
 	g, k := t.Model.Graph, t.Config.GradAccum
 	g.SetTraining(true)
+	lo, n, ranks, rank := 0, t.feeds.rows, 1, 0
+	if p := t.par; p != nil {
+		lo, ranks, rank = p.lo, p.size, p.rank
+		defer func() { p.live = false }()
+	}
 	for j := range k {
 		b, err := t.TrainData.Batch(t.epoch, t.batch+j)
 		if err != nil {
@@ -568,12 +762,16 @@ func (t *Trainer) accumulate() (loss float64, grads []*tensor.Dense, rows int, e
 		if err := t.feeds.check(b, true); err != nil {
 			return 0, nil, 0, fmt.Errorf("batch %d: %w", t.batch+j, err)
 		}
-		if err := t.feeds.set(t.Machine, b, 0, t.feeds.rows); err != nil {
+		if err := t.feeds.set(t.Machine, b, lo, n); err != nil {
 			return 0, nil, 0, err
 		}
 		rows += t.count(b)
-		g.SetStep(t.step*k + j)
-		l, gs, err := runGradients(t.Machine)
+		g.SetStep((t.step*k+j)*ranks + rank)
+		last := j == k-1
+		if t.par != nil && last {
+			t.par.live = true
+		}
+		l, gs, err := runGradients(t.Machine, t.par == nil)
 		if err != nil {
 			if k > 1 {
 				err = fmt.Errorf("batch %d: %w", t.batch+j, err)
@@ -584,20 +782,19 @@ func (t *Trainer) accumulate() (loss float64, grads []*tensor.Dense, rows int, e
 			return l, gs, rows, nil
 		}
 		loss += l
+		if t.par != nil && last {
+			break // gradReady added them
+		}
 		if err := t.addGrads(gs, j == 0); err != nil {
 			return 0, nil, 0, err
-		}
-	}
-	for _, a := range t.acc {
-		if a != nil {
-			scaleInPlace(a, 1/float64(k))
 		}
 	}
 	return loss / float64(k), t.acc, rows, nil
 }
 
-// addGrads adds gs to the accumulated gradients, or copies them in when
-// first. A nil gradient (a parameter the loss does not use) stays nil.
+// addGrads adds gs, scaled by 1/GradAccum, to the accumulated gradients,
+// or writes them in when first. A nil gradient (a parameter the loss does
+// not use) stays nil.
 func (t *Trainer) addGrads(gs []*tensor.Dense, first bool) error {
 	if t.acc == nil {
 		t.acc = make([]*tensor.Dense, len(gs))
@@ -608,47 +805,61 @@ func (t *Trainer) addGrads(gs []*tensor.Dense, first bool) error {
 			if first {
 				t.acc[i] = nil
 			}
+			continue
 		case t.acc[i] == nil:
 			t.acc[i] = g.Clone().(*tensor.Dense)
-		case first:
-			if err := tensor.Copy(t.acc[i], g); err != nil {
-				return err
+		}
+		if err := addScaled(t.acc[i], g, 1/float64(t.Config.GradAccum), first); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addScaled sets acc = g·c (first) or acc += g·c, the product rounded to
+// the dtype before the sum (the conversion keeps the compiler from fusing
+// them), as the data-parallel Reducer scales and sums the ranks' shares.
+func addScaled(acc, g *tensor.Dense, c float64, first bool) error {
+	switch a := acc.Data().(type) {
+	case []float32:
+		s, src := float32(c), g.Float32s()
+		if len(src) != len(a) {
+			return fmt.Errorf("accumulating a gradient of %d elements into %d", len(src), len(a))
+		}
+		if first {
+			for j, v := range src {
+				a[j] = v * s
 			}
-		default:
-			switch a := t.acc[i].Data().(type) {
-			case []float32:
-				for j, v := range g.Float32s() {
-					a[j] += v
-				}
-			case []float64:
-				for j, v := range g.Float64s() {
-					a[j] += v
-				}
+			return nil
+		}
+		for j, v := range src {
+			a[j] += float32(v * s)
+		}
+	case []float64:
+		src := g.Float64s()
+		if len(src) != len(a) {
+			return fmt.Errorf("accumulating a gradient of %d elements into %d", len(src), len(a))
+		}
+		if first {
+			for j, v := range src {
+				a[j] = v * c
 			}
+			return nil
+		}
+		for j, v := range src {
+			a[j] += float64(v * c)
 		}
 	}
 	return nil
 }
 
 // count is what a batch adds to the throughput: its tokens for a model of
-// sequences of ids, its rows otherwise.
+// sequences of ids, its rows otherwise (the global batch's in
+// data-parallel training).
 func (t *Trainer) count(b datasets.Batch) int {
 	if t.tokens {
 		x, _ := b.Field("x")
 		return product(x.Shape)
 	}
-	return t.feeds.rows
-}
-
-func scaleInPlace(t *tensor.Dense, c float64) {
-	switch d := t.Data().(type) {
-	case []float32:
-		for i := range d {
-			d[i] *= float32(c)
-		}
-	case []float64:
-		for i := range d {
-			d[i] *= c
-		}
-	}
+	return t.feeds.train
 }

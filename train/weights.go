@@ -59,9 +59,21 @@ type loadConfig struct{ allowArgs bool }
 func AllowArgsMismatch() LoadOption { return func(c *loadConfig) { c.allowArgs = true } }
 
 // LoadWeights sets m's parameters from a safetensors state dict at path:
-// one written by SaveWeights, a PyTorch or nanoGPT state dict
-// (safetensors.torch.save_file(model.state_dict(), path)), or a trainer's
-// checkpoint (its "optimizer." entries are ignored). It is strict, as
+// one written by SaveWeights, a trainer's checkpoint (its "optimizer."
+// entries are ignored) or model file, or a PyTorch or nanoGPT state dict
+// saved as
+//
+//	safetensors.torch.save_file({k: v.clone() for k, v in model.state_dict().items()}, path)
+//
+// (save_file refuses a state dict whose tensors share memory, as a tied
+// GPT's lm_head.weight and transformer.wte.weight do; the copies are
+// saved under both names, as this strict load wants). The names may be
+// relative to m (PyTorch's m.state_dict(): "layers.0.weight") or m's full
+// graph names ("mlp.layers.0.weight" for nn.NewMLP(g, "mlp", …), as a
+// trainer's checkpoint and model file hold them): the file is read as
+// full names only when every name in it starts with m's prefix and a dot
+// and the names as they are do not fit, so the reading is never
+// ambiguous. It is strict, as
 // PyTorch's load_state_dict(strict=True): every parameter of m
 // (nn.NamedParameters) must be present with its shape, and an extra entry
 // is accepted only when it is one m's PyTorch counterpart has with the
@@ -104,7 +116,7 @@ func LoadWeights(path string, m nn.Module, opts ...LoadOption) error {
 			sd = append(sd, t)
 		}
 	}
-	if err := nn.CheckStateDict(m, sd); err != nil {
+	if sd, err = readAsStateDict(m, sd); err != nil {
 		return fmt.Errorf("train.LoadWeights %s: %w", path, err)
 	}
 	// Only the parameters' entries are copied: the extras are checked
@@ -136,10 +148,62 @@ func SaveGraphWeights(path string, g *graph.Graph) error {
 	return saveModel(path, g.ParamTensors())
 }
 
+// readAsStateDict returns the entries sd of a file as m's state dict:
+// as they are (names relative to m), or, when that does not fit and every
+// name starts with m's prefix and a dot, with the prefix taken off (the
+// module's full graph names, as a trainer's checkpoint holds them). The
+// two readings cannot both fit: the full names are the relative ones
+// lengthened by the prefix. When neither fits, the error is the one of
+// the reading the names suggest, with the fix for a file of more than
+// the module.
+func readAsStateDict(m nn.Module, sd []graph.NamedTensor) ([]graph.NamedTensor, error) {
+	err := nn.CheckStateDict(m, sd)
+	if err == nil {
+		return sd, nil
+	}
+	pre := ""
+	if p, ok := m.(interface{ Prefix() string }); ok {
+		pre = p.Prefix()
+	}
+	full := pre != "" && len(sd) > 0
+	for _, e := range sd {
+		full = full && strings.HasPrefix(e.Name, pre+".")
+	}
+	read := sd
+	if full {
+		read = make([]graph.NamedTensor, len(sd))
+		for i, e := range sd {
+			read[i] = graph.NamedTensor{Name: strings.TrimPrefix(e.Name, pre+"."), Value: e.Value}
+		}
+		if err = nn.CheckStateDict(m, read); err == nil {
+			return read, nil
+		}
+	}
+	// With every parameter's name in the file, the problem is a shape or
+	// an extra entry, which the error names; else it may be the wrong kind
+	// of file.
+	ps, perr := nn.NamedParameters(m)
+	if perr != nil {
+		return nil, err
+	}
+	have := make(map[string]bool, len(read))
+	for _, e := range read {
+		have[e.Name] = true
+	}
+	if !slices.ContainsFunc(ps, func(p graph.NamedTensor) bool { return !have[p.Name] }) {
+		return nil, err
+	}
+	how := "names relative to the module"
+	if pre != "" {
+		how += fmt.Sprintf(", or its full graph names, all starting %q", pre+".")
+	}
+	return nil, fmt.Errorf("%w (a state dict is read with %s; a file of a whole graph's parameters, as train.SaveGraphWeights and a trainer without Model.Module write, loads with train.LoadGraphWeights; a trainer with Model.Module writes the module's state dict)", err, how)
+}
+
 // LoadGraphWeights sets every parameter of g from a safetensors file
 // written by SaveGraphWeights, by a checkpoint (its optimizer state is
-// ignored) or by PyTorch (safetensors.torch.save_file(model.state_dict(),
-// path)): names and shapes must match and the file may hold nothing else;
+// ignored) or by PyTorch (saved as LoadWeights shows): names and shapes
+// must match and the file may hold nothing else;
 // float32 and float64 are converted. The file is validated as
 // safetensors.Load does, with its default limits. Nothing is changed
 // unless everything checks.

@@ -1,27 +1,25 @@
-// Char-gpt trains a small character-level language model on Newton's
-// Opticks once per feed-forward variant (ReLU, GELU, GELU-tanh, SiLU and
-// the gated GEGLU, SwiGLU, ReGLU at equal parameter count) and seed, every
-// variant on the same seed's batches, and checks three claims with paired
-// sign tests over seeds: GELU beats ReLU on language (doc 004), GELU
-// converges faster (doc 001), and Shazeer 2020's ordering (gated below
-// ungated; GEGLU ≈ SwiGLU < ReGLU). Validation loss is in bits per
-// character, median and min–max over seeds; the report ends with text
-// sampled from every model at the same seed and temperature.
+// Char-gpt trains nanoGPT's character-level GPT on a text once per MLP
+// (ReLU, GELU, GELU-tanh, SiLU, the gated GEGLU, SwiGLU, ReGLU at equal
+// parameter count, or any activation by its activation.ParseActivation
+// name, registered ones too) and seed, each MLP at its own learning rate
+// chosen on validation, and checks with paired sign tests over seeds: GELU
+// beats ReLU on language (doc 004) and converges faster (doc 001), and
+// Shazeer 2020's ordering (gated below ungated; GEGLU ≈ SwiGLU < ReGLU).
+// The recipe is nanoGPT's train.py with config/train_shakespeare_char.py;
+// report.md lists every setting and its source.
 //
-// The model is nn.GPT (nanoGPT's: causal self-attention, pre-LN blocks,
-// tied embeddings) with the MLP of -mlp, trained on every position of each
-// window; validation scores the last position (transformer.GPTModel).
+//	go run ./examples/char-gpt        # a small GPT, 7 MLPs × 5 seeds: a few minutes on 2 cores*
+//	go run ./examples/char-gpt -full  # nanoGPT's CPU recipe for its Shakespeare baby GPT
+//	go run ./examples/char-gpt -mlp relu,gelu -lrs 2e-3 -seeds 8 -text input.txt
 //
-//	go run ./examples/char-gpt            # 7 variants × 5 seeds: about 1½ minutes*
-//	go run ./examples/char-gpt -full      # 4× the steps
-//	go run ./examples/char-gpt -mlp relu,gelu,geglu -seeds 8 -steps 2000
-//
-// *The report states the time of its own training steps.
-//
-// It writes to -out: <mlp>/seed<n>/ (the trainer's files), params.csv,
-// results.csv, curves.csv, loss.png, samples.csv, claims.csv, summary.json
-// and report.md, whose prose is report.md.tmpl. This file reads like
-// nanoGPT's train.py: configuration, data, model, training, sampling.
+// Every rate of -lrs trains with -seed (in -out/select); each MLP keeps
+// the rate of the lowest final validation loss and trains it with the
+// other seeds (-out/runs). Workers sharing -out split both grids (-shard
+// i/n, a Slurm array task): one done with its share of the selection
+// stops until every share is done (-wait: waits), then, started again,
+// trains its share of the rest; the last to finish writes the report.
+// -resume reuses finished runs. *The report states the time of its own
+// training steps. Its prose is report.md.tmpl.
 package main
 
 import (
@@ -29,177 +27,127 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/geluproject/gelu/examples/internal/transformer"
 	"io"
-	"math"
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/geluproject/gelu/datasets"
+	"github.com/geluproject/gelu/examples/internal/transformer"
+	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/nn"
 	"github.com/geluproject/gelu/train"
 	"github.com/geluproject/gelu/train/experiment"
+	"gorgonia.org/tensor"
 )
 
-// config is everything a run depends on. The tagged fields are this
-// program's own flags (experiment.BindFlags), checked by
-// experiment.CheckFlags; experiment.Flags are the shared ones. -mlp's help
-// spells out transformer.MLPNames() (a tag is a constant; a test checks it).
+// config is everything a run depends on: the shared flags
+// (experiment.Flags) and this program's own, whose tags name nanoGPT's
+// setting where there is one.
 type config struct {
-	experiment.Flags // -out, -seed, -seeds, -workers
+	experiment.Flags // -out, -seed, -seeds, -workers, -resume, -shard, -shards, -merge
 
 	TextFile    string             `flag:"text" help:"UTF-8 text file to model (default: Newton's Opticks, embedded)"`
-	MLPs        experiment.Strings `flag:"mlp" help:"comma-separated feed-forward variants: geglu, gelu, gelu_tanh, reglu, relu, silu, swiglu"`
-	T           int                `flag:"T" help:"context length in characters (nanoGPT's block_size)" check:"min=1"`
-	DModel      int                `flag:"d-model" help:"model width" check:"min=1"`
-	Heads       int                `flag:"heads" help:"attention heads; must divide -d-model" check:"min=1"`
-	Blocks      int                `flag:"blocks" help:"Transformer blocks" check:"min=1"`
-	FF          int                `flag:"ff" help:"inner width of an ungated MLP; gated ones get 2/3 of it (equal parameters)" check:"min=3"`
-	Batch       int                `flag:"batch" help:"windows per step" check:"min=1"`
-	Steps       int                `flag:"steps" help:"optimizer steps per run" check:"min=1"`
-	EvalEvery   int                `flag:"eval-every" help:"evaluate every this many steps" check:"min=1"`
-	Warmup      int                `flag:"warmup" help:"steps of linear warmup before the cosine decay" check:"min=0"`
-	LR          float64            `flag:"lr" help:"peak learning rate of AdamW"`
-	Clip        float64            `flag:"clip" help:"clip the global gradient norm to this; 0: off"`
-	ValWindows  int                `flag:"val-windows" help:"validation windows scored (a seeded sample); 0: all" check:"min=0"`
-	SampleLen   int                `flag:"sample" help:"characters sampled from each model for the report" check:"min=0"`
-	Temperature float64            `flag:"temperature" help:"sampling temperature"`
+	MLPs        experiment.Strings `flag:"mlp" help:"comma-separated MLPs; an activation name (activation.ParseActivation, registered ones too) is an ungated MLP; the variants: geglu, gelu, gelu_tanh, reglu, relu, silu, swiglu"`
+	T           int                `flag:"T" help:"context length in characters (block_size)" check:"positive"`
+	DModel      int                `flag:"d-model" help:"model width (n_embd)" check:"positive"`
+	Heads       int                `flag:"heads" help:"attention heads (n_head); must divide -d-model" check:"positive"`
+	Blocks      int                `flag:"blocks" help:"Transformer blocks (n_layer)" check:"positive"`
+	FF          int                `flag:"ff" help:"inner width of an ungated MLP (0: 4·d-model); gated ones get 2/3 of it" check:"min=0"`
+	Batch       int                `flag:"batch" help:"windows per step (batch_size)" check:"positive"`
+	Steps       int                `flag:"steps" help:"optimizer steps per run (max_iters, lr_decay_iters)" check:"positive"`
+	EvalEvery   int                `flag:"eval-every" help:"evaluate every this many steps (eval_interval)" check:"positive"`
+	Warmup      int                `flag:"warmup" help:"steps of linear warmup (warmup_iters)" check:"min=0"`
+	LRs         experiment.Floats  `flag:"lrs" help:"peak learning rates (learning_rate; min_lr is a tenth): each MLP's is chosen on validation with -seed" check:"nonempty,positive"`
+	Beta2       float64            `flag:"beta2" help:"AdamW's beta2 (beta1 is 0.9)" check:"min=0,below=1"`
+	WeightDecay float64            `flag:"weight-decay" help:"AdamW's weight decay on matrices and embeddings" check:"min=0"`
+	Clip        float64            `flag:"clip" help:"clip the global gradient norm to this (grad_clip; 0: off)" check:"min=0"`
+	ValChars    int                `flag:"val-chars" help:"score the first this many held-out characters (0: all of the last 10%)" check:"min=0"`
+	SampleLen   int                `flag:"sample" help:"characters sampled from each model of -seed for the report" check:"min=0"`
+	Temperature float64            `flag:"temperature" help:"sampling temperature" check:"min=0"`
 	DPI         int                `flag:"dpi" help:"resolution of the plot in dots per inch" check:"min=0"`
-	Full        bool               `flag:"full" help:"the longer run: 4× -steps, -eval-every and -warmup"`
-	Recompute   bool               `flag:"recompute" help:"recompute block activations in the backward pass (less memory, more time)"`
+	Full        bool               `flag:"full" help:"nanoGPT's CPU recipe for its Shakespeare baby GPT; flags given explicitly still win"`
+	Wait        bool               `flag:"wait" help:"a shard done with its part of the rate selection waits for the others' (when all run at once)"`
+	Recompute   bool               `flag:"recompute" help:"recompute block activations in the backward pass (less memory, more time, same results)"`
 	Quiet       bool               `flag:"quiet" help:"no progress output"`
 
-	Progress io.Writer // nil: os.Stderr
-	Args     []string  // the command line shown in report.md
+	Part     experiment.Shard // this worker's part of the grids (-shard resolved)
+	Progress io.Writer        // nil: os.Stderr
+	Args     []string         // the command line shown in report.md
 }
 
-// defaults: sized so that 7 variants × 5 seeds of the GPT train in under
-// 15 minutes on 2 busy cores; each step trains Batch·T = 512 next-character
-// predictions. The learning rate was the better of 3e-3 and 8e-3 for GELU
-// and ReLU in 400-step runs of seed 1 (width 64, batch 32).
+// defaults: a small GPT whose 7 MLPs × 5 seeds and rate selection train
+// in a few minutes on 2 cores, long enough to get past the plateau of
+// character-pair statistics.
 func defaults() config {
 	return config{Flags: experiment.Flags{Out: "out/char-gpt", Seed: 1, Seeds: 5, Workers: 2},
 		MLPs: experiment.Strings{"relu", "gelu", "gelu_tanh", "silu", "geglu", "swiglu", "reglu"},
-		T:    32, DModel: 48, Heads: 4, Blocks: 2, FF: 192, Batch: 16, Steps: 400, EvalEvery: 100, Warmup: 40, LR: 8e-3, Clip: 1,
-		ValWindows: 1024, SampleLen: 300, Temperature: 0.8, DPI: 144, Args: os.Args}
-}
-
-func parseFlags() (config, error) {
-	c := defaults()
-	c.Flags.Register(flag.CommandLine, experiment.SeedsFlag)
-	if err := experiment.BindFlags(flag.CommandLine, &c); err != nil {
-		return c, err
-	}
-	experiment.ParseCommandLine("char-gpt")
-	if c.Full {
-		c.Steps, c.EvalEvery, c.Warmup = 4*c.Steps, 4*c.EvalEvery, 4*c.Warmup
-	}
-	return c, nil
-}
-
-func (c config) check() error {
-	mlp := func(m string) bool { _, ok := transformer.MLPs[m]; return ok }
-	if err := cmp.Or(experiment.CheckNames("mlp", c.MLPs, mlp, transformer.MLPNames()), experiment.CheckFlags(c), c.Flags.Check(experiment.SeedsFlag)); err != nil {
-		return err
-	}
-	switch {
-	case c.DModel%c.Heads != 0:
-		return fmt.Errorf("-heads %d does not divide -d-model %d", c.Heads, c.DModel)
-	case !(c.LR > 0 && c.LR <= 100) || !(c.Clip >= 0) || !(c.Temperature >= 0 && c.Temperature <= 100):
-		return fmt.Errorf("-lr %v -clip %v -temperature %v: want 0 < lr ≤ 100 (AdamW's decay needs lr·0.01 ≤ 1), clip ≥ 0, 0 ≤ temperature ≤ 100", c.LR, c.Clip, c.Temperature)
-	}
-	return nil
-}
-
-// adamW is the training recipe of c's flags.
-func (c config) adamW() transformer.AdamW {
-	return transformer.AdamW{Batch: c.Batch, Steps: c.Steps, EvalEvery: c.EvalEvery, Warmup: c.Warmup, LR: c.LR, Clip: c.Clip}
+		T:    32, DModel: 48, Heads: 4, Blocks: 2, Batch: 16, Steps: 1200, EvalEvery: 150, Warmup: 60, LRs: experiment.Floats{2e-3, 4e-3, 8e-3},
+		Beta2: 0.99, WeightDecay: 0.1, Clip: 1, ValChars: 16384, SampleLen: 300, Temperature: 0.8, DPI: 144}
 }
 
 func main() {
-	c, err := parseFlags()
+	start := time.Now()
+	c, err := parseFlags(flag.CommandLine, os.Args[1:], os.Getenv)
+	var res *results
 	if err == nil {
-		// Ctrl-C or SIGTERM stops the runs in progress at their next step,
-		// leaving a checkpoint and a model in each run's folder.
+		// Ctrl-C stops the runs at their next step, each with a checkpoint.
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		_, err = run(ctx, c)
+		res, err = run(ctx, c)
 		stop()
 	}
-	experiment.Exit("char-gpt", c.Out, err)
+	experiment.ExitGrid("char-gpt", c.Out, err, func() string {
+		return fmt.Sprintf("wrote %s/report.md (%d runs, %s)", c.Out, len(res.Runs), time.Since(start).Round(time.Second))
+	})
 }
 
-type runResult = experiment.Run[string]
-
-// data is the task shared by every run.
-type data = transformer.CharData
-
-type results struct {
-	Data data
-	Runs []*runResult // seeds outermost, then -mlp order
-}
-
-// loadData checks c and reads the task it describes.
-func loadData(c config) (d data, err error) {
-	if err := c.check(); err != nil {
-		return d, err
+// gpt is the model: nanoGPT's GPT (pre-LN causal blocks, learned
+// positions, tied embeddings, bias=False, no dropout) with the MLP mlp,
+// on a new float32 graph seeded by seed, taking (batch × T) token ids x
+// and their next tokens y; its loss and its output, which validation
+// scores, cover every position.
+func (c config) gpt(vocab int, mlp string, batch int, seed uint64) (train.Model, *nn.GPT, error) {
+	cfg := nn.GPTConfig{BlockSize: c.T, VocabSize: vocab, Layers: c.Blocks, Heads: c.Heads, Dim: c.DModel, NoBias: true, Recompute: c.Recompute}
+	m, err := transformer.ParseMLP(mlp)
+	g, err2 := graph.New(tensor.Float32, seed)
+	if err = cmp.Or(err, err2); err != nil {
+		return train.Model{}, nil, err
 	}
-	text, name, err := transformer.CharText(c.TextFile)
+	cfg.Hidden, cfg.Activation, cfg.Gate = m.Block(cmp.Or(c.FF, 4*c.DModel))
+	model, err := nn.NewGPT(g, "", cfg)
 	if err != nil {
-		return d, err
+		return train.Model{}, nil, err
 	}
-	if d, err = transformer.NewCharData(text, name, datasets.CharTaskConfig{Context: c.T, ValFraction: 0.1, Seed: c.Seed}, c.ValWindows); err != nil {
-		return d, fmt.Errorf("-T %d: %w", c.T, err)
-	}
-	if d.Train.Len() < c.Batch || d.Val.Len() == 0 {
-		return d, fmt.Errorf("%d training and %d validation windows of %d characters: want a batch of %d and a validation window; use a longer text or smaller -batch, -T",
-			d.Train.Len(), d.Val.Len(), c.T, c.Batch)
-	}
-	return d, nil
+	x, _ := g.Input("x", batch, c.T)
+	y, _ := g.Input("y", batch, c.T)
+	logits, loss, err := model.Loss(x, y)
+	return train.Model{Graph: g, Input: x, Target: y, Output: logits, Loss: loss, Args: model.Args()}, model, err
 }
 
-// gpt is nanoGPT's model (pre-LN causal blocks, learned positions, tied
-// input and output embeddings, no dropout) with the MLP mlp.
-func (c config) gpt(vocab int, mlp string) nn.GPTConfig {
-	cfg := nn.GPTConfig{BlockSize: c.T, VocabSize: vocab, Layers: c.Blocks, Heads: c.Heads, Dim: c.DModel}
-	cfg.Hidden, cfg.Activation, cfg.Gate = transformer.MLPs[mlp].Block(c.FF)
-	return cfg
-}
-
-func run(ctx context.Context, c config) (*results, error) {
-	d, err := loadData(c)
-	if err != nil {
-		return nil, err
-	}
-	res := &results{Data: d}
-	grid := experiment.NewGrid(c.Flags, c.MLPs, func(s string) string { return s }, "train_bpc", "val_bpc")
-	var progress io.Writer
-	grid.Progress, progress = c.Flags.Progress(c.Quiet, c.Progress)
-	if res.Runs, err = grid.Run(func(r *runResult) error { return trainOne(ctx, c, d, progress, r) }); err != nil {
-		return nil, err
-	}
-	return res, writeReport(c, res)
-}
-
-// trainOne trains the GPT of the run's MLP as run r: AdamW, warmup and
-// cosine decay (transformer.AdamW), then samples text from it.
-func trainOne(ctx context.Context, c config, d data, progress io.Writer, r *runResult) error {
-	cfg := c.gpt(d.Vocab.Size(), r.Setting)
-	cfg.Recompute = c.Recompute
-	m, gpt, err := transformer.GPTModel(cfg, c.Batch, r.Seed)
+// trainOne trains run r's GPT by nanoGPT's recipe at the run's rate, then
+// samples text from it.
+func trainOne(ctx context.Context, c config, d data, r *runResult) error {
+	m, model, err := c.gpt(d.Vocab.Size(), r.Setting.MLP, c.Batch, r.Seed)
 	if err != nil {
 		return err
 	}
-	if _, err := transformer.TrainAdamW(ctx, r, m, d.Train, d.Eval, c.adamW(), progress, func(e train.EvalInfo) error {
-		return r.Curve.Add(e.Step, bits(e.TrainLoss), bits(e.ValLoss))
-	}); err != nil || r.Diverged != "" { // a diverged model has nothing to sample
+	// One "epoch" of c.Steps random batches: nanoGPT counts iterations only.
+	trainData, err1 := datasets.NewTokenStream(d.Train, datasets.TokenStreamConfig{BatchSize: c.Batch, BlockSize: c.T, Batches: c.Steps, Seed: r.Seed})
+	valData, err2 := datasets.NewTokenStream(d.Val, datasets.TokenStreamConfig{BatchSize: c.Batch, BlockSize: c.T, Tile: true})
+	if err := cmp.Or(err1, err2); err != nil {
 		return err
 	}
-	// c.SampleLen characters after the first T of the validation text, at
+	recipe := transformer.NanoGPT{Steps: c.Steps, EvalEvery: c.EvalEvery, Warmup: c.Warmup, LR: r.Setting.LR, MinLR: r.Setting.LR / 10,
+		Beta1: 0.9, Beta2: c.Beta2, WeightDecay: c.WeightDecay, Clip: c.Clip}
+	_, progress := c.Flags.Progress(c.Quiet, c.Progress)
+	if _, err := transformer.TrainNanoGPT(ctx, r, m, trainData, valData, recipe, train.Config{Quiet: progress == nil, Progress: progress,
+		OnEval: func(_ *train.Trainer, e train.EvalInfo) error { return r.Curve.Add(e.Step, e.TrainLoss, e.ValLoss) }}); err != nil || r.Diverged != "" {
+		return err // a diverged model has nothing to sample
+	}
+	// c.SampleLen characters after the first T held-out ones, at
 	// c.Temperature, the sampler seeded by -seed for every model.
-	text, err := transformer.Continue(gpt, experiment.Convert[int](d.Val.X[:c.T]), c.SampleLen, nn.SampleConfig{Temperature: c.Temperature, Seed: c.Seed})
+	text, err := transformer.Continue(model, d.Val[:c.T], c.SampleLen, nn.SampleConfig{Temperature: c.Temperature, Seed: c.Seed})
 	r.Vectors["sample"] = experiment.Convert[float64](text)
 	return err
 }
-
-func bits(nats float64) float64 { return nats / math.Ln2 }

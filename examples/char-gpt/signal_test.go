@@ -35,7 +35,7 @@ func TestCtrlCLeavesACheckpoint(t *testing.T) {
 	}
 	out := t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCtrlCLeavesACheckpoint$", "--",
-		"-out", out, "-text", tinyText(t), "-mlp", "relu", "-seeds", "1", "-workers", "1", "-quiet",
+		"-out", out, "-text", tinyText(t), "-mlp", "relu", "-lrs", "0.002", "-seeds", "1", "-workers", "1", "-quiet",
 		"-T", "8", "-d-model", "16", "-heads", "2", "-blocks", "1", "-ff", "48", "-batch", "8",
 		"-steps", "1000000", "-eval-every", "10", "-warmup", "5")
 	cmd.Env = append(os.Environ(), signalChildEnv+"=1")
@@ -44,11 +44,13 @@ func TestCtrlCLeavesACheckpoint(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// Signal once the run has evaluated (evals.csv has a row).
-	evals := filepath.Join(out, "relu", "seed1", "evals.csv")
+	// Signal once the run has trained and evaluated (evals.csv has the
+	// header, step 0 and a later step).
+	run := filepath.Join(out, "select", "relu", "lr0.002", "seed1")
+	evals := filepath.Join(run, "evals.csv")
 	deadline := time.Now().Add(time.Minute)
 	for {
-		if b, err := os.ReadFile(evals); err == nil && strings.Count(string(b), "\n") >= 2 {
+		if b, err := os.ReadFile(evals); err == nil && strings.Count(string(b), "\n") >= 3 {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -65,14 +67,14 @@ func TestCtrlCLeavesACheckpoint(t *testing.T) {
 	if code := cmd.ProcessState.ExitCode(); code != 1 || !strings.Contains(stderr.String(), "context canceled") {
 		t.Errorf("exit status %d, stderr %q; want 1 and an error saying the run was cancelled", code, stderr.String())
 	}
-	f, err := safetensors.Load(filepath.Join(out, "relu", "seed1", "checkpoint.safetensors"))
+	f, err := safetensors.Load(filepath.Join(run, "checkpoint.safetensors"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if f.Metadata["step"] == "0" || f.Metadata["step"] == "" {
 		t.Errorf("checkpoint at step %q, want the step the signal stopped", f.Metadata["step"])
 	}
-	if _, err := os.Stat(filepath.Join(out, "relu", "seed1", "model.safetensors")); err != nil {
+	if _, err := os.Stat(filepath.Join(run, "model.safetensors")); err != nil {
 		t.Errorf("no model after the signal: %v", err)
 	}
 }

@@ -48,6 +48,7 @@ import (
 	"github.com/geluproject/gelu/ops/activation"
 	"github.com/geluproject/gelu/optim"
 	"github.com/geluproject/gelu/train"
+	"github.com/geluproject/gelu/train/dist"
 	"github.com/geluproject/gelu/train/experiment"
 	"gorgonia.org/tensor"
 )
@@ -72,6 +73,7 @@ type config struct {
 	Batch         int                    `flag:"batch" help:"mini-batch size" check:"positive"`
 	Quiet         bool                   `flag:"quiet" help:"print nothing but errors and the final line"`
 	DPI           int                    `flag:"dpi" help:"resolution of the PNG plots in dots per inch" check:"min=0"`
+	Dist          bool                   `flag:"dist" help:"train one run (one -opts, -acts, learning rate and seed) data-parallel over the processes of an MPI job (automatic under mpirun); see dist.go"`
 
 	experiment.Flags // -out, -seed (seeds are Seed, Seed+1, …), -seeds, -workers, -resume, -train-n, -test-n, -shard, -merge
 
@@ -91,6 +93,12 @@ func main() {
 	start := time.Now()
 	c, err := parseFlags(flag.CommandLine, os.Args[1:], os.Getenv)
 	var res *results
+	if err == nil && (c.Dist || dist.Launched()) {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		mainDist(ctx, c)
+		stop()
+		return
+	}
 	if err == nil {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		res, err = run(ctx, c)
@@ -226,12 +234,13 @@ func loadData(c config) (*data, error) {
 	return &data{s, e}, err
 }
 
-// network builds the paper's MLP for activation a on a new graph: weights
-// with unit-norm rows (the output layer's too), biases 0. The inputs come
+// network builds the paper's MLP for activation a on a new graph, for
+// batches of rows examples: weights with unit-norm rows (the output
+// layer's too), biases 0. The inputs come
 // after the MLP (mlpnet.InputsLast): a diverged run's message names
 // the loss node by number.
-func network(c config, d *data, a activation.Activation, seed uint64, dropout float64) (train.Model, *nn.MLP, error) {
-	return mlpnet.Classifier(tensor.Float32, seed, c.Batch, nn.MLPConfig{In: d.Train.Features, Hidden: slices.Repeat([]int{c.Width}, c.Layers),
+func network(c config, d *data, a activation.Activation, seed uint64, dropout float64, rows int) (train.Model, *nn.MLP, error) {
+	return mlpnet.Classifier(tensor.Float32, seed, rows, nn.MLPConfig{In: d.Train.Features, Hidden: slices.Repeat([]int{c.Width}, c.Layers),
 		Out: d.Train.Classes, Activation: a, Dropout: dropout, WeightInit: graph.UnitNormRows(), BiasInit: graph.Zeros()}, mlpnet.InputsLast())
 }
 
@@ -240,7 +249,7 @@ func network(c config, d *data, a activation.Activation, seed uint64, dropout fl
 // with dropout, a training subset seen without dropout are scored at every
 // evaluation besides.
 func trainRun(ctx context.Context, c config, d *data, r *runResult) error {
-	model, _, err := network(c, d, r.Setting.Act, r.Seed, c.Dropout)
+	model, _, err := network(c, d, r.Setting.Act, r.Seed, c.Dropout, c.Batch)
 	if err != nil {
 		return err
 	}

@@ -123,7 +123,7 @@ func writeReport(c config, d *data, res *results) error {
 		return err
 	}
 	if pg.InitRMS, err = mlpnet.InitRMS(r, "init_rms", c.Acts.Names(), c.Acts.Titles(), c.Layers, x, func(i int) (train.Model, *nn.MLP, error) {
-		return network(c, d, c.Acts[i], c.Seed, 0)
+		return network(c, d, c.Acts[i], c.Seed, 0, c.Batch)
 	}); err != nil {
 		return err
 	}

@@ -22,8 +22,8 @@ func tiny(t *testing.T) config {
 	}
 	c := defaults()
 	c.Out, c.TextFile = t.TempDir(), text
-	c.T, c.DModel, c.Heads, c.Blocks, c.FF = 8, 16, 2, 1, 48
-	c.Batch, c.Steps, c.EvalEvery, c.Warmup, c.ValWindows = 16, 20, 10, 2, 128
+	c.T, c.DModel, c.Heads, c.Blocks = 8, 16, 2, 1
+	c.Batch, c.Steps, c.EvalEvery, c.Warmup, c.ValChars = 16, 20, 10, 2, 1024
 	c.LR, c.Seeds, c.Workers, c.Quiet, c.Args = 1e-2, 2, 1, true, []string{"mixed-precision", "-steps", "20"}
 	return c
 }

@@ -68,7 +68,7 @@ func writeReport(c config, res *results) error {
 	if err != nil {
 		return err
 	}
-	v := &view{C: c, D: res.Data.Vocab, Data: *res, Epochs: float64(c.Steps*c.Batch) / float64(res.Data.Train.Len()), TolPct: 100 * c.Tolerance,
+	v := &view{C: c, D: res.Data.Vocab, Data: *res, Epochs: float64(c.Steps*c.Batch*c.T) / float64(len(res.Data.Train)), TolPct: 100 * c.Tolerance,
 		Diverged: experiment.DivergedRuns(res.Runs), StepMS: map[string]float64{}, Speed: experiment.SpeedOf(res.Runs)}
 	groups := experiment.Groups(res.Runs) // in the order of settings
 	for _, g := range groups {

@@ -4,9 +4,12 @@ that the PyTorch scripts need only torch. F32 and F64, the dtypes the Go
 side writes.
 
 The one copy for every script that moves tensors to or from Go:
-nn/testdata/*_torch.py, train/testdata/torch_parity.py,
-train/torchtest/testdata/linear_parity.py and
-examples/transformer-ffn/torch_model.py. They import it by path:
+nn/testdata/*_torch.py, nn/testdata/nanogpt_run.py (without the
+safetensors package), train/testdata/torch_parity.py,
+train/testdata/nanogpt_load.py, train/torchtest/testdata/linear_parity.py
+and examples/transformer-ffn/torch_model.py; and for users without the
+safetensors package (the train/safetensors doc points here,
+TestPythonReaderRoundTrip checks it). They import it by path:
 
     sys.path.insert(0, "<this directory>")
     from st import load, save

@@ -135,6 +135,16 @@ func (a Activation) Breakpoints() []float64 {
 	return append([]float64(nil), a.row.breakpoints...)
 }
 
+// CheckRange returns the interval on which CheckDerivatives compares the
+// derivatives with finite differences (Def.CheckRange): the whole line,
+// [-Inf, +Inf], unless a user's definition narrowed it.
+func (a Activation) CheckRange() [2]float64 {
+	if a.row == nil || a.row.checkRange == [2]float64{} {
+		return [2]float64{math.Inf(-1), math.Inf(1)}
+	}
+	return a.row.checkRange
+}
+
 // ParseActivation returns the activation with the given name (see Name):
 // a built-in one or one added with Register. "swish" is accepted for
 // "silu", and "sigmoid_gated" without a β means β = √(8/π). A registered

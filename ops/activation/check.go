@@ -35,6 +35,8 @@ const (
 	riddersCon  = 1.4
 	riddersRows = 12
 	riddersSafe = 2.0
+	// farOut: a check failing only beyond it suggests CheckRange.
+	farOut = 1e4
 )
 
 // CheckDerivatives compares a's f' with finite differences of f, and f”
@@ -53,6 +55,12 @@ const (
 // it must match the left or the right limit, to a relative 1e-4. A
 // derivative wrong by a smaller amount, or only between grid points, is
 // not caught.
+//
+// Only the points inside a's CheckRange (Def.CheckRange; the whole line
+// unless narrowed) are compared. Everywhere on the grid, inside the range
+// or not, f, f' and f” must not be NaN: the kernels apply an activation
+// to any input, so an f undefined on part of the line would surface as a
+// NaN loss in training; the error names the point nearest 0.
 func (a Activation) CheckDerivatives() (err error) {
 	if err := a.Validate(); err != nil {
 		return err
@@ -64,9 +72,40 @@ func (a Activation) CheckDerivatives() (err error) {
 		}
 	}()
 	grid := checkGrid(c.bp)
+	if err := c.defined(grid); err != nil {
+		return err
+	}
+	r := a.CheckRange()
+	var in []float64
+	for _, x := range grid {
+		if x >= r[0] && x <= r[1] {
+			in = append(in, x)
+		}
+	}
 	for order := 1; order <= 2; order++ {
-		if err := c.run(order, grid); err != nil {
+		if err := c.run(order, in); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// defined returns an error naming the point nearest 0 of grid where f, f'
+// or f” (in that order) is NaN.
+func (c *checker) defined(grid []float64) error {
+	for order := range 3 {
+		n, nearest := 0, 0.0
+		for _, x := range grid {
+			if math.IsNaN(c.eval(order, x)) {
+				if n == 0 || math.Abs(x) < math.Abs(nearest) {
+					nearest = x
+				}
+				n++
+			}
+		}
+		if n > 0 {
+			return fmt.Errorf("%s(x) is NaN at x = %s (and at %d more of the check's %d points): an activation is applied to any input, so f, f' and f'' must be defined on the whole real line (±Inf where they overflow)",
+				orderName[order], num(nearest), n-1, len(grid))
 		}
 	}
 	return nil
@@ -102,8 +141,11 @@ type mismatch struct {
 // run checks f^(order) against finite differences of f^(order−1).
 func (c *checker) run(order int, grid []float64) error {
 	var worst, nearest mismatch
-	bad, compared, dense := 0, 0, 0
+	bad, compared, dense, denseAll := 0, 0, 0, 0
 	for _, x := range grid {
+		if math.Abs(x) <= 10 {
+			denseAll++
+		}
 		got := c.eval(order, x)
 		var m mismatch
 		var ok bool
@@ -129,9 +171,9 @@ func (c *checker) run(order int, grid []float64) error {
 			}
 		}
 	}
-	if dense < 80 {
-		return fmt.Errorf("%s could be compared with finite differences of %s at only %d of the 161 points in [-10, 10]: %s is not finite there (%s(0) = %v)",
-			orderName[order], orderName[order-1], dense, orderName[order-1], orderName[order-1], c.eval(order-1, 0))
+	if 2*dense < denseAll {
+		return fmt.Errorf("%s could be compared with finite differences of %s at only %d of the %d points in [-10, 10]: %s is not finite there (%s(0) = %v)",
+			orderName[order], orderName[order-1], dense, denseAll, orderName[order-1], orderName[order-1], c.eval(order-1, 0))
 	}
 	if bad == 0 {
 		return nil
@@ -140,6 +182,9 @@ func (c *checker) run(order int, grid []float64) error {
 		orderName[order], orderName[order-1], bad, compared, c.describe(order, worst))
 	if nearest.x != worst.x {
 		msg += "; nearest 0 at " + c.describe(order, nearest)
+	}
+	if math.Abs(nearest.x) > farOut {
+		msg += fmt.Sprintf("; every such point lies beyond ±%g, where a finite difference's steps are about 2⁻³¹·|x| or more: if %s varies faster than that there (a periodic f), set Def.CheckRange to where the check makes sense", farOut, orderName[order-1])
 	}
 	return fmt.Errorf("%s", msg)
 }

@@ -44,8 +44,10 @@
 // Your own activation is a row like the built-in ones: New takes its name,
 // title, float64 references f, f', f” and breakpoints (NewParam a family
 // with a parameter), checks f' and f” against finite differences of f and
-// f' (CheckDerivatives), and returns an Activation that works wherever the
-// built-in ones do: Apply with its double backward, the slice kernels
+// f' (CheckDerivatives; Def.CheckRange narrows where, for an f that varies
+// too fast far out, such as sin; f, f' and f” must not be NaN anywhere),
+// and returns an Activation that works wherever the built-in ones do:
+// Apply with its double backward, the slice kernels
 // (portable loops over the cores, float32 results rounded once from the
 // float64 reference), package analysis; Register adds it to the names
 // ParseActivation, and so the examples' -acts flags, accept. Softsign,

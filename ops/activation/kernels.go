@@ -20,7 +20,9 @@ package activation
 //     float64 lanes and keeps a lane only when its rounding is certain to
 //     be the reference's (a zero may differ in sign), handing the rest back.
 //   - avx2 (the default with AVX2 and FMA but no AVX-512): those in
-//     float32 lanes as avx512 but 8 per register; everything else portable.
+//     float32 lanes as avx512 but 8 per register (exact GELU with tables of
+//     its own, so its results may differ from avx512's by an ulp);
+//     everything else portable.
 //   - generic: portable loops only.
 //
 // Each path is deterministic: every lane is computed on its own, so the

@@ -45,6 +45,16 @@ func specials64() []float64 {
 		edges = append(edges, r, r*(1-0x1p-10), r*(1+0x1p-10))
 	}
 	edges = append(edges, 9.125, 40.5, 69, 0x1p-100)
+	// The exact-GELU float32-lane kernels (ops/simd/asm/gelu32.go): the
+	// ends of their intervals of z (the bits of z + 1: 8 per octave), the
+	// root of f' and its Fast2Sum bound z0/3 and exact-difference bound
+	// 1.7518, √2 (the root of f”), and the exception bounds 12.6875, 13.
+	for e := 0.0; e < 4; e++ {
+		for m := 0.0; m < 8; m++ {
+			edges = append(edges, math.Exp2(e)*(1+m/8)-1)
+		}
+	}
+	edges = append(edges, 0.7517915246935645, 0.7517915246935645/3, 1.7518, math.Sqrt2, 12.6875, 13)
 	for _, e := range edges {
 		v := float32(e)
 		for i := 0; i < 3; i++ {
@@ -281,6 +291,100 @@ func testKernel32(t *testing.T, r *rng.RNG, a Activation, k int, add bool) {
 	got := append([]float32(nil), before...)
 	runKernel(a, k, got, xs, gs, add)
 	check32(t, a, k, xs, gs, before, got, add)
+}
+
+// Backward and Backward2 with g chosen so that g·f' and g·f” land just
+// above and below float32's smallest normal. A float32-lane kernel that
+// rounds g·lo on its own (to the subnormal grid there) adds up to half an
+// ulp to the final rounding's half; the AVX-512 loop multiplies by g's
+// mantissa and scales last, which adds at most a quarter (a second rounding
+// into the subnormal range), so its results stay within 0.9 ulp of the
+// float64 reference here (the exhaustive proof's worst f' and f” with
+// g = 1 are below 0.6). The AVX2 loop multiplies by g itself: near the
+// underflow its results can be off by slightly more than an ulp (1.02 at
+// most in 4M random draws), so that path is checked away from it only
+// (TestKernelsMatchReference).
+func TestKernelsNearUnderflow(t *testing.T) {
+	r := rng.New(13, "near underflow")
+	eachPath(t, func(t *testing.T) {
+		for _, a := range kernelActivations() {
+			for k := 1; k <= 2; k++ {
+				lane := laneKernel(a, k)
+				if lane && simd.Current == simd.AVX2 {
+					continue
+				}
+				var xs, gs []float32
+				for _, x := range kernelInputs(r, true) {
+					d := math.Abs(want(a, k, x, 1))
+					if d == 0 || math.IsInf(d, 0) || math.IsNaN(d) {
+						continue
+					}
+					for _, scale := range []float64{0x1p-126, 0x1p-130} {
+						g := float32(math.Copysign(r.Uniform(1, 2)*scale/d, r.Normal()))
+						if g != 0 && !math.IsInf(float64(g), 0) {
+							xs, gs = append(xs, float32(x)), append(gs, g)
+						}
+					}
+				}
+				before := make([]float32, len(xs))
+				got := append([]float32(nil), before...)
+				runKernel(a, k, got, xs, gs, false)
+				check32(t, a, k, xs, gs, before, got, false)
+				if worst, at := worstULP(a, k, xs, gs, got); lane && worst > 0.9 {
+					t.Errorf("%s f^(%d) near float32's underflow: %.3f ulp at x=%v, g=%v (want at most 0.9)", a, k, worst, xs[at], gs[at])
+				}
+			}
+		}
+	})
+}
+
+// Backward and Backward2 of exact GELU at the float32 inputs nearest the
+// roots of f' (x = −z0) and f” (±√2), times many g: there the result is a
+// small difference, and the float32-lane kernels must carry it as an exact
+// product plus small terms (a rounded lo part, or z0 in two floats, shows
+// for g other than 1: 1.19 ulp before the root's D was renormalized and z0
+// got its third float). Within 0.9 ulp of the float64 reference.
+func TestKernelsAtRoots(t *testing.T) {
+	roots := [][]float64{1: {-0.7517915246935645}, 2: {math.Sqrt2, -math.Sqrt2}}
+	eachPath(t, func(t *testing.T) {
+		for k := 1; k <= 2; k++ {
+			var xs, gs []float32
+			for _, r := range roots[k] {
+				v := float32(r)
+				for i := 0; i < 8; i++ {
+					v = math.Nextafter32(v, 0)
+				}
+				for i := 0; i < 17; i++ {
+					for j := 0; j < 2000; j++ {
+						xs = append(xs, v)
+						gs = append(gs, float32(math.Exp2(float64(j%50-25))*(1+float64(j)/2000)))
+					}
+					v = math.Nextafter32(v, float32(10*r))
+				}
+			}
+			before := make([]float32, len(xs))
+			got := append([]float32(nil), before...)
+			runKernel(GELU, k, got, xs, gs, false)
+			check32(t, GELU, k, xs, gs, before, got, false)
+			if worst, at := worstULP(GELU, k, xs, gs, got); laneKernel(GELU, k) && worst > 0.9 {
+				t.Errorf("gelu f^(%d) at its root: %.3f ulp at x=%v, g=%v (want at most 0.9)", k, worst, xs[at], gs[at])
+			}
+		}
+	})
+}
+
+// worstULP is the largest error of got in float32 ulp of the float64
+// reference g·f^(k)(x) (check32 allows a neighbour of the rounded
+// reference, up to 1.5 ulp of the true value).
+func worstULP(a Activation, k int, xs, gs, got []float32) (worst float64, at int) {
+	for i, x := range xs {
+		ref := want(a, k, float64(x), float64(gs[i]))
+		_, e := math.Frexp(ref)
+		if err := math.Abs(float64(got[i])-ref) / math.Ldexp(1, max(e-24, -149)); err > worst {
+			worst, at = err, i
+		}
+	}
+	return worst, at
 }
 
 // Every length from 0 to 40 and around the exception block and the

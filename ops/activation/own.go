@@ -40,6 +40,15 @@ type Def struct {
 	// breakpoint D1 and D2 may give either one-sided value (ReLU's f'(0)
 	// is 0, the left one, as in PyTorch).
 	Breakpoints []float64
+	// CheckRange is where CheckDerivatives compares the derivatives with
+	// finite differences, [CheckRange[0], CheckRange[1]]; the zero value
+	// means the whole real line. Narrow it for an f that varies faster,
+	// far out, than finite differences can follow (sin(x) at x = 1e13,
+	// where the check's steps, about 2⁻³¹·|x| or more so that rounding
+	// does not swamp f(x + h) − f(x − h), span hundreds of periods). It must
+	// contain [-1, 1]; the bounds may be ±Inf. Outside it F, D1 and D2 are
+	// still required not to be NaN.
+	CheckRange [2]float64
 }
 
 // ParamDef defines a family of activations with one parameter for
@@ -61,6 +70,7 @@ type ParamDef struct {
 	// F, D1 and D2 are f, f' and f” at parameter p.
 	F, D1, D2   func(x, p float64) float64
 	Breakpoints []float64
+	CheckRange  [2]float64
 }
 
 // New returns the activation d defines, after checking D1 and D2 against
@@ -73,7 +83,7 @@ func New(d Def) (Activation, error) {
 	if d.F == nil || d.D1 == nil || d.D2 == nil {
 		return Activation{}, fmt.Errorf("activation.New %q: F, D1 and D2 are all required (nil: %s)", d.Name, nilFuncs(d.F == nil, d.D1 == nil, d.D2 == nil))
 	}
-	r, err := newRow("activation.New", d.Name, d.Title, d.Breakpoints)
+	r, err := newRow("activation.New", d.Name, d.Title, d.Breakpoints, d.CheckRange)
 	if err != nil {
 		return Activation{}, err
 	}
@@ -94,7 +104,7 @@ func NewParam(d ParamDef) (Activation, error) {
 	if d.Param == "" {
 		return Activation{}, fmt.Errorf("activation.NewParam %q: Param, the parameter's symbol, is empty; use New for an activation without a parameter", d.Name)
 	}
-	r, err := newRow("activation.NewParam", d.Name, d.Title, d.Breakpoints)
+	r, err := newRow("activation.NewParam", d.Name, d.Title, d.Breakpoints, d.CheckRange)
 	if err != nil {
 		return Activation{}, err
 	}
@@ -159,8 +169,8 @@ func (a Activation) WithParam(p float64) (Activation, error) {
 var rowIDs atomic.Uint64
 
 // newRow checks what New and NewParam share and returns a row with its
-// name, title and breakpoints.
-func newRow(fn, name, title string, breakpoints []float64) (*row, error) {
+// name, title, breakpoints and check range.
+func newRow(fn, name, title string, breakpoints []float64, checkRange [2]float64) (*row, error) {
 	if err := checkName(name); err != nil {
 		return nil, fmt.Errorf("%s: %w", fn, err)
 	}
@@ -174,7 +184,13 @@ func newRow(fn, name, title string, breakpoints []float64) (*row, error) {
 		}
 	}
 	slices.Sort(bp)
-	return &row{name: name, title: fixedTitle(title), breakpoints: slices.Compact(bp), id: rowIDs.Add(1)}, nil
+	if checkRange == [2]float64{} {
+		checkRange = [2]float64{math.Inf(-1), math.Inf(1)}
+	}
+	if lo, hi := checkRange[0], checkRange[1]; !(lo <= -1 && hi >= 1) {
+		return nil, fmt.Errorf("%s %q: CheckRange [%v, %v], want a range containing [-1, 1] (the bounds may be ±Inf; the zero value is the whole line)", fn, name, lo, hi)
+	}
+	return &row{name: name, title: fixedTitle(title), breakpoints: slices.Compact(bp), checkRange: checkRange, id: rowIDs.Add(1)}, nil
 }
 
 // checkName reports whether name can be an activation's name: the -acts

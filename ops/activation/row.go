@@ -20,6 +20,9 @@ type row struct {
 	ref [3]func(x float64, p dd) float64
 	// breakpoints are where f, f' or f” is not smooth.
 	breakpoints []float64
+	// checkRange is where CheckDerivatives compares with finite
+	// differences; the zero value (the built-in rows') is the whole line.
+	checkRange [2]float64
 
 	// simd32 and simd64 pick the assembly kernel for a derivative order
 	// and fill in its parameters, or return simd.None. Nil: none exists.

@@ -5090,274 +5090,223 @@ TEXT ·GELULane32AVX512D0(SB), NOSPLIT, $0-113
 	MOVL $0x0000ffff, R8
 
 GELULane32AVX512D0_loop:
-	TESTQ     DX, DX
-	JZ        GELULane32AVX512D0_done
-	MOVQ      DX, R9
-	MOVQ      $0x00000010, R10
-	CMPQ      R9, R10
-	CMOVQLT   R9, R10
-	BZHIL     R10, R8, R11
-	KMOVW     R11, K1
-	SUBQ      R10, R9
-	MOVQ      $0x00000010, R10
-	CMPQ      R9, R10
-	CMOVQLT   R9, R10
-	BZHIL     R10, R8, R9
-	KMOVW     R9, K2
+	TESTQ   DX, DX
+	JZ      GELULane32AVX512D0_done
+	MOVQ    DX, R9
+	MOVQ    $0x00000010, R10
+	CMPQ    R9, R10
+	CMOVQLT R9, R10
+	BZHIL   R10, R8, R11
+	KMOVW   R11, K1
+	SUBQ    R10, R9
+	MOVQ    $0x00000010, R10
+	CMPQ    R9, R10
+	CMOVQLT R9, R10
+	BZHIL   R10, R8, R9
+	KMOVW   R9, K2
+	CMPQ    DX, $0x00000010
+	JB      GELULane32AVX512D0_load1_0_masked
+	VMOVUPS (CX), Z0
+	JMP     GELULane32AVX512D0_load1_0_done
+
+GELULane32AVX512D0_load1_0_masked:
 	VMOVUPS.Z (CX), K1, Z0
+
+GELULane32AVX512D0_load1_0_done:
+	CMPQ    DX, $0x00000020
+	JB      GELULane32AVX512D0_load1_1_masked
+	VMOVUPS 64(CX), Z1
+	JMP     GELULane32AVX512D0_load1_1_done
+
+GELULane32AVX512D0_load1_1_masked:
 	VMOVUPS.Z 64(CX), K2, Z1
 
+GELULane32AVX512D0_load1_1_done:
 	// GELU f^(0), float32 lanes
-	VANDPS      kconst<>+6336(SB), Z0, Z2
-	VANDPS      kconst<>+6336(SB), Z1, Z3
-	VMINPS      kconst<>+6400(SB), Z2, Z2
-	VMINPS      kconst<>+6400(SB), Z3, Z3
-	VMULPS      kconst<>+6464(SB), Z2, Z4
-	VMULPS      kconst<>+6464(SB), Z3, Z5
-	VRNDSCALEPS $0x09, Z4, Z4
-	VRNDSCALEPS $0x09, Z5, Z5
-	VMINPS      kconst<>+6528(SB), Z4, Z4
-	VMINPS      kconst<>+6528(SB), Z5, Z5
-	VCVTTPS2DQ  Z4, Z6
-	VCVTTPS2DQ  Z5, Z7
-	VMOVUPS     kconst<>+6592(SB), Z8
-	VMOVUPS     kconst<>+6592(SB), Z9
-	VFMADD213PS kconst<>+6656(SB), Z4, Z8
-	VFMADD213PS kconst<>+6656(SB), Z5, Z9
-	VSUBPS      Z8, Z2, Z4
-	VSUBPS      Z9, Z3, Z5
-	VADDPS      Z8, Z4, Z8
-	VADDPS      Z9, Z5, Z9
-	VSUBPS      Z8, Z2, Z8
-	VSUBPS      Z9, Z3, Z9
-	VPERMPS     kconst<>+6720(SB), Z6, Z10
-	VPERMPS     kconst<>+6720(SB), Z7, Z11
-	VPERMPS     kconst<>+6784(SB), Z6, Z12
-	VPERMPS     kconst<>+6784(SB), Z7, Z13
-	VFMADD231PS Z4, Z10, Z12
-	VFMADD231PS Z5, Z11, Z13
-	VPERMPS     kconst<>+6848(SB), Z6, Z10
-	VPERMPS     kconst<>+6848(SB), Z7, Z11
-	VFMADD231PS Z4, Z12, Z10
-	VFMADD231PS Z5, Z13, Z11
-	VPERMPS     kconst<>+6912(SB), Z6, Z12
-	VPERMPS     kconst<>+6912(SB), Z7, Z13
-	VFMADD231PS Z4, Z10, Z12
-	VFMADD231PS Z5, Z11, Z13
-	VPERMPS     kconst<>+6976(SB), Z6, Z10
-	VPERMPS     kconst<>+6976(SB), Z7, Z11
-	VFMADD231PS Z4, Z12, Z10
-	VFMADD231PS Z5, Z13, Z11
-	VPERMPS     kconst<>+7040(SB), Z6, Z12
-	VPERMPS     kconst<>+7040(SB), Z7, Z13
-	VFMADD231PS Z4, Z10, Z12
-	VFMADD231PS Z5, Z11, Z13
-	VPERMPS     kconst<>+7104(SB), Z6, Z10
-	VPERMPS     kconst<>+7104(SB), Z7, Z11
-	VFMADD231PS Z4, Z12, Z10
-	VFMADD231PS Z5, Z13, Z11
-	VPERMPS     kconst<>+7168(SB), Z6, Z12
-	VPERMPS     kconst<>+7168(SB), Z7, Z13
-	VFMADD231PS Z4, Z10, Z12
-	VFMADD231PS Z5, Z11, Z13
-	VPERMPS     kconst<>+7232(SB), Z6, Z10
-	VPERMPS     kconst<>+7232(SB), Z7, Z11
-	VPERMPS     kconst<>+7296(SB), Z6, Z14
-	VPERMPS     kconst<>+7296(SB), Z7, Z15
-	VPERMPS     kconst<>+7360(SB), Z6, Z16
-	VPERMPS     kconst<>+7360(SB), Z7, Z17
-	VMULPS      Z12, Z4, Z18
-	VMULPS      Z13, Z5, Z19
-	VMOVAPS     Z18, Z20
-	VMOVAPS     Z19, Z21
-	VFMSUB231PS Z12, Z4, Z20
-	VFMSUB231PS Z13, Z5, Z21
-	VADDPS      Z18, Z10, Z12
-	VADDPS      Z19, Z11, Z13
-	VSUBPS      Z12, Z10, Z10
-	VSUBPS      Z13, Z11, Z11
-	VADDPS      Z18, Z10, Z10
-	VADDPS      Z19, Z11, Z11
-	VADDPS      Z20, Z14, Z14
-	VADDPS      Z21, Z15, Z15
-	VFMADD231PS Z16, Z4, Z14
-	VFMADD231PS Z17, Z5, Z15
-	VADDPS      Z14, Z10, Z10
-	VADDPS      Z15, Z11, Z11
-	VPERMPS     kconst<>+7424(SB), Z6, Z14
-	VPERMPS     kconst<>+7424(SB), Z7, Z15
-	VPERMPS     kconst<>+7488(SB), Z6, Z6
-	VPERMPS     kconst<>+7488(SB), Z7, Z7
-	VMULPS      Z12, Z4, Z16
-	VMULPS      Z13, Z5, Z17
-	VMOVAPS     Z16, Z18
-	VMOVAPS     Z17, Z19
-	VFMSUB231PS Z12, Z4, Z18
-	VFMSUB231PS Z13, Z5, Z19
-	VADDPS      Z16, Z14, Z20
-	VADDPS      Z17, Z15, Z21
-	VSUBPS      Z20, Z14, Z14
-	VSUBPS      Z21, Z15, Z15
-	VADDPS      Z16, Z14, Z14
-	VADDPS      Z17, Z15, Z15
-	VADDPS      Z18, Z6, Z6
-	VADDPS      Z19, Z7, Z7
-	VFMADD231PS Z10, Z4, Z6
-	VFMADD231PS Z11, Z5, Z7
-	VADDPS      Z6, Z14, Z4
-	VADDPS      Z7, Z15, Z5
-	VFMADD231PS Z8, Z12, Z4
-	VFMADD231PS Z9, Z13, Z5
-	VMULPS      Z2, Z2, Z6
-	VMULPS      Z3, Z3, Z7
-	VMOVAPS     Z6, Z8
-	VMOVAPS     Z7, Z9
-	VFMSUB231PS Z2, Z2, Z8
-	VFMSUB231PS Z3, Z3, Z9
-	VMULPS      kconst<>+7552(SB), Z6, Z10
-	VMULPS      kconst<>+7552(SB), Z7, Z11
-	VRNDSCALEPS $0x08, Z10, Z10
-	VRNDSCALEPS $0x08, Z11, Z11
-	VMULPS      kconst<>+7680(SB), Z6, Z6
-	VMULPS      kconst<>+7680(SB), Z7, Z7
-	VFMADD231PS kconst<>+7616(SB), Z10, Z6
-	VFMADD231PS kconst<>+7616(SB), Z11, Z7
-	VMULPS      kconst<>+7680(SB), Z8, Z8
-	VMULPS      kconst<>+7680(SB), Z9, Z9
-	VFMADD231PS kconst<>+7744(SB), Z10, Z8
-	VFMADD231PS kconst<>+7744(SB), Z11, Z9
-	VCVTTPS2DQ  Z10, Z10
-	VCVTTPS2DQ  Z11, Z11
-	VMOVUPS     kconst<>+7808(SB), Z12
-	VMOVUPS     kconst<>+7808(SB), Z13
-	VFMADD213PS kconst<>+7872(SB), Z6, Z12
-	VFMADD213PS kconst<>+7872(SB), Z7, Z13
-	VFMADD213PS kconst<>+7936(SB), Z6, Z12
-	VFMADD213PS kconst<>+7936(SB), Z7, Z13
-	VFMADD213PS kconst<>+8000(SB), Z6, Z12
-	VFMADD213PS kconst<>+8000(SB), Z7, Z13
-	VMULPS      Z6, Z6, Z14
-	VMULPS      Z7, Z7, Z15
-	VMULPS      Z12, Z14, Z12
-	VMULPS      Z13, Z15, Z13
-	VMULPS      Z8, Z8, Z14
-	VMULPS      Z9, Z9, Z15
-	VMOVUPS     kconst<>+7936(SB), Z16
-	VMOVUPS     kconst<>+7936(SB), Z17
-	VFMADD213PS kconst<>+8000(SB), Z8, Z16
-	VFMADD213PS kconst<>+8000(SB), Z9, Z17
-	VFMADD231PS Z16, Z14, Z8
-	VFMADD231PS Z17, Z15, Z9
-	VADDPS      kconst<>+8064(SB), Z6, Z14
-	VADDPS      kconst<>+8064(SB), Z7, Z15
-	VADDPS      Z12, Z14, Z14
-	VADDPS      Z13, Z15, Z15
-	VFMADD231PS Z14, Z8, Z12
-	VFMADD231PS Z15, Z9, Z13
-	VPERMPS     kconst<>+8128(SB), Z10, Z8
-	VPERMPS     kconst<>+8128(SB), Z11, Z9
-	VPERMPS     kconst<>+8192(SB), Z10, Z14
-	VPERMPS     kconst<>+8192(SB), Z11, Z15
-	VMULPS      Z20, Z8, Z16
-	VMULPS      Z21, Z9, Z17
-	VMOVAPS     Z16, Z18
-	VMOVAPS     Z17, Z19
-	VFMSUB231PS Z20, Z8, Z18
-	VFMSUB231PS Z21, Z9, Z19
-	VFMADD231PS Z20, Z14, Z18
-	VFMADD231PS Z21, Z15, Z19
-	VMOVAPS     Z18, Z14
-	VMOVAPS     Z19, Z15
-	VFMADD231PS Z4, Z8, Z14
-	VFMADD231PS Z5, Z9, Z15
-	VXORPS      kconst<>+8256(SB), Z2, Z2
-	VXORPS      kconst<>+8256(SB), Z3, Z3
-	VMULPS      Z2, Z16, Z4
-	VMULPS      Z3, Z17, Z5
-	VMOVAPS     Z4, Z8
-	VMOVAPS     Z5, Z9
-	VFMSUB231PS Z2, Z16, Z8
-	VFMSUB231PS Z3, Z17, Z9
-	VFMADD231PS Z2, Z14, Z8
-	VFMADD231PS Z3, Z15, Z9
-	VADDPS      Z12, Z6, Z2
-	VADDPS      Z13, Z7, Z3
-	VMOVAPS     Z8, Z14
-	VMOVAPS     Z9, Z15
-	VFMADD231PS Z2, Z8, Z14
-	VFMADD231PS Z3, Z9, Z15
-	VMOVAPS     Z14, Z2
-	VMOVAPS     Z15, Z3
-	VFMADD231PS Z12, Z4, Z2
-	VFMADD231PS Z13, Z5, Z3
-	VFMADD231PS Z6, Z4, Z2
-	VFMADD231PS Z7, Z5, Z3
-	VPSRAD      $0x03, Z10, Z6
-	VPSRAD      $0x03, Z11, Z7
-	VPADDD      kconst<>+8320(SB), Z6, Z6
-	VPADDD      kconst<>+8320(SB), Z7, Z7
-	VPSLLD      $0x17, Z6, Z6
-	VPSLLD      $0x17, Z7, Z7
-	VCMPPS      $0x12, kconst<>+6400(SB), Z0, K3
-	VCMPPS      $0x12, kconst<>+6400(SB), Z1, K4
-	VMOVAPS.Z   Z6, K3, Z6
-	VMOVAPS.Z   Z7, K4, Z7
-	VMULPS      Z6, Z4, Z4
-	VMULPS      Z7, Z5, Z5
-	VMULPS      Z6, Z2, Z2
-	VMULPS      Z7, Z3, Z3
-	VPMOVD2M    Z0, K3
-	VPMOVD2M    Z1, K4
-	VMOVAPS     Z0, Z6
-	VMOVAPS     Z1, Z7
-	VBLENDMPS   kconst<>+8256(SB), Z6, K3, Z6
-	VBLENDMPS   kconst<>+8256(SB), Z7, K4, Z7
-	VADDPS      Z4, Z6, Z8
-	VADDPS      Z5, Z7, Z9
-	VSUBPS      Z8, Z6, Z6
-	VSUBPS      Z9, Z7, Z7
-	VADDPS      Z4, Z6, Z4
-	VADDPS      Z5, Z7, Z5
-	VADDPS      Z2, Z4, Z2
-	VADDPS      Z3, Z5, Z3
-	VCMPPS      $0x19, kconst<>+8384(SB), Z0, K3
-	VCMPPS      $0x19, kconst<>+8384(SB), Z1, K4
-	VCMPPS      $0x00, kconst<>+8448(SB), Z0, K5
-	VCMPPS      $0x00, kconst<>+8448(SB), Z1, K6
-	KORW        K5, K3, K3
-	KORW        K6, K4, K4
-	VANDPS      kconst<>+8256(SB), Z0, Z0
-	VANDPS      kconst<>+8256(SB), Z1, Z1
-	VADDPS      Z2, Z8, Z2
-	VADDPS      Z3, Z9, Z3
-	VANDPS      kconst<>+6336(SB), Z2, Z2
-	VANDPS      kconst<>+6336(SB), Z3, Z3
-	VORPS       Z0, Z2, Z0
-	VORPS       Z1, Z3, Z1
-	KANDW       K1, K3, K3
-	KMOVW       K3, R9
-	MOVW        R9, (SI)
-	KANDNW      K1, K3, K1
-	ORL         R9, DI
-	KANDW       K2, K4, K4
-	KMOVW       K4, R9
-	MOVW        R9, 2(SI)
-	KANDNW      K2, K4, K2
-	ORL         R9, DI
-	CMPB        BL, $0x00
-	JE          GELULane32AVX512D0_plain
-	VMOVUPS.Z   (AX), K1, Z2
-	VADDPS      Z0, Z2, Z2
-	VMOVUPS     Z2, K1, (AX)
-	VMOVUPS.Z   64(AX), K2, Z0
-	VADDPS      Z1, Z0, Z0
-	VMOVUPS     Z0, K2, 64(AX)
-	JMP         GELULane32AVX512D0_next
+	VANDPS.BCST      kconst<>+6336(SB), Z0, Z2
+	VANDPS.BCST      kconst<>+6336(SB), Z1, Z3
+	VMINPS.BCST      kconst<>+6400(SB), Z2, Z2
+	VMINPS.BCST      kconst<>+6400(SB), Z3, Z3
+	VMULPS           Z2, Z2, Z4
+	VMULPS           Z3, Z3, Z5
+	VMOVAPS          Z4, Z6
+	VMOVAPS          Z5, Z7
+	VFMSUB231PS      Z2, Z2, Z6
+	VFMSUB231PS      Z3, Z3, Z7
+	VBROADCASTSS     kconst<>+6464(SB), Z8
+	VBROADCASTSS     kconst<>+6464(SB), Z9
+	VFMADD213PS.BCST kconst<>+6528(SB), Z4, Z8
+	VFMADD213PS.BCST kconst<>+6528(SB), Z5, Z9
+	VSUBPS.BCST      kconst<>+6528(SB), Z8, Z10
+	VSUBPS.BCST      kconst<>+6528(SB), Z9, Z11
+	VFMADD231PS.BCST kconst<>+6592(SB), Z10, Z4
+	VFMADD231PS.BCST kconst<>+6592(SB), Z11, Z5
+	VPERMPS          kconst<>+6720(SB), Z8, Z12
+	VPERMPS          kconst<>+6720(SB), Z9, Z13
+	VADDPS           Z12, Z6, Z6
+	VADDPS           Z13, Z7, Z7
+	VFMADD231PS.BCST kconst<>+6656(SB), Z10, Z6
+	VFMADD231PS.BCST kconst<>+6656(SB), Z11, Z7
+	VADDPS           Z6, Z4, Z4
+	VADDPS           Z7, Z5, Z5
+	VBROADCASTSS     kconst<>+6784(SB), Z6
+	VBROADCASTSS     kconst<>+6784(SB), Z7
+	VFMADD213PS.BCST kconst<>+6848(SB), Z4, Z6
+	VFMADD213PS.BCST kconst<>+6848(SB), Z5, Z7
+	VMOVAPS          Z4, Z12
+	VMOVAPS          Z5, Z13
+	VFMADD213PS.BCST kconst<>+6912(SB), Z6, Z12
+	VFMADD213PS.BCST kconst<>+6912(SB), Z7, Z13
+	VMULPS           Z12, Z4, Z4
+	VMULPS           Z13, Z5, Z5
+	VPERMPS          kconst<>+6976(SB), Z8, Z6
+	VPERMPS          kconst<>+6976(SB), Z9, Z7
+	VADDPS.BCST      kconst<>+7040(SB), Z2, Z8
+	VADDPS.BCST      kconst<>+7040(SB), Z3, Z9
+	VPSRLD           $0x14, Z8, Z8
+	VPSRLD           $0x14, Z9, Z9
+	VMOVUPS          kconst<>+7104(SB), Z12
+	VMOVUPS          kconst<>+7104(SB), Z13
+	VPERMT2PS        kconst<>+7168(SB), Z8, Z12
+	VPERMT2PS        kconst<>+7168(SB), Z9, Z13
+	VSUBPS           Z12, Z2, Z2
+	VSUBPS           Z13, Z3, Z3
+	VMOVUPS          kconst<>+7232(SB), Z12
+	VMOVUPS          kconst<>+7232(SB), Z13
+	VPERMT2PS        kconst<>+7296(SB), Z8, Z12
+	VPERMT2PS        kconst<>+7296(SB), Z9, Z13
+	VMOVUPS          kconst<>+7360(SB), Z14
+	VMOVUPS          kconst<>+7360(SB), Z15
+	VPERMT2PS        kconst<>+7424(SB), Z8, Z14
+	VPERMT2PS        kconst<>+7424(SB), Z9, Z15
+	VFMADD231PS      Z2, Z12, Z14
+	VFMADD231PS      Z3, Z13, Z15
+	VMOVUPS          kconst<>+7488(SB), Z12
+	VMOVUPS          kconst<>+7488(SB), Z13
+	VPERMT2PS        kconst<>+7552(SB), Z8, Z12
+	VPERMT2PS        kconst<>+7552(SB), Z9, Z13
+	VFMADD231PS      Z2, Z14, Z12
+	VFMADD231PS      Z3, Z15, Z13
+	VMOVUPS          kconst<>+7616(SB), Z14
+	VMOVUPS          kconst<>+7616(SB), Z15
+	VPERMT2PS        kconst<>+7680(SB), Z8, Z14
+	VPERMT2PS        kconst<>+7680(SB), Z9, Z15
+	VFMADD231PS      Z2, Z12, Z14
+	VFMADD231PS      Z3, Z13, Z15
+	VMOVUPS          kconst<>+7744(SB), Z12
+	VMOVUPS          kconst<>+7744(SB), Z13
+	VPERMT2PS        kconst<>+7808(SB), Z8, Z12
+	VPERMT2PS        kconst<>+7808(SB), Z9, Z13
+	VFMADD231PS      Z2, Z14, Z12
+	VFMADD231PS      Z3, Z15, Z13
+	VMOVAPS          Z2, Z14
+	VMOVAPS          Z3, Z15
+	VFMADD213PS.BCST kconst<>+7040(SB), Z12, Z14
+	VFMADD213PS.BCST kconst<>+7040(SB), Z13, Z15
+	VMULPS           Z14, Z4, Z4
+	VMULPS           Z15, Z5, Z5
+	VFMADD231PS      Z12, Z2, Z4
+	VFMADD231PS      Z13, Z3, Z5
+	VMOVUPS          kconst<>+7872(SB), Z2
+	VMOVUPS          kconst<>+7872(SB), Z3
+	VPERMT2PS        kconst<>+7936(SB), Z8, Z2
+	VPERMT2PS        kconst<>+7936(SB), Z9, Z3
+	VMULPS           Z2, Z6, Z8
+	VMULPS           Z3, Z7, Z9
+	VMOVAPS          Z8, Z12
+	VMOVAPS          Z9, Z13
+	VFMSUB231PS      Z2, Z6, Z12
+	VFMSUB231PS      Z3, Z7, Z13
+	VFMADD231PS      Z4, Z8, Z12
+	VFMADD231PS      Z5, Z9, Z13
+	VMULPS.BCST      kconst<>+8000(SB), Z10, Z2
+	VMULPS.BCST      kconst<>+8000(SB), Z11, Z3
+	VSCALEFPS        Z2, Z8, Z4
+	VSCALEFPS        Z3, Z9, Z5
+	VSCALEFPS        Z2, Z12, Z2
+	VSCALEFPS        Z3, Z13, Z3
+	VCMPPS.BCST      $0x1d, kconst<>+960(SB), Z0, K3
+	VCMPPS.BCST      $0x1d, kconst<>+960(SB), Z1, K4
+	VBROADCASTSS     kconst<>+7040(SB), Z6
+	VMOVAPS          Z4, Z7
+	VMOVAPS          Z5, Z8
+	VSUBPS           Z4, Z6, K3, Z7
+	VSUBPS           Z5, Z6, K4, Z8
+	VSUBPS           Z7, Z6, Z9
+	VSUBPS           Z8, Z6, Z6
+	VSUBPS           Z4, Z9, Z4
+	VSUBPS           Z5, Z6, Z5
+	VMOVAPS          Z2, Z6
+	VMOVAPS          Z3, Z9
+	VSUBPS           Z2, Z4, K3, Z6
+	VSUBPS           Z3, Z5, K4, Z9
+	VMULPS           Z6, Z0, Z2
+	VMULPS           Z9, Z1, Z3
+	VFMADD231PS      Z7, Z0, Z2
+	VFMADD231PS      Z8, Z1, Z3
+	VCMPPS.BCST      $0x1d, kconst<>+8064(SB), Z0, K3
+	VCMPPS.BCST      $0x1d, kconst<>+8064(SB), Z1, K4
+	VCMPPS.BCST      $0x11, kconst<>+8128(SB), Z0, K3, K3
+	KNOTW            K3, K3
+	VCMPPS.BCST      $0x11, kconst<>+8128(SB), Z1, K4, K4
+	KNOTW            K4, K4
+	KANDW            K1, K3, K3
+	KMOVW            K3, R9
+	MOVW             R9, (SI)
+	KANDNW           K1, K3, K1
+	ORL              R9, DI
+	KANDW            K2, K4, K4
+	KMOVW            K4, R9
+	MOVW             R9, 2(SI)
+	KANDNW           K2, K4, K2
+	ORL              R9, DI
+	CMPB             BL, $0x00
+	JE               GELULane32AVX512D0_plain
+	KORTESTW         K1, K1
+	JCC              GELULane32AVX512D0_add0_masked
+	VADDPS           (AX), Z2, Z0
+	VMOVUPS          Z0, (AX)
+	JMP              GELULane32AVX512D0_add0_done
+
+GELULane32AVX512D0_add0_masked:
+	VMOVUPS.Z (AX), K1, Z0
+	VADDPS    Z2, Z0, Z0
+	VMOVUPS   Z0, K1, (AX)
+
+GELULane32AVX512D0_add0_done:
+	KORTESTW K2, K2
+	JCC      GELULane32AVX512D0_add1_masked
+	VADDPS   64(AX), Z3, Z0
+	VMOVUPS  Z0, 64(AX)
+	JMP      GELULane32AVX512D0_add1_done
+
+GELULane32AVX512D0_add1_masked:
+	VMOVUPS.Z 64(AX), K2, Z0
+	VADDPS    Z3, Z0, Z0
+	VMOVUPS   Z0, K2, 64(AX)
+
+GELULane32AVX512D0_add1_done:
+	JMP GELULane32AVX512D0_next
 
 GELULane32AVX512D0_plain:
-	VMOVUPS Z0, K1, (AX)
-	VMOVUPS Z1, K2, 64(AX)
+	KORTESTW K1, K1
+	JCC      GELULane32AVX512D0_store0_masked
+	VMOVUPS  Z2, (AX)
+	JMP      GELULane32AVX512D0_store0_done
 
+GELULane32AVX512D0_store0_masked:
+	VMOVUPS Z2, K1, (AX)
+
+GELULane32AVX512D0_store0_done:
+	KORTESTW K2, K2
+	JCC      GELULane32AVX512D0_store1_masked
+	VMOVUPS  Z3, 64(AX)
+	JMP      GELULane32AVX512D0_store1_done
+
+GELULane32AVX512D0_store1_masked:
+	VMOVUPS Z3, K2, 64(AX)
+
+GELULane32AVX512D0_store1_done:
 GELULane32AVX512D0_next:
 	ADDQ    $0x00000080, AX
 	ADDQ    $0x00000080, CX
@@ -5388,284 +5337,216 @@ TEXT ·GELULane32AVX512D1(SB), NOSPLIT, $0-113
 	MOVL $0x0000ffff, R9
 
 GELULane32AVX512D1_loop:
-	TESTQ     BX, BX
-	JZ        GELULane32AVX512D1_done
-	MOVQ      BX, R10
-	MOVQ      $0x00000010, R11
-	CMPQ      R10, R11
-	CMOVQLT   R10, R11
-	BZHIL     R11, R9, R12
-	KMOVW     R12, K1
-	SUBQ      R11, R10
-	MOVQ      $0x00000010, R11
-	CMPQ      R10, R11
-	CMOVQLT   R10, R11
-	BZHIL     R11, R9, R10
-	KMOVW     R10, K2
+	TESTQ   BX, BX
+	JZ      GELULane32AVX512D1_done
+	MOVQ    BX, R10
+	MOVQ    $0x00000010, R11
+	CMPQ    R10, R11
+	CMOVQLT R10, R11
+	BZHIL   R11, R9, R12
+	KMOVW   R12, K1
+	SUBQ    R11, R10
+	MOVQ    $0x00000010, R11
+	CMPQ    R10, R11
+	CMOVQLT R10, R11
+	BZHIL   R11, R9, R10
+	KMOVW   R10, K2
+	CMPQ    BX, $0x00000010
+	JB      GELULane32AVX512D1_load1_0_masked
+	VMOVUPS (CX), Z0
+	JMP     GELULane32AVX512D1_load1_0_done
+
+GELULane32AVX512D1_load1_0_masked:
 	VMOVUPS.Z (CX), K1, Z0
+
+GELULane32AVX512D1_load1_0_done:
+	CMPQ    BX, $0x00000020
+	JB      GELULane32AVX512D1_load1_1_masked
+	VMOVUPS 64(CX), Z1
+	JMP     GELULane32AVX512D1_load1_1_done
+
+GELULane32AVX512D1_load1_1_masked:
 	VMOVUPS.Z 64(CX), K2, Z1
 
+GELULane32AVX512D1_load1_1_done:
 	// GELU f^(1), float32 lanes
-	VANDPS      kconst<>+6336(SB), Z0, Z2
-	VANDPS      kconst<>+6336(SB), Z1, Z3
-	VMINPS      kconst<>+6400(SB), Z2, Z2
-	VMINPS      kconst<>+6400(SB), Z3, Z3
-	VMULPS      kconst<>+6464(SB), Z2, Z4
-	VMULPS      kconst<>+6464(SB), Z3, Z5
-	VRNDSCALEPS $0x09, Z4, Z4
-	VRNDSCALEPS $0x09, Z5, Z5
-	VMINPS      kconst<>+6528(SB), Z4, Z4
-	VMINPS      kconst<>+6528(SB), Z5, Z5
-	VCVTTPS2DQ  Z4, Z6
-	VCVTTPS2DQ  Z5, Z7
-	VMOVUPS     kconst<>+6592(SB), Z8
-	VMOVUPS     kconst<>+6592(SB), Z9
-	VFMADD213PS kconst<>+6656(SB), Z4, Z8
-	VFMADD213PS kconst<>+6656(SB), Z5, Z9
-	VSUBPS      Z8, Z2, Z4
-	VSUBPS      Z9, Z3, Z5
-	VADDPS      Z8, Z4, Z8
-	VADDPS      Z9, Z5, Z9
-	VSUBPS      Z8, Z2, Z8
-	VSUBPS      Z9, Z3, Z9
-	VPERMPS     kconst<>+8512(SB), Z6, Z10
-	VPERMPS     kconst<>+8512(SB), Z7, Z11
-	VPERMPS     kconst<>+8576(SB), Z6, Z12
-	VPERMPS     kconst<>+8576(SB), Z7, Z13
-	VFMADD231PS Z4, Z10, Z12
-	VFMADD231PS Z5, Z11, Z13
-	VPERMPS     kconst<>+8640(SB), Z6, Z10
-	VPERMPS     kconst<>+8640(SB), Z7, Z11
-	VFMADD231PS Z4, Z12, Z10
-	VFMADD231PS Z5, Z13, Z11
-	VPERMPS     kconst<>+8704(SB), Z6, Z12
-	VPERMPS     kconst<>+8704(SB), Z7, Z13
-	VFMADD231PS Z4, Z10, Z12
-	VFMADD231PS Z5, Z11, Z13
-	VPERMPS     kconst<>+8768(SB), Z6, Z10
-	VPERMPS     kconst<>+8768(SB), Z7, Z11
-	VFMADD231PS Z4, Z12, Z10
-	VFMADD231PS Z5, Z13, Z11
-	VPERMPS     kconst<>+8832(SB), Z6, Z12
-	VPERMPS     kconst<>+8832(SB), Z7, Z13
-	VFMADD231PS Z4, Z10, Z12
-	VFMADD231PS Z5, Z11, Z13
-	VPERMPS     kconst<>+8896(SB), Z6, Z10
-	VPERMPS     kconst<>+8896(SB), Z7, Z11
-	VFMADD231PS Z4, Z12, Z10
-	VFMADD231PS Z5, Z13, Z11
-	VPERMPS     kconst<>+8960(SB), Z6, Z12
-	VPERMPS     kconst<>+8960(SB), Z7, Z13
-	VFMADD231PS Z4, Z10, Z12
-	VFMADD231PS Z5, Z11, Z13
-	VPERMPS     kconst<>+9024(SB), Z6, Z10
-	VPERMPS     kconst<>+9024(SB), Z7, Z11
-	VPERMPS     kconst<>+9088(SB), Z6, Z14
-	VPERMPS     kconst<>+9088(SB), Z7, Z15
-	VPERMPS     kconst<>+9152(SB), Z6, Z16
-	VPERMPS     kconst<>+9152(SB), Z7, Z17
-	VMULPS      Z12, Z4, Z18
-	VMULPS      Z13, Z5, Z19
-	VMOVAPS     Z18, Z20
-	VMOVAPS     Z19, Z21
-	VFMSUB231PS Z12, Z4, Z20
-	VFMSUB231PS Z13, Z5, Z21
-	VADDPS      Z18, Z10, Z12
-	VADDPS      Z19, Z11, Z13
-	VSUBPS      Z12, Z10, Z10
-	VSUBPS      Z13, Z11, Z11
-	VADDPS      Z18, Z10, Z10
-	VADDPS      Z19, Z11, Z11
-	VADDPS      Z20, Z14, Z14
-	VADDPS      Z21, Z15, Z15
-	VFMADD231PS Z16, Z4, Z14
-	VFMADD231PS Z17, Z5, Z15
-	VADDPS      Z14, Z10, Z10
-	VADDPS      Z15, Z11, Z11
-	VPERMPS     kconst<>+9216(SB), Z6, Z14
-	VPERMPS     kconst<>+9216(SB), Z7, Z15
-	VPERMPS     kconst<>+9280(SB), Z6, Z6
-	VPERMPS     kconst<>+9280(SB), Z7, Z7
-	VMULPS      Z12, Z4, Z16
-	VMULPS      Z13, Z5, Z17
-	VMOVAPS     Z16, Z18
-	VMOVAPS     Z17, Z19
-	VFMSUB231PS Z12, Z4, Z18
-	VFMSUB231PS Z13, Z5, Z19
-	VADDPS      Z16, Z14, Z20
-	VADDPS      Z17, Z15, Z21
-	VSUBPS      Z20, Z14, Z14
-	VSUBPS      Z21, Z15, Z15
-	VADDPS      Z16, Z14, Z14
-	VADDPS      Z17, Z15, Z15
-	VADDPS      Z18, Z6, Z6
-	VADDPS      Z19, Z7, Z7
-	VFMADD231PS Z10, Z4, Z6
-	VFMADD231PS Z11, Z5, Z7
-	VADDPS      Z6, Z14, Z4
-	VADDPS      Z7, Z15, Z5
-	VFMADD231PS Z8, Z12, Z4
-	VFMADD231PS Z9, Z13, Z5
-	VMULPS      Z2, Z2, Z6
-	VMULPS      Z3, Z3, Z7
-	VMOVAPS     Z6, Z8
-	VMOVAPS     Z7, Z9
-	VFMSUB231PS Z2, Z2, Z8
-	VFMSUB231PS Z3, Z3, Z9
-	VMULPS      kconst<>+7552(SB), Z6, Z2
-	VMULPS      kconst<>+7552(SB), Z7, Z3
-	VRNDSCALEPS $0x08, Z2, Z2
-	VRNDSCALEPS $0x08, Z3, Z3
-	VMULPS      kconst<>+7680(SB), Z6, Z6
-	VMULPS      kconst<>+7680(SB), Z7, Z7
-	VFMADD231PS kconst<>+7616(SB), Z2, Z6
-	VFMADD231PS kconst<>+7616(SB), Z3, Z7
-	VMULPS      kconst<>+7680(SB), Z8, Z8
-	VMULPS      kconst<>+7680(SB), Z9, Z9
-	VFMADD231PS kconst<>+7744(SB), Z2, Z8
-	VFMADD231PS kconst<>+7744(SB), Z3, Z9
-	VCVTTPS2DQ  Z2, Z2
-	VCVTTPS2DQ  Z3, Z3
-	VMOVUPS     kconst<>+7808(SB), Z10
-	VMOVUPS     kconst<>+7808(SB), Z11
-	VFMADD213PS kconst<>+7872(SB), Z6, Z10
-	VFMADD213PS kconst<>+7872(SB), Z7, Z11
-	VFMADD213PS kconst<>+7936(SB), Z6, Z10
-	VFMADD213PS kconst<>+7936(SB), Z7, Z11
-	VFMADD213PS kconst<>+8000(SB), Z6, Z10
-	VFMADD213PS kconst<>+8000(SB), Z7, Z11
-	VMULPS      Z6, Z6, Z12
-	VMULPS      Z7, Z7, Z13
-	VMULPS      Z10, Z12, Z10
-	VMULPS      Z11, Z13, Z11
-	VMULPS      Z8, Z8, Z12
-	VMULPS      Z9, Z9, Z13
-	VMOVUPS     kconst<>+7936(SB), Z14
-	VMOVUPS     kconst<>+7936(SB), Z15
-	VFMADD213PS kconst<>+8000(SB), Z8, Z14
-	VFMADD213PS kconst<>+8000(SB), Z9, Z15
-	VFMADD231PS Z14, Z12, Z8
-	VFMADD231PS Z15, Z13, Z9
-	VADDPS      kconst<>+8064(SB), Z6, Z12
-	VADDPS      kconst<>+8064(SB), Z7, Z13
-	VADDPS      Z10, Z12, Z12
-	VADDPS      Z11, Z13, Z13
-	VFMADD231PS Z12, Z8, Z10
-	VFMADD231PS Z13, Z9, Z11
-	VPERMPS     kconst<>+9344(SB), Z2, Z8
-	VPERMPS     kconst<>+9344(SB), Z3, Z9
-	VPERMPS     kconst<>+9408(SB), Z2, Z12
-	VPERMPS     kconst<>+9408(SB), Z3, Z13
-	VANDPS      kconst<>+8256(SB), Z0, Z14
-	VANDPS      kconst<>+8256(SB), Z1, Z15
-	VMINPS      kconst<>+6400(SB), Z0, Z16
-	VMINPS      kconst<>+6400(SB), Z1, Z17
-	VXORPS      kconst<>+8256(SB), Z16, Z16
-	VXORPS      kconst<>+8256(SB), Z17, Z17
-	VXORPS      kconst<>+9472(SB), Z14, Z18
-	VXORPS      kconst<>+9472(SB), Z15, Z19
-	VADDPS      Z18, Z16, Z22
-	VADDPS      Z19, Z17, Z23
-	VSUBPS      Z16, Z22, Z24
-	VSUBPS      Z17, Z23, Z25
-	VSUBPS      Z24, Z22, Z26
-	VSUBPS      Z25, Z23, Z27
-	VSUBPS      Z26, Z16, Z16
-	VSUBPS      Z27, Z17, Z17
-	VSUBPS      Z24, Z18, Z18
-	VSUBPS      Z25, Z19, Z19
-	VADDPS      Z18, Z16, Z16
-	VADDPS      Z19, Z17, Z17
-	VXORPS      kconst<>+9536(SB), Z14, Z14
-	VXORPS      kconst<>+9536(SB), Z15, Z15
-	VADDPS      Z14, Z16, Z14
-	VADDPS      Z15, Z17, Z15
-	VADDPS      Z14, Z22, Z16
-	VADDPS      Z15, Z23, Z17
-	VSUBPS      Z22, Z16, Z18
-	VSUBPS      Z23, Z17, Z19
-	VSUBPS      Z18, Z14, Z14
-	VSUBPS      Z19, Z15, Z15
-	VMULPS      Z20, Z16, Z18
-	VMULPS      Z21, Z17, Z19
-	VMOVAPS     Z18, Z22
-	VMOVAPS     Z19, Z23
-	VFMSUB231PS Z20, Z16, Z22
-	VFMSUB231PS Z21, Z17, Z23
-	VFMADD231PS Z20, Z14, Z22
-	VFMADD231PS Z21, Z15, Z23
-	VMOVAPS     Z22, Z14
-	VMOVAPS     Z23, Z15
-	VFMADD231PS Z4, Z16, Z14
-	VFMADD231PS Z5, Z17, Z15
-	VMULPS      Z18, Z8, Z4
-	VMULPS      Z19, Z9, Z5
-	VMOVAPS     Z4, Z16
-	VMOVAPS     Z5, Z17
-	VFMSUB231PS Z18, Z8, Z16
-	VFMSUB231PS Z19, Z9, Z17
-	VFMADD231PS Z18, Z12, Z16
-	VFMADD231PS Z19, Z13, Z17
-	VMOVAPS     Z16, Z12
-	VMOVAPS     Z17, Z13
-	VFMADD231PS Z14, Z8, Z12
-	VFMADD231PS Z15, Z9, Z13
-	VADDPS      Z10, Z6, Z8
-	VADDPS      Z11, Z7, Z9
-	VMOVAPS     Z12, Z14
-	VMOVAPS     Z13, Z15
-	VFMADD231PS Z8, Z12, Z14
-	VFMADD231PS Z9, Z13, Z15
-	VMOVAPS     Z14, Z8
-	VMOVAPS     Z15, Z9
-	VFMADD231PS Z10, Z4, Z8
-	VFMADD231PS Z11, Z5, Z9
-	VFMADD231PS Z6, Z4, Z8
-	VFMADD231PS Z7, Z5, Z9
-	VPSRAD      $0x03, Z2, Z2
-	VPSRAD      $0x03, Z3, Z3
-	VPADDD      kconst<>+8320(SB), Z2, Z2
-	VPADDD      kconst<>+8320(SB), Z3, Z3
-	VPSLLD      $0x17, Z2, Z2
-	VPSLLD      $0x17, Z3, Z3
-	VCMPPS      $0x12, kconst<>+6400(SB), Z0, K3
-	VCMPPS      $0x12, kconst<>+6400(SB), Z1, K4
-	VMOVAPS.Z   Z2, K3, Z2
-	VMOVAPS.Z   Z3, K4, Z3
-	VMULPS      Z2, Z4, Z4
-	VMULPS      Z3, Z5, Z5
-	VMULPS      Z2, Z8, Z2
-	VMULPS      Z3, Z9, Z3
-	VPMOVD2M    Z0, K3
-	VPMOVD2M    Z1, K4
-	VMOVUPS     kconst<>+8064(SB), Z6
-	VMOVUPS     kconst<>+8064(SB), Z7
-	VBLENDMPS   kconst<>+8256(SB), Z6, K3, Z6
-	VBLENDMPS   kconst<>+8256(SB), Z7, K4, Z7
-	VADDPS      Z4, Z6, Z8
-	VADDPS      Z5, Z7, Z9
-	VSUBPS      Z8, Z6, Z6
-	VSUBPS      Z9, Z7, Z7
-	VADDPS      Z4, Z6, Z4
-	VADDPS      Z5, Z7, Z5
-	VADDPS      Z2, Z4, Z2
-	VADDPS      Z3, Z5, Z3
-	VCMPPS      $0x19, kconst<>+8384(SB), Z0, K3
-	VCMPPS      $0x19, kconst<>+8384(SB), Z1, K4
-	VMOVUPS.Z   (DX), K1, Z0
-	VMOVUPS.Z   64(DX), K2, Z1
-	VMULPS      Z8, Z0, Z4
-	VMULPS      Z9, Z1, Z5
-	VMULPS      Z2, Z0, Z2
-	VMULPS      Z3, Z1, Z3
-	VFMADD231PS Z8, Z0, Z2
-	VFMADD231PS Z9, Z1, Z3
-	VCMPPS      $0x03, Z2, Z2, K5
-	VCMPPS      $0x03, Z3, Z3, K6
-	VMOVAPS     Z2, Z0
-	VMOVAPS     Z3, Z1
-	VBLENDMPS   Z4, Z0, K5, Z0
-	VBLENDMPS   Z5, Z1, K6, Z1
+	VANDPS.BCST      kconst<>+6336(SB), Z0, Z2
+	VANDPS.BCST      kconst<>+6336(SB), Z1, Z3
+	VMINPS.BCST      kconst<>+6400(SB), Z2, Z2
+	VMINPS.BCST      kconst<>+6400(SB), Z3, Z3
+	VMULPS           Z2, Z2, Z4
+	VMULPS           Z3, Z3, Z5
+	VMOVAPS          Z4, Z6
+	VMOVAPS          Z5, Z7
+	VFMSUB231PS      Z2, Z2, Z6
+	VFMSUB231PS      Z3, Z3, Z7
+	VBROADCASTSS     kconst<>+6464(SB), Z8
+	VBROADCASTSS     kconst<>+6464(SB), Z9
+	VFMADD213PS.BCST kconst<>+6528(SB), Z4, Z8
+	VFMADD213PS.BCST kconst<>+6528(SB), Z5, Z9
+	VSUBPS.BCST      kconst<>+6528(SB), Z8, Z10
+	VSUBPS.BCST      kconst<>+6528(SB), Z9, Z11
+	VFMADD231PS.BCST kconst<>+6592(SB), Z10, Z4
+	VFMADD231PS.BCST kconst<>+6592(SB), Z11, Z5
+	VPERMPS          kconst<>+8192(SB), Z8, Z12
+	VPERMPS          kconst<>+8192(SB), Z9, Z13
+	VADDPS           Z12, Z6, Z6
+	VADDPS           Z13, Z7, Z7
+	VFMADD231PS.BCST kconst<>+6656(SB), Z10, Z6
+	VFMADD231PS.BCST kconst<>+6656(SB), Z11, Z7
+	VADDPS           Z6, Z4, Z4
+	VADDPS           Z7, Z5, Z5
+	VBROADCASTSS     kconst<>+6784(SB), Z6
+	VBROADCASTSS     kconst<>+6784(SB), Z7
+	VFMADD213PS.BCST kconst<>+6848(SB), Z4, Z6
+	VFMADD213PS.BCST kconst<>+6848(SB), Z5, Z7
+	VMOVAPS          Z4, Z12
+	VMOVAPS          Z5, Z13
+	VFMADD213PS.BCST kconst<>+6912(SB), Z6, Z12
+	VFMADD213PS.BCST kconst<>+6912(SB), Z7, Z13
+	VMULPS           Z12, Z4, Z4
+	VMULPS           Z13, Z5, Z5
+	VPERMPS          kconst<>+8256(SB), Z8, Z6
+	VPERMPS          kconst<>+8256(SB), Z9, Z7
+	VADDPS.BCST      kconst<>+7040(SB), Z2, Z8
+	VADDPS.BCST      kconst<>+7040(SB), Z3, Z9
+	VPSRLD           $0x14, Z8, Z8
+	VPSRLD           $0x14, Z9, Z9
+	VMOVUPS          kconst<>+8320(SB), Z12
+	VMOVUPS          kconst<>+8320(SB), Z13
+	VPERMT2PS        kconst<>+8384(SB), Z8, Z12
+	VPERMT2PS        kconst<>+8384(SB), Z9, Z13
+	VSUBPS           Z12, Z2, Z12
+	VSUBPS           Z13, Z3, Z13
+	VMOVUPS          kconst<>+8448(SB), Z14
+	VMOVUPS          kconst<>+8448(SB), Z15
+	VPERMT2PS        kconst<>+8512(SB), Z8, Z14
+	VPERMT2PS        kconst<>+8512(SB), Z9, Z15
+	VMOVUPS          kconst<>+8576(SB), Z16
+	VMOVUPS          kconst<>+8576(SB), Z17
+	VPERMT2PS        kconst<>+8640(SB), Z8, Z16
+	VPERMT2PS        kconst<>+8640(SB), Z9, Z17
+	VFMADD231PS      Z12, Z14, Z16
+	VFMADD231PS      Z13, Z15, Z17
+	VMOVUPS          kconst<>+8704(SB), Z14
+	VMOVUPS          kconst<>+8704(SB), Z15
+	VPERMT2PS        kconst<>+8768(SB), Z8, Z14
+	VPERMT2PS        kconst<>+8768(SB), Z9, Z15
+	VFMADD231PS      Z12, Z16, Z14
+	VFMADD231PS      Z13, Z17, Z15
+	VMOVUPS          kconst<>+8832(SB), Z16
+	VMOVUPS          kconst<>+8832(SB), Z17
+	VPERMT2PS        kconst<>+8896(SB), Z8, Z16
+	VPERMT2PS        kconst<>+8896(SB), Z9, Z17
+	VFMADD231PS      Z12, Z14, Z16
+	VFMADD231PS      Z13, Z15, Z17
+	VMOVUPS          kconst<>+8960(SB), Z14
+	VMOVUPS          kconst<>+8960(SB), Z15
+	VPERMT2PS        kconst<>+9024(SB), Z8, Z14
+	VPERMT2PS        kconst<>+9024(SB), Z9, Z15
+	VFMADD231PS      Z12, Z16, Z14
+	VFMADD231PS      Z13, Z17, Z15
+	VFMADD231PS      Z4, Z14, Z14
+	VFMADD231PS      Z5, Z15, Z15
+	VFMADD231PS      Z14, Z12, Z4
+	VFMADD231PS      Z15, Z13, Z5
+	VMOVUPS          kconst<>+9088(SB), Z12
+	VMOVUPS          kconst<>+9088(SB), Z13
+	VPERMT2PS        kconst<>+9152(SB), Z8, Z12
+	VPERMT2PS        kconst<>+9152(SB), Z9, Z13
+	VMULPS           Z12, Z6, Z14
+	VMULPS           Z13, Z7, Z15
+	VMOVAPS          Z14, Z16
+	VMOVAPS          Z15, Z17
+	VFMSUB231PS      Z12, Z6, Z16
+	VFMSUB231PS      Z13, Z7, Z17
+	VFMADD231PS      Z4, Z14, Z16
+	VFMADD231PS      Z5, Z15, Z17
+	VMOVUPS          kconst<>+9216(SB), Z4
+	VMOVUPS          kconst<>+9216(SB), Z5
+	VPERMT2PS        kconst<>+9280(SB), Z8, Z4
+	VPERMT2PS        kconst<>+9280(SB), Z9, Z5
+	VSUBPS           Z2, Z4, Z6
+	VSUBPS           Z3, Z5, Z7
+	VSUBPS           Z6, Z4, Z4
+	VSUBPS           Z7, Z5, Z5
+	VSUBPS           Z2, Z4, Z2
+	VSUBPS           Z3, Z5, Z3
+	VMOVUPS          kconst<>+9344(SB), Z4
+	VMOVUPS          kconst<>+9344(SB), Z5
+	VPERMT2PS        kconst<>+9408(SB), Z8, Z4
+	VPERMT2PS        kconst<>+9408(SB), Z9, Z5
+	VADDPS           Z4, Z2, Z2
+	VADDPS           Z5, Z3, Z3
+	VADDPS           Z2, Z6, Z4
+	VADDPS           Z3, Z7, Z5
+	VSUBPS           Z6, Z4, Z6
+	VSUBPS           Z7, Z5, Z7
+	VSUBPS           Z6, Z2, Z2
+	VSUBPS           Z7, Z3, Z3
+	VADDPS.BCST      kconst<>+9472(SB), Z2, Z2
+	VADDPS.BCST      kconst<>+9472(SB), Z3, Z3
+	VMULPS           Z14, Z4, Z6
+	VMULPS           Z15, Z5, Z7
+	VMOVAPS          Z6, Z8
+	VMOVAPS          Z7, Z9
+	VFMSUB231PS      Z14, Z4, Z8
+	VFMSUB231PS      Z15, Z5, Z9
+	VFMADD231PS      Z16, Z4, Z8
+	VFMADD231PS      Z17, Z5, Z9
+	VFMADD231PS      Z14, Z2, Z8
+	VFMADD231PS      Z15, Z3, Z9
+	VMULPS.BCST      kconst<>+8000(SB), Z10, Z2
+	VMULPS.BCST      kconst<>+8000(SB), Z11, Z3
+	VSCALEFPS        Z2, Z6, Z4
+	VSCALEFPS        Z3, Z7, Z5
+	VSCALEFPS        Z2, Z8, Z2
+	VSCALEFPS        Z3, Z9, Z3
+	VCMPPS.BCST      $0x1d, kconst<>+960(SB), Z0, K3
+	VCMPPS.BCST      $0x1d, kconst<>+960(SB), Z1, K4
+	VBROADCASTSS     kconst<>+7040(SB), Z6
+	VMOVAPS          Z4, Z7
+	VMOVAPS          Z5, Z8
+	VSUBPS           Z4, Z6, K3, Z7
+	VSUBPS           Z5, Z6, K4, Z8
+	VSUBPS           Z7, Z6, Z9
+	VSUBPS           Z8, Z6, Z6
+	VSUBPS           Z4, Z9, Z4
+	VSUBPS           Z5, Z6, Z5
+	VMOVAPS          Z2, Z6
+	VMOVAPS          Z3, Z9
+	VSUBPS           Z2, Z4, K3, Z6
+	VSUBPS           Z3, Z5, K4, Z9
+	VCMPPS.BCST      $0x19, kconst<>+9536(SB), Z0, K3
+	VCMPPS.BCST      $0x19, kconst<>+9536(SB), Z1, K4
+	CMPQ             BX, $0x00000010
+	JB               GELULane32AVX512D1_load2_0_masked
+	VMOVUPS          (DX), Z0
+	JMP              GELULane32AVX512D1_load2_0_done
+
+GELULane32AVX512D1_load2_0_masked:
+	VMOVUPS.Z (DX), K1, Z0
+
+GELULane32AVX512D1_load2_0_done:
+	CMPQ    BX, $0x00000020
+	JB      GELULane32AVX512D1_load2_1_masked
+	VMOVUPS 64(DX), Z1
+	JMP     GELULane32AVX512D1_load2_1_done
+
+GELULane32AVX512D1_load2_1_masked:
+	VMOVUPS.Z 64(DX), K2, Z1
+
+GELULane32AVX512D1_load2_1_done:
+	VGETMANTPS  $0x00, Z0, Z2
+	VGETEXPPS   Z0, Z3
+	VGETMANTPS  $0x00, Z1, Z0
+	VGETEXPPS   Z1, Z1
+	VMULPS      Z6, Z2, Z4
+	VMULPS      Z9, Z0, Z5
+	VFMADD231PS Z7, Z2, Z4
+	VFMADD231PS Z8, Z0, Z5
+	VSCALEFPS   Z3, Z4, Z0
+	VSCALEFPS   Z1, Z5, Z1
 	KANDW       K1, K3, K3
 	KMOVW       K3, R10
 	MOVW        R10, (DI)
@@ -5678,18 +5559,51 @@ GELULane32AVX512D1_loop:
 	ORL         R10, R8
 	CMPB        SI, $0x00
 	JE          GELULane32AVX512D1_plain
-	VMOVUPS.Z   (AX), K1, Z2
-	VADDPS      Z0, Z2, Z2
-	VMOVUPS     Z2, K1, (AX)
-	VMOVUPS.Z   64(AX), K2, Z0
-	VADDPS      Z1, Z0, Z0
-	VMOVUPS     Z0, K2, 64(AX)
-	JMP         GELULane32AVX512D1_next
+	KORTESTW    K1, K1
+	JCC         GELULane32AVX512D1_add0_masked
+	VADDPS      (AX), Z0, Z2
+	VMOVUPS     Z2, (AX)
+	JMP         GELULane32AVX512D1_add0_done
+
+GELULane32AVX512D1_add0_masked:
+	VMOVUPS.Z (AX), K1, Z2
+	VADDPS    Z0, Z2, Z2
+	VMOVUPS   Z2, K1, (AX)
+
+GELULane32AVX512D1_add0_done:
+	KORTESTW K2, K2
+	JCC      GELULane32AVX512D1_add1_masked
+	VADDPS   64(AX), Z1, Z0
+	VMOVUPS  Z0, 64(AX)
+	JMP      GELULane32AVX512D1_add1_done
+
+GELULane32AVX512D1_add1_masked:
+	VMOVUPS.Z 64(AX), K2, Z0
+	VADDPS    Z1, Z0, Z0
+	VMOVUPS   Z0, K2, 64(AX)
+
+GELULane32AVX512D1_add1_done:
+	JMP GELULane32AVX512D1_next
 
 GELULane32AVX512D1_plain:
+	KORTESTW K1, K1
+	JCC      GELULane32AVX512D1_store0_masked
+	VMOVUPS  Z0, (AX)
+	JMP      GELULane32AVX512D1_store0_done
+
+GELULane32AVX512D1_store0_masked:
 	VMOVUPS Z0, K1, (AX)
+
+GELULane32AVX512D1_store0_done:
+	KORTESTW K2, K2
+	JCC      GELULane32AVX512D1_store1_masked
+	VMOVUPS  Z1, 64(AX)
+	JMP      GELULane32AVX512D1_store1_done
+
+GELULane32AVX512D1_store1_masked:
 	VMOVUPS Z1, K2, 64(AX)
 
+GELULane32AVX512D1_store1_done:
 GELULane32AVX512D1_next:
 	ADDQ    $0x00000080, AX
 	ADDQ    $0x00000080, CX
@@ -5721,181 +5635,304 @@ TEXT ·GELULane32AVX512D2(SB), NOSPLIT, $0-113
 	MOVL $0x0000ffff, R9
 
 GELULane32AVX512D2_loop:
-	TESTQ     BX, BX
-	JZ        GELULane32AVX512D2_done
-	MOVQ      BX, R10
-	MOVQ      $0x00000010, R11
-	CMPQ      R10, R11
-	CMOVQLT   R10, R11
-	BZHIL     R11, R9, R12
-	KMOVW     R12, K1
-	SUBQ      R11, R10
-	MOVQ      $0x00000010, R11
-	CMPQ      R10, R11
-	CMOVQLT   R10, R11
-	BZHIL     R11, R9, R10
-	KMOVW     R10, K2
+	TESTQ   BX, BX
+	JZ      GELULane32AVX512D2_done
+	MOVQ    BX, R10
+	MOVQ    $0x00000010, R11
+	CMPQ    R10, R11
+	CMOVQLT R10, R11
+	BZHIL   R11, R9, R12
+	KMOVW   R12, K1
+	SUBQ    R11, R10
+	MOVQ    $0x00000010, R11
+	CMPQ    R10, R11
+	CMOVQLT R10, R11
+	BZHIL   R11, R9, R12
+	KMOVW   R12, K2
+	SUBQ    R11, R10
+	MOVQ    $0x00000010, R11
+	CMPQ    R10, R11
+	CMOVQLT R10, R11
+	BZHIL   R11, R9, R10
+	KMOVW   R10, K3
+	CMPQ    BX, $0x00000010
+	JB      GELULane32AVX512D2_load1_0_masked
+	VMOVUPS (CX), Z0
+	JMP     GELULane32AVX512D2_load1_0_done
+
+GELULane32AVX512D2_load1_0_masked:
 	VMOVUPS.Z (CX), K1, Z0
+
+GELULane32AVX512D2_load1_0_done:
+	CMPQ    BX, $0x00000020
+	JB      GELULane32AVX512D2_load1_1_masked
+	VMOVUPS 64(CX), Z1
+	JMP     GELULane32AVX512D2_load1_1_done
+
+GELULane32AVX512D2_load1_1_masked:
 	VMOVUPS.Z 64(CX), K2, Z1
 
+GELULane32AVX512D2_load1_1_done:
+	CMPQ    BX, $0x00000030
+	JB      GELULane32AVX512D2_load1_2_masked
+	VMOVUPS 128(CX), Z2
+	JMP     GELULane32AVX512D2_load1_2_done
+
+GELULane32AVX512D2_load1_2_masked:
+	VMOVUPS.Z 128(CX), K3, Z2
+
+GELULane32AVX512D2_load1_2_done:
 	// GELU f^(2), float32 lanes
-	VANDPS      kconst<>+6336(SB), Z0, Z0
-	VANDPS      kconst<>+6336(SB), Z1, Z1
-	VMINPS      kconst<>+6400(SB), Z0, Z2
-	VMINPS      kconst<>+6400(SB), Z1, Z3
-	VMULPS      Z2, Z2, Z4
-	VMULPS      Z3, Z3, Z5
-	VMOVAPS     Z4, Z6
-	VMOVAPS     Z5, Z7
-	VFMSUB231PS Z2, Z2, Z6
-	VFMSUB231PS Z3, Z3, Z7
-	VMULPS      kconst<>+7552(SB), Z4, Z2
-	VMULPS      kconst<>+7552(SB), Z5, Z3
-	VRNDSCALEPS $0x08, Z2, Z2
-	VRNDSCALEPS $0x08, Z3, Z3
-	VMULPS      kconst<>+7680(SB), Z4, Z8
-	VMULPS      kconst<>+7680(SB), Z5, Z9
-	VFMADD231PS kconst<>+7616(SB), Z2, Z8
-	VFMADD231PS kconst<>+7616(SB), Z3, Z9
-	VMULPS      kconst<>+7680(SB), Z6, Z10
-	VMULPS      kconst<>+7680(SB), Z7, Z11
-	VFMADD231PS kconst<>+7744(SB), Z2, Z10
-	VFMADD231PS kconst<>+7744(SB), Z3, Z11
-	VCVTTPS2DQ  Z2, Z2
-	VCVTTPS2DQ  Z3, Z3
-	VMOVUPS     kconst<>+7808(SB), Z12
-	VMOVUPS     kconst<>+7808(SB), Z13
-	VFMADD213PS kconst<>+7872(SB), Z8, Z12
-	VFMADD213PS kconst<>+7872(SB), Z9, Z13
-	VFMADD213PS kconst<>+7936(SB), Z8, Z12
-	VFMADD213PS kconst<>+7936(SB), Z9, Z13
-	VFMADD213PS kconst<>+8000(SB), Z8, Z12
-	VFMADD213PS kconst<>+8000(SB), Z9, Z13
-	VMULPS      Z8, Z8, Z14
-	VMULPS      Z9, Z9, Z15
-	VMULPS      Z12, Z14, Z12
-	VMULPS      Z13, Z15, Z13
-	VMULPS      Z10, Z10, Z14
-	VMULPS      Z11, Z11, Z15
-	VMOVUPS     kconst<>+7936(SB), Z16
-	VMOVUPS     kconst<>+7936(SB), Z17
-	VFMADD213PS kconst<>+8000(SB), Z10, Z16
-	VFMADD213PS kconst<>+8000(SB), Z11, Z17
-	VFMADD231PS Z16, Z14, Z10
-	VFMADD231PS Z17, Z15, Z11
-	VADDPS      kconst<>+8064(SB), Z8, Z14
-	VADDPS      kconst<>+8064(SB), Z9, Z15
-	VADDPS      Z12, Z14, Z14
-	VADDPS      Z13, Z15, Z15
-	VFMADD231PS Z14, Z10, Z12
-	VFMADD231PS Z15, Z11, Z13
-	VPERMPS     kconst<>+9600(SB), Z2, Z10
-	VPERMPS     kconst<>+9600(SB), Z3, Z11
-	VPERMPS     kconst<>+9664(SB), Z2, Z14
-	VPERMPS     kconst<>+9664(SB), Z3, Z15
-	VMOVUPS     kconst<>+9728(SB), Z16
-	VXORPS      kconst<>+8256(SB), Z4, Z4
-	VXORPS      kconst<>+8256(SB), Z5, Z5
-	VADDPS      Z4, Z16, Z17
-	VADDPS      Z5, Z16, Z18
-	VSUBPS      Z16, Z17, Z19
-	VSUBPS      Z16, Z18, Z20
-	VSUBPS      Z19, Z17, Z21
-	VSUBPS      Z20, Z18, Z22
-	VSUBPS      Z21, Z16, Z21
-	VSUBPS      Z22, Z16, Z16
-	VSUBPS      Z19, Z4, Z4
-	VSUBPS      Z20, Z5, Z5
-	VADDPS      Z4, Z21, Z4
-	VADDPS      Z5, Z16, Z5
-	VSUBPS      Z6, Z4, Z4
-	VSUBPS      Z7, Z5, Z5
-	VADDPS      Z4, Z17, Z6
-	VADDPS      Z5, Z18, Z7
-	VSUBPS      Z17, Z6, Z16
-	VSUBPS      Z18, Z7, Z17
-	VSUBPS      Z16, Z4, Z4
-	VSUBPS      Z17, Z5, Z5
-	VMULPS      Z6, Z10, Z16
-	VMULPS      Z7, Z11, Z17
-	VMOVAPS     Z16, Z18
-	VMOVAPS     Z17, Z19
-	VFMSUB231PS Z6, Z10, Z18
-	VFMSUB231PS Z7, Z11, Z19
-	VFMADD231PS Z6, Z14, Z18
-	VFMADD231PS Z7, Z15, Z19
-	VMOVAPS     Z18, Z6
-	VMOVAPS     Z19, Z7
-	VFMADD231PS Z4, Z10, Z6
-	VFMADD231PS Z5, Z11, Z7
-	VADDPS      Z12, Z8, Z4
-	VADDPS      Z13, Z9, Z5
-	VMOVAPS     Z6, Z10
-	VMOVAPS     Z7, Z11
-	VFMADD231PS Z4, Z6, Z10
-	VFMADD231PS Z5, Z7, Z11
-	VMOVAPS     Z10, Z4
-	VMOVAPS     Z11, Z5
-	VFMADD231PS Z12, Z16, Z4
-	VFMADD231PS Z13, Z17, Z5
-	VFMADD231PS Z8, Z16, Z4
-	VFMADD231PS Z9, Z17, Z5
-	VPSRAD      $0x03, Z2, Z2
-	VPSRAD      $0x03, Z3, Z3
-	VPADDD      kconst<>+8320(SB), Z2, Z2
-	VPADDD      kconst<>+8320(SB), Z3, Z3
-	VPSLLD      $0x17, Z2, Z2
-	VPSLLD      $0x17, Z3, Z3
-	VMULPS      Z2, Z16, Z6
-	VMULPS      Z3, Z17, Z7
-	VMULPS      Z2, Z4, Z2
-	VMULPS      Z3, Z5, Z3
-	VCMPPS      $0x16, kconst<>+6400(SB), Z0, K3
-	VCMPPS      $0x16, kconst<>+6400(SB), Z1, K4
-	VMOVUPS.Z   (DX), K1, Z0
-	VMOVUPS.Z   64(DX), K2, Z1
-	VMULPS      Z6, Z0, Z4
-	VMULPS      Z7, Z1, Z5
-	VMULPS      Z2, Z0, Z2
-	VMULPS      Z3, Z1, Z3
-	VFMADD231PS Z6, Z0, Z2
-	VFMADD231PS Z7, Z1, Z3
-	VCMPPS      $0x03, Z2, Z2, K5
-	VCMPPS      $0x03, Z3, Z3, K6
-	VMOVAPS     Z2, Z0
-	VMOVAPS     Z3, Z1
-	VBLENDMPS   Z4, Z0, K5, Z0
-	VBLENDMPS   Z5, Z1, K6, Z1
-	KANDW       K1, K3, K3
-	KMOVW       K3, R10
-	MOVW        R10, (DI)
-	KANDNW      K1, K3, K1
-	ORL         R10, R8
-	KANDW       K2, K4, K4
+	VANDPS.BCST      kconst<>+6336(SB), Z0, Z0
+	VANDPS.BCST      kconst<>+6336(SB), Z1, Z1
+	VANDPS.BCST      kconst<>+6336(SB), Z2, Z2
+	VMINPS.BCST      kconst<>+6400(SB), Z0, Z3
+	VMINPS.BCST      kconst<>+6400(SB), Z1, Z4
+	VMINPS.BCST      kconst<>+6400(SB), Z2, Z5
+	VMULPS           Z3, Z3, Z6
+	VMULPS           Z4, Z4, Z7
+	VMULPS           Z5, Z5, Z8
+	VMOVAPS          Z6, Z9
+	VMOVAPS          Z7, Z10
+	VMOVAPS          Z8, Z11
+	VFMSUB231PS      Z3, Z3, Z9
+	VFMSUB231PS      Z4, Z4, Z10
+	VFMSUB231PS      Z5, Z5, Z11
+	VBROADCASTSS     kconst<>+6464(SB), Z3
+	VBROADCASTSS     kconst<>+6464(SB), Z4
+	VBROADCASTSS     kconst<>+6464(SB), Z5
+	VFMADD213PS.BCST kconst<>+6528(SB), Z6, Z3
+	VFMADD213PS.BCST kconst<>+6528(SB), Z7, Z4
+	VFMADD213PS.BCST kconst<>+6528(SB), Z8, Z5
+	VSUBPS.BCST      kconst<>+6528(SB), Z3, Z12
+	VSUBPS.BCST      kconst<>+6528(SB), Z4, Z13
+	VSUBPS.BCST      kconst<>+6528(SB), Z5, Z14
+	VMOVAPS          Z6, Z15
+	VMOVAPS          Z7, Z16
+	VMOVAPS          Z8, Z17
+	VFMADD231PS.BCST kconst<>+6592(SB), Z12, Z15
+	VFMADD231PS.BCST kconst<>+6592(SB), Z13, Z16
+	VFMADD231PS.BCST kconst<>+6592(SB), Z14, Z17
+	VPERMPS          kconst<>+9600(SB), Z3, Z18
+	VPERMPS          kconst<>+9600(SB), Z4, Z19
+	VPERMPS          kconst<>+9600(SB), Z5, Z20
+	VADDPS           Z18, Z9, Z18
+	VADDPS           Z19, Z10, Z19
+	VADDPS           Z20, Z11, Z20
+	VFMADD231PS.BCST kconst<>+6656(SB), Z12, Z18
+	VFMADD231PS.BCST kconst<>+6656(SB), Z13, Z19
+	VFMADD231PS.BCST kconst<>+6656(SB), Z14, Z20
+	VADDPS           Z18, Z15, Z15
+	VADDPS           Z19, Z16, Z16
+	VADDPS           Z20, Z17, Z17
+	VBROADCASTSS     kconst<>+6784(SB), Z18
+	VBROADCASTSS     kconst<>+6784(SB), Z19
+	VBROADCASTSS     kconst<>+6784(SB), Z20
+	VFMADD213PS.BCST kconst<>+6848(SB), Z15, Z18
+	VFMADD213PS.BCST kconst<>+6848(SB), Z16, Z19
+	VFMADD213PS.BCST kconst<>+6848(SB), Z17, Z20
+	VMOVAPS          Z15, Z21
+	VMOVAPS          Z16, Z22
+	VMOVAPS          Z17, Z23
+	VFMADD213PS.BCST kconst<>+6912(SB), Z18, Z21
+	VFMADD213PS.BCST kconst<>+6912(SB), Z19, Z22
+	VFMADD213PS.BCST kconst<>+6912(SB), Z20, Z23
+	VMULPS           Z21, Z15, Z15
+	VMULPS           Z22, Z16, Z16
+	VMULPS           Z23, Z17, Z17
+	VPERMPS          kconst<>+9664(SB), Z3, Z3
+	VPERMPS          kconst<>+9664(SB), Z4, Z4
+	VPERMPS          kconst<>+9664(SB), Z5, Z5
+	VBROADCASTSS     kconst<>+9728(SB), Z18
+	VSUBPS           Z6, Z18, Z19
+	VSUBPS           Z7, Z18, Z20
+	VSUBPS           Z8, Z18, Z18
+	VSUBPS.BCST      kconst<>+9728(SB), Z19, Z21
+	VSUBPS.BCST      kconst<>+9728(SB), Z20, Z22
+	VSUBPS.BCST      kconst<>+9728(SB), Z18, Z23
+	VSUBPS           Z21, Z19, Z24
+	VSUBPS           Z22, Z20, Z25
+	VSUBPS           Z23, Z18, Z26
+	VBROADCASTSS     kconst<>+9728(SB), Z27
+	VSUBPS           Z24, Z27, Z24
+	VSUBPS           Z25, Z27, Z25
+	VSUBPS           Z26, Z27, Z26
+	VADDPS           Z21, Z6, Z6
+	VADDPS           Z22, Z7, Z7
+	VADDPS           Z23, Z8, Z8
+	VSUBPS           Z6, Z24, Z6
+	VSUBPS           Z7, Z25, Z7
+	VSUBPS           Z8, Z26, Z8
+	VSUBPS           Z9, Z6, Z6
+	VSUBPS           Z10, Z7, Z7
+	VSUBPS           Z11, Z8, Z8
+	VADDPS           Z6, Z19, Z9
+	VADDPS           Z7, Z20, Z10
+	VADDPS           Z8, Z18, Z11
+	VSUBPS           Z19, Z9, Z19
+	VSUBPS           Z20, Z10, Z20
+	VSUBPS           Z18, Z11, Z18
+	VSUBPS           Z19, Z6, Z6
+	VSUBPS           Z20, Z7, Z7
+	VSUBPS           Z18, Z8, Z8
+	VMULPS           Z9, Z3, Z18
+	VMULPS           Z10, Z4, Z19
+	VMULPS           Z11, Z5, Z20
+	VFMADD231PS      Z15, Z9, Z6
+	VFMADD231PS      Z16, Z10, Z7
+	VFMADD231PS      Z17, Z11, Z8
+	VMOVAPS          Z18, Z15
+	VMOVAPS          Z19, Z16
+	VMOVAPS          Z20, Z17
+	VFMSUB231PS      Z9, Z3, Z15
+	VFMSUB231PS      Z10, Z4, Z16
+	VFMSUB231PS      Z11, Z5, Z17
+	VFMADD231PS      Z6, Z3, Z15
+	VFMADD231PS      Z7, Z4, Z16
+	VFMADD231PS      Z8, Z5, Z17
+	VMULPS.BCST      kconst<>+8000(SB), Z12, Z3
+	VMULPS.BCST      kconst<>+8000(SB), Z13, Z4
+	VMULPS.BCST      kconst<>+8000(SB), Z14, Z5
+	VSCALEFPS        Z3, Z18, Z6
+	VSCALEFPS        Z4, Z19, Z7
+	VSCALEFPS        Z5, Z20, Z8
+	VSCALEFPS        Z3, Z15, Z3
+	VSCALEFPS        Z4, Z16, Z4
+	VSCALEFPS        Z5, Z17, Z5
+	VCMPPS.BCST      $0x16, kconst<>+6400(SB), Z0, K4
+	VCMPPS.BCST      $0x16, kconst<>+6400(SB), Z1, K5
+	VCMPPS.BCST      $0x16, kconst<>+6400(SB), Z2, K6
+	CMPQ             BX, $0x00000010
+	JB               GELULane32AVX512D2_load2_0_masked
+	VMOVUPS          (DX), Z0
+	JMP              GELULane32AVX512D2_load2_0_done
+
+GELULane32AVX512D2_load2_0_masked:
+	VMOVUPS.Z (DX), K1, Z0
+
+GELULane32AVX512D2_load2_0_done:
+	CMPQ    BX, $0x00000020
+	JB      GELULane32AVX512D2_load2_1_masked
+	VMOVUPS 64(DX), Z1
+	JMP     GELULane32AVX512D2_load2_1_done
+
+GELULane32AVX512D2_load2_1_masked:
+	VMOVUPS.Z 64(DX), K2, Z1
+
+GELULane32AVX512D2_load2_1_done:
+	CMPQ    BX, $0x00000030
+	JB      GELULane32AVX512D2_load2_2_masked
+	VMOVUPS 128(DX), Z2
+	JMP     GELULane32AVX512D2_load2_2_done
+
+GELULane32AVX512D2_load2_2_masked:
+	VMOVUPS.Z 128(DX), K3, Z2
+
+GELULane32AVX512D2_load2_2_done:
+	VGETMANTPS  $0x00, Z0, Z9
+	VGETEXPPS   Z0, Z10
+	VGETMANTPS  $0x00, Z1, Z0
+	VGETEXPPS   Z1, Z11
+	VGETMANTPS  $0x00, Z2, Z1
+	VGETEXPPS   Z2, Z2
+	VMULPS      Z3, Z9, Z3
+	VMULPS      Z4, Z0, Z4
+	VMULPS      Z5, Z1, Z5
+	VFMADD231PS Z6, Z9, Z3
+	VFMADD231PS Z7, Z0, Z4
+	VFMADD231PS Z8, Z1, Z5
+	VSCALEFPS   Z10, Z3, Z0
+	VSCALEFPS   Z11, Z4, Z1
+	VSCALEFPS   Z2, Z5, Z2
+	KANDW       K1, K4, K4
 	KMOVW       K4, R10
+	MOVW        R10, (DI)
+	KANDNW      K1, K4, K1
+	ORL         R10, R8
+	KANDW       K2, K5, K5
+	KMOVW       K5, R10
 	MOVW        R10, 2(DI)
-	KANDNW      K2, K4, K2
+	KANDNW      K2, K5, K2
+	ORL         R10, R8
+	KANDW       K3, K6, K6
+	KMOVW       K6, R10
+	MOVW        R10, 4(DI)
+	KANDNW      K3, K6, K3
 	ORL         R10, R8
 	CMPB        SI, $0x00
 	JE          GELULane32AVX512D2_plain
-	VMOVUPS.Z   (AX), K1, Z2
-	VADDPS      Z0, Z2, Z2
-	VMOVUPS     Z2, K1, (AX)
-	VMOVUPS.Z   64(AX), K2, Z0
-	VADDPS      Z1, Z0, Z0
-	VMOVUPS     Z0, K2, 64(AX)
-	JMP         GELULane32AVX512D2_next
+	KORTESTW    K1, K1
+	JCC         GELULane32AVX512D2_add0_masked
+	VADDPS      (AX), Z0, Z3
+	VMOVUPS     Z3, (AX)
+	JMP         GELULane32AVX512D2_add0_done
+
+GELULane32AVX512D2_add0_masked:
+	VMOVUPS.Z (AX), K1, Z3
+	VADDPS    Z0, Z3, Z3
+	VMOVUPS   Z3, K1, (AX)
+
+GELULane32AVX512D2_add0_done:
+	KORTESTW K2, K2
+	JCC      GELULane32AVX512D2_add1_masked
+	VADDPS   64(AX), Z1, Z0
+	VMOVUPS  Z0, 64(AX)
+	JMP      GELULane32AVX512D2_add1_done
+
+GELULane32AVX512D2_add1_masked:
+	VMOVUPS.Z 64(AX), K2, Z0
+	VADDPS    Z1, Z0, Z0
+	VMOVUPS   Z0, K2, 64(AX)
+
+GELULane32AVX512D2_add1_done:
+	KORTESTW K3, K3
+	JCC      GELULane32AVX512D2_add2_masked
+	VADDPS   128(AX), Z2, Z0
+	VMOVUPS  Z0, 128(AX)
+	JMP      GELULane32AVX512D2_add2_done
+
+GELULane32AVX512D2_add2_masked:
+	VMOVUPS.Z 128(AX), K3, Z0
+	VADDPS    Z2, Z0, Z0
+	VMOVUPS   Z0, K3, 128(AX)
+
+GELULane32AVX512D2_add2_done:
+	JMP GELULane32AVX512D2_next
 
 GELULane32AVX512D2_plain:
+	KORTESTW K1, K1
+	JCC      GELULane32AVX512D2_store0_masked
+	VMOVUPS  Z0, (AX)
+	JMP      GELULane32AVX512D2_store0_done
+
+GELULane32AVX512D2_store0_masked:
 	VMOVUPS Z0, K1, (AX)
+
+GELULane32AVX512D2_store0_done:
+	KORTESTW K2, K2
+	JCC      GELULane32AVX512D2_store1_masked
+	VMOVUPS  Z1, 64(AX)
+	JMP      GELULane32AVX512D2_store1_done
+
+GELULane32AVX512D2_store1_masked:
 	VMOVUPS Z1, K2, 64(AX)
 
+GELULane32AVX512D2_store1_done:
+	KORTESTW K3, K3
+	JCC      GELULane32AVX512D2_store2_masked
+	VMOVUPS  Z2, 128(AX)
+	JMP      GELULane32AVX512D2_store2_done
+
+GELULane32AVX512D2_store2_masked:
+	VMOVUPS Z2, K3, 128(AX)
+
+GELULane32AVX512D2_store2_done:
 GELULane32AVX512D2_next:
-	ADDQ    $0x00000080, AX
-	ADDQ    $0x00000080, CX
-	ADDQ    $0x00000080, DX
-	ADDQ    $0x00000004, DI
-	MOVQ    $0x00000020, R10
+	ADDQ    $0x000000c0, AX
+	ADDQ    $0x000000c0, CX
+	ADDQ    $0x000000c0, DX
+	ADDQ    $0x00000006, DI
+	MOVQ    $0x00000030, R10
 	CMPQ    BX, R10
 	CMOVQLT BX, R10
 	SUBQ    R10, BX
@@ -5938,164 +5975,114 @@ GELULane32AVX2D0_load1_0_masked:
 
 GELULane32AVX2D0_load1_0_done:
 	// GELU f^(0), float32 lanes
-	VANDPS      kconst<>+6336(SB), Y1, Y2
-	VMINPS      kconst<>+6400(SB), Y2, Y2
-	VMULPS      kconst<>+6464(SB), Y2, Y3
-	VROUNDPS    $0x09, Y3, Y3
-	VMINPS      kconst<>+6528(SB), Y3, Y3
-	VCVTTPS2DQ  Y3, Y4
-	VPSLLD      $0x1c, Y4, Y5
-	VMOVUPS     kconst<>+6592(SB), Y6
-	VFMADD213PS kconst<>+6656(SB), Y3, Y6
-	VSUBPS      Y6, Y2, Y3
-	VADDPS      Y6, Y3, Y6
-	VSUBPS      Y6, Y2, Y6
-	VPERMPS     kconst<>+9856(SB), Y4, Y7
-	VPERMPS     kconst<>+9888(SB), Y4, Y8
-	VBLENDVPS   Y5, Y8, Y7, Y7
-	VPERMPS     kconst<>+9920(SB), Y4, Y8
-	VPERMPS     kconst<>+9952(SB), Y4, Y9
-	VBLENDVPS   Y5, Y9, Y8, Y8
-	VFMADD231PS Y3, Y7, Y8
-	VPERMPS     kconst<>+9984(SB), Y4, Y7
-	VPERMPS     kconst<>+10016(SB), Y4, Y9
-	VBLENDVPS   Y5, Y9, Y7, Y7
-	VFMADD231PS Y3, Y8, Y7
-	VPERMPS     kconst<>+10048(SB), Y4, Y8
-	VPERMPS     kconst<>+10080(SB), Y4, Y9
-	VBLENDVPS   Y5, Y9, Y8, Y8
-	VFMADD231PS Y3, Y7, Y8
-	VPERMPS     kconst<>+10112(SB), Y4, Y7
-	VPERMPS     kconst<>+10144(SB), Y4, Y9
-	VBLENDVPS   Y5, Y9, Y7, Y7
-	VFMADD231PS Y3, Y8, Y7
-	VPERMPS     kconst<>+10176(SB), Y4, Y8
-	VPERMPS     kconst<>+10208(SB), Y4, Y9
-	VBLENDVPS   Y5, Y9, Y8, Y8
-	VFMADD231PS Y3, Y7, Y8
-	VPERMPS     kconst<>+10240(SB), Y4, Y7
-	VPERMPS     kconst<>+10272(SB), Y4, Y9
-	VBLENDVPS   Y5, Y9, Y7, Y7
-	VFMADD231PS Y3, Y8, Y7
-	VPERMPS     kconst<>+10304(SB), Y4, Y8
-	VPERMPS     kconst<>+10336(SB), Y4, Y9
-	VBLENDVPS   Y5, Y9, Y8, Y8
-	VFMADD231PS Y3, Y7, Y8
-	VPERMPS     kconst<>+10368(SB), Y4, Y7
-	VPERMPS     kconst<>+10400(SB), Y4, Y9
-	VBLENDVPS   Y5, Y9, Y7, Y7
-	VPERMPS     kconst<>+10432(SB), Y4, Y9
-	VPERMPS     kconst<>+10464(SB), Y4, Y10
-	VBLENDVPS   Y5, Y10, Y9, Y9
-	VPERMPS     kconst<>+10496(SB), Y4, Y10
-	VPERMPS     kconst<>+10528(SB), Y4, Y11
-	VBLENDVPS   Y5, Y11, Y10, Y10
-	VMULPS      Y8, Y3, Y11
-	VMOVAPS     Y11, Y12
-	VFMSUB231PS Y8, Y3, Y12
-	VADDPS      Y11, Y7, Y8
-	VSUBPS      Y8, Y7, Y7
-	VADDPS      Y11, Y7, Y7
-	VADDPS      Y12, Y9, Y9
-	VFMADD231PS Y10, Y3, Y9
-	VADDPS      Y9, Y7, Y7
-	VPERMPS     kconst<>+10560(SB), Y4, Y9
-	VPERMPS     kconst<>+10592(SB), Y4, Y10
-	VBLENDVPS   Y5, Y10, Y9, Y9
-	VPERMPS     kconst<>+10624(SB), Y4, Y10
-	VPERMPS     kconst<>+10656(SB), Y4, Y4
-	VBLENDVPS   Y5, Y4, Y10, Y4
-	VMULPS      Y8, Y3, Y5
-	VMOVAPS     Y5, Y10
-	VFMSUB231PS Y8, Y3, Y10
-	VADDPS      Y5, Y9, Y11
-	VSUBPS      Y11, Y9, Y9
-	VADDPS      Y5, Y9, Y5
-	VADDPS      Y10, Y4, Y4
-	VFMADD231PS Y7, Y3, Y4
-	VADDPS      Y4, Y5, Y3
-	VFMADD231PS Y6, Y8, Y3
-	VMULPS      Y2, Y2, Y4
-	VMOVAPS     Y4, Y5
-	VFMSUB231PS Y2, Y2, Y5
-	VMULPS      kconst<>+7552(SB), Y4, Y6
-	VROUNDPS    $0x08, Y6, Y6
-	VMULPS      kconst<>+7680(SB), Y4, Y4
-	VFMADD231PS kconst<>+7616(SB), Y6, Y4
-	VMULPS      kconst<>+7680(SB), Y5, Y5
-	VFMADD231PS kconst<>+7744(SB), Y6, Y5
-	VCVTTPS2DQ  Y6, Y6
-	VMOVUPS     kconst<>+7808(SB), Y7
-	VFMADD213PS kconst<>+7872(SB), Y4, Y7
-	VFMADD213PS kconst<>+7936(SB), Y4, Y7
-	VFMADD213PS kconst<>+8000(SB), Y4, Y7
-	VMULPS      Y4, Y4, Y8
-	VMULPS      Y7, Y8, Y7
-	VMULPS      Y5, Y5, Y8
-	VMOVUPS     kconst<>+7936(SB), Y9
-	VFMADD213PS kconst<>+8000(SB), Y5, Y9
-	VFMADD231PS Y9, Y8, Y5
-	VADDPS      kconst<>+8064(SB), Y4, Y8
-	VADDPS      Y7, Y8, Y8
-	VFMADD231PS Y8, Y5, Y7
-	VPERMPS     kconst<>+10688(SB), Y6, Y5
-	VPERMPS     kconst<>+10752(SB), Y6, Y8
-	VMULPS      Y11, Y5, Y9
-	VMOVAPS     Y9, Y10
-	VFMSUB231PS Y11, Y5, Y10
-	VFMADD231PS Y11, Y8, Y10
-	VMOVAPS     Y10, Y8
-	VFMADD231PS Y3, Y5, Y8
-	VXORPS      kconst<>+8256(SB), Y2, Y2
-	VMULPS      Y2, Y9, Y3
-	VMOVAPS     Y3, Y5
-	VFMSUB231PS Y2, Y9, Y5
-	VFMADD231PS Y2, Y8, Y5
-	VADDPS      Y7, Y4, Y2
-	VMOVAPS     Y5, Y8
-	VFMADD231PS Y2, Y5, Y8
-	VMOVAPS     Y8, Y2
-	VFMADD231PS Y7, Y3, Y2
-	VFMADD231PS Y4, Y3, Y2
-	VPSRAD      $0x03, Y6, Y4
-	VPADDD      kconst<>+8320(SB), Y4, Y4
-	VPSLLD      $0x17, Y4, Y4
-	VCMPPS      $0x12, kconst<>+6400(SB), Y1, Y5
-	VANDPS      Y5, Y4, Y4
-	VMULPS      Y4, Y3, Y3
-	VMULPS      Y4, Y2, Y2
-	VMOVUPS     kconst<>+8256(SB), Y4
-	VBLENDVPS   Y1, Y4, Y1, Y4
-	VADDPS      Y3, Y4, Y5
-	VSUBPS      Y5, Y4, Y4
-	VADDPS      Y3, Y4, Y3
-	VADDPS      Y2, Y3, Y2
-	VCMPPS      $0x19, kconst<>+8384(SB), Y1, Y3
-	VCMPPS      $0x00, kconst<>+8448(SB), Y1, Y4
-	VORPS       Y4, Y3, Y3
-	VANDPS      kconst<>+8256(SB), Y1, Y1
-	VADDPS      Y2, Y5, Y2
-	VANDPS      kconst<>+6336(SB), Y2, Y2
-	VORPS       Y1, Y2, Y1
-	VANDPS      Y0, Y3, Y3
-	VMOVMSKPS   Y3, R8
-	MOVB        R8, (SI)
-	VANDNPS     Y0, Y3, Y0
-	ORL         R8, DI
-	CMPB        BL, $0x00
-	JE          GELULane32AVX2D0_plain
-	VMOVMSKPS   Y0, R8
-	CMPL        R8, $0x000000ff
-	JNE         GELULane32AVX2D0_add0_masked
-	VMOVUPS     (AX), Y2
-	VADDPS      Y1, Y2, Y2
-	VMOVUPS     Y2, (AX)
-	JMP         GELULane32AVX2D0_add0_done
+	VANDPS       kconst<>+6336(SB), Y1, Y2
+	VMINPS       kconst<>+6400(SB), Y2, Y2
+	VADDPS       kconst<>+7040(SB), Y2, Y3
+	VPSRLD       $0x15, Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMPS      kconst<>+9856(SB), Y3, Y5
+	VPERMPS      kconst<>+9888(SB), Y3, Y6
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VSUBPS       Y5, Y2, Y5
+	VPERMPS      kconst<>+9920(SB), Y3, Y6
+	VPERMPS      kconst<>+9952(SB), Y3, Y7
+	VBLENDVPS    Y4, Y7, Y6, Y6
+	VPERMPS      kconst<>+9984(SB), Y3, Y7
+	VPERMPS      kconst<>+10016(SB), Y3, Y8
+	VBLENDVPS    Y4, Y8, Y7, Y7
+	VFMADD231PS  Y5, Y6, Y7
+	VPERMPS      kconst<>+10048(SB), Y3, Y6
+	VPERMPS      kconst<>+10080(SB), Y3, Y8
+	VBLENDVPS    Y4, Y8, Y6, Y6
+	VFMADD231PS  Y5, Y7, Y6
+	VPERMPS      kconst<>+10112(SB), Y3, Y7
+	VPERMPS      kconst<>+10144(SB), Y3, Y8
+	VBLENDVPS    Y4, Y8, Y7, Y7
+	VFMADD231PS  Y5, Y6, Y7
+	VPERMPS      kconst<>+10176(SB), Y3, Y6
+	VPERMPS      kconst<>+10208(SB), Y3, Y8
+	VBLENDVPS    Y4, Y8, Y6, Y6
+	VFMADD231PS  Y5, Y7, Y6
+	VPERMPS      kconst<>+10240(SB), Y3, Y7
+	VPERMPS      kconst<>+10272(SB), Y3, Y8
+	VBLENDVPS    Y4, Y8, Y7, Y7
+	VFMADD231PS  Y5, Y6, Y7
+	VPERMPS      kconst<>+10304(SB), Y3, Y6
+	VPERMPS      kconst<>+10336(SB), Y3, Y8
+	VBLENDVPS    Y4, Y8, Y6, Y6
+	VFMADD231PS  Y5, Y7, Y6
+	VMULPS       Y2, Y2, Y7
+	VMOVAPS      Y7, Y8
+	VFMSUB231PS  Y2, Y2, Y8
+	VBROADCASTSS kconst<>+10368(SB), Y2
+	VFMADD213PS  kconst<>+6528(SB), Y7, Y2
+	VSUBPS       kconst<>+6528(SB), Y2, Y9
+	VFMADD231PS  kconst<>+10432(SB), Y9, Y7
+	VPERMPS      kconst<>+10560(SB), Y2, Y10
+	VADDPS       Y10, Y8, Y8
+	VFMADD231PS  kconst<>+10496(SB), Y9, Y8
+	VADDPS       Y8, Y7, Y7
+	VBROADCASTSS kconst<>+10624(SB), Y8
+	VFMADD213PS  kconst<>+10688(SB), Y7, Y8
+	VBROADCASTSS kconst<>+10752(SB), Y9
+	VFMADD231PS  Y7, Y8, Y9
+	VMOVAPS      Y7, Y8
+	VFMADD213PS  kconst<>+6912(SB), Y9, Y8
+	VMULPS       Y8, Y7, Y7
+	VPERMPS      kconst<>+10816(SB), Y2, Y8
+	VMOVAPS      Y5, Y9
+	VFMADD213PS  kconst<>+7040(SB), Y6, Y9
+	VMULPS       Y9, Y7, Y7
+	VFMADD231PS  Y6, Y5, Y7
+	VPERMPS      kconst<>+10880(SB), Y3, Y5
+	VPERMPS      kconst<>+10912(SB), Y3, Y3
+	VBLENDVPS    Y4, Y3, Y5, Y3
+	VMULPS       Y3, Y8, Y4
+	VMOVAPS      Y4, Y5
+	VFMSUB231PS  Y3, Y8, Y5
+	VFMADD231PS  Y7, Y4, Y5
+	VADDPS       Y5, Y4, Y3
+	VSUBPS       Y4, Y3, Y4
+	VSUBPS       Y4, Y5, Y4
+	VPSRAD       $0x03, Y2, Y2
+	VPADDD       kconst<>+10944(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VMULPS       Y2, Y3, Y3
+	VMULPS       Y2, Y4, Y2
+	VBROADCASTSS kconst<>+7040(SB), Y4
+	VSUBPS       Y3, Y4, Y4
+	VBROADCASTSS kconst<>+7040(SB), Y5
+	VSUBPS       Y4, Y5, Y5
+	VSUBPS       Y3, Y5, Y5
+	VSUBPS       Y2, Y5, Y5
+	VBLENDVPS    Y1, Y3, Y4, Y3
+	VBLENDVPS    Y1, Y2, Y5, Y2
+	VMULPS       Y2, Y1, Y2
+	VFMADD231PS  Y3, Y1, Y2
+	VANDPS       kconst<>+11008(SB), Y1, Y3
+	VORPS        Y3, Y2, Y2
+	VCMPPS       $0x19, kconst<>+8064(SB), Y1, Y3
+	VCMPPS       $0x15, kconst<>+8128(SB), Y1, Y1
+	VORPS        Y1, Y3, Y1
+	VANDPS       Y0, Y1, Y1
+	VMOVMSKPS    Y1, R8
+	MOVB         R8, (SI)
+	VANDNPS      Y0, Y1, Y0
+	ORL          R8, DI
+	CMPB         BL, $0x00
+	JE           GELULane32AVX2D0_plain
+	VMOVMSKPS    Y0, R8
+	CMPL         R8, $0x000000ff
+	JNE          GELULane32AVX2D0_add0_masked
+	VMOVUPS      (AX), Y1
+	VADDPS       Y2, Y1, Y1
+	VMOVUPS      Y1, (AX)
+	JMP          GELULane32AVX2D0_add0_done
 
 GELULane32AVX2D0_add0_masked:
-	VMASKMOVPS (AX), Y0, Y2
-	VADDPS     Y1, Y2, Y2
-	VMASKMOVPS Y2, Y0, (AX)
+	VMASKMOVPS (AX), Y0, Y1
+	VADDPS     Y2, Y1, Y1
+	VMASKMOVPS Y1, Y0, (AX)
 
 GELULane32AVX2D0_add0_done:
 	JMP GELULane32AVX2D0_next
@@ -6104,11 +6091,11 @@ GELULane32AVX2D0_plain:
 	VMOVMSKPS Y0, R8
 	CMPL      R8, $0x000000ff
 	JNE       GELULane32AVX2D0_store0_masked
-	VMOVUPS   Y1, (AX)
+	VMOVUPS   Y2, (AX)
 	JMP       GELULane32AVX2D0_store0_done
 
 GELULane32AVX2D0_store0_masked:
-	VMASKMOVPS Y1, Y0, (AX)
+	VMASKMOVPS Y2, Y0, (AX)
 
 GELULane32AVX2D0_store0_done:
 GELULane32AVX2D0_next:
@@ -6148,7 +6135,7 @@ GELULane32AVX2D1_loop:
 	CMOVQLT      R9, R10
 	VMOVD        R10, X0
 	VPBROADCASTD X0, Y0
-	VPCMPGTD     kconst<>+10816(SB), Y0, Y0
+	VPCMPGTD     kconst<>+11072(SB), Y0, Y0
 	CMPQ         BX, $0x00000008
 	JB           GELULane32AVX2D1_load1_0_masked
 	VMOVUPS      (CX), Y1
@@ -6159,170 +6146,112 @@ GELULane32AVX2D1_load1_0_masked:
 
 GELULane32AVX2D1_load1_0_done:
 	// GELU f^(1), float32 lanes
-	VANDPS      kconst<>+6336(SB), Y1, Y2
-	VMINPS      kconst<>+6400(SB), Y2, Y2
-	VMULPS      kconst<>+6464(SB), Y2, Y3
-	VROUNDPS    $0x09, Y3, Y3
-	VMINPS      kconst<>+6528(SB), Y3, Y3
-	VCVTTPS2DQ  Y3, Y4
-	VPSLLD      $0x1c, Y4, Y5
-	VMOVUPS     kconst<>+6592(SB), Y6
-	VFMADD213PS kconst<>+6656(SB), Y3, Y6
-	VSUBPS      Y6, Y2, Y3
-	VADDPS      Y6, Y3, Y6
-	VSUBPS      Y6, Y2, Y6
-	VPERMPS     kconst<>+10880(SB), Y4, Y7
-	VPERMPS     kconst<>+10912(SB), Y4, Y8
-	VBLENDVPS   Y5, Y8, Y7, Y7
-	VPERMPS     kconst<>+10944(SB), Y4, Y8
-	VPERMPS     kconst<>+10976(SB), Y4, Y9
-	VBLENDVPS   Y5, Y9, Y8, Y8
-	VFMADD231PS Y3, Y7, Y8
-	VPERMPS     kconst<>+11008(SB), Y4, Y7
-	VPERMPS     kconst<>+11040(SB), Y4, Y9
-	VBLENDVPS   Y5, Y9, Y7, Y7
-	VFMADD231PS Y3, Y8, Y7
-	VPERMPS     kconst<>+11072(SB), Y4, Y8
-	VPERMPS     kconst<>+11104(SB), Y4, Y9
-	VBLENDVPS   Y5, Y9, Y8, Y8
-	VFMADD231PS Y3, Y7, Y8
-	VPERMPS     kconst<>+11136(SB), Y4, Y7
-	VPERMPS     kconst<>+11168(SB), Y4, Y9
-	VBLENDVPS   Y5, Y9, Y7, Y7
-	VFMADD231PS Y3, Y8, Y7
-	VPERMPS     kconst<>+11200(SB), Y4, Y8
-	VPERMPS     kconst<>+11232(SB), Y4, Y9
-	VBLENDVPS   Y5, Y9, Y8, Y8
-	VFMADD231PS Y3, Y7, Y8
-	VPERMPS     kconst<>+11264(SB), Y4, Y7
-	VPERMPS     kconst<>+11296(SB), Y4, Y9
-	VBLENDVPS   Y5, Y9, Y7, Y7
-	VFMADD231PS Y3, Y8, Y7
-	VPERMPS     kconst<>+11328(SB), Y4, Y8
-	VPERMPS     kconst<>+11360(SB), Y4, Y9
-	VBLENDVPS   Y5, Y9, Y8, Y8
-	VFMADD231PS Y3, Y7, Y8
-	VPERMPS     kconst<>+11392(SB), Y4, Y7
-	VPERMPS     kconst<>+11424(SB), Y4, Y9
-	VBLENDVPS   Y5, Y9, Y7, Y7
-	VPERMPS     kconst<>+11456(SB), Y4, Y9
-	VPERMPS     kconst<>+11488(SB), Y4, Y10
-	VBLENDVPS   Y5, Y10, Y9, Y9
-	VPERMPS     kconst<>+11520(SB), Y4, Y10
-	VPERMPS     kconst<>+11552(SB), Y4, Y11
-	VBLENDVPS   Y5, Y11, Y10, Y10
-	VMULPS      Y8, Y3, Y11
-	VMOVAPS     Y11, Y12
-	VFMSUB231PS Y8, Y3, Y12
-	VADDPS      Y11, Y7, Y8
-	VSUBPS      Y8, Y7, Y7
-	VADDPS      Y11, Y7, Y7
-	VADDPS      Y12, Y9, Y9
-	VFMADD231PS Y10, Y3, Y9
-	VADDPS      Y9, Y7, Y7
-	VPERMPS     kconst<>+11584(SB), Y4, Y9
-	VPERMPS     kconst<>+11616(SB), Y4, Y10
-	VBLENDVPS   Y5, Y10, Y9, Y9
-	VPERMPS     kconst<>+11648(SB), Y4, Y10
-	VPERMPS     kconst<>+11680(SB), Y4, Y4
-	VBLENDVPS   Y5, Y4, Y10, Y4
-	VMULPS      Y8, Y3, Y5
-	VMOVAPS     Y5, Y10
-	VFMSUB231PS Y8, Y3, Y10
-	VADDPS      Y5, Y9, Y11
-	VSUBPS      Y11, Y9, Y9
-	VADDPS      Y5, Y9, Y5
-	VADDPS      Y10, Y4, Y4
-	VFMADD231PS Y7, Y3, Y4
-	VADDPS      Y4, Y5, Y3
-	VFMADD231PS Y6, Y8, Y3
-	VMULPS      Y2, Y2, Y4
-	VMOVAPS     Y4, Y5
-	VFMSUB231PS Y2, Y2, Y5
-	VMULPS      kconst<>+7552(SB), Y4, Y2
-	VROUNDPS    $0x08, Y2, Y2
-	VMULPS      kconst<>+7680(SB), Y4, Y4
-	VFMADD231PS kconst<>+7616(SB), Y2, Y4
-	VMULPS      kconst<>+7680(SB), Y5, Y5
-	VFMADD231PS kconst<>+7744(SB), Y2, Y5
-	VCVTTPS2DQ  Y2, Y2
-	VMOVUPS     kconst<>+7808(SB), Y6
-	VFMADD213PS kconst<>+7872(SB), Y4, Y6
-	VFMADD213PS kconst<>+7936(SB), Y4, Y6
-	VFMADD213PS kconst<>+8000(SB), Y4, Y6
-	VMULPS      Y4, Y4, Y7
-	VMULPS      Y6, Y7, Y6
-	VMULPS      Y5, Y5, Y7
-	VMOVUPS     kconst<>+7936(SB), Y8
-	VFMADD213PS kconst<>+8000(SB), Y5, Y8
-	VFMADD231PS Y8, Y7, Y5
-	VADDPS      kconst<>+8064(SB), Y4, Y7
-	VADDPS      Y6, Y7, Y7
-	VFMADD231PS Y7, Y5, Y6
-	VPERMPS     kconst<>+11712(SB), Y2, Y5
-	VPERMPS     kconst<>+11776(SB), Y2, Y7
-	VANDPS      kconst<>+8256(SB), Y1, Y8
-	VMINPS      kconst<>+6400(SB), Y1, Y9
-	VXORPS      kconst<>+8256(SB), Y9, Y9
-	VXORPS      kconst<>+9472(SB), Y8, Y10
-	VADDPS      Y10, Y9, Y12
-	VSUBPS      Y9, Y12, Y13
-	VSUBPS      Y13, Y12, Y14
-	VSUBPS      Y14, Y9, Y9
-	VSUBPS      Y13, Y10, Y10
-	VADDPS      Y10, Y9, Y9
-	VXORPS      kconst<>+9536(SB), Y8, Y8
-	VADDPS      Y8, Y9, Y8
-	VADDPS      Y8, Y12, Y9
-	VSUBPS      Y12, Y9, Y10
-	VSUBPS      Y10, Y8, Y8
-	VMULPS      Y11, Y9, Y10
-	VMOVAPS     Y10, Y12
-	VFMSUB231PS Y11, Y9, Y12
-	VFMADD231PS Y11, Y8, Y12
-	VMOVAPS     Y12, Y8
-	VFMADD231PS Y3, Y9, Y8
-	VMULPS      Y10, Y5, Y3
-	VMOVAPS     Y3, Y9
-	VFMSUB231PS Y10, Y5, Y9
-	VFMADD231PS Y10, Y7, Y9
-	VMOVAPS     Y9, Y7
-	VFMADD231PS Y8, Y5, Y7
-	VADDPS      Y6, Y4, Y5
-	VMOVAPS     Y7, Y8
-	VFMADD231PS Y5, Y7, Y8
-	VMOVAPS     Y8, Y5
-	VFMADD231PS Y6, Y3, Y5
-	VFMADD231PS Y4, Y3, Y5
-	VPSRAD      $0x03, Y2, Y2
-	VPADDD      kconst<>+8320(SB), Y2, Y2
-	VPSLLD      $0x17, Y2, Y2
-	VCMPPS      $0x12, kconst<>+6400(SB), Y1, Y4
-	VANDPS      Y4, Y2, Y2
-	VMULPS      Y2, Y3, Y3
-	VMULPS      Y2, Y5, Y2
-	VMOVUPS     kconst<>+8064(SB), Y4
-	VMOVUPS     kconst<>+8256(SB), Y5
-	VBLENDVPS   Y1, Y5, Y4, Y4
-	VADDPS      Y3, Y4, Y5
-	VSUBPS      Y5, Y4, Y4
-	VADDPS      Y3, Y4, Y3
-	VADDPS      Y2, Y3, Y2
-	VCMPPS      $0x19, kconst<>+8384(SB), Y1, Y1
-	CMPQ        BX, $0x00000008
-	JB          GELULane32AVX2D1_load2_0_masked
-	VMOVUPS     (DX), Y3
-	JMP         GELULane32AVX2D1_load2_0_done
+	VANDPS       kconst<>+6336(SB), Y1, Y2
+	VMINPS       kconst<>+6400(SB), Y2, Y2
+	VADDPS       kconst<>+7040(SB), Y2, Y3
+	VPSRLD       $0x15, Y3, Y3
+	VPSLLD       $0x1c, Y3, Y4
+	VPERMPS      kconst<>+11136(SB), Y3, Y5
+	VPERMPS      kconst<>+11168(SB), Y3, Y6
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VSUBPS       Y5, Y2, Y5
+	VPERMPS      kconst<>+11200(SB), Y3, Y6
+	VPERMPS      kconst<>+11232(SB), Y3, Y7
+	VBLENDVPS    Y4, Y7, Y6, Y6
+	VPERMPS      kconst<>+11264(SB), Y3, Y7
+	VPERMPS      kconst<>+11296(SB), Y3, Y8
+	VBLENDVPS    Y4, Y8, Y7, Y7
+	VFMADD231PS  Y5, Y6, Y7
+	VPERMPS      kconst<>+11328(SB), Y3, Y6
+	VPERMPS      kconst<>+11360(SB), Y3, Y8
+	VBLENDVPS    Y4, Y8, Y6, Y6
+	VFMADD231PS  Y5, Y7, Y6
+	VPERMPS      kconst<>+11392(SB), Y3, Y7
+	VPERMPS      kconst<>+11424(SB), Y3, Y8
+	VBLENDVPS    Y4, Y8, Y7, Y7
+	VFMADD231PS  Y5, Y6, Y7
+	VPERMPS      kconst<>+11456(SB), Y3, Y6
+	VPERMPS      kconst<>+11488(SB), Y3, Y8
+	VBLENDVPS    Y4, Y8, Y6, Y6
+	VFMADD231PS  Y5, Y7, Y6
+	VPERMPS      kconst<>+11520(SB), Y3, Y7
+	VPERMPS      kconst<>+11552(SB), Y3, Y8
+	VBLENDVPS    Y4, Y8, Y7, Y7
+	VFMADD231PS  Y5, Y6, Y7
+	VMULPS       Y2, Y2, Y6
+	VMOVAPS      Y6, Y8
+	VFMSUB231PS  Y2, Y2, Y8
+	VBROADCASTSS kconst<>+10368(SB), Y9
+	VFMADD213PS  kconst<>+6528(SB), Y6, Y9
+	VSUBPS       kconst<>+6528(SB), Y9, Y10
+	VFMADD231PS  kconst<>+10432(SB), Y10, Y6
+	VPERMPS      kconst<>+11584(SB), Y9, Y11
+	VADDPS       Y11, Y8, Y8
+	VFMADD231PS  kconst<>+10496(SB), Y10, Y8
+	VADDPS       Y8, Y6, Y6
+	VBROADCASTSS kconst<>+10624(SB), Y8
+	VFMADD213PS  kconst<>+10688(SB), Y6, Y8
+	VBROADCASTSS kconst<>+10752(SB), Y10
+	VFMADD231PS  Y6, Y8, Y10
+	VMOVAPS      Y6, Y8
+	VFMADD213PS  kconst<>+6912(SB), Y10, Y8
+	VMULPS       Y8, Y6, Y6
+	VPERMPS      kconst<>+11648(SB), Y9, Y8
+	VFMADD231PS  Y6, Y7, Y7
+	VFMADD231PS  Y7, Y5, Y6
+	VPERMPS      kconst<>+11712(SB), Y3, Y5
+	VPERMPS      kconst<>+11744(SB), Y3, Y7
+	VBLENDVPS    Y4, Y7, Y5, Y5
+	VMULPS       Y5, Y8, Y7
+	VMOVAPS      Y7, Y10
+	VFMSUB231PS  Y5, Y8, Y10
+	VFMADD231PS  Y6, Y7, Y10
+	VPERMPS      kconst<>+11776(SB), Y3, Y5
+	VPERMPS      kconst<>+11808(SB), Y3, Y6
+	VBLENDVPS    Y4, Y6, Y5, Y5
+	VSUBPS       Y2, Y5, Y6
+	VSUBPS       Y6, Y5, Y5
+	VSUBPS       Y2, Y5, Y2
+	VPERMPS      kconst<>+11840(SB), Y3, Y5
+	VPERMPS      kconst<>+11872(SB), Y3, Y3
+	VBLENDVPS    Y4, Y3, Y5, Y3
+	VADDPS       Y3, Y2, Y2
+	VADDPS       Y2, Y6, Y3
+	VSUBPS       Y6, Y3, Y4
+	VSUBPS       Y4, Y2, Y2
+	VADDPS       kconst<>+9472(SB), Y2, Y2
+	VMULPS       Y7, Y3, Y4
+	VMOVAPS      Y4, Y5
+	VFMSUB231PS  Y7, Y3, Y5
+	VFMADD231PS  Y10, Y3, Y5
+	VFMADD231PS  Y7, Y2, Y5
+	VPSRAD       $0x03, Y9, Y2
+	VPADDD       kconst<>+10944(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VMULPS       Y2, Y4, Y3
+	VMULPS       Y2, Y5, Y2
+	VBROADCASTSS kconst<>+7040(SB), Y4
+	VSUBPS       Y3, Y4, Y4
+	VBROADCASTSS kconst<>+7040(SB), Y5
+	VSUBPS       Y4, Y5, Y5
+	VSUBPS       Y3, Y5, Y5
+	VSUBPS       Y2, Y5, Y5
+	VBLENDVPS    Y1, Y3, Y4, Y3
+	VBLENDVPS    Y1, Y2, Y5, Y2
+	VCMPPS       $0x19, kconst<>+9536(SB), Y1, Y1
+	CMPQ         BX, $0x00000008
+	JB           GELULane32AVX2D1_load2_0_masked
+	VMOVUPS      (DX), Y4
+	JMP          GELULane32AVX2D1_load2_0_done
 
 GELULane32AVX2D1_load2_0_masked:
-	VMASKMOVPS (DX), Y0, Y3
+	VMASKMOVPS (DX), Y0, Y4
 
 GELULane32AVX2D1_load2_0_done:
-	VMULPS      Y5, Y3, Y4
-	VMULPS      Y2, Y3, Y2
-	VFMADD231PS Y5, Y3, Y2
-	VCMPPS      $0x03, Y2, Y2, Y3
-	VBLENDVPS   Y3, Y4, Y2, Y2
+	VMULPS      Y2, Y4, Y2
+	VMAXPS      kconst<>+11904(SB), Y2, Y2
+	VMINPS      kconst<>+11968(SB), Y2, Y2
+	VFMADD231PS Y3, Y4, Y2
 	VANDPS      Y0, Y1, Y1
 	VMOVMSKPS   Y1, R9
 	MOVB        R9, (DI)
@@ -6395,7 +6324,7 @@ GELULane32AVX2D2_loop:
 	CMOVQLT      R9, R10
 	VMOVD        R10, X0
 	VPBROADCASTD X0, Y0
-	VPCMPGTD     kconst<>+11840(SB), Y0, Y0
+	VPCMPGTD     kconst<>+12032(SB), Y0, Y0
 	CMPQ         BX, $0x00000008
 	JB           GELULane32AVX2D2_load1_0_masked
 	VMOVUPS      (CX), Y1
@@ -6406,77 +6335,64 @@ GELULane32AVX2D2_load1_0_masked:
 
 GELULane32AVX2D2_load1_0_done:
 	// GELU f^(2), float32 lanes
-	VANDPS      kconst<>+6336(SB), Y1, Y1
-	VMINPS      kconst<>+6400(SB), Y1, Y2
-	VMULPS      Y2, Y2, Y3
-	VMOVAPS     Y3, Y4
-	VFMSUB231PS Y2, Y2, Y4
-	VMULPS      kconst<>+7552(SB), Y3, Y2
-	VROUNDPS    $0x08, Y2, Y2
-	VMULPS      kconst<>+7680(SB), Y3, Y5
-	VFMADD231PS kconst<>+7616(SB), Y2, Y5
-	VMULPS      kconst<>+7680(SB), Y4, Y6
-	VFMADD231PS kconst<>+7744(SB), Y2, Y6
-	VCVTTPS2DQ  Y2, Y2
-	VMOVUPS     kconst<>+7808(SB), Y7
-	VFMADD213PS kconst<>+7872(SB), Y5, Y7
-	VFMADD213PS kconst<>+7936(SB), Y5, Y7
-	VFMADD213PS kconst<>+8000(SB), Y5, Y7
-	VMULPS      Y5, Y5, Y8
-	VMULPS      Y7, Y8, Y7
-	VMULPS      Y6, Y6, Y8
-	VMOVUPS     kconst<>+7936(SB), Y9
-	VFMADD213PS kconst<>+8000(SB), Y6, Y9
-	VFMADD231PS Y9, Y8, Y6
-	VADDPS      kconst<>+8064(SB), Y5, Y8
-	VADDPS      Y7, Y8, Y8
-	VFMADD231PS Y8, Y6, Y7
-	VPERMPS     kconst<>+11904(SB), Y2, Y6
-	VPERMPS     kconst<>+11968(SB), Y2, Y8
-	VMOVUPS     kconst<>+9728(SB), Y9
-	VXORPS      kconst<>+8256(SB), Y3, Y3
-	VADDPS      Y3, Y9, Y10
-	VSUBPS      Y9, Y10, Y11
-	VSUBPS      Y11, Y10, Y12
-	VSUBPS      Y12, Y9, Y9
-	VSUBPS      Y11, Y3, Y3
-	VADDPS      Y3, Y9, Y3
-	VSUBPS      Y4, Y3, Y3
-	VADDPS      Y3, Y10, Y4
-	VSUBPS      Y10, Y4, Y9
-	VSUBPS      Y9, Y3, Y3
-	VMULPS      Y4, Y6, Y9
-	VMOVAPS     Y9, Y10
-	VFMSUB231PS Y4, Y6, Y10
-	VFMADD231PS Y4, Y8, Y10
-	VMOVAPS     Y10, Y4
-	VFMADD231PS Y3, Y6, Y4
-	VADDPS      Y7, Y5, Y3
-	VMOVAPS     Y4, Y6
-	VFMADD231PS Y3, Y4, Y6
-	VMOVAPS     Y6, Y3
-	VFMADD231PS Y7, Y9, Y3
-	VFMADD231PS Y5, Y9, Y3
-	VPSRAD      $0x03, Y2, Y2
-	VPADDD      kconst<>+8320(SB), Y2, Y2
-	VPSLLD      $0x17, Y2, Y2
-	VMULPS      Y2, Y9, Y4
-	VMULPS      Y2, Y3, Y2
-	VCMPPS      $0x16, kconst<>+6400(SB), Y1, Y1
-	CMPQ        BX, $0x00000008
-	JB          GELULane32AVX2D2_load2_0_masked
-	VMOVUPS     (DX), Y3
-	JMP         GELULane32AVX2D2_load2_0_done
+	VANDPS       kconst<>+6336(SB), Y1, Y1
+	VMINPS       kconst<>+6400(SB), Y1, Y2
+	VMULPS       Y2, Y2, Y3
+	VMOVAPS      Y3, Y4
+	VFMSUB231PS  Y2, Y2, Y4
+	VBROADCASTSS kconst<>+10368(SB), Y2
+	VFMADD213PS  kconst<>+6528(SB), Y3, Y2
+	VSUBPS       kconst<>+6528(SB), Y2, Y5
+	VMOVAPS      Y3, Y6
+	VFMADD231PS  kconst<>+10432(SB), Y5, Y6
+	VPERMPS      kconst<>+12096(SB), Y2, Y7
+	VADDPS       Y7, Y4, Y7
+	VFMADD231PS  kconst<>+10496(SB), Y5, Y7
+	VADDPS       Y7, Y6, Y5
+	VBROADCASTSS kconst<>+10624(SB), Y6
+	VFMADD213PS  kconst<>+10688(SB), Y5, Y6
+	VBROADCASTSS kconst<>+10752(SB), Y7
+	VFMADD231PS  Y5, Y6, Y7
+	VMOVAPS      Y5, Y6
+	VFMADD213PS  kconst<>+6912(SB), Y7, Y6
+	VMULPS       Y6, Y5, Y5
+	VPERMPS      kconst<>+12160(SB), Y2, Y6
+	VBROADCASTSS kconst<>+9728(SB), Y7
+	VSUBPS       Y3, Y7, Y7
+	VSUBPS       kconst<>+9728(SB), Y7, Y8
+	VSUBPS       Y8, Y7, Y9
+	VBROADCASTSS kconst<>+9728(SB), Y10
+	VSUBPS       Y9, Y10, Y9
+	VADDPS       Y8, Y3, Y3
+	VSUBPS       Y3, Y9, Y3
+	VSUBPS       Y4, Y3, Y3
+	VADDPS       Y3, Y7, Y4
+	VSUBPS       Y7, Y4, Y7
+	VSUBPS       Y7, Y3, Y3
+	VMULPS       Y4, Y6, Y7
+	VFMADD231PS  Y5, Y4, Y3
+	VMOVAPS      Y7, Y5
+	VFMSUB231PS  Y4, Y6, Y5
+	VFMADD231PS  Y3, Y6, Y5
+	VPSRAD       $0x03, Y2, Y2
+	VPADDD       kconst<>+10944(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VMULPS       Y2, Y7, Y3
+	VMULPS       Y2, Y5, Y2
+	VCMPPS       $0x16, kconst<>+6400(SB), Y1, Y1
+	CMPQ         BX, $0x00000008
+	JB           GELULane32AVX2D2_load2_0_masked
+	VMOVUPS      (DX), Y4
+	JMP          GELULane32AVX2D2_load2_0_done
 
 GELULane32AVX2D2_load2_0_masked:
-	VMASKMOVPS (DX), Y0, Y3
+	VMASKMOVPS (DX), Y0, Y4
 
 GELULane32AVX2D2_load2_0_done:
-	VMULPS      Y4, Y3, Y5
-	VMULPS      Y2, Y3, Y2
-	VFMADD231PS Y4, Y3, Y2
-	VCMPPS      $0x03, Y2, Y2, Y3
-	VBLENDVPS   Y3, Y5, Y2, Y2
+	VMULPS      Y2, Y4, Y2
+	VMAXPS      kconst<>+11904(SB), Y2, Y2
+	VMINPS      kconst<>+11968(SB), Y2, Y2
+	VFMADD231PS Y3, Y4, Y2
 	VANDPS      Y0, Y1, Y1
 	VMOVMSKPS   Y1, R9
 	MOVB        R9, (DI)
@@ -6541,269 +6457,317 @@ TEXT ·GELUTanhLane32AVX512D0(SB), NOSPLIT, $0-113
 	MOVL $0x0000ffff, R8
 
 GELUTanhLane32AVX512D0_loop:
-	TESTQ     DX, DX
-	JZ        GELUTanhLane32AVX512D0_done
-	MOVQ      DX, R9
-	MOVQ      $0x00000010, R10
-	CMPQ      R9, R10
-	CMOVQLT   R9, R10
-	BZHIL     R10, R8, R11
-	KMOVW     R11, K1
-	SUBQ      R10, R9
-	MOVQ      $0x00000010, R10
-	CMPQ      R9, R10
-	CMOVQLT   R9, R10
-	BZHIL     R10, R8, R9
-	KMOVW     R9, K2
+	TESTQ   DX, DX
+	JZ      GELUTanhLane32AVX512D0_done
+	MOVQ    DX, R9
+	MOVQ    $0x00000010, R10
+	CMPQ    R9, R10
+	CMOVQLT R9, R10
+	BZHIL   R10, R8, R11
+	KMOVW   R11, K1
+	SUBQ    R10, R9
+	MOVQ    $0x00000010, R10
+	CMPQ    R9, R10
+	CMOVQLT R9, R10
+	BZHIL   R10, R8, R9
+	KMOVW   R9, K2
+	CMPQ    DX, $0x00000010
+	JB      GELUTanhLane32AVX512D0_load1_0_masked
+	VMOVUPS (CX), Z0
+	JMP     GELUTanhLane32AVX512D0_load1_0_done
+
+GELUTanhLane32AVX512D0_load1_0_masked:
 	VMOVUPS.Z (CX), K1, Z0
+
+GELUTanhLane32AVX512D0_load1_0_done:
+	CMPQ    DX, $0x00000020
+	JB      GELUTanhLane32AVX512D0_load1_1_masked
+	VMOVUPS 64(CX), Z1
+	JMP     GELUTanhLane32AVX512D0_load1_1_done
+
+GELUTanhLane32AVX512D0_load1_1_masked:
 	VMOVUPS.Z 64(CX), K2, Z1
 
+GELUTanhLane32AVX512D0_load1_1_done:
 	// GELUTanh f^(0), float32 lanes
-	VANDPS       kconst<>+6336(SB), Z0, Z2
-	VANDPS       kconst<>+6336(SB), Z1, Z3
-	VMINPS       kconst<>+12032(SB), Z2, Z4
-	VMINPS       kconst<>+12032(SB), Z3, Z5
-	VMULPS       Z4, Z4, Z6
-	VMULPS       Z5, Z5, Z7
-	VMOVUPS      kconst<>+12096(SB), Z8
-	VMOVAPS      Z6, Z9
-	VMOVAPS      Z7, Z10
-	VFMSUB231PS  Z4, Z4, Z9
-	VFMSUB231PS  Z5, Z5, Z10
-	VMULPS       kconst<>+12160(SB), Z6, Z11
-	VMULPS       kconst<>+12160(SB), Z7, Z12
-	VMOVUPS      kconst<>+12160(SB), Z13
-	VMOVAPS      Z11, Z14
-	VMOVAPS      Z12, Z15
-	VFMSUB231PS  Z13, Z6, Z14
-	VFMSUB231PS  Z13, Z7, Z15
-	VMOVAPS      Z14, Z13
-	VMOVAPS      Z15, Z14
-	VFMADD231PS  kconst<>+12160(SB), Z9, Z13
-	VFMADD231PS  kconst<>+12160(SB), Z10, Z14
-	VMOVAPS      Z13, Z9
-	VMOVAPS      Z14, Z10
-	VFMADD231PS  kconst<>+12224(SB), Z6, Z9
-	VFMADD231PS  kconst<>+12224(SB), Z7, Z10
-	VMOVUPS      kconst<>+12288(SB), Z6
-	VADDPS       Z11, Z8, Z7
-	VADDPS       Z12, Z8, Z13
-	VSUBPS       Z8, Z7, Z14
-	VSUBPS       Z8, Z13, Z15
-	VSUBPS       Z14, Z7, Z16
-	VSUBPS       Z15, Z13, Z17
-	VSUBPS       Z16, Z8, Z16
-	VSUBPS       Z17, Z8, Z8
-	VSUBPS       Z14, Z11, Z11
-	VSUBPS       Z15, Z12, Z12
-	VADDPS       Z11, Z16, Z11
-	VADDPS       Z12, Z8, Z8
-	VADDPS       Z9, Z6, Z9
-	VADDPS       Z10, Z6, Z6
-	VADDPS       Z9, Z11, Z9
-	VADDPS       Z6, Z8, Z6
-	VMULPS       Z7, Z4, Z8
-	VMULPS       Z13, Z5, Z10
-	VMOVAPS      Z8, Z11
-	VMOVAPS      Z10, Z12
-	VFMSUB231PS  Z7, Z4, Z11
-	VFMSUB231PS  Z13, Z5, Z12
-	VMOVAPS      Z11, Z7
-	VMOVAPS      Z12, Z11
-	VFMADD231PS  Z9, Z4, Z7
-	VFMADD231PS  Z6, Z5, Z11
-	VMULPS       kconst<>+12352(SB), Z8, Z6
-	VMULPS       kconst<>+12352(SB), Z10, Z9
-	VRNDSCALEPS  $0x08, Z6, Z6
-	VRNDSCALEPS  $0x08, Z9, Z9
-	VXORPS       kconst<>+8256(SB), Z8, Z8
-	VXORPS       kconst<>+8256(SB), Z10, Z10
-	VFNMADD231PS kconst<>+12416(SB), Z6, Z8
-	VFNMADD231PS kconst<>+12416(SB), Z9, Z10
-	VXORPS       kconst<>+8256(SB), Z7, Z7
-	VXORPS       kconst<>+8256(SB), Z11, Z11
-	VFNMADD231PS kconst<>+12480(SB), Z6, Z7
-	VFNMADD231PS kconst<>+12480(SB), Z9, Z11
-	VCVTTPS2DQ   Z6, Z6
-	VCVTTPS2DQ   Z9, Z9
-	VMOVUPS      kconst<>+12544(SB), Z12
-	VMOVUPS      kconst<>+12544(SB), Z13
-	VFMADD213PS  kconst<>+7808(SB), Z8, Z12
-	VFMADD213PS  kconst<>+7808(SB), Z10, Z13
-	VFMADD213PS  kconst<>+7872(SB), Z8, Z12
-	VFMADD213PS  kconst<>+7872(SB), Z10, Z13
-	VFMADD213PS  kconst<>+7936(SB), Z8, Z12
-	VFMADD213PS  kconst<>+7936(SB), Z10, Z13
-	VFMADD213PS  kconst<>+8000(SB), Z8, Z12
-	VFMADD213PS  kconst<>+8000(SB), Z10, Z13
-	VMULPS       Z8, Z8, Z14
-	VMULPS       Z10, Z10, Z15
-	VMULPS       Z12, Z14, Z12
-	VMULPS       Z13, Z15, Z13
-	VMULPS       Z7, Z7, Z14
-	VMULPS       Z11, Z11, Z15
-	VMOVUPS      kconst<>+7936(SB), Z16
-	VMOVUPS      kconst<>+7936(SB), Z17
-	VFMADD213PS  kconst<>+8000(SB), Z7, Z16
-	VFMADD213PS  kconst<>+8000(SB), Z11, Z17
-	VFMADD231PS  Z16, Z14, Z7
-	VFMADD231PS  Z17, Z15, Z11
-	VADDPS       kconst<>+8064(SB), Z8, Z14
-	VADDPS       kconst<>+8064(SB), Z10, Z15
-	VADDPS       Z12, Z14, Z14
-	VADDPS       Z13, Z15, Z15
-	VFMADD231PS  Z14, Z7, Z12
-	VFMADD231PS  Z15, Z11, Z13
-	VPERMPS      kconst<>+12608(SB), Z6, Z7
-	VPERMPS      kconst<>+12608(SB), Z9, Z11
-	VPERMPS      kconst<>+12672(SB), Z6, Z14
-	VPERMPS      kconst<>+12672(SB), Z9, Z15
-	VMULPS       Z8, Z7, Z16
-	VMULPS       Z10, Z11, Z17
-	VMOVAPS      Z16, Z18
-	VMOVAPS      Z17, Z19
-	VFMSUB231PS  Z8, Z7, Z18
-	VFMSUB231PS  Z10, Z11, Z19
-	VADDPS       Z16, Z7, Z20
-	VADDPS       Z17, Z11, Z21
-	VSUBPS       Z7, Z20, Z22
-	VSUBPS       Z11, Z21, Z23
-	VSUBPS       Z22, Z16, Z16
-	VSUBPS       Z23, Z17, Z17
-	VMOVAPS      Z14, Z22
-	VMOVAPS      Z15, Z23
-	VFMADD231PS  Z8, Z14, Z22
-	VFMADD231PS  Z10, Z15, Z23
-	VMOVAPS      Z22, Z8
-	VMOVAPS      Z23, Z10
-	VFMADD231PS  Z12, Z7, Z8
-	VFMADD231PS  Z13, Z11, Z10
-	VADDPS       Z18, Z8, Z7
-	VADDPS       Z19, Z10, Z8
-	VADDPS       Z16, Z7, Z7
-	VADDPS       Z17, Z8, Z8
-	VADDPS       Z7, Z20, Z10
-	VADDPS       Z8, Z21, Z11
-	VSUBPS       Z20, Z10, Z12
-	VSUBPS       Z21, Z11, Z13
-	VSUBPS       Z12, Z7, Z7
-	VSUBPS       Z13, Z8, Z8
-	VPSRAD       $0x03, Z6, Z6
-	VPSRAD       $0x03, Z9, Z9
-	VPADDD       kconst<>+8320(SB), Z6, Z6
-	VPADDD       kconst<>+8320(SB), Z9, Z9
-	VPSLLD       $0x17, Z6, Z6
-	VPSLLD       $0x17, Z9, Z9
-	VMULPS       Z6, Z10, Z12
-	VMULPS       Z9, Z11, Z13
-	VMULPS       Z6, Z7, Z14
-	VMULPS       Z9, Z8, Z15
-	VADDPS       kconst<>+8064(SB), Z12, Z16
-	VADDPS       kconst<>+8064(SB), Z13, Z17
-	VMOVUPS      kconst<>+8064(SB), Z18
-	VSUBPS       Z16, Z18, Z19
-	VSUBPS       Z17, Z18, Z18
-	VADDPS       Z12, Z19, Z12
-	VADDPS       Z13, Z18, Z13
-	VADDPS       Z14, Z12, Z12
-	VADDPS       Z15, Z13, Z13
-	VMOVUPS      kconst<>+8064(SB), Z14
-	VDIVPS       Z16, Z14, Z15
-	VDIVPS       Z17, Z14, Z14
-	VMOVAPS      Z15, Z18
-	VMOVAPS      Z14, Z19
-	VFNMADD213PS kconst<>+8064(SB), Z16, Z18
-	VFNMADD213PS kconst<>+8064(SB), Z17, Z19
-	VMOVAPS      Z18, Z16
-	VMOVAPS      Z19, Z17
-	VFNMADD231PS Z12, Z15, Z16
-	VFNMADD231PS Z13, Z14, Z17
-	VMULPS       Z16, Z15, Z12
-	VMULPS       Z17, Z14, Z13
-	VMULPS       Z15, Z4, Z16
-	VMULPS       Z14, Z5, Z17
-	VMOVAPS      Z16, Z18
-	VMOVAPS      Z17, Z19
-	VFMSUB231PS  Z15, Z4, Z18
-	VFMSUB231PS  Z14, Z5, Z19
-	VMOVAPS      Z18, Z14
-	VMOVAPS      Z19, Z15
-	VFMADD231PS  Z12, Z4, Z14
-	VFMADD231PS  Z13, Z5, Z15
-	VMULPS       Z16, Z10, Z4
-	VMULPS       Z17, Z11, Z5
-	VMOVAPS      Z4, Z12
-	VMOVAPS      Z5, Z13
-	VFMSUB231PS  Z16, Z10, Z12
-	VFMSUB231PS  Z17, Z11, Z13
-	VFMADD231PS  Z16, Z7, Z12
-	VFMADD231PS  Z17, Z8, Z13
-	VMOVAPS      Z12, Z7
-	VMOVAPS      Z13, Z8
-	VFMADD231PS  Z14, Z10, Z7
-	VFMADD231PS  Z15, Z11, Z8
-	VCMPPS       $0x12, kconst<>+12032(SB), Z0, K3
-	VCMPPS       $0x12, kconst<>+12032(SB), Z1, K4
-	VMOVAPS.Z    Z6, K3, Z6
-	VMOVAPS.Z    Z9, K4, Z9
-	VMULPS       Z6, Z4, Z4
-	VMULPS       Z9, Z5, Z5
-	VMULPS       Z6, Z7, Z6
-	VMULPS       Z9, Z8, Z7
-	VXORPS       kconst<>+8256(SB), Z4, Z4
-	VXORPS       kconst<>+8256(SB), Z5, Z5
-	VXORPS       kconst<>+8256(SB), Z6, Z6
-	VXORPS       kconst<>+8256(SB), Z7, Z7
-	VPMOVD2M     Z0, K3
-	VPMOVD2M     Z1, K4
-	VMOVAPS      Z0, Z8
-	VMOVAPS      Z1, Z9
-	VBLENDMPS    kconst<>+8256(SB), Z8, K3, Z8
-	VBLENDMPS    kconst<>+8256(SB), Z9, K4, Z9
-	VADDPS       Z4, Z8, Z10
-	VADDPS       Z5, Z9, Z11
-	VSUBPS       Z10, Z8, Z8
-	VSUBPS       Z11, Z9, Z9
-	VADDPS       Z4, Z8, Z4
-	VADDPS       Z5, Z9, Z5
-	VADDPS       Z6, Z4, Z4
-	VADDPS       Z7, Z5, Z5
-	VCMPPS       $0x19, kconst<>+12736(SB), Z0, K3
-	VCMPPS       $0x19, kconst<>+12736(SB), Z1, K4
-	VCMPPS       $0x00, kconst<>+8448(SB), Z0, K5
-	VCMPPS       $0x00, kconst<>+8448(SB), Z1, K6
-	KORW         K5, K3, K3
-	KORW         K6, K4, K4
-	VCMPPS       $0x11, kconst<>+12800(SB), Z2, K5
-	VCMPPS       $0x11, kconst<>+12800(SB), Z3, K6
-	KORW         K5, K3, K3
-	KORW         K6, K4, K4
-	VADDPS       Z4, Z10, Z0
-	VADDPS       Z5, Z11, Z1
-	KANDW        K1, K3, K3
-	KMOVW        K3, R9
-	MOVW         R9, (SI)
-	KANDNW       K1, K3, K1
-	ORL          R9, DI
-	KANDW        K2, K4, K4
-	KMOVW        K4, R9
-	MOVW         R9, 2(SI)
-	KANDNW       K2, K4, K2
-	ORL          R9, DI
-	CMPB         BL, $0x00
-	JE           GELUTanhLane32AVX512D0_plain
-	VMOVUPS.Z    (AX), K1, Z2
-	VADDPS       Z0, Z2, Z2
-	VMOVUPS      Z2, K1, (AX)
-	VMOVUPS.Z    64(AX), K2, Z0
-	VADDPS       Z1, Z0, Z0
-	VMOVUPS      Z0, K2, 64(AX)
-	JMP          GELUTanhLane32AVX512D0_next
+	VANDPS.BCST      kconst<>+6336(SB), Z0, Z2
+	VANDPS.BCST      kconst<>+6336(SB), Z1, Z3
+	VMINPS.BCST      kconst<>+12224(SB), Z2, Z4
+	VMINPS.BCST      kconst<>+12224(SB), Z3, Z5
+	VMULPS           Z4, Z4, Z6
+	VMULPS           Z5, Z5, Z7
+	VBROADCASTSS     kconst<>+12288(SB), Z8
+	VMOVAPS          Z6, Z9
+	VMOVAPS          Z7, Z10
+	VFMSUB231PS      Z4, Z4, Z9
+	VFMSUB231PS      Z5, Z5, Z10
+	VMULPS.BCST      kconst<>+12352(SB), Z6, Z11
+	VMULPS.BCST      kconst<>+12352(SB), Z7, Z12
+	VBROADCASTSS     kconst<>+12352(SB), Z13
+	VMOVAPS          Z11, Z14
+	VMOVAPS          Z12, Z15
+	VFMSUB231PS      Z13, Z6, Z14
+	VFMSUB231PS      Z13, Z7, Z15
+	VMOVAPS          Z14, Z13
+	VMOVAPS          Z15, Z14
+	VFMADD231PS.BCST kconst<>+12352(SB), Z9, Z13
+	VFMADD231PS.BCST kconst<>+12352(SB), Z10, Z14
+	VMOVAPS          Z13, Z9
+	VMOVAPS          Z14, Z10
+	VFMADD231PS.BCST kconst<>+12416(SB), Z6, Z9
+	VFMADD231PS.BCST kconst<>+12416(SB), Z7, Z10
+	VBROADCASTSS     kconst<>+12480(SB), Z6
+	VADDPS           Z11, Z8, Z7
+	VADDPS           Z12, Z8, Z13
+	VSUBPS           Z8, Z7, Z14
+	VSUBPS           Z8, Z13, Z15
+	VSUBPS           Z14, Z7, Z16
+	VSUBPS           Z15, Z13, Z17
+	VSUBPS           Z16, Z8, Z16
+	VSUBPS           Z17, Z8, Z8
+	VSUBPS           Z14, Z11, Z11
+	VSUBPS           Z15, Z12, Z12
+	VADDPS           Z11, Z16, Z11
+	VADDPS           Z12, Z8, Z8
+	VADDPS           Z9, Z6, Z9
+	VADDPS           Z10, Z6, Z6
+	VADDPS           Z9, Z11, Z9
+	VADDPS           Z6, Z8, Z6
+	VMULPS           Z7, Z4, Z8
+	VMULPS           Z13, Z5, Z10
+	VMOVAPS          Z8, Z11
+	VMOVAPS          Z10, Z12
+	VFMSUB231PS      Z7, Z4, Z11
+	VFMSUB231PS      Z13, Z5, Z12
+	VMOVAPS          Z11, Z7
+	VMOVAPS          Z12, Z11
+	VFMADD231PS      Z9, Z4, Z7
+	VFMADD231PS      Z6, Z5, Z11
+	VMULPS.BCST      kconst<>+6464(SB), Z8, Z6
+	VMULPS.BCST      kconst<>+6464(SB), Z10, Z9
+	VRNDSCALEPS      $0x08, Z6, Z6
+	VRNDSCALEPS      $0x08, Z9, Z9
+	VXORPS.BCST      kconst<>+11008(SB), Z8, Z8
+	VXORPS.BCST      kconst<>+11008(SB), Z10, Z10
+	VFNMADD231PS     kconst<>+6592(SB), Z6, Z8
+	VFNMADD231PS     kconst<>+6592(SB), Z9, Z10
+	VXORPS.BCST      kconst<>+11008(SB), Z7, Z7
+	VXORPS.BCST      kconst<>+11008(SB), Z11, Z11
+	VFNMADD231PS     kconst<>+6656(SB), Z6, Z7
+	VFNMADD231PS     kconst<>+6656(SB), Z9, Z11
+	VCVTTPS2DQ       Z6, Z6
+	VCVTTPS2DQ       Z9, Z9
+	VBROADCASTSS     kconst<>+12544(SB), Z12
+	VBROADCASTSS     kconst<>+12544(SB), Z13
+	VFMADD213PS.BCST kconst<>+12608(SB), Z8, Z12
+	VFMADD213PS.BCST kconst<>+12608(SB), Z10, Z13
+	VFMADD213PS.BCST kconst<>+12672(SB), Z8, Z12
+	VFMADD213PS.BCST kconst<>+12672(SB), Z10, Z13
+	VFMADD213PS.BCST kconst<>+12736(SB), Z8, Z12
+	VFMADD213PS.BCST kconst<>+12736(SB), Z10, Z13
+	VFMADD213PS.BCST kconst<>+12800(SB), Z8, Z12
+	VFMADD213PS.BCST kconst<>+12800(SB), Z10, Z13
+	VMULPS           Z8, Z8, Z14
+	VMULPS           Z10, Z10, Z15
+	VMULPS           Z12, Z14, Z12
+	VMULPS           Z13, Z15, Z13
+	VMULPS           Z7, Z7, Z14
+	VMULPS           Z11, Z11, Z15
+	VBROADCASTSS     kconst<>+12736(SB), Z16
+	VBROADCASTSS     kconst<>+12736(SB), Z17
+	VFMADD213PS.BCST kconst<>+12800(SB), Z7, Z16
+	VFMADD213PS.BCST kconst<>+12800(SB), Z11, Z17
+	VFMADD231PS      Z16, Z14, Z7
+	VFMADD231PS      Z17, Z15, Z11
+	VADDPS.BCST      kconst<>+7040(SB), Z8, Z14
+	VADDPS.BCST      kconst<>+7040(SB), Z10, Z15
+	VADDPS           Z12, Z14, Z14
+	VADDPS           Z13, Z15, Z15
+	VFMADD231PS      Z14, Z7, Z12
+	VFMADD231PS      Z15, Z11, Z13
+	VPERMPS          kconst<>+12864(SB), Z6, Z7
+	VPERMPS          kconst<>+12864(SB), Z9, Z11
+	VPERMPS          kconst<>+12928(SB), Z6, Z14
+	VPERMPS          kconst<>+12928(SB), Z9, Z15
+	VMULPS           Z8, Z7, Z16
+	VMULPS           Z10, Z11, Z17
+	VMOVAPS          Z16, Z18
+	VMOVAPS          Z17, Z19
+	VFMSUB231PS      Z8, Z7, Z18
+	VFMSUB231PS      Z10, Z11, Z19
+	VADDPS           Z16, Z7, Z20
+	VADDPS           Z17, Z11, Z21
+	VSUBPS           Z7, Z20, Z22
+	VSUBPS           Z11, Z21, Z23
+	VSUBPS           Z22, Z16, Z16
+	VSUBPS           Z23, Z17, Z17
+	VMOVAPS          Z14, Z22
+	VMOVAPS          Z15, Z23
+	VFMADD231PS      Z8, Z14, Z22
+	VFMADD231PS      Z10, Z15, Z23
+	VMOVAPS          Z22, Z8
+	VMOVAPS          Z23, Z10
+	VFMADD231PS      Z12, Z7, Z8
+	VFMADD231PS      Z13, Z11, Z10
+	VADDPS           Z18, Z8, Z7
+	VADDPS           Z19, Z10, Z8
+	VADDPS           Z16, Z7, Z7
+	VADDPS           Z17, Z8, Z8
+	VADDPS           Z7, Z20, Z10
+	VADDPS           Z8, Z21, Z11
+	VSUBPS           Z20, Z10, Z12
+	VSUBPS           Z21, Z11, Z13
+	VSUBPS           Z12, Z7, Z7
+	VSUBPS           Z13, Z8, Z8
+	VPSRAD           $0x03, Z6, Z6
+	VPSRAD           $0x03, Z9, Z9
+	VPADDD.BCST      kconst<>+10944(SB), Z6, Z6
+	VPADDD.BCST      kconst<>+10944(SB), Z9, Z9
+	VPSLLD           $0x17, Z6, Z6
+	VPSLLD           $0x17, Z9, Z9
+	VMULPS           Z6, Z10, Z12
+	VMULPS           Z9, Z11, Z13
+	VMULPS           Z6, Z7, Z14
+	VMULPS           Z9, Z8, Z15
+	VADDPS.BCST      kconst<>+7040(SB), Z12, Z16
+	VADDPS.BCST      kconst<>+7040(SB), Z13, Z17
+	VBROADCASTSS     kconst<>+7040(SB), Z18
+	VSUBPS           Z16, Z18, Z19
+	VSUBPS           Z17, Z18, Z18
+	VADDPS           Z12, Z19, Z12
+	VADDPS           Z13, Z18, Z13
+	VADDPS           Z14, Z12, Z12
+	VADDPS           Z15, Z13, Z13
+	VBROADCASTSS     kconst<>+7040(SB), Z14
+	VDIVPS           Z16, Z14, Z15
+	VDIVPS           Z17, Z14, Z14
+	VMOVAPS          Z15, Z18
+	VMOVAPS          Z14, Z19
+	VFNMADD213PS     kconst<>+7040(SB), Z16, Z18
+	VFNMADD213PS     kconst<>+7040(SB), Z17, Z19
+	VMOVAPS          Z18, Z16
+	VMOVAPS          Z19, Z17
+	VFNMADD231PS     Z12, Z15, Z16
+	VFNMADD231PS     Z13, Z14, Z17
+	VMULPS           Z16, Z15, Z12
+	VMULPS           Z17, Z14, Z13
+	VMULPS           Z15, Z4, Z16
+	VMULPS           Z14, Z5, Z17
+	VMOVAPS          Z16, Z18
+	VMOVAPS          Z17, Z19
+	VFMSUB231PS      Z15, Z4, Z18
+	VFMSUB231PS      Z14, Z5, Z19
+	VMOVAPS          Z18, Z14
+	VMOVAPS          Z19, Z15
+	VFMADD231PS      Z12, Z4, Z14
+	VFMADD231PS      Z13, Z5, Z15
+	VMULPS           Z16, Z10, Z4
+	VMULPS           Z17, Z11, Z5
+	VMOVAPS          Z4, Z12
+	VMOVAPS          Z5, Z13
+	VFMSUB231PS      Z16, Z10, Z12
+	VFMSUB231PS      Z17, Z11, Z13
+	VFMADD231PS      Z16, Z7, Z12
+	VFMADD231PS      Z17, Z8, Z13
+	VMOVAPS          Z12, Z7
+	VMOVAPS          Z13, Z8
+	VFMADD231PS      Z14, Z10, Z7
+	VFMADD231PS      Z15, Z11, Z8
+	VCMPPS.BCST      $0x12, kconst<>+12224(SB), Z0, K3
+	VCMPPS.BCST      $0x12, kconst<>+12224(SB), Z1, K4
+	VMOVAPS.Z        Z6, K3, Z6
+	VMOVAPS.Z        Z9, K4, Z9
+	VMULPS           Z6, Z4, Z4
+	VMULPS           Z9, Z5, Z5
+	VMULPS           Z6, Z7, Z6
+	VMULPS           Z9, Z8, Z7
+	VXORPS.BCST      kconst<>+11008(SB), Z4, Z4
+	VXORPS.BCST      kconst<>+11008(SB), Z5, Z5
+	VXORPS.BCST      kconst<>+11008(SB), Z6, Z6
+	VXORPS.BCST      kconst<>+11008(SB), Z7, Z7
+	VPMOVD2M         Z0, K3
+	VPMOVD2M         Z1, K4
+	VMOVAPS          Z0, Z8
+	VMOVAPS          Z1, Z9
+	VBLENDMPS        kconst<>+11008(SB), Z8, K3, Z8
+	VBLENDMPS        kconst<>+11008(SB), Z9, K4, Z9
+	VADDPS           Z4, Z8, Z10
+	VADDPS           Z5, Z9, Z11
+	VSUBPS           Z10, Z8, Z8
+	VSUBPS           Z11, Z9, Z9
+	VADDPS           Z4, Z8, Z4
+	VADDPS           Z5, Z9, Z5
+	VADDPS           Z6, Z4, Z4
+	VADDPS           Z7, Z5, Z5
+	VCMPPS.BCST      $0x19, kconst<>+12992(SB), Z0, K3
+	VCMPPS.BCST      $0x19, kconst<>+12992(SB), Z1, K4
+	VCMPPS.BCST      $0x00, kconst<>+8128(SB), Z0, K5
+	VCMPPS.BCST      $0x00, kconst<>+8128(SB), Z1, K6
+	KORW             K5, K3, K3
+	KORW             K6, K4, K4
+	VCMPPS.BCST      $0x11, kconst<>+13056(SB), Z2, K5
+	VCMPPS.BCST      $0x11, kconst<>+13056(SB), Z3, K6
+	KORW             K5, K3, K3
+	KORW             K6, K4, K4
+	VADDPS           Z4, Z10, Z0
+	VADDPS           Z5, Z11, Z1
+	KANDW            K1, K3, K3
+	KMOVW            K3, R9
+	MOVW             R9, (SI)
+	KANDNW           K1, K3, K1
+	ORL              R9, DI
+	KANDW            K2, K4, K4
+	KMOVW            K4, R9
+	MOVW             R9, 2(SI)
+	KANDNW           K2, K4, K2
+	ORL              R9, DI
+	CMPB             BL, $0x00
+	JE               GELUTanhLane32AVX512D0_plain
+	KORTESTW         K1, K1
+	JCC              GELUTanhLane32AVX512D0_add0_masked
+	VADDPS           (AX), Z0, Z2
+	VMOVUPS          Z2, (AX)
+	JMP              GELUTanhLane32AVX512D0_add0_done
+
+GELUTanhLane32AVX512D0_add0_masked:
+	VMOVUPS.Z (AX), K1, Z2
+	VADDPS    Z0, Z2, Z2
+	VMOVUPS   Z2, K1, (AX)
+
+GELUTanhLane32AVX512D0_add0_done:
+	KORTESTW K2, K2
+	JCC      GELUTanhLane32AVX512D0_add1_masked
+	VADDPS   64(AX), Z1, Z0
+	VMOVUPS  Z0, 64(AX)
+	JMP      GELUTanhLane32AVX512D0_add1_done
+
+GELUTanhLane32AVX512D0_add1_masked:
+	VMOVUPS.Z 64(AX), K2, Z0
+	VADDPS    Z1, Z0, Z0
+	VMOVUPS   Z0, K2, 64(AX)
+
+GELUTanhLane32AVX512D0_add1_done:
+	JMP GELUTanhLane32AVX512D0_next
 
 GELUTanhLane32AVX512D0_plain:
+	KORTESTW K1, K1
+	JCC      GELUTanhLane32AVX512D0_store0_masked
+	VMOVUPS  Z0, (AX)
+	JMP      GELUTanhLane32AVX512D0_store0_done
+
+GELUTanhLane32AVX512D0_store0_masked:
 	VMOVUPS Z0, K1, (AX)
+
+GELUTanhLane32AVX512D0_store0_done:
+	KORTESTW K2, K2
+	JCC      GELUTanhLane32AVX512D0_store1_masked
+	VMOVUPS  Z1, 64(AX)
+	JMP      GELUTanhLane32AVX512D0_store1_done
+
+GELUTanhLane32AVX512D0_store1_masked:
 	VMOVUPS Z1, K2, 64(AX)
 
+GELUTanhLane32AVX512D0_store1_done:
 GELUTanhLane32AVX512D0_next:
 	ADDQ    $0x00000080, AX
 	ADDQ    $0x00000080, CX
@@ -6834,355 +6798,417 @@ TEXT ·GELUTanhLane32AVX512D1(SB), NOSPLIT, $0-113
 	MOVL $0x0000ffff, R9
 
 GELUTanhLane32AVX512D1_loop:
-	TESTQ     BX, BX
-	JZ        GELUTanhLane32AVX512D1_done
-	MOVQ      BX, R10
-	MOVQ      $0x00000010, R11
-	CMPQ      R10, R11
-	CMOVQLT   R10, R11
-	BZHIL     R11, R9, R12
-	KMOVW     R12, K1
-	SUBQ      R11, R10
-	MOVQ      $0x00000010, R11
-	CMPQ      R10, R11
-	CMOVQLT   R10, R11
-	BZHIL     R11, R9, R10
-	KMOVW     R10, K2
+	TESTQ   BX, BX
+	JZ      GELUTanhLane32AVX512D1_done
+	MOVQ    BX, R10
+	MOVQ    $0x00000010, R11
+	CMPQ    R10, R11
+	CMOVQLT R10, R11
+	BZHIL   R11, R9, R12
+	KMOVW   R12, K1
+	SUBQ    R11, R10
+	MOVQ    $0x00000010, R11
+	CMPQ    R10, R11
+	CMOVQLT R10, R11
+	BZHIL   R11, R9, R10
+	KMOVW   R10, K2
+	CMPQ    BX, $0x00000010
+	JB      GELUTanhLane32AVX512D1_load1_0_masked
+	VMOVUPS (CX), Z0
+	JMP     GELUTanhLane32AVX512D1_load1_0_done
+
+GELUTanhLane32AVX512D1_load1_0_masked:
 	VMOVUPS.Z (CX), K1, Z0
+
+GELUTanhLane32AVX512D1_load1_0_done:
+	CMPQ    BX, $0x00000020
+	JB      GELUTanhLane32AVX512D1_load1_1_masked
+	VMOVUPS 64(CX), Z1
+	JMP     GELUTanhLane32AVX512D1_load1_1_done
+
+GELUTanhLane32AVX512D1_load1_1_masked:
 	VMOVUPS.Z 64(CX), K2, Z1
 
+GELUTanhLane32AVX512D1_load1_1_done:
 	// GELUTanh f^(1), float32 lanes
-	VANDPS       kconst<>+6336(SB), Z0, Z2
-	VANDPS       kconst<>+6336(SB), Z1, Z3
-	VMINPS       kconst<>+12032(SB), Z2, Z2
-	VMINPS       kconst<>+12032(SB), Z3, Z3
-	VMULPS       Z2, Z2, Z4
-	VMULPS       Z3, Z3, Z5
-	VMOVUPS      kconst<>+12096(SB), Z6
-	VMOVAPS      Z4, Z7
-	VMOVAPS      Z5, Z8
-	VFMSUB231PS  Z2, Z2, Z7
-	VFMSUB231PS  Z3, Z3, Z8
-	VMULPS       kconst<>+12160(SB), Z4, Z9
-	VMULPS       kconst<>+12160(SB), Z5, Z10
-	VMOVUPS      kconst<>+12160(SB), Z11
-	VMOVAPS      Z9, Z12
-	VMOVAPS      Z10, Z13
-	VFMSUB231PS  Z11, Z4, Z12
-	VFMSUB231PS  Z11, Z5, Z13
-	VMOVAPS      Z12, Z11
-	VMOVAPS      Z13, Z12
-	VFMADD231PS  kconst<>+12160(SB), Z7, Z11
-	VFMADD231PS  kconst<>+12160(SB), Z8, Z12
-	VFMADD231PS  kconst<>+12224(SB), Z4, Z11
-	VFMADD231PS  kconst<>+12224(SB), Z5, Z12
-	VMOVUPS      kconst<>+12288(SB), Z13
-	VADDPS       Z9, Z6, Z14
-	VADDPS       Z10, Z6, Z15
-	VSUBPS       Z6, Z14, Z16
-	VSUBPS       Z6, Z15, Z17
-	VSUBPS       Z16, Z14, Z18
-	VSUBPS       Z17, Z15, Z19
-	VSUBPS       Z18, Z6, Z18
-	VSUBPS       Z19, Z6, Z19
-	VSUBPS       Z16, Z9, Z9
-	VSUBPS       Z17, Z10, Z10
-	VADDPS       Z9, Z18, Z9
-	VADDPS       Z10, Z19, Z10
-	VADDPS       Z11, Z13, Z11
-	VADDPS       Z12, Z13, Z12
-	VADDPS       Z11, Z9, Z9
-	VADDPS       Z12, Z10, Z10
-	VMULPS       kconst<>+12864(SB), Z4, Z11
-	VMULPS       kconst<>+12864(SB), Z5, Z12
-	VMOVUPS      kconst<>+12864(SB), Z13
-	VMOVAPS      Z11, Z16
-	VMOVAPS      Z12, Z17
-	VFMSUB231PS  Z13, Z4, Z16
-	VFMSUB231PS  Z13, Z5, Z17
-	VMOVAPS      Z16, Z13
-	VMOVAPS      Z17, Z16
-	VFMADD231PS  kconst<>+12864(SB), Z7, Z13
-	VFMADD231PS  kconst<>+12864(SB), Z8, Z16
-	VMOVAPS      Z13, Z7
-	VMOVAPS      Z16, Z8
-	VFMADD231PS  kconst<>+12928(SB), Z4, Z7
-	VFMADD231PS  kconst<>+12928(SB), Z5, Z8
-	VMOVUPS      kconst<>+12288(SB), Z4
-	VADDPS       Z11, Z6, Z5
-	VADDPS       Z12, Z6, Z13
-	VSUBPS       Z6, Z5, Z16
-	VSUBPS       Z6, Z13, Z17
-	VSUBPS       Z16, Z5, Z18
-	VSUBPS       Z17, Z13, Z19
-	VSUBPS       Z18, Z6, Z18
-	VSUBPS       Z19, Z6, Z6
-	VSUBPS       Z16, Z11, Z11
-	VSUBPS       Z17, Z12, Z12
-	VADDPS       Z11, Z18, Z11
-	VADDPS       Z12, Z6, Z6
-	VADDPS       Z7, Z4, Z7
-	VADDPS       Z8, Z4, Z4
-	VADDPS       Z7, Z11, Z7
-	VADDPS       Z4, Z6, Z4
-	VMULPS       Z14, Z2, Z6
-	VMULPS       Z15, Z3, Z8
-	VMOVAPS      Z6, Z11
-	VMOVAPS      Z8, Z12
-	VFMSUB231PS  Z14, Z2, Z11
-	VFMSUB231PS  Z15, Z3, Z12
-	VFMADD231PS  Z9, Z2, Z11
-	VFMADD231PS  Z10, Z3, Z12
-	VMULPS       kconst<>+12352(SB), Z6, Z9
-	VMULPS       kconst<>+12352(SB), Z8, Z10
-	VRNDSCALEPS  $0x08, Z9, Z9
-	VRNDSCALEPS  $0x08, Z10, Z10
-	VXORPS       kconst<>+8256(SB), Z6, Z6
-	VXORPS       kconst<>+8256(SB), Z8, Z8
-	VFNMADD231PS kconst<>+12416(SB), Z9, Z6
-	VFNMADD231PS kconst<>+12416(SB), Z10, Z8
-	VXORPS       kconst<>+8256(SB), Z11, Z11
-	VXORPS       kconst<>+8256(SB), Z12, Z12
-	VFNMADD231PS kconst<>+12480(SB), Z9, Z11
-	VFNMADD231PS kconst<>+12480(SB), Z10, Z12
-	VCVTTPS2DQ   Z9, Z9
-	VCVTTPS2DQ   Z10, Z10
-	VMOVUPS      kconst<>+12544(SB), Z14
-	VMOVUPS      kconst<>+12544(SB), Z15
-	VFMADD213PS  kconst<>+7808(SB), Z6, Z14
-	VFMADD213PS  kconst<>+7808(SB), Z8, Z15
-	VFMADD213PS  kconst<>+7872(SB), Z6, Z14
-	VFMADD213PS  kconst<>+7872(SB), Z8, Z15
-	VFMADD213PS  kconst<>+7936(SB), Z6, Z14
-	VFMADD213PS  kconst<>+7936(SB), Z8, Z15
-	VFMADD213PS  kconst<>+8000(SB), Z6, Z14
-	VFMADD213PS  kconst<>+8000(SB), Z8, Z15
-	VMULPS       Z6, Z6, Z16
-	VMULPS       Z8, Z8, Z17
-	VMULPS       Z14, Z16, Z14
-	VMULPS       Z15, Z17, Z15
-	VMULPS       Z11, Z11, Z16
-	VMULPS       Z12, Z12, Z17
-	VMOVUPS      kconst<>+7936(SB), Z18
-	VMOVUPS      kconst<>+7936(SB), Z19
-	VFMADD213PS  kconst<>+8000(SB), Z11, Z18
-	VFMADD213PS  kconst<>+8000(SB), Z12, Z19
-	VFMADD231PS  Z18, Z16, Z11
-	VFMADD231PS  Z19, Z17, Z12
-	VADDPS       kconst<>+8064(SB), Z6, Z16
-	VADDPS       kconst<>+8064(SB), Z8, Z17
-	VADDPS       Z14, Z16, Z16
-	VADDPS       Z15, Z17, Z17
-	VFMADD231PS  Z16, Z11, Z14
-	VFMADD231PS  Z17, Z12, Z15
-	VPERMPS      kconst<>+12992(SB), Z9, Z11
-	VPERMPS      kconst<>+12992(SB), Z10, Z12
-	VPERMPS      kconst<>+13056(SB), Z9, Z16
-	VPERMPS      kconst<>+13056(SB), Z10, Z17
-	VMULPS       Z6, Z11, Z18
-	VMULPS       Z8, Z12, Z19
-	VMOVAPS      Z18, Z20
-	VMOVAPS      Z19, Z21
-	VFMSUB231PS  Z6, Z11, Z20
-	VFMSUB231PS  Z8, Z12, Z21
-	VADDPS       Z18, Z11, Z22
-	VADDPS       Z19, Z12, Z23
-	VSUBPS       Z11, Z22, Z24
-	VSUBPS       Z12, Z23, Z25
-	VSUBPS       Z24, Z18, Z18
-	VSUBPS       Z25, Z19, Z19
-	VMOVAPS      Z16, Z24
-	VMOVAPS      Z17, Z25
-	VFMADD231PS  Z6, Z16, Z24
-	VFMADD231PS  Z8, Z17, Z25
-	VMOVAPS      Z24, Z6
-	VMOVAPS      Z25, Z8
-	VFMADD231PS  Z14, Z11, Z6
-	VFMADD231PS  Z15, Z12, Z8
-	VADDPS       Z20, Z6, Z6
-	VADDPS       Z21, Z8, Z8
-	VADDPS       Z18, Z6, Z6
-	VADDPS       Z19, Z8, Z8
-	VADDPS       Z6, Z22, Z11
-	VADDPS       Z8, Z23, Z12
-	VSUBPS       Z22, Z11, Z14
-	VSUBPS       Z23, Z12, Z15
-	VSUBPS       Z14, Z6, Z6
-	VSUBPS       Z15, Z8, Z8
-	VPSRAD       $0x03, Z9, Z9
-	VPSRAD       $0x03, Z10, Z10
-	VPADDD       kconst<>+8320(SB), Z9, Z9
-	VPADDD       kconst<>+8320(SB), Z10, Z10
-	VPSLLD       $0x17, Z9, Z9
-	VPSLLD       $0x17, Z10, Z10
-	VMULPS       Z9, Z11, Z14
-	VMULPS       Z10, Z12, Z15
-	VMULPS       Z9, Z6, Z16
-	VMULPS       Z10, Z8, Z17
-	VADDPS       kconst<>+8064(SB), Z14, Z18
-	VADDPS       kconst<>+8064(SB), Z15, Z19
-	VMOVUPS      kconst<>+8064(SB), Z20
-	VSUBPS       Z18, Z20, Z21
-	VSUBPS       Z19, Z20, Z20
-	VADDPS       Z14, Z21, Z14
-	VADDPS       Z15, Z20, Z15
-	VADDPS       Z16, Z14, Z14
-	VADDPS       Z17, Z15, Z15
-	VMOVUPS      kconst<>+8064(SB), Z16
-	VDIVPS       Z18, Z16, Z17
-	VDIVPS       Z19, Z16, Z16
-	VMOVAPS      Z17, Z20
-	VMOVAPS      Z16, Z21
-	VFNMADD213PS kconst<>+8064(SB), Z18, Z20
-	VFNMADD213PS kconst<>+8064(SB), Z19, Z21
-	VMOVAPS      Z20, Z18
-	VMOVAPS      Z21, Z19
-	VFNMADD231PS Z14, Z17, Z18
-	VFNMADD231PS Z15, Z16, Z19
-	VMULPS       Z18, Z17, Z14
-	VMULPS       Z19, Z16, Z15
-	VMULPS       Z5, Z2, Z18
-	VMULPS       Z13, Z3, Z19
-	VMOVAPS      Z18, Z20
-	VMOVAPS      Z19, Z21
-	VFMSUB231PS  Z5, Z2, Z20
-	VFMSUB231PS  Z13, Z3, Z21
-	VMOVAPS      Z20, Z5
-	VMOVAPS      Z21, Z13
-	VFMADD231PS  Z7, Z2, Z5
-	VFMADD231PS  Z4, Z3, Z13
-	VMULPS       Z17, Z18, Z2
-	VMULPS       Z16, Z19, Z3
-	VMOVAPS      Z2, Z4
-	VMOVAPS      Z3, Z7
-	VFMSUB231PS  Z17, Z18, Z4
-	VFMSUB231PS  Z16, Z19, Z7
-	VFMADD231PS  Z17, Z5, Z4
-	VFMADD231PS  Z16, Z13, Z7
-	VMOVAPS      Z7, Z5
-	VFMADD231PS  Z14, Z18, Z4
-	VFMADD231PS  Z15, Z19, Z5
-	VADDPS       kconst<>+13120(SB), Z2, Z7
-	VADDPS       kconst<>+13120(SB), Z3, Z13
-	VSUBPS       Z2, Z7, Z18
-	VSUBPS       Z3, Z13, Z19
-	VSUBPS       Z18, Z7, Z20
-	VSUBPS       Z19, Z13, Z21
-	VSUBPS       Z20, Z2, Z2
-	VSUBPS       Z21, Z3, Z3
-	VMOVUPS      kconst<>+13120(SB), Z20
-	VSUBPS       Z18, Z20, Z18
-	VSUBPS       Z19, Z20, Z19
-	VADDPS       Z18, Z2, Z2
-	VADDPS       Z19, Z3, Z3
-	VADDPS       Z4, Z2, Z2
-	VADDPS       Z5, Z3, Z3
-	VADDPS       Z2, Z7, Z4
-	VADDPS       Z3, Z13, Z5
-	VSUBPS       Z7, Z4, Z7
-	VSUBPS       Z13, Z5, Z13
-	VSUBPS       Z7, Z2, Z2
-	VSUBPS       Z13, Z3, Z3
-	VMULPS       Z17, Z11, Z7
-	VMULPS       Z16, Z12, Z13
-	VMOVAPS      Z7, Z18
-	VMOVAPS      Z13, Z19
-	VFMSUB231PS  Z17, Z11, Z18
-	VFMSUB231PS  Z16, Z12, Z19
-	VFMADD231PS  Z17, Z6, Z18
-	VFMADD231PS  Z16, Z8, Z19
-	VMOVAPS      Z18, Z6
-	VMOVAPS      Z19, Z8
-	VFMADD231PS  Z14, Z11, Z6
-	VFMADD231PS  Z15, Z12, Z8
-	VMULPS       Z4, Z7, Z11
-	VMULPS       Z5, Z13, Z12
-	VMOVAPS      Z11, Z14
-	VMOVAPS      Z12, Z15
-	VFMSUB231PS  Z4, Z7, Z14
-	VFMSUB231PS  Z5, Z13, Z15
-	VFMADD231PS  Z4, Z6, Z14
-	VFMADD231PS  Z5, Z8, Z15
-	VMOVAPS      Z14, Z4
-	VMOVAPS      Z15, Z5
-	VFMADD231PS  Z2, Z7, Z4
-	VFMADD231PS  Z3, Z13, Z5
-	VCMPPS       $0x12, kconst<>+12032(SB), Z0, K3
-	VCMPPS       $0x12, kconst<>+12032(SB), Z1, K4
-	VMOVAPS.Z    Z9, K3, Z2
-	VMOVAPS.Z    Z10, K4, Z3
-	VMULPS       Z2, Z11, Z6
-	VMULPS       Z3, Z12, Z7
-	VMULPS       Z2, Z4, Z2
-	VMULPS       Z3, Z5, Z3
-	VANDPS       kconst<>+8256(SB), Z0, Z4
-	VANDPS       kconst<>+8256(SB), Z1, Z5
-	VXORPS       Z4, Z6, Z6
-	VXORPS       Z5, Z7, Z7
-	VXORPS       Z4, Z2, Z2
-	VXORPS       Z5, Z3, Z3
-	VPMOVD2M     Z0, K3
-	VPMOVD2M     Z1, K4
-	VMOVUPS      kconst<>+8064(SB), Z4
-	VMOVUPS      kconst<>+8064(SB), Z5
-	VBLENDMPS    kconst<>+8256(SB), Z4, K3, Z4
-	VBLENDMPS    kconst<>+8256(SB), Z5, K4, Z5
-	VADDPS       Z6, Z4, Z8
-	VADDPS       Z7, Z5, Z9
-	VSUBPS       Z8, Z4, Z4
-	VSUBPS       Z9, Z5, Z5
-	VADDPS       Z6, Z4, Z4
-	VADDPS       Z7, Z5, Z5
-	VADDPS       Z2, Z4, Z2
-	VADDPS       Z3, Z5, Z3
-	VCMPPS       $0x19, kconst<>+12736(SB), Z0, K3
-	VCMPPS       $0x19, kconst<>+12736(SB), Z1, K4
-	VADDPS       kconst<>+13184(SB), Z0, Z0
-	VADDPS       kconst<>+13184(SB), Z1, Z1
-	VANDPS       kconst<>+6336(SB), Z0, Z0
-	VANDPS       kconst<>+6336(SB), Z1, Z1
-	VCMPPS       $0x11, kconst<>+13248(SB), Z0, K5
-	VCMPPS       $0x11, kconst<>+13248(SB), Z1, K6
-	KORW         K5, K3, K3
-	KORW         K6, K4, K4
-	VMOVUPS.Z    (DX), K1, Z0
-	VMOVUPS.Z    64(DX), K2, Z1
-	VMULPS       Z8, Z0, Z4
-	VMULPS       Z9, Z1, Z5
-	VMULPS       Z2, Z0, Z2
-	VMULPS       Z3, Z1, Z3
-	VFMADD231PS  Z8, Z0, Z2
-	VFMADD231PS  Z9, Z1, Z3
-	VCMPPS       $0x03, Z2, Z2, K5
-	VCMPPS       $0x03, Z3, Z3, K6
-	VMOVAPS      Z2, Z0
-	VMOVAPS      Z3, Z1
-	VBLENDMPS    Z4, Z0, K5, Z0
-	VBLENDMPS    Z5, Z1, K6, Z1
-	KANDW        K1, K3, K3
-	KMOVW        K3, R10
-	MOVW         R10, (DI)
-	KANDNW       K1, K3, K1
-	ORL          R10, R8
-	KANDW        K2, K4, K4
-	KMOVW        K4, R10
-	MOVW         R10, 2(DI)
-	KANDNW       K2, K4, K2
-	ORL          R10, R8
-	CMPB         SI, $0x00
-	JE           GELUTanhLane32AVX512D1_plain
-	VMOVUPS.Z    (AX), K1, Z2
-	VADDPS       Z0, Z2, Z2
-	VMOVUPS      Z2, K1, (AX)
-	VMOVUPS.Z    64(AX), K2, Z0
-	VADDPS       Z1, Z0, Z0
-	VMOVUPS      Z0, K2, 64(AX)
-	JMP          GELUTanhLane32AVX512D1_next
+	VANDPS.BCST      kconst<>+6336(SB), Z0, Z2
+	VANDPS.BCST      kconst<>+6336(SB), Z1, Z3
+	VMINPS.BCST      kconst<>+12224(SB), Z2, Z2
+	VMINPS.BCST      kconst<>+12224(SB), Z3, Z3
+	VMULPS           Z2, Z2, Z4
+	VMULPS           Z3, Z3, Z5
+	VBROADCASTSS     kconst<>+12288(SB), Z6
+	VMOVAPS          Z4, Z7
+	VMOVAPS          Z5, Z8
+	VFMSUB231PS      Z2, Z2, Z7
+	VFMSUB231PS      Z3, Z3, Z8
+	VMULPS.BCST      kconst<>+12352(SB), Z4, Z9
+	VMULPS.BCST      kconst<>+12352(SB), Z5, Z10
+	VBROADCASTSS     kconst<>+12352(SB), Z11
+	VMOVAPS          Z9, Z12
+	VMOVAPS          Z10, Z13
+	VFMSUB231PS      Z11, Z4, Z12
+	VFMSUB231PS      Z11, Z5, Z13
+	VMOVAPS          Z12, Z11
+	VMOVAPS          Z13, Z12
+	VFMADD231PS.BCST kconst<>+12352(SB), Z7, Z11
+	VFMADD231PS.BCST kconst<>+12352(SB), Z8, Z12
+	VFMADD231PS.BCST kconst<>+12416(SB), Z4, Z11
+	VFMADD231PS.BCST kconst<>+12416(SB), Z5, Z12
+	VBROADCASTSS     kconst<>+12480(SB), Z13
+	VADDPS           Z9, Z6, Z14
+	VADDPS           Z10, Z6, Z15
+	VSUBPS           Z6, Z14, Z16
+	VSUBPS           Z6, Z15, Z17
+	VSUBPS           Z16, Z14, Z18
+	VSUBPS           Z17, Z15, Z19
+	VSUBPS           Z18, Z6, Z18
+	VSUBPS           Z19, Z6, Z19
+	VSUBPS           Z16, Z9, Z9
+	VSUBPS           Z17, Z10, Z10
+	VADDPS           Z9, Z18, Z9
+	VADDPS           Z10, Z19, Z10
+	VADDPS           Z11, Z13, Z11
+	VADDPS           Z12, Z13, Z12
+	VADDPS           Z11, Z9, Z9
+	VADDPS           Z12, Z10, Z10
+	VMULPS.BCST      kconst<>+13120(SB), Z4, Z11
+	VMULPS.BCST      kconst<>+13120(SB), Z5, Z12
+	VBROADCASTSS     kconst<>+13120(SB), Z13
+	VMOVAPS          Z11, Z16
+	VMOVAPS          Z12, Z17
+	VFMSUB231PS      Z13, Z4, Z16
+	VFMSUB231PS      Z13, Z5, Z17
+	VMOVAPS          Z16, Z13
+	VMOVAPS          Z17, Z16
+	VFMADD231PS.BCST kconst<>+13120(SB), Z7, Z13
+	VFMADD231PS.BCST kconst<>+13120(SB), Z8, Z16
+	VMOVAPS          Z13, Z7
+	VMOVAPS          Z16, Z8
+	VFMADD231PS.BCST kconst<>+13184(SB), Z4, Z7
+	VFMADD231PS.BCST kconst<>+13184(SB), Z5, Z8
+	VBROADCASTSS     kconst<>+12480(SB), Z4
+	VADDPS           Z11, Z6, Z5
+	VADDPS           Z12, Z6, Z13
+	VSUBPS           Z6, Z5, Z16
+	VSUBPS           Z6, Z13, Z17
+	VSUBPS           Z16, Z5, Z18
+	VSUBPS           Z17, Z13, Z19
+	VSUBPS           Z18, Z6, Z18
+	VSUBPS           Z19, Z6, Z6
+	VSUBPS           Z16, Z11, Z11
+	VSUBPS           Z17, Z12, Z12
+	VADDPS           Z11, Z18, Z11
+	VADDPS           Z12, Z6, Z6
+	VADDPS           Z7, Z4, Z7
+	VADDPS           Z8, Z4, Z4
+	VADDPS           Z7, Z11, Z7
+	VADDPS           Z4, Z6, Z4
+	VMULPS           Z14, Z2, Z6
+	VMULPS           Z15, Z3, Z8
+	VMOVAPS          Z6, Z11
+	VMOVAPS          Z8, Z12
+	VFMSUB231PS      Z14, Z2, Z11
+	VFMSUB231PS      Z15, Z3, Z12
+	VFMADD231PS      Z9, Z2, Z11
+	VFMADD231PS      Z10, Z3, Z12
+	VMULPS.BCST      kconst<>+6464(SB), Z6, Z9
+	VMULPS.BCST      kconst<>+6464(SB), Z8, Z10
+	VRNDSCALEPS      $0x08, Z9, Z9
+	VRNDSCALEPS      $0x08, Z10, Z10
+	VXORPS.BCST      kconst<>+11008(SB), Z6, Z6
+	VXORPS.BCST      kconst<>+11008(SB), Z8, Z8
+	VFNMADD231PS     kconst<>+6592(SB), Z9, Z6
+	VFNMADD231PS     kconst<>+6592(SB), Z10, Z8
+	VXORPS.BCST      kconst<>+11008(SB), Z11, Z11
+	VXORPS.BCST      kconst<>+11008(SB), Z12, Z12
+	VFNMADD231PS     kconst<>+6656(SB), Z9, Z11
+	VFNMADD231PS     kconst<>+6656(SB), Z10, Z12
+	VCVTTPS2DQ       Z9, Z9
+	VCVTTPS2DQ       Z10, Z10
+	VBROADCASTSS     kconst<>+12544(SB), Z14
+	VBROADCASTSS     kconst<>+12544(SB), Z15
+	VFMADD213PS.BCST kconst<>+12608(SB), Z6, Z14
+	VFMADD213PS.BCST kconst<>+12608(SB), Z8, Z15
+	VFMADD213PS.BCST kconst<>+12672(SB), Z6, Z14
+	VFMADD213PS.BCST kconst<>+12672(SB), Z8, Z15
+	VFMADD213PS.BCST kconst<>+12736(SB), Z6, Z14
+	VFMADD213PS.BCST kconst<>+12736(SB), Z8, Z15
+	VFMADD213PS.BCST kconst<>+12800(SB), Z6, Z14
+	VFMADD213PS.BCST kconst<>+12800(SB), Z8, Z15
+	VMULPS           Z6, Z6, Z16
+	VMULPS           Z8, Z8, Z17
+	VMULPS           Z14, Z16, Z14
+	VMULPS           Z15, Z17, Z15
+	VMULPS           Z11, Z11, Z16
+	VMULPS           Z12, Z12, Z17
+	VBROADCASTSS     kconst<>+12736(SB), Z18
+	VBROADCASTSS     kconst<>+12736(SB), Z19
+	VFMADD213PS.BCST kconst<>+12800(SB), Z11, Z18
+	VFMADD213PS.BCST kconst<>+12800(SB), Z12, Z19
+	VFMADD231PS      Z18, Z16, Z11
+	VFMADD231PS      Z19, Z17, Z12
+	VADDPS.BCST      kconst<>+7040(SB), Z6, Z16
+	VADDPS.BCST      kconst<>+7040(SB), Z8, Z17
+	VADDPS           Z14, Z16, Z16
+	VADDPS           Z15, Z17, Z17
+	VFMADD231PS      Z16, Z11, Z14
+	VFMADD231PS      Z17, Z12, Z15
+	VPERMPS          kconst<>+13248(SB), Z9, Z11
+	VPERMPS          kconst<>+13248(SB), Z10, Z12
+	VPERMPS          kconst<>+13312(SB), Z9, Z16
+	VPERMPS          kconst<>+13312(SB), Z10, Z17
+	VMULPS           Z6, Z11, Z18
+	VMULPS           Z8, Z12, Z19
+	VMOVAPS          Z18, Z20
+	VMOVAPS          Z19, Z21
+	VFMSUB231PS      Z6, Z11, Z20
+	VFMSUB231PS      Z8, Z12, Z21
+	VADDPS           Z18, Z11, Z22
+	VADDPS           Z19, Z12, Z23
+	VSUBPS           Z11, Z22, Z24
+	VSUBPS           Z12, Z23, Z25
+	VSUBPS           Z24, Z18, Z18
+	VSUBPS           Z25, Z19, Z19
+	VMOVAPS          Z16, Z24
+	VMOVAPS          Z17, Z25
+	VFMADD231PS      Z6, Z16, Z24
+	VFMADD231PS      Z8, Z17, Z25
+	VMOVAPS          Z24, Z6
+	VMOVAPS          Z25, Z8
+	VFMADD231PS      Z14, Z11, Z6
+	VFMADD231PS      Z15, Z12, Z8
+	VADDPS           Z20, Z6, Z6
+	VADDPS           Z21, Z8, Z8
+	VADDPS           Z18, Z6, Z6
+	VADDPS           Z19, Z8, Z8
+	VADDPS           Z6, Z22, Z11
+	VADDPS           Z8, Z23, Z12
+	VSUBPS           Z22, Z11, Z14
+	VSUBPS           Z23, Z12, Z15
+	VSUBPS           Z14, Z6, Z6
+	VSUBPS           Z15, Z8, Z8
+	VPSRAD           $0x03, Z9, Z9
+	VPSRAD           $0x03, Z10, Z10
+	VPADDD.BCST      kconst<>+10944(SB), Z9, Z9
+	VPADDD.BCST      kconst<>+10944(SB), Z10, Z10
+	VPSLLD           $0x17, Z9, Z9
+	VPSLLD           $0x17, Z10, Z10
+	VMULPS           Z9, Z11, Z14
+	VMULPS           Z10, Z12, Z15
+	VMULPS           Z9, Z6, Z16
+	VMULPS           Z10, Z8, Z17
+	VADDPS.BCST      kconst<>+7040(SB), Z14, Z18
+	VADDPS.BCST      kconst<>+7040(SB), Z15, Z19
+	VBROADCASTSS     kconst<>+7040(SB), Z20
+	VSUBPS           Z18, Z20, Z21
+	VSUBPS           Z19, Z20, Z20
+	VADDPS           Z14, Z21, Z14
+	VADDPS           Z15, Z20, Z15
+	VADDPS           Z16, Z14, Z14
+	VADDPS           Z17, Z15, Z15
+	VBROADCASTSS     kconst<>+7040(SB), Z16
+	VDIVPS           Z18, Z16, Z17
+	VDIVPS           Z19, Z16, Z16
+	VMOVAPS          Z17, Z20
+	VMOVAPS          Z16, Z21
+	VFNMADD213PS     kconst<>+7040(SB), Z18, Z20
+	VFNMADD213PS     kconst<>+7040(SB), Z19, Z21
+	VMOVAPS          Z20, Z18
+	VMOVAPS          Z21, Z19
+	VFNMADD231PS     Z14, Z17, Z18
+	VFNMADD231PS     Z15, Z16, Z19
+	VMULPS           Z18, Z17, Z14
+	VMULPS           Z19, Z16, Z15
+	VMULPS           Z5, Z2, Z18
+	VMULPS           Z13, Z3, Z19
+	VMOVAPS          Z18, Z20
+	VMOVAPS          Z19, Z21
+	VFMSUB231PS      Z5, Z2, Z20
+	VFMSUB231PS      Z13, Z3, Z21
+	VMOVAPS          Z20, Z5
+	VMOVAPS          Z21, Z13
+	VFMADD231PS      Z7, Z2, Z5
+	VFMADD231PS      Z4, Z3, Z13
+	VMULPS           Z17, Z18, Z2
+	VMULPS           Z16, Z19, Z3
+	VMOVAPS          Z2, Z4
+	VMOVAPS          Z3, Z7
+	VFMSUB231PS      Z17, Z18, Z4
+	VFMSUB231PS      Z16, Z19, Z7
+	VFMADD231PS      Z17, Z5, Z4
+	VFMADD231PS      Z16, Z13, Z7
+	VMOVAPS          Z7, Z5
+	VFMADD231PS      Z14, Z18, Z4
+	VFMADD231PS      Z15, Z19, Z5
+	VADDPS.BCST      kconst<>+13376(SB), Z2, Z7
+	VADDPS.BCST      kconst<>+13376(SB), Z3, Z13
+	VSUBPS           Z2, Z7, Z18
+	VSUBPS           Z3, Z13, Z19
+	VSUBPS           Z18, Z7, Z20
+	VSUBPS           Z19, Z13, Z21
+	VSUBPS           Z20, Z2, Z2
+	VSUBPS           Z21, Z3, Z3
+	VBROADCASTSS     kconst<>+13376(SB), Z20
+	VSUBPS           Z18, Z20, Z18
+	VSUBPS           Z19, Z20, Z19
+	VADDPS           Z18, Z2, Z2
+	VADDPS           Z19, Z3, Z3
+	VADDPS           Z4, Z2, Z2
+	VADDPS           Z5, Z3, Z3
+	VADDPS           Z2, Z7, Z4
+	VADDPS           Z3, Z13, Z5
+	VSUBPS           Z7, Z4, Z7
+	VSUBPS           Z13, Z5, Z13
+	VSUBPS           Z7, Z2, Z2
+	VSUBPS           Z13, Z3, Z3
+	VMULPS           Z17, Z11, Z7
+	VMULPS           Z16, Z12, Z13
+	VMOVAPS          Z7, Z18
+	VMOVAPS          Z13, Z19
+	VFMSUB231PS      Z17, Z11, Z18
+	VFMSUB231PS      Z16, Z12, Z19
+	VFMADD231PS      Z17, Z6, Z18
+	VFMADD231PS      Z16, Z8, Z19
+	VMOVAPS          Z18, Z6
+	VMOVAPS          Z19, Z8
+	VFMADD231PS      Z14, Z11, Z6
+	VFMADD231PS      Z15, Z12, Z8
+	VMULPS           Z4, Z7, Z11
+	VMULPS           Z5, Z13, Z12
+	VMOVAPS          Z11, Z14
+	VMOVAPS          Z12, Z15
+	VFMSUB231PS      Z4, Z7, Z14
+	VFMSUB231PS      Z5, Z13, Z15
+	VFMADD231PS      Z4, Z6, Z14
+	VFMADD231PS      Z5, Z8, Z15
+	VMOVAPS          Z14, Z4
+	VMOVAPS          Z15, Z5
+	VFMADD231PS      Z2, Z7, Z4
+	VFMADD231PS      Z3, Z13, Z5
+	VCMPPS.BCST      $0x12, kconst<>+12224(SB), Z0, K3
+	VCMPPS.BCST      $0x12, kconst<>+12224(SB), Z1, K4
+	VMOVAPS.Z        Z9, K3, Z2
+	VMOVAPS.Z        Z10, K4, Z3
+	VMULPS           Z2, Z11, Z6
+	VMULPS           Z3, Z12, Z7
+	VMULPS           Z2, Z4, Z2
+	VMULPS           Z3, Z5, Z3
+	VANDPS.BCST      kconst<>+11008(SB), Z0, Z4
+	VANDPS.BCST      kconst<>+11008(SB), Z1, Z5
+	VXORPS           Z4, Z6, Z6
+	VXORPS           Z5, Z7, Z7
+	VXORPS           Z4, Z2, Z2
+	VXORPS           Z5, Z3, Z3
+	VPMOVD2M         Z0, K3
+	VPMOVD2M         Z1, K4
+	VBROADCASTSS     kconst<>+7040(SB), Z4
+	VBROADCASTSS     kconst<>+7040(SB), Z5
+	VBLENDMPS        kconst<>+11008(SB), Z4, K3, Z4
+	VBLENDMPS        kconst<>+11008(SB), Z5, K4, Z5
+	VADDPS           Z6, Z4, Z8
+	VADDPS           Z7, Z5, Z9
+	VSUBPS           Z8, Z4, Z4
+	VSUBPS           Z9, Z5, Z5
+	VADDPS           Z6, Z4, Z4
+	VADDPS           Z7, Z5, Z5
+	VADDPS           Z2, Z4, Z2
+	VADDPS           Z3, Z5, Z3
+	VCMPPS.BCST      $0x19, kconst<>+12992(SB), Z0, K3
+	VCMPPS.BCST      $0x19, kconst<>+12992(SB), Z1, K4
+	VADDPS.BCST      kconst<>+13440(SB), Z0, Z0
+	VADDPS.BCST      kconst<>+13440(SB), Z1, Z1
+	VANDPS.BCST      kconst<>+6336(SB), Z0, Z0
+	VANDPS.BCST      kconst<>+6336(SB), Z1, Z1
+	VCMPPS.BCST      $0x11, kconst<>+13504(SB), Z0, K5
+	VCMPPS.BCST      $0x11, kconst<>+13504(SB), Z1, K6
+	KORW             K5, K3, K3
+	KORW             K6, K4, K4
+	CMPQ             BX, $0x00000010
+	JB               GELUTanhLane32AVX512D1_load2_0_masked
+	VMOVUPS          (DX), Z0
+	JMP              GELUTanhLane32AVX512D1_load2_0_done
+
+GELUTanhLane32AVX512D1_load2_0_masked:
+	VMOVUPS.Z (DX), K1, Z0
+
+GELUTanhLane32AVX512D1_load2_0_done:
+	CMPQ    BX, $0x00000020
+	JB      GELUTanhLane32AVX512D1_load2_1_masked
+	VMOVUPS 64(DX), Z1
+	JMP     GELUTanhLane32AVX512D1_load2_1_done
+
+GELUTanhLane32AVX512D1_load2_1_masked:
+	VMOVUPS.Z 64(DX), K2, Z1
+
+GELUTanhLane32AVX512D1_load2_1_done:
+	VGETMANTPS  $0x00, Z0, Z4
+	VGETEXPPS   Z0, Z5
+	VGETMANTPS  $0x00, Z1, Z0
+	VGETEXPPS   Z1, Z1
+	VMULPS      Z2, Z4, Z2
+	VMULPS      Z3, Z0, Z3
+	VFMADD231PS Z8, Z4, Z2
+	VFMADD231PS Z9, Z0, Z3
+	VSCALEFPS   Z5, Z2, Z0
+	VSCALEFPS   Z1, Z3, Z1
+	KANDW       K1, K3, K3
+	KMOVW       K3, R10
+	MOVW        R10, (DI)
+	KANDNW      K1, K3, K1
+	ORL         R10, R8
+	KANDW       K2, K4, K4
+	KMOVW       K4, R10
+	MOVW        R10, 2(DI)
+	KANDNW      K2, K4, K2
+	ORL         R10, R8
+	CMPB        SI, $0x00
+	JE          GELUTanhLane32AVX512D1_plain
+	KORTESTW    K1, K1
+	JCC         GELUTanhLane32AVX512D1_add0_masked
+	VADDPS      (AX), Z0, Z2
+	VMOVUPS     Z2, (AX)
+	JMP         GELUTanhLane32AVX512D1_add0_done
+
+GELUTanhLane32AVX512D1_add0_masked:
+	VMOVUPS.Z (AX), K1, Z2
+	VADDPS    Z0, Z2, Z2
+	VMOVUPS   Z2, K1, (AX)
+
+GELUTanhLane32AVX512D1_add0_done:
+	KORTESTW K2, K2
+	JCC      GELUTanhLane32AVX512D1_add1_masked
+	VADDPS   64(AX), Z1, Z0
+	VMOVUPS  Z0, 64(AX)
+	JMP      GELUTanhLane32AVX512D1_add1_done
+
+GELUTanhLane32AVX512D1_add1_masked:
+	VMOVUPS.Z 64(AX), K2, Z0
+	VADDPS    Z1, Z0, Z0
+	VMOVUPS   Z0, K2, 64(AX)
+
+GELUTanhLane32AVX512D1_add1_done:
+	JMP GELUTanhLane32AVX512D1_next
 
 GELUTanhLane32AVX512D1_plain:
+	KORTESTW K1, K1
+	JCC      GELUTanhLane32AVX512D1_store0_masked
+	VMOVUPS  Z0, (AX)
+	JMP      GELUTanhLane32AVX512D1_store0_done
+
+GELUTanhLane32AVX512D1_store0_masked:
 	VMOVUPS Z0, K1, (AX)
+
+GELUTanhLane32AVX512D1_store0_done:
+	KORTESTW K2, K2
+	JCC      GELUTanhLane32AVX512D1_store1_masked
+	VMOVUPS  Z1, 64(AX)
+	JMP      GELUTanhLane32AVX512D1_store1_done
+
+GELUTanhLane32AVX512D1_store1_masked:
 	VMOVUPS Z1, K2, 64(AX)
 
+GELUTanhLane32AVX512D1_store1_done:
 GELUTanhLane32AVX512D1_next:
 	ADDQ    $0x00000080, AX
 	ADDQ    $0x00000080, CX
@@ -7214,397 +7240,459 @@ TEXT ·GELUTanhLane32AVX512D2(SB), NOSPLIT, $0-113
 	MOVL $0x0000ffff, R9
 
 GELUTanhLane32AVX512D2_loop:
-	TESTQ     BX, BX
-	JZ        GELUTanhLane32AVX512D2_done
-	MOVQ      BX, R10
-	MOVQ      $0x00000010, R11
-	CMPQ      R10, R11
-	CMOVQLT   R10, R11
-	BZHIL     R11, R9, R12
-	KMOVW     R12, K1
-	SUBQ      R11, R10
-	MOVQ      $0x00000010, R11
-	CMPQ      R10, R11
-	CMOVQLT   R10, R11
-	BZHIL     R11, R9, R10
-	KMOVW     R10, K2
+	TESTQ   BX, BX
+	JZ      GELUTanhLane32AVX512D2_done
+	MOVQ    BX, R10
+	MOVQ    $0x00000010, R11
+	CMPQ    R10, R11
+	CMOVQLT R10, R11
+	BZHIL   R11, R9, R12
+	KMOVW   R12, K1
+	SUBQ    R11, R10
+	MOVQ    $0x00000010, R11
+	CMPQ    R10, R11
+	CMOVQLT R10, R11
+	BZHIL   R11, R9, R10
+	KMOVW   R10, K2
+	CMPQ    BX, $0x00000010
+	JB      GELUTanhLane32AVX512D2_load1_0_masked
+	VMOVUPS (CX), Z0
+	JMP     GELUTanhLane32AVX512D2_load1_0_done
+
+GELUTanhLane32AVX512D2_load1_0_masked:
 	VMOVUPS.Z (CX), K1, Z0
+
+GELUTanhLane32AVX512D2_load1_0_done:
+	CMPQ    BX, $0x00000020
+	JB      GELUTanhLane32AVX512D2_load1_1_masked
+	VMOVUPS 64(CX), Z1
+	JMP     GELUTanhLane32AVX512D2_load1_1_done
+
+GELUTanhLane32AVX512D2_load1_1_masked:
 	VMOVUPS.Z 64(CX), K2, Z1
 
+GELUTanhLane32AVX512D2_load1_1_done:
 	// GELUTanh f^(2), float32 lanes
-	VANDPS       kconst<>+6336(SB), Z0, Z0
-	VANDPS       kconst<>+6336(SB), Z1, Z1
-	VMINPS       kconst<>+12032(SB), Z0, Z2
-	VMINPS       kconst<>+12032(SB), Z1, Z3
-	VMULPS       Z2, Z2, Z4
-	VMULPS       Z3, Z3, Z5
-	VMOVUPS      kconst<>+12096(SB), Z6
-	VMOVAPS      Z4, Z7
-	VMOVAPS      Z5, Z8
-	VFMSUB231PS  Z2, Z2, Z7
-	VFMSUB231PS  Z3, Z3, Z8
-	VMULPS       kconst<>+12160(SB), Z4, Z9
-	VMULPS       kconst<>+12160(SB), Z5, Z10
-	VMOVUPS      kconst<>+12160(SB), Z11
-	VMOVAPS      Z9, Z12
-	VMOVAPS      Z10, Z13
-	VFMSUB231PS  Z11, Z4, Z12
-	VFMSUB231PS  Z11, Z5, Z13
-	VMOVAPS      Z12, Z11
-	VMOVAPS      Z13, Z12
-	VFMADD231PS  kconst<>+12160(SB), Z7, Z11
-	VFMADD231PS  kconst<>+12160(SB), Z8, Z12
-	VFMADD231PS  kconst<>+12224(SB), Z4, Z11
-	VFMADD231PS  kconst<>+12224(SB), Z5, Z12
-	VMOVUPS      kconst<>+12288(SB), Z13
-	VADDPS       Z9, Z6, Z14
-	VADDPS       Z10, Z6, Z15
-	VSUBPS       Z6, Z14, Z16
-	VSUBPS       Z6, Z15, Z17
-	VSUBPS       Z16, Z14, Z18
-	VSUBPS       Z17, Z15, Z19
-	VSUBPS       Z18, Z6, Z18
-	VSUBPS       Z19, Z6, Z19
-	VSUBPS       Z16, Z9, Z9
-	VSUBPS       Z17, Z10, Z10
-	VADDPS       Z9, Z18, Z9
-	VADDPS       Z10, Z19, Z10
-	VADDPS       Z11, Z13, Z11
-	VADDPS       Z12, Z13, Z12
-	VADDPS       Z11, Z9, Z9
-	VADDPS       Z12, Z10, Z10
-	VMULPS       kconst<>+12864(SB), Z4, Z11
-	VMULPS       kconst<>+12864(SB), Z5, Z12
-	VMOVUPS      kconst<>+12864(SB), Z13
-	VMOVAPS      Z11, Z16
-	VMOVAPS      Z12, Z17
-	VFMSUB231PS  Z13, Z4, Z16
-	VFMSUB231PS  Z13, Z5, Z17
-	VMOVAPS      Z16, Z13
-	VMOVAPS      Z17, Z16
-	VFMADD231PS  kconst<>+12864(SB), Z7, Z13
-	VFMADD231PS  kconst<>+12864(SB), Z8, Z16
-	VMOVAPS      Z13, Z7
-	VMOVAPS      Z16, Z8
-	VFMADD231PS  kconst<>+12928(SB), Z4, Z7
-	VFMADD231PS  kconst<>+12928(SB), Z5, Z8
-	VMOVUPS      kconst<>+12288(SB), Z4
-	VADDPS       Z11, Z6, Z5
-	VADDPS       Z12, Z6, Z13
-	VSUBPS       Z6, Z5, Z16
-	VSUBPS       Z6, Z13, Z17
-	VSUBPS       Z16, Z5, Z18
-	VSUBPS       Z17, Z13, Z19
-	VSUBPS       Z18, Z6, Z18
-	VSUBPS       Z19, Z6, Z6
-	VSUBPS       Z16, Z11, Z16
-	VSUBPS       Z17, Z12, Z17
-	VADDPS       Z16, Z18, Z16
-	VADDPS       Z17, Z6, Z6
-	VADDPS       Z7, Z4, Z17
-	VADDPS       Z8, Z4, Z4
-	VADDPS       Z17, Z16, Z16
-	VADDPS       Z4, Z6, Z4
-	VADDPS       Z11, Z5, Z6
-	VADDPS       Z12, Z13, Z17
-	VSUBPS       Z5, Z6, Z18
-	VSUBPS       Z13, Z17, Z19
-	VSUBPS       Z18, Z6, Z20
-	VSUBPS       Z19, Z17, Z21
-	VSUBPS       Z20, Z5, Z20
-	VSUBPS       Z21, Z13, Z21
-	VSUBPS       Z18, Z11, Z11
-	VSUBPS       Z19, Z12, Z12
-	VADDPS       Z11, Z20, Z11
-	VADDPS       Z12, Z21, Z12
-	VADDPS       Z7, Z16, Z7
-	VADDPS       Z8, Z4, Z8
-	VADDPS       Z7, Z11, Z7
-	VADDPS       Z8, Z12, Z8
-	VADDPS       Z6, Z6, Z6
-	VADDPS       Z17, Z17, Z11
-	VADDPS       Z7, Z7, Z7
-	VADDPS       Z8, Z8, Z8
-	VMULPS       Z14, Z2, Z12
-	VMULPS       Z15, Z3, Z17
-	VMOVAPS      Z12, Z18
-	VMOVAPS      Z17, Z19
-	VFMSUB231PS  Z14, Z2, Z18
-	VFMSUB231PS  Z15, Z3, Z19
-	VMOVAPS      Z18, Z14
-	VMOVAPS      Z19, Z15
-	VFMADD231PS  Z9, Z2, Z14
-	VFMADD231PS  Z10, Z3, Z15
-	VMULPS       kconst<>+12352(SB), Z12, Z9
-	VMULPS       kconst<>+12352(SB), Z17, Z10
-	VRNDSCALEPS  $0x08, Z9, Z9
-	VRNDSCALEPS  $0x08, Z10, Z10
-	VXORPS       kconst<>+8256(SB), Z12, Z12
-	VXORPS       kconst<>+8256(SB), Z17, Z17
-	VFNMADD231PS kconst<>+12416(SB), Z9, Z12
-	VFNMADD231PS kconst<>+12416(SB), Z10, Z17
-	VXORPS       kconst<>+8256(SB), Z14, Z14
-	VXORPS       kconst<>+8256(SB), Z15, Z15
-	VFNMADD231PS kconst<>+12480(SB), Z9, Z14
-	VFNMADD231PS kconst<>+12480(SB), Z10, Z15
-	VCVTTPS2DQ   Z9, Z9
-	VCVTTPS2DQ   Z10, Z10
-	VMOVUPS      kconst<>+12544(SB), Z18
-	VMOVUPS      kconst<>+12544(SB), Z19
-	VFMADD213PS  kconst<>+7808(SB), Z12, Z18
-	VFMADD213PS  kconst<>+7808(SB), Z17, Z19
-	VFMADD213PS  kconst<>+7872(SB), Z12, Z18
-	VFMADD213PS  kconst<>+7872(SB), Z17, Z19
-	VFMADD213PS  kconst<>+7936(SB), Z12, Z18
-	VFMADD213PS  kconst<>+7936(SB), Z17, Z19
-	VFMADD213PS  kconst<>+8000(SB), Z12, Z18
-	VFMADD213PS  kconst<>+8000(SB), Z17, Z19
-	VMULPS       Z12, Z12, Z20
-	VMULPS       Z17, Z17, Z21
-	VMULPS       Z18, Z20, Z18
-	VMULPS       Z19, Z21, Z19
-	VMULPS       Z14, Z14, Z20
-	VMULPS       Z15, Z15, Z21
-	VMOVUPS      kconst<>+7936(SB), Z22
-	VMOVUPS      kconst<>+7936(SB), Z23
-	VFMADD213PS  kconst<>+8000(SB), Z14, Z22
-	VFMADD213PS  kconst<>+8000(SB), Z15, Z23
-	VFMADD231PS  Z22, Z20, Z14
-	VFMADD231PS  Z23, Z21, Z15
-	VADDPS       kconst<>+8064(SB), Z12, Z20
-	VADDPS       kconst<>+8064(SB), Z17, Z21
-	VADDPS       Z18, Z20, Z20
-	VADDPS       Z19, Z21, Z21
-	VFMADD231PS  Z20, Z14, Z18
-	VFMADD231PS  Z21, Z15, Z19
-	VPERMPS      kconst<>+13312(SB), Z9, Z14
-	VPERMPS      kconst<>+13312(SB), Z10, Z15
-	VPERMPS      kconst<>+13376(SB), Z9, Z20
-	VPERMPS      kconst<>+13376(SB), Z10, Z21
-	VMULPS       Z12, Z14, Z22
-	VMULPS       Z17, Z15, Z23
-	VMOVAPS      Z22, Z24
-	VMOVAPS      Z23, Z25
-	VFMSUB231PS  Z12, Z14, Z24
-	VFMSUB231PS  Z17, Z15, Z25
-	VADDPS       Z22, Z14, Z26
-	VADDPS       Z23, Z15, Z27
-	VSUBPS       Z14, Z26, Z28
-	VSUBPS       Z15, Z27, Z29
-	VSUBPS       Z28, Z22, Z22
-	VSUBPS       Z29, Z23, Z23
-	VMOVAPS      Z20, Z28
-	VMOVAPS      Z21, Z29
-	VFMADD231PS  Z12, Z20, Z28
-	VFMADD231PS  Z17, Z21, Z29
-	VMOVAPS      Z28, Z12
-	VMOVAPS      Z29, Z17
-	VFMADD231PS  Z18, Z14, Z12
-	VFMADD231PS  Z19, Z15, Z17
-	VADDPS       Z24, Z12, Z12
-	VADDPS       Z25, Z17, Z14
-	VADDPS       Z22, Z12, Z12
-	VADDPS       Z23, Z14, Z14
-	VADDPS       Z12, Z26, Z15
-	VADDPS       Z14, Z27, Z17
-	VSUBPS       Z26, Z15, Z18
-	VSUBPS       Z27, Z17, Z19
-	VSUBPS       Z18, Z12, Z12
-	VSUBPS       Z19, Z14, Z14
-	VPSRAD       $0x03, Z9, Z9
-	VPSRAD       $0x03, Z10, Z10
-	VPADDD       kconst<>+8320(SB), Z9, Z9
-	VPADDD       kconst<>+8320(SB), Z10, Z10
-	VPSLLD       $0x17, Z9, Z9
-	VPSLLD       $0x17, Z10, Z10
-	VMULPS       Z9, Z15, Z18
-	VMULPS       Z10, Z17, Z19
-	VMULPS       Z9, Z12, Z20
-	VMULPS       Z10, Z14, Z21
-	VADDPS       kconst<>+8064(SB), Z18, Z22
-	VADDPS       kconst<>+8064(SB), Z19, Z23
-	VMOVUPS      kconst<>+8064(SB), Z24
-	VSUBPS       Z22, Z24, Z25
-	VSUBPS       Z23, Z24, Z24
-	VADDPS       Z18, Z25, Z25
-	VADDPS       Z19, Z24, Z24
-	VADDPS       Z20, Z25, Z25
-	VADDPS       Z21, Z24, Z24
-	VMOVUPS      kconst<>+8064(SB), Z26
-	VDIVPS       Z22, Z26, Z27
-	VDIVPS       Z23, Z26, Z26
-	VMOVAPS      Z27, Z28
-	VMOVAPS      Z26, Z29
-	VFNMADD213PS kconst<>+8064(SB), Z22, Z28
-	VFNMADD213PS kconst<>+8064(SB), Z23, Z29
-	VMOVAPS      Z28, Z22
-	VMOVAPS      Z29, Z23
-	VFNMADD231PS Z25, Z27, Z22
-	VFNMADD231PS Z24, Z26, Z23
-	VMULPS       Z22, Z27, Z22
-	VMULPS       Z23, Z26, Z23
-	VMOVUPS      kconst<>+8064(SB), Z24
-	VSUBPS       Z18, Z24, Z25
-	VSUBPS       Z19, Z24, Z24
-	VMOVUPS      kconst<>+8064(SB), Z28
-	VSUBPS       Z25, Z28, Z29
-	VSUBPS       Z24, Z28, Z28
-	VSUBPS       Z18, Z29, Z18
-	VSUBPS       Z19, Z28, Z19
-	VSUBPS       Z20, Z18, Z18
-	VSUBPS       Z21, Z19, Z19
-	VMULPS       Z5, Z5, Z20
-	VMULPS       Z13, Z13, Z21
-	VMOVAPS      Z20, Z28
-	VMOVAPS      Z21, Z29
-	VFMSUB231PS  Z5, Z5, Z28
-	VFMSUB231PS  Z13, Z13, Z29
-	VFMADD231PS  Z5, Z16, Z28
-	VFMADD231PS  Z13, Z4, Z29
-	VFMADD231PS  Z16, Z5, Z28
-	VFMADD231PS  Z4, Z13, Z29
-	VMULPS       Z25, Z20, Z4
-	VMULPS       Z24, Z21, Z5
-	VMOVAPS      Z4, Z13
-	VMOVAPS      Z5, Z16
-	VFMSUB231PS  Z25, Z20, Z13
-	VFMSUB231PS  Z24, Z21, Z16
-	VFMADD231PS  Z25, Z28, Z13
-	VFMADD231PS  Z24, Z29, Z16
-	VFMADD231PS  Z18, Z20, Z13
-	VFMADD231PS  Z19, Z21, Z16
-	VMULPS       Z27, Z4, Z18
-	VMULPS       Z26, Z5, Z19
-	VMOVAPS      Z18, Z20
-	VMOVAPS      Z19, Z21
-	VFMSUB231PS  Z27, Z4, Z20
-	VFMSUB231PS  Z26, Z5, Z21
-	VFMADD231PS  Z27, Z13, Z20
-	VFMADD231PS  Z26, Z16, Z21
-	VMOVAPS      Z20, Z13
-	VMOVAPS      Z21, Z16
-	VFMADD231PS  Z22, Z4, Z13
-	VFMADD231PS  Z23, Z5, Z16
-	VMULPS       Z18, Z2, Z4
-	VMULPS       Z19, Z3, Z5
-	VMOVAPS      Z4, Z20
-	VMOVAPS      Z5, Z21
-	VFMSUB231PS  Z18, Z2, Z20
-	VFMSUB231PS  Z19, Z3, Z21
-	VMOVAPS      Z20, Z18
-	VMOVAPS      Z21, Z19
-	VFMADD231PS  Z13, Z2, Z18
-	VFMADD231PS  Z16, Z3, Z19
-	VXORPS       kconst<>+8256(SB), Z4, Z2
-	VXORPS       kconst<>+8256(SB), Z5, Z3
-	VADDPS       Z2, Z6, Z4
-	VADDPS       Z3, Z11, Z5
-	VSUBPS       Z6, Z4, Z13
-	VSUBPS       Z11, Z5, Z16
-	VSUBPS       Z13, Z4, Z20
-	VSUBPS       Z16, Z5, Z21
-	VSUBPS       Z20, Z6, Z6
-	VSUBPS       Z21, Z11, Z11
-	VSUBPS       Z13, Z2, Z2
-	VSUBPS       Z16, Z3, Z3
-	VADDPS       Z2, Z6, Z2
-	VADDPS       Z3, Z11, Z3
-	VSUBPS       Z18, Z7, Z6
-	VSUBPS       Z19, Z8, Z7
-	VADDPS       Z6, Z2, Z2
-	VADDPS       Z7, Z3, Z3
-	VADDPS       Z2, Z4, Z6
-	VADDPS       Z3, Z5, Z7
-	VSUBPS       Z4, Z6, Z4
-	VSUBPS       Z5, Z7, Z5
-	VSUBPS       Z4, Z2, Z2
-	VSUBPS       Z5, Z3, Z3
-	VMULPS       Z27, Z15, Z4
-	VMULPS       Z26, Z17, Z5
-	VMOVAPS      Z4, Z8
-	VMOVAPS      Z5, Z11
-	VFMSUB231PS  Z27, Z15, Z8
-	VFMSUB231PS  Z26, Z17, Z11
-	VFMADD231PS  Z27, Z12, Z8
-	VFMADD231PS  Z26, Z14, Z11
-	VFMADD231PS  Z22, Z15, Z8
-	VFMADD231PS  Z23, Z17, Z11
-	VMULPS       Z27, Z4, Z12
-	VMULPS       Z26, Z5, Z13
-	VMOVAPS      Z12, Z14
-	VMOVAPS      Z13, Z15
-	VFMSUB231PS  Z27, Z4, Z14
-	VFMSUB231PS  Z26, Z5, Z15
-	VFMADD231PS  Z27, Z8, Z14
-	VFMADD231PS  Z26, Z11, Z15
-	VMOVAPS      Z14, Z8
-	VMOVAPS      Z15, Z11
-	VFMADD231PS  Z22, Z4, Z8
-	VFMADD231PS  Z23, Z5, Z11
-	VMULPS       Z6, Z12, Z4
-	VMULPS       Z7, Z13, Z5
-	VMOVAPS      Z4, Z14
-	VMOVAPS      Z5, Z15
-	VFMSUB231PS  Z6, Z12, Z14
-	VFMSUB231PS  Z7, Z13, Z15
-	VFMADD231PS  Z6, Z8, Z14
-	VFMADD231PS  Z7, Z11, Z15
-	VMOVAPS      Z14, Z6
-	VMOVAPS      Z15, Z7
-	VFMADD231PS  Z2, Z12, Z6
-	VFMADD231PS  Z3, Z13, Z7
-	VMULPS       Z9, Z4, Z2
-	VMULPS       Z10, Z5, Z3
-	VMULPS       Z9, Z6, Z4
-	VMULPS       Z10, Z7, Z5
-	VCMPPS       $0x16, kconst<>+12032(SB), Z0, K3
-	VCMPPS       $0x16, kconst<>+12032(SB), Z1, K4
-	VSUBPS       kconst<>+13440(SB), Z0, Z0
-	VSUBPS       kconst<>+13440(SB), Z1, Z1
-	VANDPS       kconst<>+6336(SB), Z0, Z0
-	VANDPS       kconst<>+6336(SB), Z1, Z1
-	VCMPPS       $0x11, kconst<>+13504(SB), Z0, K5
-	VCMPPS       $0x11, kconst<>+13504(SB), Z1, K6
-	KORW         K5, K3, K3
-	KORW         K6, K4, K4
-	VMOVUPS.Z    (DX), K1, Z0
-	VMOVUPS.Z    64(DX), K2, Z1
-	VMULPS       Z2, Z0, Z6
-	VMULPS       Z3, Z1, Z7
-	VMULPS       Z4, Z0, Z4
-	VMULPS       Z5, Z1, Z5
-	VFMADD231PS  Z2, Z0, Z4
-	VFMADD231PS  Z3, Z1, Z5
-	VCMPPS       $0x03, Z4, Z4, K5
-	VCMPPS       $0x03, Z5, Z5, K6
-	VMOVAPS      Z4, Z0
-	VMOVAPS      Z5, Z1
-	VBLENDMPS    Z6, Z0, K5, Z0
-	VBLENDMPS    Z7, Z1, K6, Z1
-	KANDW        K1, K3, K3
-	KMOVW        K3, R10
-	MOVW         R10, (DI)
-	KANDNW       K1, K3, K1
-	ORL          R10, R8
-	KANDW        K2, K4, K4
-	KMOVW        K4, R10
-	MOVW         R10, 2(DI)
-	KANDNW       K2, K4, K2
-	ORL          R10, R8
-	CMPB         SI, $0x00
-	JE           GELUTanhLane32AVX512D2_plain
-	VMOVUPS.Z    (AX), K1, Z2
-	VADDPS       Z0, Z2, Z2
-	VMOVUPS      Z2, K1, (AX)
-	VMOVUPS.Z    64(AX), K2, Z0
-	VADDPS       Z1, Z0, Z0
-	VMOVUPS      Z0, K2, 64(AX)
-	JMP          GELUTanhLane32AVX512D2_next
+	VANDPS.BCST      kconst<>+6336(SB), Z0, Z0
+	VANDPS.BCST      kconst<>+6336(SB), Z1, Z1
+	VMINPS.BCST      kconst<>+12224(SB), Z0, Z2
+	VMINPS.BCST      kconst<>+12224(SB), Z1, Z3
+	VMULPS           Z2, Z2, Z4
+	VMULPS           Z3, Z3, Z5
+	VBROADCASTSS     kconst<>+12288(SB), Z6
+	VMOVAPS          Z4, Z7
+	VMOVAPS          Z5, Z8
+	VFMSUB231PS      Z2, Z2, Z7
+	VFMSUB231PS      Z3, Z3, Z8
+	VMULPS.BCST      kconst<>+12352(SB), Z4, Z9
+	VMULPS.BCST      kconst<>+12352(SB), Z5, Z10
+	VBROADCASTSS     kconst<>+12352(SB), Z11
+	VMOVAPS          Z9, Z12
+	VMOVAPS          Z10, Z13
+	VFMSUB231PS      Z11, Z4, Z12
+	VFMSUB231PS      Z11, Z5, Z13
+	VMOVAPS          Z12, Z11
+	VMOVAPS          Z13, Z12
+	VFMADD231PS.BCST kconst<>+12352(SB), Z7, Z11
+	VFMADD231PS.BCST kconst<>+12352(SB), Z8, Z12
+	VFMADD231PS.BCST kconst<>+12416(SB), Z4, Z11
+	VFMADD231PS.BCST kconst<>+12416(SB), Z5, Z12
+	VBROADCASTSS     kconst<>+12480(SB), Z13
+	VADDPS           Z9, Z6, Z14
+	VADDPS           Z10, Z6, Z15
+	VSUBPS           Z6, Z14, Z16
+	VSUBPS           Z6, Z15, Z17
+	VSUBPS           Z16, Z14, Z18
+	VSUBPS           Z17, Z15, Z19
+	VSUBPS           Z18, Z6, Z18
+	VSUBPS           Z19, Z6, Z19
+	VSUBPS           Z16, Z9, Z9
+	VSUBPS           Z17, Z10, Z10
+	VADDPS           Z9, Z18, Z9
+	VADDPS           Z10, Z19, Z10
+	VADDPS           Z11, Z13, Z11
+	VADDPS           Z12, Z13, Z12
+	VADDPS           Z11, Z9, Z9
+	VADDPS           Z12, Z10, Z10
+	VMULPS.BCST      kconst<>+13120(SB), Z4, Z11
+	VMULPS.BCST      kconst<>+13120(SB), Z5, Z12
+	VBROADCASTSS     kconst<>+13120(SB), Z13
+	VMOVAPS          Z11, Z16
+	VMOVAPS          Z12, Z17
+	VFMSUB231PS      Z13, Z4, Z16
+	VFMSUB231PS      Z13, Z5, Z17
+	VMOVAPS          Z16, Z13
+	VMOVAPS          Z17, Z16
+	VFMADD231PS.BCST kconst<>+13120(SB), Z7, Z13
+	VFMADD231PS.BCST kconst<>+13120(SB), Z8, Z16
+	VMOVAPS          Z13, Z7
+	VMOVAPS          Z16, Z8
+	VFMADD231PS.BCST kconst<>+13184(SB), Z4, Z7
+	VFMADD231PS.BCST kconst<>+13184(SB), Z5, Z8
+	VBROADCASTSS     kconst<>+12480(SB), Z4
+	VADDPS           Z11, Z6, Z5
+	VADDPS           Z12, Z6, Z13
+	VSUBPS           Z6, Z5, Z16
+	VSUBPS           Z6, Z13, Z17
+	VSUBPS           Z16, Z5, Z18
+	VSUBPS           Z17, Z13, Z19
+	VSUBPS           Z18, Z6, Z18
+	VSUBPS           Z19, Z6, Z6
+	VSUBPS           Z16, Z11, Z16
+	VSUBPS           Z17, Z12, Z17
+	VADDPS           Z16, Z18, Z16
+	VADDPS           Z17, Z6, Z6
+	VADDPS           Z7, Z4, Z17
+	VADDPS           Z8, Z4, Z4
+	VADDPS           Z17, Z16, Z16
+	VADDPS           Z4, Z6, Z4
+	VADDPS           Z11, Z5, Z6
+	VADDPS           Z12, Z13, Z17
+	VSUBPS           Z5, Z6, Z18
+	VSUBPS           Z13, Z17, Z19
+	VSUBPS           Z18, Z6, Z20
+	VSUBPS           Z19, Z17, Z21
+	VSUBPS           Z20, Z5, Z20
+	VSUBPS           Z21, Z13, Z21
+	VSUBPS           Z18, Z11, Z11
+	VSUBPS           Z19, Z12, Z12
+	VADDPS           Z11, Z20, Z11
+	VADDPS           Z12, Z21, Z12
+	VADDPS           Z7, Z16, Z7
+	VADDPS           Z8, Z4, Z8
+	VADDPS           Z7, Z11, Z7
+	VADDPS           Z8, Z12, Z8
+	VADDPS           Z6, Z6, Z6
+	VADDPS           Z17, Z17, Z11
+	VADDPS           Z7, Z7, Z7
+	VADDPS           Z8, Z8, Z8
+	VMULPS           Z14, Z2, Z12
+	VMULPS           Z15, Z3, Z17
+	VMOVAPS          Z12, Z18
+	VMOVAPS          Z17, Z19
+	VFMSUB231PS      Z14, Z2, Z18
+	VFMSUB231PS      Z15, Z3, Z19
+	VMOVAPS          Z18, Z14
+	VMOVAPS          Z19, Z15
+	VFMADD231PS      Z9, Z2, Z14
+	VFMADD231PS      Z10, Z3, Z15
+	VMULPS.BCST      kconst<>+6464(SB), Z12, Z9
+	VMULPS.BCST      kconst<>+6464(SB), Z17, Z10
+	VRNDSCALEPS      $0x08, Z9, Z9
+	VRNDSCALEPS      $0x08, Z10, Z10
+	VXORPS.BCST      kconst<>+11008(SB), Z12, Z12
+	VXORPS.BCST      kconst<>+11008(SB), Z17, Z17
+	VFNMADD231PS     kconst<>+6592(SB), Z9, Z12
+	VFNMADD231PS     kconst<>+6592(SB), Z10, Z17
+	VXORPS.BCST      kconst<>+11008(SB), Z14, Z14
+	VXORPS.BCST      kconst<>+11008(SB), Z15, Z15
+	VFNMADD231PS     kconst<>+6656(SB), Z9, Z14
+	VFNMADD231PS     kconst<>+6656(SB), Z10, Z15
+	VCVTTPS2DQ       Z9, Z9
+	VCVTTPS2DQ       Z10, Z10
+	VBROADCASTSS     kconst<>+12544(SB), Z18
+	VBROADCASTSS     kconst<>+12544(SB), Z19
+	VFMADD213PS.BCST kconst<>+12608(SB), Z12, Z18
+	VFMADD213PS.BCST kconst<>+12608(SB), Z17, Z19
+	VFMADD213PS.BCST kconst<>+12672(SB), Z12, Z18
+	VFMADD213PS.BCST kconst<>+12672(SB), Z17, Z19
+	VFMADD213PS.BCST kconst<>+12736(SB), Z12, Z18
+	VFMADD213PS.BCST kconst<>+12736(SB), Z17, Z19
+	VFMADD213PS.BCST kconst<>+12800(SB), Z12, Z18
+	VFMADD213PS.BCST kconst<>+12800(SB), Z17, Z19
+	VMULPS           Z12, Z12, Z20
+	VMULPS           Z17, Z17, Z21
+	VMULPS           Z18, Z20, Z18
+	VMULPS           Z19, Z21, Z19
+	VMULPS           Z14, Z14, Z20
+	VMULPS           Z15, Z15, Z21
+	VBROADCASTSS     kconst<>+12736(SB), Z22
+	VBROADCASTSS     kconst<>+12736(SB), Z23
+	VFMADD213PS.BCST kconst<>+12800(SB), Z14, Z22
+	VFMADD213PS.BCST kconst<>+12800(SB), Z15, Z23
+	VFMADD231PS      Z22, Z20, Z14
+	VFMADD231PS      Z23, Z21, Z15
+	VADDPS.BCST      kconst<>+7040(SB), Z12, Z20
+	VADDPS.BCST      kconst<>+7040(SB), Z17, Z21
+	VADDPS           Z18, Z20, Z20
+	VADDPS           Z19, Z21, Z21
+	VFMADD231PS      Z20, Z14, Z18
+	VFMADD231PS      Z21, Z15, Z19
+	VPERMPS          kconst<>+13568(SB), Z9, Z14
+	VPERMPS          kconst<>+13568(SB), Z10, Z15
+	VPERMPS          kconst<>+13632(SB), Z9, Z20
+	VPERMPS          kconst<>+13632(SB), Z10, Z21
+	VMULPS           Z12, Z14, Z22
+	VMULPS           Z17, Z15, Z23
+	VMOVAPS          Z22, Z24
+	VMOVAPS          Z23, Z25
+	VFMSUB231PS      Z12, Z14, Z24
+	VFMSUB231PS      Z17, Z15, Z25
+	VADDPS           Z22, Z14, Z26
+	VADDPS           Z23, Z15, Z27
+	VSUBPS           Z14, Z26, Z28
+	VSUBPS           Z15, Z27, Z29
+	VSUBPS           Z28, Z22, Z22
+	VSUBPS           Z29, Z23, Z23
+	VMOVAPS          Z20, Z28
+	VMOVAPS          Z21, Z29
+	VFMADD231PS      Z12, Z20, Z28
+	VFMADD231PS      Z17, Z21, Z29
+	VMOVAPS          Z28, Z12
+	VMOVAPS          Z29, Z17
+	VFMADD231PS      Z18, Z14, Z12
+	VFMADD231PS      Z19, Z15, Z17
+	VADDPS           Z24, Z12, Z12
+	VADDPS           Z25, Z17, Z14
+	VADDPS           Z22, Z12, Z12
+	VADDPS           Z23, Z14, Z14
+	VADDPS           Z12, Z26, Z15
+	VADDPS           Z14, Z27, Z17
+	VSUBPS           Z26, Z15, Z18
+	VSUBPS           Z27, Z17, Z19
+	VSUBPS           Z18, Z12, Z12
+	VSUBPS           Z19, Z14, Z14
+	VPSRAD           $0x03, Z9, Z9
+	VPSRAD           $0x03, Z10, Z10
+	VPADDD.BCST      kconst<>+10944(SB), Z9, Z9
+	VPADDD.BCST      kconst<>+10944(SB), Z10, Z10
+	VPSLLD           $0x17, Z9, Z9
+	VPSLLD           $0x17, Z10, Z10
+	VMULPS           Z9, Z15, Z18
+	VMULPS           Z10, Z17, Z19
+	VMULPS           Z9, Z12, Z20
+	VMULPS           Z10, Z14, Z21
+	VADDPS.BCST      kconst<>+7040(SB), Z18, Z22
+	VADDPS.BCST      kconst<>+7040(SB), Z19, Z23
+	VBROADCASTSS     kconst<>+7040(SB), Z24
+	VSUBPS           Z22, Z24, Z25
+	VSUBPS           Z23, Z24, Z24
+	VADDPS           Z18, Z25, Z25
+	VADDPS           Z19, Z24, Z24
+	VADDPS           Z20, Z25, Z25
+	VADDPS           Z21, Z24, Z24
+	VBROADCASTSS     kconst<>+7040(SB), Z26
+	VDIVPS           Z22, Z26, Z27
+	VDIVPS           Z23, Z26, Z26
+	VMOVAPS          Z27, Z28
+	VMOVAPS          Z26, Z29
+	VFNMADD213PS     kconst<>+7040(SB), Z22, Z28
+	VFNMADD213PS     kconst<>+7040(SB), Z23, Z29
+	VMOVAPS          Z28, Z22
+	VMOVAPS          Z29, Z23
+	VFNMADD231PS     Z25, Z27, Z22
+	VFNMADD231PS     Z24, Z26, Z23
+	VMULPS           Z22, Z27, Z22
+	VMULPS           Z23, Z26, Z23
+	VBROADCASTSS     kconst<>+7040(SB), Z24
+	VSUBPS           Z18, Z24, Z25
+	VSUBPS           Z19, Z24, Z24
+	VBROADCASTSS     kconst<>+7040(SB), Z28
+	VSUBPS           Z25, Z28, Z29
+	VSUBPS           Z24, Z28, Z28
+	VSUBPS           Z18, Z29, Z18
+	VSUBPS           Z19, Z28, Z19
+	VSUBPS           Z20, Z18, Z18
+	VSUBPS           Z21, Z19, Z19
+	VMULPS           Z5, Z5, Z20
+	VMULPS           Z13, Z13, Z21
+	VMOVAPS          Z20, Z28
+	VMOVAPS          Z21, Z29
+	VFMSUB231PS      Z5, Z5, Z28
+	VFMSUB231PS      Z13, Z13, Z29
+	VFMADD231PS      Z5, Z16, Z28
+	VFMADD231PS      Z13, Z4, Z29
+	VFMADD231PS      Z16, Z5, Z28
+	VFMADD231PS      Z4, Z13, Z29
+	VMULPS           Z25, Z20, Z4
+	VMULPS           Z24, Z21, Z5
+	VMOVAPS          Z4, Z13
+	VMOVAPS          Z5, Z16
+	VFMSUB231PS      Z25, Z20, Z13
+	VFMSUB231PS      Z24, Z21, Z16
+	VFMADD231PS      Z25, Z28, Z13
+	VFMADD231PS      Z24, Z29, Z16
+	VFMADD231PS      Z18, Z20, Z13
+	VFMADD231PS      Z19, Z21, Z16
+	VMULPS           Z27, Z4, Z18
+	VMULPS           Z26, Z5, Z19
+	VMOVAPS          Z18, Z20
+	VMOVAPS          Z19, Z21
+	VFMSUB231PS      Z27, Z4, Z20
+	VFMSUB231PS      Z26, Z5, Z21
+	VFMADD231PS      Z27, Z13, Z20
+	VFMADD231PS      Z26, Z16, Z21
+	VMOVAPS          Z20, Z13
+	VMOVAPS          Z21, Z16
+	VFMADD231PS      Z22, Z4, Z13
+	VFMADD231PS      Z23, Z5, Z16
+	VMULPS           Z18, Z2, Z4
+	VMULPS           Z19, Z3, Z5
+	VMOVAPS          Z4, Z20
+	VMOVAPS          Z5, Z21
+	VFMSUB231PS      Z18, Z2, Z20
+	VFMSUB231PS      Z19, Z3, Z21
+	VMOVAPS          Z20, Z18
+	VMOVAPS          Z21, Z19
+	VFMADD231PS      Z13, Z2, Z18
+	VFMADD231PS      Z16, Z3, Z19
+	VXORPS.BCST      kconst<>+11008(SB), Z4, Z2
+	VXORPS.BCST      kconst<>+11008(SB), Z5, Z3
+	VADDPS           Z2, Z6, Z4
+	VADDPS           Z3, Z11, Z5
+	VSUBPS           Z6, Z4, Z13
+	VSUBPS           Z11, Z5, Z16
+	VSUBPS           Z13, Z4, Z20
+	VSUBPS           Z16, Z5, Z21
+	VSUBPS           Z20, Z6, Z6
+	VSUBPS           Z21, Z11, Z11
+	VSUBPS           Z13, Z2, Z2
+	VSUBPS           Z16, Z3, Z3
+	VADDPS           Z2, Z6, Z2
+	VADDPS           Z3, Z11, Z3
+	VSUBPS           Z18, Z7, Z6
+	VSUBPS           Z19, Z8, Z7
+	VADDPS           Z6, Z2, Z2
+	VADDPS           Z7, Z3, Z3
+	VADDPS           Z2, Z4, Z6
+	VADDPS           Z3, Z5, Z7
+	VSUBPS           Z4, Z6, Z4
+	VSUBPS           Z5, Z7, Z5
+	VSUBPS           Z4, Z2, Z2
+	VSUBPS           Z5, Z3, Z3
+	VMULPS           Z27, Z15, Z4
+	VMULPS           Z26, Z17, Z5
+	VMOVAPS          Z4, Z8
+	VMOVAPS          Z5, Z11
+	VFMSUB231PS      Z27, Z15, Z8
+	VFMSUB231PS      Z26, Z17, Z11
+	VFMADD231PS      Z27, Z12, Z8
+	VFMADD231PS      Z26, Z14, Z11
+	VFMADD231PS      Z22, Z15, Z8
+	VFMADD231PS      Z23, Z17, Z11
+	VMULPS           Z27, Z4, Z12
+	VMULPS           Z26, Z5, Z13
+	VMOVAPS          Z12, Z14
+	VMOVAPS          Z13, Z15
+	VFMSUB231PS      Z27, Z4, Z14
+	VFMSUB231PS      Z26, Z5, Z15
+	VFMADD231PS      Z27, Z8, Z14
+	VFMADD231PS      Z26, Z11, Z15
+	VMOVAPS          Z14, Z8
+	VMOVAPS          Z15, Z11
+	VFMADD231PS      Z22, Z4, Z8
+	VFMADD231PS      Z23, Z5, Z11
+	VMULPS           Z6, Z12, Z4
+	VMULPS           Z7, Z13, Z5
+	VMOVAPS          Z4, Z14
+	VMOVAPS          Z5, Z15
+	VFMSUB231PS      Z6, Z12, Z14
+	VFMSUB231PS      Z7, Z13, Z15
+	VFMADD231PS      Z6, Z8, Z14
+	VFMADD231PS      Z7, Z11, Z15
+	VMOVAPS          Z14, Z6
+	VMOVAPS          Z15, Z7
+	VFMADD231PS      Z2, Z12, Z6
+	VFMADD231PS      Z3, Z13, Z7
+	VMULPS           Z9, Z4, Z2
+	VMULPS           Z10, Z5, Z3
+	VMULPS           Z9, Z6, Z4
+	VMULPS           Z10, Z7, Z5
+	VCMPPS.BCST      $0x16, kconst<>+12224(SB), Z0, K3
+	VCMPPS.BCST      $0x16, kconst<>+12224(SB), Z1, K4
+	VSUBPS.BCST      kconst<>+13696(SB), Z0, Z0
+	VSUBPS.BCST      kconst<>+13696(SB), Z1, Z1
+	VANDPS.BCST      kconst<>+6336(SB), Z0, Z0
+	VANDPS.BCST      kconst<>+6336(SB), Z1, Z1
+	VCMPPS.BCST      $0x11, kconst<>+13760(SB), Z0, K5
+	VCMPPS.BCST      $0x11, kconst<>+13760(SB), Z1, K6
+	KORW             K5, K3, K3
+	KORW             K6, K4, K4
+	CMPQ             BX, $0x00000010
+	JB               GELUTanhLane32AVX512D2_load2_0_masked
+	VMOVUPS          (DX), Z0
+	JMP              GELUTanhLane32AVX512D2_load2_0_done
+
+GELUTanhLane32AVX512D2_load2_0_masked:
+	VMOVUPS.Z (DX), K1, Z0
+
+GELUTanhLane32AVX512D2_load2_0_done:
+	CMPQ    BX, $0x00000020
+	JB      GELUTanhLane32AVX512D2_load2_1_masked
+	VMOVUPS 64(DX), Z1
+	JMP     GELUTanhLane32AVX512D2_load2_1_done
+
+GELUTanhLane32AVX512D2_load2_1_masked:
+	VMOVUPS.Z 64(DX), K2, Z1
+
+GELUTanhLane32AVX512D2_load2_1_done:
+	VGETMANTPS  $0x00, Z0, Z6
+	VGETEXPPS   Z0, Z7
+	VGETMANTPS  $0x00, Z1, Z0
+	VGETEXPPS   Z1, Z1
+	VMULPS      Z4, Z6, Z4
+	VMULPS      Z5, Z0, Z5
+	VFMADD231PS Z2, Z6, Z4
+	VFMADD231PS Z3, Z0, Z5
+	VSCALEFPS   Z7, Z4, Z0
+	VSCALEFPS   Z1, Z5, Z1
+	KANDW       K1, K3, K3
+	KMOVW       K3, R10
+	MOVW        R10, (DI)
+	KANDNW      K1, K3, K1
+	ORL         R10, R8
+	KANDW       K2, K4, K4
+	KMOVW       K4, R10
+	MOVW        R10, 2(DI)
+	KANDNW      K2, K4, K2
+	ORL         R10, R8
+	CMPB        SI, $0x00
+	JE          GELUTanhLane32AVX512D2_plain
+	KORTESTW    K1, K1
+	JCC         GELUTanhLane32AVX512D2_add0_masked
+	VADDPS      (AX), Z0, Z2
+	VMOVUPS     Z2, (AX)
+	JMP         GELUTanhLane32AVX512D2_add0_done
+
+GELUTanhLane32AVX512D2_add0_masked:
+	VMOVUPS.Z (AX), K1, Z2
+	VADDPS    Z0, Z2, Z2
+	VMOVUPS   Z2, K1, (AX)
+
+GELUTanhLane32AVX512D2_add0_done:
+	KORTESTW K2, K2
+	JCC      GELUTanhLane32AVX512D2_add1_masked
+	VADDPS   64(AX), Z1, Z0
+	VMOVUPS  Z0, 64(AX)
+	JMP      GELUTanhLane32AVX512D2_add1_done
+
+GELUTanhLane32AVX512D2_add1_masked:
+	VMOVUPS.Z 64(AX), K2, Z0
+	VADDPS    Z1, Z0, Z0
+	VMOVUPS   Z0, K2, 64(AX)
+
+GELUTanhLane32AVX512D2_add1_done:
+	JMP GELUTanhLane32AVX512D2_next
 
 GELUTanhLane32AVX512D2_plain:
+	KORTESTW K1, K1
+	JCC      GELUTanhLane32AVX512D2_store0_masked
+	VMOVUPS  Z0, (AX)
+	JMP      GELUTanhLane32AVX512D2_store0_done
+
+GELUTanhLane32AVX512D2_store0_masked:
 	VMOVUPS Z0, K1, (AX)
+
+GELUTanhLane32AVX512D2_store0_done:
+	KORTESTW K2, K2
+	JCC      GELUTanhLane32AVX512D2_store1_masked
+	VMOVUPS  Z1, 64(AX)
+	JMP      GELUTanhLane32AVX512D2_store1_done
+
+GELUTanhLane32AVX512D2_store1_masked:
 	VMOVUPS Z1, K2, 64(AX)
 
+GELUTanhLane32AVX512D2_store1_done:
 GELUTanhLane32AVX512D2_next:
 	ADDQ    $0x00000080, AX
 	ADDQ    $0x00000080, CX
@@ -7635,234 +7723,282 @@ TEXT ·GELUSigmoidLane32AVX512D0(SB), NOSPLIT, $0-113
 	MOVL $0x0000ffff, R8
 
 GELUSigmoidLane32AVX512D0_loop:
-	TESTQ     DX, DX
-	JZ        GELUSigmoidLane32AVX512D0_done
-	MOVQ      DX, R9
-	MOVQ      $0x00000010, R10
-	CMPQ      R9, R10
-	CMOVQLT   R9, R10
-	BZHIL     R10, R8, R11
-	KMOVW     R11, K1
-	SUBQ      R10, R9
-	MOVQ      $0x00000010, R10
-	CMPQ      R9, R10
-	CMOVQLT   R9, R10
-	BZHIL     R10, R8, R9
-	KMOVW     R9, K2
+	TESTQ   DX, DX
+	JZ      GELUSigmoidLane32AVX512D0_done
+	MOVQ    DX, R9
+	MOVQ    $0x00000010, R10
+	CMPQ    R9, R10
+	CMOVQLT R9, R10
+	BZHIL   R10, R8, R11
+	KMOVW   R11, K1
+	SUBQ    R10, R9
+	MOVQ    $0x00000010, R10
+	CMPQ    R9, R10
+	CMOVQLT R9, R10
+	BZHIL   R10, R8, R9
+	KMOVW   R9, K2
+	CMPQ    DX, $0x00000010
+	JB      GELUSigmoidLane32AVX512D0_load1_0_masked
+	VMOVUPS (CX), Z0
+	JMP     GELUSigmoidLane32AVX512D0_load1_0_done
+
+GELUSigmoidLane32AVX512D0_load1_0_masked:
 	VMOVUPS.Z (CX), K1, Z0
+
+GELUSigmoidLane32AVX512D0_load1_0_done:
+	CMPQ    DX, $0x00000020
+	JB      GELUSigmoidLane32AVX512D0_load1_1_masked
+	VMOVUPS 64(CX), Z1
+	JMP     GELUSigmoidLane32AVX512D0_load1_1_done
+
+GELUSigmoidLane32AVX512D0_load1_1_masked:
 	VMOVUPS.Z 64(CX), K2, Z1
 
+GELUSigmoidLane32AVX512D0_load1_1_done:
 	// GELUSigmoid f^(0), float32 lanes
-	VANDPS       kconst<>+6336(SB), Z0, Z2
-	VANDPS       kconst<>+6336(SB), Z1, Z3
-	VMINPS       kconst<>+13568(SB), Z2, Z4
-	VMINPS       kconst<>+13568(SB), Z3, Z5
-	VMULPS       Z4, Z4, Z6
-	VMULPS       Z5, Z5, Z6
-	VMOVUPS      kconst<>+13632(SB), Z6
-	VMOVUPS      kconst<>+13696(SB), Z7
-	VMULPS       Z6, Z4, Z8
-	VMULPS       Z6, Z5, Z9
-	VMOVAPS      Z8, Z10
-	VMOVAPS      Z9, Z11
-	VFMSUB231PS  Z6, Z4, Z10
-	VFMSUB231PS  Z6, Z5, Z11
-	VMOVAPS      Z10, Z6
-	VMOVAPS      Z11, Z10
-	VFMADD231PS  Z7, Z4, Z6
-	VFMADD231PS  Z7, Z5, Z10
-	VMULPS       kconst<>+12352(SB), Z8, Z7
-	VMULPS       kconst<>+12352(SB), Z9, Z11
-	VRNDSCALEPS  $0x08, Z7, Z7
-	VRNDSCALEPS  $0x08, Z11, Z11
-	VXORPS       kconst<>+8256(SB), Z8, Z8
-	VXORPS       kconst<>+8256(SB), Z9, Z9
-	VFNMADD231PS kconst<>+12416(SB), Z7, Z8
-	VFNMADD231PS kconst<>+12416(SB), Z11, Z9
-	VXORPS       kconst<>+8256(SB), Z6, Z6
-	VXORPS       kconst<>+8256(SB), Z10, Z10
-	VFNMADD231PS kconst<>+12480(SB), Z7, Z6
-	VFNMADD231PS kconst<>+12480(SB), Z11, Z10
-	VCVTTPS2DQ   Z7, Z7
-	VCVTTPS2DQ   Z11, Z11
-	VMOVUPS      kconst<>+12544(SB), Z12
-	VMOVUPS      kconst<>+12544(SB), Z13
-	VFMADD213PS  kconst<>+7808(SB), Z8, Z12
-	VFMADD213PS  kconst<>+7808(SB), Z9, Z13
-	VFMADD213PS  kconst<>+7872(SB), Z8, Z12
-	VFMADD213PS  kconst<>+7872(SB), Z9, Z13
-	VFMADD213PS  kconst<>+7936(SB), Z8, Z12
-	VFMADD213PS  kconst<>+7936(SB), Z9, Z13
-	VFMADD213PS  kconst<>+8000(SB), Z8, Z12
-	VFMADD213PS  kconst<>+8000(SB), Z9, Z13
-	VMULPS       Z8, Z8, Z14
-	VMULPS       Z9, Z9, Z15
-	VMULPS       Z12, Z14, Z12
-	VMULPS       Z13, Z15, Z13
-	VMULPS       Z6, Z6, Z14
-	VMULPS       Z10, Z10, Z15
-	VMOVUPS      kconst<>+7936(SB), Z16
-	VMOVUPS      kconst<>+7936(SB), Z17
-	VFMADD213PS  kconst<>+8000(SB), Z6, Z16
-	VFMADD213PS  kconst<>+8000(SB), Z10, Z17
-	VFMADD231PS  Z16, Z14, Z6
-	VFMADD231PS  Z17, Z15, Z10
-	VADDPS       kconst<>+8064(SB), Z8, Z14
-	VADDPS       kconst<>+8064(SB), Z9, Z15
-	VADDPS       Z12, Z14, Z14
-	VADDPS       Z13, Z15, Z15
-	VFMADD231PS  Z14, Z6, Z12
-	VFMADD231PS  Z15, Z10, Z13
-	VPERMPS      kconst<>+13760(SB), Z7, Z6
-	VPERMPS      kconst<>+13760(SB), Z11, Z10
-	VPERMPS      kconst<>+13824(SB), Z7, Z14
-	VPERMPS      kconst<>+13824(SB), Z11, Z15
-	VMULPS       Z8, Z6, Z16
-	VMULPS       Z9, Z10, Z17
-	VMOVAPS      Z16, Z18
-	VMOVAPS      Z17, Z19
-	VFMSUB231PS  Z8, Z6, Z18
-	VFMSUB231PS  Z9, Z10, Z19
-	VADDPS       Z16, Z6, Z20
-	VADDPS       Z17, Z10, Z21
-	VSUBPS       Z6, Z20, Z22
-	VSUBPS       Z10, Z21, Z23
-	VSUBPS       Z22, Z16, Z16
-	VSUBPS       Z23, Z17, Z17
-	VMOVAPS      Z14, Z22
-	VMOVAPS      Z15, Z23
-	VFMADD231PS  Z8, Z14, Z22
-	VFMADD231PS  Z9, Z15, Z23
-	VMOVAPS      Z22, Z8
-	VMOVAPS      Z23, Z9
-	VFMADD231PS  Z12, Z6, Z8
-	VFMADD231PS  Z13, Z10, Z9
-	VADDPS       Z18, Z8, Z6
-	VADDPS       Z19, Z9, Z8
-	VADDPS       Z16, Z6, Z6
-	VADDPS       Z17, Z8, Z8
-	VADDPS       Z6, Z20, Z9
-	VADDPS       Z8, Z21, Z10
-	VSUBPS       Z20, Z9, Z12
-	VSUBPS       Z21, Z10, Z13
-	VSUBPS       Z12, Z6, Z6
-	VSUBPS       Z13, Z8, Z8
-	VPSRAD       $0x03, Z7, Z7
-	VPSRAD       $0x03, Z11, Z11
-	VPADDD       kconst<>+8320(SB), Z7, Z7
-	VPADDD       kconst<>+8320(SB), Z11, Z11
-	VPSLLD       $0x17, Z7, Z7
-	VPSLLD       $0x17, Z11, Z11
-	VMULPS       Z7, Z9, Z12
-	VMULPS       Z11, Z10, Z13
-	VMULPS       Z7, Z6, Z14
-	VMULPS       Z11, Z8, Z15
-	VADDPS       kconst<>+8064(SB), Z12, Z16
-	VADDPS       kconst<>+8064(SB), Z13, Z17
-	VMOVUPS      kconst<>+8064(SB), Z18
-	VSUBPS       Z16, Z18, Z19
-	VSUBPS       Z17, Z18, Z18
-	VADDPS       Z12, Z19, Z12
-	VADDPS       Z13, Z18, Z13
-	VADDPS       Z14, Z12, Z12
-	VADDPS       Z15, Z13, Z13
-	VMOVUPS      kconst<>+8064(SB), Z14
-	VDIVPS       Z16, Z14, Z15
-	VDIVPS       Z17, Z14, Z14
-	VMOVAPS      Z15, Z18
-	VMOVAPS      Z14, Z19
-	VFNMADD213PS kconst<>+8064(SB), Z16, Z18
-	VFNMADD213PS kconst<>+8064(SB), Z17, Z19
-	VMOVAPS      Z18, Z16
-	VMOVAPS      Z19, Z17
-	VFNMADD231PS Z12, Z15, Z16
-	VFNMADD231PS Z13, Z14, Z17
-	VMULPS       Z16, Z15, Z12
-	VMULPS       Z17, Z14, Z13
-	VMULPS       Z15, Z4, Z16
-	VMULPS       Z14, Z5, Z17
-	VMOVAPS      Z16, Z18
-	VMOVAPS      Z17, Z19
-	VFMSUB231PS  Z15, Z4, Z18
-	VFMSUB231PS  Z14, Z5, Z19
-	VMOVAPS      Z18, Z14
-	VMOVAPS      Z19, Z15
-	VFMADD231PS  Z12, Z4, Z14
-	VFMADD231PS  Z13, Z5, Z15
-	VMULPS       Z16, Z9, Z4
-	VMULPS       Z17, Z10, Z5
-	VMOVAPS      Z4, Z12
-	VMOVAPS      Z5, Z13
-	VFMSUB231PS  Z16, Z9, Z12
-	VFMSUB231PS  Z17, Z10, Z13
-	VFMADD231PS  Z16, Z6, Z12
-	VFMADD231PS  Z17, Z8, Z13
-	VMOVAPS      Z12, Z6
-	VMOVAPS      Z13, Z8
-	VFMADD231PS  Z14, Z9, Z6
-	VFMADD231PS  Z15, Z10, Z8
-	VCMPPS       $0x12, kconst<>+13568(SB), Z0, K3
-	VCMPPS       $0x12, kconst<>+13568(SB), Z1, K4
-	VMOVAPS.Z    Z7, K3, Z7
-	VMOVAPS.Z    Z11, K4, Z9
-	VMULPS       Z7, Z4, Z4
-	VMULPS       Z9, Z5, Z5
-	VMULPS       Z7, Z6, Z6
-	VMULPS       Z9, Z8, Z7
-	VXORPS       kconst<>+8256(SB), Z4, Z4
-	VXORPS       kconst<>+8256(SB), Z5, Z5
-	VXORPS       kconst<>+8256(SB), Z6, Z6
-	VXORPS       kconst<>+8256(SB), Z7, Z7
-	VPMOVD2M     Z0, K3
-	VPMOVD2M     Z1, K4
-	VMOVAPS      Z0, Z8
-	VMOVAPS      Z1, Z9
-	VBLENDMPS    kconst<>+8256(SB), Z8, K3, Z8
-	VBLENDMPS    kconst<>+8256(SB), Z9, K4, Z9
-	VADDPS       Z4, Z8, Z10
-	VADDPS       Z5, Z9, Z11
-	VSUBPS       Z10, Z8, Z8
-	VSUBPS       Z11, Z9, Z9
-	VADDPS       Z4, Z8, Z4
-	VADDPS       Z5, Z9, Z5
-	VADDPS       Z6, Z4, Z4
-	VADDPS       Z7, Z5, Z5
-	VCMPPS       $0x19, kconst<>+13888(SB), Z0, K3
-	VCMPPS       $0x19, kconst<>+13888(SB), Z1, K4
-	VCMPPS       $0x00, kconst<>+8448(SB), Z0, K5
-	VCMPPS       $0x00, kconst<>+8448(SB), Z1, K6
-	KORW         K5, K3, K3
-	KORW         K6, K4, K4
-	VCMPPS       $0x11, kconst<>+12800(SB), Z2, K5
-	VCMPPS       $0x11, kconst<>+12800(SB), Z3, K6
-	KORW         K5, K3, K3
-	KORW         K6, K4, K4
-	VADDPS       Z4, Z10, Z0
-	VADDPS       Z5, Z11, Z1
-	KANDW        K1, K3, K3
-	KMOVW        K3, R9
-	MOVW         R9, (SI)
-	KANDNW       K1, K3, K1
-	ORL          R9, DI
-	KANDW        K2, K4, K4
-	KMOVW        K4, R9
-	MOVW         R9, 2(SI)
-	KANDNW       K2, K4, K2
-	ORL          R9, DI
-	CMPB         BL, $0x00
-	JE           GELUSigmoidLane32AVX512D0_plain
-	VMOVUPS.Z    (AX), K1, Z2
-	VADDPS       Z0, Z2, Z2
-	VMOVUPS      Z2, K1, (AX)
-	VMOVUPS.Z    64(AX), K2, Z0
-	VADDPS       Z1, Z0, Z0
-	VMOVUPS      Z0, K2, 64(AX)
-	JMP          GELUSigmoidLane32AVX512D0_next
+	VANDPS.BCST      kconst<>+6336(SB), Z0, Z2
+	VANDPS.BCST      kconst<>+6336(SB), Z1, Z3
+	VMINPS.BCST      kconst<>+13824(SB), Z2, Z4
+	VMINPS.BCST      kconst<>+13824(SB), Z3, Z5
+	VMULPS           Z4, Z4, Z6
+	VMULPS           Z5, Z5, Z6
+	VBROADCASTSS     kconst<>+13888(SB), Z6
+	VBROADCASTSS     kconst<>+13952(SB), Z7
+	VMULPS           Z6, Z4, Z8
+	VMULPS           Z6, Z5, Z9
+	VMOVAPS          Z8, Z10
+	VMOVAPS          Z9, Z11
+	VFMSUB231PS      Z6, Z4, Z10
+	VFMSUB231PS      Z6, Z5, Z11
+	VMOVAPS          Z10, Z6
+	VMOVAPS          Z11, Z10
+	VFMADD231PS      Z7, Z4, Z6
+	VFMADD231PS      Z7, Z5, Z10
+	VMULPS.BCST      kconst<>+6464(SB), Z8, Z7
+	VMULPS.BCST      kconst<>+6464(SB), Z9, Z11
+	VRNDSCALEPS      $0x08, Z7, Z7
+	VRNDSCALEPS      $0x08, Z11, Z11
+	VXORPS.BCST      kconst<>+11008(SB), Z8, Z8
+	VXORPS.BCST      kconst<>+11008(SB), Z9, Z9
+	VFNMADD231PS     kconst<>+6592(SB), Z7, Z8
+	VFNMADD231PS     kconst<>+6592(SB), Z11, Z9
+	VXORPS.BCST      kconst<>+11008(SB), Z6, Z6
+	VXORPS.BCST      kconst<>+11008(SB), Z10, Z10
+	VFNMADD231PS     kconst<>+6656(SB), Z7, Z6
+	VFNMADD231PS     kconst<>+6656(SB), Z11, Z10
+	VCVTTPS2DQ       Z7, Z7
+	VCVTTPS2DQ       Z11, Z11
+	VBROADCASTSS     kconst<>+12544(SB), Z12
+	VBROADCASTSS     kconst<>+12544(SB), Z13
+	VFMADD213PS.BCST kconst<>+12608(SB), Z8, Z12
+	VFMADD213PS.BCST kconst<>+12608(SB), Z9, Z13
+	VFMADD213PS.BCST kconst<>+12672(SB), Z8, Z12
+	VFMADD213PS.BCST kconst<>+12672(SB), Z9, Z13
+	VFMADD213PS.BCST kconst<>+12736(SB), Z8, Z12
+	VFMADD213PS.BCST kconst<>+12736(SB), Z9, Z13
+	VFMADD213PS.BCST kconst<>+12800(SB), Z8, Z12
+	VFMADD213PS.BCST kconst<>+12800(SB), Z9, Z13
+	VMULPS           Z8, Z8, Z14
+	VMULPS           Z9, Z9, Z15
+	VMULPS           Z12, Z14, Z12
+	VMULPS           Z13, Z15, Z13
+	VMULPS           Z6, Z6, Z14
+	VMULPS           Z10, Z10, Z15
+	VBROADCASTSS     kconst<>+12736(SB), Z16
+	VBROADCASTSS     kconst<>+12736(SB), Z17
+	VFMADD213PS.BCST kconst<>+12800(SB), Z6, Z16
+	VFMADD213PS.BCST kconst<>+12800(SB), Z10, Z17
+	VFMADD231PS      Z16, Z14, Z6
+	VFMADD231PS      Z17, Z15, Z10
+	VADDPS.BCST      kconst<>+7040(SB), Z8, Z14
+	VADDPS.BCST      kconst<>+7040(SB), Z9, Z15
+	VADDPS           Z12, Z14, Z14
+	VADDPS           Z13, Z15, Z15
+	VFMADD231PS      Z14, Z6, Z12
+	VFMADD231PS      Z15, Z10, Z13
+	VPERMPS          kconst<>+14016(SB), Z7, Z6
+	VPERMPS          kconst<>+14016(SB), Z11, Z10
+	VPERMPS          kconst<>+14080(SB), Z7, Z14
+	VPERMPS          kconst<>+14080(SB), Z11, Z15
+	VMULPS           Z8, Z6, Z16
+	VMULPS           Z9, Z10, Z17
+	VMOVAPS          Z16, Z18
+	VMOVAPS          Z17, Z19
+	VFMSUB231PS      Z8, Z6, Z18
+	VFMSUB231PS      Z9, Z10, Z19
+	VADDPS           Z16, Z6, Z20
+	VADDPS           Z17, Z10, Z21
+	VSUBPS           Z6, Z20, Z22
+	VSUBPS           Z10, Z21, Z23
+	VSUBPS           Z22, Z16, Z16
+	VSUBPS           Z23, Z17, Z17
+	VMOVAPS          Z14, Z22
+	VMOVAPS          Z15, Z23
+	VFMADD231PS      Z8, Z14, Z22
+	VFMADD231PS      Z9, Z15, Z23
+	VMOVAPS          Z22, Z8
+	VMOVAPS          Z23, Z9
+	VFMADD231PS      Z12, Z6, Z8
+	VFMADD231PS      Z13, Z10, Z9
+	VADDPS           Z18, Z8, Z6
+	VADDPS           Z19, Z9, Z8
+	VADDPS           Z16, Z6, Z6
+	VADDPS           Z17, Z8, Z8
+	VADDPS           Z6, Z20, Z9
+	VADDPS           Z8, Z21, Z10
+	VSUBPS           Z20, Z9, Z12
+	VSUBPS           Z21, Z10, Z13
+	VSUBPS           Z12, Z6, Z6
+	VSUBPS           Z13, Z8, Z8
+	VPSRAD           $0x03, Z7, Z7
+	VPSRAD           $0x03, Z11, Z11
+	VPADDD.BCST      kconst<>+10944(SB), Z7, Z7
+	VPADDD.BCST      kconst<>+10944(SB), Z11, Z11
+	VPSLLD           $0x17, Z7, Z7
+	VPSLLD           $0x17, Z11, Z11
+	VMULPS           Z7, Z9, Z12
+	VMULPS           Z11, Z10, Z13
+	VMULPS           Z7, Z6, Z14
+	VMULPS           Z11, Z8, Z15
+	VADDPS.BCST      kconst<>+7040(SB), Z12, Z16
+	VADDPS.BCST      kconst<>+7040(SB), Z13, Z17
+	VBROADCASTSS     kconst<>+7040(SB), Z18
+	VSUBPS           Z16, Z18, Z19
+	VSUBPS           Z17, Z18, Z18
+	VADDPS           Z12, Z19, Z12
+	VADDPS           Z13, Z18, Z13
+	VADDPS           Z14, Z12, Z12
+	VADDPS           Z15, Z13, Z13
+	VBROADCASTSS     kconst<>+7040(SB), Z14
+	VDIVPS           Z16, Z14, Z15
+	VDIVPS           Z17, Z14, Z14
+	VMOVAPS          Z15, Z18
+	VMOVAPS          Z14, Z19
+	VFNMADD213PS     kconst<>+7040(SB), Z16, Z18
+	VFNMADD213PS     kconst<>+7040(SB), Z17, Z19
+	VMOVAPS          Z18, Z16
+	VMOVAPS          Z19, Z17
+	VFNMADD231PS     Z12, Z15, Z16
+	VFNMADD231PS     Z13, Z14, Z17
+	VMULPS           Z16, Z15, Z12
+	VMULPS           Z17, Z14, Z13
+	VMULPS           Z15, Z4, Z16
+	VMULPS           Z14, Z5, Z17
+	VMOVAPS          Z16, Z18
+	VMOVAPS          Z17, Z19
+	VFMSUB231PS      Z15, Z4, Z18
+	VFMSUB231PS      Z14, Z5, Z19
+	VMOVAPS          Z18, Z14
+	VMOVAPS          Z19, Z15
+	VFMADD231PS      Z12, Z4, Z14
+	VFMADD231PS      Z13, Z5, Z15
+	VMULPS           Z16, Z9, Z4
+	VMULPS           Z17, Z10, Z5
+	VMOVAPS          Z4, Z12
+	VMOVAPS          Z5, Z13
+	VFMSUB231PS      Z16, Z9, Z12
+	VFMSUB231PS      Z17, Z10, Z13
+	VFMADD231PS      Z16, Z6, Z12
+	VFMADD231PS      Z17, Z8, Z13
+	VMOVAPS          Z12, Z6
+	VMOVAPS          Z13, Z8
+	VFMADD231PS      Z14, Z9, Z6
+	VFMADD231PS      Z15, Z10, Z8
+	VCMPPS.BCST      $0x12, kconst<>+13824(SB), Z0, K3
+	VCMPPS.BCST      $0x12, kconst<>+13824(SB), Z1, K4
+	VMOVAPS.Z        Z7, K3, Z7
+	VMOVAPS.Z        Z11, K4, Z9
+	VMULPS           Z7, Z4, Z4
+	VMULPS           Z9, Z5, Z5
+	VMULPS           Z7, Z6, Z6
+	VMULPS           Z9, Z8, Z7
+	VXORPS.BCST      kconst<>+11008(SB), Z4, Z4
+	VXORPS.BCST      kconst<>+11008(SB), Z5, Z5
+	VXORPS.BCST      kconst<>+11008(SB), Z6, Z6
+	VXORPS.BCST      kconst<>+11008(SB), Z7, Z7
+	VPMOVD2M         Z0, K3
+	VPMOVD2M         Z1, K4
+	VMOVAPS          Z0, Z8
+	VMOVAPS          Z1, Z9
+	VBLENDMPS        kconst<>+11008(SB), Z8, K3, Z8
+	VBLENDMPS        kconst<>+11008(SB), Z9, K4, Z9
+	VADDPS           Z4, Z8, Z10
+	VADDPS           Z5, Z9, Z11
+	VSUBPS           Z10, Z8, Z8
+	VSUBPS           Z11, Z9, Z9
+	VADDPS           Z4, Z8, Z4
+	VADDPS           Z5, Z9, Z5
+	VADDPS           Z6, Z4, Z4
+	VADDPS           Z7, Z5, Z5
+	VCMPPS.BCST      $0x19, kconst<>+14144(SB), Z0, K3
+	VCMPPS.BCST      $0x19, kconst<>+14144(SB), Z1, K4
+	VCMPPS.BCST      $0x00, kconst<>+8128(SB), Z0, K5
+	VCMPPS.BCST      $0x00, kconst<>+8128(SB), Z1, K6
+	KORW             K5, K3, K3
+	KORW             K6, K4, K4
+	VCMPPS.BCST      $0x11, kconst<>+13056(SB), Z2, K5
+	VCMPPS.BCST      $0x11, kconst<>+13056(SB), Z3, K6
+	KORW             K5, K3, K3
+	KORW             K6, K4, K4
+	VADDPS           Z4, Z10, Z0
+	VADDPS           Z5, Z11, Z1
+	KANDW            K1, K3, K3
+	KMOVW            K3, R9
+	MOVW             R9, (SI)
+	KANDNW           K1, K3, K1
+	ORL              R9, DI
+	KANDW            K2, K4, K4
+	KMOVW            K4, R9
+	MOVW             R9, 2(SI)
+	KANDNW           K2, K4, K2
+	ORL              R9, DI
+	CMPB             BL, $0x00
+	JE               GELUSigmoidLane32AVX512D0_plain
+	KORTESTW         K1, K1
+	JCC              GELUSigmoidLane32AVX512D0_add0_masked
+	VADDPS           (AX), Z0, Z2
+	VMOVUPS          Z2, (AX)
+	JMP              GELUSigmoidLane32AVX512D0_add0_done
+
+GELUSigmoidLane32AVX512D0_add0_masked:
+	VMOVUPS.Z (AX), K1, Z2
+	VADDPS    Z0, Z2, Z2
+	VMOVUPS   Z2, K1, (AX)
+
+GELUSigmoidLane32AVX512D0_add0_done:
+	KORTESTW K2, K2
+	JCC      GELUSigmoidLane32AVX512D0_add1_masked
+	VADDPS   64(AX), Z1, Z0
+	VMOVUPS  Z0, 64(AX)
+	JMP      GELUSigmoidLane32AVX512D0_add1_done
+
+GELUSigmoidLane32AVX512D0_add1_masked:
+	VMOVUPS.Z 64(AX), K2, Z0
+	VADDPS    Z1, Z0, Z0
+	VMOVUPS   Z0, K2, 64(AX)
+
+GELUSigmoidLane32AVX512D0_add1_done:
+	JMP GELUSigmoidLane32AVX512D0_next
 
 GELUSigmoidLane32AVX512D0_plain:
+	KORTESTW K1, K1
+	JCC      GELUSigmoidLane32AVX512D0_store0_masked
+	VMOVUPS  Z0, (AX)
+	JMP      GELUSigmoidLane32AVX512D0_store0_done
+
+GELUSigmoidLane32AVX512D0_store0_masked:
 	VMOVUPS Z0, K1, (AX)
+
+GELUSigmoidLane32AVX512D0_store0_done:
+	KORTESTW K2, K2
+	JCC      GELUSigmoidLane32AVX512D0_store1_masked
+	VMOVUPS  Z1, 64(AX)
+	JMP      GELUSigmoidLane32AVX512D0_store1_done
+
+GELUSigmoidLane32AVX512D0_store1_masked:
 	VMOVUPS Z1, K2, 64(AX)
 
+GELUSigmoidLane32AVX512D0_store1_done:
 GELUSigmoidLane32AVX512D0_next:
 	ADDQ    $0x00000080, AX
 	ADDQ    $0x00000080, CX
@@ -7893,291 +8029,353 @@ TEXT ·GELUSigmoidLane32AVX512D1(SB), NOSPLIT, $0-113
 	MOVL $0x0000ffff, R9
 
 GELUSigmoidLane32AVX512D1_loop:
-	TESTQ     BX, BX
-	JZ        GELUSigmoidLane32AVX512D1_done
-	MOVQ      BX, R10
-	MOVQ      $0x00000010, R11
-	CMPQ      R10, R11
-	CMOVQLT   R10, R11
-	BZHIL     R11, R9, R12
-	KMOVW     R12, K1
-	SUBQ      R11, R10
-	MOVQ      $0x00000010, R11
-	CMPQ      R10, R11
-	CMOVQLT   R10, R11
-	BZHIL     R11, R9, R10
-	KMOVW     R10, K2
+	TESTQ   BX, BX
+	JZ      GELUSigmoidLane32AVX512D1_done
+	MOVQ    BX, R10
+	MOVQ    $0x00000010, R11
+	CMPQ    R10, R11
+	CMOVQLT R10, R11
+	BZHIL   R11, R9, R12
+	KMOVW   R12, K1
+	SUBQ    R11, R10
+	MOVQ    $0x00000010, R11
+	CMPQ    R10, R11
+	CMOVQLT R10, R11
+	BZHIL   R11, R9, R10
+	KMOVW   R10, K2
+	CMPQ    BX, $0x00000010
+	JB      GELUSigmoidLane32AVX512D1_load1_0_masked
+	VMOVUPS (CX), Z0
+	JMP     GELUSigmoidLane32AVX512D1_load1_0_done
+
+GELUSigmoidLane32AVX512D1_load1_0_masked:
 	VMOVUPS.Z (CX), K1, Z0
+
+GELUSigmoidLane32AVX512D1_load1_0_done:
+	CMPQ    BX, $0x00000020
+	JB      GELUSigmoidLane32AVX512D1_load1_1_masked
+	VMOVUPS 64(CX), Z1
+	JMP     GELUSigmoidLane32AVX512D1_load1_1_done
+
+GELUSigmoidLane32AVX512D1_load1_1_masked:
 	VMOVUPS.Z 64(CX), K2, Z1
 
+GELUSigmoidLane32AVX512D1_load1_1_done:
 	// GELUSigmoid f^(1), float32 lanes
-	VANDPS       kconst<>+6336(SB), Z0, Z2
-	VANDPS       kconst<>+6336(SB), Z1, Z3
-	VMINPS       kconst<>+13568(SB), Z2, Z2
-	VMINPS       kconst<>+13568(SB), Z3, Z3
-	VMULPS       Z2, Z2, Z4
-	VMULPS       Z3, Z3, Z4
-	VMOVUPS      kconst<>+13632(SB), Z4
-	VMOVUPS      kconst<>+13696(SB), Z5
-	VMULPS       Z4, Z2, Z6
-	VMULPS       Z4, Z3, Z7
-	VMOVAPS      Z6, Z8
-	VMOVAPS      Z7, Z9
-	VFMSUB231PS  Z4, Z2, Z8
-	VFMSUB231PS  Z4, Z3, Z9
-	VFMADD231PS  Z5, Z2, Z8
-	VFMADD231PS  Z5, Z3, Z9
-	VMULPS       kconst<>+12352(SB), Z6, Z10
-	VMULPS       kconst<>+12352(SB), Z7, Z11
-	VRNDSCALEPS  $0x08, Z10, Z10
-	VRNDSCALEPS  $0x08, Z11, Z11
-	VXORPS       kconst<>+8256(SB), Z6, Z6
-	VXORPS       kconst<>+8256(SB), Z7, Z7
-	VFNMADD231PS kconst<>+12416(SB), Z10, Z6
-	VFNMADD231PS kconst<>+12416(SB), Z11, Z7
-	VXORPS       kconst<>+8256(SB), Z8, Z8
-	VXORPS       kconst<>+8256(SB), Z9, Z9
-	VFNMADD231PS kconst<>+12480(SB), Z10, Z8
-	VFNMADD231PS kconst<>+12480(SB), Z11, Z9
-	VCVTTPS2DQ   Z10, Z10
-	VCVTTPS2DQ   Z11, Z11
-	VMOVUPS      kconst<>+12544(SB), Z12
-	VMOVUPS      kconst<>+12544(SB), Z13
-	VFMADD213PS  kconst<>+7808(SB), Z6, Z12
-	VFMADD213PS  kconst<>+7808(SB), Z7, Z13
-	VFMADD213PS  kconst<>+7872(SB), Z6, Z12
-	VFMADD213PS  kconst<>+7872(SB), Z7, Z13
-	VFMADD213PS  kconst<>+7936(SB), Z6, Z12
-	VFMADD213PS  kconst<>+7936(SB), Z7, Z13
-	VFMADD213PS  kconst<>+8000(SB), Z6, Z12
-	VFMADD213PS  kconst<>+8000(SB), Z7, Z13
-	VMULPS       Z6, Z6, Z14
-	VMULPS       Z7, Z7, Z15
-	VMULPS       Z12, Z14, Z12
-	VMULPS       Z13, Z15, Z13
-	VMULPS       Z8, Z8, Z14
-	VMULPS       Z9, Z9, Z15
-	VMOVUPS      kconst<>+7936(SB), Z16
-	VMOVUPS      kconst<>+7936(SB), Z17
-	VFMADD213PS  kconst<>+8000(SB), Z8, Z16
-	VFMADD213PS  kconst<>+8000(SB), Z9, Z17
-	VFMADD231PS  Z16, Z14, Z8
-	VFMADD231PS  Z17, Z15, Z9
-	VADDPS       kconst<>+8064(SB), Z6, Z14
-	VADDPS       kconst<>+8064(SB), Z7, Z15
-	VADDPS       Z12, Z14, Z14
-	VADDPS       Z13, Z15, Z15
-	VFMADD231PS  Z14, Z8, Z12
-	VFMADD231PS  Z15, Z9, Z13
-	VPERMPS      kconst<>+13952(SB), Z10, Z8
-	VPERMPS      kconst<>+13952(SB), Z11, Z9
-	VPERMPS      kconst<>+14016(SB), Z10, Z14
-	VPERMPS      kconst<>+14016(SB), Z11, Z15
-	VMULPS       Z6, Z8, Z16
-	VMULPS       Z7, Z9, Z17
-	VMOVAPS      Z16, Z18
-	VMOVAPS      Z17, Z19
-	VFMSUB231PS  Z6, Z8, Z18
-	VFMSUB231PS  Z7, Z9, Z19
-	VADDPS       Z16, Z8, Z20
-	VADDPS       Z17, Z9, Z21
-	VSUBPS       Z8, Z20, Z22
-	VSUBPS       Z9, Z21, Z23
-	VSUBPS       Z22, Z16, Z16
-	VSUBPS       Z23, Z17, Z17
-	VMOVAPS      Z14, Z22
-	VMOVAPS      Z15, Z23
-	VFMADD231PS  Z6, Z14, Z22
-	VFMADD231PS  Z7, Z15, Z23
-	VMOVAPS      Z22, Z6
-	VMOVAPS      Z23, Z7
-	VFMADD231PS  Z12, Z8, Z6
-	VFMADD231PS  Z13, Z9, Z7
-	VADDPS       Z18, Z6, Z6
-	VADDPS       Z19, Z7, Z7
-	VADDPS       Z16, Z6, Z6
-	VADDPS       Z17, Z7, Z7
-	VADDPS       Z6, Z20, Z8
-	VADDPS       Z7, Z21, Z9
-	VSUBPS       Z20, Z8, Z12
-	VSUBPS       Z21, Z9, Z13
-	VSUBPS       Z12, Z6, Z6
-	VSUBPS       Z13, Z7, Z7
-	VPSRAD       $0x03, Z10, Z10
-	VPSRAD       $0x03, Z11, Z11
-	VPADDD       kconst<>+8320(SB), Z10, Z10
-	VPADDD       kconst<>+8320(SB), Z11, Z11
-	VPSLLD       $0x17, Z10, Z10
-	VPSLLD       $0x17, Z11, Z11
-	VMULPS       Z10, Z8, Z12
-	VMULPS       Z11, Z9, Z13
-	VMULPS       Z10, Z6, Z14
-	VMULPS       Z11, Z7, Z15
-	VADDPS       kconst<>+8064(SB), Z12, Z16
-	VADDPS       kconst<>+8064(SB), Z13, Z17
-	VMOVUPS      kconst<>+8064(SB), Z18
-	VSUBPS       Z16, Z18, Z19
-	VSUBPS       Z17, Z18, Z18
-	VADDPS       Z12, Z19, Z12
-	VADDPS       Z13, Z18, Z13
-	VADDPS       Z14, Z12, Z12
-	VADDPS       Z15, Z13, Z13
-	VMOVUPS      kconst<>+8064(SB), Z14
-	VDIVPS       Z16, Z14, Z15
-	VDIVPS       Z17, Z14, Z14
-	VMOVAPS      Z15, Z18
-	VMOVAPS      Z14, Z19
-	VFNMADD213PS kconst<>+8064(SB), Z16, Z18
-	VFNMADD213PS kconst<>+8064(SB), Z17, Z19
-	VMOVAPS      Z18, Z16
-	VMOVAPS      Z19, Z17
-	VFNMADD231PS Z12, Z15, Z16
-	VFNMADD231PS Z13, Z14, Z17
-	VMULPS       Z16, Z15, Z12
-	VMULPS       Z17, Z14, Z13
-	VMULPS       Z4, Z2, Z16
-	VMULPS       Z4, Z3, Z17
-	VMOVAPS      Z16, Z18
-	VMOVAPS      Z17, Z19
-	VFMSUB231PS  Z4, Z2, Z18
-	VFMSUB231PS  Z4, Z3, Z19
-	VMOVAPS      Z18, Z4
-	VMOVAPS      Z19, Z18
-	VFMADD231PS  Z5, Z2, Z4
-	VFMADD231PS  Z5, Z3, Z18
-	VMULPS       Z15, Z16, Z2
-	VMULPS       Z14, Z17, Z3
-	VMOVAPS      Z2, Z5
-	VMOVAPS      Z3, Z19
-	VFMSUB231PS  Z15, Z16, Z5
-	VFMSUB231PS  Z14, Z17, Z19
-	VFMADD231PS  Z15, Z4, Z5
-	VFMADD231PS  Z14, Z18, Z19
-	VMOVAPS      Z5, Z4
-	VMOVAPS      Z19, Z5
-	VFMADD231PS  Z12, Z16, Z4
-	VFMADD231PS  Z13, Z17, Z5
-	VADDPS       kconst<>+13120(SB), Z2, Z16
-	VADDPS       kconst<>+13120(SB), Z3, Z17
-	VSUBPS       Z2, Z16, Z18
-	VSUBPS       Z3, Z17, Z19
-	VSUBPS       Z18, Z16, Z20
-	VSUBPS       Z19, Z17, Z21
-	VSUBPS       Z20, Z2, Z2
-	VSUBPS       Z21, Z3, Z3
-	VMOVUPS      kconst<>+13120(SB), Z20
-	VSUBPS       Z18, Z20, Z18
-	VSUBPS       Z19, Z20, Z19
-	VADDPS       Z18, Z2, Z2
-	VADDPS       Z19, Z3, Z3
-	VADDPS       Z4, Z2, Z2
-	VADDPS       Z5, Z3, Z3
-	VADDPS       Z2, Z16, Z4
-	VADDPS       Z3, Z17, Z5
-	VSUBPS       Z16, Z4, Z16
-	VSUBPS       Z17, Z5, Z17
-	VSUBPS       Z16, Z2, Z2
-	VSUBPS       Z17, Z3, Z3
-	VMULPS       Z15, Z8, Z16
-	VMULPS       Z14, Z9, Z17
-	VMOVAPS      Z16, Z18
-	VMOVAPS      Z17, Z19
-	VFMSUB231PS  Z15, Z8, Z18
-	VFMSUB231PS  Z14, Z9, Z19
-	VFMADD231PS  Z15, Z6, Z18
-	VFMADD231PS  Z14, Z7, Z19
-	VMOVAPS      Z18, Z6
-	VMOVAPS      Z19, Z7
-	VFMADD231PS  Z12, Z8, Z6
-	VFMADD231PS  Z13, Z9, Z7
-	VMULPS       Z4, Z16, Z8
-	VMULPS       Z5, Z17, Z9
-	VMOVAPS      Z8, Z12
-	VMOVAPS      Z9, Z13
-	VFMSUB231PS  Z4, Z16, Z12
-	VFMSUB231PS  Z5, Z17, Z13
-	VFMADD231PS  Z4, Z6, Z12
-	VFMADD231PS  Z5, Z7, Z13
-	VMOVAPS      Z12, Z4
-	VMOVAPS      Z13, Z5
-	VFMADD231PS  Z2, Z16, Z4
-	VFMADD231PS  Z3, Z17, Z5
-	VCMPPS       $0x12, kconst<>+13568(SB), Z0, K3
-	VCMPPS       $0x12, kconst<>+13568(SB), Z1, K4
-	VMOVAPS.Z    Z10, K3, Z2
-	VMOVAPS.Z    Z11, K4, Z3
-	VMULPS       Z2, Z8, Z6
-	VMULPS       Z3, Z9, Z7
-	VMULPS       Z2, Z4, Z2
-	VMULPS       Z3, Z5, Z3
-	VANDPS       kconst<>+8256(SB), Z0, Z4
-	VANDPS       kconst<>+8256(SB), Z1, Z5
-	VXORPS       Z4, Z6, Z6
-	VXORPS       Z5, Z7, Z7
-	VXORPS       Z4, Z2, Z2
-	VXORPS       Z5, Z3, Z3
-	VPMOVD2M     Z0, K3
-	VPMOVD2M     Z1, K4
-	VMOVUPS      kconst<>+8064(SB), Z4
-	VMOVUPS      kconst<>+8064(SB), Z5
-	VBLENDMPS    kconst<>+8256(SB), Z4, K3, Z4
-	VBLENDMPS    kconst<>+8256(SB), Z5, K4, Z5
-	VADDPS       Z6, Z4, Z8
-	VADDPS       Z7, Z5, Z9
-	VSUBPS       Z8, Z4, Z4
-	VSUBPS       Z9, Z5, Z5
-	VADDPS       Z6, Z4, Z4
-	VADDPS       Z7, Z5, Z5
-	VADDPS       Z2, Z4, Z2
-	VADDPS       Z3, Z5, Z3
-	VCMPPS       $0x19, kconst<>+13888(SB), Z0, K3
-	VCMPPS       $0x19, kconst<>+13888(SB), Z1, K4
-	VADDPS       kconst<>+14080(SB), Z0, Z0
-	VADDPS       kconst<>+14080(SB), Z1, Z1
-	VANDPS       kconst<>+6336(SB), Z0, Z0
-	VANDPS       kconst<>+6336(SB), Z1, Z1
-	VCMPPS       $0x11, kconst<>+14144(SB), Z0, K5
-	VCMPPS       $0x11, kconst<>+14144(SB), Z1, K6
-	KORW         K5, K3, K3
-	KORW         K6, K4, K4
-	VMOVUPS.Z    (DX), K1, Z0
-	VMOVUPS.Z    64(DX), K2, Z1
-	VMULPS       Z8, Z0, Z4
-	VMULPS       Z9, Z1, Z5
-	VMULPS       Z2, Z0, Z2
-	VMULPS       Z3, Z1, Z3
-	VFMADD231PS  Z8, Z0, Z2
-	VFMADD231PS  Z9, Z1, Z3
-	VCMPPS       $0x03, Z2, Z2, K5
-	VCMPPS       $0x03, Z3, Z3, K6
-	VMOVAPS      Z2, Z0
-	VMOVAPS      Z3, Z1
-	VBLENDMPS    Z4, Z0, K5, Z0
-	VBLENDMPS    Z5, Z1, K6, Z1
-	KANDW        K1, K3, K3
-	KMOVW        K3, R10
-	MOVW         R10, (DI)
-	KANDNW       K1, K3, K1
-	ORL          R10, R8
-	KANDW        K2, K4, K4
-	KMOVW        K4, R10
-	MOVW         R10, 2(DI)
-	KANDNW       K2, K4, K2
-	ORL          R10, R8
-	CMPB         SI, $0x00
-	JE           GELUSigmoidLane32AVX512D1_plain
-	VMOVUPS.Z    (AX), K1, Z2
-	VADDPS       Z0, Z2, Z2
-	VMOVUPS      Z2, K1, (AX)
-	VMOVUPS.Z    64(AX), K2, Z0
-	VADDPS       Z1, Z0, Z0
-	VMOVUPS      Z0, K2, 64(AX)
-	JMP          GELUSigmoidLane32AVX512D1_next
+	VANDPS.BCST      kconst<>+6336(SB), Z0, Z2
+	VANDPS.BCST      kconst<>+6336(SB), Z1, Z3
+	VMINPS.BCST      kconst<>+13824(SB), Z2, Z2
+	VMINPS.BCST      kconst<>+13824(SB), Z3, Z3
+	VMULPS           Z2, Z2, Z4
+	VMULPS           Z3, Z3, Z4
+	VBROADCASTSS     kconst<>+13888(SB), Z4
+	VBROADCASTSS     kconst<>+13952(SB), Z5
+	VMULPS           Z4, Z2, Z6
+	VMULPS           Z4, Z3, Z7
+	VMOVAPS          Z6, Z8
+	VMOVAPS          Z7, Z9
+	VFMSUB231PS      Z4, Z2, Z8
+	VFMSUB231PS      Z4, Z3, Z9
+	VFMADD231PS      Z5, Z2, Z8
+	VFMADD231PS      Z5, Z3, Z9
+	VMULPS.BCST      kconst<>+6464(SB), Z6, Z10
+	VMULPS.BCST      kconst<>+6464(SB), Z7, Z11
+	VRNDSCALEPS      $0x08, Z10, Z10
+	VRNDSCALEPS      $0x08, Z11, Z11
+	VXORPS.BCST      kconst<>+11008(SB), Z6, Z6
+	VXORPS.BCST      kconst<>+11008(SB), Z7, Z7
+	VFNMADD231PS     kconst<>+6592(SB), Z10, Z6
+	VFNMADD231PS     kconst<>+6592(SB), Z11, Z7
+	VXORPS.BCST      kconst<>+11008(SB), Z8, Z8
+	VXORPS.BCST      kconst<>+11008(SB), Z9, Z9
+	VFNMADD231PS     kconst<>+6656(SB), Z10, Z8
+	VFNMADD231PS     kconst<>+6656(SB), Z11, Z9
+	VCVTTPS2DQ       Z10, Z10
+	VCVTTPS2DQ       Z11, Z11
+	VBROADCASTSS     kconst<>+12544(SB), Z12
+	VBROADCASTSS     kconst<>+12544(SB), Z13
+	VFMADD213PS.BCST kconst<>+12608(SB), Z6, Z12
+	VFMADD213PS.BCST kconst<>+12608(SB), Z7, Z13
+	VFMADD213PS.BCST kconst<>+12672(SB), Z6, Z12
+	VFMADD213PS.BCST kconst<>+12672(SB), Z7, Z13
+	VFMADD213PS.BCST kconst<>+12736(SB), Z6, Z12
+	VFMADD213PS.BCST kconst<>+12736(SB), Z7, Z13
+	VFMADD213PS.BCST kconst<>+12800(SB), Z6, Z12
+	VFMADD213PS.BCST kconst<>+12800(SB), Z7, Z13
+	VMULPS           Z6, Z6, Z14
+	VMULPS           Z7, Z7, Z15
+	VMULPS           Z12, Z14, Z12
+	VMULPS           Z13, Z15, Z13
+	VMULPS           Z8, Z8, Z14
+	VMULPS           Z9, Z9, Z15
+	VBROADCASTSS     kconst<>+12736(SB), Z16
+	VBROADCASTSS     kconst<>+12736(SB), Z17
+	VFMADD213PS.BCST kconst<>+12800(SB), Z8, Z16
+	VFMADD213PS.BCST kconst<>+12800(SB), Z9, Z17
+	VFMADD231PS      Z16, Z14, Z8
+	VFMADD231PS      Z17, Z15, Z9
+	VADDPS.BCST      kconst<>+7040(SB), Z6, Z14
+	VADDPS.BCST      kconst<>+7040(SB), Z7, Z15
+	VADDPS           Z12, Z14, Z14
+	VADDPS           Z13, Z15, Z15
+	VFMADD231PS      Z14, Z8, Z12
+	VFMADD231PS      Z15, Z9, Z13
+	VPERMPS          kconst<>+14208(SB), Z10, Z8
+	VPERMPS          kconst<>+14208(SB), Z11, Z9
+	VPERMPS          kconst<>+14272(SB), Z10, Z14
+	VPERMPS          kconst<>+14272(SB), Z11, Z15
+	VMULPS           Z6, Z8, Z16
+	VMULPS           Z7, Z9, Z17
+	VMOVAPS          Z16, Z18
+	VMOVAPS          Z17, Z19
+	VFMSUB231PS      Z6, Z8, Z18
+	VFMSUB231PS      Z7, Z9, Z19
+	VADDPS           Z16, Z8, Z20
+	VADDPS           Z17, Z9, Z21
+	VSUBPS           Z8, Z20, Z22
+	VSUBPS           Z9, Z21, Z23
+	VSUBPS           Z22, Z16, Z16
+	VSUBPS           Z23, Z17, Z17
+	VMOVAPS          Z14, Z22
+	VMOVAPS          Z15, Z23
+	VFMADD231PS      Z6, Z14, Z22
+	VFMADD231PS      Z7, Z15, Z23
+	VMOVAPS          Z22, Z6
+	VMOVAPS          Z23, Z7
+	VFMADD231PS      Z12, Z8, Z6
+	VFMADD231PS      Z13, Z9, Z7
+	VADDPS           Z18, Z6, Z6
+	VADDPS           Z19, Z7, Z7
+	VADDPS           Z16, Z6, Z6
+	VADDPS           Z17, Z7, Z7
+	VADDPS           Z6, Z20, Z8
+	VADDPS           Z7, Z21, Z9
+	VSUBPS           Z20, Z8, Z12
+	VSUBPS           Z21, Z9, Z13
+	VSUBPS           Z12, Z6, Z6
+	VSUBPS           Z13, Z7, Z7
+	VPSRAD           $0x03, Z10, Z10
+	VPSRAD           $0x03, Z11, Z11
+	VPADDD.BCST      kconst<>+10944(SB), Z10, Z10
+	VPADDD.BCST      kconst<>+10944(SB), Z11, Z11
+	VPSLLD           $0x17, Z10, Z10
+	VPSLLD           $0x17, Z11, Z11
+	VMULPS           Z10, Z8, Z12
+	VMULPS           Z11, Z9, Z13
+	VMULPS           Z10, Z6, Z14
+	VMULPS           Z11, Z7, Z15
+	VADDPS.BCST      kconst<>+7040(SB), Z12, Z16
+	VADDPS.BCST      kconst<>+7040(SB), Z13, Z17
+	VBROADCASTSS     kconst<>+7040(SB), Z18
+	VSUBPS           Z16, Z18, Z19
+	VSUBPS           Z17, Z18, Z18
+	VADDPS           Z12, Z19, Z12
+	VADDPS           Z13, Z18, Z13
+	VADDPS           Z14, Z12, Z12
+	VADDPS           Z15, Z13, Z13
+	VBROADCASTSS     kconst<>+7040(SB), Z14
+	VDIVPS           Z16, Z14, Z15
+	VDIVPS           Z17, Z14, Z14
+	VMOVAPS          Z15, Z18
+	VMOVAPS          Z14, Z19
+	VFNMADD213PS     kconst<>+7040(SB), Z16, Z18
+	VFNMADD213PS     kconst<>+7040(SB), Z17, Z19
+	VMOVAPS          Z18, Z16
+	VMOVAPS          Z19, Z17
+	VFNMADD231PS     Z12, Z15, Z16
+	VFNMADD231PS     Z13, Z14, Z17
+	VMULPS           Z16, Z15, Z12
+	VMULPS           Z17, Z14, Z13
+	VMULPS           Z4, Z2, Z16
+	VMULPS           Z4, Z3, Z17
+	VMOVAPS          Z16, Z18
+	VMOVAPS          Z17, Z19
+	VFMSUB231PS      Z4, Z2, Z18
+	VFMSUB231PS      Z4, Z3, Z19
+	VMOVAPS          Z18, Z4
+	VMOVAPS          Z19, Z18
+	VFMADD231PS      Z5, Z2, Z4
+	VFMADD231PS      Z5, Z3, Z18
+	VMULPS           Z15, Z16, Z2
+	VMULPS           Z14, Z17, Z3
+	VMOVAPS          Z2, Z5
+	VMOVAPS          Z3, Z19
+	VFMSUB231PS      Z15, Z16, Z5
+	VFMSUB231PS      Z14, Z17, Z19
+	VFMADD231PS      Z15, Z4, Z5
+	VFMADD231PS      Z14, Z18, Z19
+	VMOVAPS          Z5, Z4
+	VMOVAPS          Z19, Z5
+	VFMADD231PS      Z12, Z16, Z4
+	VFMADD231PS      Z13, Z17, Z5
+	VADDPS.BCST      kconst<>+13376(SB), Z2, Z16
+	VADDPS.BCST      kconst<>+13376(SB), Z3, Z17
+	VSUBPS           Z2, Z16, Z18
+	VSUBPS           Z3, Z17, Z19
+	VSUBPS           Z18, Z16, Z20
+	VSUBPS           Z19, Z17, Z21
+	VSUBPS           Z20, Z2, Z2
+	VSUBPS           Z21, Z3, Z3
+	VBROADCASTSS     kconst<>+13376(SB), Z20
+	VSUBPS           Z18, Z20, Z18
+	VSUBPS           Z19, Z20, Z19
+	VADDPS           Z18, Z2, Z2
+	VADDPS           Z19, Z3, Z3
+	VADDPS           Z4, Z2, Z2
+	VADDPS           Z5, Z3, Z3
+	VADDPS           Z2, Z16, Z4
+	VADDPS           Z3, Z17, Z5
+	VSUBPS           Z16, Z4, Z16
+	VSUBPS           Z17, Z5, Z17
+	VSUBPS           Z16, Z2, Z2
+	VSUBPS           Z17, Z3, Z3
+	VMULPS           Z15, Z8, Z16
+	VMULPS           Z14, Z9, Z17
+	VMOVAPS          Z16, Z18
+	VMOVAPS          Z17, Z19
+	VFMSUB231PS      Z15, Z8, Z18
+	VFMSUB231PS      Z14, Z9, Z19
+	VFMADD231PS      Z15, Z6, Z18
+	VFMADD231PS      Z14, Z7, Z19
+	VMOVAPS          Z18, Z6
+	VMOVAPS          Z19, Z7
+	VFMADD231PS      Z12, Z8, Z6
+	VFMADD231PS      Z13, Z9, Z7
+	VMULPS           Z4, Z16, Z8
+	VMULPS           Z5, Z17, Z9
+	VMOVAPS          Z8, Z12
+	VMOVAPS          Z9, Z13
+	VFMSUB231PS      Z4, Z16, Z12
+	VFMSUB231PS      Z5, Z17, Z13
+	VFMADD231PS      Z4, Z6, Z12
+	VFMADD231PS      Z5, Z7, Z13
+	VMOVAPS          Z12, Z4
+	VMOVAPS          Z13, Z5
+	VFMADD231PS      Z2, Z16, Z4
+	VFMADD231PS      Z3, Z17, Z5
+	VCMPPS.BCST      $0x12, kconst<>+13824(SB), Z0, K3
+	VCMPPS.BCST      $0x12, kconst<>+13824(SB), Z1, K4
+	VMOVAPS.Z        Z10, K3, Z2
+	VMOVAPS.Z        Z11, K4, Z3
+	VMULPS           Z2, Z8, Z6
+	VMULPS           Z3, Z9, Z7
+	VMULPS           Z2, Z4, Z2
+	VMULPS           Z3, Z5, Z3
+	VANDPS.BCST      kconst<>+11008(SB), Z0, Z4
+	VANDPS.BCST      kconst<>+11008(SB), Z1, Z5
+	VXORPS           Z4, Z6, Z6
+	VXORPS           Z5, Z7, Z7
+	VXORPS           Z4, Z2, Z2
+	VXORPS           Z5, Z3, Z3
+	VPMOVD2M         Z0, K3
+	VPMOVD2M         Z1, K4
+	VBROADCASTSS     kconst<>+7040(SB), Z4
+	VBROADCASTSS     kconst<>+7040(SB), Z5
+	VBLENDMPS        kconst<>+11008(SB), Z4, K3, Z4
+	VBLENDMPS        kconst<>+11008(SB), Z5, K4, Z5
+	VADDPS           Z6, Z4, Z8
+	VADDPS           Z7, Z5, Z9
+	VSUBPS           Z8, Z4, Z4
+	VSUBPS           Z9, Z5, Z5
+	VADDPS           Z6, Z4, Z4
+	VADDPS           Z7, Z5, Z5
+	VADDPS           Z2, Z4, Z2
+	VADDPS           Z3, Z5, Z3
+	VCMPPS.BCST      $0x19, kconst<>+14144(SB), Z0, K3
+	VCMPPS.BCST      $0x19, kconst<>+14144(SB), Z1, K4
+	VADDPS.BCST      kconst<>+14336(SB), Z0, Z0
+	VADDPS.BCST      kconst<>+14336(SB), Z1, Z1
+	VANDPS.BCST      kconst<>+6336(SB), Z0, Z0
+	VANDPS.BCST      kconst<>+6336(SB), Z1, Z1
+	VCMPPS.BCST      $0x11, kconst<>+14400(SB), Z0, K5
+	VCMPPS.BCST      $0x11, kconst<>+14400(SB), Z1, K6
+	KORW             K5, K3, K3
+	KORW             K6, K4, K4
+	CMPQ             BX, $0x00000010
+	JB               GELUSigmoidLane32AVX512D1_load2_0_masked
+	VMOVUPS          (DX), Z0
+	JMP              GELUSigmoidLane32AVX512D1_load2_0_done
+
+GELUSigmoidLane32AVX512D1_load2_0_masked:
+	VMOVUPS.Z (DX), K1, Z0
+
+GELUSigmoidLane32AVX512D1_load2_0_done:
+	CMPQ    BX, $0x00000020
+	JB      GELUSigmoidLane32AVX512D1_load2_1_masked
+	VMOVUPS 64(DX), Z1
+	JMP     GELUSigmoidLane32AVX512D1_load2_1_done
+
+GELUSigmoidLane32AVX512D1_load2_1_masked:
+	VMOVUPS.Z 64(DX), K2, Z1
+
+GELUSigmoidLane32AVX512D1_load2_1_done:
+	VGETMANTPS  $0x00, Z0, Z4
+	VGETEXPPS   Z0, Z5
+	VGETMANTPS  $0x00, Z1, Z0
+	VGETEXPPS   Z1, Z1
+	VMULPS      Z2, Z4, Z2
+	VMULPS      Z3, Z0, Z3
+	VFMADD231PS Z8, Z4, Z2
+	VFMADD231PS Z9, Z0, Z3
+	VSCALEFPS   Z5, Z2, Z0
+	VSCALEFPS   Z1, Z3, Z1
+	KANDW       K1, K3, K3
+	KMOVW       K3, R10
+	MOVW        R10, (DI)
+	KANDNW      K1, K3, K1
+	ORL         R10, R8
+	KANDW       K2, K4, K4
+	KMOVW       K4, R10
+	MOVW        R10, 2(DI)
+	KANDNW      K2, K4, K2
+	ORL         R10, R8
+	CMPB        SI, $0x00
+	JE          GELUSigmoidLane32AVX512D1_plain
+	KORTESTW    K1, K1
+	JCC         GELUSigmoidLane32AVX512D1_add0_masked
+	VADDPS      (AX), Z0, Z2
+	VMOVUPS     Z2, (AX)
+	JMP         GELUSigmoidLane32AVX512D1_add0_done
+
+GELUSigmoidLane32AVX512D1_add0_masked:
+	VMOVUPS.Z (AX), K1, Z2
+	VADDPS    Z0, Z2, Z2
+	VMOVUPS   Z2, K1, (AX)
+
+GELUSigmoidLane32AVX512D1_add0_done:
+	KORTESTW K2, K2
+	JCC      GELUSigmoidLane32AVX512D1_add1_masked
+	VADDPS   64(AX), Z1, Z0
+	VMOVUPS  Z0, 64(AX)
+	JMP      GELUSigmoidLane32AVX512D1_add1_done
+
+GELUSigmoidLane32AVX512D1_add1_masked:
+	VMOVUPS.Z 64(AX), K2, Z0
+	VADDPS    Z1, Z0, Z0
+	VMOVUPS   Z0, K2, 64(AX)
+
+GELUSigmoidLane32AVX512D1_add1_done:
+	JMP GELUSigmoidLane32AVX512D1_next
 
 GELUSigmoidLane32AVX512D1_plain:
+	KORTESTW K1, K1
+	JCC      GELUSigmoidLane32AVX512D1_store0_masked
+	VMOVUPS  Z0, (AX)
+	JMP      GELUSigmoidLane32AVX512D1_store0_done
+
+GELUSigmoidLane32AVX512D1_store0_masked:
 	VMOVUPS Z0, K1, (AX)
+
+GELUSigmoidLane32AVX512D1_store0_done:
+	KORTESTW K2, K2
+	JCC      GELUSigmoidLane32AVX512D1_store1_masked
+	VMOVUPS  Z1, 64(AX)
+	JMP      GELUSigmoidLane32AVX512D1_store1_done
+
+GELUSigmoidLane32AVX512D1_store1_masked:
 	VMOVUPS Z1, K2, 64(AX)
 
+GELUSigmoidLane32AVX512D1_store1_done:
 GELUSigmoidLane32AVX512D1_next:
 	ADDQ    $0x00000080, AX
 	ADDQ    $0x00000080, CX
@@ -8209,316 +8407,378 @@ TEXT ·GELUSigmoidLane32AVX512D2(SB), NOSPLIT, $0-113
 	MOVL $0x0000ffff, R9
 
 GELUSigmoidLane32AVX512D2_loop:
-	TESTQ     BX, BX
-	JZ        GELUSigmoidLane32AVX512D2_done
-	MOVQ      BX, R10
-	MOVQ      $0x00000010, R11
-	CMPQ      R10, R11
-	CMOVQLT   R10, R11
-	BZHIL     R11, R9, R12
-	KMOVW     R12, K1
-	SUBQ      R11, R10
-	MOVQ      $0x00000010, R11
-	CMPQ      R10, R11
-	CMOVQLT   R10, R11
-	BZHIL     R11, R9, R10
-	KMOVW     R10, K2
+	TESTQ   BX, BX
+	JZ      GELUSigmoidLane32AVX512D2_done
+	MOVQ    BX, R10
+	MOVQ    $0x00000010, R11
+	CMPQ    R10, R11
+	CMOVQLT R10, R11
+	BZHIL   R11, R9, R12
+	KMOVW   R12, K1
+	SUBQ    R11, R10
+	MOVQ    $0x00000010, R11
+	CMPQ    R10, R11
+	CMOVQLT R10, R11
+	BZHIL   R11, R9, R10
+	KMOVW   R10, K2
+	CMPQ    BX, $0x00000010
+	JB      GELUSigmoidLane32AVX512D2_load1_0_masked
+	VMOVUPS (CX), Z0
+	JMP     GELUSigmoidLane32AVX512D2_load1_0_done
+
+GELUSigmoidLane32AVX512D2_load1_0_masked:
 	VMOVUPS.Z (CX), K1, Z0
+
+GELUSigmoidLane32AVX512D2_load1_0_done:
+	CMPQ    BX, $0x00000020
+	JB      GELUSigmoidLane32AVX512D2_load1_1_masked
+	VMOVUPS 64(CX), Z1
+	JMP     GELUSigmoidLane32AVX512D2_load1_1_done
+
+GELUSigmoidLane32AVX512D2_load1_1_masked:
 	VMOVUPS.Z 64(CX), K2, Z1
 
+GELUSigmoidLane32AVX512D2_load1_1_done:
 	// GELUSigmoid f^(2), float32 lanes
-	VANDPS       kconst<>+6336(SB), Z0, Z0
-	VANDPS       kconst<>+6336(SB), Z1, Z1
-	VMINPS       kconst<>+13568(SB), Z0, Z2
-	VMINPS       kconst<>+13568(SB), Z1, Z3
-	VMULPS       Z2, Z2, Z4
-	VMULPS       Z3, Z3, Z4
-	VMOVUPS      kconst<>+13632(SB), Z4
-	VMOVUPS      kconst<>+13696(SB), Z5
-	VMULPS       Z4, Z2, Z6
-	VMULPS       Z4, Z3, Z7
-	VMOVAPS      Z6, Z8
-	VMOVAPS      Z7, Z9
-	VFMSUB231PS  Z4, Z2, Z8
-	VFMSUB231PS  Z4, Z3, Z9
-	VFMADD231PS  Z5, Z2, Z8
-	VFMADD231PS  Z5, Z3, Z9
-	VMULPS       kconst<>+12352(SB), Z6, Z10
-	VMULPS       kconst<>+12352(SB), Z7, Z11
-	VRNDSCALEPS  $0x08, Z10, Z10
-	VRNDSCALEPS  $0x08, Z11, Z11
-	VXORPS       kconst<>+8256(SB), Z6, Z6
-	VXORPS       kconst<>+8256(SB), Z7, Z7
-	VFNMADD231PS kconst<>+12416(SB), Z10, Z6
-	VFNMADD231PS kconst<>+12416(SB), Z11, Z7
-	VXORPS       kconst<>+8256(SB), Z8, Z8
-	VXORPS       kconst<>+8256(SB), Z9, Z9
-	VFNMADD231PS kconst<>+12480(SB), Z10, Z8
-	VFNMADD231PS kconst<>+12480(SB), Z11, Z9
-	VCVTTPS2DQ   Z10, Z10
-	VCVTTPS2DQ   Z11, Z11
-	VMOVUPS      kconst<>+12544(SB), Z12
-	VMOVUPS      kconst<>+12544(SB), Z13
-	VFMADD213PS  kconst<>+7808(SB), Z6, Z12
-	VFMADD213PS  kconst<>+7808(SB), Z7, Z13
-	VFMADD213PS  kconst<>+7872(SB), Z6, Z12
-	VFMADD213PS  kconst<>+7872(SB), Z7, Z13
-	VFMADD213PS  kconst<>+7936(SB), Z6, Z12
-	VFMADD213PS  kconst<>+7936(SB), Z7, Z13
-	VFMADD213PS  kconst<>+8000(SB), Z6, Z12
-	VFMADD213PS  kconst<>+8000(SB), Z7, Z13
-	VMULPS       Z6, Z6, Z14
-	VMULPS       Z7, Z7, Z15
-	VMULPS       Z12, Z14, Z12
-	VMULPS       Z13, Z15, Z13
-	VMULPS       Z8, Z8, Z14
-	VMULPS       Z9, Z9, Z15
-	VMOVUPS      kconst<>+7936(SB), Z16
-	VMOVUPS      kconst<>+7936(SB), Z17
-	VFMADD213PS  kconst<>+8000(SB), Z8, Z16
-	VFMADD213PS  kconst<>+8000(SB), Z9, Z17
-	VFMADD231PS  Z16, Z14, Z8
-	VFMADD231PS  Z17, Z15, Z9
-	VADDPS       kconst<>+8064(SB), Z6, Z14
-	VADDPS       kconst<>+8064(SB), Z7, Z15
-	VADDPS       Z12, Z14, Z14
-	VADDPS       Z13, Z15, Z15
-	VFMADD231PS  Z14, Z8, Z12
-	VFMADD231PS  Z15, Z9, Z13
-	VPERMPS      kconst<>+14208(SB), Z10, Z8
-	VPERMPS      kconst<>+14208(SB), Z11, Z9
-	VPERMPS      kconst<>+14272(SB), Z10, Z14
-	VPERMPS      kconst<>+14272(SB), Z11, Z15
-	VMULPS       Z6, Z8, Z16
-	VMULPS       Z7, Z9, Z17
-	VMOVAPS      Z16, Z18
-	VMOVAPS      Z17, Z19
-	VFMSUB231PS  Z6, Z8, Z18
-	VFMSUB231PS  Z7, Z9, Z19
-	VADDPS       Z16, Z8, Z20
-	VADDPS       Z17, Z9, Z21
-	VSUBPS       Z8, Z20, Z22
-	VSUBPS       Z9, Z21, Z23
-	VSUBPS       Z22, Z16, Z16
-	VSUBPS       Z23, Z17, Z17
-	VMOVAPS      Z14, Z22
-	VMOVAPS      Z15, Z23
-	VFMADD231PS  Z6, Z14, Z22
-	VFMADD231PS  Z7, Z15, Z23
-	VMOVAPS      Z22, Z6
-	VMOVAPS      Z23, Z7
-	VFMADD231PS  Z12, Z8, Z6
-	VFMADD231PS  Z13, Z9, Z7
-	VADDPS       Z18, Z6, Z6
-	VADDPS       Z19, Z7, Z7
-	VADDPS       Z16, Z6, Z6
-	VADDPS       Z17, Z7, Z7
-	VADDPS       Z6, Z20, Z8
-	VADDPS       Z7, Z21, Z9
-	VSUBPS       Z20, Z8, Z12
-	VSUBPS       Z21, Z9, Z13
-	VSUBPS       Z12, Z6, Z6
-	VSUBPS       Z13, Z7, Z7
-	VPSRAD       $0x03, Z10, Z10
-	VPSRAD       $0x03, Z11, Z11
-	VPADDD       kconst<>+8320(SB), Z10, Z10
-	VPADDD       kconst<>+8320(SB), Z11, Z11
-	VPSLLD       $0x17, Z10, Z10
-	VPSLLD       $0x17, Z11, Z11
-	VMULPS       Z10, Z8, Z12
-	VMULPS       Z11, Z9, Z13
-	VMULPS       Z10, Z6, Z14
-	VMULPS       Z11, Z7, Z15
-	VADDPS       kconst<>+8064(SB), Z12, Z16
-	VADDPS       kconst<>+8064(SB), Z13, Z17
-	VMOVUPS      kconst<>+8064(SB), Z18
-	VSUBPS       Z16, Z18, Z19
-	VSUBPS       Z17, Z18, Z18
-	VADDPS       Z12, Z19, Z19
-	VADDPS       Z13, Z18, Z18
-	VADDPS       Z14, Z19, Z19
-	VADDPS       Z15, Z18, Z18
-	VMOVUPS      kconst<>+8064(SB), Z20
-	VDIVPS       Z16, Z20, Z21
-	VDIVPS       Z17, Z20, Z20
-	VMOVAPS      Z21, Z22
-	VMOVAPS      Z20, Z23
-	VFNMADD213PS kconst<>+8064(SB), Z16, Z22
-	VFNMADD213PS kconst<>+8064(SB), Z17, Z23
-	VMOVAPS      Z22, Z16
-	VMOVAPS      Z23, Z17
-	VFNMADD231PS Z19, Z21, Z16
-	VFNMADD231PS Z18, Z20, Z17
-	VMULPS       Z16, Z21, Z16
-	VMULPS       Z17, Z20, Z17
-	VADDPS       Z4, Z4, Z18
-	VADDPS       Z4, Z4, Z19
-	VADDPS       Z5, Z5, Z22
-	VADDPS       Z5, Z5, Z23
-	VMOVUPS      kconst<>+8064(SB), Z24
-	VSUBPS       Z12, Z24, Z25
-	VSUBPS       Z13, Z24, Z24
-	VMOVUPS      kconst<>+8064(SB), Z26
-	VSUBPS       Z25, Z26, Z27
-	VSUBPS       Z24, Z26, Z26
-	VSUBPS       Z12, Z27, Z12
-	VSUBPS       Z13, Z26, Z13
-	VSUBPS       Z14, Z12, Z12
-	VSUBPS       Z15, Z13, Z13
-	VMULPS       Z4, Z4, Z14
-	VMULPS       Z4, Z4, Z15
-	VMOVAPS      Z14, Z26
-	VMOVAPS      Z15, Z27
-	VFMSUB231PS  Z4, Z4, Z26
-	VFMSUB231PS  Z4, Z4, Z27
-	VFMADD231PS  Z4, Z5, Z26
-	VFMADD231PS  Z4, Z5, Z27
-	VFMADD231PS  Z5, Z4, Z26
-	VFMADD231PS  Z5, Z4, Z27
-	VMULPS       Z25, Z14, Z4
-	VMULPS       Z24, Z15, Z5
-	VMOVAPS      Z4, Z28
-	VMOVAPS      Z5, Z29
-	VFMSUB231PS  Z25, Z14, Z28
-	VFMSUB231PS  Z24, Z15, Z29
-	VFMADD231PS  Z25, Z26, Z28
-	VFMADD231PS  Z24, Z27, Z29
-	VMOVAPS      Z28, Z24
-	VMOVAPS      Z29, Z25
-	VFMADD231PS  Z12, Z14, Z24
-	VFMADD231PS  Z13, Z15, Z25
-	VMULPS       Z21, Z4, Z12
-	VMULPS       Z20, Z5, Z13
-	VMOVAPS      Z12, Z14
-	VMOVAPS      Z13, Z15
-	VFMSUB231PS  Z21, Z4, Z14
-	VFMSUB231PS  Z20, Z5, Z15
-	VFMADD231PS  Z21, Z24, Z14
-	VFMADD231PS  Z20, Z25, Z15
-	VFMADD231PS  Z16, Z4, Z14
-	VFMADD231PS  Z17, Z5, Z15
-	VMULPS       Z12, Z2, Z4
-	VMULPS       Z13, Z3, Z5
-	VMOVAPS      Z4, Z24
-	VMOVAPS      Z5, Z25
-	VFMSUB231PS  Z12, Z2, Z24
-	VFMSUB231PS  Z13, Z3, Z25
-	VMOVAPS      Z24, Z12
-	VMOVAPS      Z25, Z13
-	VFMADD231PS  Z14, Z2, Z12
-	VFMADD231PS  Z15, Z3, Z13
-	VXORPS       kconst<>+8256(SB), Z4, Z2
-	VXORPS       kconst<>+8256(SB), Z5, Z3
-	VADDPS       Z2, Z18, Z4
-	VADDPS       Z3, Z19, Z5
-	VSUBPS       Z18, Z4, Z14
-	VSUBPS       Z19, Z5, Z15
-	VSUBPS       Z14, Z4, Z24
-	VSUBPS       Z15, Z5, Z25
-	VSUBPS       Z24, Z18, Z18
-	VSUBPS       Z25, Z19, Z19
-	VSUBPS       Z14, Z2, Z2
-	VSUBPS       Z15, Z3, Z3
-	VADDPS       Z2, Z18, Z2
-	VADDPS       Z3, Z19, Z3
-	VSUBPS       Z12, Z22, Z12
-	VSUBPS       Z13, Z23, Z13
-	VADDPS       Z12, Z2, Z2
-	VADDPS       Z13, Z3, Z3
-	VADDPS       Z2, Z4, Z12
-	VADDPS       Z3, Z5, Z13
-	VSUBPS       Z4, Z12, Z4
-	VSUBPS       Z5, Z13, Z5
-	VSUBPS       Z4, Z2, Z2
-	VSUBPS       Z5, Z3, Z3
-	VMULPS       Z21, Z8, Z4
-	VMULPS       Z20, Z9, Z5
-	VMOVAPS      Z4, Z14
-	VMOVAPS      Z5, Z15
-	VFMSUB231PS  Z21, Z8, Z14
-	VFMSUB231PS  Z20, Z9, Z15
-	VFMADD231PS  Z21, Z6, Z14
-	VFMADD231PS  Z20, Z7, Z15
-	VMOVAPS      Z14, Z6
-	VMOVAPS      Z15, Z7
-	VFMADD231PS  Z16, Z8, Z6
-	VFMADD231PS  Z17, Z9, Z7
-	VMULPS       Z21, Z4, Z8
-	VMULPS       Z20, Z5, Z9
-	VMOVAPS      Z8, Z14
-	VMOVAPS      Z9, Z15
-	VFMSUB231PS  Z21, Z4, Z14
-	VFMSUB231PS  Z20, Z5, Z15
-	VFMADD231PS  Z21, Z6, Z14
-	VFMADD231PS  Z20, Z7, Z15
-	VMOVAPS      Z14, Z6
-	VMOVAPS      Z15, Z7
-	VFMADD231PS  Z16, Z4, Z6
-	VFMADD231PS  Z17, Z5, Z7
-	VMULPS       Z12, Z8, Z4
-	VMULPS       Z13, Z9, Z5
-	VMOVAPS      Z4, Z14
-	VMOVAPS      Z5, Z15
-	VFMSUB231PS  Z12, Z8, Z14
-	VFMSUB231PS  Z13, Z9, Z15
-	VFMADD231PS  Z12, Z6, Z14
-	VFMADD231PS  Z13, Z7, Z15
-	VMOVAPS      Z14, Z6
-	VMOVAPS      Z15, Z7
-	VFMADD231PS  Z2, Z8, Z6
-	VFMADD231PS  Z3, Z9, Z7
-	VMULPS       Z10, Z4, Z2
-	VMULPS       Z11, Z5, Z3
-	VMULPS       Z10, Z6, Z4
-	VMULPS       Z11, Z7, Z5
-	VCMPPS       $0x16, kconst<>+13568(SB), Z0, K3
-	VCMPPS       $0x16, kconst<>+13568(SB), Z1, K4
-	VSUBPS       kconst<>+14336(SB), Z0, Z0
-	VSUBPS       kconst<>+14336(SB), Z1, Z1
-	VANDPS       kconst<>+6336(SB), Z0, Z0
-	VANDPS       kconst<>+6336(SB), Z1, Z1
-	VCMPPS       $0x11, kconst<>+14400(SB), Z0, K5
-	VCMPPS       $0x11, kconst<>+14400(SB), Z1, K6
-	KORW         K5, K3, K3
-	KORW         K6, K4, K4
-	VMOVUPS.Z    (DX), K1, Z0
-	VMOVUPS.Z    64(DX), K2, Z1
-	VMULPS       Z2, Z0, Z6
-	VMULPS       Z3, Z1, Z7
-	VMULPS       Z4, Z0, Z4
-	VMULPS       Z5, Z1, Z5
-	VFMADD231PS  Z2, Z0, Z4
-	VFMADD231PS  Z3, Z1, Z5
-	VCMPPS       $0x03, Z4, Z4, K5
-	VCMPPS       $0x03, Z5, Z5, K6
-	VMOVAPS      Z4, Z0
-	VMOVAPS      Z5, Z1
-	VBLENDMPS    Z6, Z0, K5, Z0
-	VBLENDMPS    Z7, Z1, K6, Z1
-	KANDW        K1, K3, K3
-	KMOVW        K3, R10
-	MOVW         R10, (DI)
-	KANDNW       K1, K3, K1
-	ORL          R10, R8
-	KANDW        K2, K4, K4
-	KMOVW        K4, R10
-	MOVW         R10, 2(DI)
-	KANDNW       K2, K4, K2
-	ORL          R10, R8
-	CMPB         SI, $0x00
-	JE           GELUSigmoidLane32AVX512D2_plain
-	VMOVUPS.Z    (AX), K1, Z2
-	VADDPS       Z0, Z2, Z2
-	VMOVUPS      Z2, K1, (AX)
-	VMOVUPS.Z    64(AX), K2, Z0
-	VADDPS       Z1, Z0, Z0
-	VMOVUPS      Z0, K2, 64(AX)
-	JMP          GELUSigmoidLane32AVX512D2_next
+	VANDPS.BCST      kconst<>+6336(SB), Z0, Z0
+	VANDPS.BCST      kconst<>+6336(SB), Z1, Z1
+	VMINPS.BCST      kconst<>+13824(SB), Z0, Z2
+	VMINPS.BCST      kconst<>+13824(SB), Z1, Z3
+	VMULPS           Z2, Z2, Z4
+	VMULPS           Z3, Z3, Z4
+	VBROADCASTSS     kconst<>+13888(SB), Z4
+	VBROADCASTSS     kconst<>+13952(SB), Z5
+	VMULPS           Z4, Z2, Z6
+	VMULPS           Z4, Z3, Z7
+	VMOVAPS          Z6, Z8
+	VMOVAPS          Z7, Z9
+	VFMSUB231PS      Z4, Z2, Z8
+	VFMSUB231PS      Z4, Z3, Z9
+	VFMADD231PS      Z5, Z2, Z8
+	VFMADD231PS      Z5, Z3, Z9
+	VMULPS.BCST      kconst<>+6464(SB), Z6, Z10
+	VMULPS.BCST      kconst<>+6464(SB), Z7, Z11
+	VRNDSCALEPS      $0x08, Z10, Z10
+	VRNDSCALEPS      $0x08, Z11, Z11
+	VXORPS.BCST      kconst<>+11008(SB), Z6, Z6
+	VXORPS.BCST      kconst<>+11008(SB), Z7, Z7
+	VFNMADD231PS     kconst<>+6592(SB), Z10, Z6
+	VFNMADD231PS     kconst<>+6592(SB), Z11, Z7
+	VXORPS.BCST      kconst<>+11008(SB), Z8, Z8
+	VXORPS.BCST      kconst<>+11008(SB), Z9, Z9
+	VFNMADD231PS     kconst<>+6656(SB), Z10, Z8
+	VFNMADD231PS     kconst<>+6656(SB), Z11, Z9
+	VCVTTPS2DQ       Z10, Z10
+	VCVTTPS2DQ       Z11, Z11
+	VBROADCASTSS     kconst<>+12544(SB), Z12
+	VBROADCASTSS     kconst<>+12544(SB), Z13
+	VFMADD213PS.BCST kconst<>+12608(SB), Z6, Z12
+	VFMADD213PS.BCST kconst<>+12608(SB), Z7, Z13
+	VFMADD213PS.BCST kconst<>+12672(SB), Z6, Z12
+	VFMADD213PS.BCST kconst<>+12672(SB), Z7, Z13
+	VFMADD213PS.BCST kconst<>+12736(SB), Z6, Z12
+	VFMADD213PS.BCST kconst<>+12736(SB), Z7, Z13
+	VFMADD213PS.BCST kconst<>+12800(SB), Z6, Z12
+	VFMADD213PS.BCST kconst<>+12800(SB), Z7, Z13
+	VMULPS           Z6, Z6, Z14
+	VMULPS           Z7, Z7, Z15
+	VMULPS           Z12, Z14, Z12
+	VMULPS           Z13, Z15, Z13
+	VMULPS           Z8, Z8, Z14
+	VMULPS           Z9, Z9, Z15
+	VBROADCASTSS     kconst<>+12736(SB), Z16
+	VBROADCASTSS     kconst<>+12736(SB), Z17
+	VFMADD213PS.BCST kconst<>+12800(SB), Z8, Z16
+	VFMADD213PS.BCST kconst<>+12800(SB), Z9, Z17
+	VFMADD231PS      Z16, Z14, Z8
+	VFMADD231PS      Z17, Z15, Z9
+	VADDPS.BCST      kconst<>+7040(SB), Z6, Z14
+	VADDPS.BCST      kconst<>+7040(SB), Z7, Z15
+	VADDPS           Z12, Z14, Z14
+	VADDPS           Z13, Z15, Z15
+	VFMADD231PS      Z14, Z8, Z12
+	VFMADD231PS      Z15, Z9, Z13
+	VPERMPS          kconst<>+14464(SB), Z10, Z8
+	VPERMPS          kconst<>+14464(SB), Z11, Z9
+	VPERMPS          kconst<>+14528(SB), Z10, Z14
+	VPERMPS          kconst<>+14528(SB), Z11, Z15
+	VMULPS           Z6, Z8, Z16
+	VMULPS           Z7, Z9, Z17
+	VMOVAPS          Z16, Z18
+	VMOVAPS          Z17, Z19
+	VFMSUB231PS      Z6, Z8, Z18
+	VFMSUB231PS      Z7, Z9, Z19
+	VADDPS           Z16, Z8, Z20
+	VADDPS           Z17, Z9, Z21
+	VSUBPS           Z8, Z20, Z22
+	VSUBPS           Z9, Z21, Z23
+	VSUBPS           Z22, Z16, Z16
+	VSUBPS           Z23, Z17, Z17
+	VMOVAPS          Z14, Z22
+	VMOVAPS          Z15, Z23
+	VFMADD231PS      Z6, Z14, Z22
+	VFMADD231PS      Z7, Z15, Z23
+	VMOVAPS          Z22, Z6
+	VMOVAPS          Z23, Z7
+	VFMADD231PS      Z12, Z8, Z6
+	VFMADD231PS      Z13, Z9, Z7
+	VADDPS           Z18, Z6, Z6
+	VADDPS           Z19, Z7, Z7
+	VADDPS           Z16, Z6, Z6
+	VADDPS           Z17, Z7, Z7
+	VADDPS           Z6, Z20, Z8
+	VADDPS           Z7, Z21, Z9
+	VSUBPS           Z20, Z8, Z12
+	VSUBPS           Z21, Z9, Z13
+	VSUBPS           Z12, Z6, Z6
+	VSUBPS           Z13, Z7, Z7
+	VPSRAD           $0x03, Z10, Z10
+	VPSRAD           $0x03, Z11, Z11
+	VPADDD.BCST      kconst<>+10944(SB), Z10, Z10
+	VPADDD.BCST      kconst<>+10944(SB), Z11, Z11
+	VPSLLD           $0x17, Z10, Z10
+	VPSLLD           $0x17, Z11, Z11
+	VMULPS           Z10, Z8, Z12
+	VMULPS           Z11, Z9, Z13
+	VMULPS           Z10, Z6, Z14
+	VMULPS           Z11, Z7, Z15
+	VADDPS.BCST      kconst<>+7040(SB), Z12, Z16
+	VADDPS.BCST      kconst<>+7040(SB), Z13, Z17
+	VBROADCASTSS     kconst<>+7040(SB), Z18
+	VSUBPS           Z16, Z18, Z19
+	VSUBPS           Z17, Z18, Z18
+	VADDPS           Z12, Z19, Z19
+	VADDPS           Z13, Z18, Z18
+	VADDPS           Z14, Z19, Z19
+	VADDPS           Z15, Z18, Z18
+	VBROADCASTSS     kconst<>+7040(SB), Z20
+	VDIVPS           Z16, Z20, Z21
+	VDIVPS           Z17, Z20, Z20
+	VMOVAPS          Z21, Z22
+	VMOVAPS          Z20, Z23
+	VFNMADD213PS     kconst<>+7040(SB), Z16, Z22
+	VFNMADD213PS     kconst<>+7040(SB), Z17, Z23
+	VMOVAPS          Z22, Z16
+	VMOVAPS          Z23, Z17
+	VFNMADD231PS     Z19, Z21, Z16
+	VFNMADD231PS     Z18, Z20, Z17
+	VMULPS           Z16, Z21, Z16
+	VMULPS           Z17, Z20, Z17
+	VADDPS           Z4, Z4, Z18
+	VADDPS           Z4, Z4, Z19
+	VADDPS           Z5, Z5, Z22
+	VADDPS           Z5, Z5, Z23
+	VBROADCASTSS     kconst<>+7040(SB), Z24
+	VSUBPS           Z12, Z24, Z25
+	VSUBPS           Z13, Z24, Z24
+	VBROADCASTSS     kconst<>+7040(SB), Z26
+	VSUBPS           Z25, Z26, Z27
+	VSUBPS           Z24, Z26, Z26
+	VSUBPS           Z12, Z27, Z12
+	VSUBPS           Z13, Z26, Z13
+	VSUBPS           Z14, Z12, Z12
+	VSUBPS           Z15, Z13, Z13
+	VMULPS           Z4, Z4, Z14
+	VMULPS           Z4, Z4, Z15
+	VMOVAPS          Z14, Z26
+	VMOVAPS          Z15, Z27
+	VFMSUB231PS      Z4, Z4, Z26
+	VFMSUB231PS      Z4, Z4, Z27
+	VFMADD231PS      Z4, Z5, Z26
+	VFMADD231PS      Z4, Z5, Z27
+	VFMADD231PS      Z5, Z4, Z26
+	VFMADD231PS      Z5, Z4, Z27
+	VMULPS           Z25, Z14, Z4
+	VMULPS           Z24, Z15, Z5
+	VMOVAPS          Z4, Z28
+	VMOVAPS          Z5, Z29
+	VFMSUB231PS      Z25, Z14, Z28
+	VFMSUB231PS      Z24, Z15, Z29
+	VFMADD231PS      Z25, Z26, Z28
+	VFMADD231PS      Z24, Z27, Z29
+	VMOVAPS          Z28, Z24
+	VMOVAPS          Z29, Z25
+	VFMADD231PS      Z12, Z14, Z24
+	VFMADD231PS      Z13, Z15, Z25
+	VMULPS           Z21, Z4, Z12
+	VMULPS           Z20, Z5, Z13
+	VMOVAPS          Z12, Z14
+	VMOVAPS          Z13, Z15
+	VFMSUB231PS      Z21, Z4, Z14
+	VFMSUB231PS      Z20, Z5, Z15
+	VFMADD231PS      Z21, Z24, Z14
+	VFMADD231PS      Z20, Z25, Z15
+	VFMADD231PS      Z16, Z4, Z14
+	VFMADD231PS      Z17, Z5, Z15
+	VMULPS           Z12, Z2, Z4
+	VMULPS           Z13, Z3, Z5
+	VMOVAPS          Z4, Z24
+	VMOVAPS          Z5, Z25
+	VFMSUB231PS      Z12, Z2, Z24
+	VFMSUB231PS      Z13, Z3, Z25
+	VMOVAPS          Z24, Z12
+	VMOVAPS          Z25, Z13
+	VFMADD231PS      Z14, Z2, Z12
+	VFMADD231PS      Z15, Z3, Z13
+	VXORPS.BCST      kconst<>+11008(SB), Z4, Z2
+	VXORPS.BCST      kconst<>+11008(SB), Z5, Z3
+	VADDPS           Z2, Z18, Z4
+	VADDPS           Z3, Z19, Z5
+	VSUBPS           Z18, Z4, Z14
+	VSUBPS           Z19, Z5, Z15
+	VSUBPS           Z14, Z4, Z24
+	VSUBPS           Z15, Z5, Z25
+	VSUBPS           Z24, Z18, Z18
+	VSUBPS           Z25, Z19, Z19
+	VSUBPS           Z14, Z2, Z2
+	VSUBPS           Z15, Z3, Z3
+	VADDPS           Z2, Z18, Z2
+	VADDPS           Z3, Z19, Z3
+	VSUBPS           Z12, Z22, Z12
+	VSUBPS           Z13, Z23, Z13
+	VADDPS           Z12, Z2, Z2
+	VADDPS           Z13, Z3, Z3
+	VADDPS           Z2, Z4, Z12
+	VADDPS           Z3, Z5, Z13
+	VSUBPS           Z4, Z12, Z4
+	VSUBPS           Z5, Z13, Z5
+	VSUBPS           Z4, Z2, Z2
+	VSUBPS           Z5, Z3, Z3
+	VMULPS           Z21, Z8, Z4
+	VMULPS           Z20, Z9, Z5
+	VMOVAPS          Z4, Z14
+	VMOVAPS          Z5, Z15
+	VFMSUB231PS      Z21, Z8, Z14
+	VFMSUB231PS      Z20, Z9, Z15
+	VFMADD231PS      Z21, Z6, Z14
+	VFMADD231PS      Z20, Z7, Z15
+	VMOVAPS          Z14, Z6
+	VMOVAPS          Z15, Z7
+	VFMADD231PS      Z16, Z8, Z6
+	VFMADD231PS      Z17, Z9, Z7
+	VMULPS           Z21, Z4, Z8
+	VMULPS           Z20, Z5, Z9
+	VMOVAPS          Z8, Z14
+	VMOVAPS          Z9, Z15
+	VFMSUB231PS      Z21, Z4, Z14
+	VFMSUB231PS      Z20, Z5, Z15
+	VFMADD231PS      Z21, Z6, Z14
+	VFMADD231PS      Z20, Z7, Z15
+	VMOVAPS          Z14, Z6
+	VMOVAPS          Z15, Z7
+	VFMADD231PS      Z16, Z4, Z6
+	VFMADD231PS      Z17, Z5, Z7
+	VMULPS           Z12, Z8, Z4
+	VMULPS           Z13, Z9, Z5
+	VMOVAPS          Z4, Z14
+	VMOVAPS          Z5, Z15
+	VFMSUB231PS      Z12, Z8, Z14
+	VFMSUB231PS      Z13, Z9, Z15
+	VFMADD231PS      Z12, Z6, Z14
+	VFMADD231PS      Z13, Z7, Z15
+	VMOVAPS          Z14, Z6
+	VMOVAPS          Z15, Z7
+	VFMADD231PS      Z2, Z8, Z6
+	VFMADD231PS      Z3, Z9, Z7
+	VMULPS           Z10, Z4, Z2
+	VMULPS           Z11, Z5, Z3
+	VMULPS           Z10, Z6, Z4
+	VMULPS           Z11, Z7, Z5
+	VCMPPS.BCST      $0x16, kconst<>+13824(SB), Z0, K3
+	VCMPPS.BCST      $0x16, kconst<>+13824(SB), Z1, K4
+	VSUBPS.BCST      kconst<>+14592(SB), Z0, Z0
+	VSUBPS.BCST      kconst<>+14592(SB), Z1, Z1
+	VANDPS.BCST      kconst<>+6336(SB), Z0, Z0
+	VANDPS.BCST      kconst<>+6336(SB), Z1, Z1
+	VCMPPS.BCST      $0x11, kconst<>+14656(SB), Z0, K5
+	VCMPPS.BCST      $0x11, kconst<>+14656(SB), Z1, K6
+	KORW             K5, K3, K3
+	KORW             K6, K4, K4
+	CMPQ             BX, $0x00000010
+	JB               GELUSigmoidLane32AVX512D2_load2_0_masked
+	VMOVUPS          (DX), Z0
+	JMP              GELUSigmoidLane32AVX512D2_load2_0_done
+
+GELUSigmoidLane32AVX512D2_load2_0_masked:
+	VMOVUPS.Z (DX), K1, Z0
+
+GELUSigmoidLane32AVX512D2_load2_0_done:
+	CMPQ    BX, $0x00000020
+	JB      GELUSigmoidLane32AVX512D2_load2_1_masked
+	VMOVUPS 64(DX), Z1
+	JMP     GELUSigmoidLane32AVX512D2_load2_1_done
+
+GELUSigmoidLane32AVX512D2_load2_1_masked:
+	VMOVUPS.Z 64(DX), K2, Z1
+
+GELUSigmoidLane32AVX512D2_load2_1_done:
+	VGETMANTPS  $0x00, Z0, Z6
+	VGETEXPPS   Z0, Z7
+	VGETMANTPS  $0x00, Z1, Z0
+	VGETEXPPS   Z1, Z1
+	VMULPS      Z4, Z6, Z4
+	VMULPS      Z5, Z0, Z5
+	VFMADD231PS Z2, Z6, Z4
+	VFMADD231PS Z3, Z0, Z5
+	VSCALEFPS   Z7, Z4, Z0
+	VSCALEFPS   Z1, Z5, Z1
+	KANDW       K1, K3, K3
+	KMOVW       K3, R10
+	MOVW        R10, (DI)
+	KANDNW      K1, K3, K1
+	ORL         R10, R8
+	KANDW       K2, K4, K4
+	KMOVW       K4, R10
+	MOVW        R10, 2(DI)
+	KANDNW      K2, K4, K2
+	ORL         R10, R8
+	CMPB        SI, $0x00
+	JE          GELUSigmoidLane32AVX512D2_plain
+	KORTESTW    K1, K1
+	JCC         GELUSigmoidLane32AVX512D2_add0_masked
+	VADDPS      (AX), Z0, Z2
+	VMOVUPS     Z2, (AX)
+	JMP         GELUSigmoidLane32AVX512D2_add0_done
+
+GELUSigmoidLane32AVX512D2_add0_masked:
+	VMOVUPS.Z (AX), K1, Z2
+	VADDPS    Z0, Z2, Z2
+	VMOVUPS   Z2, K1, (AX)
+
+GELUSigmoidLane32AVX512D2_add0_done:
+	KORTESTW K2, K2
+	JCC      GELUSigmoidLane32AVX512D2_add1_masked
+	VADDPS   64(AX), Z1, Z0
+	VMOVUPS  Z0, 64(AX)
+	JMP      GELUSigmoidLane32AVX512D2_add1_done
+
+GELUSigmoidLane32AVX512D2_add1_masked:
+	VMOVUPS.Z 64(AX), K2, Z0
+	VADDPS    Z1, Z0, Z0
+	VMOVUPS   Z0, K2, 64(AX)
+
+GELUSigmoidLane32AVX512D2_add1_done:
+	JMP GELUSigmoidLane32AVX512D2_next
 
 GELUSigmoidLane32AVX512D2_plain:
+	KORTESTW K1, K1
+	JCC      GELUSigmoidLane32AVX512D2_store0_masked
+	VMOVUPS  Z0, (AX)
+	JMP      GELUSigmoidLane32AVX512D2_store0_done
+
+GELUSigmoidLane32AVX512D2_store0_masked:
 	VMOVUPS Z0, K1, (AX)
+
+GELUSigmoidLane32AVX512D2_store0_done:
+	KORTESTW K2, K2
+	JCC      GELUSigmoidLane32AVX512D2_store1_masked
+	VMOVUPS  Z1, 64(AX)
+	JMP      GELUSigmoidLane32AVX512D2_store1_done
+
+GELUSigmoidLane32AVX512D2_store1_masked:
 	VMOVUPS Z1, K2, 64(AX)
 
+GELUSigmoidLane32AVX512D2_store1_done:
 GELUSigmoidLane32AVX512D2_next:
 	ADDQ    $0x00000080, AX
 	ADDQ    $0x00000080, CX
@@ -8549,234 +8809,282 @@ TEXT ·SiLULane32AVX512D0(SB), NOSPLIT, $0-113
 	MOVL $0x0000ffff, R8
 
 SiLULane32AVX512D0_loop:
-	TESTQ     DX, DX
-	JZ        SiLULane32AVX512D0_done
-	MOVQ      DX, R9
-	MOVQ      $0x00000010, R10
-	CMPQ      R9, R10
-	CMOVQLT   R9, R10
-	BZHIL     R10, R8, R11
-	KMOVW     R11, K1
-	SUBQ      R10, R9
-	MOVQ      $0x00000010, R10
-	CMPQ      R9, R10
-	CMOVQLT   R9, R10
-	BZHIL     R10, R8, R9
-	KMOVW     R9, K2
+	TESTQ   DX, DX
+	JZ      SiLULane32AVX512D0_done
+	MOVQ    DX, R9
+	MOVQ    $0x00000010, R10
+	CMPQ    R9, R10
+	CMOVQLT R9, R10
+	BZHIL   R10, R8, R11
+	KMOVW   R11, K1
+	SUBQ    R10, R9
+	MOVQ    $0x00000010, R10
+	CMPQ    R9, R10
+	CMOVQLT R9, R10
+	BZHIL   R10, R8, R9
+	KMOVW   R9, K2
+	CMPQ    DX, $0x00000010
+	JB      SiLULane32AVX512D0_load1_0_masked
+	VMOVUPS (CX), Z0
+	JMP     SiLULane32AVX512D0_load1_0_done
+
+SiLULane32AVX512D0_load1_0_masked:
 	VMOVUPS.Z (CX), K1, Z0
+
+SiLULane32AVX512D0_load1_0_done:
+	CMPQ    DX, $0x00000020
+	JB      SiLULane32AVX512D0_load1_1_masked
+	VMOVUPS 64(CX), Z1
+	JMP     SiLULane32AVX512D0_load1_1_done
+
+SiLULane32AVX512D0_load1_1_masked:
 	VMOVUPS.Z 64(CX), K2, Z1
 
+SiLULane32AVX512D0_load1_1_done:
 	// SiLU f^(0), float32 lanes
-	VANDPS       kconst<>+6336(SB), Z0, Z2
-	VANDPS       kconst<>+6336(SB), Z1, Z3
-	VMINPS       kconst<>+14464(SB), Z2, Z4
-	VMINPS       kconst<>+14464(SB), Z3, Z5
-	VMULPS       Z4, Z4, Z6
-	VMULPS       Z5, Z5, Z6
-	VMOVUPS      kconst<>+8064(SB), Z6
-	VMOVUPS      kconst<>+960(SB), Z7
-	VMULPS       Z6, Z4, Z8
-	VMULPS       Z6, Z5, Z9
-	VMOVAPS      Z8, Z10
-	VMOVAPS      Z9, Z11
-	VFMSUB231PS  Z6, Z4, Z10
-	VFMSUB231PS  Z6, Z5, Z11
-	VMOVAPS      Z10, Z6
-	VMOVAPS      Z11, Z10
-	VFMADD231PS  Z7, Z4, Z6
-	VFMADD231PS  Z7, Z5, Z10
-	VMULPS       kconst<>+12352(SB), Z8, Z7
-	VMULPS       kconst<>+12352(SB), Z9, Z11
-	VRNDSCALEPS  $0x08, Z7, Z7
-	VRNDSCALEPS  $0x08, Z11, Z11
-	VXORPS       kconst<>+8256(SB), Z8, Z8
-	VXORPS       kconst<>+8256(SB), Z9, Z9
-	VFNMADD231PS kconst<>+12416(SB), Z7, Z8
-	VFNMADD231PS kconst<>+12416(SB), Z11, Z9
-	VXORPS       kconst<>+8256(SB), Z6, Z6
-	VXORPS       kconst<>+8256(SB), Z10, Z10
-	VFNMADD231PS kconst<>+12480(SB), Z7, Z6
-	VFNMADD231PS kconst<>+12480(SB), Z11, Z10
-	VCVTTPS2DQ   Z7, Z7
-	VCVTTPS2DQ   Z11, Z11
-	VMOVUPS      kconst<>+12544(SB), Z12
-	VMOVUPS      kconst<>+12544(SB), Z13
-	VFMADD213PS  kconst<>+7808(SB), Z8, Z12
-	VFMADD213PS  kconst<>+7808(SB), Z9, Z13
-	VFMADD213PS  kconst<>+7872(SB), Z8, Z12
-	VFMADD213PS  kconst<>+7872(SB), Z9, Z13
-	VFMADD213PS  kconst<>+7936(SB), Z8, Z12
-	VFMADD213PS  kconst<>+7936(SB), Z9, Z13
-	VFMADD213PS  kconst<>+8000(SB), Z8, Z12
-	VFMADD213PS  kconst<>+8000(SB), Z9, Z13
-	VMULPS       Z8, Z8, Z14
-	VMULPS       Z9, Z9, Z15
-	VMULPS       Z12, Z14, Z12
-	VMULPS       Z13, Z15, Z13
-	VMULPS       Z6, Z6, Z14
-	VMULPS       Z10, Z10, Z15
-	VMOVUPS      kconst<>+7936(SB), Z16
-	VMOVUPS      kconst<>+7936(SB), Z17
-	VFMADD213PS  kconst<>+8000(SB), Z6, Z16
-	VFMADD213PS  kconst<>+8000(SB), Z10, Z17
-	VFMADD231PS  Z16, Z14, Z6
-	VFMADD231PS  Z17, Z15, Z10
-	VADDPS       kconst<>+8064(SB), Z8, Z14
-	VADDPS       kconst<>+8064(SB), Z9, Z15
-	VADDPS       Z12, Z14, Z14
-	VADDPS       Z13, Z15, Z15
-	VFMADD231PS  Z14, Z6, Z12
-	VFMADD231PS  Z15, Z10, Z13
-	VPERMPS      kconst<>+14528(SB), Z7, Z6
-	VPERMPS      kconst<>+14528(SB), Z11, Z10
-	VPERMPS      kconst<>+14592(SB), Z7, Z14
-	VPERMPS      kconst<>+14592(SB), Z11, Z15
-	VMULPS       Z8, Z6, Z16
-	VMULPS       Z9, Z10, Z17
-	VMOVAPS      Z16, Z18
-	VMOVAPS      Z17, Z19
-	VFMSUB231PS  Z8, Z6, Z18
-	VFMSUB231PS  Z9, Z10, Z19
-	VADDPS       Z16, Z6, Z20
-	VADDPS       Z17, Z10, Z21
-	VSUBPS       Z6, Z20, Z22
-	VSUBPS       Z10, Z21, Z23
-	VSUBPS       Z22, Z16, Z16
-	VSUBPS       Z23, Z17, Z17
-	VMOVAPS      Z14, Z22
-	VMOVAPS      Z15, Z23
-	VFMADD231PS  Z8, Z14, Z22
-	VFMADD231PS  Z9, Z15, Z23
-	VMOVAPS      Z22, Z8
-	VMOVAPS      Z23, Z9
-	VFMADD231PS  Z12, Z6, Z8
-	VFMADD231PS  Z13, Z10, Z9
-	VADDPS       Z18, Z8, Z6
-	VADDPS       Z19, Z9, Z8
-	VADDPS       Z16, Z6, Z6
-	VADDPS       Z17, Z8, Z8
-	VADDPS       Z6, Z20, Z9
-	VADDPS       Z8, Z21, Z10
-	VSUBPS       Z20, Z9, Z12
-	VSUBPS       Z21, Z10, Z13
-	VSUBPS       Z12, Z6, Z6
-	VSUBPS       Z13, Z8, Z8
-	VPSRAD       $0x03, Z7, Z7
-	VPSRAD       $0x03, Z11, Z11
-	VPADDD       kconst<>+8320(SB), Z7, Z7
-	VPADDD       kconst<>+8320(SB), Z11, Z11
-	VPSLLD       $0x17, Z7, Z7
-	VPSLLD       $0x17, Z11, Z11
-	VMULPS       Z7, Z9, Z12
-	VMULPS       Z11, Z10, Z13
-	VMULPS       Z7, Z6, Z14
-	VMULPS       Z11, Z8, Z15
-	VADDPS       kconst<>+8064(SB), Z12, Z16
-	VADDPS       kconst<>+8064(SB), Z13, Z17
-	VMOVUPS      kconst<>+8064(SB), Z18
-	VSUBPS       Z16, Z18, Z19
-	VSUBPS       Z17, Z18, Z18
-	VADDPS       Z12, Z19, Z12
-	VADDPS       Z13, Z18, Z13
-	VADDPS       Z14, Z12, Z12
-	VADDPS       Z15, Z13, Z13
-	VMOVUPS      kconst<>+8064(SB), Z14
-	VDIVPS       Z16, Z14, Z15
-	VDIVPS       Z17, Z14, Z14
-	VMOVAPS      Z15, Z18
-	VMOVAPS      Z14, Z19
-	VFNMADD213PS kconst<>+8064(SB), Z16, Z18
-	VFNMADD213PS kconst<>+8064(SB), Z17, Z19
-	VMOVAPS      Z18, Z16
-	VMOVAPS      Z19, Z17
-	VFNMADD231PS Z12, Z15, Z16
-	VFNMADD231PS Z13, Z14, Z17
-	VMULPS       Z16, Z15, Z12
-	VMULPS       Z17, Z14, Z13
-	VMULPS       Z15, Z4, Z16
-	VMULPS       Z14, Z5, Z17
-	VMOVAPS      Z16, Z18
-	VMOVAPS      Z17, Z19
-	VFMSUB231PS  Z15, Z4, Z18
-	VFMSUB231PS  Z14, Z5, Z19
-	VMOVAPS      Z18, Z14
-	VMOVAPS      Z19, Z15
-	VFMADD231PS  Z12, Z4, Z14
-	VFMADD231PS  Z13, Z5, Z15
-	VMULPS       Z16, Z9, Z4
-	VMULPS       Z17, Z10, Z5
-	VMOVAPS      Z4, Z12
-	VMOVAPS      Z5, Z13
-	VFMSUB231PS  Z16, Z9, Z12
-	VFMSUB231PS  Z17, Z10, Z13
-	VFMADD231PS  Z16, Z6, Z12
-	VFMADD231PS  Z17, Z8, Z13
-	VMOVAPS      Z12, Z6
-	VMOVAPS      Z13, Z8
-	VFMADD231PS  Z14, Z9, Z6
-	VFMADD231PS  Z15, Z10, Z8
-	VCMPPS       $0x12, kconst<>+14464(SB), Z0, K3
-	VCMPPS       $0x12, kconst<>+14464(SB), Z1, K4
-	VMOVAPS.Z    Z7, K3, Z7
-	VMOVAPS.Z    Z11, K4, Z9
-	VMULPS       Z7, Z4, Z4
-	VMULPS       Z9, Z5, Z5
-	VMULPS       Z7, Z6, Z6
-	VMULPS       Z9, Z8, Z7
-	VXORPS       kconst<>+8256(SB), Z4, Z4
-	VXORPS       kconst<>+8256(SB), Z5, Z5
-	VXORPS       kconst<>+8256(SB), Z6, Z6
-	VXORPS       kconst<>+8256(SB), Z7, Z7
-	VPMOVD2M     Z0, K3
-	VPMOVD2M     Z1, K4
-	VMOVAPS      Z0, Z8
-	VMOVAPS      Z1, Z9
-	VBLENDMPS    kconst<>+8256(SB), Z8, K3, Z8
-	VBLENDMPS    kconst<>+8256(SB), Z9, K4, Z9
-	VADDPS       Z4, Z8, Z10
-	VADDPS       Z5, Z9, Z11
-	VSUBPS       Z10, Z8, Z8
-	VSUBPS       Z11, Z9, Z9
-	VADDPS       Z4, Z8, Z4
-	VADDPS       Z5, Z9, Z5
-	VADDPS       Z6, Z4, Z4
-	VADDPS       Z7, Z5, Z5
-	VCMPPS       $0x19, kconst<>+14656(SB), Z0, K3
-	VCMPPS       $0x19, kconst<>+14656(SB), Z1, K4
-	VCMPPS       $0x00, kconst<>+8448(SB), Z0, K5
-	VCMPPS       $0x00, kconst<>+8448(SB), Z1, K6
-	KORW         K5, K3, K3
-	KORW         K6, K4, K4
-	VCMPPS       $0x11, kconst<>+12800(SB), Z2, K5
-	VCMPPS       $0x11, kconst<>+12800(SB), Z3, K6
-	KORW         K5, K3, K3
-	KORW         K6, K4, K4
-	VADDPS       Z4, Z10, Z0
-	VADDPS       Z5, Z11, Z1
-	KANDW        K1, K3, K3
-	KMOVW        K3, R9
-	MOVW         R9, (SI)
-	KANDNW       K1, K3, K1
-	ORL          R9, DI
-	KANDW        K2, K4, K4
-	KMOVW        K4, R9
-	MOVW         R9, 2(SI)
-	KANDNW       K2, K4, K2
-	ORL          R9, DI
-	CMPB         BL, $0x00
-	JE           SiLULane32AVX512D0_plain
-	VMOVUPS.Z    (AX), K1, Z2
-	VADDPS       Z0, Z2, Z2
-	VMOVUPS      Z2, K1, (AX)
-	VMOVUPS.Z    64(AX), K2, Z0
-	VADDPS       Z1, Z0, Z0
-	VMOVUPS      Z0, K2, 64(AX)
-	JMP          SiLULane32AVX512D0_next
+	VANDPS.BCST      kconst<>+6336(SB), Z0, Z2
+	VANDPS.BCST      kconst<>+6336(SB), Z1, Z3
+	VMINPS.BCST      kconst<>+14720(SB), Z2, Z4
+	VMINPS.BCST      kconst<>+14720(SB), Z3, Z5
+	VMULPS           Z4, Z4, Z6
+	VMULPS           Z5, Z5, Z6
+	VBROADCASTSS     kconst<>+7040(SB), Z6
+	VBROADCASTSS     kconst<>+960(SB), Z7
+	VMULPS           Z6, Z4, Z8
+	VMULPS           Z6, Z5, Z9
+	VMOVAPS          Z8, Z10
+	VMOVAPS          Z9, Z11
+	VFMSUB231PS      Z6, Z4, Z10
+	VFMSUB231PS      Z6, Z5, Z11
+	VMOVAPS          Z10, Z6
+	VMOVAPS          Z11, Z10
+	VFMADD231PS      Z7, Z4, Z6
+	VFMADD231PS      Z7, Z5, Z10
+	VMULPS.BCST      kconst<>+6464(SB), Z8, Z7
+	VMULPS.BCST      kconst<>+6464(SB), Z9, Z11
+	VRNDSCALEPS      $0x08, Z7, Z7
+	VRNDSCALEPS      $0x08, Z11, Z11
+	VXORPS.BCST      kconst<>+11008(SB), Z8, Z8
+	VXORPS.BCST      kconst<>+11008(SB), Z9, Z9
+	VFNMADD231PS     kconst<>+6592(SB), Z7, Z8
+	VFNMADD231PS     kconst<>+6592(SB), Z11, Z9
+	VXORPS.BCST      kconst<>+11008(SB), Z6, Z6
+	VXORPS.BCST      kconst<>+11008(SB), Z10, Z10
+	VFNMADD231PS     kconst<>+6656(SB), Z7, Z6
+	VFNMADD231PS     kconst<>+6656(SB), Z11, Z10
+	VCVTTPS2DQ       Z7, Z7
+	VCVTTPS2DQ       Z11, Z11
+	VBROADCASTSS     kconst<>+12544(SB), Z12
+	VBROADCASTSS     kconst<>+12544(SB), Z13
+	VFMADD213PS.BCST kconst<>+12608(SB), Z8, Z12
+	VFMADD213PS.BCST kconst<>+12608(SB), Z9, Z13
+	VFMADD213PS.BCST kconst<>+12672(SB), Z8, Z12
+	VFMADD213PS.BCST kconst<>+12672(SB), Z9, Z13
+	VFMADD213PS.BCST kconst<>+12736(SB), Z8, Z12
+	VFMADD213PS.BCST kconst<>+12736(SB), Z9, Z13
+	VFMADD213PS.BCST kconst<>+12800(SB), Z8, Z12
+	VFMADD213PS.BCST kconst<>+12800(SB), Z9, Z13
+	VMULPS           Z8, Z8, Z14
+	VMULPS           Z9, Z9, Z15
+	VMULPS           Z12, Z14, Z12
+	VMULPS           Z13, Z15, Z13
+	VMULPS           Z6, Z6, Z14
+	VMULPS           Z10, Z10, Z15
+	VBROADCASTSS     kconst<>+12736(SB), Z16
+	VBROADCASTSS     kconst<>+12736(SB), Z17
+	VFMADD213PS.BCST kconst<>+12800(SB), Z6, Z16
+	VFMADD213PS.BCST kconst<>+12800(SB), Z10, Z17
+	VFMADD231PS      Z16, Z14, Z6
+	VFMADD231PS      Z17, Z15, Z10
+	VADDPS.BCST      kconst<>+7040(SB), Z8, Z14
+	VADDPS.BCST      kconst<>+7040(SB), Z9, Z15
+	VADDPS           Z12, Z14, Z14
+	VADDPS           Z13, Z15, Z15
+	VFMADD231PS      Z14, Z6, Z12
+	VFMADD231PS      Z15, Z10, Z13
+	VPERMPS          kconst<>+14784(SB), Z7, Z6
+	VPERMPS          kconst<>+14784(SB), Z11, Z10
+	VPERMPS          kconst<>+14848(SB), Z7, Z14
+	VPERMPS          kconst<>+14848(SB), Z11, Z15
+	VMULPS           Z8, Z6, Z16
+	VMULPS           Z9, Z10, Z17
+	VMOVAPS          Z16, Z18
+	VMOVAPS          Z17, Z19
+	VFMSUB231PS      Z8, Z6, Z18
+	VFMSUB231PS      Z9, Z10, Z19
+	VADDPS           Z16, Z6, Z20
+	VADDPS           Z17, Z10, Z21
+	VSUBPS           Z6, Z20, Z22
+	VSUBPS           Z10, Z21, Z23
+	VSUBPS           Z22, Z16, Z16
+	VSUBPS           Z23, Z17, Z17
+	VMOVAPS          Z14, Z22
+	VMOVAPS          Z15, Z23
+	VFMADD231PS      Z8, Z14, Z22
+	VFMADD231PS      Z9, Z15, Z23
+	VMOVAPS          Z22, Z8
+	VMOVAPS          Z23, Z9
+	VFMADD231PS      Z12, Z6, Z8
+	VFMADD231PS      Z13, Z10, Z9
+	VADDPS           Z18, Z8, Z6
+	VADDPS           Z19, Z9, Z8
+	VADDPS           Z16, Z6, Z6
+	VADDPS           Z17, Z8, Z8
+	VADDPS           Z6, Z20, Z9
+	VADDPS           Z8, Z21, Z10
+	VSUBPS           Z20, Z9, Z12
+	VSUBPS           Z21, Z10, Z13
+	VSUBPS           Z12, Z6, Z6
+	VSUBPS           Z13, Z8, Z8
+	VPSRAD           $0x03, Z7, Z7
+	VPSRAD           $0x03, Z11, Z11
+	VPADDD.BCST      kconst<>+10944(SB), Z7, Z7
+	VPADDD.BCST      kconst<>+10944(SB), Z11, Z11
+	VPSLLD           $0x17, Z7, Z7
+	VPSLLD           $0x17, Z11, Z11
+	VMULPS           Z7, Z9, Z12
+	VMULPS           Z11, Z10, Z13
+	VMULPS           Z7, Z6, Z14
+	VMULPS           Z11, Z8, Z15
+	VADDPS.BCST      kconst<>+7040(SB), Z12, Z16
+	VADDPS.BCST      kconst<>+7040(SB), Z13, Z17
+	VBROADCASTSS     kconst<>+7040(SB), Z18
+	VSUBPS           Z16, Z18, Z19
+	VSUBPS           Z17, Z18, Z18
+	VADDPS           Z12, Z19, Z12
+	VADDPS           Z13, Z18, Z13
+	VADDPS           Z14, Z12, Z12
+	VADDPS           Z15, Z13, Z13
+	VBROADCASTSS     kconst<>+7040(SB), Z14
+	VDIVPS           Z16, Z14, Z15
+	VDIVPS           Z17, Z14, Z14
+	VMOVAPS          Z15, Z18
+	VMOVAPS          Z14, Z19
+	VFNMADD213PS     kconst<>+7040(SB), Z16, Z18
+	VFNMADD213PS     kconst<>+7040(SB), Z17, Z19
+	VMOVAPS          Z18, Z16
+	VMOVAPS          Z19, Z17
+	VFNMADD231PS     Z12, Z15, Z16
+	VFNMADD231PS     Z13, Z14, Z17
+	VMULPS           Z16, Z15, Z12
+	VMULPS           Z17, Z14, Z13
+	VMULPS           Z15, Z4, Z16
+	VMULPS           Z14, Z5, Z17
+	VMOVAPS          Z16, Z18
+	VMOVAPS          Z17, Z19
+	VFMSUB231PS      Z15, Z4, Z18
+	VFMSUB231PS      Z14, Z5, Z19
+	VMOVAPS          Z18, Z14
+	VMOVAPS          Z19, Z15
+	VFMADD231PS      Z12, Z4, Z14
+	VFMADD231PS      Z13, Z5, Z15
+	VMULPS           Z16, Z9, Z4
+	VMULPS           Z17, Z10, Z5
+	VMOVAPS          Z4, Z12
+	VMOVAPS          Z5, Z13
+	VFMSUB231PS      Z16, Z9, Z12
+	VFMSUB231PS      Z17, Z10, Z13
+	VFMADD231PS      Z16, Z6, Z12
+	VFMADD231PS      Z17, Z8, Z13
+	VMOVAPS          Z12, Z6
+	VMOVAPS          Z13, Z8
+	VFMADD231PS      Z14, Z9, Z6
+	VFMADD231PS      Z15, Z10, Z8
+	VCMPPS.BCST      $0x12, kconst<>+14720(SB), Z0, K3
+	VCMPPS.BCST      $0x12, kconst<>+14720(SB), Z1, K4
+	VMOVAPS.Z        Z7, K3, Z7
+	VMOVAPS.Z        Z11, K4, Z9
+	VMULPS           Z7, Z4, Z4
+	VMULPS           Z9, Z5, Z5
+	VMULPS           Z7, Z6, Z6
+	VMULPS           Z9, Z8, Z7
+	VXORPS.BCST      kconst<>+11008(SB), Z4, Z4
+	VXORPS.BCST      kconst<>+11008(SB), Z5, Z5
+	VXORPS.BCST      kconst<>+11008(SB), Z6, Z6
+	VXORPS.BCST      kconst<>+11008(SB), Z7, Z7
+	VPMOVD2M         Z0, K3
+	VPMOVD2M         Z1, K4
+	VMOVAPS          Z0, Z8
+	VMOVAPS          Z1, Z9
+	VBLENDMPS        kconst<>+11008(SB), Z8, K3, Z8
+	VBLENDMPS        kconst<>+11008(SB), Z9, K4, Z9
+	VADDPS           Z4, Z8, Z10
+	VADDPS           Z5, Z9, Z11
+	VSUBPS           Z10, Z8, Z8
+	VSUBPS           Z11, Z9, Z9
+	VADDPS           Z4, Z8, Z4
+	VADDPS           Z5, Z9, Z5
+	VADDPS           Z6, Z4, Z4
+	VADDPS           Z7, Z5, Z5
+	VCMPPS.BCST      $0x19, kconst<>+14912(SB), Z0, K3
+	VCMPPS.BCST      $0x19, kconst<>+14912(SB), Z1, K4
+	VCMPPS.BCST      $0x00, kconst<>+8128(SB), Z0, K5
+	VCMPPS.BCST      $0x00, kconst<>+8128(SB), Z1, K6
+	KORW             K5, K3, K3
+	KORW             K6, K4, K4
+	VCMPPS.BCST      $0x11, kconst<>+13056(SB), Z2, K5
+	VCMPPS.BCST      $0x11, kconst<>+13056(SB), Z3, K6
+	KORW             K5, K3, K3
+	KORW             K6, K4, K4
+	VADDPS           Z4, Z10, Z0
+	VADDPS           Z5, Z11, Z1
+	KANDW            K1, K3, K3
+	KMOVW            K3, R9
+	MOVW             R9, (SI)
+	KANDNW           K1, K3, K1
+	ORL              R9, DI
+	KANDW            K2, K4, K4
+	KMOVW            K4, R9
+	MOVW             R9, 2(SI)
+	KANDNW           K2, K4, K2
+	ORL              R9, DI
+	CMPB             BL, $0x00
+	JE               SiLULane32AVX512D0_plain
+	KORTESTW         K1, K1
+	JCC              SiLULane32AVX512D0_add0_masked
+	VADDPS           (AX), Z0, Z2
+	VMOVUPS          Z2, (AX)
+	JMP              SiLULane32AVX512D0_add0_done
+
+SiLULane32AVX512D0_add0_masked:
+	VMOVUPS.Z (AX), K1, Z2
+	VADDPS    Z0, Z2, Z2
+	VMOVUPS   Z2, K1, (AX)
+
+SiLULane32AVX512D0_add0_done:
+	KORTESTW K2, K2
+	JCC      SiLULane32AVX512D0_add1_masked
+	VADDPS   64(AX), Z1, Z0
+	VMOVUPS  Z0, 64(AX)
+	JMP      SiLULane32AVX512D0_add1_done
+
+SiLULane32AVX512D0_add1_masked:
+	VMOVUPS.Z 64(AX), K2, Z0
+	VADDPS    Z1, Z0, Z0
+	VMOVUPS   Z0, K2, 64(AX)
+
+SiLULane32AVX512D0_add1_done:
+	JMP SiLULane32AVX512D0_next
 
 SiLULane32AVX512D0_plain:
+	KORTESTW K1, K1
+	JCC      SiLULane32AVX512D0_store0_masked
+	VMOVUPS  Z0, (AX)
+	JMP      SiLULane32AVX512D0_store0_done
+
+SiLULane32AVX512D0_store0_masked:
 	VMOVUPS Z0, K1, (AX)
+
+SiLULane32AVX512D0_store0_done:
+	KORTESTW K2, K2
+	JCC      SiLULane32AVX512D0_store1_masked
+	VMOVUPS  Z1, 64(AX)
+	JMP      SiLULane32AVX512D0_store1_done
+
+SiLULane32AVX512D0_store1_masked:
 	VMOVUPS Z1, K2, 64(AX)
 
+SiLULane32AVX512D0_store1_done:
 SiLULane32AVX512D0_next:
 	ADDQ    $0x00000080, AX
 	ADDQ    $0x00000080, CX
@@ -8807,291 +9115,353 @@ TEXT ·SiLULane32AVX512D1(SB), NOSPLIT, $0-113
 	MOVL $0x0000ffff, R9
 
 SiLULane32AVX512D1_loop:
-	TESTQ     BX, BX
-	JZ        SiLULane32AVX512D1_done
-	MOVQ      BX, R10
-	MOVQ      $0x00000010, R11
-	CMPQ      R10, R11
-	CMOVQLT   R10, R11
-	BZHIL     R11, R9, R12
-	KMOVW     R12, K1
-	SUBQ      R11, R10
-	MOVQ      $0x00000010, R11
-	CMPQ      R10, R11
-	CMOVQLT   R10, R11
-	BZHIL     R11, R9, R10
-	KMOVW     R10, K2
+	TESTQ   BX, BX
+	JZ      SiLULane32AVX512D1_done
+	MOVQ    BX, R10
+	MOVQ    $0x00000010, R11
+	CMPQ    R10, R11
+	CMOVQLT R10, R11
+	BZHIL   R11, R9, R12
+	KMOVW   R12, K1
+	SUBQ    R11, R10
+	MOVQ    $0x00000010, R11
+	CMPQ    R10, R11
+	CMOVQLT R10, R11
+	BZHIL   R11, R9, R10
+	KMOVW   R10, K2
+	CMPQ    BX, $0x00000010
+	JB      SiLULane32AVX512D1_load1_0_masked
+	VMOVUPS (CX), Z0
+	JMP     SiLULane32AVX512D1_load1_0_done
+
+SiLULane32AVX512D1_load1_0_masked:
 	VMOVUPS.Z (CX), K1, Z0
+
+SiLULane32AVX512D1_load1_0_done:
+	CMPQ    BX, $0x00000020
+	JB      SiLULane32AVX512D1_load1_1_masked
+	VMOVUPS 64(CX), Z1
+	JMP     SiLULane32AVX512D1_load1_1_done
+
+SiLULane32AVX512D1_load1_1_masked:
 	VMOVUPS.Z 64(CX), K2, Z1
 
+SiLULane32AVX512D1_load1_1_done:
 	// SiLU f^(1), float32 lanes
-	VANDPS       kconst<>+6336(SB), Z0, Z2
-	VANDPS       kconst<>+6336(SB), Z1, Z3
-	VMINPS       kconst<>+14464(SB), Z2, Z2
-	VMINPS       kconst<>+14464(SB), Z3, Z3
-	VMULPS       Z2, Z2, Z4
-	VMULPS       Z3, Z3, Z4
-	VMOVUPS      kconst<>+8064(SB), Z4
-	VMOVUPS      kconst<>+960(SB), Z5
-	VMULPS       Z4, Z2, Z6
-	VMULPS       Z4, Z3, Z7
-	VMOVAPS      Z6, Z8
-	VMOVAPS      Z7, Z9
-	VFMSUB231PS  Z4, Z2, Z8
-	VFMSUB231PS  Z4, Z3, Z9
-	VFMADD231PS  Z5, Z2, Z8
-	VFMADD231PS  Z5, Z3, Z9
-	VMULPS       kconst<>+12352(SB), Z6, Z10
-	VMULPS       kconst<>+12352(SB), Z7, Z11
-	VRNDSCALEPS  $0x08, Z10, Z10
-	VRNDSCALEPS  $0x08, Z11, Z11
-	VXORPS       kconst<>+8256(SB), Z6, Z6
-	VXORPS       kconst<>+8256(SB), Z7, Z7
-	VFNMADD231PS kconst<>+12416(SB), Z10, Z6
-	VFNMADD231PS kconst<>+12416(SB), Z11, Z7
-	VXORPS       kconst<>+8256(SB), Z8, Z8
-	VXORPS       kconst<>+8256(SB), Z9, Z9
-	VFNMADD231PS kconst<>+12480(SB), Z10, Z8
-	VFNMADD231PS kconst<>+12480(SB), Z11, Z9
-	VCVTTPS2DQ   Z10, Z10
-	VCVTTPS2DQ   Z11, Z11
-	VMOVUPS      kconst<>+12544(SB), Z12
-	VMOVUPS      kconst<>+12544(SB), Z13
-	VFMADD213PS  kconst<>+7808(SB), Z6, Z12
-	VFMADD213PS  kconst<>+7808(SB), Z7, Z13
-	VFMADD213PS  kconst<>+7872(SB), Z6, Z12
-	VFMADD213PS  kconst<>+7872(SB), Z7, Z13
-	VFMADD213PS  kconst<>+7936(SB), Z6, Z12
-	VFMADD213PS  kconst<>+7936(SB), Z7, Z13
-	VFMADD213PS  kconst<>+8000(SB), Z6, Z12
-	VFMADD213PS  kconst<>+8000(SB), Z7, Z13
-	VMULPS       Z6, Z6, Z14
-	VMULPS       Z7, Z7, Z15
-	VMULPS       Z12, Z14, Z12
-	VMULPS       Z13, Z15, Z13
-	VMULPS       Z8, Z8, Z14
-	VMULPS       Z9, Z9, Z15
-	VMOVUPS      kconst<>+7936(SB), Z16
-	VMOVUPS      kconst<>+7936(SB), Z17
-	VFMADD213PS  kconst<>+8000(SB), Z8, Z16
-	VFMADD213PS  kconst<>+8000(SB), Z9, Z17
-	VFMADD231PS  Z16, Z14, Z8
-	VFMADD231PS  Z17, Z15, Z9
-	VADDPS       kconst<>+8064(SB), Z6, Z14
-	VADDPS       kconst<>+8064(SB), Z7, Z15
-	VADDPS       Z12, Z14, Z14
-	VADDPS       Z13, Z15, Z15
-	VFMADD231PS  Z14, Z8, Z12
-	VFMADD231PS  Z15, Z9, Z13
-	VPERMPS      kconst<>+14720(SB), Z10, Z8
-	VPERMPS      kconst<>+14720(SB), Z11, Z9
-	VPERMPS      kconst<>+14784(SB), Z10, Z14
-	VPERMPS      kconst<>+14784(SB), Z11, Z15
-	VMULPS       Z6, Z8, Z16
-	VMULPS       Z7, Z9, Z17
-	VMOVAPS      Z16, Z18
-	VMOVAPS      Z17, Z19
-	VFMSUB231PS  Z6, Z8, Z18
-	VFMSUB231PS  Z7, Z9, Z19
-	VADDPS       Z16, Z8, Z20
-	VADDPS       Z17, Z9, Z21
-	VSUBPS       Z8, Z20, Z22
-	VSUBPS       Z9, Z21, Z23
-	VSUBPS       Z22, Z16, Z16
-	VSUBPS       Z23, Z17, Z17
-	VMOVAPS      Z14, Z22
-	VMOVAPS      Z15, Z23
-	VFMADD231PS  Z6, Z14, Z22
-	VFMADD231PS  Z7, Z15, Z23
-	VMOVAPS      Z22, Z6
-	VMOVAPS      Z23, Z7
-	VFMADD231PS  Z12, Z8, Z6
-	VFMADD231PS  Z13, Z9, Z7
-	VADDPS       Z18, Z6, Z6
-	VADDPS       Z19, Z7, Z7
-	VADDPS       Z16, Z6, Z6
-	VADDPS       Z17, Z7, Z7
-	VADDPS       Z6, Z20, Z8
-	VADDPS       Z7, Z21, Z9
-	VSUBPS       Z20, Z8, Z12
-	VSUBPS       Z21, Z9, Z13
-	VSUBPS       Z12, Z6, Z6
-	VSUBPS       Z13, Z7, Z7
-	VPSRAD       $0x03, Z10, Z10
-	VPSRAD       $0x03, Z11, Z11
-	VPADDD       kconst<>+8320(SB), Z10, Z10
-	VPADDD       kconst<>+8320(SB), Z11, Z11
-	VPSLLD       $0x17, Z10, Z10
-	VPSLLD       $0x17, Z11, Z11
-	VMULPS       Z10, Z8, Z12
-	VMULPS       Z11, Z9, Z13
-	VMULPS       Z10, Z6, Z14
-	VMULPS       Z11, Z7, Z15
-	VADDPS       kconst<>+8064(SB), Z12, Z16
-	VADDPS       kconst<>+8064(SB), Z13, Z17
-	VMOVUPS      kconst<>+8064(SB), Z18
-	VSUBPS       Z16, Z18, Z19
-	VSUBPS       Z17, Z18, Z18
-	VADDPS       Z12, Z19, Z12
-	VADDPS       Z13, Z18, Z13
-	VADDPS       Z14, Z12, Z12
-	VADDPS       Z15, Z13, Z13
-	VMOVUPS      kconst<>+8064(SB), Z14
-	VDIVPS       Z16, Z14, Z15
-	VDIVPS       Z17, Z14, Z14
-	VMOVAPS      Z15, Z18
-	VMOVAPS      Z14, Z19
-	VFNMADD213PS kconst<>+8064(SB), Z16, Z18
-	VFNMADD213PS kconst<>+8064(SB), Z17, Z19
-	VMOVAPS      Z18, Z16
-	VMOVAPS      Z19, Z17
-	VFNMADD231PS Z12, Z15, Z16
-	VFNMADD231PS Z13, Z14, Z17
-	VMULPS       Z16, Z15, Z12
-	VMULPS       Z17, Z14, Z13
-	VMULPS       Z4, Z2, Z16
-	VMULPS       Z4, Z3, Z17
-	VMOVAPS      Z16, Z18
-	VMOVAPS      Z17, Z19
-	VFMSUB231PS  Z4, Z2, Z18
-	VFMSUB231PS  Z4, Z3, Z19
-	VMOVAPS      Z18, Z4
-	VMOVAPS      Z19, Z18
-	VFMADD231PS  Z5, Z2, Z4
-	VFMADD231PS  Z5, Z3, Z18
-	VMULPS       Z15, Z16, Z2
-	VMULPS       Z14, Z17, Z3
-	VMOVAPS      Z2, Z5
-	VMOVAPS      Z3, Z19
-	VFMSUB231PS  Z15, Z16, Z5
-	VFMSUB231PS  Z14, Z17, Z19
-	VFMADD231PS  Z15, Z4, Z5
-	VFMADD231PS  Z14, Z18, Z19
-	VMOVAPS      Z5, Z4
-	VMOVAPS      Z19, Z5
-	VFMADD231PS  Z12, Z16, Z4
-	VFMADD231PS  Z13, Z17, Z5
-	VADDPS       kconst<>+13120(SB), Z2, Z16
-	VADDPS       kconst<>+13120(SB), Z3, Z17
-	VSUBPS       Z2, Z16, Z18
-	VSUBPS       Z3, Z17, Z19
-	VSUBPS       Z18, Z16, Z20
-	VSUBPS       Z19, Z17, Z21
-	VSUBPS       Z20, Z2, Z2
-	VSUBPS       Z21, Z3, Z3
-	VMOVUPS      kconst<>+13120(SB), Z20
-	VSUBPS       Z18, Z20, Z18
-	VSUBPS       Z19, Z20, Z19
-	VADDPS       Z18, Z2, Z2
-	VADDPS       Z19, Z3, Z3
-	VADDPS       Z4, Z2, Z2
-	VADDPS       Z5, Z3, Z3
-	VADDPS       Z2, Z16, Z4
-	VADDPS       Z3, Z17, Z5
-	VSUBPS       Z16, Z4, Z16
-	VSUBPS       Z17, Z5, Z17
-	VSUBPS       Z16, Z2, Z2
-	VSUBPS       Z17, Z3, Z3
-	VMULPS       Z15, Z8, Z16
-	VMULPS       Z14, Z9, Z17
-	VMOVAPS      Z16, Z18
-	VMOVAPS      Z17, Z19
-	VFMSUB231PS  Z15, Z8, Z18
-	VFMSUB231PS  Z14, Z9, Z19
-	VFMADD231PS  Z15, Z6, Z18
-	VFMADD231PS  Z14, Z7, Z19
-	VMOVAPS      Z18, Z6
-	VMOVAPS      Z19, Z7
-	VFMADD231PS  Z12, Z8, Z6
-	VFMADD231PS  Z13, Z9, Z7
-	VMULPS       Z4, Z16, Z8
-	VMULPS       Z5, Z17, Z9
-	VMOVAPS      Z8, Z12
-	VMOVAPS      Z9, Z13
-	VFMSUB231PS  Z4, Z16, Z12
-	VFMSUB231PS  Z5, Z17, Z13
-	VFMADD231PS  Z4, Z6, Z12
-	VFMADD231PS  Z5, Z7, Z13
-	VMOVAPS      Z12, Z4
-	VMOVAPS      Z13, Z5
-	VFMADD231PS  Z2, Z16, Z4
-	VFMADD231PS  Z3, Z17, Z5
-	VCMPPS       $0x12, kconst<>+14464(SB), Z0, K3
-	VCMPPS       $0x12, kconst<>+14464(SB), Z1, K4
-	VMOVAPS.Z    Z10, K3, Z2
-	VMOVAPS.Z    Z11, K4, Z3
-	VMULPS       Z2, Z8, Z6
-	VMULPS       Z3, Z9, Z7
-	VMULPS       Z2, Z4, Z2
-	VMULPS       Z3, Z5, Z3
-	VANDPS       kconst<>+8256(SB), Z0, Z4
-	VANDPS       kconst<>+8256(SB), Z1, Z5
-	VXORPS       Z4, Z6, Z6
-	VXORPS       Z5, Z7, Z7
-	VXORPS       Z4, Z2, Z2
-	VXORPS       Z5, Z3, Z3
-	VPMOVD2M     Z0, K3
-	VPMOVD2M     Z1, K4
-	VMOVUPS      kconst<>+8064(SB), Z4
-	VMOVUPS      kconst<>+8064(SB), Z5
-	VBLENDMPS    kconst<>+8256(SB), Z4, K3, Z4
-	VBLENDMPS    kconst<>+8256(SB), Z5, K4, Z5
-	VADDPS       Z6, Z4, Z8
-	VADDPS       Z7, Z5, Z9
-	VSUBPS       Z8, Z4, Z4
-	VSUBPS       Z9, Z5, Z5
-	VADDPS       Z6, Z4, Z4
-	VADDPS       Z7, Z5, Z5
-	VADDPS       Z2, Z4, Z2
-	VADDPS       Z3, Z5, Z3
-	VCMPPS       $0x19, kconst<>+14656(SB), Z0, K3
-	VCMPPS       $0x19, kconst<>+14656(SB), Z1, K4
-	VADDPS       kconst<>+14848(SB), Z0, Z0
-	VADDPS       kconst<>+14848(SB), Z1, Z1
-	VANDPS       kconst<>+6336(SB), Z0, Z0
-	VANDPS       kconst<>+6336(SB), Z1, Z1
-	VCMPPS       $0x11, kconst<>+14912(SB), Z0, K5
-	VCMPPS       $0x11, kconst<>+14912(SB), Z1, K6
-	KORW         K5, K3, K3
-	KORW         K6, K4, K4
-	VMOVUPS.Z    (DX), K1, Z0
-	VMOVUPS.Z    64(DX), K2, Z1
-	VMULPS       Z8, Z0, Z4
-	VMULPS       Z9, Z1, Z5
-	VMULPS       Z2, Z0, Z2
-	VMULPS       Z3, Z1, Z3
-	VFMADD231PS  Z8, Z0, Z2
-	VFMADD231PS  Z9, Z1, Z3
-	VCMPPS       $0x03, Z2, Z2, K5
-	VCMPPS       $0x03, Z3, Z3, K6
-	VMOVAPS      Z2, Z0
-	VMOVAPS      Z3, Z1
-	VBLENDMPS    Z4, Z0, K5, Z0
-	VBLENDMPS    Z5, Z1, K6, Z1
-	KANDW        K1, K3, K3
-	KMOVW        K3, R10
-	MOVW         R10, (DI)
-	KANDNW       K1, K3, K1
-	ORL          R10, R8
-	KANDW        K2, K4, K4
-	KMOVW        K4, R10
-	MOVW         R10, 2(DI)
-	KANDNW       K2, K4, K2
-	ORL          R10, R8
-	CMPB         SI, $0x00
-	JE           SiLULane32AVX512D1_plain
-	VMOVUPS.Z    (AX), K1, Z2
-	VADDPS       Z0, Z2, Z2
-	VMOVUPS      Z2, K1, (AX)
-	VMOVUPS.Z    64(AX), K2, Z0
-	VADDPS       Z1, Z0, Z0
-	VMOVUPS      Z0, K2, 64(AX)
-	JMP          SiLULane32AVX512D1_next
+	VANDPS.BCST      kconst<>+6336(SB), Z0, Z2
+	VANDPS.BCST      kconst<>+6336(SB), Z1, Z3
+	VMINPS.BCST      kconst<>+14720(SB), Z2, Z2
+	VMINPS.BCST      kconst<>+14720(SB), Z3, Z3
+	VMULPS           Z2, Z2, Z4
+	VMULPS           Z3, Z3, Z4
+	VBROADCASTSS     kconst<>+7040(SB), Z4
+	VBROADCASTSS     kconst<>+960(SB), Z5
+	VMULPS           Z4, Z2, Z6
+	VMULPS           Z4, Z3, Z7
+	VMOVAPS          Z6, Z8
+	VMOVAPS          Z7, Z9
+	VFMSUB231PS      Z4, Z2, Z8
+	VFMSUB231PS      Z4, Z3, Z9
+	VFMADD231PS      Z5, Z2, Z8
+	VFMADD231PS      Z5, Z3, Z9
+	VMULPS.BCST      kconst<>+6464(SB), Z6, Z10
+	VMULPS.BCST      kconst<>+6464(SB), Z7, Z11
+	VRNDSCALEPS      $0x08, Z10, Z10
+	VRNDSCALEPS      $0x08, Z11, Z11
+	VXORPS.BCST      kconst<>+11008(SB), Z6, Z6
+	VXORPS.BCST      kconst<>+11008(SB), Z7, Z7
+	VFNMADD231PS     kconst<>+6592(SB), Z10, Z6
+	VFNMADD231PS     kconst<>+6592(SB), Z11, Z7
+	VXORPS.BCST      kconst<>+11008(SB), Z8, Z8
+	VXORPS.BCST      kconst<>+11008(SB), Z9, Z9
+	VFNMADD231PS     kconst<>+6656(SB), Z10, Z8
+	VFNMADD231PS     kconst<>+6656(SB), Z11, Z9
+	VCVTTPS2DQ       Z10, Z10
+	VCVTTPS2DQ       Z11, Z11
+	VBROADCASTSS     kconst<>+12544(SB), Z12
+	VBROADCASTSS     kconst<>+12544(SB), Z13
+	VFMADD213PS.BCST kconst<>+12608(SB), Z6, Z12
+	VFMADD213PS.BCST kconst<>+12608(SB), Z7, Z13
+	VFMADD213PS.BCST kconst<>+12672(SB), Z6, Z12
+	VFMADD213PS.BCST kconst<>+12672(SB), Z7, Z13
+	VFMADD213PS.BCST kconst<>+12736(SB), Z6, Z12
+	VFMADD213PS.BCST kconst<>+12736(SB), Z7, Z13
+	VFMADD213PS.BCST kconst<>+12800(SB), Z6, Z12
+	VFMADD213PS.BCST kconst<>+12800(SB), Z7, Z13
+	VMULPS           Z6, Z6, Z14
+	VMULPS           Z7, Z7, Z15
+	VMULPS           Z12, Z14, Z12
+	VMULPS           Z13, Z15, Z13
+	VMULPS           Z8, Z8, Z14
+	VMULPS           Z9, Z9, Z15
+	VBROADCASTSS     kconst<>+12736(SB), Z16
+	VBROADCASTSS     kconst<>+12736(SB), Z17
+	VFMADD213PS.BCST kconst<>+12800(SB), Z8, Z16
+	VFMADD213PS.BCST kconst<>+12800(SB), Z9, Z17
+	VFMADD231PS      Z16, Z14, Z8
+	VFMADD231PS      Z17, Z15, Z9
+	VADDPS.BCST      kconst<>+7040(SB), Z6, Z14
+	VADDPS.BCST      kconst<>+7040(SB), Z7, Z15
+	VADDPS           Z12, Z14, Z14
+	VADDPS           Z13, Z15, Z15
+	VFMADD231PS      Z14, Z8, Z12
+	VFMADD231PS      Z15, Z9, Z13
+	VPERMPS          kconst<>+14976(SB), Z10, Z8
+	VPERMPS          kconst<>+14976(SB), Z11, Z9
+	VPERMPS          kconst<>+15040(SB), Z10, Z14
+	VPERMPS          kconst<>+15040(SB), Z11, Z15
+	VMULPS           Z6, Z8, Z16
+	VMULPS           Z7, Z9, Z17
+	VMOVAPS          Z16, Z18
+	VMOVAPS          Z17, Z19
+	VFMSUB231PS      Z6, Z8, Z18
+	VFMSUB231PS      Z7, Z9, Z19
+	VADDPS           Z16, Z8, Z20
+	VADDPS           Z17, Z9, Z21
+	VSUBPS           Z8, Z20, Z22
+	VSUBPS           Z9, Z21, Z23
+	VSUBPS           Z22, Z16, Z16
+	VSUBPS           Z23, Z17, Z17
+	VMOVAPS          Z14, Z22
+	VMOVAPS          Z15, Z23
+	VFMADD231PS      Z6, Z14, Z22
+	VFMADD231PS      Z7, Z15, Z23
+	VMOVAPS          Z22, Z6
+	VMOVAPS          Z23, Z7
+	VFMADD231PS      Z12, Z8, Z6
+	VFMADD231PS      Z13, Z9, Z7
+	VADDPS           Z18, Z6, Z6
+	VADDPS           Z19, Z7, Z7
+	VADDPS           Z16, Z6, Z6
+	VADDPS           Z17, Z7, Z7
+	VADDPS           Z6, Z20, Z8
+	VADDPS           Z7, Z21, Z9
+	VSUBPS           Z20, Z8, Z12
+	VSUBPS           Z21, Z9, Z13
+	VSUBPS           Z12, Z6, Z6
+	VSUBPS           Z13, Z7, Z7
+	VPSRAD           $0x03, Z10, Z10
+	VPSRAD           $0x03, Z11, Z11
+	VPADDD.BCST      kconst<>+10944(SB), Z10, Z10
+	VPADDD.BCST      kconst<>+10944(SB), Z11, Z11
+	VPSLLD           $0x17, Z10, Z10
+	VPSLLD           $0x17, Z11, Z11
+	VMULPS           Z10, Z8, Z12
+	VMULPS           Z11, Z9, Z13
+	VMULPS           Z10, Z6, Z14
+	VMULPS           Z11, Z7, Z15
+	VADDPS.BCST      kconst<>+7040(SB), Z12, Z16
+	VADDPS.BCST      kconst<>+7040(SB), Z13, Z17
+	VBROADCASTSS     kconst<>+7040(SB), Z18
+	VSUBPS           Z16, Z18, Z19
+	VSUBPS           Z17, Z18, Z18
+	VADDPS           Z12, Z19, Z12
+	VADDPS           Z13, Z18, Z13
+	VADDPS           Z14, Z12, Z12
+	VADDPS           Z15, Z13, Z13
+	VBROADCASTSS     kconst<>+7040(SB), Z14
+	VDIVPS           Z16, Z14, Z15
+	VDIVPS           Z17, Z14, Z14
+	VMOVAPS          Z15, Z18
+	VMOVAPS          Z14, Z19
+	VFNMADD213PS     kconst<>+7040(SB), Z16, Z18
+	VFNMADD213PS     kconst<>+7040(SB), Z17, Z19
+	VMOVAPS          Z18, Z16
+	VMOVAPS          Z19, Z17
+	VFNMADD231PS     Z12, Z15, Z16
+	VFNMADD231PS     Z13, Z14, Z17
+	VMULPS           Z16, Z15, Z12
+	VMULPS           Z17, Z14, Z13
+	VMULPS           Z4, Z2, Z16
+	VMULPS           Z4, Z3, Z17
+	VMOVAPS          Z16, Z18
+	VMOVAPS          Z17, Z19
+	VFMSUB231PS      Z4, Z2, Z18
+	VFMSUB231PS      Z4, Z3, Z19
+	VMOVAPS          Z18, Z4
+	VMOVAPS          Z19, Z18
+	VFMADD231PS      Z5, Z2, Z4
+	VFMADD231PS      Z5, Z3, Z18
+	VMULPS           Z15, Z16, Z2
+	VMULPS           Z14, Z17, Z3
+	VMOVAPS          Z2, Z5
+	VMOVAPS          Z3, Z19
+	VFMSUB231PS      Z15, Z16, Z5
+	VFMSUB231PS      Z14, Z17, Z19
+	VFMADD231PS      Z15, Z4, Z5
+	VFMADD231PS      Z14, Z18, Z19
+	VMOVAPS          Z5, Z4
+	VMOVAPS          Z19, Z5
+	VFMADD231PS      Z12, Z16, Z4
+	VFMADD231PS      Z13, Z17, Z5
+	VADDPS.BCST      kconst<>+13376(SB), Z2, Z16
+	VADDPS.BCST      kconst<>+13376(SB), Z3, Z17
+	VSUBPS           Z2, Z16, Z18
+	VSUBPS           Z3, Z17, Z19
+	VSUBPS           Z18, Z16, Z20
+	VSUBPS           Z19, Z17, Z21
+	VSUBPS           Z20, Z2, Z2
+	VSUBPS           Z21, Z3, Z3
+	VBROADCASTSS     kconst<>+13376(SB), Z20
+	VSUBPS           Z18, Z20, Z18
+	VSUBPS           Z19, Z20, Z19
+	VADDPS           Z18, Z2, Z2
+	VADDPS           Z19, Z3, Z3
+	VADDPS           Z4, Z2, Z2
+	VADDPS           Z5, Z3, Z3
+	VADDPS           Z2, Z16, Z4
+	VADDPS           Z3, Z17, Z5
+	VSUBPS           Z16, Z4, Z16
+	VSUBPS           Z17, Z5, Z17
+	VSUBPS           Z16, Z2, Z2
+	VSUBPS           Z17, Z3, Z3
+	VMULPS           Z15, Z8, Z16
+	VMULPS           Z14, Z9, Z17
+	VMOVAPS          Z16, Z18
+	VMOVAPS          Z17, Z19
+	VFMSUB231PS      Z15, Z8, Z18
+	VFMSUB231PS      Z14, Z9, Z19
+	VFMADD231PS      Z15, Z6, Z18
+	VFMADD231PS      Z14, Z7, Z19
+	VMOVAPS          Z18, Z6
+	VMOVAPS          Z19, Z7
+	VFMADD231PS      Z12, Z8, Z6
+	VFMADD231PS      Z13, Z9, Z7
+	VMULPS           Z4, Z16, Z8
+	VMULPS           Z5, Z17, Z9
+	VMOVAPS          Z8, Z12
+	VMOVAPS          Z9, Z13
+	VFMSUB231PS      Z4, Z16, Z12
+	VFMSUB231PS      Z5, Z17, Z13
+	VFMADD231PS      Z4, Z6, Z12
+	VFMADD231PS      Z5, Z7, Z13
+	VMOVAPS          Z12, Z4
+	VMOVAPS          Z13, Z5
+	VFMADD231PS      Z2, Z16, Z4
+	VFMADD231PS      Z3, Z17, Z5
+	VCMPPS.BCST      $0x12, kconst<>+14720(SB), Z0, K3
+	VCMPPS.BCST      $0x12, kconst<>+14720(SB), Z1, K4
+	VMOVAPS.Z        Z10, K3, Z2
+	VMOVAPS.Z        Z11, K4, Z3
+	VMULPS           Z2, Z8, Z6
+	VMULPS           Z3, Z9, Z7
+	VMULPS           Z2, Z4, Z2
+	VMULPS           Z3, Z5, Z3
+	VANDPS.BCST      kconst<>+11008(SB), Z0, Z4
+	VANDPS.BCST      kconst<>+11008(SB), Z1, Z5
+	VXORPS           Z4, Z6, Z6
+	VXORPS           Z5, Z7, Z7
+	VXORPS           Z4, Z2, Z2
+	VXORPS           Z5, Z3, Z3
+	VPMOVD2M         Z0, K3
+	VPMOVD2M         Z1, K4
+	VBROADCASTSS     kconst<>+7040(SB), Z4
+	VBROADCASTSS     kconst<>+7040(SB), Z5
+	VBLENDMPS        kconst<>+11008(SB), Z4, K3, Z4
+	VBLENDMPS        kconst<>+11008(SB), Z5, K4, Z5
+	VADDPS           Z6, Z4, Z8
+	VADDPS           Z7, Z5, Z9
+	VSUBPS           Z8, Z4, Z4
+	VSUBPS           Z9, Z5, Z5
+	VADDPS           Z6, Z4, Z4
+	VADDPS           Z7, Z5, Z5
+	VADDPS           Z2, Z4, Z2
+	VADDPS           Z3, Z5, Z3
+	VCMPPS.BCST      $0x19, kconst<>+14912(SB), Z0, K3
+	VCMPPS.BCST      $0x19, kconst<>+14912(SB), Z1, K4
+	VADDPS.BCST      kconst<>+15104(SB), Z0, Z0
+	VADDPS.BCST      kconst<>+15104(SB), Z1, Z1
+	VANDPS.BCST      kconst<>+6336(SB), Z0, Z0
+	VANDPS.BCST      kconst<>+6336(SB), Z1, Z1
+	VCMPPS.BCST      $0x11, kconst<>+15168(SB), Z0, K5
+	VCMPPS.BCST      $0x11, kconst<>+15168(SB), Z1, K6
+	KORW             K5, K3, K3
+	KORW             K6, K4, K4
+	CMPQ             BX, $0x00000010
+	JB               SiLULane32AVX512D1_load2_0_masked
+	VMOVUPS          (DX), Z0
+	JMP              SiLULane32AVX512D1_load2_0_done
+
+SiLULane32AVX512D1_load2_0_masked:
+	VMOVUPS.Z (DX), K1, Z0
+
+SiLULane32AVX512D1_load2_0_done:
+	CMPQ    BX, $0x00000020
+	JB      SiLULane32AVX512D1_load2_1_masked
+	VMOVUPS 64(DX), Z1
+	JMP     SiLULane32AVX512D1_load2_1_done
+
+SiLULane32AVX512D1_load2_1_masked:
+	VMOVUPS.Z 64(DX), K2, Z1
+
+SiLULane32AVX512D1_load2_1_done:
+	VGETMANTPS  $0x00, Z0, Z4
+	VGETEXPPS   Z0, Z5
+	VGETMANTPS  $0x00, Z1, Z0
+	VGETEXPPS   Z1, Z1
+	VMULPS      Z2, Z4, Z2
+	VMULPS      Z3, Z0, Z3
+	VFMADD231PS Z8, Z4, Z2
+	VFMADD231PS Z9, Z0, Z3
+	VSCALEFPS   Z5, Z2, Z0
+	VSCALEFPS   Z1, Z3, Z1
+	KANDW       K1, K3, K3
+	KMOVW       K3, R10
+	MOVW        R10, (DI)
+	KANDNW      K1, K3, K1
+	ORL         R10, R8
+	KANDW       K2, K4, K4
+	KMOVW       K4, R10
+	MOVW        R10, 2(DI)
+	KANDNW      K2, K4, K2
+	ORL         R10, R8
+	CMPB        SI, $0x00
+	JE          SiLULane32AVX512D1_plain
+	KORTESTW    K1, K1
+	JCC         SiLULane32AVX512D1_add0_masked
+	VADDPS      (AX), Z0, Z2
+	VMOVUPS     Z2, (AX)
+	JMP         SiLULane32AVX512D1_add0_done
+
+SiLULane32AVX512D1_add0_masked:
+	VMOVUPS.Z (AX), K1, Z2
+	VADDPS    Z0, Z2, Z2
+	VMOVUPS   Z2, K1, (AX)
+
+SiLULane32AVX512D1_add0_done:
+	KORTESTW K2, K2
+	JCC      SiLULane32AVX512D1_add1_masked
+	VADDPS   64(AX), Z1, Z0
+	VMOVUPS  Z0, 64(AX)
+	JMP      SiLULane32AVX512D1_add1_done
+
+SiLULane32AVX512D1_add1_masked:
+	VMOVUPS.Z 64(AX), K2, Z0
+	VADDPS    Z1, Z0, Z0
+	VMOVUPS   Z0, K2, 64(AX)
+
+SiLULane32AVX512D1_add1_done:
+	JMP SiLULane32AVX512D1_next
 
 SiLULane32AVX512D1_plain:
+	KORTESTW K1, K1
+	JCC      SiLULane32AVX512D1_store0_masked
+	VMOVUPS  Z0, (AX)
+	JMP      SiLULane32AVX512D1_store0_done
+
+SiLULane32AVX512D1_store0_masked:
 	VMOVUPS Z0, K1, (AX)
+
+SiLULane32AVX512D1_store0_done:
+	KORTESTW K2, K2
+	JCC      SiLULane32AVX512D1_store1_masked
+	VMOVUPS  Z1, 64(AX)
+	JMP      SiLULane32AVX512D1_store1_done
+
+SiLULane32AVX512D1_store1_masked:
 	VMOVUPS Z1, K2, 64(AX)
 
+SiLULane32AVX512D1_store1_done:
 SiLULane32AVX512D1_next:
 	ADDQ    $0x00000080, AX
 	ADDQ    $0x00000080, CX
@@ -9123,316 +9493,378 @@ TEXT ·SiLULane32AVX512D2(SB), NOSPLIT, $0-113
 	MOVL $0x0000ffff, R9
 
 SiLULane32AVX512D2_loop:
-	TESTQ     BX, BX
-	JZ        SiLULane32AVX512D2_done
-	MOVQ      BX, R10
-	MOVQ      $0x00000010, R11
-	CMPQ      R10, R11
-	CMOVQLT   R10, R11
-	BZHIL     R11, R9, R12
-	KMOVW     R12, K1
-	SUBQ      R11, R10
-	MOVQ      $0x00000010, R11
-	CMPQ      R10, R11
-	CMOVQLT   R10, R11
-	BZHIL     R11, R9, R10
-	KMOVW     R10, K2
+	TESTQ   BX, BX
+	JZ      SiLULane32AVX512D2_done
+	MOVQ    BX, R10
+	MOVQ    $0x00000010, R11
+	CMPQ    R10, R11
+	CMOVQLT R10, R11
+	BZHIL   R11, R9, R12
+	KMOVW   R12, K1
+	SUBQ    R11, R10
+	MOVQ    $0x00000010, R11
+	CMPQ    R10, R11
+	CMOVQLT R10, R11
+	BZHIL   R11, R9, R10
+	KMOVW   R10, K2
+	CMPQ    BX, $0x00000010
+	JB      SiLULane32AVX512D2_load1_0_masked
+	VMOVUPS (CX), Z0
+	JMP     SiLULane32AVX512D2_load1_0_done
+
+SiLULane32AVX512D2_load1_0_masked:
 	VMOVUPS.Z (CX), K1, Z0
+
+SiLULane32AVX512D2_load1_0_done:
+	CMPQ    BX, $0x00000020
+	JB      SiLULane32AVX512D2_load1_1_masked
+	VMOVUPS 64(CX), Z1
+	JMP     SiLULane32AVX512D2_load1_1_done
+
+SiLULane32AVX512D2_load1_1_masked:
 	VMOVUPS.Z 64(CX), K2, Z1
 
+SiLULane32AVX512D2_load1_1_done:
 	// SiLU f^(2), float32 lanes
-	VANDPS       kconst<>+6336(SB), Z0, Z0
-	VANDPS       kconst<>+6336(SB), Z1, Z1
-	VMINPS       kconst<>+14464(SB), Z0, Z2
-	VMINPS       kconst<>+14464(SB), Z1, Z3
-	VMULPS       Z2, Z2, Z4
-	VMULPS       Z3, Z3, Z4
-	VMOVUPS      kconst<>+8064(SB), Z4
-	VMOVUPS      kconst<>+960(SB), Z5
-	VMULPS       Z4, Z2, Z6
-	VMULPS       Z4, Z3, Z7
-	VMOVAPS      Z6, Z8
-	VMOVAPS      Z7, Z9
-	VFMSUB231PS  Z4, Z2, Z8
-	VFMSUB231PS  Z4, Z3, Z9
-	VFMADD231PS  Z5, Z2, Z8
-	VFMADD231PS  Z5, Z3, Z9
-	VMULPS       kconst<>+12352(SB), Z6, Z10
-	VMULPS       kconst<>+12352(SB), Z7, Z11
-	VRNDSCALEPS  $0x08, Z10, Z10
-	VRNDSCALEPS  $0x08, Z11, Z11
-	VXORPS       kconst<>+8256(SB), Z6, Z6
-	VXORPS       kconst<>+8256(SB), Z7, Z7
-	VFNMADD231PS kconst<>+12416(SB), Z10, Z6
-	VFNMADD231PS kconst<>+12416(SB), Z11, Z7
-	VXORPS       kconst<>+8256(SB), Z8, Z8
-	VXORPS       kconst<>+8256(SB), Z9, Z9
-	VFNMADD231PS kconst<>+12480(SB), Z10, Z8
-	VFNMADD231PS kconst<>+12480(SB), Z11, Z9
-	VCVTTPS2DQ   Z10, Z10
-	VCVTTPS2DQ   Z11, Z11
-	VMOVUPS      kconst<>+12544(SB), Z12
-	VMOVUPS      kconst<>+12544(SB), Z13
-	VFMADD213PS  kconst<>+7808(SB), Z6, Z12
-	VFMADD213PS  kconst<>+7808(SB), Z7, Z13
-	VFMADD213PS  kconst<>+7872(SB), Z6, Z12
-	VFMADD213PS  kconst<>+7872(SB), Z7, Z13
-	VFMADD213PS  kconst<>+7936(SB), Z6, Z12
-	VFMADD213PS  kconst<>+7936(SB), Z7, Z13
-	VFMADD213PS  kconst<>+8000(SB), Z6, Z12
-	VFMADD213PS  kconst<>+8000(SB), Z7, Z13
-	VMULPS       Z6, Z6, Z14
-	VMULPS       Z7, Z7, Z15
-	VMULPS       Z12, Z14, Z12
-	VMULPS       Z13, Z15, Z13
-	VMULPS       Z8, Z8, Z14
-	VMULPS       Z9, Z9, Z15
-	VMOVUPS      kconst<>+7936(SB), Z16
-	VMOVUPS      kconst<>+7936(SB), Z17
-	VFMADD213PS  kconst<>+8000(SB), Z8, Z16
-	VFMADD213PS  kconst<>+8000(SB), Z9, Z17
-	VFMADD231PS  Z16, Z14, Z8
-	VFMADD231PS  Z17, Z15, Z9
-	VADDPS       kconst<>+8064(SB), Z6, Z14
-	VADDPS       kconst<>+8064(SB), Z7, Z15
-	VADDPS       Z12, Z14, Z14
-	VADDPS       Z13, Z15, Z15
-	VFMADD231PS  Z14, Z8, Z12
-	VFMADD231PS  Z15, Z9, Z13
-	VPERMPS      kconst<>+14976(SB), Z10, Z8
-	VPERMPS      kconst<>+14976(SB), Z11, Z9
-	VPERMPS      kconst<>+15040(SB), Z10, Z14
-	VPERMPS      kconst<>+15040(SB), Z11, Z15
-	VMULPS       Z6, Z8, Z16
-	VMULPS       Z7, Z9, Z17
-	VMOVAPS      Z16, Z18
-	VMOVAPS      Z17, Z19
-	VFMSUB231PS  Z6, Z8, Z18
-	VFMSUB231PS  Z7, Z9, Z19
-	VADDPS       Z16, Z8, Z20
-	VADDPS       Z17, Z9, Z21
-	VSUBPS       Z8, Z20, Z22
-	VSUBPS       Z9, Z21, Z23
-	VSUBPS       Z22, Z16, Z16
-	VSUBPS       Z23, Z17, Z17
-	VMOVAPS      Z14, Z22
-	VMOVAPS      Z15, Z23
-	VFMADD231PS  Z6, Z14, Z22
-	VFMADD231PS  Z7, Z15, Z23
-	VMOVAPS      Z22, Z6
-	VMOVAPS      Z23, Z7
-	VFMADD231PS  Z12, Z8, Z6
-	VFMADD231PS  Z13, Z9, Z7
-	VADDPS       Z18, Z6, Z6
-	VADDPS       Z19, Z7, Z7
-	VADDPS       Z16, Z6, Z6
-	VADDPS       Z17, Z7, Z7
-	VADDPS       Z6, Z20, Z8
-	VADDPS       Z7, Z21, Z9
-	VSUBPS       Z20, Z8, Z12
-	VSUBPS       Z21, Z9, Z13
-	VSUBPS       Z12, Z6, Z6
-	VSUBPS       Z13, Z7, Z7
-	VPSRAD       $0x03, Z10, Z10
-	VPSRAD       $0x03, Z11, Z11
-	VPADDD       kconst<>+8320(SB), Z10, Z10
-	VPADDD       kconst<>+8320(SB), Z11, Z11
-	VPSLLD       $0x17, Z10, Z10
-	VPSLLD       $0x17, Z11, Z11
-	VMULPS       Z10, Z8, Z12
-	VMULPS       Z11, Z9, Z13
-	VMULPS       Z10, Z6, Z14
-	VMULPS       Z11, Z7, Z15
-	VADDPS       kconst<>+8064(SB), Z12, Z16
-	VADDPS       kconst<>+8064(SB), Z13, Z17
-	VMOVUPS      kconst<>+8064(SB), Z18
-	VSUBPS       Z16, Z18, Z19
-	VSUBPS       Z17, Z18, Z18
-	VADDPS       Z12, Z19, Z19
-	VADDPS       Z13, Z18, Z18
-	VADDPS       Z14, Z19, Z19
-	VADDPS       Z15, Z18, Z18
-	VMOVUPS      kconst<>+8064(SB), Z20
-	VDIVPS       Z16, Z20, Z21
-	VDIVPS       Z17, Z20, Z20
-	VMOVAPS      Z21, Z22
-	VMOVAPS      Z20, Z23
-	VFNMADD213PS kconst<>+8064(SB), Z16, Z22
-	VFNMADD213PS kconst<>+8064(SB), Z17, Z23
-	VMOVAPS      Z22, Z16
-	VMOVAPS      Z23, Z17
-	VFNMADD231PS Z19, Z21, Z16
-	VFNMADD231PS Z18, Z20, Z17
-	VMULPS       Z16, Z21, Z16
-	VMULPS       Z17, Z20, Z17
-	VADDPS       Z4, Z4, Z18
-	VADDPS       Z4, Z4, Z19
-	VADDPS       Z5, Z5, Z22
-	VADDPS       Z5, Z5, Z23
-	VMOVUPS      kconst<>+8064(SB), Z24
-	VSUBPS       Z12, Z24, Z25
-	VSUBPS       Z13, Z24, Z24
-	VMOVUPS      kconst<>+8064(SB), Z26
-	VSUBPS       Z25, Z26, Z27
-	VSUBPS       Z24, Z26, Z26
-	VSUBPS       Z12, Z27, Z12
-	VSUBPS       Z13, Z26, Z13
-	VSUBPS       Z14, Z12, Z12
-	VSUBPS       Z15, Z13, Z13
-	VMULPS       Z4, Z4, Z14
-	VMULPS       Z4, Z4, Z15
-	VMOVAPS      Z14, Z26
-	VMOVAPS      Z15, Z27
-	VFMSUB231PS  Z4, Z4, Z26
-	VFMSUB231PS  Z4, Z4, Z27
-	VFMADD231PS  Z4, Z5, Z26
-	VFMADD231PS  Z4, Z5, Z27
-	VFMADD231PS  Z5, Z4, Z26
-	VFMADD231PS  Z5, Z4, Z27
-	VMULPS       Z25, Z14, Z4
-	VMULPS       Z24, Z15, Z5
-	VMOVAPS      Z4, Z28
-	VMOVAPS      Z5, Z29
-	VFMSUB231PS  Z25, Z14, Z28
-	VFMSUB231PS  Z24, Z15, Z29
-	VFMADD231PS  Z25, Z26, Z28
-	VFMADD231PS  Z24, Z27, Z29
-	VMOVAPS      Z28, Z24
-	VMOVAPS      Z29, Z25
-	VFMADD231PS  Z12, Z14, Z24
-	VFMADD231PS  Z13, Z15, Z25
-	VMULPS       Z21, Z4, Z12
-	VMULPS       Z20, Z5, Z13
-	VMOVAPS      Z12, Z14
-	VMOVAPS      Z13, Z15
-	VFMSUB231PS  Z21, Z4, Z14
-	VFMSUB231PS  Z20, Z5, Z15
-	VFMADD231PS  Z21, Z24, Z14
-	VFMADD231PS  Z20, Z25, Z15
-	VFMADD231PS  Z16, Z4, Z14
-	VFMADD231PS  Z17, Z5, Z15
-	VMULPS       Z12, Z2, Z4
-	VMULPS       Z13, Z3, Z5
-	VMOVAPS      Z4, Z24
-	VMOVAPS      Z5, Z25
-	VFMSUB231PS  Z12, Z2, Z24
-	VFMSUB231PS  Z13, Z3, Z25
-	VMOVAPS      Z24, Z12
-	VMOVAPS      Z25, Z13
-	VFMADD231PS  Z14, Z2, Z12
-	VFMADD231PS  Z15, Z3, Z13
-	VXORPS       kconst<>+8256(SB), Z4, Z2
-	VXORPS       kconst<>+8256(SB), Z5, Z3
-	VADDPS       Z2, Z18, Z4
-	VADDPS       Z3, Z19, Z5
-	VSUBPS       Z18, Z4, Z14
-	VSUBPS       Z19, Z5, Z15
-	VSUBPS       Z14, Z4, Z24
-	VSUBPS       Z15, Z5, Z25
-	VSUBPS       Z24, Z18, Z18
-	VSUBPS       Z25, Z19, Z19
-	VSUBPS       Z14, Z2, Z2
-	VSUBPS       Z15, Z3, Z3
-	VADDPS       Z2, Z18, Z2
-	VADDPS       Z3, Z19, Z3
-	VSUBPS       Z12, Z22, Z12
-	VSUBPS       Z13, Z23, Z13
-	VADDPS       Z12, Z2, Z2
-	VADDPS       Z13, Z3, Z3
-	VADDPS       Z2, Z4, Z12
-	VADDPS       Z3, Z5, Z13
-	VSUBPS       Z4, Z12, Z4
-	VSUBPS       Z5, Z13, Z5
-	VSUBPS       Z4, Z2, Z2
-	VSUBPS       Z5, Z3, Z3
-	VMULPS       Z21, Z8, Z4
-	VMULPS       Z20, Z9, Z5
-	VMOVAPS      Z4, Z14
-	VMOVAPS      Z5, Z15
-	VFMSUB231PS  Z21, Z8, Z14
-	VFMSUB231PS  Z20, Z9, Z15
-	VFMADD231PS  Z21, Z6, Z14
-	VFMADD231PS  Z20, Z7, Z15
-	VMOVAPS      Z14, Z6
-	VMOVAPS      Z15, Z7
-	VFMADD231PS  Z16, Z8, Z6
-	VFMADD231PS  Z17, Z9, Z7
-	VMULPS       Z21, Z4, Z8
-	VMULPS       Z20, Z5, Z9
-	VMOVAPS      Z8, Z14
-	VMOVAPS      Z9, Z15
-	VFMSUB231PS  Z21, Z4, Z14
-	VFMSUB231PS  Z20, Z5, Z15
-	VFMADD231PS  Z21, Z6, Z14
-	VFMADD231PS  Z20, Z7, Z15
-	VMOVAPS      Z14, Z6
-	VMOVAPS      Z15, Z7
-	VFMADD231PS  Z16, Z4, Z6
-	VFMADD231PS  Z17, Z5, Z7
-	VMULPS       Z12, Z8, Z4
-	VMULPS       Z13, Z9, Z5
-	VMOVAPS      Z4, Z14
-	VMOVAPS      Z5, Z15
-	VFMSUB231PS  Z12, Z8, Z14
-	VFMSUB231PS  Z13, Z9, Z15
-	VFMADD231PS  Z12, Z6, Z14
-	VFMADD231PS  Z13, Z7, Z15
-	VMOVAPS      Z14, Z6
-	VMOVAPS      Z15, Z7
-	VFMADD231PS  Z2, Z8, Z6
-	VFMADD231PS  Z3, Z9, Z7
-	VMULPS       Z10, Z4, Z2
-	VMULPS       Z11, Z5, Z3
-	VMULPS       Z10, Z6, Z4
-	VMULPS       Z11, Z7, Z5
-	VCMPPS       $0x16, kconst<>+14464(SB), Z0, K3
-	VCMPPS       $0x16, kconst<>+14464(SB), Z1, K4
-	VSUBPS       kconst<>+15104(SB), Z0, Z0
-	VSUBPS       kconst<>+15104(SB), Z1, Z1
-	VANDPS       kconst<>+6336(SB), Z0, Z0
-	VANDPS       kconst<>+6336(SB), Z1, Z1
-	VCMPPS       $0x11, kconst<>+15168(SB), Z0, K5
-	VCMPPS       $0x11, kconst<>+15168(SB), Z1, K6
-	KORW         K5, K3, K3
-	KORW         K6, K4, K4
-	VMOVUPS.Z    (DX), K1, Z0
-	VMOVUPS.Z    64(DX), K2, Z1
-	VMULPS       Z2, Z0, Z6
-	VMULPS       Z3, Z1, Z7
-	VMULPS       Z4, Z0, Z4
-	VMULPS       Z5, Z1, Z5
-	VFMADD231PS  Z2, Z0, Z4
-	VFMADD231PS  Z3, Z1, Z5
-	VCMPPS       $0x03, Z4, Z4, K5
-	VCMPPS       $0x03, Z5, Z5, K6
-	VMOVAPS      Z4, Z0
-	VMOVAPS      Z5, Z1
-	VBLENDMPS    Z6, Z0, K5, Z0
-	VBLENDMPS    Z7, Z1, K6, Z1
-	KANDW        K1, K3, K3
-	KMOVW        K3, R10
-	MOVW         R10, (DI)
-	KANDNW       K1, K3, K1
-	ORL          R10, R8
-	KANDW        K2, K4, K4
-	KMOVW        K4, R10
-	MOVW         R10, 2(DI)
-	KANDNW       K2, K4, K2
-	ORL          R10, R8
-	CMPB         SI, $0x00
-	JE           SiLULane32AVX512D2_plain
-	VMOVUPS.Z    (AX), K1, Z2
-	VADDPS       Z0, Z2, Z2
-	VMOVUPS      Z2, K1, (AX)
-	VMOVUPS.Z    64(AX), K2, Z0
-	VADDPS       Z1, Z0, Z0
-	VMOVUPS      Z0, K2, 64(AX)
-	JMP          SiLULane32AVX512D2_next
+	VANDPS.BCST      kconst<>+6336(SB), Z0, Z0
+	VANDPS.BCST      kconst<>+6336(SB), Z1, Z1
+	VMINPS.BCST      kconst<>+14720(SB), Z0, Z2
+	VMINPS.BCST      kconst<>+14720(SB), Z1, Z3
+	VMULPS           Z2, Z2, Z4
+	VMULPS           Z3, Z3, Z4
+	VBROADCASTSS     kconst<>+7040(SB), Z4
+	VBROADCASTSS     kconst<>+960(SB), Z5
+	VMULPS           Z4, Z2, Z6
+	VMULPS           Z4, Z3, Z7
+	VMOVAPS          Z6, Z8
+	VMOVAPS          Z7, Z9
+	VFMSUB231PS      Z4, Z2, Z8
+	VFMSUB231PS      Z4, Z3, Z9
+	VFMADD231PS      Z5, Z2, Z8
+	VFMADD231PS      Z5, Z3, Z9
+	VMULPS.BCST      kconst<>+6464(SB), Z6, Z10
+	VMULPS.BCST      kconst<>+6464(SB), Z7, Z11
+	VRNDSCALEPS      $0x08, Z10, Z10
+	VRNDSCALEPS      $0x08, Z11, Z11
+	VXORPS.BCST      kconst<>+11008(SB), Z6, Z6
+	VXORPS.BCST      kconst<>+11008(SB), Z7, Z7
+	VFNMADD231PS     kconst<>+6592(SB), Z10, Z6
+	VFNMADD231PS     kconst<>+6592(SB), Z11, Z7
+	VXORPS.BCST      kconst<>+11008(SB), Z8, Z8
+	VXORPS.BCST      kconst<>+11008(SB), Z9, Z9
+	VFNMADD231PS     kconst<>+6656(SB), Z10, Z8
+	VFNMADD231PS     kconst<>+6656(SB), Z11, Z9
+	VCVTTPS2DQ       Z10, Z10
+	VCVTTPS2DQ       Z11, Z11
+	VBROADCASTSS     kconst<>+12544(SB), Z12
+	VBROADCASTSS     kconst<>+12544(SB), Z13
+	VFMADD213PS.BCST kconst<>+12608(SB), Z6, Z12
+	VFMADD213PS.BCST kconst<>+12608(SB), Z7, Z13
+	VFMADD213PS.BCST kconst<>+12672(SB), Z6, Z12
+	VFMADD213PS.BCST kconst<>+12672(SB), Z7, Z13
+	VFMADD213PS.BCST kconst<>+12736(SB), Z6, Z12
+	VFMADD213PS.BCST kconst<>+12736(SB), Z7, Z13
+	VFMADD213PS.BCST kconst<>+12800(SB), Z6, Z12
+	VFMADD213PS.BCST kconst<>+12800(SB), Z7, Z13
+	VMULPS           Z6, Z6, Z14
+	VMULPS           Z7, Z7, Z15
+	VMULPS           Z12, Z14, Z12
+	VMULPS           Z13, Z15, Z13
+	VMULPS           Z8, Z8, Z14
+	VMULPS           Z9, Z9, Z15
+	VBROADCASTSS     kconst<>+12736(SB), Z16
+	VBROADCASTSS     kconst<>+12736(SB), Z17
+	VFMADD213PS.BCST kconst<>+12800(SB), Z8, Z16
+	VFMADD213PS.BCST kconst<>+12800(SB), Z9, Z17
+	VFMADD231PS      Z16, Z14, Z8
+	VFMADD231PS      Z17, Z15, Z9
+	VADDPS.BCST      kconst<>+7040(SB), Z6, Z14
+	VADDPS.BCST      kconst<>+7040(SB), Z7, Z15
+	VADDPS           Z12, Z14, Z14
+	VADDPS           Z13, Z15, Z15
+	VFMADD231PS      Z14, Z8, Z12
+	VFMADD231PS      Z15, Z9, Z13
+	VPERMPS          kconst<>+15232(SB), Z10, Z8
+	VPERMPS          kconst<>+15232(SB), Z11, Z9
+	VPERMPS          kconst<>+15296(SB), Z10, Z14
+	VPERMPS          kconst<>+15296(SB), Z11, Z15
+	VMULPS           Z6, Z8, Z16
+	VMULPS           Z7, Z9, Z17
+	VMOVAPS          Z16, Z18
+	VMOVAPS          Z17, Z19
+	VFMSUB231PS      Z6, Z8, Z18
+	VFMSUB231PS      Z7, Z9, Z19
+	VADDPS           Z16, Z8, Z20
+	VADDPS           Z17, Z9, Z21
+	VSUBPS           Z8, Z20, Z22
+	VSUBPS           Z9, Z21, Z23
+	VSUBPS           Z22, Z16, Z16
+	VSUBPS           Z23, Z17, Z17
+	VMOVAPS          Z14, Z22
+	VMOVAPS          Z15, Z23
+	VFMADD231PS      Z6, Z14, Z22
+	VFMADD231PS      Z7, Z15, Z23
+	VMOVAPS          Z22, Z6
+	VMOVAPS          Z23, Z7
+	VFMADD231PS      Z12, Z8, Z6
+	VFMADD231PS      Z13, Z9, Z7
+	VADDPS           Z18, Z6, Z6
+	VADDPS           Z19, Z7, Z7
+	VADDPS           Z16, Z6, Z6
+	VADDPS           Z17, Z7, Z7
+	VADDPS           Z6, Z20, Z8
+	VADDPS           Z7, Z21, Z9
+	VSUBPS           Z20, Z8, Z12
+	VSUBPS           Z21, Z9, Z13
+	VSUBPS           Z12, Z6, Z6
+	VSUBPS           Z13, Z7, Z7
+	VPSRAD           $0x03, Z10, Z10
+	VPSRAD           $0x03, Z11, Z11
+	VPADDD.BCST      kconst<>+10944(SB), Z10, Z10
+	VPADDD.BCST      kconst<>+10944(SB), Z11, Z11
+	VPSLLD           $0x17, Z10, Z10
+	VPSLLD           $0x17, Z11, Z11
+	VMULPS           Z10, Z8, Z12
+	VMULPS           Z11, Z9, Z13
+	VMULPS           Z10, Z6, Z14
+	VMULPS           Z11, Z7, Z15
+	VADDPS.BCST      kconst<>+7040(SB), Z12, Z16
+	VADDPS.BCST      kconst<>+7040(SB), Z13, Z17
+	VBROADCASTSS     kconst<>+7040(SB), Z18
+	VSUBPS           Z16, Z18, Z19
+	VSUBPS           Z17, Z18, Z18
+	VADDPS           Z12, Z19, Z19
+	VADDPS           Z13, Z18, Z18
+	VADDPS           Z14, Z19, Z19
+	VADDPS           Z15, Z18, Z18
+	VBROADCASTSS     kconst<>+7040(SB), Z20
+	VDIVPS           Z16, Z20, Z21
+	VDIVPS           Z17, Z20, Z20
+	VMOVAPS          Z21, Z22
+	VMOVAPS          Z20, Z23
+	VFNMADD213PS     kconst<>+7040(SB), Z16, Z22
+	VFNMADD213PS     kconst<>+7040(SB), Z17, Z23
+	VMOVAPS          Z22, Z16
+	VMOVAPS          Z23, Z17
+	VFNMADD231PS     Z19, Z21, Z16
+	VFNMADD231PS     Z18, Z20, Z17
+	VMULPS           Z16, Z21, Z16
+	VMULPS           Z17, Z20, Z17
+	VADDPS           Z4, Z4, Z18
+	VADDPS           Z4, Z4, Z19
+	VADDPS           Z5, Z5, Z22
+	VADDPS           Z5, Z5, Z23
+	VBROADCASTSS     kconst<>+7040(SB), Z24
+	VSUBPS           Z12, Z24, Z25
+	VSUBPS           Z13, Z24, Z24
+	VBROADCASTSS     kconst<>+7040(SB), Z26
+	VSUBPS           Z25, Z26, Z27
+	VSUBPS           Z24, Z26, Z26
+	VSUBPS           Z12, Z27, Z12
+	VSUBPS           Z13, Z26, Z13
+	VSUBPS           Z14, Z12, Z12
+	VSUBPS           Z15, Z13, Z13
+	VMULPS           Z4, Z4, Z14
+	VMULPS           Z4, Z4, Z15
+	VMOVAPS          Z14, Z26
+	VMOVAPS          Z15, Z27
+	VFMSUB231PS      Z4, Z4, Z26
+	VFMSUB231PS      Z4, Z4, Z27
+	VFMADD231PS      Z4, Z5, Z26
+	VFMADD231PS      Z4, Z5, Z27
+	VFMADD231PS      Z5, Z4, Z26
+	VFMADD231PS      Z5, Z4, Z27
+	VMULPS           Z25, Z14, Z4
+	VMULPS           Z24, Z15, Z5
+	VMOVAPS          Z4, Z28
+	VMOVAPS          Z5, Z29
+	VFMSUB231PS      Z25, Z14, Z28
+	VFMSUB231PS      Z24, Z15, Z29
+	VFMADD231PS      Z25, Z26, Z28
+	VFMADD231PS      Z24, Z27, Z29
+	VMOVAPS          Z28, Z24
+	VMOVAPS          Z29, Z25
+	VFMADD231PS      Z12, Z14, Z24
+	VFMADD231PS      Z13, Z15, Z25
+	VMULPS           Z21, Z4, Z12
+	VMULPS           Z20, Z5, Z13
+	VMOVAPS          Z12, Z14
+	VMOVAPS          Z13, Z15
+	VFMSUB231PS      Z21, Z4, Z14
+	VFMSUB231PS      Z20, Z5, Z15
+	VFMADD231PS      Z21, Z24, Z14
+	VFMADD231PS      Z20, Z25, Z15
+	VFMADD231PS      Z16, Z4, Z14
+	VFMADD231PS      Z17, Z5, Z15
+	VMULPS           Z12, Z2, Z4
+	VMULPS           Z13, Z3, Z5
+	VMOVAPS          Z4, Z24
+	VMOVAPS          Z5, Z25
+	VFMSUB231PS      Z12, Z2, Z24
+	VFMSUB231PS      Z13, Z3, Z25
+	VMOVAPS          Z24, Z12
+	VMOVAPS          Z25, Z13
+	VFMADD231PS      Z14, Z2, Z12
+	VFMADD231PS      Z15, Z3, Z13
+	VXORPS.BCST      kconst<>+11008(SB), Z4, Z2
+	VXORPS.BCST      kconst<>+11008(SB), Z5, Z3
+	VADDPS           Z2, Z18, Z4
+	VADDPS           Z3, Z19, Z5
+	VSUBPS           Z18, Z4, Z14
+	VSUBPS           Z19, Z5, Z15
+	VSUBPS           Z14, Z4, Z24
+	VSUBPS           Z15, Z5, Z25
+	VSUBPS           Z24, Z18, Z18
+	VSUBPS           Z25, Z19, Z19
+	VSUBPS           Z14, Z2, Z2
+	VSUBPS           Z15, Z3, Z3
+	VADDPS           Z2, Z18, Z2
+	VADDPS           Z3, Z19, Z3
+	VSUBPS           Z12, Z22, Z12
+	VSUBPS           Z13, Z23, Z13
+	VADDPS           Z12, Z2, Z2
+	VADDPS           Z13, Z3, Z3
+	VADDPS           Z2, Z4, Z12
+	VADDPS           Z3, Z5, Z13
+	VSUBPS           Z4, Z12, Z4
+	VSUBPS           Z5, Z13, Z5
+	VSUBPS           Z4, Z2, Z2
+	VSUBPS           Z5, Z3, Z3
+	VMULPS           Z21, Z8, Z4
+	VMULPS           Z20, Z9, Z5
+	VMOVAPS          Z4, Z14
+	VMOVAPS          Z5, Z15
+	VFMSUB231PS      Z21, Z8, Z14
+	VFMSUB231PS      Z20, Z9, Z15
+	VFMADD231PS      Z21, Z6, Z14
+	VFMADD231PS      Z20, Z7, Z15
+	VMOVAPS          Z14, Z6
+	VMOVAPS          Z15, Z7
+	VFMADD231PS      Z16, Z8, Z6
+	VFMADD231PS      Z17, Z9, Z7
+	VMULPS           Z21, Z4, Z8
+	VMULPS           Z20, Z5, Z9
+	VMOVAPS          Z8, Z14
+	VMOVAPS          Z9, Z15
+	VFMSUB231PS      Z21, Z4, Z14
+	VFMSUB231PS      Z20, Z5, Z15
+	VFMADD231PS      Z21, Z6, Z14
+	VFMADD231PS      Z20, Z7, Z15
+	VMOVAPS          Z14, Z6
+	VMOVAPS          Z15, Z7
+	VFMADD231PS      Z16, Z4, Z6
+	VFMADD231PS      Z17, Z5, Z7
+	VMULPS           Z12, Z8, Z4
+	VMULPS           Z13, Z9, Z5
+	VMOVAPS          Z4, Z14
+	VMOVAPS          Z5, Z15
+	VFMSUB231PS      Z12, Z8, Z14
+	VFMSUB231PS      Z13, Z9, Z15
+	VFMADD231PS      Z12, Z6, Z14
+	VFMADD231PS      Z13, Z7, Z15
+	VMOVAPS          Z14, Z6
+	VMOVAPS          Z15, Z7
+	VFMADD231PS      Z2, Z8, Z6
+	VFMADD231PS      Z3, Z9, Z7
+	VMULPS           Z10, Z4, Z2
+	VMULPS           Z11, Z5, Z3
+	VMULPS           Z10, Z6, Z4
+	VMULPS           Z11, Z7, Z5
+	VCMPPS.BCST      $0x16, kconst<>+14720(SB), Z0, K3
+	VCMPPS.BCST      $0x16, kconst<>+14720(SB), Z1, K4
+	VSUBPS.BCST      kconst<>+15360(SB), Z0, Z0
+	VSUBPS.BCST      kconst<>+15360(SB), Z1, Z1
+	VANDPS.BCST      kconst<>+6336(SB), Z0, Z0
+	VANDPS.BCST      kconst<>+6336(SB), Z1, Z1
+	VCMPPS.BCST      $0x11, kconst<>+15424(SB), Z0, K5
+	VCMPPS.BCST      $0x11, kconst<>+15424(SB), Z1, K6
+	KORW             K5, K3, K3
+	KORW             K6, K4, K4
+	CMPQ             BX, $0x00000010
+	JB               SiLULane32AVX512D2_load2_0_masked
+	VMOVUPS          (DX), Z0
+	JMP              SiLULane32AVX512D2_load2_0_done
+
+SiLULane32AVX512D2_load2_0_masked:
+	VMOVUPS.Z (DX), K1, Z0
+
+SiLULane32AVX512D2_load2_0_done:
+	CMPQ    BX, $0x00000020
+	JB      SiLULane32AVX512D2_load2_1_masked
+	VMOVUPS 64(DX), Z1
+	JMP     SiLULane32AVX512D2_load2_1_done
+
+SiLULane32AVX512D2_load2_1_masked:
+	VMOVUPS.Z 64(DX), K2, Z1
+
+SiLULane32AVX512D2_load2_1_done:
+	VGETMANTPS  $0x00, Z0, Z6
+	VGETEXPPS   Z0, Z7
+	VGETMANTPS  $0x00, Z1, Z0
+	VGETEXPPS   Z1, Z1
+	VMULPS      Z4, Z6, Z4
+	VMULPS      Z5, Z0, Z5
+	VFMADD231PS Z2, Z6, Z4
+	VFMADD231PS Z3, Z0, Z5
+	VSCALEFPS   Z7, Z4, Z0
+	VSCALEFPS   Z1, Z5, Z1
+	KANDW       K1, K3, K3
+	KMOVW       K3, R10
+	MOVW        R10, (DI)
+	KANDNW      K1, K3, K1
+	ORL         R10, R8
+	KANDW       K2, K4, K4
+	KMOVW       K4, R10
+	MOVW        R10, 2(DI)
+	KANDNW      K2, K4, K2
+	ORL         R10, R8
+	CMPB        SI, $0x00
+	JE          SiLULane32AVX512D2_plain
+	KORTESTW    K1, K1
+	JCC         SiLULane32AVX512D2_add0_masked
+	VADDPS      (AX), Z0, Z2
+	VMOVUPS     Z2, (AX)
+	JMP         SiLULane32AVX512D2_add0_done
+
+SiLULane32AVX512D2_add0_masked:
+	VMOVUPS.Z (AX), K1, Z2
+	VADDPS    Z0, Z2, Z2
+	VMOVUPS   Z2, K1, (AX)
+
+SiLULane32AVX512D2_add0_done:
+	KORTESTW K2, K2
+	JCC      SiLULane32AVX512D2_add1_masked
+	VADDPS   64(AX), Z1, Z0
+	VMOVUPS  Z0, 64(AX)
+	JMP      SiLULane32AVX512D2_add1_done
+
+SiLULane32AVX512D2_add1_masked:
+	VMOVUPS.Z 64(AX), K2, Z0
+	VADDPS    Z1, Z0, Z0
+	VMOVUPS   Z0, K2, 64(AX)
+
+SiLULane32AVX512D2_add1_done:
+	JMP SiLULane32AVX512D2_next
 
 SiLULane32AVX512D2_plain:
+	KORTESTW K1, K1
+	JCC      SiLULane32AVX512D2_store0_masked
+	VMOVUPS  Z0, (AX)
+	JMP      SiLULane32AVX512D2_store0_done
+
+SiLULane32AVX512D2_store0_masked:
 	VMOVUPS Z0, K1, (AX)
+
+SiLULane32AVX512D2_store0_done:
+	KORTESTW K2, K2
+	JCC      SiLULane32AVX512D2_store1_masked
+	VMOVUPS  Z1, 64(AX)
+	JMP      SiLULane32AVX512D2_store1_done
+
+SiLULane32AVX512D2_store1_masked:
 	VMOVUPS Z1, K2, 64(AX)
 
+SiLULane32AVX512D2_store1_done:
 SiLULane32AVX512D2_next:
 	ADDQ    $0x00000080, AX
 	ADDQ    $0x00000080, CX
@@ -9470,7 +9902,7 @@ GELUTanhLane32AVX2D0_loop:
 	CMOVQLT      R8, R9
 	VMOVD        R9, X0
 	VPBROADCASTD X0, Y0
-	VPCMPGTD     kconst<>+15232(SB), Y0, Y0
+	VPCMPGTD     kconst<>+15488(SB), Y0, Y0
 	CMPQ         DX, $0x00000008
 	JB           GELUTanhLane32AVX2D0_load1_0_masked
 	VMOVUPS      (CX), Y1
@@ -9482,20 +9914,20 @@ GELUTanhLane32AVX2D0_load1_0_masked:
 GELUTanhLane32AVX2D0_load1_0_done:
 	// GELUTanh f^(0), float32 lanes
 	VANDPS       kconst<>+6336(SB), Y1, Y2
-	VMINPS       kconst<>+12032(SB), Y2, Y3
+	VMINPS       kconst<>+12224(SB), Y2, Y3
 	VMULPS       Y3, Y3, Y4
-	VMOVUPS      kconst<>+12096(SB), Y5
+	VBROADCASTSS kconst<>+12288(SB), Y5
 	VMOVAPS      Y4, Y6
 	VFMSUB231PS  Y3, Y3, Y6
-	VMULPS       kconst<>+12160(SB), Y4, Y7
-	VMOVUPS      kconst<>+12160(SB), Y8
+	VMULPS       kconst<>+12352(SB), Y4, Y7
+	VBROADCASTSS kconst<>+12352(SB), Y8
 	VMOVAPS      Y7, Y9
 	VFMSUB231PS  Y8, Y4, Y9
 	VMOVAPS      Y9, Y8
-	VFMADD231PS  kconst<>+12160(SB), Y6, Y8
+	VFMADD231PS  kconst<>+12352(SB), Y6, Y8
 	VMOVAPS      Y8, Y6
-	VFMADD231PS  kconst<>+12224(SB), Y4, Y6
-	VMOVUPS      kconst<>+12288(SB), Y4
+	VFMADD231PS  kconst<>+12416(SB), Y4, Y6
+	VBROADCASTSS kconst<>+12480(SB), Y4
 	VADDPS       Y7, Y5, Y8
 	VSUBPS       Y5, Y8, Y9
 	VSUBPS       Y9, Y8, Y10
@@ -9508,29 +9940,29 @@ GELUTanhLane32AVX2D0_load1_0_done:
 	VMOVAPS      Y5, Y6
 	VFMSUB231PS  Y8, Y3, Y6
 	VFMADD231PS  Y4, Y3, Y6
-	VMULPS       kconst<>+12352(SB), Y5, Y4
+	VMULPS       kconst<>+6464(SB), Y5, Y4
 	VROUNDPS     $0x08, Y4, Y4
-	VXORPS       kconst<>+8256(SB), Y5, Y5
-	VFNMADD231PS kconst<>+12416(SB), Y4, Y5
-	VXORPS       kconst<>+8256(SB), Y6, Y6
-	VFNMADD231PS kconst<>+12480(SB), Y4, Y6
+	VXORPS       kconst<>+11008(SB), Y5, Y5
+	VFNMADD231PS kconst<>+6592(SB), Y4, Y5
+	VXORPS       kconst<>+11008(SB), Y6, Y6
+	VFNMADD231PS kconst<>+6656(SB), Y4, Y6
 	VCVTTPS2DQ   Y4, Y4
-	VMOVUPS      kconst<>+12544(SB), Y7
-	VFMADD213PS  kconst<>+7808(SB), Y5, Y7
-	VFMADD213PS  kconst<>+7872(SB), Y5, Y7
-	VFMADD213PS  kconst<>+7936(SB), Y5, Y7
-	VFMADD213PS  kconst<>+8000(SB), Y5, Y7
+	VBROADCASTSS kconst<>+12544(SB), Y7
+	VFMADD213PS  kconst<>+12608(SB), Y5, Y7
+	VFMADD213PS  kconst<>+12672(SB), Y5, Y7
+	VFMADD213PS  kconst<>+12736(SB), Y5, Y7
+	VFMADD213PS  kconst<>+12800(SB), Y5, Y7
 	VMULPS       Y5, Y5, Y8
 	VMULPS       Y7, Y8, Y7
 	VMULPS       Y6, Y6, Y8
-	VMOVUPS      kconst<>+7936(SB), Y9
-	VFMADD213PS  kconst<>+8000(SB), Y6, Y9
+	VBROADCASTSS kconst<>+12736(SB), Y9
+	VFMADD213PS  kconst<>+12800(SB), Y6, Y9
 	VFMADD231PS  Y9, Y8, Y6
-	VADDPS       kconst<>+8064(SB), Y5, Y8
+	VADDPS       kconst<>+7040(SB), Y5, Y8
 	VADDPS       Y7, Y8, Y8
 	VFMADD231PS  Y8, Y6, Y7
-	VPERMPS      kconst<>+15296(SB), Y4, Y6
-	VPERMPS      kconst<>+15360(SB), Y4, Y8
+	VPERMPS      kconst<>+15552(SB), Y4, Y6
+	VPERMPS      kconst<>+15616(SB), Y4, Y8
 	VMULPS       Y5, Y6, Y9
 	VMOVAPS      Y9, Y10
 	VFMSUB231PS  Y5, Y6, Y10
@@ -9547,19 +9979,19 @@ GELUTanhLane32AVX2D0_load1_0_done:
 	VSUBPS       Y11, Y6, Y7
 	VSUBPS       Y7, Y5, Y5
 	VPSRAD       $0x03, Y4, Y4
-	VPADDD       kconst<>+8320(SB), Y4, Y4
+	VPADDD       kconst<>+10944(SB), Y4, Y4
 	VPSLLD       $0x17, Y4, Y4
 	VMULPS       Y4, Y6, Y7
 	VMULPS       Y4, Y5, Y8
-	VADDPS       kconst<>+8064(SB), Y7, Y9
-	VMOVUPS      kconst<>+8064(SB), Y10
+	VADDPS       kconst<>+7040(SB), Y7, Y9
+	VBROADCASTSS kconst<>+7040(SB), Y10
 	VSUBPS       Y9, Y10, Y10
 	VADDPS       Y7, Y10, Y7
 	VADDPS       Y8, Y7, Y7
-	VMOVUPS      kconst<>+8064(SB), Y8
+	VBROADCASTSS kconst<>+7040(SB), Y8
 	VDIVPS       Y9, Y8, Y8
 	VMOVAPS      Y8, Y10
-	VFNMADD213PS kconst<>+8064(SB), Y9, Y10
+	VFNMADD213PS kconst<>+7040(SB), Y9, Y10
 	VMOVAPS      Y10, Y9
 	VFNMADD231PS Y7, Y8, Y9
 	VMULPS       Y9, Y8, Y7
@@ -9574,22 +10006,22 @@ GELUTanhLane32AVX2D0_load1_0_done:
 	VFMADD231PS  Y9, Y5, Y7
 	VMOVAPS      Y7, Y5
 	VFMADD231PS  Y8, Y6, Y5
-	VCMPPS       $0x12, kconst<>+12032(SB), Y1, Y6
+	VCMPPS       $0x12, kconst<>+12224(SB), Y1, Y6
 	VANDPS       Y6, Y4, Y4
 	VMULPS       Y4, Y3, Y3
 	VMULPS       Y4, Y5, Y4
-	VXORPS       kconst<>+8256(SB), Y3, Y3
-	VXORPS       kconst<>+8256(SB), Y4, Y4
-	VMOVUPS      kconst<>+8256(SB), Y5
+	VXORPS       kconst<>+11008(SB), Y3, Y3
+	VXORPS       kconst<>+11008(SB), Y4, Y4
+	VBROADCASTSS kconst<>+11008(SB), Y5
 	VBLENDVPS    Y1, Y5, Y1, Y5
 	VADDPS       Y3, Y5, Y6
 	VSUBPS       Y6, Y5, Y5
 	VADDPS       Y3, Y5, Y3
 	VADDPS       Y4, Y3, Y3
-	VCMPPS       $0x19, kconst<>+12736(SB), Y1, Y4
-	VCMPPS       $0x00, kconst<>+8448(SB), Y1, Y1
+	VCMPPS       $0x19, kconst<>+12992(SB), Y1, Y4
+	VCMPPS       $0x00, kconst<>+8128(SB), Y1, Y1
 	VORPS        Y1, Y4, Y1
-	VCMPPS       $0x11, kconst<>+12800(SB), Y2, Y2
+	VCMPPS       $0x11, kconst<>+13056(SB), Y2, Y2
 	VORPS        Y2, Y1, Y1
 	VADDPS       Y3, Y6, Y2
 	VANDPS       Y0, Y1, Y1
@@ -9663,7 +10095,7 @@ GELUTanhLane32AVX2D1_loop:
 	CMOVQLT      R9, R10
 	VMOVD        R10, X0
 	VPBROADCASTD X0, Y0
-	VPCMPGTD     kconst<>+15424(SB), Y0, Y0
+	VPCMPGTD     kconst<>+15680(SB), Y0, Y0
 	CMPQ         BX, $0x00000008
 	JB           GELUTanhLane32AVX2D1_load1_0_masked
 	VMOVUPS      (CX), Y1
@@ -9675,19 +10107,19 @@ GELUTanhLane32AVX2D1_load1_0_masked:
 GELUTanhLane32AVX2D1_load1_0_done:
 	// GELUTanh f^(1), float32 lanes
 	VANDPS       kconst<>+6336(SB), Y1, Y2
-	VMINPS       kconst<>+12032(SB), Y2, Y2
+	VMINPS       kconst<>+12224(SB), Y2, Y2
 	VMULPS       Y2, Y2, Y3
-	VMOVUPS      kconst<>+12096(SB), Y4
+	VBROADCASTSS kconst<>+12288(SB), Y4
 	VMOVAPS      Y3, Y5
 	VFMSUB231PS  Y2, Y2, Y5
-	VMULPS       kconst<>+12160(SB), Y3, Y6
-	VMOVUPS      kconst<>+12160(SB), Y7
+	VMULPS       kconst<>+12352(SB), Y3, Y6
+	VBROADCASTSS kconst<>+12352(SB), Y7
 	VMOVAPS      Y6, Y8
 	VFMSUB231PS  Y7, Y3, Y8
 	VMOVAPS      Y8, Y7
-	VFMADD231PS  kconst<>+12160(SB), Y5, Y7
-	VFMADD231PS  kconst<>+12224(SB), Y3, Y7
-	VMOVUPS      kconst<>+12288(SB), Y8
+	VFMADD231PS  kconst<>+12352(SB), Y5, Y7
+	VFMADD231PS  kconst<>+12416(SB), Y3, Y7
+	VBROADCASTSS kconst<>+12480(SB), Y8
 	VADDPS       Y6, Y4, Y9
 	VSUBPS       Y4, Y9, Y10
 	VSUBPS       Y10, Y9, Y11
@@ -9696,15 +10128,15 @@ GELUTanhLane32AVX2D1_load1_0_done:
 	VADDPS       Y6, Y11, Y6
 	VADDPS       Y7, Y8, Y7
 	VADDPS       Y7, Y6, Y6
-	VMULPS       kconst<>+12864(SB), Y3, Y7
-	VMOVUPS      kconst<>+12864(SB), Y8
+	VMULPS       kconst<>+13120(SB), Y3, Y7
+	VBROADCASTSS kconst<>+13120(SB), Y8
 	VMOVAPS      Y7, Y10
 	VFMSUB231PS  Y8, Y3, Y10
 	VMOVAPS      Y10, Y8
-	VFMADD231PS  kconst<>+12864(SB), Y5, Y8
+	VFMADD231PS  kconst<>+13120(SB), Y5, Y8
 	VMOVAPS      Y8, Y5
-	VFMADD231PS  kconst<>+12928(SB), Y3, Y5
-	VMOVUPS      kconst<>+12288(SB), Y3
+	VFMADD231PS  kconst<>+13184(SB), Y3, Y5
+	VBROADCASTSS kconst<>+12480(SB), Y3
 	VADDPS       Y7, Y4, Y8
 	VSUBPS       Y4, Y8, Y10
 	VSUBPS       Y10, Y8, Y11
@@ -9717,29 +10149,29 @@ GELUTanhLane32AVX2D1_load1_0_done:
 	VMOVAPS      Y4, Y5
 	VFMSUB231PS  Y9, Y2, Y5
 	VFMADD231PS  Y6, Y2, Y5
-	VMULPS       kconst<>+12352(SB), Y4, Y6
+	VMULPS       kconst<>+6464(SB), Y4, Y6
 	VROUNDPS     $0x08, Y6, Y6
-	VXORPS       kconst<>+8256(SB), Y4, Y4
-	VFNMADD231PS kconst<>+12416(SB), Y6, Y4
-	VXORPS       kconst<>+8256(SB), Y5, Y5
-	VFNMADD231PS kconst<>+12480(SB), Y6, Y5
+	VXORPS       kconst<>+11008(SB), Y4, Y4
+	VFNMADD231PS kconst<>+6592(SB), Y6, Y4
+	VXORPS       kconst<>+11008(SB), Y5, Y5
+	VFNMADD231PS kconst<>+6656(SB), Y6, Y5
 	VCVTTPS2DQ   Y6, Y6
-	VMOVUPS      kconst<>+12544(SB), Y7
-	VFMADD213PS  kconst<>+7808(SB), Y4, Y7
-	VFMADD213PS  kconst<>+7872(SB), Y4, Y7
-	VFMADD213PS  kconst<>+7936(SB), Y4, Y7
-	VFMADD213PS  kconst<>+8000(SB), Y4, Y7
+	VBROADCASTSS kconst<>+12544(SB), Y7
+	VFMADD213PS  kconst<>+12608(SB), Y4, Y7
+	VFMADD213PS  kconst<>+12672(SB), Y4, Y7
+	VFMADD213PS  kconst<>+12736(SB), Y4, Y7
+	VFMADD213PS  kconst<>+12800(SB), Y4, Y7
 	VMULPS       Y4, Y4, Y9
 	VMULPS       Y7, Y9, Y7
 	VMULPS       Y5, Y5, Y9
-	VMOVUPS      kconst<>+7936(SB), Y10
-	VFMADD213PS  kconst<>+8000(SB), Y5, Y10
+	VBROADCASTSS kconst<>+12736(SB), Y10
+	VFMADD213PS  kconst<>+12800(SB), Y5, Y10
 	VFMADD231PS  Y10, Y9, Y5
-	VADDPS       kconst<>+8064(SB), Y4, Y9
+	VADDPS       kconst<>+7040(SB), Y4, Y9
 	VADDPS       Y7, Y9, Y9
 	VFMADD231PS  Y9, Y5, Y7
-	VPERMPS      kconst<>+15488(SB), Y6, Y5
-	VPERMPS      kconst<>+15552(SB), Y6, Y9
+	VPERMPS      kconst<>+15744(SB), Y6, Y5
+	VPERMPS      kconst<>+15808(SB), Y6, Y9
 	VMULPS       Y4, Y5, Y10
 	VMOVAPS      Y10, Y11
 	VFMSUB231PS  Y4, Y5, Y11
@@ -9756,19 +10188,19 @@ GELUTanhLane32AVX2D1_load1_0_done:
 	VSUBPS       Y12, Y5, Y7
 	VSUBPS       Y7, Y4, Y4
 	VPSRAD       $0x03, Y6, Y6
-	VPADDD       kconst<>+8320(SB), Y6, Y6
+	VPADDD       kconst<>+10944(SB), Y6, Y6
 	VPSLLD       $0x17, Y6, Y6
 	VMULPS       Y6, Y5, Y7
 	VMULPS       Y6, Y4, Y9
-	VADDPS       kconst<>+8064(SB), Y7, Y10
-	VMOVUPS      kconst<>+8064(SB), Y11
+	VADDPS       kconst<>+7040(SB), Y7, Y10
+	VBROADCASTSS kconst<>+7040(SB), Y11
 	VSUBPS       Y10, Y11, Y11
 	VADDPS       Y7, Y11, Y7
 	VADDPS       Y9, Y7, Y7
-	VMOVUPS      kconst<>+8064(SB), Y9
+	VBROADCASTSS kconst<>+7040(SB), Y9
 	VDIVPS       Y10, Y9, Y9
 	VMOVAPS      Y9, Y11
-	VFNMADD213PS kconst<>+8064(SB), Y10, Y11
+	VFNMADD213PS kconst<>+7040(SB), Y10, Y11
 	VMOVAPS      Y11, Y10
 	VFNMADD231PS Y7, Y9, Y10
 	VMULPS       Y10, Y9, Y7
@@ -9782,11 +10214,11 @@ GELUTanhLane32AVX2D1_load1_0_done:
 	VFMSUB231PS  Y9, Y10, Y3
 	VFMADD231PS  Y9, Y8, Y3
 	VFMADD231PS  Y7, Y10, Y3
-	VADDPS       kconst<>+13120(SB), Y2, Y8
+	VADDPS       kconst<>+13376(SB), Y2, Y8
 	VSUBPS       Y2, Y8, Y10
 	VSUBPS       Y10, Y8, Y11
 	VSUBPS       Y11, Y2, Y2
-	VMOVUPS      kconst<>+13120(SB), Y11
+	VBROADCASTSS kconst<>+13376(SB), Y11
 	VSUBPS       Y10, Y11, Y10
 	VADDPS       Y10, Y2, Y2
 	VADDPS       Y3, Y2, Y2
@@ -9805,24 +10237,24 @@ GELUTanhLane32AVX2D1_load1_0_done:
 	VFMADD231PS  Y3, Y4, Y7
 	VMOVAPS      Y7, Y3
 	VFMADD231PS  Y2, Y8, Y3
-	VCMPPS       $0x12, kconst<>+12032(SB), Y1, Y2
+	VCMPPS       $0x12, kconst<>+12224(SB), Y1, Y2
 	VANDPS       Y2, Y6, Y2
 	VMULPS       Y2, Y5, Y4
 	VMULPS       Y2, Y3, Y2
-	VANDPS       kconst<>+8256(SB), Y1, Y3
+	VANDPS       kconst<>+11008(SB), Y1, Y3
 	VXORPS       Y3, Y4, Y4
 	VXORPS       Y3, Y2, Y2
-	VMOVUPS      kconst<>+8064(SB), Y3
-	VMOVUPS      kconst<>+8256(SB), Y5
+	VBROADCASTSS kconst<>+7040(SB), Y3
+	VBROADCASTSS kconst<>+11008(SB), Y5
 	VBLENDVPS    Y1, Y5, Y3, Y3
 	VADDPS       Y4, Y3, Y5
 	VSUBPS       Y5, Y3, Y3
 	VADDPS       Y4, Y3, Y3
 	VADDPS       Y2, Y3, Y2
-	VCMPPS       $0x19, kconst<>+12736(SB), Y1, Y3
-	VADDPS       kconst<>+13184(SB), Y1, Y1
+	VCMPPS       $0x19, kconst<>+12992(SB), Y1, Y3
+	VADDPS       kconst<>+13440(SB), Y1, Y1
 	VANDPS       kconst<>+6336(SB), Y1, Y1
-	VCMPPS       $0x11, kconst<>+13248(SB), Y1, Y1
+	VCMPPS       $0x11, kconst<>+13504(SB), Y1, Y1
 	VORPS        Y1, Y3, Y1
 	CMPQ         BX, $0x00000008
 	JB           GELUTanhLane32AVX2D1_load2_0_masked
@@ -9833,11 +10265,10 @@ GELUTanhLane32AVX2D1_load2_0_masked:
 	VMASKMOVPS (DX), Y0, Y3
 
 GELUTanhLane32AVX2D1_load2_0_done:
-	VMULPS      Y5, Y3, Y4
 	VMULPS      Y2, Y3, Y2
+	VMAXPS      kconst<>+11904(SB), Y2, Y2
+	VMINPS      kconst<>+11968(SB), Y2, Y2
 	VFMADD231PS Y5, Y3, Y2
-	VCMPPS      $0x03, Y2, Y2, Y3
-	VBLENDVPS   Y3, Y4, Y2, Y2
 	VANDPS      Y0, Y1, Y1
 	VMOVMSKPS   Y1, R9
 	MOVB        R9, (DI)
@@ -9910,7 +10341,7 @@ GELUTanhLane32AVX2D2_loop:
 	CMOVQLT      R9, R10
 	VMOVD        R10, X0
 	VPBROADCASTD X0, Y0
-	VPCMPGTD     kconst<>+15616(SB), Y0, Y0
+	VPCMPGTD     kconst<>+15872(SB), Y0, Y0
 	CMPQ         BX, $0x00000008
 	JB           GELUTanhLane32AVX2D2_load1_0_masked
 	VMOVUPS      (CX), Y1
@@ -9922,19 +10353,19 @@ GELUTanhLane32AVX2D2_load1_0_masked:
 GELUTanhLane32AVX2D2_load1_0_done:
 	// GELUTanh f^(2), float32 lanes
 	VANDPS       kconst<>+6336(SB), Y1, Y1
-	VMINPS       kconst<>+12032(SB), Y1, Y2
+	VMINPS       kconst<>+12224(SB), Y1, Y2
 	VMULPS       Y2, Y2, Y3
-	VMOVUPS      kconst<>+12096(SB), Y4
+	VBROADCASTSS kconst<>+12288(SB), Y4
 	VMOVAPS      Y3, Y5
 	VFMSUB231PS  Y2, Y2, Y5
-	VMULPS       kconst<>+12160(SB), Y3, Y6
-	VMOVUPS      kconst<>+12160(SB), Y7
+	VMULPS       kconst<>+12352(SB), Y3, Y6
+	VBROADCASTSS kconst<>+12352(SB), Y7
 	VMOVAPS      Y6, Y8
 	VFMSUB231PS  Y7, Y3, Y8
 	VMOVAPS      Y8, Y7
-	VFMADD231PS  kconst<>+12160(SB), Y5, Y7
-	VFMADD231PS  kconst<>+12224(SB), Y3, Y7
-	VMOVUPS      kconst<>+12288(SB), Y8
+	VFMADD231PS  kconst<>+12352(SB), Y5, Y7
+	VFMADD231PS  kconst<>+12416(SB), Y3, Y7
+	VBROADCASTSS kconst<>+12480(SB), Y8
 	VADDPS       Y6, Y4, Y9
 	VSUBPS       Y4, Y9, Y10
 	VSUBPS       Y10, Y9, Y11
@@ -9943,15 +10374,15 @@ GELUTanhLane32AVX2D2_load1_0_done:
 	VADDPS       Y6, Y11, Y6
 	VADDPS       Y7, Y8, Y7
 	VADDPS       Y7, Y6, Y6
-	VMULPS       kconst<>+12864(SB), Y3, Y7
-	VMOVUPS      kconst<>+12864(SB), Y8
+	VMULPS       kconst<>+13120(SB), Y3, Y7
+	VBROADCASTSS kconst<>+13120(SB), Y8
 	VMOVAPS      Y7, Y10
 	VFMSUB231PS  Y8, Y3, Y10
 	VMOVAPS      Y10, Y8
-	VFMADD231PS  kconst<>+12864(SB), Y5, Y8
+	VFMADD231PS  kconst<>+13120(SB), Y5, Y8
 	VMOVAPS      Y8, Y5
-	VFMADD231PS  kconst<>+12928(SB), Y3, Y5
-	VMOVUPS      kconst<>+12288(SB), Y3
+	VFMADD231PS  kconst<>+13184(SB), Y3, Y5
+	VBROADCASTSS kconst<>+12480(SB), Y3
 	VADDPS       Y7, Y4, Y8
 	VSUBPS       Y4, Y8, Y10
 	VSUBPS       Y10, Y8, Y11
@@ -9975,29 +10406,29 @@ GELUTanhLane32AVX2D2_load1_0_done:
 	VFMSUB231PS  Y9, Y2, Y10
 	VMOVAPS      Y10, Y9
 	VFMADD231PS  Y6, Y2, Y9
-	VMULPS       kconst<>+12352(SB), Y7, Y6
+	VMULPS       kconst<>+6464(SB), Y7, Y6
 	VROUNDPS     $0x08, Y6, Y6
-	VXORPS       kconst<>+8256(SB), Y7, Y7
-	VFNMADD231PS kconst<>+12416(SB), Y6, Y7
-	VXORPS       kconst<>+8256(SB), Y9, Y9
-	VFNMADD231PS kconst<>+12480(SB), Y6, Y9
+	VXORPS       kconst<>+11008(SB), Y7, Y7
+	VFNMADD231PS kconst<>+6592(SB), Y6, Y7
+	VXORPS       kconst<>+11008(SB), Y9, Y9
+	VFNMADD231PS kconst<>+6656(SB), Y6, Y9
 	VCVTTPS2DQ   Y6, Y6
-	VMOVUPS      kconst<>+12544(SB), Y10
-	VFMADD213PS  kconst<>+7808(SB), Y7, Y10
-	VFMADD213PS  kconst<>+7872(SB), Y7, Y10
-	VFMADD213PS  kconst<>+7936(SB), Y7, Y10
-	VFMADD213PS  kconst<>+8000(SB), Y7, Y10
+	VBROADCASTSS kconst<>+12544(SB), Y10
+	VFMADD213PS  kconst<>+12608(SB), Y7, Y10
+	VFMADD213PS  kconst<>+12672(SB), Y7, Y10
+	VFMADD213PS  kconst<>+12736(SB), Y7, Y10
+	VFMADD213PS  kconst<>+12800(SB), Y7, Y10
 	VMULPS       Y7, Y7, Y11
 	VMULPS       Y10, Y11, Y10
 	VMULPS       Y9, Y9, Y11
-	VMOVUPS      kconst<>+7936(SB), Y12
-	VFMADD213PS  kconst<>+8000(SB), Y9, Y12
+	VBROADCASTSS kconst<>+12736(SB), Y12
+	VFMADD213PS  kconst<>+12800(SB), Y9, Y12
 	VFMADD231PS  Y12, Y11, Y9
-	VADDPS       kconst<>+8064(SB), Y7, Y11
+	VADDPS       kconst<>+7040(SB), Y7, Y11
 	VADDPS       Y10, Y11, Y11
 	VFMADD231PS  Y11, Y9, Y10
-	VPERMPS      kconst<>+15680(SB), Y6, Y9
-	VPERMPS      kconst<>+15744(SB), Y6, Y11
+	VPERMPS      kconst<>+15936(SB), Y6, Y9
+	VPERMPS      kconst<>+16000(SB), Y6, Y11
 	VMULPS       Y7, Y9, Y12
 	VMOVAPS      Y12, Y13
 	VFMSUB231PS  Y7, Y9, Y13
@@ -10014,25 +10445,25 @@ GELUTanhLane32AVX2D2_load1_0_done:
 	VSUBPS       Y14, Y9, Y10
 	VSUBPS       Y10, Y7, Y7
 	VPSRAD       $0x03, Y6, Y6
-	VPADDD       kconst<>+8320(SB), Y6, Y6
+	VPADDD       kconst<>+10944(SB), Y6, Y6
 	VPSLLD       $0x17, Y6, Y6
 	VMULPS       Y6, Y9, Y10
 	VMULPS       Y6, Y7, Y11
-	VADDPS       kconst<>+8064(SB), Y10, Y12
-	VMOVUPS      kconst<>+8064(SB), Y13
+	VADDPS       kconst<>+7040(SB), Y10, Y12
+	VBROADCASTSS kconst<>+7040(SB), Y13
 	VSUBPS       Y12, Y13, Y13
 	VADDPS       Y10, Y13, Y13
 	VADDPS       Y11, Y13, Y13
-	VMOVUPS      kconst<>+8064(SB), Y14
+	VBROADCASTSS kconst<>+7040(SB), Y14
 	VDIVPS       Y12, Y14, Y14
 	VMOVAPS      Y14, Y15
-	VFNMADD213PS kconst<>+8064(SB), Y12, Y15
+	VFNMADD213PS kconst<>+7040(SB), Y12, Y15
 	VMOVAPS      Y15, Y12
 	VFNMADD231PS Y13, Y14, Y12
 	VMULPS       Y12, Y14, Y12
-	VMOVUPS      kconst<>+8064(SB), Y13
+	VBROADCASTSS kconst<>+7040(SB), Y13
 	VSUBPS       Y10, Y13, Y13
-	VMOVUPS      kconst<>+8064(SB), Y15
+	VBROADCASTSS kconst<>+7040(SB), Y15
 	VSUBPS       Y13, Y15, Y15
 	VSUBPS       Y10, Y15, Y10
 	VSUBPS       Y11, Y10, Y10
@@ -10057,7 +10488,7 @@ GELUTanhLane32AVX2D2_load1_0_done:
 	VFMSUB231PS  Y10, Y2, Y11
 	VMOVAPS      Y11, Y10
 	VFMADD231PS  Y8, Y2, Y10
-	VXORPS       kconst<>+8256(SB), Y3, Y2
+	VXORPS       kconst<>+11008(SB), Y3, Y2
 	VADDPS       Y2, Y4, Y3
 	VSUBPS       Y4, Y3, Y8
 	VSUBPS       Y8, Y3, Y11
@@ -10088,10 +10519,10 @@ GELUTanhLane32AVX2D2_load1_0_done:
 	VFMADD231PS  Y2, Y7, Y4
 	VMULPS       Y6, Y3, Y2
 	VMULPS       Y6, Y4, Y3
-	VCMPPS       $0x16, kconst<>+12032(SB), Y1, Y4
-	VSUBPS       kconst<>+13440(SB), Y1, Y1
+	VCMPPS       $0x16, kconst<>+12224(SB), Y1, Y4
+	VSUBPS       kconst<>+13696(SB), Y1, Y1
 	VANDPS       kconst<>+6336(SB), Y1, Y1
-	VCMPPS       $0x11, kconst<>+13504(SB), Y1, Y1
+	VCMPPS       $0x11, kconst<>+13760(SB), Y1, Y1
 	VORPS        Y1, Y4, Y1
 	CMPQ         BX, $0x00000008
 	JB           GELUTanhLane32AVX2D2_load2_0_masked
@@ -10102,11 +10533,10 @@ GELUTanhLane32AVX2D2_load2_0_masked:
 	VMASKMOVPS (DX), Y0, Y4
 
 GELUTanhLane32AVX2D2_load2_0_done:
-	VMULPS      Y2, Y4, Y5
 	VMULPS      Y3, Y4, Y3
+	VMAXPS      kconst<>+11904(SB), Y3, Y3
+	VMINPS      kconst<>+11968(SB), Y3, Y3
 	VFMADD231PS Y2, Y4, Y3
-	VCMPPS      $0x03, Y3, Y3, Y2
-	VBLENDVPS   Y2, Y5, Y3, Y2
 	VANDPS      Y0, Y1, Y1
 	VMOVMSKPS   Y1, R9
 	MOVB        R9, (DI)
@@ -10118,13 +10548,13 @@ GELUTanhLane32AVX2D2_load2_0_done:
 	CMPL        R9, $0x000000ff
 	JNE         GELUTanhLane32AVX2D2_add0_masked
 	VMOVUPS     (AX), Y1
-	VADDPS      Y2, Y1, Y1
+	VADDPS      Y3, Y1, Y1
 	VMOVUPS     Y1, (AX)
 	JMP         GELUTanhLane32AVX2D2_add0_done
 
 GELUTanhLane32AVX2D2_add0_masked:
 	VMASKMOVPS (AX), Y0, Y1
-	VADDPS     Y2, Y1, Y1
+	VADDPS     Y3, Y1, Y1
 	VMASKMOVPS Y1, Y0, (AX)
 
 GELUTanhLane32AVX2D2_add0_done:
@@ -10134,11 +10564,11 @@ GELUTanhLane32AVX2D2_plain:
 	VMOVMSKPS Y0, R9
 	CMPL      R9, $0x000000ff
 	JNE       GELUTanhLane32AVX2D2_store0_masked
-	VMOVUPS   Y2, (AX)
+	VMOVUPS   Y3, (AX)
 	JMP       GELUTanhLane32AVX2D2_store0_done
 
 GELUTanhLane32AVX2D2_store0_masked:
-	VMASKMOVPS Y2, Y0, (AX)
+	VMASKMOVPS Y3, Y0, (AX)
 
 GELUTanhLane32AVX2D2_store0_done:
 GELUTanhLane32AVX2D2_next:
@@ -10178,7 +10608,7 @@ GELUSigmoidLane32AVX2D0_loop:
 	CMOVQLT      R8, R9
 	VMOVD        R9, X0
 	VPBROADCASTD X0, Y0
-	VPCMPGTD     kconst<>+15808(SB), Y0, Y0
+	VPCMPGTD     kconst<>+16064(SB), Y0, Y0
 	CMPQ         DX, $0x00000008
 	JB           GELUSigmoidLane32AVX2D0_load1_0_masked
 	VMOVUPS      (CX), Y1
@@ -10190,38 +10620,38 @@ GELUSigmoidLane32AVX2D0_load1_0_masked:
 GELUSigmoidLane32AVX2D0_load1_0_done:
 	// GELUSigmoid f^(0), float32 lanes
 	VANDPS       kconst<>+6336(SB), Y1, Y2
-	VMINPS       kconst<>+13568(SB), Y2, Y3
+	VMINPS       kconst<>+13824(SB), Y2, Y3
 	VMULPS       Y3, Y3, Y4
-	VMOVUPS      kconst<>+13632(SB), Y4
-	VMOVUPS      kconst<>+13696(SB), Y5
+	VBROADCASTSS kconst<>+13888(SB), Y4
+	VBROADCASTSS kconst<>+13952(SB), Y5
 	VMULPS       Y4, Y3, Y6
 	VMOVAPS      Y6, Y7
 	VFMSUB231PS  Y4, Y3, Y7
 	VMOVAPS      Y7, Y4
 	VFMADD231PS  Y5, Y3, Y4
-	VMULPS       kconst<>+12352(SB), Y6, Y5
+	VMULPS       kconst<>+6464(SB), Y6, Y5
 	VROUNDPS     $0x08, Y5, Y5
-	VXORPS       kconst<>+8256(SB), Y6, Y6
-	VFNMADD231PS kconst<>+12416(SB), Y5, Y6
-	VXORPS       kconst<>+8256(SB), Y4, Y4
-	VFNMADD231PS kconst<>+12480(SB), Y5, Y4
+	VXORPS       kconst<>+11008(SB), Y6, Y6
+	VFNMADD231PS kconst<>+6592(SB), Y5, Y6
+	VXORPS       kconst<>+11008(SB), Y4, Y4
+	VFNMADD231PS kconst<>+6656(SB), Y5, Y4
 	VCVTTPS2DQ   Y5, Y5
-	VMOVUPS      kconst<>+12544(SB), Y7
-	VFMADD213PS  kconst<>+7808(SB), Y6, Y7
-	VFMADD213PS  kconst<>+7872(SB), Y6, Y7
-	VFMADD213PS  kconst<>+7936(SB), Y6, Y7
-	VFMADD213PS  kconst<>+8000(SB), Y6, Y7
+	VBROADCASTSS kconst<>+12544(SB), Y7
+	VFMADD213PS  kconst<>+12608(SB), Y6, Y7
+	VFMADD213PS  kconst<>+12672(SB), Y6, Y7
+	VFMADD213PS  kconst<>+12736(SB), Y6, Y7
+	VFMADD213PS  kconst<>+12800(SB), Y6, Y7
 	VMULPS       Y6, Y6, Y8
 	VMULPS       Y7, Y8, Y7
 	VMULPS       Y4, Y4, Y8
-	VMOVUPS      kconst<>+7936(SB), Y9
-	VFMADD213PS  kconst<>+8000(SB), Y4, Y9
+	VBROADCASTSS kconst<>+12736(SB), Y9
+	VFMADD213PS  kconst<>+12800(SB), Y4, Y9
 	VFMADD231PS  Y9, Y8, Y4
-	VADDPS       kconst<>+8064(SB), Y6, Y8
+	VADDPS       kconst<>+7040(SB), Y6, Y8
 	VADDPS       Y7, Y8, Y8
 	VFMADD231PS  Y8, Y4, Y7
-	VPERMPS      kconst<>+15872(SB), Y5, Y4
-	VPERMPS      kconst<>+15936(SB), Y5, Y8
+	VPERMPS      kconst<>+16128(SB), Y5, Y4
+	VPERMPS      kconst<>+16192(SB), Y5, Y8
 	VMULPS       Y6, Y4, Y9
 	VMOVAPS      Y9, Y10
 	VFMSUB231PS  Y6, Y4, Y10
@@ -10238,19 +10668,19 @@ GELUSigmoidLane32AVX2D0_load1_0_done:
 	VSUBPS       Y11, Y6, Y7
 	VSUBPS       Y7, Y4, Y4
 	VPSRAD       $0x03, Y5, Y5
-	VPADDD       kconst<>+8320(SB), Y5, Y5
+	VPADDD       kconst<>+10944(SB), Y5, Y5
 	VPSLLD       $0x17, Y5, Y5
 	VMULPS       Y5, Y6, Y7
 	VMULPS       Y5, Y4, Y8
-	VADDPS       kconst<>+8064(SB), Y7, Y9
-	VMOVUPS      kconst<>+8064(SB), Y10
+	VADDPS       kconst<>+7040(SB), Y7, Y9
+	VBROADCASTSS kconst<>+7040(SB), Y10
 	VSUBPS       Y9, Y10, Y10
 	VADDPS       Y7, Y10, Y7
 	VADDPS       Y8, Y7, Y7
-	VMOVUPS      kconst<>+8064(SB), Y8
+	VBROADCASTSS kconst<>+7040(SB), Y8
 	VDIVPS       Y9, Y8, Y8
 	VMOVAPS      Y8, Y10
-	VFNMADD213PS kconst<>+8064(SB), Y9, Y10
+	VFNMADD213PS kconst<>+7040(SB), Y9, Y10
 	VMOVAPS      Y10, Y9
 	VFNMADD231PS Y7, Y8, Y9
 	VMULPS       Y9, Y8, Y7
@@ -10265,22 +10695,22 @@ GELUSigmoidLane32AVX2D0_load1_0_done:
 	VFMADD231PS  Y9, Y4, Y7
 	VMOVAPS      Y7, Y4
 	VFMADD231PS  Y8, Y6, Y4
-	VCMPPS       $0x12, kconst<>+13568(SB), Y1, Y6
+	VCMPPS       $0x12, kconst<>+13824(SB), Y1, Y6
 	VANDPS       Y6, Y5, Y5
 	VMULPS       Y5, Y3, Y3
 	VMULPS       Y5, Y4, Y4
-	VXORPS       kconst<>+8256(SB), Y3, Y3
-	VXORPS       kconst<>+8256(SB), Y4, Y4
-	VMOVUPS      kconst<>+8256(SB), Y5
+	VXORPS       kconst<>+11008(SB), Y3, Y3
+	VXORPS       kconst<>+11008(SB), Y4, Y4
+	VBROADCASTSS kconst<>+11008(SB), Y5
 	VBLENDVPS    Y1, Y5, Y1, Y5
 	VADDPS       Y3, Y5, Y6
 	VSUBPS       Y6, Y5, Y5
 	VADDPS       Y3, Y5, Y3
 	VADDPS       Y4, Y3, Y3
-	VCMPPS       $0x19, kconst<>+13888(SB), Y1, Y4
-	VCMPPS       $0x00, kconst<>+8448(SB), Y1, Y1
+	VCMPPS       $0x19, kconst<>+14144(SB), Y1, Y4
+	VCMPPS       $0x00, kconst<>+8128(SB), Y1, Y1
 	VORPS        Y1, Y4, Y1
-	VCMPPS       $0x11, kconst<>+12800(SB), Y2, Y2
+	VCMPPS       $0x11, kconst<>+13056(SB), Y2, Y2
 	VORPS        Y2, Y1, Y1
 	VADDPS       Y3, Y6, Y2
 	VANDPS       Y0, Y1, Y1
@@ -10354,7 +10784,7 @@ GELUSigmoidLane32AVX2D1_loop:
 	CMOVQLT      R9, R10
 	VMOVD        R10, X0
 	VPBROADCASTD X0, Y0
-	VPCMPGTD     kconst<>+16000(SB), Y0, Y0
+	VPCMPGTD     kconst<>+16256(SB), Y0, Y0
 	CMPQ         BX, $0x00000008
 	JB           GELUSigmoidLane32AVX2D1_load1_0_masked
 	VMOVUPS      (CX), Y1
@@ -10366,37 +10796,37 @@ GELUSigmoidLane32AVX2D1_load1_0_masked:
 GELUSigmoidLane32AVX2D1_load1_0_done:
 	// GELUSigmoid f^(1), float32 lanes
 	VANDPS       kconst<>+6336(SB), Y1, Y2
-	VMINPS       kconst<>+13568(SB), Y2, Y2
+	VMINPS       kconst<>+13824(SB), Y2, Y2
 	VMULPS       Y2, Y2, Y3
-	VMOVUPS      kconst<>+13632(SB), Y3
-	VMOVUPS      kconst<>+13696(SB), Y4
+	VBROADCASTSS kconst<>+13888(SB), Y3
+	VBROADCASTSS kconst<>+13952(SB), Y4
 	VMULPS       Y3, Y2, Y5
 	VMOVAPS      Y5, Y6
 	VFMSUB231PS  Y3, Y2, Y6
 	VFMADD231PS  Y4, Y2, Y6
-	VMULPS       kconst<>+12352(SB), Y5, Y7
+	VMULPS       kconst<>+6464(SB), Y5, Y7
 	VROUNDPS     $0x08, Y7, Y7
-	VXORPS       kconst<>+8256(SB), Y5, Y5
-	VFNMADD231PS kconst<>+12416(SB), Y7, Y5
-	VXORPS       kconst<>+8256(SB), Y6, Y6
-	VFNMADD231PS kconst<>+12480(SB), Y7, Y6
+	VXORPS       kconst<>+11008(SB), Y5, Y5
+	VFNMADD231PS kconst<>+6592(SB), Y7, Y5
+	VXORPS       kconst<>+11008(SB), Y6, Y6
+	VFNMADD231PS kconst<>+6656(SB), Y7, Y6
 	VCVTTPS2DQ   Y7, Y7
-	VMOVUPS      kconst<>+12544(SB), Y8
-	VFMADD213PS  kconst<>+7808(SB), Y5, Y8
-	VFMADD213PS  kconst<>+7872(SB), Y5, Y8
-	VFMADD213PS  kconst<>+7936(SB), Y5, Y8
-	VFMADD213PS  kconst<>+8000(SB), Y5, Y8
+	VBROADCASTSS kconst<>+12544(SB), Y8
+	VFMADD213PS  kconst<>+12608(SB), Y5, Y8
+	VFMADD213PS  kconst<>+12672(SB), Y5, Y8
+	VFMADD213PS  kconst<>+12736(SB), Y5, Y8
+	VFMADD213PS  kconst<>+12800(SB), Y5, Y8
 	VMULPS       Y5, Y5, Y9
 	VMULPS       Y8, Y9, Y8
 	VMULPS       Y6, Y6, Y9
-	VMOVUPS      kconst<>+7936(SB), Y10
-	VFMADD213PS  kconst<>+8000(SB), Y6, Y10
+	VBROADCASTSS kconst<>+12736(SB), Y10
+	VFMADD213PS  kconst<>+12800(SB), Y6, Y10
 	VFMADD231PS  Y10, Y9, Y6
-	VADDPS       kconst<>+8064(SB), Y5, Y9
+	VADDPS       kconst<>+7040(SB), Y5, Y9
 	VADDPS       Y8, Y9, Y9
 	VFMADD231PS  Y9, Y6, Y8
-	VPERMPS      kconst<>+16064(SB), Y7, Y6
-	VPERMPS      kconst<>+16128(SB), Y7, Y9
+	VPERMPS      kconst<>+16320(SB), Y7, Y6
+	VPERMPS      kconst<>+16384(SB), Y7, Y9
 	VMULPS       Y5, Y6, Y10
 	VMOVAPS      Y10, Y11
 	VFMSUB231PS  Y5, Y6, Y11
@@ -10413,19 +10843,19 @@ GELUSigmoidLane32AVX2D1_load1_0_done:
 	VSUBPS       Y12, Y6, Y8
 	VSUBPS       Y8, Y5, Y5
 	VPSRAD       $0x03, Y7, Y7
-	VPADDD       kconst<>+8320(SB), Y7, Y7
+	VPADDD       kconst<>+10944(SB), Y7, Y7
 	VPSLLD       $0x17, Y7, Y7
 	VMULPS       Y7, Y6, Y8
 	VMULPS       Y7, Y5, Y9
-	VADDPS       kconst<>+8064(SB), Y8, Y10
-	VMOVUPS      kconst<>+8064(SB), Y11
+	VADDPS       kconst<>+7040(SB), Y8, Y10
+	VBROADCASTSS kconst<>+7040(SB), Y11
 	VSUBPS       Y10, Y11, Y11
 	VADDPS       Y8, Y11, Y8
 	VADDPS       Y9, Y8, Y8
-	VMOVUPS      kconst<>+8064(SB), Y9
+	VBROADCASTSS kconst<>+7040(SB), Y9
 	VDIVPS       Y10, Y9, Y9
 	VMOVAPS      Y9, Y11
-	VFNMADD213PS kconst<>+8064(SB), Y10, Y11
+	VFNMADD213PS kconst<>+7040(SB), Y10, Y11
 	VMOVAPS      Y11, Y10
 	VFNMADD231PS Y8, Y9, Y10
 	VMULPS       Y10, Y9, Y8
@@ -10440,11 +10870,11 @@ GELUSigmoidLane32AVX2D1_load1_0_done:
 	VFMADD231PS  Y9, Y3, Y4
 	VMOVAPS      Y4, Y3
 	VFMADD231PS  Y8, Y10, Y3
-	VADDPS       kconst<>+13120(SB), Y2, Y4
+	VADDPS       kconst<>+13376(SB), Y2, Y4
 	VSUBPS       Y2, Y4, Y10
 	VSUBPS       Y10, Y4, Y11
 	VSUBPS       Y11, Y2, Y2
-	VMOVUPS      kconst<>+13120(SB), Y11
+	VBROADCASTSS kconst<>+13376(SB), Y11
 	VSUBPS       Y10, Y11, Y10
 	VADDPS       Y10, Y2, Y2
 	VADDPS       Y3, Y2, Y2
@@ -10463,24 +10893,24 @@ GELUSigmoidLane32AVX2D1_load1_0_done:
 	VFMADD231PS  Y3, Y5, Y8
 	VMOVAPS      Y8, Y3
 	VFMADD231PS  Y2, Y4, Y3
-	VCMPPS       $0x12, kconst<>+13568(SB), Y1, Y2
+	VCMPPS       $0x12, kconst<>+13824(SB), Y1, Y2
 	VANDPS       Y2, Y7, Y2
 	VMULPS       Y2, Y6, Y4
 	VMULPS       Y2, Y3, Y2
-	VANDPS       kconst<>+8256(SB), Y1, Y3
+	VANDPS       kconst<>+11008(SB), Y1, Y3
 	VXORPS       Y3, Y4, Y4
 	VXORPS       Y3, Y2, Y2
-	VMOVUPS      kconst<>+8064(SB), Y3
-	VMOVUPS      kconst<>+8256(SB), Y5
+	VBROADCASTSS kconst<>+7040(SB), Y3
+	VBROADCASTSS kconst<>+11008(SB), Y5
 	VBLENDVPS    Y1, Y5, Y3, Y3
 	VADDPS       Y4, Y3, Y5
 	VSUBPS       Y5, Y3, Y3
 	VADDPS       Y4, Y3, Y3
 	VADDPS       Y2, Y3, Y2
-	VCMPPS       $0x19, kconst<>+13888(SB), Y1, Y3
-	VADDPS       kconst<>+14080(SB), Y1, Y1
+	VCMPPS       $0x19, kconst<>+14144(SB), Y1, Y3
+	VADDPS       kconst<>+14336(SB), Y1, Y1
 	VANDPS       kconst<>+6336(SB), Y1, Y1
-	VCMPPS       $0x11, kconst<>+14144(SB), Y1, Y1
+	VCMPPS       $0x11, kconst<>+14400(SB), Y1, Y1
 	VORPS        Y1, Y3, Y1
 	CMPQ         BX, $0x00000008
 	JB           GELUSigmoidLane32AVX2D1_load2_0_masked
@@ -10491,11 +10921,10 @@ GELUSigmoidLane32AVX2D1_load2_0_masked:
 	VMASKMOVPS (DX), Y0, Y3
 
 GELUSigmoidLane32AVX2D1_load2_0_done:
-	VMULPS      Y5, Y3, Y4
 	VMULPS      Y2, Y3, Y2
+	VMAXPS      kconst<>+11904(SB), Y2, Y2
+	VMINPS      kconst<>+11968(SB), Y2, Y2
 	VFMADD231PS Y5, Y3, Y2
-	VCMPPS      $0x03, Y2, Y2, Y3
-	VBLENDVPS   Y3, Y4, Y2, Y2
 	VANDPS      Y0, Y1, Y1
 	VMOVMSKPS   Y1, R9
 	MOVB        R9, (DI)
@@ -10568,7 +10997,7 @@ GELUSigmoidLane32AVX2D2_loop:
 	CMOVQLT      R9, R10
 	VMOVD        R10, X0
 	VPBROADCASTD X0, Y0
-	VPCMPGTD     kconst<>+16192(SB), Y0, Y0
+	VPCMPGTD     kconst<>+16448(SB), Y0, Y0
 	CMPQ         BX, $0x00000008
 	JB           GELUSigmoidLane32AVX2D2_load1_0_masked
 	VMOVUPS      (CX), Y1
@@ -10580,37 +11009,37 @@ GELUSigmoidLane32AVX2D2_load1_0_masked:
 GELUSigmoidLane32AVX2D2_load1_0_done:
 	// GELUSigmoid f^(2), float32 lanes
 	VANDPS       kconst<>+6336(SB), Y1, Y1
-	VMINPS       kconst<>+13568(SB), Y1, Y2
+	VMINPS       kconst<>+13824(SB), Y1, Y2
 	VMULPS       Y2, Y2, Y3
-	VMOVUPS      kconst<>+13632(SB), Y3
-	VMOVUPS      kconst<>+13696(SB), Y4
+	VBROADCASTSS kconst<>+13888(SB), Y3
+	VBROADCASTSS kconst<>+13952(SB), Y4
 	VMULPS       Y3, Y2, Y5
 	VMOVAPS      Y5, Y6
 	VFMSUB231PS  Y3, Y2, Y6
 	VFMADD231PS  Y4, Y2, Y6
-	VMULPS       kconst<>+12352(SB), Y5, Y7
+	VMULPS       kconst<>+6464(SB), Y5, Y7
 	VROUNDPS     $0x08, Y7, Y7
-	VXORPS       kconst<>+8256(SB), Y5, Y5
-	VFNMADD231PS kconst<>+12416(SB), Y7, Y5
-	VXORPS       kconst<>+8256(SB), Y6, Y6
-	VFNMADD231PS kconst<>+12480(SB), Y7, Y6
+	VXORPS       kconst<>+11008(SB), Y5, Y5
+	VFNMADD231PS kconst<>+6592(SB), Y7, Y5
+	VXORPS       kconst<>+11008(SB), Y6, Y6
+	VFNMADD231PS kconst<>+6656(SB), Y7, Y6
 	VCVTTPS2DQ   Y7, Y7
-	VMOVUPS      kconst<>+12544(SB), Y8
-	VFMADD213PS  kconst<>+7808(SB), Y5, Y8
-	VFMADD213PS  kconst<>+7872(SB), Y5, Y8
-	VFMADD213PS  kconst<>+7936(SB), Y5, Y8
-	VFMADD213PS  kconst<>+8000(SB), Y5, Y8
+	VBROADCASTSS kconst<>+12544(SB), Y8
+	VFMADD213PS  kconst<>+12608(SB), Y5, Y8
+	VFMADD213PS  kconst<>+12672(SB), Y5, Y8
+	VFMADD213PS  kconst<>+12736(SB), Y5, Y8
+	VFMADD213PS  kconst<>+12800(SB), Y5, Y8
 	VMULPS       Y5, Y5, Y9
 	VMULPS       Y8, Y9, Y8
 	VMULPS       Y6, Y6, Y9
-	VMOVUPS      kconst<>+7936(SB), Y10
-	VFMADD213PS  kconst<>+8000(SB), Y6, Y10
+	VBROADCASTSS kconst<>+12736(SB), Y10
+	VFMADD213PS  kconst<>+12800(SB), Y6, Y10
 	VFMADD231PS  Y10, Y9, Y6
-	VADDPS       kconst<>+8064(SB), Y5, Y9
+	VADDPS       kconst<>+7040(SB), Y5, Y9
 	VADDPS       Y8, Y9, Y9
 	VFMADD231PS  Y9, Y6, Y8
-	VPERMPS      kconst<>+16256(SB), Y7, Y6
-	VPERMPS      kconst<>+16320(SB), Y7, Y9
+	VPERMPS      kconst<>+16512(SB), Y7, Y6
+	VPERMPS      kconst<>+16576(SB), Y7, Y9
 	VMULPS       Y5, Y6, Y10
 	VMOVAPS      Y10, Y11
 	VFMSUB231PS  Y5, Y6, Y11
@@ -10627,27 +11056,27 @@ GELUSigmoidLane32AVX2D2_load1_0_done:
 	VSUBPS       Y12, Y6, Y8
 	VSUBPS       Y8, Y5, Y5
 	VPSRAD       $0x03, Y7, Y7
-	VPADDD       kconst<>+8320(SB), Y7, Y7
+	VPADDD       kconst<>+10944(SB), Y7, Y7
 	VPSLLD       $0x17, Y7, Y7
 	VMULPS       Y7, Y6, Y8
 	VMULPS       Y7, Y5, Y9
-	VADDPS       kconst<>+8064(SB), Y8, Y10
-	VMOVUPS      kconst<>+8064(SB), Y11
+	VADDPS       kconst<>+7040(SB), Y8, Y10
+	VBROADCASTSS kconst<>+7040(SB), Y11
 	VSUBPS       Y10, Y11, Y11
 	VADDPS       Y8, Y11, Y11
 	VADDPS       Y9, Y11, Y11
-	VMOVUPS      kconst<>+8064(SB), Y12
+	VBROADCASTSS kconst<>+7040(SB), Y12
 	VDIVPS       Y10, Y12, Y12
 	VMOVAPS      Y12, Y13
-	VFNMADD213PS kconst<>+8064(SB), Y10, Y13
+	VFNMADD213PS kconst<>+7040(SB), Y10, Y13
 	VMOVAPS      Y13, Y10
 	VFNMADD231PS Y11, Y12, Y10
 	VMULPS       Y10, Y12, Y10
 	VADDPS       Y3, Y3, Y11
 	VADDPS       Y4, Y4, Y13
-	VMOVUPS      kconst<>+8064(SB), Y14
+	VBROADCASTSS kconst<>+7040(SB), Y14
 	VSUBPS       Y8, Y14, Y14
-	VMOVUPS      kconst<>+8064(SB), Y15
+	VBROADCASTSS kconst<>+7040(SB), Y15
 	VSUBPS       Y14, Y15, Y15
 	VSUBPS       Y8, Y15, Y8
 	VSUBPS       Y9, Y8, Y8
@@ -10672,7 +11101,7 @@ GELUSigmoidLane32AVX2D2_load1_0_done:
 	VFMSUB231PS  Y8, Y2, Y9
 	VMOVAPS      Y9, Y8
 	VFMADD231PS  Y4, Y2, Y8
-	VXORPS       kconst<>+8256(SB), Y3, Y2
+	VXORPS       kconst<>+11008(SB), Y3, Y2
 	VADDPS       Y2, Y11, Y3
 	VSUBPS       Y11, Y3, Y4
 	VSUBPS       Y4, Y3, Y9
@@ -10704,10 +11133,10 @@ GELUSigmoidLane32AVX2D2_load1_0_done:
 	VFMADD231PS  Y2, Y6, Y4
 	VMULPS       Y7, Y3, Y2
 	VMULPS       Y7, Y4, Y3
-	VCMPPS       $0x16, kconst<>+13568(SB), Y1, Y4
-	VSUBPS       kconst<>+14336(SB), Y1, Y1
+	VCMPPS       $0x16, kconst<>+13824(SB), Y1, Y4
+	VSUBPS       kconst<>+14592(SB), Y1, Y1
 	VANDPS       kconst<>+6336(SB), Y1, Y1
-	VCMPPS       $0x11, kconst<>+14400(SB), Y1, Y1
+	VCMPPS       $0x11, kconst<>+14656(SB), Y1, Y1
 	VORPS        Y1, Y4, Y1
 	CMPQ         BX, $0x00000008
 	JB           GELUSigmoidLane32AVX2D2_load2_0_masked
@@ -10718,11 +11147,10 @@ GELUSigmoidLane32AVX2D2_load2_0_masked:
 	VMASKMOVPS (DX), Y0, Y4
 
 GELUSigmoidLane32AVX2D2_load2_0_done:
-	VMULPS      Y2, Y4, Y5
 	VMULPS      Y3, Y4, Y3
+	VMAXPS      kconst<>+11904(SB), Y3, Y3
+	VMINPS      kconst<>+11968(SB), Y3, Y3
 	VFMADD231PS Y2, Y4, Y3
-	VCMPPS      $0x03, Y3, Y3, Y2
-	VBLENDVPS   Y2, Y5, Y3, Y2
 	VANDPS      Y0, Y1, Y1
 	VMOVMSKPS   Y1, R9
 	MOVB        R9, (DI)
@@ -10734,13 +11162,13 @@ GELUSigmoidLane32AVX2D2_load2_0_done:
 	CMPL        R9, $0x000000ff
 	JNE         GELUSigmoidLane32AVX2D2_add0_masked
 	VMOVUPS     (AX), Y1
-	VADDPS      Y2, Y1, Y1
+	VADDPS      Y3, Y1, Y1
 	VMOVUPS     Y1, (AX)
 	JMP         GELUSigmoidLane32AVX2D2_add0_done
 
 GELUSigmoidLane32AVX2D2_add0_masked:
 	VMASKMOVPS (AX), Y0, Y1
-	VADDPS     Y2, Y1, Y1
+	VADDPS     Y3, Y1, Y1
 	VMASKMOVPS Y1, Y0, (AX)
 
 GELUSigmoidLane32AVX2D2_add0_done:
@@ -10750,11 +11178,11 @@ GELUSigmoidLane32AVX2D2_plain:
 	VMOVMSKPS Y0, R9
 	CMPL      R9, $0x000000ff
 	JNE       GELUSigmoidLane32AVX2D2_store0_masked
-	VMOVUPS   Y2, (AX)
+	VMOVUPS   Y3, (AX)
 	JMP       GELUSigmoidLane32AVX2D2_store0_done
 
 GELUSigmoidLane32AVX2D2_store0_masked:
-	VMASKMOVPS Y2, Y0, (AX)
+	VMASKMOVPS Y3, Y0, (AX)
 
 GELUSigmoidLane32AVX2D2_store0_done:
 GELUSigmoidLane32AVX2D2_next:
@@ -10794,7 +11222,7 @@ SiLULane32AVX2D0_loop:
 	CMOVQLT      R8, R9
 	VMOVD        R9, X0
 	VPBROADCASTD X0, Y0
-	VPCMPGTD     kconst<>+16384(SB), Y0, Y0
+	VPCMPGTD     kconst<>+16640(SB), Y0, Y0
 	CMPQ         DX, $0x00000008
 	JB           SiLULane32AVX2D0_load1_0_masked
 	VMOVUPS      (CX), Y1
@@ -10806,38 +11234,38 @@ SiLULane32AVX2D0_load1_0_masked:
 SiLULane32AVX2D0_load1_0_done:
 	// SiLU f^(0), float32 lanes
 	VANDPS       kconst<>+6336(SB), Y1, Y2
-	VMINPS       kconst<>+14464(SB), Y2, Y3
+	VMINPS       kconst<>+14720(SB), Y2, Y3
 	VMULPS       Y3, Y3, Y4
-	VMOVUPS      kconst<>+8064(SB), Y4
-	VMOVUPS      kconst<>+960(SB), Y5
+	VBROADCASTSS kconst<>+7040(SB), Y4
+	VBROADCASTSS kconst<>+960(SB), Y5
 	VMULPS       Y4, Y3, Y6
 	VMOVAPS      Y6, Y7
 	VFMSUB231PS  Y4, Y3, Y7
 	VMOVAPS      Y7, Y4
 	VFMADD231PS  Y5, Y3, Y4
-	VMULPS       kconst<>+12352(SB), Y6, Y5
+	VMULPS       kconst<>+6464(SB), Y6, Y5
 	VROUNDPS     $0x08, Y5, Y5
-	VXORPS       kconst<>+8256(SB), Y6, Y6
-	VFNMADD231PS kconst<>+12416(SB), Y5, Y6
-	VXORPS       kconst<>+8256(SB), Y4, Y4
-	VFNMADD231PS kconst<>+12480(SB), Y5, Y4
+	VXORPS       kconst<>+11008(SB), Y6, Y6
+	VFNMADD231PS kconst<>+6592(SB), Y5, Y6
+	VXORPS       kconst<>+11008(SB), Y4, Y4
+	VFNMADD231PS kconst<>+6656(SB), Y5, Y4
 	VCVTTPS2DQ   Y5, Y5
-	VMOVUPS      kconst<>+12544(SB), Y7
-	VFMADD213PS  kconst<>+7808(SB), Y6, Y7
-	VFMADD213PS  kconst<>+7872(SB), Y6, Y7
-	VFMADD213PS  kconst<>+7936(SB), Y6, Y7
-	VFMADD213PS  kconst<>+8000(SB), Y6, Y7
+	VBROADCASTSS kconst<>+12544(SB), Y7
+	VFMADD213PS  kconst<>+12608(SB), Y6, Y7
+	VFMADD213PS  kconst<>+12672(SB), Y6, Y7
+	VFMADD213PS  kconst<>+12736(SB), Y6, Y7
+	VFMADD213PS  kconst<>+12800(SB), Y6, Y7
 	VMULPS       Y6, Y6, Y8
 	VMULPS       Y7, Y8, Y7
 	VMULPS       Y4, Y4, Y8
-	VMOVUPS      kconst<>+7936(SB), Y9
-	VFMADD213PS  kconst<>+8000(SB), Y4, Y9
+	VBROADCASTSS kconst<>+12736(SB), Y9
+	VFMADD213PS  kconst<>+12800(SB), Y4, Y9
 	VFMADD231PS  Y9, Y8, Y4
-	VADDPS       kconst<>+8064(SB), Y6, Y8
+	VADDPS       kconst<>+7040(SB), Y6, Y8
 	VADDPS       Y7, Y8, Y8
 	VFMADD231PS  Y8, Y4, Y7
-	VPERMPS      kconst<>+16448(SB), Y5, Y4
-	VPERMPS      kconst<>+16512(SB), Y5, Y8
+	VPERMPS      kconst<>+16704(SB), Y5, Y4
+	VPERMPS      kconst<>+16768(SB), Y5, Y8
 	VMULPS       Y6, Y4, Y9
 	VMOVAPS      Y9, Y10
 	VFMSUB231PS  Y6, Y4, Y10
@@ -10854,19 +11282,19 @@ SiLULane32AVX2D0_load1_0_done:
 	VSUBPS       Y11, Y6, Y7
 	VSUBPS       Y7, Y4, Y4
 	VPSRAD       $0x03, Y5, Y5
-	VPADDD       kconst<>+8320(SB), Y5, Y5
+	VPADDD       kconst<>+10944(SB), Y5, Y5
 	VPSLLD       $0x17, Y5, Y5
 	VMULPS       Y5, Y6, Y7
 	VMULPS       Y5, Y4, Y8
-	VADDPS       kconst<>+8064(SB), Y7, Y9
-	VMOVUPS      kconst<>+8064(SB), Y10
+	VADDPS       kconst<>+7040(SB), Y7, Y9
+	VBROADCASTSS kconst<>+7040(SB), Y10
 	VSUBPS       Y9, Y10, Y10
 	VADDPS       Y7, Y10, Y7
 	VADDPS       Y8, Y7, Y7
-	VMOVUPS      kconst<>+8064(SB), Y8
+	VBROADCASTSS kconst<>+7040(SB), Y8
 	VDIVPS       Y9, Y8, Y8
 	VMOVAPS      Y8, Y10
-	VFNMADD213PS kconst<>+8064(SB), Y9, Y10
+	VFNMADD213PS kconst<>+7040(SB), Y9, Y10
 	VMOVAPS      Y10, Y9
 	VFNMADD231PS Y7, Y8, Y9
 	VMULPS       Y9, Y8, Y7
@@ -10881,22 +11309,22 @@ SiLULane32AVX2D0_load1_0_done:
 	VFMADD231PS  Y9, Y4, Y7
 	VMOVAPS      Y7, Y4
 	VFMADD231PS  Y8, Y6, Y4
-	VCMPPS       $0x12, kconst<>+14464(SB), Y1, Y6
+	VCMPPS       $0x12, kconst<>+14720(SB), Y1, Y6
 	VANDPS       Y6, Y5, Y5
 	VMULPS       Y5, Y3, Y3
 	VMULPS       Y5, Y4, Y4
-	VXORPS       kconst<>+8256(SB), Y3, Y3
-	VXORPS       kconst<>+8256(SB), Y4, Y4
-	VMOVUPS      kconst<>+8256(SB), Y5
+	VXORPS       kconst<>+11008(SB), Y3, Y3
+	VXORPS       kconst<>+11008(SB), Y4, Y4
+	VBROADCASTSS kconst<>+11008(SB), Y5
 	VBLENDVPS    Y1, Y5, Y1, Y5
 	VADDPS       Y3, Y5, Y6
 	VSUBPS       Y6, Y5, Y5
 	VADDPS       Y3, Y5, Y3
 	VADDPS       Y4, Y3, Y3
-	VCMPPS       $0x19, kconst<>+14656(SB), Y1, Y4
-	VCMPPS       $0x00, kconst<>+8448(SB), Y1, Y1
+	VCMPPS       $0x19, kconst<>+14912(SB), Y1, Y4
+	VCMPPS       $0x00, kconst<>+8128(SB), Y1, Y1
 	VORPS        Y1, Y4, Y1
-	VCMPPS       $0x11, kconst<>+12800(SB), Y2, Y2
+	VCMPPS       $0x11, kconst<>+13056(SB), Y2, Y2
 	VORPS        Y2, Y1, Y1
 	VADDPS       Y3, Y6, Y2
 	VANDPS       Y0, Y1, Y1
@@ -10970,7 +11398,7 @@ SiLULane32AVX2D1_loop:
 	CMOVQLT      R9, R10
 	VMOVD        R10, X0
 	VPBROADCASTD X0, Y0
-	VPCMPGTD     kconst<>+16576(SB), Y0, Y0
+	VPCMPGTD     kconst<>+16832(SB), Y0, Y0
 	CMPQ         BX, $0x00000008
 	JB           SiLULane32AVX2D1_load1_0_masked
 	VMOVUPS      (CX), Y1
@@ -10982,37 +11410,37 @@ SiLULane32AVX2D1_load1_0_masked:
 SiLULane32AVX2D1_load1_0_done:
 	// SiLU f^(1), float32 lanes
 	VANDPS       kconst<>+6336(SB), Y1, Y2
-	VMINPS       kconst<>+14464(SB), Y2, Y2
+	VMINPS       kconst<>+14720(SB), Y2, Y2
 	VMULPS       Y2, Y2, Y3
-	VMOVUPS      kconst<>+8064(SB), Y3
-	VMOVUPS      kconst<>+960(SB), Y4
+	VBROADCASTSS kconst<>+7040(SB), Y3
+	VBROADCASTSS kconst<>+960(SB), Y4
 	VMULPS       Y3, Y2, Y5
 	VMOVAPS      Y5, Y6
 	VFMSUB231PS  Y3, Y2, Y6
 	VFMADD231PS  Y4, Y2, Y6
-	VMULPS       kconst<>+12352(SB), Y5, Y7
+	VMULPS       kconst<>+6464(SB), Y5, Y7
 	VROUNDPS     $0x08, Y7, Y7
-	VXORPS       kconst<>+8256(SB), Y5, Y5
-	VFNMADD231PS kconst<>+12416(SB), Y7, Y5
-	VXORPS       kconst<>+8256(SB), Y6, Y6
-	VFNMADD231PS kconst<>+12480(SB), Y7, Y6
+	VXORPS       kconst<>+11008(SB), Y5, Y5
+	VFNMADD231PS kconst<>+6592(SB), Y7, Y5
+	VXORPS       kconst<>+11008(SB), Y6, Y6
+	VFNMADD231PS kconst<>+6656(SB), Y7, Y6
 	VCVTTPS2DQ   Y7, Y7
-	VMOVUPS      kconst<>+12544(SB), Y8
-	VFMADD213PS  kconst<>+7808(SB), Y5, Y8
-	VFMADD213PS  kconst<>+7872(SB), Y5, Y8
-	VFMADD213PS  kconst<>+7936(SB), Y5, Y8
-	VFMADD213PS  kconst<>+8000(SB), Y5, Y8
+	VBROADCASTSS kconst<>+12544(SB), Y8
+	VFMADD213PS  kconst<>+12608(SB), Y5, Y8
+	VFMADD213PS  kconst<>+12672(SB), Y5, Y8
+	VFMADD213PS  kconst<>+12736(SB), Y5, Y8
+	VFMADD213PS  kconst<>+12800(SB), Y5, Y8
 	VMULPS       Y5, Y5, Y9
 	VMULPS       Y8, Y9, Y8
 	VMULPS       Y6, Y6, Y9
-	VMOVUPS      kconst<>+7936(SB), Y10
-	VFMADD213PS  kconst<>+8000(SB), Y6, Y10
+	VBROADCASTSS kconst<>+12736(SB), Y10
+	VFMADD213PS  kconst<>+12800(SB), Y6, Y10
 	VFMADD231PS  Y10, Y9, Y6
-	VADDPS       kconst<>+8064(SB), Y5, Y9
+	VADDPS       kconst<>+7040(SB), Y5, Y9
 	VADDPS       Y8, Y9, Y9
 	VFMADD231PS  Y9, Y6, Y8
-	VPERMPS      kconst<>+16640(SB), Y7, Y6
-	VPERMPS      kconst<>+16704(SB), Y7, Y9
+	VPERMPS      kconst<>+16896(SB), Y7, Y6
+	VPERMPS      kconst<>+16960(SB), Y7, Y9
 	VMULPS       Y5, Y6, Y10
 	VMOVAPS      Y10, Y11
 	VFMSUB231PS  Y5, Y6, Y11
@@ -11029,19 +11457,19 @@ SiLULane32AVX2D1_load1_0_done:
 	VSUBPS       Y12, Y6, Y8
 	VSUBPS       Y8, Y5, Y5
 	VPSRAD       $0x03, Y7, Y7
-	VPADDD       kconst<>+8320(SB), Y7, Y7
+	VPADDD       kconst<>+10944(SB), Y7, Y7
 	VPSLLD       $0x17, Y7, Y7
 	VMULPS       Y7, Y6, Y8
 	VMULPS       Y7, Y5, Y9
-	VADDPS       kconst<>+8064(SB), Y8, Y10
-	VMOVUPS      kconst<>+8064(SB), Y11
+	VADDPS       kconst<>+7040(SB), Y8, Y10
+	VBROADCASTSS kconst<>+7040(SB), Y11
 	VSUBPS       Y10, Y11, Y11
 	VADDPS       Y8, Y11, Y8
 	VADDPS       Y9, Y8, Y8
-	VMOVUPS      kconst<>+8064(SB), Y9
+	VBROADCASTSS kconst<>+7040(SB), Y9
 	VDIVPS       Y10, Y9, Y9
 	VMOVAPS      Y9, Y11
-	VFNMADD213PS kconst<>+8064(SB), Y10, Y11
+	VFNMADD213PS kconst<>+7040(SB), Y10, Y11
 	VMOVAPS      Y11, Y10
 	VFNMADD231PS Y8, Y9, Y10
 	VMULPS       Y10, Y9, Y8
@@ -11056,11 +11484,11 @@ SiLULane32AVX2D1_load1_0_done:
 	VFMADD231PS  Y9, Y3, Y4
 	VMOVAPS      Y4, Y3
 	VFMADD231PS  Y8, Y10, Y3
-	VADDPS       kconst<>+13120(SB), Y2, Y4
+	VADDPS       kconst<>+13376(SB), Y2, Y4
 	VSUBPS       Y2, Y4, Y10
 	VSUBPS       Y10, Y4, Y11
 	VSUBPS       Y11, Y2, Y2
-	VMOVUPS      kconst<>+13120(SB), Y11
+	VBROADCASTSS kconst<>+13376(SB), Y11
 	VSUBPS       Y10, Y11, Y10
 	VADDPS       Y10, Y2, Y2
 	VADDPS       Y3, Y2, Y2
@@ -11079,24 +11507,24 @@ SiLULane32AVX2D1_load1_0_done:
 	VFMADD231PS  Y3, Y5, Y8
 	VMOVAPS      Y8, Y3
 	VFMADD231PS  Y2, Y4, Y3
-	VCMPPS       $0x12, kconst<>+14464(SB), Y1, Y2
+	VCMPPS       $0x12, kconst<>+14720(SB), Y1, Y2
 	VANDPS       Y2, Y7, Y2
 	VMULPS       Y2, Y6, Y4
 	VMULPS       Y2, Y3, Y2
-	VANDPS       kconst<>+8256(SB), Y1, Y3
+	VANDPS       kconst<>+11008(SB), Y1, Y3
 	VXORPS       Y3, Y4, Y4
 	VXORPS       Y3, Y2, Y2
-	VMOVUPS      kconst<>+8064(SB), Y3
-	VMOVUPS      kconst<>+8256(SB), Y5
+	VBROADCASTSS kconst<>+7040(SB), Y3
+	VBROADCASTSS kconst<>+11008(SB), Y5
 	VBLENDVPS    Y1, Y5, Y3, Y3
 	VADDPS       Y4, Y3, Y5
 	VSUBPS       Y5, Y3, Y3
 	VADDPS       Y4, Y3, Y3
 	VADDPS       Y2, Y3, Y2
-	VCMPPS       $0x19, kconst<>+14656(SB), Y1, Y3
-	VADDPS       kconst<>+14848(SB), Y1, Y1
+	VCMPPS       $0x19, kconst<>+14912(SB), Y1, Y3
+	VADDPS       kconst<>+15104(SB), Y1, Y1
 	VANDPS       kconst<>+6336(SB), Y1, Y1
-	VCMPPS       $0x11, kconst<>+14912(SB), Y1, Y1
+	VCMPPS       $0x11, kconst<>+15168(SB), Y1, Y1
 	VORPS        Y1, Y3, Y1
 	CMPQ         BX, $0x00000008
 	JB           SiLULane32AVX2D1_load2_0_masked
@@ -11107,11 +11535,10 @@ SiLULane32AVX2D1_load2_0_masked:
 	VMASKMOVPS (DX), Y0, Y3
 
 SiLULane32AVX2D1_load2_0_done:
-	VMULPS      Y5, Y3, Y4
 	VMULPS      Y2, Y3, Y2
+	VMAXPS      kconst<>+11904(SB), Y2, Y2
+	VMINPS      kconst<>+11968(SB), Y2, Y2
 	VFMADD231PS Y5, Y3, Y2
-	VCMPPS      $0x03, Y2, Y2, Y3
-	VBLENDVPS   Y3, Y4, Y2, Y2
 	VANDPS      Y0, Y1, Y1
 	VMOVMSKPS   Y1, R9
 	MOVB        R9, (DI)
@@ -11184,7 +11611,7 @@ SiLULane32AVX2D2_loop:
 	CMOVQLT      R9, R10
 	VMOVD        R10, X0
 	VPBROADCASTD X0, Y0
-	VPCMPGTD     kconst<>+16768(SB), Y0, Y0
+	VPCMPGTD     kconst<>+17024(SB), Y0, Y0
 	CMPQ         BX, $0x00000008
 	JB           SiLULane32AVX2D2_load1_0_masked
 	VMOVUPS      (CX), Y1
@@ -11196,37 +11623,37 @@ SiLULane32AVX2D2_load1_0_masked:
 SiLULane32AVX2D2_load1_0_done:
 	// SiLU f^(2), float32 lanes
 	VANDPS       kconst<>+6336(SB), Y1, Y1
-	VMINPS       kconst<>+14464(SB), Y1, Y2
+	VMINPS       kconst<>+14720(SB), Y1, Y2
 	VMULPS       Y2, Y2, Y3
-	VMOVUPS      kconst<>+8064(SB), Y3
-	VMOVUPS      kconst<>+960(SB), Y4
+	VBROADCASTSS kconst<>+7040(SB), Y3
+	VBROADCASTSS kconst<>+960(SB), Y4
 	VMULPS       Y3, Y2, Y5
 	VMOVAPS      Y5, Y6
 	VFMSUB231PS  Y3, Y2, Y6
 	VFMADD231PS  Y4, Y2, Y6
-	VMULPS       kconst<>+12352(SB), Y5, Y7
+	VMULPS       kconst<>+6464(SB), Y5, Y7
 	VROUNDPS     $0x08, Y7, Y7
-	VXORPS       kconst<>+8256(SB), Y5, Y5
-	VFNMADD231PS kconst<>+12416(SB), Y7, Y5
-	VXORPS       kconst<>+8256(SB), Y6, Y6
-	VFNMADD231PS kconst<>+12480(SB), Y7, Y6
+	VXORPS       kconst<>+11008(SB), Y5, Y5
+	VFNMADD231PS kconst<>+6592(SB), Y7, Y5
+	VXORPS       kconst<>+11008(SB), Y6, Y6
+	VFNMADD231PS kconst<>+6656(SB), Y7, Y6
 	VCVTTPS2DQ   Y7, Y7
-	VMOVUPS      kconst<>+12544(SB), Y8
-	VFMADD213PS  kconst<>+7808(SB), Y5, Y8
-	VFMADD213PS  kconst<>+7872(SB), Y5, Y8
-	VFMADD213PS  kconst<>+7936(SB), Y5, Y8
-	VFMADD213PS  kconst<>+8000(SB), Y5, Y8
+	VBROADCASTSS kconst<>+12544(SB), Y8
+	VFMADD213PS  kconst<>+12608(SB), Y5, Y8
+	VFMADD213PS  kconst<>+12672(SB), Y5, Y8
+	VFMADD213PS  kconst<>+12736(SB), Y5, Y8
+	VFMADD213PS  kconst<>+12800(SB), Y5, Y8
 	VMULPS       Y5, Y5, Y9
 	VMULPS       Y8, Y9, Y8
 	VMULPS       Y6, Y6, Y9
-	VMOVUPS      kconst<>+7936(SB), Y10
-	VFMADD213PS  kconst<>+8000(SB), Y6, Y10
+	VBROADCASTSS kconst<>+12736(SB), Y10
+	VFMADD213PS  kconst<>+12800(SB), Y6, Y10
 	VFMADD231PS  Y10, Y9, Y6
-	VADDPS       kconst<>+8064(SB), Y5, Y9
+	VADDPS       kconst<>+7040(SB), Y5, Y9
 	VADDPS       Y8, Y9, Y9
 	VFMADD231PS  Y9, Y6, Y8
-	VPERMPS      kconst<>+16832(SB), Y7, Y6
-	VPERMPS      kconst<>+16896(SB), Y7, Y9
+	VPERMPS      kconst<>+17088(SB), Y7, Y6
+	VPERMPS      kconst<>+17152(SB), Y7, Y9
 	VMULPS       Y5, Y6, Y10
 	VMOVAPS      Y10, Y11
 	VFMSUB231PS  Y5, Y6, Y11
@@ -11243,27 +11670,27 @@ SiLULane32AVX2D2_load1_0_done:
 	VSUBPS       Y12, Y6, Y8
 	VSUBPS       Y8, Y5, Y5
 	VPSRAD       $0x03, Y7, Y7
-	VPADDD       kconst<>+8320(SB), Y7, Y7
+	VPADDD       kconst<>+10944(SB), Y7, Y7
 	VPSLLD       $0x17, Y7, Y7
 	VMULPS       Y7, Y6, Y8
 	VMULPS       Y7, Y5, Y9
-	VADDPS       kconst<>+8064(SB), Y8, Y10
-	VMOVUPS      kconst<>+8064(SB), Y11
+	VADDPS       kconst<>+7040(SB), Y8, Y10
+	VBROADCASTSS kconst<>+7040(SB), Y11
 	VSUBPS       Y10, Y11, Y11
 	VADDPS       Y8, Y11, Y11
 	VADDPS       Y9, Y11, Y11
-	VMOVUPS      kconst<>+8064(SB), Y12
+	VBROADCASTSS kconst<>+7040(SB), Y12
 	VDIVPS       Y10, Y12, Y12
 	VMOVAPS      Y12, Y13
-	VFNMADD213PS kconst<>+8064(SB), Y10, Y13
+	VFNMADD213PS kconst<>+7040(SB), Y10, Y13
 	VMOVAPS      Y13, Y10
 	VFNMADD231PS Y11, Y12, Y10
 	VMULPS       Y10, Y12, Y10
 	VADDPS       Y3, Y3, Y11
 	VADDPS       Y4, Y4, Y13
-	VMOVUPS      kconst<>+8064(SB), Y14
+	VBROADCASTSS kconst<>+7040(SB), Y14
 	VSUBPS       Y8, Y14, Y14
-	VMOVUPS      kconst<>+8064(SB), Y15
+	VBROADCASTSS kconst<>+7040(SB), Y15
 	VSUBPS       Y14, Y15, Y15
 	VSUBPS       Y8, Y15, Y8
 	VSUBPS       Y9, Y8, Y8
@@ -11288,7 +11715,7 @@ SiLULane32AVX2D2_load1_0_done:
 	VFMSUB231PS  Y8, Y2, Y9
 	VMOVAPS      Y9, Y8
 	VFMADD231PS  Y4, Y2, Y8
-	VXORPS       kconst<>+8256(SB), Y3, Y2
+	VXORPS       kconst<>+11008(SB), Y3, Y2
 	VADDPS       Y2, Y11, Y3
 	VSUBPS       Y11, Y3, Y4
 	VSUBPS       Y4, Y3, Y9
@@ -11320,10 +11747,10 @@ SiLULane32AVX2D2_load1_0_done:
 	VFMADD231PS  Y2, Y6, Y4
 	VMULPS       Y7, Y3, Y2
 	VMULPS       Y7, Y4, Y3
-	VCMPPS       $0x16, kconst<>+14464(SB), Y1, Y4
-	VSUBPS       kconst<>+15104(SB), Y1, Y1
+	VCMPPS       $0x16, kconst<>+14720(SB), Y1, Y4
+	VSUBPS       kconst<>+15360(SB), Y1, Y1
 	VANDPS       kconst<>+6336(SB), Y1, Y1
-	VCMPPS       $0x11, kconst<>+15168(SB), Y1, Y1
+	VCMPPS       $0x11, kconst<>+15424(SB), Y1, Y1
 	VORPS        Y1, Y4, Y1
 	CMPQ         BX, $0x00000008
 	JB           SiLULane32AVX2D2_load2_0_masked
@@ -11334,11 +11761,10 @@ SiLULane32AVX2D2_load2_0_masked:
 	VMASKMOVPS (DX), Y0, Y4
 
 SiLULane32AVX2D2_load2_0_done:
-	VMULPS      Y2, Y4, Y5
 	VMULPS      Y3, Y4, Y3
+	VMAXPS      kconst<>+11904(SB), Y3, Y3
+	VMINPS      kconst<>+11968(SB), Y3, Y3
 	VFMADD231PS Y2, Y4, Y3
-	VCMPPS      $0x03, Y3, Y3, Y2
-	VBLENDVPS   Y2, Y5, Y3, Y2
 	VANDPS      Y0, Y1, Y1
 	VMOVMSKPS   Y1, R9
 	MOVB        R9, (DI)
@@ -11350,13 +11776,13 @@ SiLULane32AVX2D2_load2_0_done:
 	CMPL        R9, $0x000000ff
 	JNE         SiLULane32AVX2D2_add0_masked
 	VMOVUPS     (AX), Y1
-	VADDPS      Y2, Y1, Y1
+	VADDPS      Y3, Y1, Y1
 	VMOVUPS     Y1, (AX)
 	JMP         SiLULane32AVX2D2_add0_done
 
 SiLULane32AVX2D2_add0_masked:
 	VMASKMOVPS (AX), Y0, Y1
-	VADDPS     Y2, Y1, Y1
+	VADDPS     Y3, Y1, Y1
 	VMASKMOVPS Y1, Y0, (AX)
 
 SiLULane32AVX2D2_add0_done:
@@ -11366,11 +11792,11 @@ SiLULane32AVX2D2_plain:
 	VMOVMSKPS Y0, R9
 	CMPL      R9, $0x000000ff
 	JNE       SiLULane32AVX2D2_store0_masked
-	VMOVUPS   Y2, (AX)
+	VMOVUPS   Y3, (AX)
 	JMP       SiLULane32AVX2D2_store0_done
 
 SiLULane32AVX2D2_store0_masked:
-	VMASKMOVPS Y2, Y0, (AX)
+	VMASKMOVPS Y3, Y0, (AX)
 
 SiLULane32AVX2D2_store0_done:
 SiLULane32AVX2D2_next:
@@ -11402,7 +11828,7 @@ TEXT ·SGD32AVX512(SB), NOSPLIT, $0-96
 	VXORPS  Z0, Z0, Z0
 	TESTB   $0x01, CL
 	JZ      SGD32AVX512_nomax
-	VMOVUPS kconst<>+8256(SB), Z0
+	VMOVUPS kconst<>+11008(SB), Z0
 
 SGD32AVX512_nomax:
 	MOVQ         p_len+8(FP), DI
@@ -11545,7 +11971,7 @@ TEXT ·Adam32AVX512(SB), NOSPLIT, $0-144
 	VXORPS  Z0, Z0, Z0
 	TESTB   $0x01, CL
 	JZ      Adam32AVX512_nomax
-	VMOVUPS kconst<>+8256(SB), Z0
+	VMOVUPS kconst<>+11008(SB), Z0
 
 Adam32AVX512_nomax:
 	MOVQ         p_len+8(FP), R9
@@ -12094,7 +12520,7 @@ TEXT ·SGD32AVX2(SB), NOSPLIT, $0-96
 	VXORPS  Y0, Y0, Y0
 	TESTB   $0x01, CL
 	JZ      SGD32AVX2_nomax
-	VMOVUPS kconst<>+8256(SB), Y0
+	VMOVUPS kconst<>+11008(SB), Y0
 
 SGD32AVX2_nomax:
 	MOVQ p_len+8(FP), DI
@@ -12169,7 +12595,7 @@ SGD32AVX2_tail:
 	SUBQ         R8, DI
 	VMOVD        DI, X1
 	VPBROADCASTD X1, Y1
-	VPCMPGTD     kconst<>+16960(SB), Y1, Y1
+	VPCMPGTD     kconst<>+17216(SB), Y1, Y1
 	VMASKMOVPS   (DX)(R8*4), Y1, Y2
 	VMASKMOVPS   (BX)(R8*4), Y1, Y3
 	VXORPS       Y0, Y3, Y3
@@ -12243,7 +12669,7 @@ TEXT ·Adam32AVX2(SB), NOSPLIT, $0-144
 	VXORPS  Y0, Y0, Y0
 	TESTB   $0x01, CL
 	JZ      Adam32AVX2_nomax
-	VMOVUPS kconst<>+8256(SB), Y0
+	VMOVUPS kconst<>+11008(SB), Y0
 
 Adam32AVX2_nomax:
 	MOVQ p_len+8(FP), R9
@@ -12323,7 +12749,7 @@ Adam32AVX2_tail:
 	SUBQ         R10, R9
 	VMOVD        R9, X1
 	VPBROADCASTD X1, Y1
-	VPCMPGTD     kconst<>+17024(SB), Y1, Y1
+	VPCMPGTD     kconst<>+17280(SB), Y1, Y1
 	VMASKMOVPS   (DX)(R10*4), Y1, Y2
 	VMASKMOVPS   (BX)(R10*4), Y1, Y3
 	VXORPS       Y0, Y3, Y3
@@ -12424,7 +12850,7 @@ FirstNonFinite32AVX2_tail:
 	SUBQ         DX, CX
 	VMOVD        CX, X0
 	VPBROADCASTD X0, Y0
-	VPCMPGTD     kconst<>+17088(SB), Y0, Y0
+	VPCMPGTD     kconst<>+17344(SB), Y0, Y0
 	VMASKMOVPS   (AX)(DX*4), Y0, Y1
 	VSUBPS       Y1, Y1, Y1
 	VCMPPS       $0x03, Y1, Y1, Y1
@@ -12530,7 +12956,7 @@ SGD64AVX2_tail:
 	SUBQ         R8, DI
 	VMOVQ        DI, X1
 	VPBROADCASTQ X1, Y1
-	VPCMPGTQ     kconst<>+17152(SB), Y1, Y1
+	VPCMPGTQ     kconst<>+17408(SB), Y1, Y1
 	VMASKMOVPD   (DX)(R8*8), Y1, Y2
 	VMASKMOVPD   (BX)(R8*8), Y1, Y3
 	VXORPD       Y0, Y3, Y3
@@ -12684,7 +13110,7 @@ Adam64AVX2_tail:
 	SUBQ         R10, R9
 	VMOVQ        R9, X1
 	VPBROADCASTQ X1, Y1
-	VPCMPGTQ     kconst<>+17216(SB), Y1, Y1
+	VPCMPGTQ     kconst<>+17472(SB), Y1, Y1
 	VMASKMOVPD   (DX)(R10*8), Y1, Y2
 	VMASKMOVPD   (BX)(R10*8), Y1, Y3
 	VXORPD       Y0, Y3, Y3
@@ -12785,7 +13211,7 @@ FirstNonFinite64AVX2_tail:
 	SUBQ         DX, CX
 	VMOVQ        CX, X0
 	VPBROADCASTQ X0, Y0
-	VPCMPGTQ     kconst<>+17280(SB), Y0, Y0
+	VPCMPGTQ     kconst<>+17536(SB), Y0, Y0
 	VMASKMOVPD   (AX)(DX*8), Y0, Y1
 	VSUBPD       Y1, Y1, Y1
 	VCMPPD       $0x03, Y1, Y1, Y1
@@ -13613,414 +14039,414 @@ DATA kconst<>+6432(SB)/8, $0x4150000041500000
 DATA kconst<>+6440(SB)/8, $0x4150000041500000
 DATA kconst<>+6448(SB)/8, $0x4150000041500000
 DATA kconst<>+6456(SB)/8, $0x4150000041500000
-DATA kconst<>+6464(SB)/8, $0x3f9d89d93f9d89d9
-DATA kconst<>+6472(SB)/8, $0x3f9d89d93f9d89d9
-DATA kconst<>+6480(SB)/8, $0x3f9d89d93f9d89d9
-DATA kconst<>+6488(SB)/8, $0x3f9d89d93f9d89d9
-DATA kconst<>+6496(SB)/8, $0x3f9d89d93f9d89d9
-DATA kconst<>+6504(SB)/8, $0x3f9d89d93f9d89d9
-DATA kconst<>+6512(SB)/8, $0x3f9d89d93f9d89d9
-DATA kconst<>+6520(SB)/8, $0x3f9d89d93f9d89d9
-DATA kconst<>+6528(SB)/8, $0x4170000041700000
-DATA kconst<>+6536(SB)/8, $0x4170000041700000
-DATA kconst<>+6544(SB)/8, $0x4170000041700000
-DATA kconst<>+6552(SB)/8, $0x4170000041700000
-DATA kconst<>+6560(SB)/8, $0x4170000041700000
-DATA kconst<>+6568(SB)/8, $0x4170000041700000
-DATA kconst<>+6576(SB)/8, $0x4170000041700000
-DATA kconst<>+6584(SB)/8, $0x4170000041700000
-DATA kconst<>+6592(SB)/8, $0x3f5000003f500000
-DATA kconst<>+6600(SB)/8, $0x3f5000003f500000
-DATA kconst<>+6608(SB)/8, $0x3f5000003f500000
-DATA kconst<>+6616(SB)/8, $0x3f5000003f500000
-DATA kconst<>+6624(SB)/8, $0x3f5000003f500000
-DATA kconst<>+6632(SB)/8, $0x3f5000003f500000
-DATA kconst<>+6640(SB)/8, $0x3f5000003f500000
-DATA kconst<>+6648(SB)/8, $0x3f5000003f500000
-DATA kconst<>+6656(SB)/8, $0x3ed000003ed00000
-DATA kconst<>+6664(SB)/8, $0x3ed000003ed00000
-DATA kconst<>+6672(SB)/8, $0x3ed000003ed00000
-DATA kconst<>+6680(SB)/8, $0x3ed000003ed00000
-DATA kconst<>+6688(SB)/8, $0x3ed000003ed00000
-DATA kconst<>+6696(SB)/8, $0x3ed000003ed00000
-DATA kconst<>+6704(SB)/8, $0x3ed000003ed00000
-DATA kconst<>+6712(SB)/8, $0x3ed000003ed00000
-DATA kconst<>+6720(SB)/8, $0xb76dae92b90820d7
-DATA kconst<>+6728(SB)/8, $0xb4be9f41b606a804
-DATA kconst<>+6736(SB)/8, $0xb2a38cffb3a2fd16
-DATA kconst<>+6744(SB)/8, $0xb0f27341b1bbf72b
-DATA kconst<>+6752(SB)/8, $0xaf85b109b02c91ad
-DATA kconst<>+6760(SB)/8, $0xae4607bbaedee408
-DATA kconst<>+6768(SB)/8, $0xad3793f0adba0a01
-DATA kconst<>+6776(SB)/8, $0xac4ab990acbd35b0
-DATA kconst<>+6784(SB)/8, $0x3860670e39e14a9a
-DATA kconst<>+6792(SB)/8, $0x35e7409937107ff1
-DATA kconst<>+6800(SB)/8, $0x33f8b4ba34de1fa7
-DATA kconst<>+6808(SB)/8, $0x3260f5b0331e64f0
-DATA kconst<>+6816(SB)/8, $0x3113b58a31af3965
-DATA kconst<>+6824(SB)/8, $0x2fff207930854798
-DATA kconst<>+6832(SB)/8, $0x2f07820c2f8089d1
-DATA kconst<>+6840(SB)/8, $0x2e2904f62e94ad22
-DATA kconst<>+6848(SB)/8, $0xb9447e73baa9e5c6
-DATA kconst<>+6856(SB)/8, $0xb7057578b811de0e
-DATA kconst<>+6864(SB)/8, $0xb536d79db6114f1f
-DATA kconst<>+6872(SB)/8, $0xb3cbe189b481ca2a
-DATA kconst<>+6880(SB)/8, $0xb2a07130b32e6962
-DATA kconst<>+6888(SB)/8, $0xb1a2431eb21d1217
-DATA kconst<>+6896(SB)/8, $0xb0c61851b12fa681
-DATA kconst<>+6904(SB)/8, $0xb00bd3deb067a051
-DATA kconst<>+6912(SB)/8, $0x3a28cf7c3b7b5316
-DATA kconst<>+6920(SB)/8, $0x3817aac33910b0b2
-DATA kconst<>+6928(SB)/8, $0x3684de68373b915c
-DATA kconst<>+6936(SB)/8, $0x3537342f35d297ec
-DATA kconst<>+6944(SB)/8, $0x342d2a3234ac5419
-DATA kconst<>+6952(SB)/8, $0x334d660d33b8156b
-DATA kconst<>+6960(SB)/8, $0x32903f2b32ef0142
-DATA kconst<>+6968(SB)/8, $0x31e6a8593233d1f1
-DATA kconst<>+6976(SB)/8, $0xbb097204bc2e474c
-DATA kconst<>+6984(SB)/8, $0xb9263bfaba0951d8
-DATA kconst<>+6992(SB)/8, $0xb7bc7201b86b0a14
-DATA kconst<>+7000(SB)/8, $0xb6a1da54b7276be7
-DATA kconst<>+7008(SB)/8, $0xb5b8a09ab627d8c8
-DATA kconst<>+7016(SB)/8, $0xb500d2f6b5557d3f
-DATA kconst<>+7024(SB)/8, $0xb4509c1eb4a15196
-DATA kconst<>+7032(SB)/8, $0xb3bd3331b40abd90
-DATA kconst<>+7040(SB)/8, $0x3bd268d73ce00355
-DATA kconst<>+7048(SB)/8, $0x3a2f10873af80187
-DATA kconst<>+7056(SB)/8, $0x39022db4398e9791
-DATA kconst<>+7064(SB)/8, $0x380c764b388244a4
-DATA kconst<>+7072(SB)/8, $0x37425ef537a10e17
-DATA kconst<>+7080(SB)/8, $0x36a0173136f4ec9b
-DATA kconst<>+7088(SB)/8, $0x3615c5fe365800a6
-DATA kconst<>+7096(SB)/8, $0x359a53be35d4bf02
-DATA kconst<>+7104(SB)/8, $0xbc960321bd83acc3
-DATA kconst<>+7112(SB)/8, $0xbb306879bbd3c3e2
-DATA kconst<>+7120(SB)/8, $0xba2ee0debaa7101c
-DATA kconst<>+7128(SB)/8, $0xb96f4653b9c6277c
-DATA kconst<>+7136(SB)/8, $0xb8c9f62ab918261a
-DATA kconst<>+7144(SB)/8, $0xb8450b91b88aef0d
-DATA kconst<>+7152(SB)/8, $0xb7d58090b80f6999
-DATA kconst<>+7160(SB)/8, $0xb77a55d4b7a2120c
-DATA kconst<>+7168(SB)/8, $0x3d449e443e0ac09a
-DATA kconst<>+7176(SB)/8, $0x3c292e673ca989d7
-DATA kconst<>+7184(SB)/8, $0x3b63eaa53bbc5a9d
-DATA kconst<>+7192(SB)/8, $0x3ac7d15b3b1318a6
-DATA kconst<>+7200(SB)/8, $0x3a4f02723a8d69c6
-DATA kconst<>+7208(SB)/8, $0x39f025f63a1bd052
-DATA kconst<>+7216(SB)/8, $0x39970bd339bcd115
-DATA kconst<>+7224(SB)/8, $0x3949dd2d3975528c
-DATA kconst<>+7232(SB)/8, $0xbde852cabe7de163
-DATA kconst<>+7240(SB)/8, $0xbd195a94bd7b9973
-DATA kconst<>+7248(SB)/8, $0xbc8fb527bccb7dd9
-DATA kconst<>+7256(SB)/8, $0xbc236bc4bc54ca3e
-DATA kconst<>+7264(SB)/8, $0xbbd132e6bc013619
-DATA kconst<>+7272(SB)/8, $0xbb90dc71bbacac5c
-DATA kconst<>+7280(SB)/8, $0xbb541a39bb766e62
-DATA kconst<>+7288(SB)/8, $0xbb21d298bb386fb5
-DATA kconst<>+7296(SB)/8, $0xb13405ceb0ec0165
-DATA kconst<>+7304(SB)/8, $0x2f9caccc30fd6817
-DATA kconst<>+7312(SB)/8, $0x2f06ba0c2ec9d381
-DATA kconst<>+7320(SB)/8, $0xad85e1b6af315ab6
-DATA kconst<>+7328(SB)/8, $0xaee4248c2f069a2c
-DATA kconst<>+7336(SB)/8, $0x2f68d0dfae8655ca
-DATA kconst<>+7344(SB)/8, $0xaef3c501aeab6081
-DATA kconst<>+7352(SB)/8, $0xae0cba142e94faf4
-DATA kconst<>+7360(SB)/8, $0x2f95135a31896db0
-DATA kconst<>+7368(SB)/8, $0xaef97b65b07cf6c1
-DATA kconst<>+7376(SB)/8, $0xadce578f2f010755
-DATA kconst<>+7384(SB)/8, $0xae066e52aefbd4fa
-DATA kconst<>+7392(SB)/8, $0x2d803e16ae1f2a85
-DATA kconst<>+7400(SB)/8, $0xaba927382c6c889f
-DATA kconst<>+7408(SB)/8, $0xac9a2322ad4b45b8
-DATA kconst<>+7416(SB)/8, $0xacb0e77d2ce5bbfd
-DATA kconst<>+7424(SB)/8, $0x3e6fe1953ebe5263
-DATA kconst<>+7432(SB)/8, $0x3e022c323e2a2662
-DATA kconst<>+7440(SB)/8, $0x3daecb0c3dd18c5c
-DATA kconst<>+7448(SB)/8, $0x3d82b9a13d95ab0d
-DATA kconst<>+7456(SB)/8, $0x3d5050303d67ee03
-DATA kconst<>+7464(SB)/8, $0x3d2cf20f3d3d0251
-DATA kconst<>+7472(SB)/8, $0x3d13c42a3d1f6056
-DATA kconst<>+7480(SB)/8, $0x3d00f2fd3d09b8e6
-DATA kconst<>+7488(SB)/8, $0x31c563a1b2453130
-DATA kconst<>+7496(SB)/8, $0x2fcc5ad4b162924c
-DATA kconst<>+7504(SB)/8, $0xb0c9a256af962f24
-DATA kconst<>+7512(SB)/8, $0x309459df3146cf83
-DATA kconst<>+7520(SB)/8, $0xb099ee443095dab5
-DATA kconst<>+7528(SB)/8, $0x3095bf7eb03ee553
-DATA kconst<>+7536(SB)/8, $0xb09b16b7b0846452
-DATA kconst<>+7544(SB)/8, $0x2fc801b2b0aee750
-DATA kconst<>+7552(SB)/8, $0xc0b8aa3bc0b8aa3b
-DATA kconst<>+7560(SB)/8, $0xc0b8aa3bc0b8aa3b
-DATA kconst<>+7568(SB)/8, $0xc0b8aa3bc0b8aa3b
-DATA kconst<>+7576(SB)/8, $0xc0b8aa3bc0b8aa3b
-DATA kconst<>+7584(SB)/8, $0xc0b8aa3bc0b8aa3b
-DATA kconst<>+7592(SB)/8, $0xc0b8aa3bc0b8aa3b
-DATA kconst<>+7600(SB)/8, $0xc0b8aa3bc0b8aa3b
-DATA kconst<>+7608(SB)/8, $0xc0b8aa3bc0b8aa3b
-DATA kconst<>+7616(SB)/8, $0xbdb17000bdb17000
-DATA kconst<>+7624(SB)/8, $0xbdb17000bdb17000
-DATA kconst<>+7632(SB)/8, $0xbdb17000bdb17000
-DATA kconst<>+7640(SB)/8, $0xbdb17000bdb17000
-DATA kconst<>+7648(SB)/8, $0xbdb17000bdb17000
-DATA kconst<>+7656(SB)/8, $0xbdb17000bdb17000
-DATA kconst<>+7664(SB)/8, $0xbdb17000bdb17000
-DATA kconst<>+7672(SB)/8, $0xbdb17000bdb17000
-DATA kconst<>+7680(SB)/8, $0xbf000000bf000000
-DATA kconst<>+7688(SB)/8, $0xbf000000bf000000
-DATA kconst<>+7696(SB)/8, $0xbf000000bf000000
-DATA kconst<>+7704(SB)/8, $0xbf000000bf000000
-DATA kconst<>+7712(SB)/8, $0xbf000000bf000000
-DATA kconst<>+7720(SB)/8, $0xbf000000bf000000
-DATA kconst<>+7728(SB)/8, $0xbf000000bf000000
-DATA kconst<>+7736(SB)/8, $0xbf000000bf000000
-DATA kconst<>+7744(SB)/8, $0xb685fdf4b685fdf4
-DATA kconst<>+7752(SB)/8, $0xb685fdf4b685fdf4
-DATA kconst<>+7760(SB)/8, $0xb685fdf4b685fdf4
-DATA kconst<>+7768(SB)/8, $0xb685fdf4b685fdf4
-DATA kconst<>+7776(SB)/8, $0xb685fdf4b685fdf4
-DATA kconst<>+7784(SB)/8, $0xb685fdf4b685fdf4
-DATA kconst<>+7792(SB)/8, $0xb685fdf4b685fdf4
-DATA kconst<>+7800(SB)/8, $0xb685fdf4b685fdf4
-DATA kconst<>+7808(SB)/8, $0x3c0888893c088889
-DATA kconst<>+7816(SB)/8, $0x3c0888893c088889
-DATA kconst<>+7824(SB)/8, $0x3c0888893c088889
-DATA kconst<>+7832(SB)/8, $0x3c0888893c088889
-DATA kconst<>+7840(SB)/8, $0x3c0888893c088889
-DATA kconst<>+7848(SB)/8, $0x3c0888893c088889
-DATA kconst<>+7856(SB)/8, $0x3c0888893c088889
-DATA kconst<>+7864(SB)/8, $0x3c0888893c088889
-DATA kconst<>+7872(SB)/8, $0x3d2aaaab3d2aaaab
-DATA kconst<>+7880(SB)/8, $0x3d2aaaab3d2aaaab
-DATA kconst<>+7888(SB)/8, $0x3d2aaaab3d2aaaab
-DATA kconst<>+7896(SB)/8, $0x3d2aaaab3d2aaaab
-DATA kconst<>+7904(SB)/8, $0x3d2aaaab3d2aaaab
-DATA kconst<>+7912(SB)/8, $0x3d2aaaab3d2aaaab
-DATA kconst<>+7920(SB)/8, $0x3d2aaaab3d2aaaab
-DATA kconst<>+7928(SB)/8, $0x3d2aaaab3d2aaaab
-DATA kconst<>+7936(SB)/8, $0x3e2aaaab3e2aaaab
-DATA kconst<>+7944(SB)/8, $0x3e2aaaab3e2aaaab
-DATA kconst<>+7952(SB)/8, $0x3e2aaaab3e2aaaab
-DATA kconst<>+7960(SB)/8, $0x3e2aaaab3e2aaaab
-DATA kconst<>+7968(SB)/8, $0x3e2aaaab3e2aaaab
-DATA kconst<>+7976(SB)/8, $0x3e2aaaab3e2aaaab
-DATA kconst<>+7984(SB)/8, $0x3e2aaaab3e2aaaab
-DATA kconst<>+7992(SB)/8, $0x3e2aaaab3e2aaaab
-DATA kconst<>+8000(SB)/8, $0x3f0000003f000000
-DATA kconst<>+8008(SB)/8, $0x3f0000003f000000
-DATA kconst<>+8016(SB)/8, $0x3f0000003f000000
-DATA kconst<>+8024(SB)/8, $0x3f0000003f000000
-DATA kconst<>+8032(SB)/8, $0x3f0000003f000000
-DATA kconst<>+8040(SB)/8, $0x3f0000003f000000
-DATA kconst<>+8048(SB)/8, $0x3f0000003f000000
-DATA kconst<>+8056(SB)/8, $0x3f0000003f000000
-DATA kconst<>+8064(SB)/8, $0x3f8000003f800000
-DATA kconst<>+8072(SB)/8, $0x3f8000003f800000
-DATA kconst<>+8080(SB)/8, $0x3f8000003f800000
-DATA kconst<>+8088(SB)/8, $0x3f8000003f800000
-DATA kconst<>+8096(SB)/8, $0x3f8000003f800000
-DATA kconst<>+8104(SB)/8, $0x3f8000003f800000
-DATA kconst<>+8112(SB)/8, $0x3f8000003f800000
-DATA kconst<>+8120(SB)/8, $0x3f8000003f800000
-DATA kconst<>+8128(SB)/8, $0x3f8b95c23f800000
-DATA kconst<>+8136(SB)/8, $0x3fa5fed73f9837f0
-DATA kconst<>+8144(SB)/8, $0x3fc5672a3fb504f3
-DATA kconst<>+8152(SB)/8, $0x3feac0c73fd744fd
-DATA kconst<>+8160(SB)/8, $0x3f8b95c23f800000
-DATA kconst<>+8168(SB)/8, $0x3fa5fed73f9837f0
-DATA kconst<>+8176(SB)/8, $0x3fc5672a3fb504f3
-DATA kconst<>+8184(SB)/8, $0x3feac0c73fd744fd
-DATA kconst<>+8192(SB)/8, $0xb260aba100000000
-DATA kconst<>+8200(SB)/8, $0xb32c9d5e33231b71
-DATA kconst<>+8208(SB)/8, $0x320aa83732cfe77a
-DATA kconst<>+8216(SB)/8, $0xb24116deb2d4a58a
-DATA kconst<>+8224(SB)/8, $0xb260aba100000000
-DATA kconst<>+8232(SB)/8, $0xb32c9d5e33231b71
-DATA kconst<>+8240(SB)/8, $0x320aa83732cfe77a
-DATA kconst<>+8248(SB)/8, $0xb24116deb2d4a58a
-DATA kconst<>+8256(SB)/8, $0x8000000080000000
-DATA kconst<>+8264(SB)/8, $0x8000000080000000
-DATA kconst<>+8272(SB)/8, $0x8000000080000000
-DATA kconst<>+8280(SB)/8, $0x8000000080000000
-DATA kconst<>+8288(SB)/8, $0x8000000080000000
-DATA kconst<>+8296(SB)/8, $0x8000000080000000
-DATA kconst<>+8304(SB)/8, $0x8000000080000000
-DATA kconst<>+8312(SB)/8, $0x8000000080000000
-DATA kconst<>+8320(SB)/8, $0x0000007f0000007f
-DATA kconst<>+8328(SB)/8, $0x0000007f0000007f
-DATA kconst<>+8336(SB)/8, $0x0000007f0000007f
-DATA kconst<>+8344(SB)/8, $0x0000007f0000007f
-DATA kconst<>+8352(SB)/8, $0x0000007f0000007f
-DATA kconst<>+8360(SB)/8, $0x0000007f0000007f
-DATA kconst<>+8368(SB)/8, $0x0000007f0000007f
-DATA kconst<>+8376(SB)/8, $0x0000007f0000007f
-DATA kconst<>+8384(SB)/8, $0xc1500000c1500000
-DATA kconst<>+8392(SB)/8, $0xc1500000c1500000
-DATA kconst<>+8400(SB)/8, $0xc1500000c1500000
-DATA kconst<>+8408(SB)/8, $0xc1500000c1500000
-DATA kconst<>+8416(SB)/8, $0xc1500000c1500000
-DATA kconst<>+8424(SB)/8, $0xc1500000c1500000
-DATA kconst<>+8432(SB)/8, $0xc1500000c1500000
-DATA kconst<>+8440(SB)/8, $0xc1500000c1500000
-DATA kconst<>+8448(SB)/8, $0x7f8000007f800000
-DATA kconst<>+8456(SB)/8, $0x7f8000007f800000
-DATA kconst<>+8464(SB)/8, $0x7f8000007f800000
-DATA kconst<>+8472(SB)/8, $0x7f8000007f800000
-DATA kconst<>+8480(SB)/8, $0x7f8000007f800000
-DATA kconst<>+8488(SB)/8, $0x7f8000007f800000
-DATA kconst<>+8496(SB)/8, $0x7f8000007f800000
-DATA kconst<>+8504(SB)/8, $0x7f8000007f800000
-DATA kconst<>+8512(SB)/8, $0x36888f10380f5c3a
-DATA kconst<>+8520(SB)/8, $0x33ff13da35279e16
-DATA kconst<>+8528(SB)/8, $0x31f750a432e8ae6e
-DATA kconst<>+8536(SB)/8, $0x3049d39a31158e50
-DATA kconst<>+8544(SB)/8, $0x2ef0174f2f9587b9
-DATA kconst<>+8552(SB)/8, $0x2dbcd99b2e4e99dc
-DATA kconst<>+8560(SB)/8, $0x2cb7c62c2d360076
-DATA kconst<>+8568(SB)/8, $0x2bd32a262c416573
-DATA kconst<>+8576(SB)/8, $0xb786c865b8f77cf4
-DATA kconst<>+8584(SB)/8, $0xb5220333b63c456f
-DATA kconst<>+8592(SB)/8, $0xb344aeceb425f892
-DATA kconst<>+8600(SB)/8, $0xb1c36196b283aad3
-DATA kconst<>+8608(SB)/8, $0xb089f787b11e2d4a
-DATA kconst<>+8616(SB)/8, $0xaf7c54ddb0005068
-DATA kconst<>+8624(SB)/8, $0xae8c4c4baf023b4e
-DATA kconst<>+8632(SB)/8, $0xadb5a0d7ae1cf79d
-DATA kconst<>+8640(SB)/8, $0x38788b4539c43837
-DATA kconst<>+8648(SB)/8, $0x3644ef6d3748395a
-DATA kconst<>+8656(SB)/8, $0x3497e68235647457
-DATA kconst<>+8664(SB)/8, $0x333959db33e2494a
-DATA kconst<>+8672(SB)/8, $0x321c45f832a47d61
-DATA kconst<>+8680(SB)/8, $0x3126c246319d6761
-DATA kconst<>+8688(SB)/8, $0x3054702530b89e76
-DATA kconst<>+8696(SB)/8, $0x2f9b33542ffcedae
-DATA kconst<>+8704(SB)/8, $0xb9618246ba98f271
-DATA kconst<>+8712(SB)/8, $0xb76c7437b851e978
-DATA kconst<>+8720(SB)/8, $0xb5e892b0b69b98ba
-DATA kconst<>+8728(SB)/8, $0xb4aebcc8b541039f
-DATA kconst<>+8736(SB)/8, $0xb3b0344ab42a2566
-DATA kconst<>+8744(SB)/8, $0xb2dba9e9b340550d
-DATA kconst<>+8752(SB)/8, $0xb2206a93b28278ae
-DATA kconst<>+8760(SB)/8, $0xb1845888b1cb4ea9
-DATA kconst<>+8768(SB)/8, $0x3a4334833b610b53
-DATA kconst<>+8776(SB)/8, $0x3889ae5b3953e038
-DATA kconst<>+8784(SB)/8, $0x372e800d37cec78f
-DATA kconst<>+8792(SB)/8, $0x36227bf136a1ef2c
-DATA kconst<>+8800(SB)/8, $0x3544be7a35adfaa7
-DATA kconst<>+8808(SB)/8, $0x348fa26934e90d78
-DATA kconst<>+8816(SB)/8, $0x33f0eee9343740c1
-DATA kconst<>+8824(SB)/8, $0x3360bca133a2a03e
-DATA kconst<>+8832(SB)/8, $0xbb203bc9bc1ad686
-DATA kconst<>+8840(SB)/8, $0xb99b1f77ba4d175f
-DATA kconst<>+8848(SB)/8, $0xb8803006b905d529
-DATA kconst<>+8856(SB)/8, $0xb794f60eb8058a29
-DATA kconst<>+8864(SB)/8, $0xb6d97eccb72fce1b
-DATA kconst<>+8872(SB)/8, $0xb63a77f8b68c0007
-DATA kconst<>+8880(SB)/8, $0xb5b3ed32b5ffc107
-DATA kconst<>+8888(SB)/8, $0xb53dfb96b5817284
-DATA kconst<>+8896(SB)/8, $0x3bf7d1f93cc542ac
-DATA kconst<>+8904(SB)/8, $0x3aa8a8ef3b3d9ab1
-DATA kconst<>+8912(SB)/8, $0x39b834cc3a28794e
-DATA kconst<>+8920(SB)/8, $0x3906956439585984
-DATA kconst<>+8928(SB)/8, $0x386e00b938af830d
-DATA kconst<>+8936(SB)/8, $0x37f049fb3826c193
-DATA kconst<>+8944(SB)/8, $0x37859d9537b153ba
-DATA kconst<>+8952(SB)/8, $0x371fe6c1374d0f5c
-DATA kconst<>+8960(SB)/8, $0xbcb2f152bd6544d4
-DATA kconst<>+8968(SB)/8, $0xbbb06953bc2687c0
-DATA kconst<>+8976(SB)/8, $0xbb014e33bb4ddce0
-DATA kconst<>+8984(SB)/8, $0xba6f8dbabaac082c
-DATA kconst<>+8992(SB)/8, $0xba00e143ba2d0f4f
-DATA kconst<>+9000(SB)/8, $0xb999aa4bb9c4e47c
-DATA kconst<>+9008(SB)/8, $0xb94554b2b9744fae
-DATA kconst<>+9016(SB)/8, $0xb905fe18b9219d78
-DATA kconst<>+9024(SB)/8, $0x3d6e65cb3dede4cd
-DATA kconst<>+9032(SB)/8, $0x3cb0da1b3d0a094f
-DATA kconst<>+9040(SB)/8, $0x3c3122893c73a82f
-DATA kconst<>+9048(SB)/8, $0x3bd1ea463c062ced
-DATA kconst<>+9056(SB)/8, $0x3b8a1d243ba87d4e
-DATA kconst<>+9064(SB)/8, $0x3b430ddf3b666b08
-DATA kconst<>+9072(SB)/8, $0x3b10e36a3b2733fa
-DATA kconst<>+9080(SB)/8, $0x3adf93253afd7b30
-DATA kconst<>+9088(SB)/8, $0xb0ba502031327305
-DATA kconst<>+9096(SB)/8, $0xaf9bffa2b03809f4
-DATA kconst<>+9104(SB)/8, $0xae95e843afcdf2bc
-DATA kconst<>+9112(SB)/8, $0x2e91824f2fe76f1a
-DATA kconst<>+9120(SB)/8, $0x2f55bc91af494cb2
-DATA kconst<>+9128(SB)/8, $0xaed9a873aebf532d
-DATA kconst<>+9136(SB)/8, $0xade2a0ccaeb95149
-DATA kconst<>+9144(SB)/8, $0xae739741ad9e7ac1
-DATA kconst<>+9152(SB)/8, $0xaf4df7b82fb2eb55
-DATA kconst<>+9160(SB)/8, $0xae3424d0afaa4920
-DATA kconst<>+9168(SB)/8, $0x2ea25a912e9f4a4c
-DATA kconst<>+9176(SB)/8, $0x2ca84aa32d8bd54b
-DATA kconst<>+9184(SB)/8, $0xad8b1d63ada42234
-DATA kconst<>+9192(SB)/8, $0xad650232ac898656
-DATA kconst<>+9200(SB)/8, $0x2c405004aba1da02
-DATA kconst<>+9208(SB)/8, $0x2b7c9b632c566cc3
-DATA kconst<>+9216(SB)/8, $0xbf0a2094bf1b52f5
-DATA kconst<>+9224(SB)/8, $0xbef68cf5bf00e476
-DATA kconst<>+9232(SB)/8, $0xbee9d0b6beef178f
-DATA kconst<>+9240(SB)/8, $0xbee2e2f6bee5e66c
-DATA kconst<>+9248(SB)/8, $0xbede8fe4bee07fb3
-DATA kconst<>+9256(SB)/8, $0xbedb9d67bedcf5e9
-DATA kconst<>+9264(SB)/8, $0xbed97b01beda77ef
-DATA kconst<>+9272(SB)/8, $0xbed7dd5fbed89ecc
-DATA kconst<>+9280(SB)/8, $0xb222200bb2caa0d0
-DATA kconst<>+9288(SB)/8, $0x3186a00e3213d8b1
-DATA kconst<>+9296(SB)/8, $0x32666e54b258bf5e
-DATA kconst<>+9304(SB)/8, $0xb204159c31603251
-DATA kconst<>+9312(SB)/8, $0xb1bceac4316283d5
-DATA kconst<>+9320(SB)/8, $0x31a037e1b236b85c
-DATA kconst<>+9328(SB)/8, $0x31065f8731cb23b0
-DATA kconst<>+9336(SB)/8, $0x2f9203a63222726d
-DATA kconst<>+9344(SB)/8, $0x3f8b95c23f800000
-DATA kconst<>+9352(SB)/8, $0x3fa5fed73f9837f0
-DATA kconst<>+9360(SB)/8, $0x3fc5672a3fb504f3
-DATA kconst<>+9368(SB)/8, $0x3feac0c73fd744fd
-DATA kconst<>+9376(SB)/8, $0x3f8b95c23f800000
-DATA kconst<>+9384(SB)/8, $0x3fa5fed73f9837f0
-DATA kconst<>+9392(SB)/8, $0x3fc5672a3fb504f3
-DATA kconst<>+9400(SB)/8, $0x3feac0c73fd744fd
-DATA kconst<>+9408(SB)/8, $0xb260aba100000000
-DATA kconst<>+9416(SB)/8, $0xb32c9d5e33231b71
-DATA kconst<>+9424(SB)/8, $0x320aa83732cfe77a
-DATA kconst<>+9432(SB)/8, $0xb24116deb2d4a58a
-DATA kconst<>+9440(SB)/8, $0xb260aba100000000
-DATA kconst<>+9448(SB)/8, $0xb32c9d5e33231b71
-DATA kconst<>+9456(SB)/8, $0x320aa83732cfe77a
-DATA kconst<>+9464(SB)/8, $0xb24116deb2d4a58a
-DATA kconst<>+9472(SB)/8, $0x3f4075693f407569
-DATA kconst<>+9480(SB)/8, $0x3f4075693f407569
-DATA kconst<>+9488(SB)/8, $0x3f4075693f407569
-DATA kconst<>+9496(SB)/8, $0x3f4075693f407569
-DATA kconst<>+9504(SB)/8, $0x3f4075693f407569
-DATA kconst<>+9512(SB)/8, $0x3f4075693f407569
-DATA kconst<>+9520(SB)/8, $0x3f4075693f407569
-DATA kconst<>+9528(SB)/8, $0x3f4075693f407569
-DATA kconst<>+9536(SB)/8, $0xb2501feab2501fea
-DATA kconst<>+9544(SB)/8, $0xb2501feab2501fea
-DATA kconst<>+9552(SB)/8, $0xb2501feab2501fea
-DATA kconst<>+9560(SB)/8, $0xb2501feab2501fea
-DATA kconst<>+9568(SB)/8, $0xb2501feab2501fea
-DATA kconst<>+9576(SB)/8, $0xb2501feab2501fea
-DATA kconst<>+9584(SB)/8, $0xb2501feab2501fea
-DATA kconst<>+9592(SB)/8, $0xb2501feab2501fea
-DATA kconst<>+9600(SB)/8, $0x3edebed43ecc422a
-DATA kconst<>+9608(SB)/8, $0x3f0471fa3ef2e7d5
-DATA kconst<>+9616(SB)/8, $0x3f1d813a3f106ebb
-DATA kconst<>+9624(SB)/8, $0x3f3b4e4a3f2bc29c
-DATA kconst<>+9632(SB)/8, $0x3edebed43ecc422a
-DATA kconst<>+9640(SB)/8, $0x3f0471fa3ef2e7d5
-DATA kconst<>+9648(SB)/8, $0x3f1d813a3f106ebb
-DATA kconst<>+9656(SB)/8, $0x3f3b4e4a3f2bc29c
-DATA kconst<>+9664(SB)/8, $0xb243a6c2b242bc9b
-DATA kconst<>+9672(SB)/8, $0xb28184e23230e87a
-DATA kconst<>+9680(SB)/8, $0x325a0147b2fbd649
-DATA kconst<>+9688(SB)/8, $0x32bcc63932690167
-DATA kconst<>+9696(SB)/8, $0xb243a6c2b242bc9b
-DATA kconst<>+9704(SB)/8, $0xb28184e23230e87a
-DATA kconst<>+9712(SB)/8, $0x325a0147b2fbd649
-DATA kconst<>+9720(SB)/8, $0x32bcc63932690167
+DATA kconst<>+6464(SB)/8, $0xc138aa3bc138aa3b
+DATA kconst<>+6472(SB)/8, $0xc138aa3bc138aa3b
+DATA kconst<>+6480(SB)/8, $0xc138aa3bc138aa3b
+DATA kconst<>+6488(SB)/8, $0xc138aa3bc138aa3b
+DATA kconst<>+6496(SB)/8, $0xc138aa3bc138aa3b
+DATA kconst<>+6504(SB)/8, $0xc138aa3bc138aa3b
+DATA kconst<>+6512(SB)/8, $0xc138aa3bc138aa3b
+DATA kconst<>+6520(SB)/8, $0xc138aa3bc138aa3b
+DATA kconst<>+6528(SB)/8, $0x4b4000004b400000
+DATA kconst<>+6536(SB)/8, $0x4b4000004b400000
+DATA kconst<>+6544(SB)/8, $0x4b4000004b400000
+DATA kconst<>+6552(SB)/8, $0x4b4000004b400000
+DATA kconst<>+6560(SB)/8, $0x4b4000004b400000
+DATA kconst<>+6568(SB)/8, $0x4b4000004b400000
+DATA kconst<>+6576(SB)/8, $0x4b4000004b400000
+DATA kconst<>+6584(SB)/8, $0x4b4000004b400000
+DATA kconst<>+6592(SB)/8, $0x3db170003db17000
+DATA kconst<>+6600(SB)/8, $0x3db170003db17000
+DATA kconst<>+6608(SB)/8, $0x3db170003db17000
+DATA kconst<>+6616(SB)/8, $0x3db170003db17000
+DATA kconst<>+6624(SB)/8, $0x3db170003db17000
+DATA kconst<>+6632(SB)/8, $0x3db170003db17000
+DATA kconst<>+6640(SB)/8, $0x3db170003db17000
+DATA kconst<>+6648(SB)/8, $0x3db170003db17000
+DATA kconst<>+6656(SB)/8, $0x3685fdf43685fdf4
+DATA kconst<>+6664(SB)/8, $0x3685fdf43685fdf4
+DATA kconst<>+6672(SB)/8, $0x3685fdf43685fdf4
+DATA kconst<>+6680(SB)/8, $0x3685fdf43685fdf4
+DATA kconst<>+6688(SB)/8, $0x3685fdf43685fdf4
+DATA kconst<>+6696(SB)/8, $0x3685fdf43685fdf4
+DATA kconst<>+6704(SB)/8, $0x3685fdf43685fdf4
+DATA kconst<>+6712(SB)/8, $0x3685fdf43685fdf4
+DATA kconst<>+6720(SB)/8, $0xb3c6cb6a80000000
+DATA kconst<>+6728(SB)/8, $0xb3cb248132ce0611
+DATA kconst<>+6736(SB)/8, $0xb39b85f2b3892801
+DATA kconst<>+6744(SB)/8, $0x32806c5633851aa9
+DATA kconst<>+6752(SB)/8, $0x3382e5a2b31302ae
+DATA kconst<>+6760(SB)/8, $0xb251daf2b233d0e5
+DATA kconst<>+6768(SB)/8, $0x3234b0da32fce183
+DATA kconst<>+6776(SB)/8, $0xb230a147325290be
+DATA kconst<>+6784(SB)/8, $0xbcaaaba4bcaaaba4
+DATA kconst<>+6792(SB)/8, $0xbcaaaba4bcaaaba4
+DATA kconst<>+6800(SB)/8, $0xbcaaaba4bcaaaba4
+DATA kconst<>+6808(SB)/8, $0xbcaaaba4bcaaaba4
+DATA kconst<>+6816(SB)/8, $0xbcaaaba4bcaaaba4
+DATA kconst<>+6824(SB)/8, $0xbcaaaba4bcaaaba4
+DATA kconst<>+6832(SB)/8, $0xbcaaaba4bcaaaba4
+DATA kconst<>+6840(SB)/8, $0xbcaaaba4bcaaaba4
+DATA kconst<>+6848(SB)/8, $0x3e0001153e000115
+DATA kconst<>+6856(SB)/8, $0x3e0001153e000115
+DATA kconst<>+6864(SB)/8, $0x3e0001153e000115
+DATA kconst<>+6872(SB)/8, $0x3e0001153e000115
+DATA kconst<>+6880(SB)/8, $0x3e0001153e000115
+DATA kconst<>+6888(SB)/8, $0x3e0001153e000115
+DATA kconst<>+6896(SB)/8, $0x3e0001153e000115
+DATA kconst<>+6904(SB)/8, $0x3e0001153e000115
+DATA kconst<>+6912(SB)/8, $0xbf000000bf000000
+DATA kconst<>+6920(SB)/8, $0xbf000000bf000000
+DATA kconst<>+6928(SB)/8, $0xbf000000bf000000
+DATA kconst<>+6936(SB)/8, $0xbf000000bf000000
+DATA kconst<>+6944(SB)/8, $0xbf000000bf000000
+DATA kconst<>+6952(SB)/8, $0xbf000000bf000000
+DATA kconst<>+6960(SB)/8, $0xbf000000bf000000
+DATA kconst<>+6968(SB)/8, $0xbf000000bf000000
+DATA kconst<>+6976(SB)/8, $0x3f85aac33f800000
+DATA kconst<>+6984(SB)/8, $0x3f91c3d33f8b95c2
+DATA kconst<>+6992(SB)/8, $0x3f9ef5323f9837f0
+DATA kconst<>+7000(SB)/8, $0x3fad583f3fa5fed7
+DATA kconst<>+7008(SB)/8, $0x3fbd08a43fb504f3
+DATA kconst<>+7016(SB)/8, $0x3fce248c3fc5672a
+DATA kconst<>+7024(SB)/8, $0x3fe0ccdf3fd744fd
+DATA kconst<>+7032(SB)/8, $0x3ff5257d3feac0c7
+DATA kconst<>+7040(SB)/8, $0x3f8000003f800000
+DATA kconst<>+7048(SB)/8, $0x3f8000003f800000
+DATA kconst<>+7056(SB)/8, $0x3f8000003f800000
+DATA kconst<>+7064(SB)/8, $0x3f8000003f800000
+DATA kconst<>+7072(SB)/8, $0x3f8000003f800000
+DATA kconst<>+7080(SB)/8, $0x3f8000003f800000
+DATA kconst<>+7088(SB)/8, $0x3f8000003f800000
+DATA kconst<>+7096(SB)/8, $0x3f8000003f800000
+DATA kconst<>+7104(SB)/8, $0x3faff1303f8f0a50
+DATA kconst<>+7112(SB)/8, $0x3ff015203fd0f1b0
+DATA kconst<>+7120(SB)/8, $0x40181dd0400795f8
+DATA kconst<>+7128(SB)/8, $0x4037cff040280430
+DATA kconst<>+7136(SB)/8, $0x407050804050ff80
+DATA kconst<>+7144(SB)/8, $0x409812f840880f68
+DATA kconst<>+7152(SB)/8, $0x40b7af1840a84508
+DATA kconst<>+7160(SB)/8, $0x40d826e040c7deb0
+DATA kconst<>+7168(SB)/8, $0x4107b2b840ef0df0
+DATA kconst<>+7176(SB)/8, $0x412821904117a778
+DATA kconst<>+7184(SB)/8, $0x4147bd384137c370
+DATA kconst<>+7192(SB)/8, $0x0000000041584850
+DATA kconst<>+7200(SB)/8, $0x3e3fa20000000000
+DATA kconst<>+7208(SB)/8, $0x3edf92203ea0cce0
+DATA kconst<>+7216(SB)/8, $0x3f2f42f03f10b750
+DATA kconst<>+7224(SB)/8, $0x3f6f81903f4fdac0
+DATA kconst<>+7232(SB)/8, $0xbbee3836bc26df8c
+DATA kconst<>+7240(SB)/8, $0xbb7ad7c9bbac1f7c
+DATA kconst<>+7248(SB)/8, $0xbb0a41a9bb391c5d
+DATA kconst<>+7256(SB)/8, $0xba9de771bad10e67
+DATA kconst<>+7264(SB)/8, $0xba03f6f3ba57377f
+DATA kconst<>+7272(SB)/8, $0xb95af79cb9a75f18
+DATA kconst<>+7280(SB)/8, $0xb8ca59f6b9131e31
+DATA kconst<>+7288(SB)/8, $0xb84cadffb88ebe53
+DATA kconst<>+7296(SB)/8, $0xb793d23bb801be24
+DATA kconst<>+7304(SB)/8, $0xb6deb0bfb7315da7
+DATA kconst<>+7312(SB)/8, $0xb642b4bdb690f7a5
+DATA kconst<>+7320(SB)/8, $0x00000000b606d441
+DATA kconst<>+7328(SB)/8, $0xbd235ab8bd43b90e
+DATA kconst<>+7336(SB)/8, $0xbcdfe7e6bd04deea
+DATA kconst<>+7344(SB)/8, $0xbc9b05c2bcb81aac
+DATA kconst<>+7352(SB)/8, $0xbc5b86cbbc818d4f
+DATA kconst<>+7360(SB)/8, $0x3cbc87cd3cfd0302
+DATA kconst<>+7368(SB)/8, $0x3c5b454f3c8de08c
+DATA kconst<>+7376(SB)/8, $0x3c04ddc53c2b22ad
+DATA kconst<>+7384(SB)/8, $0x3ba7e5b13bd21666
+DATA kconst<>+7392(SB)/8, $0x3b21d76a3b701af2
+DATA kconst<>+7400(SB)/8, $0x3a9d62793adf1605
+DATA kconst<>+7408(SB)/8, $0x3a28efba3a628718
+DATA kconst<>+7416(SB)/8, $0x39c08b2939fd0546
+DATA kconst<>+7424(SB)/8, $0x392a358639870be9
+DATA kconst<>+7432(SB)/8, $0x389905f038e16fd0
+DATA kconst<>+7440(SB)/8, $0x381ec74f385a6e94
+DATA kconst<>+7448(SB)/8, $0x0000000037e9c5dc
+DATA kconst<>+7456(SB)/8, $0x3dc82b7d3dff266b
+DATA kconst<>+7464(SB)/8, $0x3d91092b3da9ea25
+DATA kconst<>+7472(SB)/8, $0x3d547a8f3d76a015
+DATA kconst<>+7480(SB)/8, $0x3d1cbc963d35d84c
+DATA kconst<>+7488(SB)/8, $0xbd8affaebdafd3f9
+DATA kconst<>+7496(SB)/8, $0xbd34c467bd5dc3d2
+DATA kconst<>+7504(SB)/8, $0xbcf37b42bd149f0b
+DATA kconst<>+7512(SB)/8, $0xbcaa13f9bcca9c2e
+DATA kconst<>+7520(SB)/8, $0xbc403facbc828991
+DATA kconst<>+7528(SB)/8, $0xbbdc861ebc103672
+DATA kconst<>+7536(SB)/8, $0xbb88e6a7bbab5545
+DATA kconst<>+7544(SB)/8, $0xbb32417dbb5b8ee3
+DATA kconst<>+7552(SB)/8, $0xbabf4ac6bb07b9bf
+DATA kconst<>+7560(SB)/8, $0xba510f55ba8c12a8
+DATA kconst<>+7568(SB)/8, $0xb9fee304ba2212fc
+DATA kconst<>+7576(SB)/8, $0x00000000b9ca5baf
+DATA kconst<>+7584(SB)/8, $0xbe5ed6bfbe882c2b
+DATA kconst<>+7592(SB)/8, $0xbe2ba406be42f12e
+DATA kconst<>+7600(SB)/8, $0xbe058022be1680d1
+DATA kconst<>+7608(SB)/8, $0xbdd0dfa6bdeb76d7
+DATA kconst<>+7616(SB)/8, $0x3e3d98653e607927
+DATA kconst<>+7624(SB)/8, $0x3e0b7d3b3e215174
+DATA kconst<>+7632(SB)/8, $0x3dd2fed83df2dc12
+DATA kconst<>+7640(SB)/8, $0x3da4152e3db974bc
+DATA kconst<>+7648(SB)/8, $0x3d5cca1c3d88783f
+DATA kconst<>+7656(SB)/8, $0x3d169f7d3d35183b
+DATA kconst<>+7664(SB)/8, $0x3cd988ea3cfd7db7
+DATA kconst<>+7672(SB)/8, $0x3ca2862b3cbb356b
+DATA kconst<>+7680(SB)/8, $0x3c5562da3c872226
+DATA kconst<>+7688(SB)/8, $0x3c0e127b3c2cf9e4
+DATA kconst<>+7696(SB)/8, $0x3bcbd1b43bef7cfe
+DATA kconst<>+7704(SB)/8, $0x000000003bae9c06
+DATA kconst<>+7712(SB)/8, $0x3edcdb143f000011
+DATA kconst<>+7720(SB)/8, $0x3eb666223ec8355a
+DATA kconst<>+7728(SB)/8, $0x3e97dd143ea5b695
+DATA kconst<>+7736(SB)/8, $0x3e7e30e63e8a9de1
+DATA kconst<>+7744(SB)/8, $0xbeea8d97bf00a59d
+DATA kconst<>+7752(SB)/8, $0xbec69aa6bed6d43c
+DATA kconst<>+7760(SB)/8, $0xbeab071cbeb85bf1
+DATA kconst<>+7768(SB)/8, $0xbe95b41fbe9fb506
+DATA kconst<>+7776(SB)/8, $0xbe734f27be87e418
+DATA kconst<>+7784(SB)/8, $0xbe47a066be5b89ea
+DATA kconst<>+7792(SB)/8, $0xbe28eb47be36aef2
+DATA kconst<>+7800(SB)/8, $0xbe1194fabe1c7415
+DATA kconst<>+7808(SB)/8, $0xbdeb2fe8be048d14
+DATA kconst<>+7816(SB)/8, $0xbdbf83f7bdd38216
+DATA kconst<>+7824(SB)/8, $0xbda2035cbdafb5b1
+DATA kconst<>+7832(SB)/8, $0x00000000bd95e414
+DATA kconst<>+7840(SB)/8, $0xbf3bcb77bf4c422a
+DATA kconst<>+7848(SB)/8, $0xbf288dc8bf31a4d5
+DATA kconst<>+7856(SB)/8, $0xbf181c01bf1fb72b
+DATA kconst<>+7864(SB)/8, $0xbf09c815bf1092a3
+DATA kconst<>+7872(SB)/8, $0x3e5ee8ca3e7c2a97
+DATA kconst<>+7880(SB)/8, $0x3e347a0b3e4715f9
+DATA kconst<>+7888(SB)/8, $0x3e16b24f3e24d139
+DATA kconst<>+7896(SB)/8, $0x3e01186f3e0b15a6
+DATA kconst<>+7904(SB)/8, $0x3dcca4213de7636b
+DATA kconst<>+7912(SB)/8, $0x3da5260d3db6ef21
+DATA kconst<>+7920(SB)/8, $0x3d8a5c703d964714
+DATA kconst<>+7928(SB)/8, $0x3d6ced643d7f5fc7
+DATA kconst<>+7936(SB)/8, $0x3d3e18d13d570308
+DATA kconst<>+7944(SB)/8, $0x3d1a21eb3d2a8a89
+DATA kconst<>+7952(SB)/8, $0x3d0212673d0d3888
+DATA kconst<>+7960(SB)/8, $0x000000003cf07749
+DATA kconst<>+7968(SB)/8, $0x3eddd9023f000000
+DATA kconst<>+7976(SB)/8, $0x3eba864c3ecaa3f6
+DATA kconst<>+7984(SB)/8, $0x3e9fba443eabc366
+DATA kconst<>+7992(SB)/8, $0x3e8a984e3e945f1a
+DATA kconst<>+8000(SB)/8, $0x3d8000003d800000
+DATA kconst<>+8008(SB)/8, $0x3d8000003d800000
+DATA kconst<>+8016(SB)/8, $0x3d8000003d800000
+DATA kconst<>+8024(SB)/8, $0x3d8000003d800000
+DATA kconst<>+8032(SB)/8, $0x3d8000003d800000
+DATA kconst<>+8040(SB)/8, $0x3d8000003d800000
+DATA kconst<>+8048(SB)/8, $0x3d8000003d800000
+DATA kconst<>+8056(SB)/8, $0x3d8000003d800000
+DATA kconst<>+8064(SB)/8, $0xc14b0000c14b0000
+DATA kconst<>+8072(SB)/8, $0xc14b0000c14b0000
+DATA kconst<>+8080(SB)/8, $0xc14b0000c14b0000
+DATA kconst<>+8088(SB)/8, $0xc14b0000c14b0000
+DATA kconst<>+8096(SB)/8, $0xc14b0000c14b0000
+DATA kconst<>+8104(SB)/8, $0xc14b0000c14b0000
+DATA kconst<>+8112(SB)/8, $0xc14b0000c14b0000
+DATA kconst<>+8120(SB)/8, $0xc14b0000c14b0000
+DATA kconst<>+8128(SB)/8, $0x7f8000007f800000
+DATA kconst<>+8136(SB)/8, $0x7f8000007f800000
+DATA kconst<>+8144(SB)/8, $0x7f8000007f800000
+DATA kconst<>+8152(SB)/8, $0x7f8000007f800000
+DATA kconst<>+8160(SB)/8, $0x7f8000007f800000
+DATA kconst<>+8168(SB)/8, $0x7f8000007f800000
+DATA kconst<>+8176(SB)/8, $0x7f8000007f800000
+DATA kconst<>+8184(SB)/8, $0x7f8000007f800000
+DATA kconst<>+8192(SB)/8, $0xb3c6cb6a80000000
+DATA kconst<>+8200(SB)/8, $0xb3cb248132ce0611
+DATA kconst<>+8208(SB)/8, $0xb39b85f2b3892801
+DATA kconst<>+8216(SB)/8, $0x32806c5633851aa9
+DATA kconst<>+8224(SB)/8, $0x3382e5a2b31302ae
+DATA kconst<>+8232(SB)/8, $0xb251daf2b233d0e5
+DATA kconst<>+8240(SB)/8, $0x3234b0da32fce183
+DATA kconst<>+8248(SB)/8, $0xb230a147325290be
+DATA kconst<>+8256(SB)/8, $0x3f85aac33f800000
+DATA kconst<>+8264(SB)/8, $0x3f91c3d33f8b95c2
+DATA kconst<>+8272(SB)/8, $0x3f9ef5323f9837f0
+DATA kconst<>+8280(SB)/8, $0x3fad583f3fa5fed7
+DATA kconst<>+8288(SB)/8, $0x3fbd08a43fb504f3
+DATA kconst<>+8296(SB)/8, $0x3fce248c3fc5672a
+DATA kconst<>+8304(SB)/8, $0x3fe0ccdf3fd744fd
+DATA kconst<>+8312(SB)/8, $0x3ff5257d3feac0c7
+DATA kconst<>+8320(SB)/8, $0x3fb052203f8fe440
+DATA kconst<>+8328(SB)/8, $0x3ff011e03fd01b90
+DATA kconst<>+8336(SB)/8, $0x4017fc004007fed0
+DATA kconst<>+8344(SB)/8, $0x40380150402806d8
+DATA kconst<>+8352(SB)/8, $0x406ffc70404fdb40
+DATA kconst<>+8360(SB)/8, $0x4097ff404087f620
+DATA kconst<>+8368(SB)/8, $0x40b7faf840a81470
+DATA kconst<>+8376(SB)/8, $0x40d8000840c7fce8
+DATA kconst<>+8384(SB)/8, $0x4108109840f01280
+DATA kconst<>+8392(SB)/8, $0x412804b841180070
+DATA kconst<>+8400(SB)/8, $0x4147fe7041380360
+DATA kconst<>+8408(SB)/8, $0x000000004157fdb8
+DATA kconst<>+8416(SB)/8, $0x3e420c403d7fab00
+DATA kconst<>+8424(SB)/8, $0x3ee038403ea116c0
+DATA kconst<>+8432(SB)/8, $0x3f2fbaa03f0ff090
+DATA kconst<>+8440(SB)/8, $0x3f6fe9903f4fd5c0
+DATA kconst<>+8448(SB)/8, $0xba8d235abad3ccbd
+DATA kconst<>+8456(SB)/8, $0x3a06f4fbba40f2e8
+DATA kconst<>+8464(SB)/8, $0xb90ece5cb84a4f79
+DATA kconst<>+8472(SB)/8, $0xb8e929acb9039b34
+DATA kconst<>+8480(SB)/8, $0xb83c8745b89d5d35
+DATA kconst<>+8488(SB)/8, $0xb78cfd2ab7e2ba87
+DATA kconst<>+8496(SB)/8, $0xb6e7bca2b733f7f3
+DATA kconst<>+8504(SB)/8, $0xb654477db6a5cfe7
+DATA kconst<>+8512(SB)/8, $0xb588abf8b6024187
+DATA kconst<>+8520(SB)/8, $0xb4b1cd4bb516f10b
+DATA kconst<>+8528(SB)/8, $0xb40a28b9b45eff37
+DATA kconst<>+8536(SB)/8, $0x00000000b3ade735
+DATA kconst<>+8544(SB)/8, $0xbc0b6b26bc317305
+DATA kconst<>+8552(SB)/8, $0xbbb01372bbde1873
+DATA kconst<>+8560(SB)/8, $0xbb554997bb8b49de
+DATA kconst<>+8568(SB)/8, $0xbb02c53cbb3130ba
+DATA kconst<>+8576(SB)/8, $0x3b6e6f0c3baa4fcc
+DATA kconst<>+8584(SB)/8, $0x3a4592b43b2ac4a4
+DATA kconst<>+8592(SB)/8, $0x3a5f57233a7d00ad
+DATA kconst<>+8600(SB)/8, $0x3a0ecf683a33fb4d
+DATA kconst<>+8608(SB)/8, $0x397e813339c9c4fd
+DATA kconst<>+8616(SB)/8, $0x38dbdcfa3924f207
+DATA kconst<>+8624(SB)/8, $0x38517080389619b1
+DATA kconst<>+8632(SB)/8, $0x37d928ea38156277
+DATA kconst<>+8640(SB)/8, $0x3723e29a378cacbb
+DATA kconst<>+8648(SB)/8, $0x3680695b36c970c1
+DATA kconst<>+8656(SB)/8, $0x35e760fe362a640d
+DATA kconst<>+8664(SB)/8, $0x0000000035a3b94a
+DATA kconst<>+8672(SB)/8, $0x3cb645f53ce2a9f1
+DATA kconst<>+8680(SB)/8, $0x3c734c663c94aece
+DATA kconst<>+8688(SB)/8, $0x3c23fc3e3c47aa03
+DATA kconst<>+8696(SB)/8, $0x3be14a333c071ab1
+DATA kconst<>+8704(SB)/8, $0xbc3eccb5bc80948b
+DATA kconst<>+8712(SB)/8, $0xbbb457dcbc1060a3
+DATA kconst<>+8720(SB)/8, $0xbb799540bb98e2be
+DATA kconst<>+8728(SB)/8, $0xbb23cf15bb49f8fb
+DATA kconst<>+8736(SB)/8, $0xbaa4b93fbaf20917
+DATA kconst<>+8744(SB)/8, $0xba257e3eba66ccd9
+DATA kconst<>+8752(SB)/8, $0xb9b5ddc5b9f27e78
+DATA kconst<>+8760(SB)/8, $0xb9568e21b98a8dfa
+DATA kconst<>+8768(SB)/8, $0xb8c23792b915f27e
+DATA kconst<>+8776(SB)/8, $0xb83748a8b8834c29
+DATA kconst<>+8784(SB)/8, $0xb7c2179cb803b6e3
+DATA kconst<>+8792(SB)/8, $0x00000000b792088e
+DATA kconst<>+8800(SB)/8, $0xbd5c643dbd8464ae
+DATA kconst<>+8808(SB)/8, $0xbd1ba188bd389ffa
+DATA kconst<>+8816(SB)/8, $0xbcdf10a3bd037d05
+DATA kconst<>+8824(SB)/8, $0xbca1ce83bcbd9a7e
+DATA kconst<>+8832(SB)/8, $0x3d0f641c3d353eb0
+DATA kconst<>+8840(SB)/8, $0x3cb025c13ce6a14d
+DATA kconst<>+8848(SB)/8, $0x3c773a773c9394de
+DATA kconst<>+8856(SB)/8, $0x3c3004993c4fe875
+DATA kconst<>+8864(SB)/8, $0x3bce74b23c0aec3d
+DATA kconst<>+8872(SB)/8, $0x3b7408823b9d363e
+DATA kconst<>+8880(SB)/8, $0x3b1af3733b40afd1
+DATA kconst<>+8888(SB)/8, $0x3acffcb93afc5213
+DATA kconst<>+8896(SB)/8, $0x3a64f9393a9ec4bf
+DATA kconst<>+8904(SB)/8, $0x3a0239993a2a985a
+DATA kconst<>+8912(SB)/8, $0x39a1a1a839cb4281
+DATA kconst<>+8920(SB)/8, $0x00000000398291f0
+DATA kconst<>+8928(SB)/8, $0x3df0f4cf3e0b9313
+DATA kconst<>+8936(SB)/8, $0x3db67d843dd12405
+DATA kconst<>+8944(SB)/8, $0x3d8c05923d9f936c
+DATA kconst<>+8952(SB)/8, $0x3d5937cc3d763882
+DATA kconst<>+8960(SB)/8, $0xbdc7da5fbdeaec4f
+DATA kconst<>+8968(SB)/8, $0xbd925463bdac10f0
+DATA kconst<>+8976(SB)/8, $0xbd62c0e8bd807c74
+DATA kconst<>+8984(SB)/8, $0xbd336b2abd491c8c
+DATA kconst<>+8992(SB)/8, $0xbcf9f8a3bd18bf11
+DATA kconst<>+9000(SB)/8, $0xbcafa463bcd023eb
+DATA kconst<>+9008(SB)/8, $0xbc81b122bc95fdad
+DATA kconst<>+9016(SB)/8, $0xbc46e2e0bc622f28
+DATA kconst<>+9024(SB)/8, $0xbc05bd4abc2631fa
+DATA kconst<>+9032(SB)/8, $0xbbb7e483bbdbfea2
+DATA kconst<>+9040(SB)/8, $0xbb85fc0cbb9bfe2d
+DATA kconst<>+9048(SB)/8, $0x00000000bb689600
+DATA kconst<>+9056(SB)/8, $0xbe68ad70be811872
+DATA kconst<>+9064(SB)/8, $0xbe3f527dbe529112
+DATA kconst<>+9072(SB)/8, $0xbe1eeeffbe2e24e3
+DATA kconst<>+9080(SB)/8, $0xbe052a91be114a97
+DATA kconst<>+9088(SB)/8, $0x3f07e5383f0b96a6
+DATA kconst<>+9096(SB)/8, $0x3f0218263f04df80
+DATA kconst<>+9104(SB)/8, $0x3efc237d3effe10e
+DATA kconst<>+9112(SB)/8, $0x3ef5ffdb3ef8dd53
+DATA kconst<>+9120(SB)/8, $0x3eee40543ef2523e
+DATA kconst<>+9128(SB)/8, $0x3ee83b1d3eeaf69c
+DATA kconst<>+9136(SB)/8, $0x3ee3fe1d3ee5ee00
+DATA kconst<>+9144(SB)/8, $0x3ee0d9f73ee2500d
+DATA kconst<>+9152(SB)/8, $0x3edcf5693edefb71
+DATA kconst<>+9160(SB)/8, $0x3ed9fddd3edb55d5
+DATA kconst<>+9168(SB)/8, $0x3ed7ea233ed8de40
+DATA kconst<>+9176(SB)/8, $0x000000003ed71803
+DATA kconst<>+9184(SB)/8, $0x3f2282e23f278819
+DATA kconst<>+9192(SB)/8, $0x3f1a656e3f1e2c81
+DATA kconst<>+9200(SB)/8, $0x3f13feb63f1702ed
+DATA kconst<>+9208(SB)/8, $0x3f0ed05b3f114408
+DATA kconst<>+9216(SB)/8, $0x3f4075693f407569
+DATA kconst<>+9224(SB)/8, $0x3f4000003f407569
+DATA kconst<>+9232(SB)/8, $0x3f4000003f400000
+DATA kconst<>+9240(SB)/8, $0x3f4000003f400000
+DATA kconst<>+9248(SB)/8, $0x3f4000003f400000
+DATA kconst<>+9256(SB)/8, $0x3f4000003f400000
+DATA kconst<>+9264(SB)/8, $0x3f4000003f400000
+DATA kconst<>+9272(SB)/8, $0x3f4000003f400000
+DATA kconst<>+9280(SB)/8, $0x3f4000003f400000
+DATA kconst<>+9288(SB)/8, $0x3f4000003f400000
+DATA kconst<>+9296(SB)/8, $0x3f4000003f400000
+DATA kconst<>+9304(SB)/8, $0x000000003f400000
+DATA kconst<>+9312(SB)/8, $0x3f4075693f407569
+DATA kconst<>+9320(SB)/8, $0x3f4075693f407569
+DATA kconst<>+9328(SB)/8, $0x3f4075693f407569
+DATA kconst<>+9336(SB)/8, $0x3f4075693f407569
+DATA kconst<>+9344(SB)/8, $0xb2501feab2501fea
+DATA kconst<>+9352(SB)/8, $0x00000000b2501fea
+DATA kconst<>+9360(SB)/8, $0x0000000000000000
+DATA kconst<>+9368(SB)/8, $0x0000000000000000
+DATA kconst<>+9376(SB)/8, $0x0000000000000000
+DATA kconst<>+9384(SB)/8, $0x0000000000000000
+DATA kconst<>+9392(SB)/8, $0x0000000000000000
+DATA kconst<>+9400(SB)/8, $0x0000000000000000
+DATA kconst<>+9408(SB)/8, $0x0000000000000000
+DATA kconst<>+9416(SB)/8, $0x0000000000000000
+DATA kconst<>+9424(SB)/8, $0x0000000000000000
+DATA kconst<>+9432(SB)/8, $0x0000000000000000
+DATA kconst<>+9440(SB)/8, $0xb2501feab2501fea
+DATA kconst<>+9448(SB)/8, $0xb2501feab2501fea
+DATA kconst<>+9456(SB)/8, $0xb2501feab2501fea
+DATA kconst<>+9464(SB)/8, $0xb2501feab2501fea
+DATA kconst<>+9472(SB)/8, $0x25f760c625f760c6
+DATA kconst<>+9480(SB)/8, $0x25f760c625f760c6
+DATA kconst<>+9488(SB)/8, $0x25f760c625f760c6
+DATA kconst<>+9496(SB)/8, $0x25f760c625f760c6
+DATA kconst<>+9504(SB)/8, $0x25f760c625f760c6
+DATA kconst<>+9512(SB)/8, $0x25f760c625f760c6
+DATA kconst<>+9520(SB)/8, $0x25f760c625f760c6
+DATA kconst<>+9528(SB)/8, $0x25f760c625f760c6
+DATA kconst<>+9536(SB)/8, $0xc1500000c1500000
+DATA kconst<>+9544(SB)/8, $0xc1500000c1500000
+DATA kconst<>+9552(SB)/8, $0xc1500000c1500000
+DATA kconst<>+9560(SB)/8, $0xc1500000c1500000
+DATA kconst<>+9568(SB)/8, $0xc1500000c1500000
+DATA kconst<>+9576(SB)/8, $0xc1500000c1500000
+DATA kconst<>+9584(SB)/8, $0xc1500000c1500000
+DATA kconst<>+9592(SB)/8, $0xc1500000c1500000
+DATA kconst<>+9600(SB)/8, $0x321478dc337410f9
+DATA kconst<>+9608(SB)/8, $0xb3508e793360dc6a
+DATA kconst<>+9616(SB)/8, $0xb350bf79b33a71dc
+DATA kconst<>+9624(SB)/8, $0xb281256b337a5818
+DATA kconst<>+9632(SB)/8, $0xb396849633df2f4d
+DATA kconst<>+9640(SB)/8, $0x33ad7bc6b3312abb
+DATA kconst<>+9648(SB)/8, $0xb0a255c0b32da43b
+DATA kconst<>+9656(SB)/8, $0xb302e578b38100e7
+DATA kconst<>+9664(SB)/8, $0x3ed54d3f3ecc422a
+DATA kconst<>+9672(SB)/8, $0x3ee89b713edebed4
+DATA kconst<>+9680(SB)/8, $0x3efda8f23ef2e7d5
+DATA kconst<>+9688(SB)/8, $0x3f0a4f1f3f0471fa
+DATA kconst<>+9696(SB)/8, $0x3f16d3bd3f106ebb
+DATA kconst<>+9704(SB)/8, $0x3f247a673f1d813a
+DATA kconst<>+9712(SB)/8, $0x3f335d5b3f2bc29c
+DATA kconst<>+9720(SB)/8, $0x3f43993b3f3b4e4a
 DATA kconst<>+9728(SB)/8, $0x4000000040000000
 DATA kconst<>+9736(SB)/8, $0x4000000040000000
 DATA kconst<>+9744(SB)/8, $0x4000000040000000
@@ -14037,342 +14463,342 @@ DATA kconst<>+9824(SB)/8, $0x0000000900000008
 DATA kconst<>+9832(SB)/8, $0x0000000b0000000a
 DATA kconst<>+9840(SB)/8, $0x0000000d0000000c
 DATA kconst<>+9848(SB)/8, $0x0000000f0000000e
-DATA kconst<>+9856(SB)/8, $0xb76dae92b90820d7
-DATA kconst<>+9864(SB)/8, $0xb4be9f41b606a804
-DATA kconst<>+9872(SB)/8, $0xb2a38cffb3a2fd16
-DATA kconst<>+9880(SB)/8, $0xb0f27341b1bbf72b
-DATA kconst<>+9888(SB)/8, $0xaf85b109b02c91ad
-DATA kconst<>+9896(SB)/8, $0xae4607bbaedee408
-DATA kconst<>+9904(SB)/8, $0xad3793f0adba0a01
-DATA kconst<>+9912(SB)/8, $0xac4ab990acbd35b0
-DATA kconst<>+9920(SB)/8, $0x3860670e39e14a9a
-DATA kconst<>+9928(SB)/8, $0x35e7409937107ff1
-DATA kconst<>+9936(SB)/8, $0x33f8b4ba34de1fa7
-DATA kconst<>+9944(SB)/8, $0x3260f5b0331e64f0
-DATA kconst<>+9952(SB)/8, $0x3113b58a31af3965
-DATA kconst<>+9960(SB)/8, $0x2fff207930854798
-DATA kconst<>+9968(SB)/8, $0x2f07820c2f8089d1
-DATA kconst<>+9976(SB)/8, $0x2e2904f62e94ad22
-DATA kconst<>+9984(SB)/8, $0xb9447e73baa9e5c6
-DATA kconst<>+9992(SB)/8, $0xb7057578b811de0e
-DATA kconst<>+10000(SB)/8, $0xb536d79db6114f1f
-DATA kconst<>+10008(SB)/8, $0xb3cbe189b481ca2a
-DATA kconst<>+10016(SB)/8, $0xb2a07130b32e6962
-DATA kconst<>+10024(SB)/8, $0xb1a2431eb21d1217
-DATA kconst<>+10032(SB)/8, $0xb0c61851b12fa681
-DATA kconst<>+10040(SB)/8, $0xb00bd3deb067a051
-DATA kconst<>+10048(SB)/8, $0x3a28cf7c3b7b5316
-DATA kconst<>+10056(SB)/8, $0x3817aac33910b0b2
-DATA kconst<>+10064(SB)/8, $0x3684de68373b915c
-DATA kconst<>+10072(SB)/8, $0x3537342f35d297ec
-DATA kconst<>+10080(SB)/8, $0x342d2a3234ac5419
-DATA kconst<>+10088(SB)/8, $0x334d660d33b8156b
-DATA kconst<>+10096(SB)/8, $0x32903f2b32ef0142
-DATA kconst<>+10104(SB)/8, $0x31e6a8593233d1f1
-DATA kconst<>+10112(SB)/8, $0xbb097204bc2e474c
-DATA kconst<>+10120(SB)/8, $0xb9263bfaba0951d8
-DATA kconst<>+10128(SB)/8, $0xb7bc7201b86b0a14
-DATA kconst<>+10136(SB)/8, $0xb6a1da54b7276be7
-DATA kconst<>+10144(SB)/8, $0xb5b8a09ab627d8c8
-DATA kconst<>+10152(SB)/8, $0xb500d2f6b5557d3f
-DATA kconst<>+10160(SB)/8, $0xb4509c1eb4a15196
-DATA kconst<>+10168(SB)/8, $0xb3bd3331b40abd90
-DATA kconst<>+10176(SB)/8, $0x3bd268d73ce00355
-DATA kconst<>+10184(SB)/8, $0x3a2f10873af80187
-DATA kconst<>+10192(SB)/8, $0x39022db4398e9791
-DATA kconst<>+10200(SB)/8, $0x380c764b388244a4
-DATA kconst<>+10208(SB)/8, $0x37425ef537a10e17
-DATA kconst<>+10216(SB)/8, $0x36a0173136f4ec9b
-DATA kconst<>+10224(SB)/8, $0x3615c5fe365800a6
-DATA kconst<>+10232(SB)/8, $0x359a53be35d4bf02
-DATA kconst<>+10240(SB)/8, $0xbc960321bd83acc3
-DATA kconst<>+10248(SB)/8, $0xbb306879bbd3c3e2
-DATA kconst<>+10256(SB)/8, $0xba2ee0debaa7101c
-DATA kconst<>+10264(SB)/8, $0xb96f4653b9c6277c
-DATA kconst<>+10272(SB)/8, $0xb8c9f62ab918261a
-DATA kconst<>+10280(SB)/8, $0xb8450b91b88aef0d
-DATA kconst<>+10288(SB)/8, $0xb7d58090b80f6999
-DATA kconst<>+10296(SB)/8, $0xb77a55d4b7a2120c
-DATA kconst<>+10304(SB)/8, $0x3d449e443e0ac09a
-DATA kconst<>+10312(SB)/8, $0x3c292e673ca989d7
-DATA kconst<>+10320(SB)/8, $0x3b63eaa53bbc5a9d
-DATA kconst<>+10328(SB)/8, $0x3ac7d15b3b1318a6
-DATA kconst<>+10336(SB)/8, $0x3a4f02723a8d69c6
-DATA kconst<>+10344(SB)/8, $0x39f025f63a1bd052
-DATA kconst<>+10352(SB)/8, $0x39970bd339bcd115
-DATA kconst<>+10360(SB)/8, $0x3949dd2d3975528c
-DATA kconst<>+10368(SB)/8, $0xbde852cabe7de163
-DATA kconst<>+10376(SB)/8, $0xbd195a94bd7b9973
-DATA kconst<>+10384(SB)/8, $0xbc8fb527bccb7dd9
-DATA kconst<>+10392(SB)/8, $0xbc236bc4bc54ca3e
-DATA kconst<>+10400(SB)/8, $0xbbd132e6bc013619
-DATA kconst<>+10408(SB)/8, $0xbb90dc71bbacac5c
-DATA kconst<>+10416(SB)/8, $0xbb541a39bb766e62
-DATA kconst<>+10424(SB)/8, $0xbb21d298bb386fb5
-DATA kconst<>+10432(SB)/8, $0xb13405ceb0ec0165
-DATA kconst<>+10440(SB)/8, $0x2f9caccc30fd6817
-DATA kconst<>+10448(SB)/8, $0x2f06ba0c2ec9d381
-DATA kconst<>+10456(SB)/8, $0xad85e1b6af315ab6
-DATA kconst<>+10464(SB)/8, $0xaee4248c2f069a2c
-DATA kconst<>+10472(SB)/8, $0x2f68d0dfae8655ca
-DATA kconst<>+10480(SB)/8, $0xaef3c501aeab6081
-DATA kconst<>+10488(SB)/8, $0xae0cba142e94faf4
-DATA kconst<>+10496(SB)/8, $0x2f95135a31896db0
-DATA kconst<>+10504(SB)/8, $0xaef97b65b07cf6c1
-DATA kconst<>+10512(SB)/8, $0xadce578f2f010755
-DATA kconst<>+10520(SB)/8, $0xae066e52aefbd4fa
-DATA kconst<>+10528(SB)/8, $0x2d803e16ae1f2a85
-DATA kconst<>+10536(SB)/8, $0xaba927382c6c889f
-DATA kconst<>+10544(SB)/8, $0xac9a2322ad4b45b8
-DATA kconst<>+10552(SB)/8, $0xacb0e77d2ce5bbfd
-DATA kconst<>+10560(SB)/8, $0x3e6fe1953ebe5263
-DATA kconst<>+10568(SB)/8, $0x3e022c323e2a2662
-DATA kconst<>+10576(SB)/8, $0x3daecb0c3dd18c5c
-DATA kconst<>+10584(SB)/8, $0x3d82b9a13d95ab0d
-DATA kconst<>+10592(SB)/8, $0x3d5050303d67ee03
-DATA kconst<>+10600(SB)/8, $0x3d2cf20f3d3d0251
-DATA kconst<>+10608(SB)/8, $0x3d13c42a3d1f6056
-DATA kconst<>+10616(SB)/8, $0x3d00f2fd3d09b8e6
-DATA kconst<>+10624(SB)/8, $0x31c563a1b2453130
-DATA kconst<>+10632(SB)/8, $0x2fcc5ad4b162924c
-DATA kconst<>+10640(SB)/8, $0xb0c9a256af962f24
-DATA kconst<>+10648(SB)/8, $0x309459df3146cf83
-DATA kconst<>+10656(SB)/8, $0xb099ee443095dab5
-DATA kconst<>+10664(SB)/8, $0x3095bf7eb03ee553
-DATA kconst<>+10672(SB)/8, $0xb09b16b7b0846452
-DATA kconst<>+10680(SB)/8, $0x2fc801b2b0aee750
-DATA kconst<>+10688(SB)/8, $0x3f8b95c23f800000
-DATA kconst<>+10696(SB)/8, $0x3fa5fed73f9837f0
-DATA kconst<>+10704(SB)/8, $0x3fc5672a3fb504f3
-DATA kconst<>+10712(SB)/8, $0x3feac0c73fd744fd
-DATA kconst<>+10720(SB)/8, $0x3f8b95c23f800000
-DATA kconst<>+10728(SB)/8, $0x3fa5fed73f9837f0
-DATA kconst<>+10736(SB)/8, $0x3fc5672a3fb504f3
-DATA kconst<>+10744(SB)/8, $0x3feac0c73fd744fd
-DATA kconst<>+10752(SB)/8, $0xb260aba100000000
-DATA kconst<>+10760(SB)/8, $0xb32c9d5e33231b71
-DATA kconst<>+10768(SB)/8, $0x320aa83732cfe77a
-DATA kconst<>+10776(SB)/8, $0xb24116deb2d4a58a
-DATA kconst<>+10784(SB)/8, $0xb260aba100000000
-DATA kconst<>+10792(SB)/8, $0xb32c9d5e33231b71
-DATA kconst<>+10800(SB)/8, $0x320aa83732cfe77a
-DATA kconst<>+10808(SB)/8, $0xb24116deb2d4a58a
-DATA kconst<>+10816(SB)/8, $0x0000000100000000
-DATA kconst<>+10824(SB)/8, $0x0000000300000002
-DATA kconst<>+10832(SB)/8, $0x0000000500000004
-DATA kconst<>+10840(SB)/8, $0x0000000700000006
-DATA kconst<>+10848(SB)/8, $0x0000000900000008
-DATA kconst<>+10856(SB)/8, $0x0000000b0000000a
-DATA kconst<>+10864(SB)/8, $0x0000000d0000000c
-DATA kconst<>+10872(SB)/8, $0x0000000f0000000e
-DATA kconst<>+10880(SB)/8, $0x36888f10380f5c3a
-DATA kconst<>+10888(SB)/8, $0x33ff13da35279e16
-DATA kconst<>+10896(SB)/8, $0x31f750a432e8ae6e
-DATA kconst<>+10904(SB)/8, $0x3049d39a31158e50
-DATA kconst<>+10912(SB)/8, $0x2ef0174f2f9587b9
-DATA kconst<>+10920(SB)/8, $0x2dbcd99b2e4e99dc
-DATA kconst<>+10928(SB)/8, $0x2cb7c62c2d360076
-DATA kconst<>+10936(SB)/8, $0x2bd32a262c416573
-DATA kconst<>+10944(SB)/8, $0xb786c865b8f77cf4
-DATA kconst<>+10952(SB)/8, $0xb5220333b63c456f
-DATA kconst<>+10960(SB)/8, $0xb344aeceb425f892
-DATA kconst<>+10968(SB)/8, $0xb1c36196b283aad3
-DATA kconst<>+10976(SB)/8, $0xb089f787b11e2d4a
-DATA kconst<>+10984(SB)/8, $0xaf7c54ddb0005068
-DATA kconst<>+10992(SB)/8, $0xae8c4c4baf023b4e
-DATA kconst<>+11000(SB)/8, $0xadb5a0d7ae1cf79d
-DATA kconst<>+11008(SB)/8, $0x38788b4539c43837
-DATA kconst<>+11016(SB)/8, $0x3644ef6d3748395a
-DATA kconst<>+11024(SB)/8, $0x3497e68235647457
-DATA kconst<>+11032(SB)/8, $0x333959db33e2494a
-DATA kconst<>+11040(SB)/8, $0x321c45f832a47d61
-DATA kconst<>+11048(SB)/8, $0x3126c246319d6761
-DATA kconst<>+11056(SB)/8, $0x3054702530b89e76
-DATA kconst<>+11064(SB)/8, $0x2f9b33542ffcedae
-DATA kconst<>+11072(SB)/8, $0xb9618246ba98f271
-DATA kconst<>+11080(SB)/8, $0xb76c7437b851e978
-DATA kconst<>+11088(SB)/8, $0xb5e892b0b69b98ba
-DATA kconst<>+11096(SB)/8, $0xb4aebcc8b541039f
-DATA kconst<>+11104(SB)/8, $0xb3b0344ab42a2566
-DATA kconst<>+11112(SB)/8, $0xb2dba9e9b340550d
-DATA kconst<>+11120(SB)/8, $0xb2206a93b28278ae
-DATA kconst<>+11128(SB)/8, $0xb1845888b1cb4ea9
-DATA kconst<>+11136(SB)/8, $0x3a4334833b610b53
-DATA kconst<>+11144(SB)/8, $0x3889ae5b3953e038
-DATA kconst<>+11152(SB)/8, $0x372e800d37cec78f
-DATA kconst<>+11160(SB)/8, $0x36227bf136a1ef2c
-DATA kconst<>+11168(SB)/8, $0x3544be7a35adfaa7
-DATA kconst<>+11176(SB)/8, $0x348fa26934e90d78
-DATA kconst<>+11184(SB)/8, $0x33f0eee9343740c1
-DATA kconst<>+11192(SB)/8, $0x3360bca133a2a03e
-DATA kconst<>+11200(SB)/8, $0xbb203bc9bc1ad686
-DATA kconst<>+11208(SB)/8, $0xb99b1f77ba4d175f
-DATA kconst<>+11216(SB)/8, $0xb8803006b905d529
-DATA kconst<>+11224(SB)/8, $0xb794f60eb8058a29
-DATA kconst<>+11232(SB)/8, $0xb6d97eccb72fce1b
-DATA kconst<>+11240(SB)/8, $0xb63a77f8b68c0007
-DATA kconst<>+11248(SB)/8, $0xb5b3ed32b5ffc107
-DATA kconst<>+11256(SB)/8, $0xb53dfb96b5817284
-DATA kconst<>+11264(SB)/8, $0x3bf7d1f93cc542ac
-DATA kconst<>+11272(SB)/8, $0x3aa8a8ef3b3d9ab1
-DATA kconst<>+11280(SB)/8, $0x39b834cc3a28794e
-DATA kconst<>+11288(SB)/8, $0x3906956439585984
-DATA kconst<>+11296(SB)/8, $0x386e00b938af830d
-DATA kconst<>+11304(SB)/8, $0x37f049fb3826c193
-DATA kconst<>+11312(SB)/8, $0x37859d9537b153ba
-DATA kconst<>+11320(SB)/8, $0x371fe6c1374d0f5c
-DATA kconst<>+11328(SB)/8, $0xbcb2f152bd6544d4
-DATA kconst<>+11336(SB)/8, $0xbbb06953bc2687c0
-DATA kconst<>+11344(SB)/8, $0xbb014e33bb4ddce0
-DATA kconst<>+11352(SB)/8, $0xba6f8dbabaac082c
-DATA kconst<>+11360(SB)/8, $0xba00e143ba2d0f4f
-DATA kconst<>+11368(SB)/8, $0xb999aa4bb9c4e47c
-DATA kconst<>+11376(SB)/8, $0xb94554b2b9744fae
-DATA kconst<>+11384(SB)/8, $0xb905fe18b9219d78
-DATA kconst<>+11392(SB)/8, $0x3d6e65cb3dede4cd
-DATA kconst<>+11400(SB)/8, $0x3cb0da1b3d0a094f
-DATA kconst<>+11408(SB)/8, $0x3c3122893c73a82f
-DATA kconst<>+11416(SB)/8, $0x3bd1ea463c062ced
-DATA kconst<>+11424(SB)/8, $0x3b8a1d243ba87d4e
-DATA kconst<>+11432(SB)/8, $0x3b430ddf3b666b08
-DATA kconst<>+11440(SB)/8, $0x3b10e36a3b2733fa
-DATA kconst<>+11448(SB)/8, $0x3adf93253afd7b30
-DATA kconst<>+11456(SB)/8, $0xb0ba502031327305
-DATA kconst<>+11464(SB)/8, $0xaf9bffa2b03809f4
-DATA kconst<>+11472(SB)/8, $0xae95e843afcdf2bc
-DATA kconst<>+11480(SB)/8, $0x2e91824f2fe76f1a
-DATA kconst<>+11488(SB)/8, $0x2f55bc91af494cb2
-DATA kconst<>+11496(SB)/8, $0xaed9a873aebf532d
-DATA kconst<>+11504(SB)/8, $0xade2a0ccaeb95149
-DATA kconst<>+11512(SB)/8, $0xae739741ad9e7ac1
-DATA kconst<>+11520(SB)/8, $0xaf4df7b82fb2eb55
-DATA kconst<>+11528(SB)/8, $0xae3424d0afaa4920
-DATA kconst<>+11536(SB)/8, $0x2ea25a912e9f4a4c
-DATA kconst<>+11544(SB)/8, $0x2ca84aa32d8bd54b
-DATA kconst<>+11552(SB)/8, $0xad8b1d63ada42234
-DATA kconst<>+11560(SB)/8, $0xad650232ac898656
-DATA kconst<>+11568(SB)/8, $0x2c405004aba1da02
-DATA kconst<>+11576(SB)/8, $0x2b7c9b632c566cc3
-DATA kconst<>+11584(SB)/8, $0xbf0a2094bf1b52f5
-DATA kconst<>+11592(SB)/8, $0xbef68cf5bf00e476
-DATA kconst<>+11600(SB)/8, $0xbee9d0b6beef178f
-DATA kconst<>+11608(SB)/8, $0xbee2e2f6bee5e66c
-DATA kconst<>+11616(SB)/8, $0xbede8fe4bee07fb3
-DATA kconst<>+11624(SB)/8, $0xbedb9d67bedcf5e9
-DATA kconst<>+11632(SB)/8, $0xbed97b01beda77ef
-DATA kconst<>+11640(SB)/8, $0xbed7dd5fbed89ecc
-DATA kconst<>+11648(SB)/8, $0xb222200bb2caa0d0
-DATA kconst<>+11656(SB)/8, $0x3186a00e3213d8b1
-DATA kconst<>+11664(SB)/8, $0x32666e54b258bf5e
-DATA kconst<>+11672(SB)/8, $0xb204159c31603251
-DATA kconst<>+11680(SB)/8, $0xb1bceac4316283d5
-DATA kconst<>+11688(SB)/8, $0x31a037e1b236b85c
-DATA kconst<>+11696(SB)/8, $0x31065f8731cb23b0
-DATA kconst<>+11704(SB)/8, $0x2f9203a63222726d
-DATA kconst<>+11712(SB)/8, $0x3f8b95c23f800000
-DATA kconst<>+11720(SB)/8, $0x3fa5fed73f9837f0
-DATA kconst<>+11728(SB)/8, $0x3fc5672a3fb504f3
-DATA kconst<>+11736(SB)/8, $0x3feac0c73fd744fd
-DATA kconst<>+11744(SB)/8, $0x3f8b95c23f800000
-DATA kconst<>+11752(SB)/8, $0x3fa5fed73f9837f0
-DATA kconst<>+11760(SB)/8, $0x3fc5672a3fb504f3
-DATA kconst<>+11768(SB)/8, $0x3feac0c73fd744fd
-DATA kconst<>+11776(SB)/8, $0xb260aba100000000
-DATA kconst<>+11784(SB)/8, $0xb32c9d5e33231b71
-DATA kconst<>+11792(SB)/8, $0x320aa83732cfe77a
-DATA kconst<>+11800(SB)/8, $0xb24116deb2d4a58a
-DATA kconst<>+11808(SB)/8, $0xb260aba100000000
-DATA kconst<>+11816(SB)/8, $0xb32c9d5e33231b71
-DATA kconst<>+11824(SB)/8, $0x320aa83732cfe77a
-DATA kconst<>+11832(SB)/8, $0xb24116deb2d4a58a
-DATA kconst<>+11840(SB)/8, $0x0000000100000000
-DATA kconst<>+11848(SB)/8, $0x0000000300000002
-DATA kconst<>+11856(SB)/8, $0x0000000500000004
-DATA kconst<>+11864(SB)/8, $0x0000000700000006
-DATA kconst<>+11872(SB)/8, $0x0000000900000008
-DATA kconst<>+11880(SB)/8, $0x0000000b0000000a
-DATA kconst<>+11888(SB)/8, $0x0000000d0000000c
-DATA kconst<>+11896(SB)/8, $0x0000000f0000000e
-DATA kconst<>+11904(SB)/8, $0x3edebed43ecc422a
-DATA kconst<>+11912(SB)/8, $0x3f0471fa3ef2e7d5
-DATA kconst<>+11920(SB)/8, $0x3f1d813a3f106ebb
-DATA kconst<>+11928(SB)/8, $0x3f3b4e4a3f2bc29c
-DATA kconst<>+11936(SB)/8, $0x3edebed43ecc422a
-DATA kconst<>+11944(SB)/8, $0x3f0471fa3ef2e7d5
-DATA kconst<>+11952(SB)/8, $0x3f1d813a3f106ebb
-DATA kconst<>+11960(SB)/8, $0x3f3b4e4a3f2bc29c
-DATA kconst<>+11968(SB)/8, $0xb243a6c2b242bc9b
-DATA kconst<>+11976(SB)/8, $0xb28184e23230e87a
-DATA kconst<>+11984(SB)/8, $0x325a0147b2fbd649
-DATA kconst<>+11992(SB)/8, $0x32bcc63932690167
-DATA kconst<>+12000(SB)/8, $0xb243a6c2b242bc9b
-DATA kconst<>+12008(SB)/8, $0xb28184e23230e87a
-DATA kconst<>+12016(SB)/8, $0x325a0147b2fbd649
-DATA kconst<>+12024(SB)/8, $0x32bcc63932690167
-DATA kconst<>+12032(SB)/8, $0x4112000041120000
-DATA kconst<>+12040(SB)/8, $0x4112000041120000
-DATA kconst<>+12048(SB)/8, $0x4112000041120000
-DATA kconst<>+12056(SB)/8, $0x4112000041120000
-DATA kconst<>+12064(SB)/8, $0x4112000041120000
-DATA kconst<>+12072(SB)/8, $0x4112000041120000
-DATA kconst<>+12080(SB)/8, $0x4112000041120000
-DATA kconst<>+12088(SB)/8, $0x4112000041120000
-DATA kconst<>+12096(SB)/8, $0x3fcc422a3fcc422a
-DATA kconst<>+12104(SB)/8, $0x3fcc422a3fcc422a
-DATA kconst<>+12112(SB)/8, $0x3fcc422a3fcc422a
-DATA kconst<>+12120(SB)/8, $0x3fcc422a3fcc422a
-DATA kconst<>+12128(SB)/8, $0x3fcc422a3fcc422a
-DATA kconst<>+12136(SB)/8, $0x3fcc422a3fcc422a
-DATA kconst<>+12144(SB)/8, $0x3fcc422a3fcc422a
-DATA kconst<>+12152(SB)/8, $0x3fcc422a3fcc422a
-DATA kconst<>+12160(SB)/8, $0x3d9222793d922279
-DATA kconst<>+12168(SB)/8, $0x3d9222793d922279
-DATA kconst<>+12176(SB)/8, $0x3d9222793d922279
-DATA kconst<>+12184(SB)/8, $0x3d9222793d922279
-DATA kconst<>+12192(SB)/8, $0x3d9222793d922279
-DATA kconst<>+12200(SB)/8, $0x3d9222793d922279
-DATA kconst<>+12208(SB)/8, $0x3d9222793d922279
-DATA kconst<>+12216(SB)/8, $0x3d9222793d922279
-DATA kconst<>+12224(SB)/8, $0x3124d8b53124d8b5
-DATA kconst<>+12232(SB)/8, $0x3124d8b53124d8b5
-DATA kconst<>+12240(SB)/8, $0x3124d8b53124d8b5
-DATA kconst<>+12248(SB)/8, $0x3124d8b53124d8b5
-DATA kconst<>+12256(SB)/8, $0x3124d8b53124d8b5
-DATA kconst<>+12264(SB)/8, $0x3124d8b53124d8b5
-DATA kconst<>+12272(SB)/8, $0x3124d8b53124d8b5
-DATA kconst<>+12280(SB)/8, $0x3124d8b53124d8b5
-DATA kconst<>+12288(SB)/8, $0xb342bc9bb342bc9b
-DATA kconst<>+12296(SB)/8, $0xb342bc9bb342bc9b
-DATA kconst<>+12304(SB)/8, $0xb342bc9bb342bc9b
-DATA kconst<>+12312(SB)/8, $0xb342bc9bb342bc9b
-DATA kconst<>+12320(SB)/8, $0xb342bc9bb342bc9b
-DATA kconst<>+12328(SB)/8, $0xb342bc9bb342bc9b
-DATA kconst<>+12336(SB)/8, $0xb342bc9bb342bc9b
-DATA kconst<>+12344(SB)/8, $0xb342bc9bb342bc9b
-DATA kconst<>+12352(SB)/8, $0xc138aa3bc138aa3b
-DATA kconst<>+12360(SB)/8, $0xc138aa3bc138aa3b
-DATA kconst<>+12368(SB)/8, $0xc138aa3bc138aa3b
-DATA kconst<>+12376(SB)/8, $0xc138aa3bc138aa3b
-DATA kconst<>+12384(SB)/8, $0xc138aa3bc138aa3b
-DATA kconst<>+12392(SB)/8, $0xc138aa3bc138aa3b
-DATA kconst<>+12400(SB)/8, $0xc138aa3bc138aa3b
-DATA kconst<>+12408(SB)/8, $0xc138aa3bc138aa3b
-DATA kconst<>+12416(SB)/8, $0x3db170003db17000
-DATA kconst<>+12424(SB)/8, $0x3db170003db17000
-DATA kconst<>+12432(SB)/8, $0x3db170003db17000
-DATA kconst<>+12440(SB)/8, $0x3db170003db17000
-DATA kconst<>+12448(SB)/8, $0x3db170003db17000
-DATA kconst<>+12456(SB)/8, $0x3db170003db17000
-DATA kconst<>+12464(SB)/8, $0x3db170003db17000
-DATA kconst<>+12472(SB)/8, $0x3db170003db17000
-DATA kconst<>+12480(SB)/8, $0x3685fdf43685fdf4
-DATA kconst<>+12488(SB)/8, $0x3685fdf43685fdf4
-DATA kconst<>+12496(SB)/8, $0x3685fdf43685fdf4
-DATA kconst<>+12504(SB)/8, $0x3685fdf43685fdf4
-DATA kconst<>+12512(SB)/8, $0x3685fdf43685fdf4
-DATA kconst<>+12520(SB)/8, $0x3685fdf43685fdf4
-DATA kconst<>+12528(SB)/8, $0x3685fdf43685fdf4
-DATA kconst<>+12536(SB)/8, $0x3685fdf43685fdf4
+DATA kconst<>+9856(SB)/8, $0x3fde68e03f9e08e0
+DATA kconst<>+9864(SB)/8, $0x402f1be0400ff920
+DATA kconst<>+9872(SB)/8, $0x408fd5c0405f77c0
+DATA kconst<>+9880(SB)/8, $0x40cff9b040af22f0
+DATA kconst<>+9888(SB)/8, $0x4120be4040fedf80
+DATA kconst<>+9896(SB)/8, $0x415f991041406030
+DATA kconst<>+9904(SB)/8, $0x3ebc26403e007d80
+DATA kconst<>+9912(SB)/8, $0x3f6071403f1ee7c0
+DATA kconst<>+9920(SB)/8, $0xb9a14326ba49a39a
+DATA kconst<>+9928(SB)/8, $0xb88007cab92e9617
+DATA kconst<>+9936(SB)/8, $0xb7044e1cb7dd56e1
+DATA kconst<>+9944(SB)/8, $0xb5817e3cb63c2493
+DATA kconst<>+9952(SB)/8, $0xb39acaf3b4a2eae6
+DATA kconst<>+9960(SB)/8, $0xb20880f7b2c24722
+DATA kconst<>+9968(SB)/8, $0xbb2f7ba5bbcf704f
+DATA kconst<>+9976(SB)/8, $0x39c84cd7bbb8fe62
+DATA kconst<>+9984(SB)/8, $0x3aa54f873b317b94
+DATA kconst<>+9992(SB)/8, $0x39a46bb63a226577
+DATA kconst<>+10000(SB)/8, $0x383fc6db390c906d
+DATA kconst<>+10008(SB)/8, $0x37001723379a9cdd
+DATA kconst<>+10016(SB)/8, $0x354f91543638bc9c
+DATA kconst<>+10024(SB)/8, $0x33f3e73e3497c947
+DATA kconst<>+10032(SB)/8, $0x3c2de6b33c86057a
+DATA kconst<>+10040(SB)/8, $0x3ba3f1243c076ecc
+DATA kconst<>+10048(SB)/8, $0xbb94a9d3bc0f8fae
+DATA kconst<>+10056(SB)/8, $0xbab7b999bb1f2265
+DATA kconst<>+10064(SB)/8, $0xb986f1bcba284cc7
+DATA kconst<>+10072(SB)/8, $0xb87112beb8f7a74b
+DATA kconst<>+10080(SB)/8, $0xb70848e9b7c537af
+DATA kconst<>+10088(SB)/8, $0xb5e41c83b66a149d
+DATA kconst<>+10096(SB)/8, $0xbcf89681bd337215
+DATA kconst<>+10104(SB)/8, $0xbc6cd8c6bca9f7db
+DATA kconst<>+10112(SB)/8, $0x3c7d17f33cdc7b39
+DATA kconst<>+10120(SB)/8, $0x3bbdb35b3c160fc0
+DATA kconst<>+10128(SB)/8, $0x3abb36393b4699a3
+DATA kconst<>+10136(SB)/8, $0x39dc171d3a45e7f9
+DATA kconst<>+10144(SB)/8, $0x38b4b07c3955270b
+DATA kconst<>+10152(SB)/8, $0x37cd44243836eb8b
+DATA kconst<>+10160(SB)/8, $0x3d9e59433dd8df12
+DATA kconst<>+10168(SB)/8, $0x3d27e98a3d65c036
+DATA kconst<>+10176(SB)/8, $0xbd4acb82bd9dc672
+DATA kconst<>+10184(SB)/8, $0xbcbb20f2bd062a75
+DATA kconst<>+10192(SB)/8, $0xbbfc8e57bc61fa67
+DATA kconst<>+10200(SB)/8, $0xbb4599d8bb9ac21e
+DATA kconst<>+10208(SB)/8, $0xba6d954bbae3a945
+DATA kconst<>+10216(SB)/8, $0xb9b7b04cba0e0c1d
+DATA kconst<>+10224(SB)/8, $0xbe386107be6df709
+DATA kconst<>+10232(SB)/8, $0xbddd11fcbe0e50f8
+DATA kconst<>+10240(SB)/8, $0x3e175d263e4fa483
+DATA kconst<>+10248(SB)/8, $0x3daf6a153de1f0ae
+DATA kconst<>+10256(SB)/8, $0x3d254d4e3d76eae1
+DATA kconst<>+10264(SB)/8, $0x3cae492b3cec7d48
+DATA kconst<>+10272(SB)/8, $0x3c1ad3973c6ffbf5
+DATA kconst<>+10280(SB)/8, $0x3ba3a5203bdb3464
+DATA kconst<>+10288(SB)/8, $0x3ec0349e3ee7c7d8
+DATA kconst<>+10296(SB)/8, $0x3e846c803e9f18a8
+DATA kconst<>+10304(SB)/8, $0xbecf8d24bef68390
+DATA kconst<>+10312(SB)/8, $0xbe9b12cdbeb16135
+DATA kconst<>+10320(SB)/8, $0xbe516dbfbe80f485
+DATA kconst<>+10328(SB)/8, $0xbe16da61be304c1b
+DATA kconst<>+10336(SB)/8, $0xbdc80019bdf9996a
+DATA kconst<>+10344(SB)/8, $0xbd9115c5bda80dee
+DATA kconst<>+10352(SB)/8, $0xbf2d999ebf4103f4
+DATA kconst<>+10360(SB)/8, $0xbf0cf39abf1c1d39
+DATA kconst<>+10368(SB)/8, $0xc0b8aa3bc0b8aa3b
+DATA kconst<>+10376(SB)/8, $0xc0b8aa3bc0b8aa3b
+DATA kconst<>+10384(SB)/8, $0xc0b8aa3bc0b8aa3b
+DATA kconst<>+10392(SB)/8, $0xc0b8aa3bc0b8aa3b
+DATA kconst<>+10400(SB)/8, $0xc0b8aa3bc0b8aa3b
+DATA kconst<>+10408(SB)/8, $0xc0b8aa3bc0b8aa3b
+DATA kconst<>+10416(SB)/8, $0xc0b8aa3bc0b8aa3b
+DATA kconst<>+10424(SB)/8, $0xc0b8aa3bc0b8aa3b
+DATA kconst<>+10432(SB)/8, $0x3e3170003e317000
+DATA kconst<>+10440(SB)/8, $0x3e3170003e317000
+DATA kconst<>+10448(SB)/8, $0x3e3170003e317000
+DATA kconst<>+10456(SB)/8, $0x3e3170003e317000
+DATA kconst<>+10464(SB)/8, $0x3e3170003e317000
+DATA kconst<>+10472(SB)/8, $0x3e3170003e317000
+DATA kconst<>+10480(SB)/8, $0x3e3170003e317000
+DATA kconst<>+10488(SB)/8, $0x3e3170003e317000
+DATA kconst<>+10496(SB)/8, $0x3705fdf43705fdf4
+DATA kconst<>+10504(SB)/8, $0x3705fdf43705fdf4
+DATA kconst<>+10512(SB)/8, $0x3705fdf43705fdf4
+DATA kconst<>+10520(SB)/8, $0x3705fdf43705fdf4
+DATA kconst<>+10528(SB)/8, $0x3705fdf43705fdf4
+DATA kconst<>+10536(SB)/8, $0x3705fdf43705fdf4
+DATA kconst<>+10544(SB)/8, $0x3705fdf43705fdf4
+DATA kconst<>+10552(SB)/8, $0x3705fdf43705fdf4
+DATA kconst<>+10560(SB)/8, $0x32ce061180000000
+DATA kconst<>+10568(SB)/8, $0x33851aa9b3892801
+DATA kconst<>+10576(SB)/8, $0xb233d0e5b31302ae
+DATA kconst<>+10584(SB)/8, $0x325290be32fce183
+DATA kconst<>+10592(SB)/8, $0x32ce061180000000
+DATA kconst<>+10600(SB)/8, $0x33851aa9b3892801
+DATA kconst<>+10608(SB)/8, $0xb233d0e5b31302ae
+DATA kconst<>+10616(SB)/8, $0x325290be32fce183
+DATA kconst<>+10624(SB)/8, $0x3b2aaee93b2aaee9
+DATA kconst<>+10632(SB)/8, $0x3b2aaee93b2aaee9
+DATA kconst<>+10640(SB)/8, $0x3b2aaee93b2aaee9
+DATA kconst<>+10648(SB)/8, $0x3b2aaee93b2aaee9
+DATA kconst<>+10656(SB)/8, $0x3b2aaee93b2aaee9
+DATA kconst<>+10664(SB)/8, $0x3b2aaee93b2aaee9
+DATA kconst<>+10672(SB)/8, $0x3b2aaee93b2aaee9
+DATA kconst<>+10680(SB)/8, $0x3b2aaee93b2aaee9
+DATA kconst<>+10688(SB)/8, $0xbcaaae4dbcaaae4d
+DATA kconst<>+10696(SB)/8, $0xbcaaae4dbcaaae4d
+DATA kconst<>+10704(SB)/8, $0xbcaaae4dbcaaae4d
+DATA kconst<>+10712(SB)/8, $0xbcaaae4dbcaaae4d
+DATA kconst<>+10720(SB)/8, $0xbcaaae4dbcaaae4d
+DATA kconst<>+10728(SB)/8, $0xbcaaae4dbcaaae4d
+DATA kconst<>+10736(SB)/8, $0xbcaaae4dbcaaae4d
+DATA kconst<>+10744(SB)/8, $0xbcaaae4dbcaaae4d
+DATA kconst<>+10752(SB)/8, $0x3e0000003e000000
+DATA kconst<>+10760(SB)/8, $0x3e0000003e000000
+DATA kconst<>+10768(SB)/8, $0x3e0000003e000000
+DATA kconst<>+10776(SB)/8, $0x3e0000003e000000
+DATA kconst<>+10784(SB)/8, $0x3e0000003e000000
+DATA kconst<>+10792(SB)/8, $0x3e0000003e000000
+DATA kconst<>+10800(SB)/8, $0x3e0000003e000000
+DATA kconst<>+10808(SB)/8, $0x3e0000003e000000
+DATA kconst<>+10816(SB)/8, $0x3f8b95c23f800000
+DATA kconst<>+10824(SB)/8, $0x3fa5fed73f9837f0
+DATA kconst<>+10832(SB)/8, $0x3fc5672a3fb504f3
+DATA kconst<>+10840(SB)/8, $0x3feac0c73fd744fd
+DATA kconst<>+10848(SB)/8, $0x3f8b95c23f800000
+DATA kconst<>+10856(SB)/8, $0x3fa5fed73f9837f0
+DATA kconst<>+10864(SB)/8, $0x3fc5672a3fb504f3
+DATA kconst<>+10872(SB)/8, $0x3feac0c73fd744fd
+DATA kconst<>+10880(SB)/8, $0x3e3ea20e3e6e0c0b
+DATA kconst<>+10888(SB)/8, $0x3e066d433e1d5cca
+DATA kconst<>+10896(SB)/8, $0x3daddc4d3dda4048
+DATA kconst<>+10904(SB)/8, $0x3d75da243d90bb31
+DATA kconst<>+10912(SB)/8, $0x3d2115e03d4a11d1
+DATA kconst<>+10920(SB)/8, $0x3ce8adb33d06fc2f
+DATA kconst<>+10928(SB)/8, $0x3ec359803ee8421e
+DATA kconst<>+10936(SB)/8, $0x3e8f1b343ea5fd83
+DATA kconst<>+10944(SB)/8, $0x0000007f0000007f
+DATA kconst<>+10952(SB)/8, $0x0000007f0000007f
+DATA kconst<>+10960(SB)/8, $0x0000007f0000007f
+DATA kconst<>+10968(SB)/8, $0x0000007f0000007f
+DATA kconst<>+10976(SB)/8, $0x0000007f0000007f
+DATA kconst<>+10984(SB)/8, $0x0000007f0000007f
+DATA kconst<>+10992(SB)/8, $0x0000007f0000007f
+DATA kconst<>+11000(SB)/8, $0x0000007f0000007f
+DATA kconst<>+11008(SB)/8, $0x8000000080000000
+DATA kconst<>+11016(SB)/8, $0x8000000080000000
+DATA kconst<>+11024(SB)/8, $0x8000000080000000
+DATA kconst<>+11032(SB)/8, $0x8000000080000000
+DATA kconst<>+11040(SB)/8, $0x8000000080000000
+DATA kconst<>+11048(SB)/8, $0x8000000080000000
+DATA kconst<>+11056(SB)/8, $0x8000000080000000
+DATA kconst<>+11064(SB)/8, $0x8000000080000000
+DATA kconst<>+11072(SB)/8, $0x0000000100000000
+DATA kconst<>+11080(SB)/8, $0x0000000300000002
+DATA kconst<>+11088(SB)/8, $0x0000000500000004
+DATA kconst<>+11096(SB)/8, $0x0000000700000006
+DATA kconst<>+11104(SB)/8, $0x0000000900000008
+DATA kconst<>+11112(SB)/8, $0x0000000b0000000a
+DATA kconst<>+11120(SB)/8, $0x0000000d0000000c
+DATA kconst<>+11128(SB)/8, $0x0000000f0000000e
+DATA kconst<>+11136(SB)/8, $0x3fdf5f003fa06e00
+DATA kconst<>+11144(SB)/8, $0x402fd90040105ca0
+DATA kconst<>+11152(SB)/8, $0x40901590406042e0
+DATA kconst<>+11160(SB)/8, $0x40d016c040aff450
+DATA kconst<>+11168(SB)/8, $0x411ff9c041003070
+DATA kconst<>+11176(SB)/8, $0x415ffc10413fdd70
+DATA kconst<>+11184(SB)/8, $0x3ebf1f403e006380
+DATA kconst<>+11192(SB)/8, $0x3f5ff3203f1fd2e0
+DATA kconst<>+11200(SB)/8, $0xbb0c166a39c6a3d9
+DATA kconst<>+11208(SB)/8, $0x37d42488b87748d7
+DATA kconst<>+11216(SB)/8, $0x366c233a372e776c
+DATA kconst<>+11224(SB)/8, $0x35039e6535a4f876
+DATA kconst<>+11232(SB)/8, $0x332958a43425416e
+DATA kconst<>+11240(SB)/8, $0x3160dd0532558db6
+DATA kconst<>+11248(SB)/8, $0x3b12b56e3b6a6fa3
+DATA kconst<>+11256(SB)/8, $0x3ac01d663aeb1a4a
+DATA kconst<>+11264(SB)/8, $0x3ad9da80baac5c38
+DATA kconst<>+11272(SB)/8, $0xb8fc172db8e78e30
+DATA kconst<>+11280(SB)/8, $0xb7b41839b8740ec9
+DATA kconst<>+11288(SB)/8, $0xb6842b0ab7133f76
+DATA kconst<>+11296(SB)/8, $0xb4ea9012b5bc4e8e
+DATA kconst<>+11304(SB)/8, $0xb394ddd5b42ef81c
+DATA kconst<>+11312(SB)/8, $0xbbc57a44bc1dd0db
+DATA kconst<>+11320(SB)/8, $0xbb21da7bbb796a90
+DATA kconst<>+11328(SB)/8, $0x3947169e3b8d6850
+DATA kconst<>+11336(SB)/8, $0x3a2122ab3a71ce8b
+DATA kconst<>+11344(SB)/8, $0x3905758e399e6dea
+DATA kconst<>+11352(SB)/8, $0x37fecada387a2f47
+DATA kconst<>+11360(SB)/8, $0x369fb64e37534f4b
+DATA kconst<>+11368(SB)/8, $0x3589b299360c54c7
+DATA kconst<>+11376(SB)/8, $0x3c8699a03ccb6b96
+DATA kconst<>+11384(SB)/8, $0x3bf4a81c3c33e9dc
+DATA kconst<>+11392(SB)/8, $0xbbbbbea2bc5c7273
+DATA kconst<>+11400(SB)/8, $0xbb3634e0bb89c21a
+DATA kconst<>+11408(SB)/8, $0xba426debbac62d07
+DATA kconst<>+11416(SB)/8, $0xb97301c7b9d1cb7c
+DATA kconst<>+11424(SB)/8, $0xb85ab006b8ef1413
+DATA kconst<>+11432(SB)/8, $0xb77f228eb7e21323
+DATA kconst<>+11440(SB)/8, $0xbd2a2362bd71a948
+DATA kconst<>+11448(SB)/8, $0xbcaeff88bcf218c1
+DATA kconst<>+11456(SB)/8, $0x3cc072c23d2095c8
+DATA kconst<>+11464(SB)/8, $0x3c3f7be93c867507
+DATA kconst<>+11472(SB)/8, $0x3b89f18a3bee08e3
+DATA kconst<>+11480(SB)/8, $0x3ae47c7d3b2ca80f
+DATA kconst<>+11488(SB)/8, $0x3a14b2633a85de94
+DATA kconst<>+11496(SB)/8, $0x396bfc9639b539bd
+DATA kconst<>+11504(SB)/8, $0x3dc3ee3b3e01b576
+DATA kconst<>+11512(SB)/8, $0x3d671a7f3d956ce1
+DATA kconst<>+11520(SB)/8, $0xbd9ce2b0bdd813f7
+DATA kconst<>+11528(SB)/8, $0xbd3e0f1ebd708679
+DATA kconst<>+11536(SB)/8, $0xbcbeaccdbd09934b
+DATA kconst<>+11544(SB)/8, $0xbc53b9dcbc8b6565
+DATA kconst<>+11552(SB)/8, $0xbbc8d158bc1461f1
+DATA kconst<>+11560(SB)/8, $0xbb597770bb908e26
+DATA kconst<>+11568(SB)/8, $0xbe491e1fbe752369
+DATA kconst<>+11576(SB)/8, $0xbe0b0652be265139
+DATA kconst<>+11584(SB)/8, $0x32ce061180000000
+DATA kconst<>+11592(SB)/8, $0x33851aa9b3892801
+DATA kconst<>+11600(SB)/8, $0xb233d0e5b31302ae
+DATA kconst<>+11608(SB)/8, $0x325290be32fce183
+DATA kconst<>+11616(SB)/8, $0x32ce061180000000
+DATA kconst<>+11624(SB)/8, $0x33851aa9b3892801
+DATA kconst<>+11632(SB)/8, $0xb233d0e5b31302ae
+DATA kconst<>+11640(SB)/8, $0x325290be32fce183
+DATA kconst<>+11648(SB)/8, $0x3f8b95c23f800000
+DATA kconst<>+11656(SB)/8, $0x3fa5fed73f9837f0
+DATA kconst<>+11664(SB)/8, $0x3fc5672a3fb504f3
+DATA kconst<>+11672(SB)/8, $0x3feac0c73fd744fd
+DATA kconst<>+11680(SB)/8, $0x3f8b95c23f800000
+DATA kconst<>+11688(SB)/8, $0x3fa5fed73f9837f0
+DATA kconst<>+11696(SB)/8, $0x3fc5672a3fb504f3
+DATA kconst<>+11704(SB)/8, $0x3feac0c73fd744fd
+DATA kconst<>+11712(SB)/8, $0x3f035b303f099e45
+DATA kconst<>+11720(SB)/8, $0x3ef76aca3efddb53
+DATA kconst<>+11728(SB)/8, $0x3ee984703ef02200
+DATA kconst<>+11736(SB)/8, $0x3ee18c7b3ee4eee2
+DATA kconst<>+11744(SB)/8, $0x3edaa29f3edde551
+DATA kconst<>+11752(SB)/8, $0x3ed6b9b03ed86189
+DATA kconst<>+11760(SB)/8, $0x3f1c51f33f24f5c1
+DATA kconst<>+11768(SB)/8, $0x3f1000893f15764f
+DATA kconst<>+11776(SB)/8, $0x3f4000003f407569
+DATA kconst<>+11784(SB)/8, $0x3f4000003f400000
+DATA kconst<>+11792(SB)/8, $0x3f4000003f400000
+DATA kconst<>+11800(SB)/8, $0x3f4000003f400000
+DATA kconst<>+11808(SB)/8, $0x3f4000003f400000
+DATA kconst<>+11816(SB)/8, $0x3f4000003f400000
+DATA kconst<>+11824(SB)/8, $0x3f4075693f407569
+DATA kconst<>+11832(SB)/8, $0x3f4075693f407569
+DATA kconst<>+11840(SB)/8, $0x00000000b2501fea
+DATA kconst<>+11848(SB)/8, $0x0000000000000000
+DATA kconst<>+11856(SB)/8, $0x0000000000000000
+DATA kconst<>+11864(SB)/8, $0x0000000000000000
+DATA kconst<>+11872(SB)/8, $0x0000000000000000
+DATA kconst<>+11880(SB)/8, $0x0000000000000000
+DATA kconst<>+11888(SB)/8, $0xb2501feab2501fea
+DATA kconst<>+11896(SB)/8, $0xb2501feab2501fea
+DATA kconst<>+11904(SB)/8, $0xff7fffffff7fffff
+DATA kconst<>+11912(SB)/8, $0xff7fffffff7fffff
+DATA kconst<>+11920(SB)/8, $0xff7fffffff7fffff
+DATA kconst<>+11928(SB)/8, $0xff7fffffff7fffff
+DATA kconst<>+11936(SB)/8, $0xff7fffffff7fffff
+DATA kconst<>+11944(SB)/8, $0xff7fffffff7fffff
+DATA kconst<>+11952(SB)/8, $0xff7fffffff7fffff
+DATA kconst<>+11960(SB)/8, $0xff7fffffff7fffff
+DATA kconst<>+11968(SB)/8, $0x7f7fffff7f7fffff
+DATA kconst<>+11976(SB)/8, $0x7f7fffff7f7fffff
+DATA kconst<>+11984(SB)/8, $0x7f7fffff7f7fffff
+DATA kconst<>+11992(SB)/8, $0x7f7fffff7f7fffff
+DATA kconst<>+12000(SB)/8, $0x7f7fffff7f7fffff
+DATA kconst<>+12008(SB)/8, $0x7f7fffff7f7fffff
+DATA kconst<>+12016(SB)/8, $0x7f7fffff7f7fffff
+DATA kconst<>+12024(SB)/8, $0x7f7fffff7f7fffff
+DATA kconst<>+12032(SB)/8, $0x0000000100000000
+DATA kconst<>+12040(SB)/8, $0x0000000300000002
+DATA kconst<>+12048(SB)/8, $0x0000000500000004
+DATA kconst<>+12056(SB)/8, $0x0000000700000006
+DATA kconst<>+12064(SB)/8, $0x0000000900000008
+DATA kconst<>+12072(SB)/8, $0x0000000b0000000a
+DATA kconst<>+12080(SB)/8, $0x0000000d0000000c
+DATA kconst<>+12088(SB)/8, $0x0000000f0000000e
+DATA kconst<>+12096(SB)/8, $0x3360dc6a337410f9
+DATA kconst<>+12104(SB)/8, $0x337a5818b33a71dc
+DATA kconst<>+12112(SB)/8, $0xb3312abb33df2f4d
+DATA kconst<>+12120(SB)/8, $0xb38100e7b32da43b
+DATA kconst<>+12128(SB)/8, $0x3360dc6a337410f9
+DATA kconst<>+12136(SB)/8, $0x337a5818b33a71dc
+DATA kconst<>+12144(SB)/8, $0xb3312abb33df2f4d
+DATA kconst<>+12152(SB)/8, $0xb38100e7b32da43b
+DATA kconst<>+12160(SB)/8, $0x3edebed43ecc422a
+DATA kconst<>+12168(SB)/8, $0x3f0471fa3ef2e7d5
+DATA kconst<>+12176(SB)/8, $0x3f1d813a3f106ebb
+DATA kconst<>+12184(SB)/8, $0x3f3b4e4a3f2bc29c
+DATA kconst<>+12192(SB)/8, $0x3edebed43ecc422a
+DATA kconst<>+12200(SB)/8, $0x3f0471fa3ef2e7d5
+DATA kconst<>+12208(SB)/8, $0x3f1d813a3f106ebb
+DATA kconst<>+12216(SB)/8, $0x3f3b4e4a3f2bc29c
+DATA kconst<>+12224(SB)/8, $0x4112000041120000
+DATA kconst<>+12232(SB)/8, $0x4112000041120000
+DATA kconst<>+12240(SB)/8, $0x4112000041120000
+DATA kconst<>+12248(SB)/8, $0x4112000041120000
+DATA kconst<>+12256(SB)/8, $0x4112000041120000
+DATA kconst<>+12264(SB)/8, $0x4112000041120000
+DATA kconst<>+12272(SB)/8, $0x4112000041120000
+DATA kconst<>+12280(SB)/8, $0x4112000041120000
+DATA kconst<>+12288(SB)/8, $0x3fcc422a3fcc422a
+DATA kconst<>+12296(SB)/8, $0x3fcc422a3fcc422a
+DATA kconst<>+12304(SB)/8, $0x3fcc422a3fcc422a
+DATA kconst<>+12312(SB)/8, $0x3fcc422a3fcc422a
+DATA kconst<>+12320(SB)/8, $0x3fcc422a3fcc422a
+DATA kconst<>+12328(SB)/8, $0x3fcc422a3fcc422a
+DATA kconst<>+12336(SB)/8, $0x3fcc422a3fcc422a
+DATA kconst<>+12344(SB)/8, $0x3fcc422a3fcc422a
+DATA kconst<>+12352(SB)/8, $0x3d9222793d922279
+DATA kconst<>+12360(SB)/8, $0x3d9222793d922279
+DATA kconst<>+12368(SB)/8, $0x3d9222793d922279
+DATA kconst<>+12376(SB)/8, $0x3d9222793d922279
+DATA kconst<>+12384(SB)/8, $0x3d9222793d922279
+DATA kconst<>+12392(SB)/8, $0x3d9222793d922279
+DATA kconst<>+12400(SB)/8, $0x3d9222793d922279
+DATA kconst<>+12408(SB)/8, $0x3d9222793d922279
+DATA kconst<>+12416(SB)/8, $0x3124d8b53124d8b5
+DATA kconst<>+12424(SB)/8, $0x3124d8b53124d8b5
+DATA kconst<>+12432(SB)/8, $0x3124d8b53124d8b5
+DATA kconst<>+12440(SB)/8, $0x3124d8b53124d8b5
+DATA kconst<>+12448(SB)/8, $0x3124d8b53124d8b5
+DATA kconst<>+12456(SB)/8, $0x3124d8b53124d8b5
+DATA kconst<>+12464(SB)/8, $0x3124d8b53124d8b5
+DATA kconst<>+12472(SB)/8, $0x3124d8b53124d8b5
+DATA kconst<>+12480(SB)/8, $0xb342bc9bb342bc9b
+DATA kconst<>+12488(SB)/8, $0xb342bc9bb342bc9b
+DATA kconst<>+12496(SB)/8, $0xb342bc9bb342bc9b
+DATA kconst<>+12504(SB)/8, $0xb342bc9bb342bc9b
+DATA kconst<>+12512(SB)/8, $0xb342bc9bb342bc9b
+DATA kconst<>+12520(SB)/8, $0xb342bc9bb342bc9b
+DATA kconst<>+12528(SB)/8, $0xb342bc9bb342bc9b
+DATA kconst<>+12536(SB)/8, $0xb342bc9bb342bc9b
 DATA kconst<>+12544(SB)/8, $0x3ab60b613ab60b61
 DATA kconst<>+12552(SB)/8, $0x3ab60b613ab60b61
 DATA kconst<>+12560(SB)/8, $0x3ab60b613ab60b61
@@ -14381,206 +14807,206 @@ DATA kconst<>+12576(SB)/8, $0x3ab60b613ab60b61
 DATA kconst<>+12584(SB)/8, $0x3ab60b613ab60b61
 DATA kconst<>+12592(SB)/8, $0x3ab60b613ab60b61
 DATA kconst<>+12600(SB)/8, $0x3ab60b613ab60b61
-DATA kconst<>+12608(SB)/8, $0x3f8b95c23f800000
-DATA kconst<>+12616(SB)/8, $0x3fa5fed73f9837f0
-DATA kconst<>+12624(SB)/8, $0x3fc5672a3fb504f3
-DATA kconst<>+12632(SB)/8, $0x3feac0c73fd744fd
-DATA kconst<>+12640(SB)/8, $0x3f8b95c23f800000
-DATA kconst<>+12648(SB)/8, $0x3fa5fed73f9837f0
-DATA kconst<>+12656(SB)/8, $0x3fc5672a3fb504f3
-DATA kconst<>+12664(SB)/8, $0x3feac0c73fd744fd
-DATA kconst<>+12672(SB)/8, $0xb260aba100000000
-DATA kconst<>+12680(SB)/8, $0xb32c9d5e33231b71
-DATA kconst<>+12688(SB)/8, $0x320aa83732cfe77a
-DATA kconst<>+12696(SB)/8, $0xb24116deb2d4a58a
-DATA kconst<>+12704(SB)/8, $0xb260aba100000000
-DATA kconst<>+12712(SB)/8, $0xb32c9d5e33231b71
-DATA kconst<>+12720(SB)/8, $0x320aa83732cfe77a
-DATA kconst<>+12728(SB)/8, $0xb24116deb2d4a58a
-DATA kconst<>+12736(SB)/8, $0xc1120000c1120000
-DATA kconst<>+12744(SB)/8, $0xc1120000c1120000
-DATA kconst<>+12752(SB)/8, $0xc1120000c1120000
-DATA kconst<>+12760(SB)/8, $0xc1120000c1120000
-DATA kconst<>+12768(SB)/8, $0xc1120000c1120000
-DATA kconst<>+12776(SB)/8, $0xc1120000c1120000
-DATA kconst<>+12784(SB)/8, $0xc1120000c1120000
-DATA kconst<>+12792(SB)/8, $0xc1120000c1120000
-DATA kconst<>+12800(SB)/8, $0x0d8000000d800000
-DATA kconst<>+12808(SB)/8, $0x0d8000000d800000
-DATA kconst<>+12816(SB)/8, $0x0d8000000d800000
-DATA kconst<>+12824(SB)/8, $0x0d8000000d800000
-DATA kconst<>+12832(SB)/8, $0x0d8000000d800000
-DATA kconst<>+12840(SB)/8, $0x0d8000000d800000
-DATA kconst<>+12848(SB)/8, $0x0d8000000d800000
-DATA kconst<>+12856(SB)/8, $0x0d8000000d800000
-DATA kconst<>+12864(SB)/8, $0x3e5b33b63e5b33b6
-DATA kconst<>+12872(SB)/8, $0x3e5b33b63e5b33b6
-DATA kconst<>+12880(SB)/8, $0x3e5b33b63e5b33b6
-DATA kconst<>+12888(SB)/8, $0x3e5b33b63e5b33b6
-DATA kconst<>+12896(SB)/8, $0x3e5b33b63e5b33b6
-DATA kconst<>+12904(SB)/8, $0x3e5b33b63e5b33b6
-DATA kconst<>+12912(SB)/8, $0x3e5b33b63e5b33b6
-DATA kconst<>+12920(SB)/8, $0x3e5b33b63e5b33b6
-DATA kconst<>+12928(SB)/8, $0xaf8baf10af8baf10
-DATA kconst<>+12936(SB)/8, $0xaf8baf10af8baf10
-DATA kconst<>+12944(SB)/8, $0xaf8baf10af8baf10
-DATA kconst<>+12952(SB)/8, $0xaf8baf10af8baf10
-DATA kconst<>+12960(SB)/8, $0xaf8baf10af8baf10
-DATA kconst<>+12968(SB)/8, $0xaf8baf10af8baf10
-DATA kconst<>+12976(SB)/8, $0xaf8baf10af8baf10
-DATA kconst<>+12984(SB)/8, $0xaf8baf10af8baf10
-DATA kconst<>+12992(SB)/8, $0x3f8b95c23f800000
-DATA kconst<>+13000(SB)/8, $0x3fa5fed73f9837f0
-DATA kconst<>+13008(SB)/8, $0x3fc5672a3fb504f3
-DATA kconst<>+13016(SB)/8, $0x3feac0c73fd744fd
-DATA kconst<>+13024(SB)/8, $0x3f8b95c23f800000
-DATA kconst<>+13032(SB)/8, $0x3fa5fed73f9837f0
-DATA kconst<>+13040(SB)/8, $0x3fc5672a3fb504f3
-DATA kconst<>+13048(SB)/8, $0x3feac0c73fd744fd
-DATA kconst<>+13056(SB)/8, $0xb260aba100000000
-DATA kconst<>+13064(SB)/8, $0xb32c9d5e33231b71
-DATA kconst<>+13072(SB)/8, $0x320aa83732cfe77a
-DATA kconst<>+13080(SB)/8, $0xb24116deb2d4a58a
-DATA kconst<>+13088(SB)/8, $0xb260aba100000000
-DATA kconst<>+13096(SB)/8, $0xb32c9d5e33231b71
-DATA kconst<>+13104(SB)/8, $0x320aa83732cfe77a
-DATA kconst<>+13112(SB)/8, $0xb24116deb2d4a58a
-DATA kconst<>+13120(SB)/8, $0xbf800000bf800000
-DATA kconst<>+13128(SB)/8, $0xbf800000bf800000
-DATA kconst<>+13136(SB)/8, $0xbf800000bf800000
-DATA kconst<>+13144(SB)/8, $0xbf800000bf800000
-DATA kconst<>+13152(SB)/8, $0xbf800000bf800000
-DATA kconst<>+13160(SB)/8, $0xbf800000bf800000
-DATA kconst<>+13168(SB)/8, $0xbf800000bf800000
-DATA kconst<>+13176(SB)/8, $0xbf800000bf800000
-DATA kconst<>+13184(SB)/8, $0x3f40a1503f40a150
-DATA kconst<>+13192(SB)/8, $0x3f40a1503f40a150
-DATA kconst<>+13200(SB)/8, $0x3f40a1503f40a150
-DATA kconst<>+13208(SB)/8, $0x3f40a1503f40a150
-DATA kconst<>+13216(SB)/8, $0x3f40a1503f40a150
-DATA kconst<>+13224(SB)/8, $0x3f40a1503f40a150
-DATA kconst<>+13232(SB)/8, $0x3f40a1503f40a150
-DATA kconst<>+13240(SB)/8, $0x3f40a1503f40a150
-DATA kconst<>+13248(SB)/8, $0x3a40a1503a40a150
-DATA kconst<>+13256(SB)/8, $0x3a40a1503a40a150
-DATA kconst<>+13264(SB)/8, $0x3a40a1503a40a150
-DATA kconst<>+13272(SB)/8, $0x3a40a1503a40a150
-DATA kconst<>+13280(SB)/8, $0x3a40a1503a40a150
-DATA kconst<>+13288(SB)/8, $0x3a40a1503a40a150
-DATA kconst<>+13296(SB)/8, $0x3a40a1503a40a150
-DATA kconst<>+13304(SB)/8, $0x3a40a1503a40a150
-DATA kconst<>+13312(SB)/8, $0x3f8b95c23f800000
-DATA kconst<>+13320(SB)/8, $0x3fa5fed73f9837f0
-DATA kconst<>+13328(SB)/8, $0x3fc5672a3fb504f3
-DATA kconst<>+13336(SB)/8, $0x3feac0c73fd744fd
-DATA kconst<>+13344(SB)/8, $0x3f8b95c23f800000
-DATA kconst<>+13352(SB)/8, $0x3fa5fed73f9837f0
-DATA kconst<>+13360(SB)/8, $0x3fc5672a3fb504f3
-DATA kconst<>+13368(SB)/8, $0x3feac0c73fd744fd
-DATA kconst<>+13376(SB)/8, $0xb260aba100000000
-DATA kconst<>+13384(SB)/8, $0xb32c9d5e33231b71
-DATA kconst<>+13392(SB)/8, $0x320aa83732cfe77a
-DATA kconst<>+13400(SB)/8, $0xb24116deb2d4a58a
-DATA kconst<>+13408(SB)/8, $0xb260aba100000000
-DATA kconst<>+13416(SB)/8, $0xb32c9d5e33231b71
-DATA kconst<>+13424(SB)/8, $0x320aa83732cfe77a
-DATA kconst<>+13432(SB)/8, $0xb24116deb2d4a58a
-DATA kconst<>+13440(SB)/8, $0x3fb5918a3fb5918a
-DATA kconst<>+13448(SB)/8, $0x3fb5918a3fb5918a
-DATA kconst<>+13456(SB)/8, $0x3fb5918a3fb5918a
-DATA kconst<>+13464(SB)/8, $0x3fb5918a3fb5918a
-DATA kconst<>+13472(SB)/8, $0x3fb5918a3fb5918a
-DATA kconst<>+13480(SB)/8, $0x3fb5918a3fb5918a
-DATA kconst<>+13488(SB)/8, $0x3fb5918a3fb5918a
-DATA kconst<>+13496(SB)/8, $0x3fb5918a3fb5918a
-DATA kconst<>+13504(SB)/8, $0x3ab5918a3ab5918a
-DATA kconst<>+13512(SB)/8, $0x3ab5918a3ab5918a
-DATA kconst<>+13520(SB)/8, $0x3ab5918a3ab5918a
-DATA kconst<>+13528(SB)/8, $0x3ab5918a3ab5918a
-DATA kconst<>+13536(SB)/8, $0x3ab5918a3ab5918a
-DATA kconst<>+13544(SB)/8, $0x3ab5918a3ab5918a
-DATA kconst<>+13552(SB)/8, $0x3ab5918a3ab5918a
-DATA kconst<>+13560(SB)/8, $0x3ab5918a3ab5918a
-DATA kconst<>+13568(SB)/8, $0x4222000042220000
-DATA kconst<>+13576(SB)/8, $0x4222000042220000
-DATA kconst<>+13584(SB)/8, $0x4222000042220000
-DATA kconst<>+13592(SB)/8, $0x4222000042220000
-DATA kconst<>+13600(SB)/8, $0x4222000042220000
-DATA kconst<>+13608(SB)/8, $0x4222000042220000
-DATA kconst<>+13616(SB)/8, $0x4222000042220000
-DATA kconst<>+13624(SB)/8, $0x4222000042220000
-DATA kconst<>+13632(SB)/8, $0x3fd9db233fd9db23
-DATA kconst<>+13640(SB)/8, $0x3fd9db233fd9db23
-DATA kconst<>+13648(SB)/8, $0x3fd9db233fd9db23
-DATA kconst<>+13656(SB)/8, $0x3fd9db233fd9db23
-DATA kconst<>+13664(SB)/8, $0x3fd9db233fd9db23
-DATA kconst<>+13672(SB)/8, $0x3fd9db233fd9db23
-DATA kconst<>+13680(SB)/8, $0x3fd9db233fd9db23
-DATA kconst<>+13688(SB)/8, $0x3fd9db233fd9db23
-DATA kconst<>+13696(SB)/8, $0xb2bc6a7fb2bc6a7f
-DATA kconst<>+13704(SB)/8, $0xb2bc6a7fb2bc6a7f
-DATA kconst<>+13712(SB)/8, $0xb2bc6a7fb2bc6a7f
-DATA kconst<>+13720(SB)/8, $0xb2bc6a7fb2bc6a7f
-DATA kconst<>+13728(SB)/8, $0xb2bc6a7fb2bc6a7f
-DATA kconst<>+13736(SB)/8, $0xb2bc6a7fb2bc6a7f
-DATA kconst<>+13744(SB)/8, $0xb2bc6a7fb2bc6a7f
-DATA kconst<>+13752(SB)/8, $0xb2bc6a7fb2bc6a7f
-DATA kconst<>+13760(SB)/8, $0x3f8b95c23f800000
-DATA kconst<>+13768(SB)/8, $0x3fa5fed73f9837f0
-DATA kconst<>+13776(SB)/8, $0x3fc5672a3fb504f3
-DATA kconst<>+13784(SB)/8, $0x3feac0c73fd744fd
-DATA kconst<>+13792(SB)/8, $0x3f8b95c23f800000
-DATA kconst<>+13800(SB)/8, $0x3fa5fed73f9837f0
-DATA kconst<>+13808(SB)/8, $0x3fc5672a3fb504f3
-DATA kconst<>+13816(SB)/8, $0x3feac0c73fd744fd
-DATA kconst<>+13824(SB)/8, $0xb260aba100000000
-DATA kconst<>+13832(SB)/8, $0xb32c9d5e33231b71
-DATA kconst<>+13840(SB)/8, $0x320aa83732cfe77a
-DATA kconst<>+13848(SB)/8, $0xb24116deb2d4a58a
-DATA kconst<>+13856(SB)/8, $0xb260aba100000000
-DATA kconst<>+13864(SB)/8, $0xb32c9d5e33231b71
-DATA kconst<>+13872(SB)/8, $0x320aa83732cfe77a
-DATA kconst<>+13880(SB)/8, $0xb24116deb2d4a58a
-DATA kconst<>+13888(SB)/8, $0xc2220000c2220000
-DATA kconst<>+13896(SB)/8, $0xc2220000c2220000
-DATA kconst<>+13904(SB)/8, $0xc2220000c2220000
-DATA kconst<>+13912(SB)/8, $0xc2220000c2220000
-DATA kconst<>+13920(SB)/8, $0xc2220000c2220000
-DATA kconst<>+13928(SB)/8, $0xc2220000c2220000
-DATA kconst<>+13936(SB)/8, $0xc2220000c2220000
-DATA kconst<>+13944(SB)/8, $0xc2220000c2220000
-DATA kconst<>+13952(SB)/8, $0x3f8b95c23f800000
-DATA kconst<>+13960(SB)/8, $0x3fa5fed73f9837f0
-DATA kconst<>+13968(SB)/8, $0x3fc5672a3fb504f3
-DATA kconst<>+13976(SB)/8, $0x3feac0c73fd744fd
-DATA kconst<>+13984(SB)/8, $0x3f8b95c23f800000
-DATA kconst<>+13992(SB)/8, $0x3fa5fed73f9837f0
-DATA kconst<>+14000(SB)/8, $0x3fc5672a3fb504f3
-DATA kconst<>+14008(SB)/8, $0x3feac0c73fd744fd
-DATA kconst<>+14016(SB)/8, $0xb260aba100000000
-DATA kconst<>+14024(SB)/8, $0xb32c9d5e33231b71
-DATA kconst<>+14032(SB)/8, $0x320aa83732cfe77a
-DATA kconst<>+14040(SB)/8, $0xb24116deb2d4a58a
-DATA kconst<>+14048(SB)/8, $0xb260aba100000000
-DATA kconst<>+14056(SB)/8, $0xb32c9d5e33231b71
-DATA kconst<>+14064(SB)/8, $0x320aa83732cfe77a
-DATA kconst<>+14072(SB)/8, $0xb24116deb2d4a58a
-DATA kconst<>+14080(SB)/8, $0x3f404ba53f404ba5
-DATA kconst<>+14088(SB)/8, $0x3f404ba53f404ba5
-DATA kconst<>+14096(SB)/8, $0x3f404ba53f404ba5
-DATA kconst<>+14104(SB)/8, $0x3f404ba53f404ba5
-DATA kconst<>+14112(SB)/8, $0x3f404ba53f404ba5
-DATA kconst<>+14120(SB)/8, $0x3f404ba53f404ba5
-DATA kconst<>+14128(SB)/8, $0x3f404ba53f404ba5
-DATA kconst<>+14136(SB)/8, $0x3f404ba53f404ba5
-DATA kconst<>+14144(SB)/8, $0x3a404ba53a404ba5
-DATA kconst<>+14152(SB)/8, $0x3a404ba53a404ba5
-DATA kconst<>+14160(SB)/8, $0x3a404ba53a404ba5
-DATA kconst<>+14168(SB)/8, $0x3a404ba53a404ba5
-DATA kconst<>+14176(SB)/8, $0x3a404ba53a404ba5
-DATA kconst<>+14184(SB)/8, $0x3a404ba53a404ba5
-DATA kconst<>+14192(SB)/8, $0x3a404ba53a404ba5
-DATA kconst<>+14200(SB)/8, $0x3a404ba53a404ba5
+DATA kconst<>+12608(SB)/8, $0x3c0888893c088889
+DATA kconst<>+12616(SB)/8, $0x3c0888893c088889
+DATA kconst<>+12624(SB)/8, $0x3c0888893c088889
+DATA kconst<>+12632(SB)/8, $0x3c0888893c088889
+DATA kconst<>+12640(SB)/8, $0x3c0888893c088889
+DATA kconst<>+12648(SB)/8, $0x3c0888893c088889
+DATA kconst<>+12656(SB)/8, $0x3c0888893c088889
+DATA kconst<>+12664(SB)/8, $0x3c0888893c088889
+DATA kconst<>+12672(SB)/8, $0x3d2aaaab3d2aaaab
+DATA kconst<>+12680(SB)/8, $0x3d2aaaab3d2aaaab
+DATA kconst<>+12688(SB)/8, $0x3d2aaaab3d2aaaab
+DATA kconst<>+12696(SB)/8, $0x3d2aaaab3d2aaaab
+DATA kconst<>+12704(SB)/8, $0x3d2aaaab3d2aaaab
+DATA kconst<>+12712(SB)/8, $0x3d2aaaab3d2aaaab
+DATA kconst<>+12720(SB)/8, $0x3d2aaaab3d2aaaab
+DATA kconst<>+12728(SB)/8, $0x3d2aaaab3d2aaaab
+DATA kconst<>+12736(SB)/8, $0x3e2aaaab3e2aaaab
+DATA kconst<>+12744(SB)/8, $0x3e2aaaab3e2aaaab
+DATA kconst<>+12752(SB)/8, $0x3e2aaaab3e2aaaab
+DATA kconst<>+12760(SB)/8, $0x3e2aaaab3e2aaaab
+DATA kconst<>+12768(SB)/8, $0x3e2aaaab3e2aaaab
+DATA kconst<>+12776(SB)/8, $0x3e2aaaab3e2aaaab
+DATA kconst<>+12784(SB)/8, $0x3e2aaaab3e2aaaab
+DATA kconst<>+12792(SB)/8, $0x3e2aaaab3e2aaaab
+DATA kconst<>+12800(SB)/8, $0x3f0000003f000000
+DATA kconst<>+12808(SB)/8, $0x3f0000003f000000
+DATA kconst<>+12816(SB)/8, $0x3f0000003f000000
+DATA kconst<>+12824(SB)/8, $0x3f0000003f000000
+DATA kconst<>+12832(SB)/8, $0x3f0000003f000000
+DATA kconst<>+12840(SB)/8, $0x3f0000003f000000
+DATA kconst<>+12848(SB)/8, $0x3f0000003f000000
+DATA kconst<>+12856(SB)/8, $0x3f0000003f000000
+DATA kconst<>+12864(SB)/8, $0x3f8b95c23f800000
+DATA kconst<>+12872(SB)/8, $0x3fa5fed73f9837f0
+DATA kconst<>+12880(SB)/8, $0x3fc5672a3fb504f3
+DATA kconst<>+12888(SB)/8, $0x3feac0c73fd744fd
+DATA kconst<>+12896(SB)/8, $0x3f8b95c23f800000
+DATA kconst<>+12904(SB)/8, $0x3fa5fed73f9837f0
+DATA kconst<>+12912(SB)/8, $0x3fc5672a3fb504f3
+DATA kconst<>+12920(SB)/8, $0x3feac0c73fd744fd
+DATA kconst<>+12928(SB)/8, $0xb260aba100000000
+DATA kconst<>+12936(SB)/8, $0xb32c9d5e33231b71
+DATA kconst<>+12944(SB)/8, $0x320aa83732cfe77a
+DATA kconst<>+12952(SB)/8, $0xb24116deb2d4a58a
+DATA kconst<>+12960(SB)/8, $0xb260aba100000000
+DATA kconst<>+12968(SB)/8, $0xb32c9d5e33231b71
+DATA kconst<>+12976(SB)/8, $0x320aa83732cfe77a
+DATA kconst<>+12984(SB)/8, $0xb24116deb2d4a58a
+DATA kconst<>+12992(SB)/8, $0xc1120000c1120000
+DATA kconst<>+13000(SB)/8, $0xc1120000c1120000
+DATA kconst<>+13008(SB)/8, $0xc1120000c1120000
+DATA kconst<>+13016(SB)/8, $0xc1120000c1120000
+DATA kconst<>+13024(SB)/8, $0xc1120000c1120000
+DATA kconst<>+13032(SB)/8, $0xc1120000c1120000
+DATA kconst<>+13040(SB)/8, $0xc1120000c1120000
+DATA kconst<>+13048(SB)/8, $0xc1120000c1120000
+DATA kconst<>+13056(SB)/8, $0x0d8000000d800000
+DATA kconst<>+13064(SB)/8, $0x0d8000000d800000
+DATA kconst<>+13072(SB)/8, $0x0d8000000d800000
+DATA kconst<>+13080(SB)/8, $0x0d8000000d800000
+DATA kconst<>+13088(SB)/8, $0x0d8000000d800000
+DATA kconst<>+13096(SB)/8, $0x0d8000000d800000
+DATA kconst<>+13104(SB)/8, $0x0d8000000d800000
+DATA kconst<>+13112(SB)/8, $0x0d8000000d800000
+DATA kconst<>+13120(SB)/8, $0x3e5b33b63e5b33b6
+DATA kconst<>+13128(SB)/8, $0x3e5b33b63e5b33b6
+DATA kconst<>+13136(SB)/8, $0x3e5b33b63e5b33b6
+DATA kconst<>+13144(SB)/8, $0x3e5b33b63e5b33b6
+DATA kconst<>+13152(SB)/8, $0x3e5b33b63e5b33b6
+DATA kconst<>+13160(SB)/8, $0x3e5b33b63e5b33b6
+DATA kconst<>+13168(SB)/8, $0x3e5b33b63e5b33b6
+DATA kconst<>+13176(SB)/8, $0x3e5b33b63e5b33b6
+DATA kconst<>+13184(SB)/8, $0xaf8baf10af8baf10
+DATA kconst<>+13192(SB)/8, $0xaf8baf10af8baf10
+DATA kconst<>+13200(SB)/8, $0xaf8baf10af8baf10
+DATA kconst<>+13208(SB)/8, $0xaf8baf10af8baf10
+DATA kconst<>+13216(SB)/8, $0xaf8baf10af8baf10
+DATA kconst<>+13224(SB)/8, $0xaf8baf10af8baf10
+DATA kconst<>+13232(SB)/8, $0xaf8baf10af8baf10
+DATA kconst<>+13240(SB)/8, $0xaf8baf10af8baf10
+DATA kconst<>+13248(SB)/8, $0x3f8b95c23f800000
+DATA kconst<>+13256(SB)/8, $0x3fa5fed73f9837f0
+DATA kconst<>+13264(SB)/8, $0x3fc5672a3fb504f3
+DATA kconst<>+13272(SB)/8, $0x3feac0c73fd744fd
+DATA kconst<>+13280(SB)/8, $0x3f8b95c23f800000
+DATA kconst<>+13288(SB)/8, $0x3fa5fed73f9837f0
+DATA kconst<>+13296(SB)/8, $0x3fc5672a3fb504f3
+DATA kconst<>+13304(SB)/8, $0x3feac0c73fd744fd
+DATA kconst<>+13312(SB)/8, $0xb260aba100000000
+DATA kconst<>+13320(SB)/8, $0xb32c9d5e33231b71
+DATA kconst<>+13328(SB)/8, $0x320aa83732cfe77a
+DATA kconst<>+13336(SB)/8, $0xb24116deb2d4a58a
+DATA kconst<>+13344(SB)/8, $0xb260aba100000000
+DATA kconst<>+13352(SB)/8, $0xb32c9d5e33231b71
+DATA kconst<>+13360(SB)/8, $0x320aa83732cfe77a
+DATA kconst<>+13368(SB)/8, $0xb24116deb2d4a58a
+DATA kconst<>+13376(SB)/8, $0xbf800000bf800000
+DATA kconst<>+13384(SB)/8, $0xbf800000bf800000
+DATA kconst<>+13392(SB)/8, $0xbf800000bf800000
+DATA kconst<>+13400(SB)/8, $0xbf800000bf800000
+DATA kconst<>+13408(SB)/8, $0xbf800000bf800000
+DATA kconst<>+13416(SB)/8, $0xbf800000bf800000
+DATA kconst<>+13424(SB)/8, $0xbf800000bf800000
+DATA kconst<>+13432(SB)/8, $0xbf800000bf800000
+DATA kconst<>+13440(SB)/8, $0x3f40a1503f40a150
+DATA kconst<>+13448(SB)/8, $0x3f40a1503f40a150
+DATA kconst<>+13456(SB)/8, $0x3f40a1503f40a150
+DATA kconst<>+13464(SB)/8, $0x3f40a1503f40a150
+DATA kconst<>+13472(SB)/8, $0x3f40a1503f40a150
+DATA kconst<>+13480(SB)/8, $0x3f40a1503f40a150
+DATA kconst<>+13488(SB)/8, $0x3f40a1503f40a150
+DATA kconst<>+13496(SB)/8, $0x3f40a1503f40a150
+DATA kconst<>+13504(SB)/8, $0x3a40a1503a40a150
+DATA kconst<>+13512(SB)/8, $0x3a40a1503a40a150
+DATA kconst<>+13520(SB)/8, $0x3a40a1503a40a150
+DATA kconst<>+13528(SB)/8, $0x3a40a1503a40a150
+DATA kconst<>+13536(SB)/8, $0x3a40a1503a40a150
+DATA kconst<>+13544(SB)/8, $0x3a40a1503a40a150
+DATA kconst<>+13552(SB)/8, $0x3a40a1503a40a150
+DATA kconst<>+13560(SB)/8, $0x3a40a1503a40a150
+DATA kconst<>+13568(SB)/8, $0x3f8b95c23f800000
+DATA kconst<>+13576(SB)/8, $0x3fa5fed73f9837f0
+DATA kconst<>+13584(SB)/8, $0x3fc5672a3fb504f3
+DATA kconst<>+13592(SB)/8, $0x3feac0c73fd744fd
+DATA kconst<>+13600(SB)/8, $0x3f8b95c23f800000
+DATA kconst<>+13608(SB)/8, $0x3fa5fed73f9837f0
+DATA kconst<>+13616(SB)/8, $0x3fc5672a3fb504f3
+DATA kconst<>+13624(SB)/8, $0x3feac0c73fd744fd
+DATA kconst<>+13632(SB)/8, $0xb260aba100000000
+DATA kconst<>+13640(SB)/8, $0xb32c9d5e33231b71
+DATA kconst<>+13648(SB)/8, $0x320aa83732cfe77a
+DATA kconst<>+13656(SB)/8, $0xb24116deb2d4a58a
+DATA kconst<>+13664(SB)/8, $0xb260aba100000000
+DATA kconst<>+13672(SB)/8, $0xb32c9d5e33231b71
+DATA kconst<>+13680(SB)/8, $0x320aa83732cfe77a
+DATA kconst<>+13688(SB)/8, $0xb24116deb2d4a58a
+DATA kconst<>+13696(SB)/8, $0x3fb5918a3fb5918a
+DATA kconst<>+13704(SB)/8, $0x3fb5918a3fb5918a
+DATA kconst<>+13712(SB)/8, $0x3fb5918a3fb5918a
+DATA kconst<>+13720(SB)/8, $0x3fb5918a3fb5918a
+DATA kconst<>+13728(SB)/8, $0x3fb5918a3fb5918a
+DATA kconst<>+13736(SB)/8, $0x3fb5918a3fb5918a
+DATA kconst<>+13744(SB)/8, $0x3fb5918a3fb5918a
+DATA kconst<>+13752(SB)/8, $0x3fb5918a3fb5918a
+DATA kconst<>+13760(SB)/8, $0x3ab5918a3ab5918a
+DATA kconst<>+13768(SB)/8, $0x3ab5918a3ab5918a
+DATA kconst<>+13776(SB)/8, $0x3ab5918a3ab5918a
+DATA kconst<>+13784(SB)/8, $0x3ab5918a3ab5918a
+DATA kconst<>+13792(SB)/8, $0x3ab5918a3ab5918a
+DATA kconst<>+13800(SB)/8, $0x3ab5918a3ab5918a
+DATA kconst<>+13808(SB)/8, $0x3ab5918a3ab5918a
+DATA kconst<>+13816(SB)/8, $0x3ab5918a3ab5918a
+DATA kconst<>+13824(SB)/8, $0x4222000042220000
+DATA kconst<>+13832(SB)/8, $0x4222000042220000
+DATA kconst<>+13840(SB)/8, $0x4222000042220000
+DATA kconst<>+13848(SB)/8, $0x4222000042220000
+DATA kconst<>+13856(SB)/8, $0x4222000042220000
+DATA kconst<>+13864(SB)/8, $0x4222000042220000
+DATA kconst<>+13872(SB)/8, $0x4222000042220000
+DATA kconst<>+13880(SB)/8, $0x4222000042220000
+DATA kconst<>+13888(SB)/8, $0x3fd9db233fd9db23
+DATA kconst<>+13896(SB)/8, $0x3fd9db233fd9db23
+DATA kconst<>+13904(SB)/8, $0x3fd9db233fd9db23
+DATA kconst<>+13912(SB)/8, $0x3fd9db233fd9db23
+DATA kconst<>+13920(SB)/8, $0x3fd9db233fd9db23
+DATA kconst<>+13928(SB)/8, $0x3fd9db233fd9db23
+DATA kconst<>+13936(SB)/8, $0x3fd9db233fd9db23
+DATA kconst<>+13944(SB)/8, $0x3fd9db233fd9db23
+DATA kconst<>+13952(SB)/8, $0xb2bc6a7fb2bc6a7f
+DATA kconst<>+13960(SB)/8, $0xb2bc6a7fb2bc6a7f
+DATA kconst<>+13968(SB)/8, $0xb2bc6a7fb2bc6a7f
+DATA kconst<>+13976(SB)/8, $0xb2bc6a7fb2bc6a7f
+DATA kconst<>+13984(SB)/8, $0xb2bc6a7fb2bc6a7f
+DATA kconst<>+13992(SB)/8, $0xb2bc6a7fb2bc6a7f
+DATA kconst<>+14000(SB)/8, $0xb2bc6a7fb2bc6a7f
+DATA kconst<>+14008(SB)/8, $0xb2bc6a7fb2bc6a7f
+DATA kconst<>+14016(SB)/8, $0x3f8b95c23f800000
+DATA kconst<>+14024(SB)/8, $0x3fa5fed73f9837f0
+DATA kconst<>+14032(SB)/8, $0x3fc5672a3fb504f3
+DATA kconst<>+14040(SB)/8, $0x3feac0c73fd744fd
+DATA kconst<>+14048(SB)/8, $0x3f8b95c23f800000
+DATA kconst<>+14056(SB)/8, $0x3fa5fed73f9837f0
+DATA kconst<>+14064(SB)/8, $0x3fc5672a3fb504f3
+DATA kconst<>+14072(SB)/8, $0x3feac0c73fd744fd
+DATA kconst<>+14080(SB)/8, $0xb260aba100000000
+DATA kconst<>+14088(SB)/8, $0xb32c9d5e33231b71
+DATA kconst<>+14096(SB)/8, $0x320aa83732cfe77a
+DATA kconst<>+14104(SB)/8, $0xb24116deb2d4a58a
+DATA kconst<>+14112(SB)/8, $0xb260aba100000000
+DATA kconst<>+14120(SB)/8, $0xb32c9d5e33231b71
+DATA kconst<>+14128(SB)/8, $0x320aa83732cfe77a
+DATA kconst<>+14136(SB)/8, $0xb24116deb2d4a58a
+DATA kconst<>+14144(SB)/8, $0xc2220000c2220000
+DATA kconst<>+14152(SB)/8, $0xc2220000c2220000
+DATA kconst<>+14160(SB)/8, $0xc2220000c2220000
+DATA kconst<>+14168(SB)/8, $0xc2220000c2220000
+DATA kconst<>+14176(SB)/8, $0xc2220000c2220000
+DATA kconst<>+14184(SB)/8, $0xc2220000c2220000
+DATA kconst<>+14192(SB)/8, $0xc2220000c2220000
+DATA kconst<>+14200(SB)/8, $0xc2220000c2220000
 DATA kconst<>+14208(SB)/8, $0x3f8b95c23f800000
 DATA kconst<>+14216(SB)/8, $0x3fa5fed73f9837f0
 DATA kconst<>+14224(SB)/8, $0x3fc5672a3fb504f3
@@ -14597,86 +15023,86 @@ DATA kconst<>+14304(SB)/8, $0xb260aba100000000
 DATA kconst<>+14312(SB)/8, $0xb32c9d5e33231b71
 DATA kconst<>+14320(SB)/8, $0x320aa83732cfe77a
 DATA kconst<>+14328(SB)/8, $0xb24116deb2d4a58a
-DATA kconst<>+14336(SB)/8, $0x3fb471f93fb471f9
-DATA kconst<>+14344(SB)/8, $0x3fb471f93fb471f9
-DATA kconst<>+14352(SB)/8, $0x3fb471f93fb471f9
-DATA kconst<>+14360(SB)/8, $0x3fb471f93fb471f9
-DATA kconst<>+14368(SB)/8, $0x3fb471f93fb471f9
-DATA kconst<>+14376(SB)/8, $0x3fb471f93fb471f9
-DATA kconst<>+14384(SB)/8, $0x3fb471f93fb471f9
-DATA kconst<>+14392(SB)/8, $0x3fb471f93fb471f9
-DATA kconst<>+14400(SB)/8, $0x3ab471f93ab471f9
-DATA kconst<>+14408(SB)/8, $0x3ab471f93ab471f9
-DATA kconst<>+14416(SB)/8, $0x3ab471f93ab471f9
-DATA kconst<>+14424(SB)/8, $0x3ab471f93ab471f9
-DATA kconst<>+14432(SB)/8, $0x3ab471f93ab471f9
-DATA kconst<>+14440(SB)/8, $0x3ab471f93ab471f9
-DATA kconst<>+14448(SB)/8, $0x3ab471f93ab471f9
-DATA kconst<>+14456(SB)/8, $0x3ab471f93ab471f9
-DATA kconst<>+14464(SB)/8, $0x428a0000428a0000
-DATA kconst<>+14472(SB)/8, $0x428a0000428a0000
-DATA kconst<>+14480(SB)/8, $0x428a0000428a0000
-DATA kconst<>+14488(SB)/8, $0x428a0000428a0000
-DATA kconst<>+14496(SB)/8, $0x428a0000428a0000
-DATA kconst<>+14504(SB)/8, $0x428a0000428a0000
-DATA kconst<>+14512(SB)/8, $0x428a0000428a0000
-DATA kconst<>+14520(SB)/8, $0x428a0000428a0000
-DATA kconst<>+14528(SB)/8, $0x3f8b95c23f800000
-DATA kconst<>+14536(SB)/8, $0x3fa5fed73f9837f0
-DATA kconst<>+14544(SB)/8, $0x3fc5672a3fb504f3
-DATA kconst<>+14552(SB)/8, $0x3feac0c73fd744fd
-DATA kconst<>+14560(SB)/8, $0x3f8b95c23f800000
-DATA kconst<>+14568(SB)/8, $0x3fa5fed73f9837f0
-DATA kconst<>+14576(SB)/8, $0x3fc5672a3fb504f3
-DATA kconst<>+14584(SB)/8, $0x3feac0c73fd744fd
-DATA kconst<>+14592(SB)/8, $0xb260aba100000000
-DATA kconst<>+14600(SB)/8, $0xb32c9d5e33231b71
-DATA kconst<>+14608(SB)/8, $0x320aa83732cfe77a
-DATA kconst<>+14616(SB)/8, $0xb24116deb2d4a58a
-DATA kconst<>+14624(SB)/8, $0xb260aba100000000
-DATA kconst<>+14632(SB)/8, $0xb32c9d5e33231b71
-DATA kconst<>+14640(SB)/8, $0x320aa83732cfe77a
-DATA kconst<>+14648(SB)/8, $0xb24116deb2d4a58a
-DATA kconst<>+14656(SB)/8, $0xc28a0000c28a0000
-DATA kconst<>+14664(SB)/8, $0xc28a0000c28a0000
-DATA kconst<>+14672(SB)/8, $0xc28a0000c28a0000
-DATA kconst<>+14680(SB)/8, $0xc28a0000c28a0000
-DATA kconst<>+14688(SB)/8, $0xc28a0000c28a0000
-DATA kconst<>+14696(SB)/8, $0xc28a0000c28a0000
-DATA kconst<>+14704(SB)/8, $0xc28a0000c28a0000
-DATA kconst<>+14712(SB)/8, $0xc28a0000c28a0000
-DATA kconst<>+14720(SB)/8, $0x3f8b95c23f800000
-DATA kconst<>+14728(SB)/8, $0x3fa5fed73f9837f0
-DATA kconst<>+14736(SB)/8, $0x3fc5672a3fb504f3
-DATA kconst<>+14744(SB)/8, $0x3feac0c73fd744fd
-DATA kconst<>+14752(SB)/8, $0x3f8b95c23f800000
-DATA kconst<>+14760(SB)/8, $0x3fa5fed73f9837f0
-DATA kconst<>+14768(SB)/8, $0x3fc5672a3fb504f3
-DATA kconst<>+14776(SB)/8, $0x3feac0c73fd744fd
-DATA kconst<>+14784(SB)/8, $0xb260aba100000000
-DATA kconst<>+14792(SB)/8, $0xb32c9d5e33231b71
-DATA kconst<>+14800(SB)/8, $0x320aa83732cfe77a
-DATA kconst<>+14808(SB)/8, $0xb24116deb2d4a58a
-DATA kconst<>+14816(SB)/8, $0xb260aba100000000
-DATA kconst<>+14824(SB)/8, $0xb32c9d5e33231b71
-DATA kconst<>+14832(SB)/8, $0x320aa83732cfe77a
-DATA kconst<>+14840(SB)/8, $0xb24116deb2d4a58a
-DATA kconst<>+14848(SB)/8, $0x3fa3a4ba3fa3a4ba
-DATA kconst<>+14856(SB)/8, $0x3fa3a4ba3fa3a4ba
-DATA kconst<>+14864(SB)/8, $0x3fa3a4ba3fa3a4ba
-DATA kconst<>+14872(SB)/8, $0x3fa3a4ba3fa3a4ba
-DATA kconst<>+14880(SB)/8, $0x3fa3a4ba3fa3a4ba
-DATA kconst<>+14888(SB)/8, $0x3fa3a4ba3fa3a4ba
-DATA kconst<>+14896(SB)/8, $0x3fa3a4ba3fa3a4ba
-DATA kconst<>+14904(SB)/8, $0x3fa3a4ba3fa3a4ba
-DATA kconst<>+14912(SB)/8, $0x3aa3a4ba3aa3a4ba
-DATA kconst<>+14920(SB)/8, $0x3aa3a4ba3aa3a4ba
-DATA kconst<>+14928(SB)/8, $0x3aa3a4ba3aa3a4ba
-DATA kconst<>+14936(SB)/8, $0x3aa3a4ba3aa3a4ba
-DATA kconst<>+14944(SB)/8, $0x3aa3a4ba3aa3a4ba
-DATA kconst<>+14952(SB)/8, $0x3aa3a4ba3aa3a4ba
-DATA kconst<>+14960(SB)/8, $0x3aa3a4ba3aa3a4ba
-DATA kconst<>+14968(SB)/8, $0x3aa3a4ba3aa3a4ba
+DATA kconst<>+14336(SB)/8, $0x3f404ba53f404ba5
+DATA kconst<>+14344(SB)/8, $0x3f404ba53f404ba5
+DATA kconst<>+14352(SB)/8, $0x3f404ba53f404ba5
+DATA kconst<>+14360(SB)/8, $0x3f404ba53f404ba5
+DATA kconst<>+14368(SB)/8, $0x3f404ba53f404ba5
+DATA kconst<>+14376(SB)/8, $0x3f404ba53f404ba5
+DATA kconst<>+14384(SB)/8, $0x3f404ba53f404ba5
+DATA kconst<>+14392(SB)/8, $0x3f404ba53f404ba5
+DATA kconst<>+14400(SB)/8, $0x3a404ba53a404ba5
+DATA kconst<>+14408(SB)/8, $0x3a404ba53a404ba5
+DATA kconst<>+14416(SB)/8, $0x3a404ba53a404ba5
+DATA kconst<>+14424(SB)/8, $0x3a404ba53a404ba5
+DATA kconst<>+14432(SB)/8, $0x3a404ba53a404ba5
+DATA kconst<>+14440(SB)/8, $0x3a404ba53a404ba5
+DATA kconst<>+14448(SB)/8, $0x3a404ba53a404ba5
+DATA kconst<>+14456(SB)/8, $0x3a404ba53a404ba5
+DATA kconst<>+14464(SB)/8, $0x3f8b95c23f800000
+DATA kconst<>+14472(SB)/8, $0x3fa5fed73f9837f0
+DATA kconst<>+14480(SB)/8, $0x3fc5672a3fb504f3
+DATA kconst<>+14488(SB)/8, $0x3feac0c73fd744fd
+DATA kconst<>+14496(SB)/8, $0x3f8b95c23f800000
+DATA kconst<>+14504(SB)/8, $0x3fa5fed73f9837f0
+DATA kconst<>+14512(SB)/8, $0x3fc5672a3fb504f3
+DATA kconst<>+14520(SB)/8, $0x3feac0c73fd744fd
+DATA kconst<>+14528(SB)/8, $0xb260aba100000000
+DATA kconst<>+14536(SB)/8, $0xb32c9d5e33231b71
+DATA kconst<>+14544(SB)/8, $0x320aa83732cfe77a
+DATA kconst<>+14552(SB)/8, $0xb24116deb2d4a58a
+DATA kconst<>+14560(SB)/8, $0xb260aba100000000
+DATA kconst<>+14568(SB)/8, $0xb32c9d5e33231b71
+DATA kconst<>+14576(SB)/8, $0x320aa83732cfe77a
+DATA kconst<>+14584(SB)/8, $0xb24116deb2d4a58a
+DATA kconst<>+14592(SB)/8, $0x3fb471f93fb471f9
+DATA kconst<>+14600(SB)/8, $0x3fb471f93fb471f9
+DATA kconst<>+14608(SB)/8, $0x3fb471f93fb471f9
+DATA kconst<>+14616(SB)/8, $0x3fb471f93fb471f9
+DATA kconst<>+14624(SB)/8, $0x3fb471f93fb471f9
+DATA kconst<>+14632(SB)/8, $0x3fb471f93fb471f9
+DATA kconst<>+14640(SB)/8, $0x3fb471f93fb471f9
+DATA kconst<>+14648(SB)/8, $0x3fb471f93fb471f9
+DATA kconst<>+14656(SB)/8, $0x3ab471f93ab471f9
+DATA kconst<>+14664(SB)/8, $0x3ab471f93ab471f9
+DATA kconst<>+14672(SB)/8, $0x3ab471f93ab471f9
+DATA kconst<>+14680(SB)/8, $0x3ab471f93ab471f9
+DATA kconst<>+14688(SB)/8, $0x3ab471f93ab471f9
+DATA kconst<>+14696(SB)/8, $0x3ab471f93ab471f9
+DATA kconst<>+14704(SB)/8, $0x3ab471f93ab471f9
+DATA kconst<>+14712(SB)/8, $0x3ab471f93ab471f9
+DATA kconst<>+14720(SB)/8, $0x428a0000428a0000
+DATA kconst<>+14728(SB)/8, $0x428a0000428a0000
+DATA kconst<>+14736(SB)/8, $0x428a0000428a0000
+DATA kconst<>+14744(SB)/8, $0x428a0000428a0000
+DATA kconst<>+14752(SB)/8, $0x428a0000428a0000
+DATA kconst<>+14760(SB)/8, $0x428a0000428a0000
+DATA kconst<>+14768(SB)/8, $0x428a0000428a0000
+DATA kconst<>+14776(SB)/8, $0x428a0000428a0000
+DATA kconst<>+14784(SB)/8, $0x3f8b95c23f800000
+DATA kconst<>+14792(SB)/8, $0x3fa5fed73f9837f0
+DATA kconst<>+14800(SB)/8, $0x3fc5672a3fb504f3
+DATA kconst<>+14808(SB)/8, $0x3feac0c73fd744fd
+DATA kconst<>+14816(SB)/8, $0x3f8b95c23f800000
+DATA kconst<>+14824(SB)/8, $0x3fa5fed73f9837f0
+DATA kconst<>+14832(SB)/8, $0x3fc5672a3fb504f3
+DATA kconst<>+14840(SB)/8, $0x3feac0c73fd744fd
+DATA kconst<>+14848(SB)/8, $0xb260aba100000000
+DATA kconst<>+14856(SB)/8, $0xb32c9d5e33231b71
+DATA kconst<>+14864(SB)/8, $0x320aa83732cfe77a
+DATA kconst<>+14872(SB)/8, $0xb24116deb2d4a58a
+DATA kconst<>+14880(SB)/8, $0xb260aba100000000
+DATA kconst<>+14888(SB)/8, $0xb32c9d5e33231b71
+DATA kconst<>+14896(SB)/8, $0x320aa83732cfe77a
+DATA kconst<>+14904(SB)/8, $0xb24116deb2d4a58a
+DATA kconst<>+14912(SB)/8, $0xc28a0000c28a0000
+DATA kconst<>+14920(SB)/8, $0xc28a0000c28a0000
+DATA kconst<>+14928(SB)/8, $0xc28a0000c28a0000
+DATA kconst<>+14936(SB)/8, $0xc28a0000c28a0000
+DATA kconst<>+14944(SB)/8, $0xc28a0000c28a0000
+DATA kconst<>+14952(SB)/8, $0xc28a0000c28a0000
+DATA kconst<>+14960(SB)/8, $0xc28a0000c28a0000
+DATA kconst<>+14968(SB)/8, $0xc28a0000c28a0000
 DATA kconst<>+14976(SB)/8, $0x3f8b95c23f800000
 DATA kconst<>+14984(SB)/8, $0x3fa5fed73f9837f0
 DATA kconst<>+14992(SB)/8, $0x3fc5672a3fb504f3
@@ -14693,246 +15119,246 @@ DATA kconst<>+15072(SB)/8, $0xb260aba100000000
 DATA kconst<>+15080(SB)/8, $0xb32c9d5e33231b71
 DATA kconst<>+15088(SB)/8, $0x320aa83732cfe77a
 DATA kconst<>+15096(SB)/8, $0xb24116deb2d4a58a
-DATA kconst<>+15104(SB)/8, $0x40198f1240198f12
-DATA kconst<>+15112(SB)/8, $0x40198f1240198f12
-DATA kconst<>+15120(SB)/8, $0x40198f1240198f12
-DATA kconst<>+15128(SB)/8, $0x40198f1240198f12
-DATA kconst<>+15136(SB)/8, $0x40198f1240198f12
-DATA kconst<>+15144(SB)/8, $0x40198f1240198f12
-DATA kconst<>+15152(SB)/8, $0x40198f1240198f12
-DATA kconst<>+15160(SB)/8, $0x40198f1240198f12
-DATA kconst<>+15168(SB)/8, $0x3b198f123b198f12
-DATA kconst<>+15176(SB)/8, $0x3b198f123b198f12
-DATA kconst<>+15184(SB)/8, $0x3b198f123b198f12
-DATA kconst<>+15192(SB)/8, $0x3b198f123b198f12
-DATA kconst<>+15200(SB)/8, $0x3b198f123b198f12
-DATA kconst<>+15208(SB)/8, $0x3b198f123b198f12
-DATA kconst<>+15216(SB)/8, $0x3b198f123b198f12
-DATA kconst<>+15224(SB)/8, $0x3b198f123b198f12
-DATA kconst<>+15232(SB)/8, $0x0000000100000000
-DATA kconst<>+15240(SB)/8, $0x0000000300000002
-DATA kconst<>+15248(SB)/8, $0x0000000500000004
-DATA kconst<>+15256(SB)/8, $0x0000000700000006
-DATA kconst<>+15264(SB)/8, $0x0000000900000008
-DATA kconst<>+15272(SB)/8, $0x0000000b0000000a
-DATA kconst<>+15280(SB)/8, $0x0000000d0000000c
-DATA kconst<>+15288(SB)/8, $0x0000000f0000000e
-DATA kconst<>+15296(SB)/8, $0x3f8b95c23f800000
-DATA kconst<>+15304(SB)/8, $0x3fa5fed73f9837f0
-DATA kconst<>+15312(SB)/8, $0x3fc5672a3fb504f3
-DATA kconst<>+15320(SB)/8, $0x3feac0c73fd744fd
-DATA kconst<>+15328(SB)/8, $0x3f8b95c23f800000
-DATA kconst<>+15336(SB)/8, $0x3fa5fed73f9837f0
-DATA kconst<>+15344(SB)/8, $0x3fc5672a3fb504f3
-DATA kconst<>+15352(SB)/8, $0x3feac0c73fd744fd
-DATA kconst<>+15360(SB)/8, $0xb260aba100000000
-DATA kconst<>+15368(SB)/8, $0xb32c9d5e33231b71
-DATA kconst<>+15376(SB)/8, $0x320aa83732cfe77a
-DATA kconst<>+15384(SB)/8, $0xb24116deb2d4a58a
-DATA kconst<>+15392(SB)/8, $0xb260aba100000000
-DATA kconst<>+15400(SB)/8, $0xb32c9d5e33231b71
-DATA kconst<>+15408(SB)/8, $0x320aa83732cfe77a
-DATA kconst<>+15416(SB)/8, $0xb24116deb2d4a58a
-DATA kconst<>+15424(SB)/8, $0x0000000100000000
-DATA kconst<>+15432(SB)/8, $0x0000000300000002
-DATA kconst<>+15440(SB)/8, $0x0000000500000004
-DATA kconst<>+15448(SB)/8, $0x0000000700000006
-DATA kconst<>+15456(SB)/8, $0x0000000900000008
-DATA kconst<>+15464(SB)/8, $0x0000000b0000000a
-DATA kconst<>+15472(SB)/8, $0x0000000d0000000c
-DATA kconst<>+15480(SB)/8, $0x0000000f0000000e
-DATA kconst<>+15488(SB)/8, $0x3f8b95c23f800000
-DATA kconst<>+15496(SB)/8, $0x3fa5fed73f9837f0
-DATA kconst<>+15504(SB)/8, $0x3fc5672a3fb504f3
-DATA kconst<>+15512(SB)/8, $0x3feac0c73fd744fd
-DATA kconst<>+15520(SB)/8, $0x3f8b95c23f800000
-DATA kconst<>+15528(SB)/8, $0x3fa5fed73f9837f0
-DATA kconst<>+15536(SB)/8, $0x3fc5672a3fb504f3
-DATA kconst<>+15544(SB)/8, $0x3feac0c73fd744fd
-DATA kconst<>+15552(SB)/8, $0xb260aba100000000
-DATA kconst<>+15560(SB)/8, $0xb32c9d5e33231b71
-DATA kconst<>+15568(SB)/8, $0x320aa83732cfe77a
-DATA kconst<>+15576(SB)/8, $0xb24116deb2d4a58a
-DATA kconst<>+15584(SB)/8, $0xb260aba100000000
-DATA kconst<>+15592(SB)/8, $0xb32c9d5e33231b71
-DATA kconst<>+15600(SB)/8, $0x320aa83732cfe77a
-DATA kconst<>+15608(SB)/8, $0xb24116deb2d4a58a
-DATA kconst<>+15616(SB)/8, $0x0000000100000000
-DATA kconst<>+15624(SB)/8, $0x0000000300000002
-DATA kconst<>+15632(SB)/8, $0x0000000500000004
-DATA kconst<>+15640(SB)/8, $0x0000000700000006
-DATA kconst<>+15648(SB)/8, $0x0000000900000008
-DATA kconst<>+15656(SB)/8, $0x0000000b0000000a
-DATA kconst<>+15664(SB)/8, $0x0000000d0000000c
-DATA kconst<>+15672(SB)/8, $0x0000000f0000000e
-DATA kconst<>+15680(SB)/8, $0x3f8b95c23f800000
-DATA kconst<>+15688(SB)/8, $0x3fa5fed73f9837f0
-DATA kconst<>+15696(SB)/8, $0x3fc5672a3fb504f3
-DATA kconst<>+15704(SB)/8, $0x3feac0c73fd744fd
-DATA kconst<>+15712(SB)/8, $0x3f8b95c23f800000
-DATA kconst<>+15720(SB)/8, $0x3fa5fed73f9837f0
-DATA kconst<>+15728(SB)/8, $0x3fc5672a3fb504f3
-DATA kconst<>+15736(SB)/8, $0x3feac0c73fd744fd
-DATA kconst<>+15744(SB)/8, $0xb260aba100000000
-DATA kconst<>+15752(SB)/8, $0xb32c9d5e33231b71
-DATA kconst<>+15760(SB)/8, $0x320aa83732cfe77a
-DATA kconst<>+15768(SB)/8, $0xb24116deb2d4a58a
-DATA kconst<>+15776(SB)/8, $0xb260aba100000000
-DATA kconst<>+15784(SB)/8, $0xb32c9d5e33231b71
-DATA kconst<>+15792(SB)/8, $0x320aa83732cfe77a
-DATA kconst<>+15800(SB)/8, $0xb24116deb2d4a58a
-DATA kconst<>+15808(SB)/8, $0x0000000100000000
-DATA kconst<>+15816(SB)/8, $0x0000000300000002
-DATA kconst<>+15824(SB)/8, $0x0000000500000004
-DATA kconst<>+15832(SB)/8, $0x0000000700000006
-DATA kconst<>+15840(SB)/8, $0x0000000900000008
-DATA kconst<>+15848(SB)/8, $0x0000000b0000000a
-DATA kconst<>+15856(SB)/8, $0x0000000d0000000c
-DATA kconst<>+15864(SB)/8, $0x0000000f0000000e
-DATA kconst<>+15872(SB)/8, $0x3f8b95c23f800000
-DATA kconst<>+15880(SB)/8, $0x3fa5fed73f9837f0
-DATA kconst<>+15888(SB)/8, $0x3fc5672a3fb504f3
-DATA kconst<>+15896(SB)/8, $0x3feac0c73fd744fd
-DATA kconst<>+15904(SB)/8, $0x3f8b95c23f800000
-DATA kconst<>+15912(SB)/8, $0x3fa5fed73f9837f0
-DATA kconst<>+15920(SB)/8, $0x3fc5672a3fb504f3
-DATA kconst<>+15928(SB)/8, $0x3feac0c73fd744fd
-DATA kconst<>+15936(SB)/8, $0xb260aba100000000
-DATA kconst<>+15944(SB)/8, $0xb32c9d5e33231b71
-DATA kconst<>+15952(SB)/8, $0x320aa83732cfe77a
-DATA kconst<>+15960(SB)/8, $0xb24116deb2d4a58a
-DATA kconst<>+15968(SB)/8, $0xb260aba100000000
-DATA kconst<>+15976(SB)/8, $0xb32c9d5e33231b71
-DATA kconst<>+15984(SB)/8, $0x320aa83732cfe77a
-DATA kconst<>+15992(SB)/8, $0xb24116deb2d4a58a
-DATA kconst<>+16000(SB)/8, $0x0000000100000000
-DATA kconst<>+16008(SB)/8, $0x0000000300000002
-DATA kconst<>+16016(SB)/8, $0x0000000500000004
-DATA kconst<>+16024(SB)/8, $0x0000000700000006
-DATA kconst<>+16032(SB)/8, $0x0000000900000008
-DATA kconst<>+16040(SB)/8, $0x0000000b0000000a
-DATA kconst<>+16048(SB)/8, $0x0000000d0000000c
-DATA kconst<>+16056(SB)/8, $0x0000000f0000000e
-DATA kconst<>+16064(SB)/8, $0x3f8b95c23f800000
-DATA kconst<>+16072(SB)/8, $0x3fa5fed73f9837f0
-DATA kconst<>+16080(SB)/8, $0x3fc5672a3fb504f3
-DATA kconst<>+16088(SB)/8, $0x3feac0c73fd744fd
-DATA kconst<>+16096(SB)/8, $0x3f8b95c23f800000
-DATA kconst<>+16104(SB)/8, $0x3fa5fed73f9837f0
-DATA kconst<>+16112(SB)/8, $0x3fc5672a3fb504f3
-DATA kconst<>+16120(SB)/8, $0x3feac0c73fd744fd
-DATA kconst<>+16128(SB)/8, $0xb260aba100000000
-DATA kconst<>+16136(SB)/8, $0xb32c9d5e33231b71
-DATA kconst<>+16144(SB)/8, $0x320aa83732cfe77a
-DATA kconst<>+16152(SB)/8, $0xb24116deb2d4a58a
-DATA kconst<>+16160(SB)/8, $0xb260aba100000000
-DATA kconst<>+16168(SB)/8, $0xb32c9d5e33231b71
-DATA kconst<>+16176(SB)/8, $0x320aa83732cfe77a
-DATA kconst<>+16184(SB)/8, $0xb24116deb2d4a58a
-DATA kconst<>+16192(SB)/8, $0x0000000100000000
-DATA kconst<>+16200(SB)/8, $0x0000000300000002
-DATA kconst<>+16208(SB)/8, $0x0000000500000004
-DATA kconst<>+16216(SB)/8, $0x0000000700000006
-DATA kconst<>+16224(SB)/8, $0x0000000900000008
-DATA kconst<>+16232(SB)/8, $0x0000000b0000000a
-DATA kconst<>+16240(SB)/8, $0x0000000d0000000c
-DATA kconst<>+16248(SB)/8, $0x0000000f0000000e
-DATA kconst<>+16256(SB)/8, $0x3f8b95c23f800000
-DATA kconst<>+16264(SB)/8, $0x3fa5fed73f9837f0
-DATA kconst<>+16272(SB)/8, $0x3fc5672a3fb504f3
-DATA kconst<>+16280(SB)/8, $0x3feac0c73fd744fd
-DATA kconst<>+16288(SB)/8, $0x3f8b95c23f800000
-DATA kconst<>+16296(SB)/8, $0x3fa5fed73f9837f0
-DATA kconst<>+16304(SB)/8, $0x3fc5672a3fb504f3
-DATA kconst<>+16312(SB)/8, $0x3feac0c73fd744fd
-DATA kconst<>+16320(SB)/8, $0xb260aba100000000
-DATA kconst<>+16328(SB)/8, $0xb32c9d5e33231b71
-DATA kconst<>+16336(SB)/8, $0x320aa83732cfe77a
-DATA kconst<>+16344(SB)/8, $0xb24116deb2d4a58a
-DATA kconst<>+16352(SB)/8, $0xb260aba100000000
-DATA kconst<>+16360(SB)/8, $0xb32c9d5e33231b71
-DATA kconst<>+16368(SB)/8, $0x320aa83732cfe77a
-DATA kconst<>+16376(SB)/8, $0xb24116deb2d4a58a
-DATA kconst<>+16384(SB)/8, $0x0000000100000000
-DATA kconst<>+16392(SB)/8, $0x0000000300000002
-DATA kconst<>+16400(SB)/8, $0x0000000500000004
-DATA kconst<>+16408(SB)/8, $0x0000000700000006
-DATA kconst<>+16416(SB)/8, $0x0000000900000008
-DATA kconst<>+16424(SB)/8, $0x0000000b0000000a
-DATA kconst<>+16432(SB)/8, $0x0000000d0000000c
-DATA kconst<>+16440(SB)/8, $0x0000000f0000000e
-DATA kconst<>+16448(SB)/8, $0x3f8b95c23f800000
-DATA kconst<>+16456(SB)/8, $0x3fa5fed73f9837f0
-DATA kconst<>+16464(SB)/8, $0x3fc5672a3fb504f3
-DATA kconst<>+16472(SB)/8, $0x3feac0c73fd744fd
-DATA kconst<>+16480(SB)/8, $0x3f8b95c23f800000
-DATA kconst<>+16488(SB)/8, $0x3fa5fed73f9837f0
-DATA kconst<>+16496(SB)/8, $0x3fc5672a3fb504f3
-DATA kconst<>+16504(SB)/8, $0x3feac0c73fd744fd
-DATA kconst<>+16512(SB)/8, $0xb260aba100000000
-DATA kconst<>+16520(SB)/8, $0xb32c9d5e33231b71
-DATA kconst<>+16528(SB)/8, $0x320aa83732cfe77a
-DATA kconst<>+16536(SB)/8, $0xb24116deb2d4a58a
-DATA kconst<>+16544(SB)/8, $0xb260aba100000000
-DATA kconst<>+16552(SB)/8, $0xb32c9d5e33231b71
-DATA kconst<>+16560(SB)/8, $0x320aa83732cfe77a
-DATA kconst<>+16568(SB)/8, $0xb24116deb2d4a58a
-DATA kconst<>+16576(SB)/8, $0x0000000100000000
-DATA kconst<>+16584(SB)/8, $0x0000000300000002
-DATA kconst<>+16592(SB)/8, $0x0000000500000004
-DATA kconst<>+16600(SB)/8, $0x0000000700000006
-DATA kconst<>+16608(SB)/8, $0x0000000900000008
-DATA kconst<>+16616(SB)/8, $0x0000000b0000000a
-DATA kconst<>+16624(SB)/8, $0x0000000d0000000c
-DATA kconst<>+16632(SB)/8, $0x0000000f0000000e
-DATA kconst<>+16640(SB)/8, $0x3f8b95c23f800000
-DATA kconst<>+16648(SB)/8, $0x3fa5fed73f9837f0
-DATA kconst<>+16656(SB)/8, $0x3fc5672a3fb504f3
-DATA kconst<>+16664(SB)/8, $0x3feac0c73fd744fd
-DATA kconst<>+16672(SB)/8, $0x3f8b95c23f800000
-DATA kconst<>+16680(SB)/8, $0x3fa5fed73f9837f0
-DATA kconst<>+16688(SB)/8, $0x3fc5672a3fb504f3
-DATA kconst<>+16696(SB)/8, $0x3feac0c73fd744fd
-DATA kconst<>+16704(SB)/8, $0xb260aba100000000
-DATA kconst<>+16712(SB)/8, $0xb32c9d5e33231b71
-DATA kconst<>+16720(SB)/8, $0x320aa83732cfe77a
-DATA kconst<>+16728(SB)/8, $0xb24116deb2d4a58a
-DATA kconst<>+16736(SB)/8, $0xb260aba100000000
-DATA kconst<>+16744(SB)/8, $0xb32c9d5e33231b71
-DATA kconst<>+16752(SB)/8, $0x320aa83732cfe77a
-DATA kconst<>+16760(SB)/8, $0xb24116deb2d4a58a
-DATA kconst<>+16768(SB)/8, $0x0000000100000000
-DATA kconst<>+16776(SB)/8, $0x0000000300000002
-DATA kconst<>+16784(SB)/8, $0x0000000500000004
-DATA kconst<>+16792(SB)/8, $0x0000000700000006
-DATA kconst<>+16800(SB)/8, $0x0000000900000008
-DATA kconst<>+16808(SB)/8, $0x0000000b0000000a
-DATA kconst<>+16816(SB)/8, $0x0000000d0000000c
-DATA kconst<>+16824(SB)/8, $0x0000000f0000000e
-DATA kconst<>+16832(SB)/8, $0x3f8b95c23f800000
-DATA kconst<>+16840(SB)/8, $0x3fa5fed73f9837f0
-DATA kconst<>+16848(SB)/8, $0x3fc5672a3fb504f3
-DATA kconst<>+16856(SB)/8, $0x3feac0c73fd744fd
-DATA kconst<>+16864(SB)/8, $0x3f8b95c23f800000
-DATA kconst<>+16872(SB)/8, $0x3fa5fed73f9837f0
-DATA kconst<>+16880(SB)/8, $0x3fc5672a3fb504f3
-DATA kconst<>+16888(SB)/8, $0x3feac0c73fd744fd
-DATA kconst<>+16896(SB)/8, $0xb260aba100000000
-DATA kconst<>+16904(SB)/8, $0xb32c9d5e33231b71
-DATA kconst<>+16912(SB)/8, $0x320aa83732cfe77a
-DATA kconst<>+16920(SB)/8, $0xb24116deb2d4a58a
-DATA kconst<>+16928(SB)/8, $0xb260aba100000000
-DATA kconst<>+16936(SB)/8, $0xb32c9d5e33231b71
-DATA kconst<>+16944(SB)/8, $0x320aa83732cfe77a
-DATA kconst<>+16952(SB)/8, $0xb24116deb2d4a58a
-DATA kconst<>+16960(SB)/8, $0x0000000100000000
-DATA kconst<>+16968(SB)/8, $0x0000000300000002
-DATA kconst<>+16976(SB)/8, $0x0000000500000004
-DATA kconst<>+16984(SB)/8, $0x0000000700000006
-DATA kconst<>+16992(SB)/8, $0x0000000900000008
-DATA kconst<>+17000(SB)/8, $0x0000000b0000000a
-DATA kconst<>+17008(SB)/8, $0x0000000d0000000c
-DATA kconst<>+17016(SB)/8, $0x0000000f0000000e
+DATA kconst<>+15104(SB)/8, $0x3fa3a4ba3fa3a4ba
+DATA kconst<>+15112(SB)/8, $0x3fa3a4ba3fa3a4ba
+DATA kconst<>+15120(SB)/8, $0x3fa3a4ba3fa3a4ba
+DATA kconst<>+15128(SB)/8, $0x3fa3a4ba3fa3a4ba
+DATA kconst<>+15136(SB)/8, $0x3fa3a4ba3fa3a4ba
+DATA kconst<>+15144(SB)/8, $0x3fa3a4ba3fa3a4ba
+DATA kconst<>+15152(SB)/8, $0x3fa3a4ba3fa3a4ba
+DATA kconst<>+15160(SB)/8, $0x3fa3a4ba3fa3a4ba
+DATA kconst<>+15168(SB)/8, $0x3aa3a4ba3aa3a4ba
+DATA kconst<>+15176(SB)/8, $0x3aa3a4ba3aa3a4ba
+DATA kconst<>+15184(SB)/8, $0x3aa3a4ba3aa3a4ba
+DATA kconst<>+15192(SB)/8, $0x3aa3a4ba3aa3a4ba
+DATA kconst<>+15200(SB)/8, $0x3aa3a4ba3aa3a4ba
+DATA kconst<>+15208(SB)/8, $0x3aa3a4ba3aa3a4ba
+DATA kconst<>+15216(SB)/8, $0x3aa3a4ba3aa3a4ba
+DATA kconst<>+15224(SB)/8, $0x3aa3a4ba3aa3a4ba
+DATA kconst<>+15232(SB)/8, $0x3f8b95c23f800000
+DATA kconst<>+15240(SB)/8, $0x3fa5fed73f9837f0
+DATA kconst<>+15248(SB)/8, $0x3fc5672a3fb504f3
+DATA kconst<>+15256(SB)/8, $0x3feac0c73fd744fd
+DATA kconst<>+15264(SB)/8, $0x3f8b95c23f800000
+DATA kconst<>+15272(SB)/8, $0x3fa5fed73f9837f0
+DATA kconst<>+15280(SB)/8, $0x3fc5672a3fb504f3
+DATA kconst<>+15288(SB)/8, $0x3feac0c73fd744fd
+DATA kconst<>+15296(SB)/8, $0xb260aba100000000
+DATA kconst<>+15304(SB)/8, $0xb32c9d5e33231b71
+DATA kconst<>+15312(SB)/8, $0x320aa83732cfe77a
+DATA kconst<>+15320(SB)/8, $0xb24116deb2d4a58a
+DATA kconst<>+15328(SB)/8, $0xb260aba100000000
+DATA kconst<>+15336(SB)/8, $0xb32c9d5e33231b71
+DATA kconst<>+15344(SB)/8, $0x320aa83732cfe77a
+DATA kconst<>+15352(SB)/8, $0xb24116deb2d4a58a
+DATA kconst<>+15360(SB)/8, $0x40198f1240198f12
+DATA kconst<>+15368(SB)/8, $0x40198f1240198f12
+DATA kconst<>+15376(SB)/8, $0x40198f1240198f12
+DATA kconst<>+15384(SB)/8, $0x40198f1240198f12
+DATA kconst<>+15392(SB)/8, $0x40198f1240198f12
+DATA kconst<>+15400(SB)/8, $0x40198f1240198f12
+DATA kconst<>+15408(SB)/8, $0x40198f1240198f12
+DATA kconst<>+15416(SB)/8, $0x40198f1240198f12
+DATA kconst<>+15424(SB)/8, $0x3b198f123b198f12
+DATA kconst<>+15432(SB)/8, $0x3b198f123b198f12
+DATA kconst<>+15440(SB)/8, $0x3b198f123b198f12
+DATA kconst<>+15448(SB)/8, $0x3b198f123b198f12
+DATA kconst<>+15456(SB)/8, $0x3b198f123b198f12
+DATA kconst<>+15464(SB)/8, $0x3b198f123b198f12
+DATA kconst<>+15472(SB)/8, $0x3b198f123b198f12
+DATA kconst<>+15480(SB)/8, $0x3b198f123b198f12
+DATA kconst<>+15488(SB)/8, $0x0000000100000000
+DATA kconst<>+15496(SB)/8, $0x0000000300000002
+DATA kconst<>+15504(SB)/8, $0x0000000500000004
+DATA kconst<>+15512(SB)/8, $0x0000000700000006
+DATA kconst<>+15520(SB)/8, $0x0000000900000008
+DATA kconst<>+15528(SB)/8, $0x0000000b0000000a
+DATA kconst<>+15536(SB)/8, $0x0000000d0000000c
+DATA kconst<>+15544(SB)/8, $0x0000000f0000000e
+DATA kconst<>+15552(SB)/8, $0x3f8b95c23f800000
+DATA kconst<>+15560(SB)/8, $0x3fa5fed73f9837f0
+DATA kconst<>+15568(SB)/8, $0x3fc5672a3fb504f3
+DATA kconst<>+15576(SB)/8, $0x3feac0c73fd744fd
+DATA kconst<>+15584(SB)/8, $0x3f8b95c23f800000
+DATA kconst<>+15592(SB)/8, $0x3fa5fed73f9837f0
+DATA kconst<>+15600(SB)/8, $0x3fc5672a3fb504f3
+DATA kconst<>+15608(SB)/8, $0x3feac0c73fd744fd
+DATA kconst<>+15616(SB)/8, $0xb260aba100000000
+DATA kconst<>+15624(SB)/8, $0xb32c9d5e33231b71
+DATA kconst<>+15632(SB)/8, $0x320aa83732cfe77a
+DATA kconst<>+15640(SB)/8, $0xb24116deb2d4a58a
+DATA kconst<>+15648(SB)/8, $0xb260aba100000000
+DATA kconst<>+15656(SB)/8, $0xb32c9d5e33231b71
+DATA kconst<>+15664(SB)/8, $0x320aa83732cfe77a
+DATA kconst<>+15672(SB)/8, $0xb24116deb2d4a58a
+DATA kconst<>+15680(SB)/8, $0x0000000100000000
+DATA kconst<>+15688(SB)/8, $0x0000000300000002
+DATA kconst<>+15696(SB)/8, $0x0000000500000004
+DATA kconst<>+15704(SB)/8, $0x0000000700000006
+DATA kconst<>+15712(SB)/8, $0x0000000900000008
+DATA kconst<>+15720(SB)/8, $0x0000000b0000000a
+DATA kconst<>+15728(SB)/8, $0x0000000d0000000c
+DATA kconst<>+15736(SB)/8, $0x0000000f0000000e
+DATA kconst<>+15744(SB)/8, $0x3f8b95c23f800000
+DATA kconst<>+15752(SB)/8, $0x3fa5fed73f9837f0
+DATA kconst<>+15760(SB)/8, $0x3fc5672a3fb504f3
+DATA kconst<>+15768(SB)/8, $0x3feac0c73fd744fd
+DATA kconst<>+15776(SB)/8, $0x3f8b95c23f800000
+DATA kconst<>+15784(SB)/8, $0x3fa5fed73f9837f0
+DATA kconst<>+15792(SB)/8, $0x3fc5672a3fb504f3
+DATA kconst<>+15800(SB)/8, $0x3feac0c73fd744fd
+DATA kconst<>+15808(SB)/8, $0xb260aba100000000
+DATA kconst<>+15816(SB)/8, $0xb32c9d5e33231b71
+DATA kconst<>+15824(SB)/8, $0x320aa83732cfe77a
+DATA kconst<>+15832(SB)/8, $0xb24116deb2d4a58a
+DATA kconst<>+15840(SB)/8, $0xb260aba100000000
+DATA kconst<>+15848(SB)/8, $0xb32c9d5e33231b71
+DATA kconst<>+15856(SB)/8, $0x320aa83732cfe77a
+DATA kconst<>+15864(SB)/8, $0xb24116deb2d4a58a
+DATA kconst<>+15872(SB)/8, $0x0000000100000000
+DATA kconst<>+15880(SB)/8, $0x0000000300000002
+DATA kconst<>+15888(SB)/8, $0x0000000500000004
+DATA kconst<>+15896(SB)/8, $0x0000000700000006
+DATA kconst<>+15904(SB)/8, $0x0000000900000008
+DATA kconst<>+15912(SB)/8, $0x0000000b0000000a
+DATA kconst<>+15920(SB)/8, $0x0000000d0000000c
+DATA kconst<>+15928(SB)/8, $0x0000000f0000000e
+DATA kconst<>+15936(SB)/8, $0x3f8b95c23f800000
+DATA kconst<>+15944(SB)/8, $0x3fa5fed73f9837f0
+DATA kconst<>+15952(SB)/8, $0x3fc5672a3fb504f3
+DATA kconst<>+15960(SB)/8, $0x3feac0c73fd744fd
+DATA kconst<>+15968(SB)/8, $0x3f8b95c23f800000
+DATA kconst<>+15976(SB)/8, $0x3fa5fed73f9837f0
+DATA kconst<>+15984(SB)/8, $0x3fc5672a3fb504f3
+DATA kconst<>+15992(SB)/8, $0x3feac0c73fd744fd
+DATA kconst<>+16000(SB)/8, $0xb260aba100000000
+DATA kconst<>+16008(SB)/8, $0xb32c9d5e33231b71
+DATA kconst<>+16016(SB)/8, $0x320aa83732cfe77a
+DATA kconst<>+16024(SB)/8, $0xb24116deb2d4a58a
+DATA kconst<>+16032(SB)/8, $0xb260aba100000000
+DATA kconst<>+16040(SB)/8, $0xb32c9d5e33231b71
+DATA kconst<>+16048(SB)/8, $0x320aa83732cfe77a
+DATA kconst<>+16056(SB)/8, $0xb24116deb2d4a58a
+DATA kconst<>+16064(SB)/8, $0x0000000100000000
+DATA kconst<>+16072(SB)/8, $0x0000000300000002
+DATA kconst<>+16080(SB)/8, $0x0000000500000004
+DATA kconst<>+16088(SB)/8, $0x0000000700000006
+DATA kconst<>+16096(SB)/8, $0x0000000900000008
+DATA kconst<>+16104(SB)/8, $0x0000000b0000000a
+DATA kconst<>+16112(SB)/8, $0x0000000d0000000c
+DATA kconst<>+16120(SB)/8, $0x0000000f0000000e
+DATA kconst<>+16128(SB)/8, $0x3f8b95c23f800000
+DATA kconst<>+16136(SB)/8, $0x3fa5fed73f9837f0
+DATA kconst<>+16144(SB)/8, $0x3fc5672a3fb504f3
+DATA kconst<>+16152(SB)/8, $0x3feac0c73fd744fd
+DATA kconst<>+16160(SB)/8, $0x3f8b95c23f800000
+DATA kconst<>+16168(SB)/8, $0x3fa5fed73f9837f0
+DATA kconst<>+16176(SB)/8, $0x3fc5672a3fb504f3
+DATA kconst<>+16184(SB)/8, $0x3feac0c73fd744fd
+DATA kconst<>+16192(SB)/8, $0xb260aba100000000
+DATA kconst<>+16200(SB)/8, $0xb32c9d5e33231b71
+DATA kconst<>+16208(SB)/8, $0x320aa83732cfe77a
+DATA kconst<>+16216(SB)/8, $0xb24116deb2d4a58a
+DATA kconst<>+16224(SB)/8, $0xb260aba100000000
+DATA kconst<>+16232(SB)/8, $0xb32c9d5e33231b71
+DATA kconst<>+16240(SB)/8, $0x320aa83732cfe77a
+DATA kconst<>+16248(SB)/8, $0xb24116deb2d4a58a
+DATA kconst<>+16256(SB)/8, $0x0000000100000000
+DATA kconst<>+16264(SB)/8, $0x0000000300000002
+DATA kconst<>+16272(SB)/8, $0x0000000500000004
+DATA kconst<>+16280(SB)/8, $0x0000000700000006
+DATA kconst<>+16288(SB)/8, $0x0000000900000008
+DATA kconst<>+16296(SB)/8, $0x0000000b0000000a
+DATA kconst<>+16304(SB)/8, $0x0000000d0000000c
+DATA kconst<>+16312(SB)/8, $0x0000000f0000000e
+DATA kconst<>+16320(SB)/8, $0x3f8b95c23f800000
+DATA kconst<>+16328(SB)/8, $0x3fa5fed73f9837f0
+DATA kconst<>+16336(SB)/8, $0x3fc5672a3fb504f3
+DATA kconst<>+16344(SB)/8, $0x3feac0c73fd744fd
+DATA kconst<>+16352(SB)/8, $0x3f8b95c23f800000
+DATA kconst<>+16360(SB)/8, $0x3fa5fed73f9837f0
+DATA kconst<>+16368(SB)/8, $0x3fc5672a3fb504f3
+DATA kconst<>+16376(SB)/8, $0x3feac0c73fd744fd
+DATA kconst<>+16384(SB)/8, $0xb260aba100000000
+DATA kconst<>+16392(SB)/8, $0xb32c9d5e33231b71
+DATA kconst<>+16400(SB)/8, $0x320aa83732cfe77a
+DATA kconst<>+16408(SB)/8, $0xb24116deb2d4a58a
+DATA kconst<>+16416(SB)/8, $0xb260aba100000000
+DATA kconst<>+16424(SB)/8, $0xb32c9d5e33231b71
+DATA kconst<>+16432(SB)/8, $0x320aa83732cfe77a
+DATA kconst<>+16440(SB)/8, $0xb24116deb2d4a58a
+DATA kconst<>+16448(SB)/8, $0x0000000100000000
+DATA kconst<>+16456(SB)/8, $0x0000000300000002
+DATA kconst<>+16464(SB)/8, $0x0000000500000004
+DATA kconst<>+16472(SB)/8, $0x0000000700000006
+DATA kconst<>+16480(SB)/8, $0x0000000900000008
+DATA kconst<>+16488(SB)/8, $0x0000000b0000000a
+DATA kconst<>+16496(SB)/8, $0x0000000d0000000c
+DATA kconst<>+16504(SB)/8, $0x0000000f0000000e
+DATA kconst<>+16512(SB)/8, $0x3f8b95c23f800000
+DATA kconst<>+16520(SB)/8, $0x3fa5fed73f9837f0
+DATA kconst<>+16528(SB)/8, $0x3fc5672a3fb504f3
+DATA kconst<>+16536(SB)/8, $0x3feac0c73fd744fd
+DATA kconst<>+16544(SB)/8, $0x3f8b95c23f800000
+DATA kconst<>+16552(SB)/8, $0x3fa5fed73f9837f0
+DATA kconst<>+16560(SB)/8, $0x3fc5672a3fb504f3
+DATA kconst<>+16568(SB)/8, $0x3feac0c73fd744fd
+DATA kconst<>+16576(SB)/8, $0xb260aba100000000
+DATA kconst<>+16584(SB)/8, $0xb32c9d5e33231b71
+DATA kconst<>+16592(SB)/8, $0x320aa83732cfe77a
+DATA kconst<>+16600(SB)/8, $0xb24116deb2d4a58a
+DATA kconst<>+16608(SB)/8, $0xb260aba100000000
+DATA kconst<>+16616(SB)/8, $0xb32c9d5e33231b71
+DATA kconst<>+16624(SB)/8, $0x320aa83732cfe77a
+DATA kconst<>+16632(SB)/8, $0xb24116deb2d4a58a
+DATA kconst<>+16640(SB)/8, $0x0000000100000000
+DATA kconst<>+16648(SB)/8, $0x0000000300000002
+DATA kconst<>+16656(SB)/8, $0x0000000500000004
+DATA kconst<>+16664(SB)/8, $0x0000000700000006
+DATA kconst<>+16672(SB)/8, $0x0000000900000008
+DATA kconst<>+16680(SB)/8, $0x0000000b0000000a
+DATA kconst<>+16688(SB)/8, $0x0000000d0000000c
+DATA kconst<>+16696(SB)/8, $0x0000000f0000000e
+DATA kconst<>+16704(SB)/8, $0x3f8b95c23f800000
+DATA kconst<>+16712(SB)/8, $0x3fa5fed73f9837f0
+DATA kconst<>+16720(SB)/8, $0x3fc5672a3fb504f3
+DATA kconst<>+16728(SB)/8, $0x3feac0c73fd744fd
+DATA kconst<>+16736(SB)/8, $0x3f8b95c23f800000
+DATA kconst<>+16744(SB)/8, $0x3fa5fed73f9837f0
+DATA kconst<>+16752(SB)/8, $0x3fc5672a3fb504f3
+DATA kconst<>+16760(SB)/8, $0x3feac0c73fd744fd
+DATA kconst<>+16768(SB)/8, $0xb260aba100000000
+DATA kconst<>+16776(SB)/8, $0xb32c9d5e33231b71
+DATA kconst<>+16784(SB)/8, $0x320aa83732cfe77a
+DATA kconst<>+16792(SB)/8, $0xb24116deb2d4a58a
+DATA kconst<>+16800(SB)/8, $0xb260aba100000000
+DATA kconst<>+16808(SB)/8, $0xb32c9d5e33231b71
+DATA kconst<>+16816(SB)/8, $0x320aa83732cfe77a
+DATA kconst<>+16824(SB)/8, $0xb24116deb2d4a58a
+DATA kconst<>+16832(SB)/8, $0x0000000100000000
+DATA kconst<>+16840(SB)/8, $0x0000000300000002
+DATA kconst<>+16848(SB)/8, $0x0000000500000004
+DATA kconst<>+16856(SB)/8, $0x0000000700000006
+DATA kconst<>+16864(SB)/8, $0x0000000900000008
+DATA kconst<>+16872(SB)/8, $0x0000000b0000000a
+DATA kconst<>+16880(SB)/8, $0x0000000d0000000c
+DATA kconst<>+16888(SB)/8, $0x0000000f0000000e
+DATA kconst<>+16896(SB)/8, $0x3f8b95c23f800000
+DATA kconst<>+16904(SB)/8, $0x3fa5fed73f9837f0
+DATA kconst<>+16912(SB)/8, $0x3fc5672a3fb504f3
+DATA kconst<>+16920(SB)/8, $0x3feac0c73fd744fd
+DATA kconst<>+16928(SB)/8, $0x3f8b95c23f800000
+DATA kconst<>+16936(SB)/8, $0x3fa5fed73f9837f0
+DATA kconst<>+16944(SB)/8, $0x3fc5672a3fb504f3
+DATA kconst<>+16952(SB)/8, $0x3feac0c73fd744fd
+DATA kconst<>+16960(SB)/8, $0xb260aba100000000
+DATA kconst<>+16968(SB)/8, $0xb32c9d5e33231b71
+DATA kconst<>+16976(SB)/8, $0x320aa83732cfe77a
+DATA kconst<>+16984(SB)/8, $0xb24116deb2d4a58a
+DATA kconst<>+16992(SB)/8, $0xb260aba100000000
+DATA kconst<>+17000(SB)/8, $0xb32c9d5e33231b71
+DATA kconst<>+17008(SB)/8, $0x320aa83732cfe77a
+DATA kconst<>+17016(SB)/8, $0xb24116deb2d4a58a
 DATA kconst<>+17024(SB)/8, $0x0000000100000000
 DATA kconst<>+17032(SB)/8, $0x0000000300000002
 DATA kconst<>+17040(SB)/8, $0x0000000500000004
@@ -14941,36 +15367,68 @@ DATA kconst<>+17056(SB)/8, $0x0000000900000008
 DATA kconst<>+17064(SB)/8, $0x0000000b0000000a
 DATA kconst<>+17072(SB)/8, $0x0000000d0000000c
 DATA kconst<>+17080(SB)/8, $0x0000000f0000000e
-DATA kconst<>+17088(SB)/8, $0x0000000100000000
-DATA kconst<>+17096(SB)/8, $0x0000000300000002
-DATA kconst<>+17104(SB)/8, $0x0000000500000004
-DATA kconst<>+17112(SB)/8, $0x0000000700000006
-DATA kconst<>+17120(SB)/8, $0x0000000900000008
-DATA kconst<>+17128(SB)/8, $0x0000000b0000000a
-DATA kconst<>+17136(SB)/8, $0x0000000d0000000c
-DATA kconst<>+17144(SB)/8, $0x0000000f0000000e
-DATA kconst<>+17152(SB)/8, $0x0000000000000000
-DATA kconst<>+17160(SB)/8, $0x0000000000000001
-DATA kconst<>+17168(SB)/8, $0x0000000000000002
-DATA kconst<>+17176(SB)/8, $0x0000000000000003
-DATA kconst<>+17184(SB)/8, $0x0000000000000000
-DATA kconst<>+17192(SB)/8, $0x0000000000000000
-DATA kconst<>+17200(SB)/8, $0x0000000000000000
-DATA kconst<>+17208(SB)/8, $0x0000000000000000
-DATA kconst<>+17216(SB)/8, $0x0000000000000000
-DATA kconst<>+17224(SB)/8, $0x0000000000000001
-DATA kconst<>+17232(SB)/8, $0x0000000000000002
-DATA kconst<>+17240(SB)/8, $0x0000000000000003
-DATA kconst<>+17248(SB)/8, $0x0000000000000000
-DATA kconst<>+17256(SB)/8, $0x0000000000000000
-DATA kconst<>+17264(SB)/8, $0x0000000000000000
-DATA kconst<>+17272(SB)/8, $0x0000000000000000
-DATA kconst<>+17280(SB)/8, $0x0000000000000000
-DATA kconst<>+17288(SB)/8, $0x0000000000000001
-DATA kconst<>+17296(SB)/8, $0x0000000000000002
-DATA kconst<>+17304(SB)/8, $0x0000000000000003
-DATA kconst<>+17312(SB)/8, $0x0000000000000000
-DATA kconst<>+17320(SB)/8, $0x0000000000000000
-DATA kconst<>+17328(SB)/8, $0x0000000000000000
-DATA kconst<>+17336(SB)/8, $0x0000000000000000
-GLOBL kconst<>(SB), RODATA|NOPTR, $17344
+DATA kconst<>+17088(SB)/8, $0x3f8b95c23f800000
+DATA kconst<>+17096(SB)/8, $0x3fa5fed73f9837f0
+DATA kconst<>+17104(SB)/8, $0x3fc5672a3fb504f3
+DATA kconst<>+17112(SB)/8, $0x3feac0c73fd744fd
+DATA kconst<>+17120(SB)/8, $0x3f8b95c23f800000
+DATA kconst<>+17128(SB)/8, $0x3fa5fed73f9837f0
+DATA kconst<>+17136(SB)/8, $0x3fc5672a3fb504f3
+DATA kconst<>+17144(SB)/8, $0x3feac0c73fd744fd
+DATA kconst<>+17152(SB)/8, $0xb260aba100000000
+DATA kconst<>+17160(SB)/8, $0xb32c9d5e33231b71
+DATA kconst<>+17168(SB)/8, $0x320aa83732cfe77a
+DATA kconst<>+17176(SB)/8, $0xb24116deb2d4a58a
+DATA kconst<>+17184(SB)/8, $0xb260aba100000000
+DATA kconst<>+17192(SB)/8, $0xb32c9d5e33231b71
+DATA kconst<>+17200(SB)/8, $0x320aa83732cfe77a
+DATA kconst<>+17208(SB)/8, $0xb24116deb2d4a58a
+DATA kconst<>+17216(SB)/8, $0x0000000100000000
+DATA kconst<>+17224(SB)/8, $0x0000000300000002
+DATA kconst<>+17232(SB)/8, $0x0000000500000004
+DATA kconst<>+17240(SB)/8, $0x0000000700000006
+DATA kconst<>+17248(SB)/8, $0x0000000900000008
+DATA kconst<>+17256(SB)/8, $0x0000000b0000000a
+DATA kconst<>+17264(SB)/8, $0x0000000d0000000c
+DATA kconst<>+17272(SB)/8, $0x0000000f0000000e
+DATA kconst<>+17280(SB)/8, $0x0000000100000000
+DATA kconst<>+17288(SB)/8, $0x0000000300000002
+DATA kconst<>+17296(SB)/8, $0x0000000500000004
+DATA kconst<>+17304(SB)/8, $0x0000000700000006
+DATA kconst<>+17312(SB)/8, $0x0000000900000008
+DATA kconst<>+17320(SB)/8, $0x0000000b0000000a
+DATA kconst<>+17328(SB)/8, $0x0000000d0000000c
+DATA kconst<>+17336(SB)/8, $0x0000000f0000000e
+DATA kconst<>+17344(SB)/8, $0x0000000100000000
+DATA kconst<>+17352(SB)/8, $0x0000000300000002
+DATA kconst<>+17360(SB)/8, $0x0000000500000004
+DATA kconst<>+17368(SB)/8, $0x0000000700000006
+DATA kconst<>+17376(SB)/8, $0x0000000900000008
+DATA kconst<>+17384(SB)/8, $0x0000000b0000000a
+DATA kconst<>+17392(SB)/8, $0x0000000d0000000c
+DATA kconst<>+17400(SB)/8, $0x0000000f0000000e
+DATA kconst<>+17408(SB)/8, $0x0000000000000000
+DATA kconst<>+17416(SB)/8, $0x0000000000000001
+DATA kconst<>+17424(SB)/8, $0x0000000000000002
+DATA kconst<>+17432(SB)/8, $0x0000000000000003
+DATA kconst<>+17440(SB)/8, $0x0000000000000000
+DATA kconst<>+17448(SB)/8, $0x0000000000000000
+DATA kconst<>+17456(SB)/8, $0x0000000000000000
+DATA kconst<>+17464(SB)/8, $0x0000000000000000
+DATA kconst<>+17472(SB)/8, $0x0000000000000000
+DATA kconst<>+17480(SB)/8, $0x0000000000000001
+DATA kconst<>+17488(SB)/8, $0x0000000000000002
+DATA kconst<>+17496(SB)/8, $0x0000000000000003
+DATA kconst<>+17504(SB)/8, $0x0000000000000000
+DATA kconst<>+17512(SB)/8, $0x0000000000000000
+DATA kconst<>+17520(SB)/8, $0x0000000000000000
+DATA kconst<>+17528(SB)/8, $0x0000000000000000
+DATA kconst<>+17536(SB)/8, $0x0000000000000000
+DATA kconst<>+17544(SB)/8, $0x0000000000000001
+DATA kconst<>+17552(SB)/8, $0x0000000000000002
+DATA kconst<>+17560(SB)/8, $0x0000000000000003
+DATA kconst<>+17568(SB)/8, $0x0000000000000000
+DATA kconst<>+17576(SB)/8, $0x0000000000000000
+DATA kconst<>+17584(SB)/8, $0x0000000000000000
+DATA kconst<>+17592(SB)/8, $0x0000000000000000
+GLOBL kconst<>(SB), RODATA|NOPTR, $17600

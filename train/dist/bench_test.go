@@ -81,8 +81,8 @@ func inJobBench(b *testing.B) Comm {
 
 // BenchmarkAllreduce sums a float32 buffer over the ranks in place with
 // the library's own choice of algorithm: MPI_Allreduce, and MPI_Iallreduce
-// followed by MPI_Wait (the Reducer's default path, which lets a bucket's
-// reduction start during the backward pass).
+// followed by MPI_Wait (the Reducer's path with Options.Overlap, which
+// lets a bucket's reduction start during the backward pass).
 func BenchmarkAllreduce(b *testing.B) {
 	c := inJobBench(b)
 	busbw := 2 * float64(c.Size()-1) / float64(c.Size())

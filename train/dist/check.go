@@ -8,6 +8,7 @@ package dist
 import (
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"maps"
@@ -284,3 +285,51 @@ func Broadcast(c Comm, params []graph.NamedTensor, root int) error {
 	}
 	return nil
 }
+
+// Agree is the collective end of something each rank did on its own (a
+// file written by rank 0, a batch read): every rank passes its own outcome
+// and gets nil when every rank passed nil, and otherwise an error naming
+// each rank that failed with its message, the same text on every rank (on
+// a rank that failed it also wraps that rank's own error, for errors.Is).
+// So one rank's failure stops all of them at the same point, instead of
+// leaving the others waiting in their next collective. It costs one
+// 8-byte all-reduce when all succeeded.
+func Agree(c Comm, err error) error {
+	failed := []int64{0}
+	if err != nil {
+		failed[0] = 1
+	}
+	if cerr := c.Allreduce(failed, Max); cerr != nil {
+		return errors.Join(err, fmt.Errorf("dist.Agree: %w", cerr))
+	}
+	if failed[0] == 0 {
+		return nil
+	}
+	var msg []byte
+	if err != nil {
+		if msg = []byte(err.Error()); len(msg) == 0 {
+			msg = []byte("failed (an error without a message)")
+		}
+	}
+	all, cerr := allgatherBytes(c, msg)
+	if cerr != nil {
+		return errors.Join(err, fmt.Errorf("dist.Agree: %w", cerr))
+	}
+	var parts []string
+	for r, m := range all {
+		if len(m) > 0 {
+			parts = append(parts, fmt.Sprintf("rank %d: %s", r, m))
+		}
+	}
+	return &rankError{msg: strings.Join(parts, "; "), own: err}
+}
+
+// rankError is Agree's error: the same text on every rank, wrapping this
+// rank's own error where it failed.
+type rankError struct {
+	msg string
+	own error
+}
+
+func (e *rankError) Error() string { return e.msg }
+func (e *rankError) Unwrap() error { return e.own }

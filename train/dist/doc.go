@@ -14,39 +14,58 @@
 // and the MPI 5 standard ABI are not supported: their handles are integer
 // constants of their own headers, not exported objects.
 //
-//   - Reducer averages gradients in a few collectives (buckets, as PyTorch's
-//     DistributedDataParallel), starting a bucket as soon as the backward
-//     pass has produced its gradients (Ready) and completing all of them
-//     before the optimizer step (Wait). Its deterministic mode sums the
-//     ranks' gradients in rank order, giving the same bits whatever the
-//     MPI library or network, and the bits of one process that accumulates
-//     the ranks' shares in order.
+//   - Reducer averages gradients in a few collectives (buckets, as
+//     PyTorch's DistributedDataParallel), optionally starting a bucket as
+//     soon as the backward pass has produced its gradients (Ready with
+//     Options.Overlap) and completing all of them before the optimizer
+//     step (Wait). Its deterministic mode sums the ranks' gradients in rank
+//     order, giving the same bits whatever the MPI library or network, and
+//     the bits of one process that accumulates the ranks' shares in order.
 //   - Shard cuts a global batch into the ranks' contiguous shares.
 //   - CheckModel and CheckSame stop every rank at start when the ranks
 //     disagree on the model (parameter names, dtypes, shapes) or on the
 //     data (sizes, seeds); CheckParams, every K steps, when their
 //     parameters have drifted apart, naming the first that differs.
 //     Broadcast copies one rank's parameters to all.
+//   - Agree makes one rank's failure (a file it could not write) every
+//     rank's error at the same point.
 //   - A rank that dies ends the job: mpirun ends the others; a rank that
 //     stalls ends it through the Reducer's Timeout and Abort.
 //
-// One training step on every rank, with a global batch of n examples
-// (Example runs it whole):
+// Package train uses all of this when its Config.Comm is set (see train's
+// package doc): a program opens the communicator with Open, which joins
+// the MPI job when started by mpirun or asked to by a -dist flag, and
+// builds its model with its share of the global batch (Shard). The rest
+// of this doc is for loops of one's own.
 //
-//	c, err := dist.Init() // or dist.Single() for one process
-//	if err != nil { ... }
+// One training step on every rank, with a global batch of n examples
+// (Example runs it as a process alone):
+//
+//	c, err := dist.Open(false) // the MPI job's under mpirun; here a process alone
+//	if err != nil {
+//		log.Fatal(err)
+//	}
 //	defer c.Close()
-//	params := g.ParamTensors()
-//	if err := dist.CheckModel(c, params); err != nil { ... }
-//	red, err := dist.NewReducer(c, params, dist.Options{})
+//	const n = 8 // the global batch
 //	lo, hi, _ := dist.Shard(n, c.Rank(), c.Size())
+//	g, m, x, y := linearModel(hi - lo) // a model of this rank's rows
+//	params := g.ParamTensors()
+//	if err := dist.CheckModel(c, params); err != nil {
+//		log.Fatal(err)
+//	}
+//	red, _ := dist.NewReducer(c, params, dist.Options{})
 //	red.SetShare(hi-lo, n)
-//	// ... forward and backward on rows [lo, hi) of the global batch ...
+//	m.Set(x, filled(hi-lo, 3, 1)) // rows [lo, hi) of the global batch
+//	m.Set(y, filled(hi-lo, 1, 0))
+//	m.Run() // forward and backward
 //	grads, _ := m.Grads()
-//	if err := red.Wait(ctx, grads); err != nil {
+//	if err := red.Wait(context.Background(), grads); err != nil {
 //		c.Abort(1)
 //	}
+//	opt := &optim.SGD{LearningRate: 0.1}
 //	opt.Step(params, grads)
+//	// loss = mean((1.5 − 0)²); dw_k = 2·1.5·1 = 3; w = 0.5 − 0.1·3.
+//	fmt.Printf("%.4f\n", params[0].Value.Float64s())
 //
 // The rounding: in the default mode the average differs from one process
 // at batch n by the rounding of a different order of summation (the tests

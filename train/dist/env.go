@@ -7,6 +7,7 @@ package dist
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"strconv"
 )
 
@@ -58,4 +59,34 @@ func FromEnv() (l Launch, ok bool, err error) {
 func Launched() bool {
 	l, ok, err := FromEnv()
 	return err == nil && ok && l.Size > 1
+}
+
+// Open returns the communicator a program trains on: the MPI job's (Init)
+// when want is set, as a program's -dist flag sets it, or when the process
+// was Launched as one of several; otherwise Single, a process alone. So
+// `mpirun -np 4 prog` trains data-parallel without -dist, and `prog -dist`
+// on a machine without Open MPI fails with the package to install.
+func Open(want bool) (Comm, error) {
+	if !want && !Launched() {
+		return Single(), nil
+	}
+	m, err := Init()
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// Launcher returns the path of mpirun, the launcher of the MPI library
+// Available finds, or an error saying what to install: the one answer
+// programs and tests that start MPI jobs share.
+func Launcher() (string, error) {
+	if err := Available(); err != nil {
+		return "", err
+	}
+	p, err := exec.LookPath("mpirun")
+	if err != nil {
+		return "", fmt.Errorf("dist: mpirun is not installed (%v); apt-get install openmpi-bin", err)
+	}
+	return p, nil
 }

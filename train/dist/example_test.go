@@ -3,46 +3,37 @@ package dist_test
 import (
 	"context"
 	"fmt"
+	"log"
 
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/ops/fused"
 	"github.com/geluproject/gelu/optim"
 	"github.com/geluproject/gelu/train/dist"
+	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
 
-// A data-parallel step as in the package documentation, run here as one
-// process (Single); under mpirun, dist.Init gives the job's communicator
-// and the same code averages over the ranks.
+// A data-parallel step of a loop of one's own, the package
+// documentation's sketch, run here as a process alone; under mpirun, Open
+// gives the job's communicator and the same code averages over the ranks.
 func Example() {
-	const n, features = 8, 3 // global batch
-	c := dist.Single()
+	c, err := dist.Open(false) // the MPI job's under mpirun; here a process alone
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer c.Close()
-	g, _ := graph.New(tensor.Float64, 1)
+	const n = 8 // the global batch
 	lo, hi, _ := dist.Shard(n, c.Rank(), c.Size())
-	x, _ := g.Input("x", hi-lo, features)
-	y, _ := g.Input("y", hi-lo, 1)
-	w, _ := g.Param("w", graph.Constant(0.5), 1, features)
-	loss, _ := fused.MSELoss(must(fused.Linear(x, w, nil)), y)
-	m, _ := g.Compile(loss)
-	defer m.Close()
-
+	g, m, x, y := linearModel(hi - lo) // a model of this rank's rows
 	params := g.ParamTensors()
 	if err := dist.CheckModel(c, params); err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
 	red, _ := dist.NewReducer(c, params, dist.Options{})
-	defer red.Close()
 	red.SetShare(hi-lo, n)
-
-	xs := make([]float64, (hi-lo)*features)
-	for i := range xs {
-		xs[i] = 1
-	}
-	m.Set(x, tensor.New(tensor.WithShape(hi-lo, features), tensor.WithBacking(xs)))
-	m.Set(y, tensor.New(tensor.WithShape(hi-lo, 1), tensor.WithBacking(make([]float64, hi-lo))))
-	m.Run()
+	m.Set(x, filled(hi-lo, 3, 1)) // rows [lo, hi) of the global batch
+	m.Set(y, filled(hi-lo, 1, 0))
+	m.Run() // forward and backward
 	grads, _ := m.Grads()
 	if err := red.Wait(context.Background(), grads); err != nil {
 		c.Abort(1)
@@ -54,9 +45,24 @@ func Example() {
 	// Output: [0.2000 0.2000 0.2000]
 }
 
-func must[T any](v T, err error) T {
-	if err != nil {
-		panic(err)
+// linearModel is p = x·wᵀ with the mean squared error, w = 0.5, on
+// batches of rows rows of 3 features.
+func linearModel(rows int) (*graph.Graph, *graph.Machine, *G.Node, *G.Node) {
+	g, _ := graph.New(tensor.Float64, 1)
+	x, _ := g.Input("x", rows, 3)
+	y, _ := g.Input("y", rows, 1)
+	w, _ := g.Param("w", graph.Constant(0.5), 1, 3)
+	p, _ := fused.Linear(x, w, nil)
+	loss, _ := fused.MSELoss(p, y)
+	m, _ := g.Compile(loss)
+	return g, m, x, y
+}
+
+// filled is a rows × cols tensor of v.
+func filled(rows, cols int, v float64) *tensor.Dense {
+	t := tensor.New(tensor.Of(tensor.Float64), tensor.WithShape(rows, cols))
+	for i := range t.Float64s() {
+		t.Float64s()[i] = v
 	}
-	return v
+	return t
 }

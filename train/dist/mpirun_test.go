@@ -16,24 +16,9 @@ import (
 	"time"
 )
 
-// mpirunPath finds the launcher or says why the MPI tests cannot run.
-func mpirunPath() (string, error) {
-	if err := Available(); err != nil {
-		return "", err
-	}
-	p, err := exec.LookPath("mpirun")
-	if err != nil {
-		return "", fmt.Errorf("mpirun is not installed (%v); %s", err, installHintAll)
-	}
-	return p, nil
-}
-
 // requireEnv makes the MPI tests fail instead of skipping when Open MPI
 // is missing (CI sets it after installing openmpi-bin).
 const requireEnv = "GELU_DIST_REQUIRE"
-
-// installHintAll is the package that brings both the library and mpirun.
-const installHintAll = "apt-get install openmpi-bin"
 
 // job is the outcome of one mpirun.
 type job struct {
@@ -49,7 +34,7 @@ func mpirun(t *testing.T, np int, run string, timeout time.Duration, env ...stri
 	if os.Getenv(workerEnv) != "" {
 		t.Skip("already a rank of a test job")
 	}
-	path, err := mpirunPath()
+	path, err := Launcher()
 	if err != nil {
 		if os.Getenv(requireEnv) != "" {
 			t.Fatalf("%s is set but the MPI tests cannot run: %v", requireEnv, err)

@@ -36,6 +36,18 @@ type Options struct {
 	// scaled gradients left to right (see Reducer). It moves the same bytes
 	// as a ring all-reduce in two collectives plus a local sum.
 	Deterministic bool
+	// Overlap starts a bucket's reduction in Ready, as soon as the
+	// backward pass has handed over all of its gradients, with
+	// nonblocking collectives that run while later gradients are still
+	// being computed (as far as the MPI library advances them: Open MPI
+	// moves a nonblocking collective on only while a rank is inside an MPI
+	// call, which Ready makes by testing the buckets in flight). Without
+	// it Ready only copies the gradients into the buckets and Wait reduces
+	// them with blocking collectives. Every rank must use the same
+	// setting: MPI never matches a rank's blocking collective with another
+	// rank's nonblocking one, so the kind of every bucket's collectives is
+	// fixed by this setting alone, not by which gradients Ready got.
+	Overlap bool
 	// Timeout bounds each Wait. A reduction not complete within it means
 	// that a rank died or stopped calling Wait without the launcher
 	// noticing (mpirun notices a death; a stalled process, or srun without
@@ -61,7 +73,8 @@ type Options struct {
 // order the MPI library uses.
 //
 // A step: hand each gradient over with Ready as the backward pass produces
-// it (optional; it starts the reduction of a bucket early), then call Wait
+// it (optional; with Options.Overlap it starts the reduction of a bucket
+// early; graph.Machine.OnGradReady calls it at the right time), then call Wait
 // with all the gradients, which hands over those not yet handed over,
 // completes every bucket and writes the averages into the gradient tensors.
 // A nil gradient (a parameter that does not affect the loss) contributes
@@ -230,9 +243,12 @@ func (r *Reducer) SetShare(local, global int) error {
 }
 
 // Ready hands over the gradient of parameter i (nil for none) as soon as
-// it is final. When it completes a bucket, and every earlier bucket has
-// started, the bucket's reduction starts. The gradient tensor must not
-// change until Wait returns, and must be the one then passed to Wait.
+// it is final, scaling it into its bucket. With Options.Overlap, when it
+// completes a bucket and every earlier bucket has started, the bucket's
+// reduction starts. The gradient tensor must not change until Wait
+// returns, and must be the one then passed to Wait. Ranks may hand over
+// different gradients through Ready: what they reduce and how does not
+// depend on it.
 func (r *Reducer) Ready(i int, g *tensor.Dense) error {
 	if r.broken != nil {
 		return r.broken
@@ -242,6 +258,9 @@ func (r *Reducer) Ready(i int, g *tensor.Dense) error {
 	}
 	if err := r.handOver(i, g); err != nil {
 		return err
+	}
+	if !r.opts.Overlap {
+		return nil
 	}
 	if err := r.launch(); err != nil {
 		return r.fail(err)
@@ -415,6 +434,53 @@ func (r *Reducer) Wait(ctx context.Context, grads []*tensor.Dense) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("dist.Reducer.Wait: %w", err)
 	}
+	if err := r.complete(); err != nil {
+		return err
+	}
+	for _, b := range r.bucket {
+		for _, i := range b.params {
+			s := &r.params[i]
+			if s.grad == nil {
+				continue
+			}
+			n := s.shape.TotalSize()
+			if b.kind == kFloat32 {
+				copy(s.grad.Float32s(), b.f32[s.off:s.off+n])
+			} else {
+				copy(s.grad.Float64s(), b.f64[s.off:s.off+n])
+			}
+		}
+	}
+	r.reset()
+	return nil
+}
+
+// Discard ends a step in which this rank failed (its data could not be
+// read, say) without leaving the others waiting: it hands over zeros for
+// the gradients not handed over, completes the step's collectives as Wait
+// does, and writes nothing into the gradients. The step's averages are
+// then meaningless on every rank; the ranks learn of the failure by their
+// next collective of their own (see train, which exchanges a failure flag
+// after every step) and stop together.
+func (r *Reducer) Discard() error {
+	if r.broken != nil {
+		return r.broken
+	}
+	for i := range r.params {
+		if !r.params[i].handed {
+			if err := r.handOver(i, nil); err != nil {
+				return err
+			}
+		}
+	}
+	err := r.complete()
+	r.reset()
+	return err
+}
+
+// complete completes the step's collectives, every gradient having been
+// handed over.
+func (r *Reducer) complete() error {
 	if r.opts.Timeout > 0 {
 		start := time.Now()
 		watchdog := time.AfterFunc(r.opts.Timeout, func() {
@@ -424,13 +490,20 @@ func (r *Reducer) Wait(ctx context.Context, grads []*tensor.Dense) error {
 		})
 		defer watchdog.Stop()
 	}
-	ctx = context.Background() // the collectives block: see Wait
-	// The buckets Ready started are completed first, in order (in the
-	// deterministic mode each one's all-gather starts as its all-to-all
-	// ends); the others are reduced with blocking collectives, which Open
-	// MPI runs as fast as its nonblocking ones or faster (BenchmarkAllreduce
-	// blocking/nonblocking), in order after them. So collectives start in bucket order on every
-	// rank, the all-gathers too, whichever buckets Ready started.
+	ctx := context.Background() // the collectives block: see Wait
+	// With Overlap every bucket is reduced with nonblocking collectives:
+	// those Ready did not start start now, in bucket order, and all are
+	// completed in order (in the deterministic mode each one's all-gather
+	// starts as its all-to-all ends). Without it every bucket is reduced
+	// here with blocking collectives, which Open MPI runs as fast as its
+	// nonblocking ones or faster (BenchmarkAllreduce blocking/nonblocking).
+	// Either way every rank starts the same kind of collectives in the
+	// same order, whichever gradients Ready got.
+	if r.opts.Overlap {
+		if err := r.launch(); err != nil {
+			return r.fail(err)
+		}
+	}
 	for j := range r.launched {
 		if b := r.bucket[j]; b.state == reducing {
 			r.current.Store(int32(j))
@@ -459,21 +532,6 @@ func (r *Reducer) Wait(ctx context.Context, grads []*tensor.Dense) error {
 			}
 		}
 	}
-	for _, b := range r.bucket {
-		for _, i := range b.params {
-			s := &r.params[i]
-			if s.grad == nil {
-				continue
-			}
-			n := s.shape.TotalSize()
-			if b.kind == kFloat32 {
-				copy(s.grad.Float32s(), b.f32[s.off:s.off+n])
-			} else {
-				copy(s.grad.Float64s(), b.f64[s.off:s.off+n])
-			}
-		}
-	}
-	r.reset()
 	return nil
 }
 

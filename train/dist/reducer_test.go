@@ -108,17 +108,22 @@ func checkMean[T float](t *testing.T, what string, got []T, all [][]T, shares []
 	}
 }
 
-// TestRankReducer averages seeded gradients over the ranks for three
-// steps, in both modes, with small buckets (several per step, padded for 3
-// ranks), gradients handed over through Ready in backward order or only
-// at Wait, and an uneven share in the last step.
+// TestRankReducer averages seeded gradients over the ranks for four
+// steps, in both modes, with and without overlap, with small buckets
+// (several per step, padded for 3 ranks), gradients handed over through
+// Ready in backward order, or only at Wait, or through Ready on rank 0
+// alone (the others' collectives must still match), and an uneven share
+// in step 2. Between steps 2 and 3 a step that the last rank Discards
+// must complete on every rank.
 func TestRankReducer(t *testing.T) {
 	c := inJob(t)
 	n, me := c.Size(), c.Rank()
-	for _, det := range []bool{false, true} {
-		t.Run(fmt.Sprintf("deterministic=%v", det), func(t *testing.T) {
+	for _, mode := range []Options{{}, {Deterministic: true}, {Overlap: true}, {Deterministic: true, Overlap: true}} {
+		t.Run(fmt.Sprintf("deterministic=%v/overlap=%v", mode.Deterministic, mode.Overlap), func(t *testing.T) {
+			det := mode.Deterministic
+			mode.BucketBytes = 96
 			params := namedParams(testParams)
-			red, err := NewReducer(c, params, Options{BucketBytes: 96, Deterministic: det})
+			red, err := NewReducer(c, params, mode)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -126,7 +131,7 @@ func TestRankReducer(t *testing.T) {
 			if red.Buckets() < 4 {
 				t.Fatalf("%d buckets, want several", red.Buckets())
 			}
-			for step := range 3 {
+			for step := range 4 {
 				shares := make([]float64, n)
 				for r := range shares {
 					shares[r] = 1 / float64(n)
@@ -142,8 +147,30 @@ func TestRankReducer(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
+				if step == 3 {
+					if err := red.SetShare(1, n); err != nil {
+						t.Fatal(err)
+					}
+					// A step the last rank abandons.
+					grads := rankGrads(testParams, me, 9)
+					var err error
+					if me == n-1 {
+						err = red.Discard()
+					} else {
+						err = red.Wait(context.Background(), grads)
+					}
+					if err != nil {
+						t.Fatalf("discarded step: %v", err)
+					}
+				}
 				grads := rankGrads(testParams, me, step)
-				if step != 1 {
+				if step == 3 && me == 0 {
+					for i := len(grads) - 1; i >= 0; i-- {
+						if err := red.Ready(i, grads[i]); err != nil {
+							t.Fatal(err)
+						}
+					}
+				} else if step != 1 && step != 3 {
 					for i := len(grads) - 1; i >= 0; i-- {
 						if err := red.Ready(i, grads[i]); err != nil {
 							t.Fatal(err)

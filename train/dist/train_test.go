@@ -17,6 +17,7 @@ import (
 	"github.com/geluproject/gelu/ops/activation"
 	"github.com/geluproject/gelu/ops/fused"
 	"github.com/geluproject/gelu/optim"
+	"github.com/geluproject/gelu/train/internal/roundoff"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -180,9 +181,8 @@ func (md *model) step(t *testing.T, b batch) []*tensor.Dense {
 }
 
 func (md *model) update(t *testing.T, grads []*tensor.Dense) {
-	t.Helper()
 	if err := md.opt.Step(md.g.ParamTensors(), grads); err != nil {
-		t.Fatal(err)
+		panic(fmt.Sprintf("optimizer step: %v", err)) // a test's bug, not a finding
 	}
 }
 
@@ -237,117 +237,40 @@ func sameBits(a, b *model) error {
 	return nil
 }
 
-// linearBound is the test's rounding bound for the linear model: every
-// quantity as float64 slices, w then b.
-type linearBound struct {
-	unit     float64 // unit roundoff of the dtype
-	n, d, ns int     // global batch, features, ranks
-	lr       float64
-	xs       [][]float64 // the global batch's rows
-	ys       []float64
-	ratio    *float64 // the largest |Δĝ|/bound seen, to show how tight the bound is
-}
-
-// gradError bounds |ĝ − g(w, b)| componentwise for the gradient ĝ computed
-// in floating point over the global batch (or over shards, scaled by the
-// shares and summed), whatever the order of the sums (blocked, pairwise,
-// fused multiply-adds). With r_i = x_i·w + b − y_i and
-// A_i = Σ_k |w_k x_ik| + |b| + |y_i|, computing r_i costs at most d + 2
-// roundings relative to A_i, scaling it by 2/n (or 2/n_rank) a few more,
-// the n products and sums over examples γ_n relative to Σ_i |x_ik|·|r_i|,
-// and the shares and the sum over ranks N more; so
-//
-//	|ĝ_k − g_k| ≤ (2/n)·γ_m·Σ_i |x_ik|·(|r_i| + A_i),  m = n + d + N + 16,
-//
-// with x_ik = 1 for b, and 16 a generous allowance for the roundings of
-// the loss's own constant factors.
-func (lb *linearBound) gradError(w []float64, b float64) []float64 {
-	m := float64(lb.n + lb.d + lb.ns + 16)
-	gamma := m * lb.unit / (1 - m*lb.unit)
-	out := make([]float64, lb.d+1)
-	for i, x := range lb.xs {
-		r, a := b-lb.ys[i], math.Abs(b)+math.Abs(lb.ys[i])
-		for k := range x {
-			r += w[k] * x[k]
-			a += math.Abs(w[k] * x[k])
-		}
-		for k := range x {
-			out[k] += math.Abs(x[k]) * (math.Abs(r) + a)
-		}
-		out[lb.d] += math.Abs(r) + a
-	}
-	for k := range out {
-		out[k] *= 2 / float64(lb.n) * gamma
-	}
-	return out
-}
-
-// lipschitz bounds |g(w, b) − g(w', b')| componentwise for parameters that
-// differ by at most e (exact arithmetic): (2/n)·Σ_i |x_ik|·(Σ_j |x_ij|·e_j + e_b).
-func (lb *linearBound) lipschitz(e []float64) []float64 {
-	out := make([]float64, lb.d+1)
-	for _, x := range lb.xs {
-		s := e[lb.d]
-		for j := range x {
-			s += math.Abs(x[j]) * e[j]
-		}
-		for k := range x {
-			out[k] += math.Abs(x[k]) * s
-		}
-		out[lb.d] += s
-	}
-	for k := range out {
-		out[k] *= 2 / float64(lb.n)
-	}
-	return out
-}
-
-func linearParams(md *model) (w []float64, b float64) {
+func linearParams(md *model) []float64 {
 	ps := md.g.ParamTensors()
-	return float64s(ps[0].Value), float64s(ps[1].Value)[0]
+	return append(float64s(ps[0].Value), float64s(ps[1].Value)[0])
 }
 
 func flatGrads(grads []*tensor.Dense) []float64 {
 	return append(float64s(grads[0]), float64s(grads[1])...)
 }
 
-// compare checks a data-parallel step's gradients gd against the single
-// process's gs, taken at parameters at most e apart: within gradError at
-// both parameter sets plus the Lipschitz term for e. It returns that
-// bound, the most the gradients may differ by.
-func (lb *linearBound) compare(step int, single, dist *model, gs, gd []*tensor.Dense, e []float64) ([]float64, error) {
-	ws, bs := linearParams(single)
-	wd, bd := linearParams(dist)
-	es, ed, el := lb.gradError(ws, bs), lb.gradError(wd, bd), lb.lipschitz(e)
+// compareStep checks a data-parallel step's gradients gd against the
+// single process's gs, taken at parameters at most e apart, within
+// roundoff's bound, and after both updates the parameters; it returns the
+// parameters' new distance bound and records in ratio the largest
+// |Δĝ|/bound seen, to show how tight the bound is.
+func compareStep(lb *roundoff.Linear, step int, single, dist *model, gs, gd []*tensor.Dense, e []float64, ratio *float64) ([]float64, error) {
+	dg := lb.GradBound(linearParams(single), linearParams(dist), e)
 	fs, fd := flatGrads(gs), flatGrads(gd)
-	dg := make([]float64, len(fs))
 	for k := range fs {
-		dg[k] = (es[k] + ed[k] + el[k]) * (1 + 1e-9)
 		d := math.Abs(fs[k] - fd[k])
-		*lb.ratio = max(*lb.ratio, d/dg[k])
+		*ratio = max(*ratio, d/dg[k])
 		if d > dg[k] {
 			return nil, fmt.Errorf("step %d: gradient %d is %v in one process, %v data-parallel: differ by %.3g, bound %.3g", step, k, fs[k], fd[k], d, dg[k])
 		}
 	}
-	return dg, nil
-}
-
-// checkParams checks the parameters after the update p' = p − lr·ĝ on
-// both sides: they may differ by the old distance e, lr times the
-// gradients' distance dg, and one rounding of each update's product and
-// difference, 2u·(|p'| + lr·|ĝ|) on either side. It returns that bound.
-func (lb *linearBound) checkParams(step int, single, dist *model, e, dg, fs, fd []float64) ([]float64, error) {
-	ws, bs := linearParams(single)
-	wd, bd := linearParams(dist)
-	ps, pd := append(ws, bs), append(wd, bd)
-	out := make([]float64, len(e))
-	for k := range e {
-		out[k] = (e[k] + lb.lr*dg[k] + 2*lb.unit*(math.Abs(ps[k])+math.Abs(pd[k])+lb.lr*(math.Abs(fs[k])+math.Abs(fd[k])))) * (1 + 1e-9)
-		if d := math.Abs(ps[k] - pd[k]); d > out[k] {
-			return nil, fmt.Errorf("after step %d: parameter %d is %v in one process, %v data-parallel: differ by %.3g, bound %.3g", step, k, ps[k], pd[k], d, out[k])
+	single.update(nil, gs)
+	dist.update(nil, gd)
+	ps, pd := linearParams(single), linearParams(dist)
+	bound := lb.ParamBound(e, dg, ps, pd, fs, fd)
+	for k := range bound {
+		if d := math.Abs(ps[k] - pd[k]); d > bound[k] {
+			return nil, fmt.Errorf("after step %d: parameter %d is %v in one process, %v data-parallel: differ by %.3g, bound %.3g", step, k, ps[k], pd[k], d, bound[k])
 		}
 	}
-	return out, nil
+	return bound, nil
 }
 
 // TestRankTrainLinear trains a linear model for a few steps on each rank's
@@ -407,21 +330,15 @@ func TestRankTrainLinear(t *testing.T) {
 							t.Fatal(err)
 						}
 					}
-					lb := &linearBound{unit: unit, n: global, d: features, ns: n, lr: single.opt.LearningRate, ratio: &ratio}
+					lb := &roundoff.Linear{Unit: unit, N: global, D: features, Terms: n, LR: single.opt.LearningRate}
 					for i := range global {
-						lb.xs = append(lb.xs, data.x[data.order[step*global+i]])
-						lb.ys = append(lb.ys, data.y[data.order[step*global+i]][0])
+						lb.Xs = append(lb.Xs, data.x[data.order[step*global+i]])
+						lb.Ys = append(lb.Ys, data.y[data.order[step*global+i]][0])
 					}
-					dg, err := lb.compare(step, single, dist, gs, gd, e)
-					if err == nil {
-						fs, fd := flatGrads(gs), flatGrads(gd)
-						single.update(t, gs)
-						dist.update(t, gd)
-						for _, s := range shards {
-							s.update(t, acc)
-						}
-						e, err = lb.checkParams(step, single, dist, e, dg, fs, fd)
+					for _, s := range shards {
+						s.update(t, acc)
 					}
+					e, err = compareStep(lb, step, single, dist, gs, gd, e, &ratio)
 					if err != nil {
 						failure = err
 						break

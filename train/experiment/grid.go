@@ -49,6 +49,11 @@ type Grid[S any] struct {
 	// shards) and fails, naming them, if some are missing or if Dir holds
 	// folders that are no run of the grid.
 	Merge bool
+	// Shared marks a grid whose results every shard needs to go on (a
+	// selection of settings that later grids train, say) rather than one
+	// whose report one shard makes: when every run is finished, Run returns
+	// them to every shard, and no shard claims a report.
+	Shared bool
 	// Progress, if set, gets a line per finished run; Note adds to it.
 	Progress io.Writer
 	Note     func(*Run[S]) string
@@ -84,9 +89,9 @@ type Run[S any] struct {
 // With Shard set to i/n (n > 1), Run trains only its share of the runs,
 // resuming those already finished (see Shard, and the package doc on
 // sharding), then reads the other shards' finished runs from Dir: when
-// every run is there and this shard is the first to claim the report, it
-// returns them all, as a single process would; otherwise it returns an
-// *IncompleteError. With Merge it trains nothing
+// every run is there and this shard is the first to claim the report (or
+// the grid is Shared), it returns them all, as a single process would;
+// otherwise it returns an *IncompleteError. With Merge it trains nothing
 // and returns every run read from Dir, or an error naming those missing.
 func (g Grid[S]) Run(train func(*Run[S]) error) ([]*Run[S], error) {
 	runs, err := g.runs()

@@ -321,7 +321,7 @@ func (g Grid[S]) gather(runs []*Run[S], mine []int) ([]*Run[S], error) {
 		}
 	}
 	switch {
-	case len(missing) == 0 && g.Merge:
+	case len(missing) == 0 && (g.Merge || g.Shared):
 		return runs, nil
 	case len(missing) == 0:
 		// Every run is finished: more than one shard may see it at once,

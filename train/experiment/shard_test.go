@@ -492,3 +492,44 @@ func TestMergeNamesStrayFolders(t *testing.T) {
 		t.Errorf("merge without the stray folders: %d runs, %v", len(runs), err)
 	}
 }
+
+// A Shared grid (a selection every shard needs to go on) gives every shard
+// the whole grid once every run is finished, and claims no report: both
+// shards finishing together get both runs, and a shard started again gets
+// them too.
+func TestSharedGridGoesToEveryShard(t *testing.T) {
+	dir := t.TempDir()
+	var together sync.WaitGroup
+	together.Add(2)
+	grid := func(i int) Grid[float64] {
+		return Grid[float64]{Settings: []float64{0.1}, Seeds: []uint64{1, 2}, Metrics: []string{"loss", "noise"},
+			Name: func(lr float64) string { return fmt.Sprintf("lr%g", lr) }, Dir: dir, Fingerprint: "toy v1", Shard: Shard{i, 2}, Shared: true}
+	}
+	runs := make([][]*Run[float64], 2)
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for i := range 2 {
+		wg.Go(func() {
+			runs[i], errs[i] = grid(i).Run(func(r *Run[float64]) error {
+				err := toyRun(r)
+				together.Done()
+				together.Wait()
+				return err
+			})
+		})
+	}
+	wg.Wait()
+	for i := range 2 {
+		var inc *IncompleteError
+		if errs[i] != nil && !(errors.As(errs[i], &inc) && inc.Present == 1) { // it may look before the other stored its run
+			t.Fatalf("shard %d/2: %v", i, errs[i])
+		}
+		again, err := grid(i).Run(func(*Run[float64]) error { return errors.New("trained again") })
+		if err != nil || len(again) != 2 {
+			t.Errorf("shard %d/2 started again: %d runs, %v; want both", i, len(again), err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, reporterFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a Shared grid claimed a report: %v", err)
+	}
+}

@@ -186,9 +186,7 @@ func looksLikeGo(block string) bool {
 // the list is deleted. A listed package is still checked: its failures are
 // reported with t.Log instead of t.Error, and a listed package whose
 // sketches all pass is an error (take it off the list).
-var notYetExamples = map[string]bool{
-	"train/dist": true,
-}
+var notYetExamples = map[string]bool{}
 
 // usesTestT reports whether a sketch is test code: it calls the test's t
 // (t.TempDir(), t.Errorf) or passes it on (helper(t, ...)).

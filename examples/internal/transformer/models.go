@@ -1,10 +1,12 @@
 package transformer
 
-// The feed-forward variants by name, nn.GPT and nn.ViT wrapped as a
-// train.Model, and nanoGPT's AdamW recipe trained as one run of a grid.
+// The feed-forward variants by name (and any activation as an ungated
+// MLP), nn.ViT wrapped as a train.Model, and nanoGPT's AdamW recipe
+// trained as one run of a grid.
 
 import (
 	"context"
+	"fmt"
 	"github.com/geluproject/gelu/train/experiment"
 	"io"
 	"maps"
@@ -15,11 +17,9 @@ import (
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/nn"
 	"github.com/geluproject/gelu/ops/activation"
-	"github.com/geluproject/gelu/ops/fused"
 	"github.com/geluproject/gelu/optim"
 	"github.com/geluproject/gelu/train"
 	"github.com/geluproject/gelu/train/report"
-	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
 
@@ -39,6 +39,21 @@ var MLPs = map[string]MLP{
 
 // MLPNames lists the names of MLPs, sorted: "geglu, gelu, …".
 func MLPNames() string { return strings.Join(slices.Sorted(maps.Keys(MLPs)), ", ") }
+
+// ParseMLP returns the variant of MLPs with this name, or else the
+// ungated MLP of the activation activation.ParseActivation finds by this
+// name: any built-in one ("elu", "sigmoid_gated:1.702") or one a program
+// added with activation.Register.
+func ParseMLP(name string) (MLP, error) {
+	if m, ok := MLPs[name]; ok {
+		return m, nil
+	}
+	a, err := activation.ParseActivation(name)
+	if err != nil {
+		return MLP{}, fmt.Errorf("MLP %q: not one of the variants %s, nor an activation (%w)", name, MLPNames(), err)
+	}
+	return MLP{Act: a}, nil
+}
 
 // Gated reports whether the MLP has a second input projection.
 func (m MLP) Gated() bool { return !m.Gate.IsZero() }
@@ -68,72 +83,6 @@ func (m MLP) Form() string {
 		return "(act(x·W1) ⊙ x·V)·W2"
 	}
 	return "act(x·W1)·W2"
-}
-
-// GPTModel adds nn.GPT (cfg) to a new float32 graph seeded by seed, for
-// batches of rows windows of cfg.BlockSize token ids x and their next
-// tokens y (rows), as datasets.CharTask makes them. The training loss is
-// nanoGPT's, the mean cross-entropy over all positions of a window, each
-// predicting the next token (the targets are x shifted left by one with y
-// appended), so a window trains BlockSize predictions; the output, what
-// evaluation scores, is the logits of the last position (rows ×
-// VocabSize), a prediction after a full context. Parameters depend only on
-// their names and the seed.
-func GPTModel(cfg nn.GPTConfig, rows int, seed uint64) (train.Model, *nn.GPT, error) {
-	var m train.Model
-	g, err := graph.New(tensor.Float32, seed)
-	if err != nil {
-		return m, nil, err
-	}
-	T, vocab := cfg.BlockSize, cfg.VocabSize
-	x, err := g.Input("x", rows, T)
-	if err != nil {
-		return m, nil, err
-	}
-	y, err := g.Input("y", rows)
-	if err != nil {
-		return m, nil, err
-	}
-	gpt, err := nn.NewGPT(g, "", cfg)
-	if err != nil {
-		return m, nil, err
-	}
-	// (rows × T+1): each window with its next token; columns 1…T are the
-	// targets.
-	y1, err := fused.Reshape(y, rows, 1)
-	if err != nil {
-		return m, nil, err
-	}
-	full, err := G.Concat(1, x, y1)
-	if err != nil {
-		return m, nil, err
-	}
-	targets, err := fused.Gather(full, gatherIndex(rows, T, T+1, 1), rows, T)
-	if err != nil {
-		return m, nil, err
-	}
-	logits, loss, err := gpt.Loss(x, targets)
-	if err != nil {
-		return m, nil, err
-	}
-	// logits are (rows·T × vocab): row r·T + T−1 is window r's last position.
-	last, err := fused.Gather(logits, gatherIndex(rows, vocab, T*vocab, (T-1)*vocab), rows, vocab)
-	if err != nil {
-		return m, nil, err
-	}
-	return train.Model{Graph: g, Input: x, Target: y, Output: last, Loss: loss, Task: train.Classification}, gpt, nil
-}
-
-// gatherIndex returns the flat indices of rows runs of n elements, run r
-// starting at r·stride + offset.
-func gatherIndex(rows, n, stride, offset int) []int {
-	idx := make([]int, 0, rows*n)
-	for r := range rows {
-		for j := range n {
-			idx = append(idx, r*stride+offset+j)
-		}
-	}
-	return idx
 }
 
 // ViTModel adds nn.ViT (cfg) to a new float32 graph seeded by seed, for
@@ -204,7 +153,11 @@ func WriteMLPTable(r *report.Report, name string, mlps []string, ff int, model f
 		if err != nil {
 			return err
 		}
-		n, mlp := tm.Graph.NumParams(), MLPs[m]
+		mlp, err := ParseMLP(m)
+		if err != nil {
+			return err
+		}
+		n := tm.Graph.NumParams()
 		rows = append(rows, []any{m, mlp.Form(), mlp.Act.Name(), mlp.Hidden(ff), n})
 		r.Set(m+".params", n)
 	}

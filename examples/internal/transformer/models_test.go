@@ -1,10 +1,11 @@
 package transformer
 
 import (
+	"math"
 	"strings"
 	"testing"
 
-	"github.com/geluproject/gelu/nn"
+	"github.com/geluproject/gelu/ops/activation"
 )
 
 // A gated MLP gets 2/3 of the ungated width, so that its three matrices
@@ -30,23 +31,37 @@ func TestMLPWidthsAndForms(t *testing.T) {
 	}
 }
 
-// GPTModel's graph has the parameters of nanoGPT's model counted by hand
-// (tied embeddings, per block two LayerNorms, attention and the MLP, the
-// final LayerNorm), and its output is the last position's logits.
-func TestGPTModelShapesAndParams(t *testing.T) {
-	const v, T, d, h, rows = 11, 5, 8, 32, 3
-	m, gpt, err := GPTModel(nn.GPTConfig{BlockSize: T, VocabSize: v, Layers: 2, Heads: 2, Dim: d, Hidden: h}, rows, 1)
+// ParseMLP finds the variants by name, and any other name as the ungated
+// MLP of the activation activation.ParseActivation finds: a built-in one,
+// one with a parameter, and one registered by the program.
+func TestParseMLP(t *testing.T) {
+	for name, want := range MLPs {
+		if m, err := ParseMLP(name); err != nil || m != want {
+			t.Errorf("ParseMLP(%q) = %v, %v; want %v", name, m, err, want)
+		}
+	}
+	softsign, err := activation.New(activation.Def{Name: "softsign", Title: "Softsign",
+		F:           func(x float64) float64 { return x / (1 + math.Abs(x)) },
+		D1:          func(x float64) float64 { return 1 / ((1 + math.Abs(x)) * (1 + math.Abs(x))) },
+		D2:          func(x float64) float64 { a := 1 + math.Abs(x); return -2 * math.Copysign(1, x) / (a * a * a) },
+		Breakpoints: []float64{0}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := v*d + T*d + 2*(4*d+d*3*d+3*d+d*d+d+d*h+h+h*d+d) + 2*d
-	if n := m.Graph.NumParams(); n != want || gpt == nil {
-		t.Errorf("%d parameters, want %d", n, want)
+	if _, err := ParseMLP("softsign"); err == nil {
+		t.Errorf("softsign before activation.Register: no error")
 	}
-	if s := m.Output.Shape(); len(s) != 2 || s[0] != rows || s[1] != v {
-		t.Errorf("output shape %v, want (%d, %d)", s, rows, v)
+	if err := activation.Register(softsign); err != nil {
+		t.Fatal(err)
 	}
-	if _, _, err := GPTModel(nn.GPTConfig{BlockSize: T, VocabSize: v, Layers: 1, Heads: 3, Dim: d}, rows, 1); err == nil || !strings.Contains(err.Error(), "heads") {
-		t.Errorf("3 heads for width 8: error %v, want one about the heads", err)
+	for name, want := range map[string]activation.Activation{"elu": activation.ELU, "sigmoid_gated:1.702": activation.SigmoidGated(1.702), "softsign": softsign} {
+		m, err := ParseMLP(name)
+		if err != nil || m.Act != want || m.Gated() {
+			t.Errorf("ParseMLP(%q) = %v, %v; want the ungated %v", name, m, err, want)
+		}
+	}
+	_, err = ParseMLP("swish_glu")
+	if err == nil || !strings.Contains(err.Error(), `MLP "swish_glu": not one of the variants geglu, gelu`) || !strings.Contains(err.Error(), "softsign") {
+		t.Errorf("ParseMLP(swish_glu): %v, want an error naming the variants and the activations", err)
 	}
 }

@@ -1,7 +1,8 @@
 package transformer
 
 // A run trained on a warmed-up cosine learning-rate schedule, with any
-// optimizer: the recipe of the Transformer programs.
+// optimizer (Cosine) or with nanoGPT's AdamW (NanoGPT): the recipes of the
+// Transformer programs.
 
 import (
 	"context"
@@ -55,4 +56,46 @@ func TrainCosine[S any](ctx context.Context, r *experiment.Run[S], m train.Model
 		return nil, err
 	}
 	return t, nil
+}
+
+// NanoGPT is nanoGPT's training recipe (train.py): AdamW with weight decay
+// WeightDecay on the parameters of two or more dimensions and none on the
+// others (configure_optimizers; optim.NanoGPTAdamW) and betas (Beta1,
+// Beta2); the learning rate rising linearly over Warmup steps to LR, then
+// falling along a cosine to MinLR at Steps; the global gradient norm
+// clipped to Clip (0: off); evaluation at step 0, every EvalEvery steps and
+// at the end.
+//
+// The schedule is nanoGPT's get_lr (optim.NanoGPTCosine) with
+// lr_decay_iters = Steps.
+type NanoGPT struct {
+	Steps, EvalEvery, Warmup                   int
+	LR, MinLR, Beta1, Beta2, WeightDecay, Clip float64
+}
+
+// TrainNanoGPT trains m by the recipe n as run r of a grid, until done or
+// ctx is cancelled: on trainData (a datasets.TokenStream of random
+// windows, say), evaluated on valData. cfg is the rest of the trainer's
+// configuration (progress, hooks); TrainNanoGPT sets its MaxSteps,
+// EvalEvery, EvalAtStart, Schedule, ClipNorm and Dir (r.Dir), and SaveBest
+// when r has a folder (nanoGPT's always_save_checkpoint = False keeps the
+// best model). A run that diverges is a result, as with TrainCosine: it
+// stops, r.Diverged says why, and TrainNanoGPT returns no error.
+func TrainNanoGPT[S any](ctx context.Context, r *experiment.Run[S], m train.Model, trainData, valData train.Data, n NanoGPT, cfg train.Config) (*train.Trainer, error) {
+	if m.Graph == nil {
+		return nil, errors.New("transformer.TrainNanoGPT: the model has no graph")
+	}
+	opt := optim.NanoGPTAdamW(m.Graph.ParamTensors(), n.LR, n.WeightDecay)
+	opt.Beta1, opt.Beta2 = n.Beta1, n.Beta2
+	sched, err := optim.NanoGPTCosine(n.LR, n.MinLR, n.Warmup, n.Steps) // lr_decay_iters = max_iters
+	if err != nil {
+		return nil, err
+	}
+	cfg.MaxSteps, cfg.EvalEvery, cfg.EvalAtStart, cfg.Schedule, cfg.ClipNorm = n.Steps, n.EvalEvery, true, sched, n.Clip
+	cfg.Dir, cfg.SaveBest = r.Dir, r.Dir != ""
+	t, err := train.New(m, opt, trainData, valData, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return t, r.Train(ctx, t)
 }

@@ -2,8 +2,11 @@ package transformer
 
 import (
 	"context"
+	"fmt"
 	"github.com/geluproject/gelu/train/experiment"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -86,5 +89,50 @@ func TestTrainCosine(t *testing.T) {
 	t.Logf("at lr 1e30: %s", r.Diverged)
 	if r.Steps != 1 || r.DivergedStep() != 2 || !slices.Equal(r.Curve.Steps, []int{0}) {
 		t.Errorf("at lr 1e30: %d steps done, diverged at step %d, evaluations at %v; want 1, 2, [0]", r.Steps, r.DivergedStep(), r.Curve.Steps)
+	}
+}
+
+// TrainNanoGPT trains with nanoGPT's optimizer: AdamW with the given
+// betas, weight decay on the weight matrix and none on the bias
+// (configure_optimizers' groups), get_lr's warmup and cosine down to
+// MinLR, the norm clipped, evaluations at step 0 and every EvalEvery
+// steps, and best.safetensors kept.
+func TestTrainNanoGPT(t *testing.T) {
+	m, d := lineModel(t)
+	trainData, err1 := experiment.Loader(d, 8, true, 3)
+	valData, err2 := experiment.Loader(d, 8, false, 0)
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	r := &experiment.Run[int]{Seed: 3, Dir: t.TempDir(), Curve: experiment.NewCurve("val_loss")}
+	n := NanoGPT{Steps: 6, EvalEvery: 3, Warmup: 2, LR: 0.1, MinLR: 0.01, Beta1: 0.8, Beta2: 0.99, WeightDecay: 0.1, Clip: 0.5}
+	var lrs []float64
+	tr, err := TrainNanoGPT(context.Background(), r, m, trainData, valData, n, train.Config{Quiet: true,
+		OnStep: func(_ *train.Trainer, s train.StepInfo) error { lrs = append(lrs, s.LR); return nil },
+		OnEval: func(_ *train.Trainer, e train.EvalInfo) error { return r.Curve.Add(e.Step, e.ValLoss) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt, ok := tr.Optimizer.(*optim.Adam)
+	if !ok || opt.Beta1 != 0.8 || opt.Beta2 != 0.99 || !opt.Decoupled || tr.Config.ClipNorm != 0.5 {
+		t.Fatalf("optimizer %#v, clip %v; want AdamW with betas (0.8, 0.99), clip 0.5", tr.Optimizer, tr.Config.ClipNorm)
+	}
+	if got := fmt.Sprint(opt.Groups); got != "[{[lin.weight] [weight_decay=0.1]} {[lin.bias] [weight_decay=0]}]" {
+		t.Errorf("groups %s, want the weight decayed and the bias not", got)
+	}
+	for i, got := range lrs { // get_lr: 0.1·(t+1)/3 for t < 2, then a cosine from 0.1 to 0.01 over steps 2…6
+		want := 0.01 + 0.09*(1+math.Cos(math.Pi*float64(i-2)/4))/2
+		if i < 2 {
+			want = 0.1 * float64(i+1) / 3
+		}
+		if math.Abs(got-want) > 1e-12 {
+			t.Errorf("step %d: learning rate %v, want %v", i+1, got, want)
+		}
+	}
+	if len(lrs) != 6 || !slices.Equal(r.Curve.Steps, []int{0, 3, 4, 6}) || !(r.Curve.Last("val_loss") < r.Curve.First("val_loss")) {
+		t.Errorf("%d steps, evaluations at %v, validation loss %v → %v", len(lrs), r.Curve.Steps, r.Curve.First("val_loss"), r.Curve.Last("val_loss"))
+	}
+	if _, err := os.Stat(filepath.Join(r.Dir, "best.safetensors")); err != nil {
+		t.Errorf("no best model: %v", err)
 	}
 }

@@ -1,26 +1,34 @@
 package main
 
-// Exact GELU kernels in float32 lanes (16 per ZMM register with AVX-512, 8
-// per YMM register with AVX2), each result within 1 ulp of the true value:
-// the evaluation carries about 26 bits (error ≤ 2^−26 relative, before the
-// final rounding). With z = |x| ≤ 13 and the tables of tables32.go (fit32.py):
+// Exact GELU kernels in float32 lanes (16 per ZMM register with AVX-512,
+// 8 per YMM register with AVX2), each result within 1 ulp of the true
+// value. Plain float32 arithmetic but for a few exact products and the last
+// sums: the error before the final rounding stays near 2^−26 relative
+// because every term computed inexactly (ω, p, their product) is small, at
+// most about a fifth, next to an exact main term T_j·F_i.
 //
-//	e^{−z²/2} = 2^m · 2^{j/8} · e^r,   k = 8m + j = round(−z²/2 · 8/ln2),
-//	  z² = sh + sl exactly (FMA), r = −z²/2 − k·ln2/8 = rh + rl with rh exact
-//	  (ln2/8 split so that k·L1 is exact) and e^r = 1 + rh + τ;
-//	Φ(−z) = e^{−z²/2}·G(z),  Φ(−z) − z·φ(z) = e^{−z²/2}·(z − z0)·K(z),
-//	  G and K from 16 polynomials of degree 9, the last two Horner steps
-//	  compensated (hi + lo pairs);
-//	f(x)  = b + Y, Y = −z·Φ(−z),  b = x for x ≥ 0, −0 below;
-//	f'(x) = b + Y, Y = ±e^{−z²/2}·(z − z0)·K(z) (− for x ≥ 0), b = 1 or −0;
-//	f”(x) = e^{−z²/2}·(2 − z²)/√(2π).
+// With z = min(|x|, 13) and the tables of tables32.go (fit32.py):
 //
-// Y is a hi + lo pair scaled by 2^m last, so that it stays normal until then;
-// b + Y is added with Fast2Sum (|Y| ≤ |b|/2 where b ≠ 0) and rounded once,
-// and g·f^(k) is one FMA of g with that pair. Lanes the float32 evaluation
-// does not cover — NaN, +Inf for f, x < −13 (f, f': results near float32's
-// underflow), |x| > 13 (f”) — are exceptions, left to the caller's
-// reference; x > 13 gives Y = 0 (f = x, f' = 1 exactly in float32).
+//	e^{−z²/2} = 2^m·T_j·e^{τ_j}·e^r,  k = 16m + j = round(−z²/2·16/ln2)
+//	  (8m + j and the 8-entry tables with AVX2); z² = s2 + s2l exactly,
+//	  −2r = (s2 + 2k·L1) + (s2l + 2k·L2 − 2τ_j), the first part exact,
+//	  e^r = 1 + p, p = r + c2·r² + c3·r³ (+ c4·r⁴);
+//	Φ(−z)          = e^{−z²/2}·F_i·(1 + ω_i(v))             (f)
+//	Φ(−z) − z·φ(z) = e^{−z²/2}·(β_i − z)·F_i·(1 + ω_i(v))   (f')
+//	  F_i and the polynomial ω_i of the interval i of z (v = z − c_i, exact),
+//	  β_i − z as dh + dl (Fast2Sum: exact where β = z0, the root of f');
+//	Y = 2^m·(P + c) with P = T_j·F_i rounded and c = P·ε + (T_j·F_i − P),
+//	  ε = ω + p·(1 + ω), so that Y = 2^m·T_j·F_i·(1 + p)(1 + ω) (times D for
+//	  f'), renormalized (but for the AVX-512 f, see gelu32Body);
+//	f(x) = x·(b + s·Y), f'(x) = b + s·Y with b = 1, s = −1 for x ≥ 0 (1 − Y
+//	  as a Fast2Sum pair) and b = 0, s = 1 below, rounded once at the end;
+//	f”(x) = 2^m·T'_j·(1 + p)·(2 − z²), T' = 2^{j/16}/√(2π), 2 − z² a pair.
+//
+// Lanes the float32 evaluation does not cover — NaN, +Inf for f, x < −12.6875
+// for f (Φ(x) < 2^−122: the pair's lo part would be subnormal), x < −13 for
+// f' (results near float32's underflow), |x| > 13 for f” — are exceptions,
+// left to the caller's reference; x > 13 gives Y < 2^−120, so f = x and
+// f' = 1 exactly.
 
 import (
 	"fmt"
@@ -31,6 +39,11 @@ import (
 )
 
 const gelu32ZMax = 13
+
+// gelu32Unroll is the number of chains per iteration of the AVX-512 kernels
+// for f, f', f”: f” has the shortest body and gains from a third chain;
+// f and f' do not (measured: they are bound by their operation count).
+var gelu32Unroll = [3]int{2, 2, 3}
 
 func gelu32Kernel(order int, avx512 bool) kernel32 {
 	isa := "AVX2"
@@ -48,94 +61,237 @@ func gelu32Kernel(order int, avx512 bool) kernel32 {
 	}
 }
 
+// gelu32Set is the tables of one instruction set: AVX-512 looks up 32
+// intervals with one VPERMT2PS and 16 exponential entries with one
+// VPERMPS; AVX2 needs two VPERMPS and a blend for 16 entries, so it takes
+// 16 intervals (higher degrees) and 8 exponential entries.
+type gelu32Set struct {
+	mbits    int         // mantissa bits of the interval index
+	q, d     [][]float32 // rows c, F, a1 .. ad (and β.hi, β.lo for d)
+	exp, phi [2][16]float32
+	expm1    []float32 // c2, c3, ...
+	ln2      [2]float32
+	expShift uint8 // log2 of the exponential's entries
+}
+
+func gelu32Tables() gelu32Set {
+	if wide {
+		return gelu32Set{3, rowsOf(gelu32Q32[:]), rowsOf(gelu32D32[:]), gelu32Exp16, gelu32Exp16Phi,
+			gelu32Expm1x16[:], gelu32Ln2x16, 4}
+	}
+	return gelu32Set{2, rowsOf(gelu32Q16[:]), rowsOf(gelu32D16[:]), gelu32Exp8, gelu32Exp8Phi,
+		gelu32Expm1x8[:], gelu32Ln2, 3}
+}
+
+func rowsOf[R [32]float32 | [16]float32](t []R) [][]float32 {
+	out := make([][]float32, len(t))
+	for i, r := range t {
+		switch r := any(r).(type) {
+		case [32]float32:
+			out[i] = r[:]
+		case [16]float32:
+			out[i] = r[:]
+		}
+	}
+	return out
+}
+
+// gelu32Exp is e^{−z²/2} = 2^m·T_j·(1 + p), with z² = s2 + s2l exactly and
+// kt holding k in its low bits.
+type gelu32Exp struct{ s2, s2l, kt, kf, th, p V }
+
+// expNeg works with R = −2r = z² + 2k·ln2/n − 2τ_j (so that no −z²/2 is
+// formed): u = s2 + 2k·L1 is exact (k·L1 has at most 24 bits and |u| <
+// 2^−3), and p = e^{−R/2} − 1 = R·(−1/2 + R·(c2/4 − R·c3/8 + …)).
+func (s gelu32Set) expNeg(z V, tab [2][16]float32) gelu32Exp {
+	const magic = 0x1.8p23 // kt = magic + k: k in the low mantissa bits
+	n := float64(int(1) << s.expShift)
+	var e gelu32Exp
+	e.s2 = smul(z, z)
+	e.s2l = sfms(z, z, e.s2)
+	e.kt = sfma(e.s2, cs(-n/(2*math.Ln2)), cs(magic))
+	e.kf = ssub(e.kt, cs(magic))
+	u := sfma(e.kf, cs(2*float64(s.ln2[0])), e.s2)
+	tau2 := rowScaled(tab[1], -2) // −2τ_j
+	v := sfmaTo(e.kf, cs(2*float64(s.ln2[1])), sadd(e.s2l, table8(row16(tau2), e.kt)))
+	R := sadd(u, v)
+	// Horner in R for (p/R + 1/2)/R: c2/4, −c3/8, c4/16, …
+	c := func(i int) float64 { return float64(s.expm1[i]) * math.Pow(-0.5, float64(i+2)) }
+	last := len(s.expm1) - 1
+	q := sfma(R, cs(c(last)), cs(c(last-1)))
+	for i := last - 2; i >= 0; i-- {
+		q = sfmaTo(q, R, sreg(cs(c(i))))
+	}
+	e.p = smul(R, sfma(R, q, cs(-0.5)))
+	e.th = table8(row16(tab[0]), e.kt)
+	return e
+}
+
+// rowScaled is row·f (f a power of two: exact).
+func rowScaled(row [16]float32, f float32) [16]float32 {
+	for i := range row {
+		row[i] *= f
+	}
+	return row
+}
+
+// scale multiplies a by 2^m, m = ⌊k/n⌋.
+func (s gelu32Set) scale(e gelu32Exp, a ...V) []V {
+	var f V
+	if wide {
+		f = smul(e.kf, cs(1/float64(int(1)<<s.expShift)))
+	} else {
+		// bits(kt) = bits(magic) + k; (k >> shift) + 127 in the exponent
+		// field (the magic's bits above the shift vanish under << 23).
+		f = sll(iadd(sra(e.kt, s.expShift), csi(127)), 23)
+	}
+	out := make([]V, len(a))
+	for i, v := range a {
+		if wide {
+			out[i] = scalefS(v, f)
+		} else {
+			out[i] = smul(v, f)
+		}
+	}
+	return out
+}
+
 func gelu32Body(order int, x V) (V, M) {
 	Comment(fmt.Sprintf("GELU f^(%d), float32 lanes", order))
 	const signBit = 0x80000000
+	s := gelu32Tables()
 	ax := sand(x, csi(signBit-1))
 	z := smin(ax, cs(gelu32ZMax))
-	// The polynomial first: with AVX2 only 16 registers are usable, and the
-	// exponential's values would be live across it.
-	var ph, pl V
-	if order < 2 {
-		coef := gelu32G
-		if order == 1 {
-			coef = gelu32K
-		}
-		ph, pl = gelu32Poly(z, coef)
-	}
-
-	// e^{−z²/2} = 2^m · T_j · (1 + rh + τ)
-	sh := smul(z, z)
-	sl := sfms(z, z, sh)
-	kf := sround(smul(sh, cs(-4/math.Ln2)), 0)
-	rh := sfma(kf, cs(-float64(gelu32Ln2[0])), smul(sh, cs(-0.5)))
-	rl := sfma(kf, cs(-float64(gelu32Ln2[1])), smul(sl, cs(-0.5)))
-	ki := toInt(kf)
-	q := sfma(sfma(sfma(rh, cs(1.0/120), cs(1.0/24)), rh, cs(1.0/6)), rh, cs(0.5))
-	eh := smul(smul(rh, rh), q) // e^rh − 1 − rh
-	tlo := sfma(smul(rl, rl), sfma(rl, cs(1.0/6), cs(0.5)), rl)
-	tau := sfma(tlo, sadd(sadd(rh, cs(1)), eh), eh) // (1+rh+eh)(1+tlo) − 1 − rh
-	exp2 := gelu32Exp2
 	if order == 2 {
-		exp2 = gelu32Exp2Phi
+		return gelu32D2(s, ax, z)
 	}
-	th, tl := table8(row16(exp2[0]), ki), table8(row16(exp2[1]), ki)
 
-	var yh, yl V
-	if order < 2 {
-		if order == 0 {
-			yh, yl = ddMulS(th, tl, ph, pl)
-			nz := sxor(z, csi(signBit))
-			p := smul(yh, nz)
-			yl = sfma(yl, nz, sfms(yh, nz, p))
-			yh = p
-		} else {
-			// D = copysign(z0, x) − x: z − z0 for x < 0, −(z − z0) above.
-			sgn := sand(x, csi(signBit))
-			xm := sxor(smin(x, cs(gelu32ZMax)), csi(signBit))
-			dh, de := twoSumS(xm, sxor(sgn, cs(float64(gelu32Z0[0]))))
-			dl := sadd(de, sxor(sgn, cs(float64(gelu32Z0[1]))))
-			// Near the root dl is as large as dh, and ddMulS drops dl·pl:
-			// renormalize (Fast2Sum: dh is 0 or a multiple of 2^−24 ≥ |dl|).
-			dh, dl = fast2Sum(dh, dl)
-			dph, dpl := ddMulS(dh, dl, ph, pl)
-			yh, yl = ddMulS(th, tl, dph, dpl)
+	// The order keeps few values live: with AVX2 (16 registers) the
+	// interval's polynomial comes before the exponential, with AVX-512
+	// (three chains) after it, so that p is consumed as soon as ω is known.
+	var e gelu32Exp
+	if wide {
+		e = s.expNeg(z, s.exp)
+	}
+	rows := s.q
+	if order == 1 {
+		rows = s.d
+	}
+	idx := srl(sadd(z, cs(1)), uint8(23-s.mbits))
+	var upper V // AVX2: the lanes whose index is 8 or more (bit 3 in the sign)
+	if !wide {
+		upper = sll(idx, 28)
+	}
+	lookup := func(r int) V {
+		if wide {
+			return table32(row32(rows[r]), idx)
 		}
+		return table16(row16([16]float32(rows[r])), idx, upper)
+	}
+	deg := len(rows) - 2
+	if order == 1 {
+		deg -= 2
+	}
+	v := ssub(z, lookup(0))
+	S := lookup(deg + 1)
+	for k := deg; k >= 2; k-- {
+		S = sfmaTo(S, v, lookup(k))
+	}
+	if !wide {
+		e = s.expNeg(z, s.exp)
+	}
+	// ε = ω + p·(1 + ω): for f', v·S·(1 + p) + p with S·(1 + p) rounded,
+	// an error of 2^−24·|ω| (|ω| ≤ 0.04); for f, whose ω is larger, the
+	// products with p rounded instead (errors of 2^−24·|p|).
+	var eps V
+	if order == 1 {
+		eps = sfma(v, sfmaTo(S, e.p, S), e.p)
 	} else {
-		two := sreg(cs(2))
-		dh, de := twoSumS(two, sxor(sh, csi(signBit)))
-		// Near √2, sl is a large part of 2 − z²: renormalize (Fast2Sum:
-		// dh is 0 or a multiple of ulp(sh) > |sl|).
-		dh, dl := fast2Sum(dh, ssub(de, sl))
-		yh, yl = ddMulS(th, tl, dh, dl)
+		eps = sfma(v, S, smul(e.p, sfma(v, S, cs(1))))
 	}
-	// · (1 + rh + τ)
-	yl = sfma(yh, rh, sfma(yh, tau, sfma(yl, sadd(rh, tau), yl)))
-	scale := sll(iadd(sra(ki, 3), csi(127)), 23) // 2^m, m = ⌊k/8⌋ ≥ −122
-	yh, yl = scaleTail(order, x, gelu32ZMax, scale, yh, yl)
-	hi, lo := addBase(order, x, yh, yl)
-	var exc M
-	switch order {
-	case 0:
-		exc = mor(scmp(cmpNGE, x, cs(-gelu32ZMax)), scmp(cmpEQ, x, cs(math.Inf(1))))
-	case 1:
-		exc = scmp(cmpNGE, x, cs(-gelu32ZMax))
-	default:
-		exc = scmp(cmpNLE, ax, cs(gelu32ZMax))
+	fi := lookup(1)
+	ph := smul(e.th, fi)
+	c := sfmaTo(ph, eps, sfms(e.th, fi, ph))
+	if order == 1 {
+		// D = β − z = dh + dl (Fast2Sum: exact where z ≥ β/2, and |β| ≥ z
+		// below), with β.lo added, renormalized: at the root dh is 0 or a
+		// few ulp of z, and D·P must be an exact product plus small terms
+		// there too, or g·D·P rounds beyond an ulp for g other than 1. z0's
+		// third part is added everywhere (below 2^−50 of D where β = 0.75).
+		beta := lookup(deg + 2)
+		dh := ssub(beta, z)
+		dh, dl := fast2Sum(dh, sadd(ssub(ssub(beta, dh), z), lookup(deg+3)))
+		dl = sadd(dl, cs(gelu32Z0Rest))
+		yh := smul(dh, ph)
+		c = sfmaTo(dl, ph, sfmaTo(dh, c, sfms(dh, ph, yh)))
+		ph = yh
 	}
-	r := packHiLo(hi, lo)
-	if order == 0 {
-		// f has the sign of x; hi + lo would turn −0 + (+0) into +0 where
-		// f(x) rounds to zero (x = −0 and the smallest negative subnormals).
-		p := pending[r[0]]
-		p.sign = sand(x, csi(signBit))
-		pending[r[0]] = p
+	// c is up to a fifth of ph. The AVX2 f renormalizes the pair, so that
+	// x·lo stays below half an ulp of f where that is subnormal (a tiny x);
+	// the AVX-512 f needs not (its first interval is expanded at 0, so c is
+	// tiny there too), nor do f' and f”, where the loop multiplies by the
+	// mantissa of g.
+	var y []V
+	if order == 0 && !wide {
+		y = s.scale(e, fast2SumV(ph, c)...)
+	} else {
+		y = s.scale(e, ph, c)
 	}
-	return r, exc
+
+	// b + s·Y: for x ≥ 0, 1 − Y as a pair (Fast2Sum: Y ≤ 1/2).
+	var hi, lo V
+	if wide {
+		pos := scmp(cmpGE, x, cs(0))
+		one := sreg(cs(1))
+		hi = subWhere(pos, y[0], one, y[0])
+		lo = subWhere(pos, y[1], ssub(ssub(one, hi), y[0]), y[1])
+	} else {
+		hp := ssub(cs(1), y[0])
+		lp := ssub(ssub(ssub(cs(1), hp), y[0]), y[1])
+		neg := signOf(x)
+		hi, lo = sblend(neg, hp, y[0]), sblend(neg, lp, y[1])
+	}
+	if order == 1 {
+		return packHiLo(hi, lo), scmp(cmpNGE, x, cs(-gelu32ZMax))
+	}
+	// f = x·(hi + lo), rounded once. Its sign is x's: with AVX2, −0·lo may
+	// be +0 and is given x's sign; with AVX-512, lo is +0 at z = 0 (the
+	// first interval is expanded there: ω = p = c = +0), so f(−0) = −0.
+	f := sfma(x, hi, smul(x, lo))
+	if !wide {
+		f = orSignOf(f, x)
+	}
+	exc := outside(x, -gelu32XMaxF, math.Inf(1))
+	pending[f[0]] = hiLo{hi: f}
+	return f, exc
+}
+
+// gelu32D2 is f” = e^{−z²/2}·(2 − z²)/√(2π) = 2^m·T'_j·(1 + p)·W, W = 2 − z²
+// as a pair.
+func gelu32D2(s gelu32Set, ax, z V) (V, M) {
+	e := s.expNeg(z, s.phi)
+	// W = 2 − s2 − s2l: the difference 2 − s2 with its error (Knuth's
+	// TwoSum, as a difference), then s2l.
+	wh := ssub(cs(2), e.s2)
+	bb := ssub(wh, cs(2))
+	we := ssub(ssub(cs(2), ssub(wh, bb)), sadd(e.s2, bb))
+	// Near √2, s2l is a large part of W: renormalize (Fast2Sum: wh is 0 or
+	// a multiple of ulp(s2)/2 ≥ |s2l|).
+	wh, wl := fast2Sum(wh, ssub(we, e.s2l))
+	yh := smul(e.th, wh)
+	yl := sfmaTo(e.th, sfmaTo(wh, e.p, wl), sfms(e.th, wh, yh))
+	y := s.scale(e, yh, yl)
+	return packHiLo(y[0], y[1]), scmp(cmpNLE, ax, cs(gelu32ZMax))
+}
+
+// fast2SumV is fast2Sum's pair as a slice.
+func fast2SumV(a, b V) []V {
+	h, l := fast2Sum(a, b)
+	return []V{h, l}
 }
 
 // hiLo is a result not yet rounded: the loop multiplies by g with one FMA,
-// or adds the parts.
+// or adds the parts. With lo nil, hi is the final result.
 type hiLo struct{ hi, lo, sign V } // sign: nil, or a sign bit to give the result
 
 var pending = map[VecVirtual]hiLo{}
@@ -144,46 +300,6 @@ var pending = map[VecVirtual]hiLo{}
 func packHiLo(hi, lo V) V {
 	pending[hi[0]] = hiLo{hi: hi, lo: lo}
 	return hi
-}
-
-// gelu32Poly evaluates the piecewise polynomial coef at z (0 ≤ z ≤ 13) as
-// hi + lo, the last two Horner steps compensated.
-func gelu32Poly(z V, coef [13][16]float32) (V, V) {
-	const w = float64(gelu32ZMax) / 16
-	iF := smin(sround(smul(z, cs(1/w)), 1), cs(15))
-	ii := toInt(iF)
-	var hi V
-	if !wide {
-		hi = sll(ii, 28)
-	}
-	row := func(r int) V { return table16(row16(coef[r]), ii, hi) }
-	ctr := sfma(iF, cs(w), cs(w/2))
-	u := ssub(z, ctr)
-	// u is exact (Sterbenz) but for z < w/4 in interval 0, where ctr > z makes
-	// this Fast2Sum's error term recover what was lost.
-	ulo := ssub(z, sadd(u, ctr))
-	q := row(12)
-	for r := 11; r >= 6; r-- {
-		q = sfma(q, u, row(r))
-	}
-	q2 := sfma(q, u, row(4)) // c2.hi + u·q; c2.lo joins the next step
-	step := func(qh, ql V, ch, cl, extra V) (V, V) {
-		m := smul(u, qh)
-		me := sfms(u, qh, m)
-		s := sadd(ch, m)
-		se := sadd(ssub(ch, s), m) // Fast2Sum: |u·q| ≤ |c| (fit32.py checks)
-		l := sadd(cl, me)
-		if ql != nil {
-			l = sfma(u, ql, l)
-		}
-		if extra != nil {
-			l = sfma(u, extra, l)
-		}
-		return s, sadd(se, l)
-	}
-	q1h, q1l := step(q2, nil, row(2), row(3), row(5))
-	ph, pl := step(q1h, q1l, row(0), row(1), nil)
-	return ph, sfma(q1h, ulo, pl)
 }
 
 // scaleTail multiplies the pair Y = yh + yl by the power of two scale,

@@ -10,6 +10,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
@@ -76,7 +77,14 @@ func (k kernel32) generate() {
 		loads++
 		for i := range v {
 			if wide {
+				label := fmt.Sprintf("%s_load%d_%d", k.name, loads, i)
+				CMPQ(n, U32(L*(i+1)))
+				JB(LabelRef(label + "_masked"))
+				VMOVUPS(at(base, i), v[i])
+				JMP(LabelRef(label + "_done"))
+				Label(label + "_masked")
 				VMOVUPS_Z(at(base, i), active[i], v[i])
+				Label(label + "_done")
 				continue
 			}
 			// As for stores (fullOrMasked), a plain load when the chain is full.
@@ -100,13 +108,31 @@ func (k kernel32) generate() {
 	var res V
 	if k.withG {
 		g := load(gp)
-		gh := smul(g, p.hi)
-		res = sfma(g, p.hi, smul(g, p.lo))
-		// g = ±Inf: g·hi + g·lo is Inf − Inf = NaN when lo has the other
-		// sign; g·hi is then the answer.
-		res = sblend(scmp(cmpUNORD, res, res), res, gh)
-	} else {
+		if wide {
+			// g = m·2^e with |m| in [1, 2): m·hi + m·lo is rounded once where
+			// the product of g and lo could be subnormal and round on its own
+			// (near float32's underflow that costs up to half an ulp of the
+			// result), then scaled (exactly, or a second rounding into the
+			// subnormal range below 2^−25 of the first). g = ±0 has m = ±1
+			// and e = −Inf; ±Inf has m = ±1 and e = +Inf, so the result is
+			// g·hi with no Inf − Inf.
+			m, e := newS(), newS()
+			for i := range g {
+				VGETMANTPS(U8(0), g[i], m[i]) // interval [1, 2), g's sign
+				VGETEXPPS(g[i], e[i])
+			}
+			res = scalefS(sfma(m, p.hi, smul(m, p.lo)), e)
+		} else {
+			// g = ±Inf: g·hi + g·lo would be Inf − Inf (or Inf·0) = NaN where
+			// the answer is g·hi: g·lo is kept finite (±Inf becomes
+			// ±MaxFloat32, NaN −MaxFloat32). For finite g it is finite
+			// already (|lo| < |hi|).
+			res = sfma(g, p.hi, finite(smul(g, p.lo)))
+		}
+	} else if p.lo != nil {
 		res = sadd(p.hi, p.lo)
+	} else {
+		res = p.hi
 	}
 	if p.sign != nil {
 		res = sop3(VORPS, sand(res, csi(0x7fffffff)), p.sign)
@@ -131,7 +157,10 @@ func (k kernel32) generate() {
 	addOrStore(k.name, addFlag, func(i int) {
 		old := vreg()
 		if wide {
-			addMaskedPS(at(dst, i), store[i], res[i], old)
+			fullOrMasked512(fmt.Sprintf("%s_add%d", k.name, i), store[i], func() {
+				VADDPS(at(dst, i), res[i], old)
+				VMOVUPS(old, at(dst, i))
+			}, func() { addMaskedPS(at(dst, i), store[i], res[i], old) })
 		} else {
 			fullOrMasked(fmt.Sprintf("%s_add%d", k.name, i), store[i], func() {
 				VMOVUPS(at(dst, i), old)
@@ -145,7 +174,9 @@ func (k kernel32) generate() {
 		}
 	}, func(i int) {
 		if wide {
-			VMOVUPS(res[i], store[i], at(dst, i))
+			fullOrMasked512(fmt.Sprintf("%s_store%d", k.name, i), store[i],
+				func() { VMOVUPS(res[i], at(dst, i)) },
+				func() { VMOVUPS(res[i], store[i], at(dst, i)) })
 		} else {
 			fullOrMasked(fmt.Sprintf("%s_store%d", k.name, i), store[i],
 				func() { VMOVUPS(res[i], at(dst, i)) },
@@ -160,6 +191,12 @@ func (k kernel32) generate() {
 	wide = false
 }
 
+// finite maps ±Inf to ±MaxFloat32 and NaN to −MaxFloat32 (min and max;
+// VMAXPS returns its second source for a NaN).
+func finite(a V) V {
+	return smin(smax(a, cs(-math.MaxFloat32)), cs(math.MaxFloat32))
+}
+
 // fullOrMasked runs full when every lane of the AVX2 mask is set, else
 // masked: a masked store (VMASKMOVPS) costs several times a plain one on
 // AMD's cores, and a chain is nearly always full and free of exceptions.
@@ -168,6 +205,17 @@ func fullOrMasked(label string, mask Register, full, masked func()) {
 	VMOVMSKPS(mask, bits)
 	CMPL(bits, U32(0xFF))
 	JNE(LabelRef(label + "_masked"))
+	full()
+	JMP(LabelRef(label + "_done"))
+	Label(label + "_masked")
+	masked()
+	Label(label + "_done")
+}
+
+// fullOrMasked512 is fullOrMasked for an AVX-512 opmask.
+func fullOrMasked512(label string, mask Register, full, masked func()) {
+	KORTESTW(mask, mask)
+	JCC(LabelRef(label + "_masked")) // CF clear: not every lane is set
 	full()
 	JMP(LabelRef(label + "_done"))
 	Label(label + "_masked")

@@ -22,7 +22,7 @@ var (
 	only        = flag.String("only", "", "generate only this kernel (for debugging)")
 	unrollExact = flag.Int("unroll64", 2, "independent chains per iteration in the float64 kernels")
 	unrollFast  = flag.Int("unroll32", 3, "independent chains per iteration in the float32 kernels")
-	unrollLane  = flag.Int("unrolllane", 2, "independent chains per iteration in the float32-lane AVX-512 kernels")
+	unrollLane  = flag.Int("unrolllane", 2, "independent chains per iteration in the gated float32-lane AVX-512 kernels")
 	unrollAVX2  = flag.Int("unrollavx2", 1, "independent chains per iteration in the AVX2 kernels (16 YMM registers)")
 )
 
@@ -51,25 +51,25 @@ func main() {
 	}
 	// The float32-lane kernels: exact GELU, then the gated family, each
 	// AVX-512 first.
-	lane := func(k kernel32, avx512 bool) {
+	lane := func(k kernel32, avx512 bool, unroll512 int) {
 		if *only != "" && k.name != *only {
 			return
 		}
 		k.unroll = *unrollAVX2
 		if avx512 {
-			k.unroll = *unrollLane
+			k.unroll = unroll512
 		}
 		k.generate()
 	}
 	for _, avx512 := range []bool{true, false} {
 		for order := 0; order <= 2; order++ {
-			lane(gelu32Kernel(order, avx512), avx512)
+			lane(gelu32Kernel(order, avx512), avx512, gelu32Unroll[order])
 		}
 	}
 	for _, avx512 := range []bool{true, false} {
 		for _, g := range gates32 {
 			for order := 0; order <= 2; order++ {
-				lane(gated32Kernel(g, order, avx512), avx512)
+				lane(gated32Kernel(g, order, avx512), avx512, *unrollLane)
 			}
 		}
 	}

@@ -36,18 +36,55 @@ func vreg() VecVirtual {
 	return YMM()
 }
 
-var f32 = elem{vreg, VMOVUPS, VMOVAPS}
+var f32 = elem{vreg, movu32, VMOVAPS}
+
+// uniform holds the constants of cs and csi, one value in every lane. They
+// are read with a 4-byte broadcast (VBROADCASTSS, and with AVX-512 the
+// embedded-broadcast forms of bc) instead of a full-width load, which
+// leaves the load ports and the cache to the table rows and the data (no
+// difference in speed measured on AMD's Zen 5, where the float32-lane
+// kernels are bound by their arithmetic).
+var uniform = map[Mem]bool{}
+
+// movu32 loads a register, broadcasting a uniform constant.
+func movu32(ops ...Op) {
+	if m, ok := ops[0].(Mem); ok && uniform[m] {
+		VBROADCASTSS(m, ops[1])
+		return
+	}
+	VMOVUPS(ops...)
+}
+
+// bc is inst, or with AVX-512 its embedded-broadcast form bcst when an
+// operand is a uniform constant.
+func bc(inst, bcst func(...Op)) func(...Op) {
+	return func(ops ...Op) {
+		if wide {
+			for _, o := range ops {
+				if m, ok := o.(Mem); ok && uniform[m] {
+					bcst(ops...)
+					return
+				}
+			}
+		}
+		inst(ops...)
+	}
+}
 
 func newS() V { return f32.new() }
 
 // cs is the float32 constant v in every lane.
 func cs(v float64) Mem {
-	b := uint64(math.Float32bits(float32(v)))
-	return consts.mem(b<<32 | b)
+	b := math.Float32bits(float32(v))
+	return csi(b)
 }
 
 // csi is the 32-bit pattern b in every lane.
-func csi(b uint32) Mem { return consts.mem(uint64(b)<<32 | uint64(b)) }
+func csi(b uint32) Mem {
+	m := consts.mem(uint64(b)<<32 | uint64(b))
+	uniform[m] = true
+	return m
+}
 
 // row16 stores 16 float32 (a table row) and returns its address.
 func row16(v [16]float32) Mem {
@@ -61,15 +98,19 @@ func row16(v [16]float32) Mem {
 func sreg(a arg) V                      { return f32.reg(a) }
 func sop3(inst func(...Op), a, b arg) V { return f32.op3(inst, a, b) }
 
-func sadd(a, b arg) V { a, b = commute(a, b); return sop3(VADDPS, a, b) }
-func ssub(a, b arg) V { return sop3(VSUBPS, a, b) }
-func smul(a, b arg) V { a, b = commute(a, b); return sop3(VMULPS, a, b) }
-func smin(a, b arg) V { return sop3(VMINPS, a, b) }
-func sand(a, b arg) V { a, b = commute(a, b); return sop3(VANDPS, a, b) }
-func sxor(a, b arg) V { a, b = commute(a, b); return sop3(VXORPS, a, b) }
+func sadd(a, b arg) V { a, b = commute(a, b); return sop3(bc(VADDPS, VADDPS_BCST), a, b) }
+func ssub(a, b arg) V { return sop3(bc(VSUBPS, VSUBPS_BCST), a, b) }
+func smul(a, b arg) V { a, b = commute(a, b); return sop3(bc(VMULPS, VMULPS_BCST), a, b) }
+func smin(a, b arg) V { return sop3(bc(VMINPS, VMINPS_BCST), a, b) }
+
+// smax is max(a, b), b when either is NaN (VMAXPS returns its second
+// source then).
+func smax(a, b arg) V { return sop3(bc(VMAXPS, VMAXPS_BCST), a, b) }
+func sand(a, b arg) V { a, b = commute(a, b); return sop3(bc(VANDPS, VANDPS_BCST), a, b) }
+func sxor(a, b arg) V { a, b = commute(a, b); return sop3(bc(VXORPS, VXORPS_BCST), a, b) }
 
 // iadd, sra and sll are 32-bit integer lane operations.
-func iadd(a, b arg) V    { a, b = commute(a, b); return sop3(VPADDD, a, b) }
+func iadd(a, b arg) V    { a, b = commute(a, b); return sop3(bc(VPADDD, VPADDD_BCST), a, b) }
 func sra(a V, n uint8) V { return f32.unary(VPSRAD, a, U8(n)) }
 func sll(a V, n uint8) V { return f32.unary(VPSLLD, a, U8(n)) }
 
@@ -90,9 +131,25 @@ func sround(a V, mode uint8) V {
 	return r
 }
 
+// sfmaTo is sfma(a, b, acc) computed in acc's registers, for an acc not
+// used again (it saves the copy sfma makes, which the register allocator
+// does not always coalesce away).
+func sfmaTo(a, b arg, acc V) V {
+	a, b = commute(a, b)
+	ra := sreg(a)
+	for i := range acc {
+		bc(VFMADD231PS, VFMADD231PS_BCST)(at(b, i), ra[i], acc[i])
+	}
+	return acc
+}
+
 // sfma is a·b + c, sfms a·b − c, each rounded once.
-func sfma(a, b, cc arg) V { return f32.fmaLike(VFMADD213PS, VFMADD231PS, a, b, cc) }
-func sfms(a, b, cc arg) V { return f32.fmaLike(VFMSUB213PS, VFMSUB231PS, a, b, cc) }
+func sfma(a, b, cc arg) V {
+	return f32.fmaLike(bc(VFMADD213PS, VFMADD213PS_BCST), bc(VFMADD231PS, VFMADD231PS_BCST), a, b, cc)
+}
+func sfms(a, b, cc arg) V {
+	return f32.fmaLike(bc(VFMSUB213PS, VFMSUB213PS_BCST), bc(VFMSUB231PS, VFMSUB231PS_BCST), a, b, cc)
+}
 
 // scmp returns the mask a pred b (predicates of vec.go).
 func scmp(pred uint8, a, b arg) M {
@@ -103,7 +160,23 @@ func scmp(pred uint8, a, b arg) M {
 		} else {
 			m[i] = YMM()
 		}
-		VCMPPS(U8(pred), at(b, i), ra[i], m[i])
+		bc(VCMPPS, VCMPPS_BCST)(U8(pred), at(b, i), ra[i], m[i])
+	}
+	return m
+}
+
+// outside returns the mask of lanes where a is not in [lo, hi): NaN,
+// below lo, or hi and above. With AVX-512 it takes one opmask register
+// per chain (a compare masked by the first, then its complement).
+func outside(a V, lo, hi float64) M {
+	if !wide {
+		return mor(scmp(cmpNGE, a, cs(lo)), scmp(cmpNLT, a, cs(hi)))
+	}
+	in, m := scmp(cmpGE, a, cs(lo)), make(M, U)
+	for i := range m {
+		bc(VCMPPS, VCMPPS_BCST)(U8(cmpLT), cs(hi), a[i], in[i], in[i])
+		m[i] = K()
+		KNOTW(in[i], m[i])
 	}
 	return m
 }
@@ -210,3 +283,52 @@ func ddMulS(ah, al, bh, bl V) (V, V) {
 	e = sfma(ah, bl, sfma(al, bh, e))
 	return p, e
 }
+
+// srl is the 32-bit logical right shift of each lane.
+func srl(a V, n uint8) V { return f32.unary(VPSRLD, a, U8(n)) }
+
+// scalefS returns a·2^floor(b) (AVX-512).
+func scalefS(a, b arg) V { return sop3(bc(VSCALEFPS, VSCALEFPS_BCST), a, b) }
+
+// rows32 keeps one copy of each 32-entry table.
+var rows32 = map[[32]float32]Mem{}
+
+// row32 stores 32 float32 (a table row, in two consecutive 64-byte
+// halves) and returns the address of the first.
+func row32(v []float32) Mem {
+	key := [32]float32(v)
+	if m, ok := rows32[key]; ok {
+		return m
+	}
+	var w [16]uint64
+	for i := range w {
+		w[i] = uint64(math.Float32bits(v[2*i])) | uint64(math.Float32bits(v[2*i+1]))<<32
+	}
+	m := consts.vec8([8]uint64(w[:8]))
+	consts.vec8([8]uint64(w[8:]))
+	rows32[key] = m
+	return m
+}
+
+// table32 returns, per lane, row[idx & 31] of the 32-entry row at m
+// (AVX-512: one VPERMT2PS on a copy of the first half).
+func table32(m Mem, idx V) V {
+	r := f32.copy(m)
+	for i := range r {
+		VPERMT2PS(m.Offset(64), idx[i], r[i])
+	}
+	return r
+}
+
+// subWhere returns m ? a − b : old lane by lane (AVX-512 merge masking; a
+// in a register).
+func subWhere(m M, old V, a, b arg) V {
+	r, ra := f32.copy(old), sreg(a)
+	for i := range r {
+		VSUBPS(at(b, i), ra[i], m[i], r[i])
+	}
+	return r
+}
+
+// orSignOf returns a with the sign bit of s or-ed in.
+func orSignOf(a, s V) V { return sop3(VORPS, a, sand(s, csi(0x80000000))) }
