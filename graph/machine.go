@@ -335,12 +335,12 @@ func (m *Machine) SetIDs(n *G.Node, ids []int) error {
 	if size := shape.TotalSize(); len(ids) != size {
 		return fmt.Errorf("graph: SetIDs %q: got %d ids, want %d (one per element of shape %v)", n.Name(), len(ids), size, shape)
 	}
-	limit := 1 << 53
+	limit := int64(1) << 53
 	if n.Dtype() == tensor.Float32 {
 		limit = 1 << 24
 	}
 	for i, id := range ids {
-		if id >= limit || id <= -limit {
+		if int64(id) >= limit || int64(id) <= -limit {
 			return fmt.Errorf("graph: SetIDs %q: id %d at position %d is not exactly representable in %v (|id| must be below %d)", n.Name(), id, i, n.Dtype(), limit)
 		}
 	}

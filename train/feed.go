@@ -177,7 +177,7 @@ func (f *feeds) set(m *graph.Machine, b datasets.Batch, start, n int) error {
 
 // maxExactID is the largest id magnitude each float dtype holds exactly,
 // with room to spare: ids are below it (2²⁴ for float32, 2⁵³ for float64).
-func maxExactID[T float32 | float64]() int {
+func maxExactID[T float32 | float64]() int64 {
 	var z T
 	if _, ok := any(z).(float32); ok {
 		return 1 << 24
@@ -194,7 +194,7 @@ func fillRows[T float32 | float64](dst []T, field datasets.Field, width, start, 
 		out := dst[r*width : (r+1)*width]
 		if field.IDs != nil {
 			for j, id := range field.IDs[src*width : (src+1)*width] {
-				if id >= limit || id <= -limit {
+				if int64(id) >= limit || int64(id) <= -limit {
 					return fmt.Errorf("id %d at row %d is not exactly representable in %T (want |id| < %d)", id, src, out[0], limit)
 				}
 				out[j] = T(id)
