@@ -270,7 +270,7 @@ func TestParseFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.T != 64 || c.Batch != 12 || c.Blocks != 4 || c.Heads != 4 || c.DModel != 128 || c.FF != 0 || c.Steps != 500 || c.EvalEvery != 250 ||
-		c.Warmup != 100 || !slices.Equal(c.LRs, experiment.Floats{5e-4, 1e-3, 2e-3, 4e-3}) || c.ValChars != 0 || c.Beta2 != 0.99 ||
+		c.Warmup != 100 || !slices.Equal(c.LRs, experiment.Floats{5e-4, 1e-3, 2e-3, 4e-3, 8e-3, 1.6e-2}) || c.ValChars != 0 || c.Beta2 != 0.99 ||
 		c.WeightDecay != 0.1 || c.Clip != 1 || c.Part != (experiment.Shard{Index: 1, Count: 2}) {
 		t.Errorf("-full -steps 500 -shard 1/2 parsed as %+v", c)
 	}
