@@ -22,7 +22,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -109,16 +108,13 @@ func Run(t *testing.T, np int, run string, timeout time.Duration, env ...string)
 	cmd.Env = append(os.Environ(), env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	// mpirun and the ranks get a process group of their own, so that a
-	// hung job is ended whole.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
+	ownGroup(cmd)
 	cmd.WaitDelay = 10 * time.Second
 	start := time.Now()
 	err = cmd.Run()
 	j := Job{Out: out.String(), Err: err, Elapsed: time.Since(start)}
 	if ctx.Err() != nil {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		killGroup(cmd)
 		j.Err = fmt.Errorf("the job was still running after %v and was ended: %w", timeout, ctx.Err())
 	}
 	return j
