@@ -73,9 +73,16 @@ func compareFiles(t testing.TB, a, b string, mask func(string, []byte) []byte, s
 // returns the first run's result and folder.
 func RunTwice[R any](t testing.TB, run func(dir string, first bool) (R, error), skip ...string) (R, string) {
 	t.Helper()
-	res, dir, dir2 := runBoth(t, run)
-	SameFiles(t, dir, dir2, skip...)
+	res, dir, _ := RunTwiceCount(t, run, skip...)
 	return res, dir
+}
+
+// RunTwiceCount is RunTwice that also returns how many files it compared,
+// so that a caller can check that the runs wrote what they should.
+func RunTwiceCount[R any](t testing.TB, run func(dir string, first bool) (R, error), skip ...string) (R, string, int) {
+	t.Helper()
+	res, dir, dir2 := runBoth(t, run)
+	return res, dir, SameFiles(t, dir, dir2, skip...)
 }
 
 // CheckOutput checks an example's output folder: each of files (paths
