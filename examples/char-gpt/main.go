@@ -18,8 +18,9 @@
 // i/n, a Slurm array task): one done with its share of the selection
 // stops until every share is done (-wait: waits), then, started again,
 // trains its share of the rest; the last to finish writes the report.
-// -resume reuses finished runs. *The report states the time of its own
-// training steps. Its prose is report.md.tmpl.
+// -resume reuses finished runs. *timing.csv has the wall time of each run
+// trained by the process that wrote the report. The report's prose is
+// report.md.tmpl.
 package main
 
 import (

@@ -14,6 +14,7 @@ import (
 	"text/template"
 
 	"github.com/geluproject/gelu/examples/internal/transformer"
+	"github.com/geluproject/gelu/ops/gemm"
 	"github.com/geluproject/gelu/train"
 	"github.com/geluproject/gelu/train/experiment"
 	"github.com/geluproject/gelu/train/report"
@@ -37,12 +38,7 @@ type view struct {
 	MinSeeds, Evals int
 	Edge            []string // "relu: 0.03, the largest": the MLPs whose chosen rate is the smallest or largest of several
 	Samples         map[string]string
-	experiment.Speed
-	// Timed are the runs this process trained (not resumed, not another
-	// shard's); StepMillis their mean time per training step, RunSeconds
-	// per run.
-	Timed                  int
-	StepMillis, RunSeconds float64
+	BLAS            string // gemm.Name: the results are bit for bit the same on the same BLAS
 	// Diverged are the runs stopped by a NaN or infinite value, of NRuns;
 	// NoLine the MLPs without a line in the plot (every run diverged
 	// before its first evaluation after step 0).
@@ -80,7 +76,7 @@ func writeReport(c config, res *results) error {
 		return err
 	}
 	v := &view{C: c, D: res.Data, Groups: experiment.Groups(res.Runs), FF: cmp.Or(c.FF, 4*c.DModel), Tokens: c.Batch * c.T,
-		MinSeeds: experiment.MinPairs(alpha), Samples: map[string]string{}, Speed: experiment.SpeedOf[setting](nil), All: res.All}
+		MinSeeds: experiment.MinPairs(alpha), Samples: map[string]string{}, BLAS: gemm.Name(), All: res.All}
 	v.Epochs = float64(c.Steps*v.Tokens) / float64(len(res.Data.Train))
 	v.Diverged, v.NRuns = experiment.DivergedRuns(res.Runs), len(res.Runs)
 	if len(v.Diverged) > 0 {
@@ -104,20 +100,8 @@ func writeReport(c config, res *results) error {
 			v.Edge = append(v.Edge, fmt.Sprintf("%s: %v, the %s", mlp, lr, map[bool]string{true: "smallest", false: "largest"}[lr == slices.Min(c.LRs)]))
 		}
 	}
-	steps := 0
-	for _, run := range res.All {
-		if !run.Resumed {
-			v.Timed, steps = v.Timed+1, steps+run.Steps
-			v.StepSeconds += run.StepSeconds
-			v.RunSeconds += run.Seconds
-		}
-	}
-	if v.Timed > 0 {
-		v.StepMillis, v.RunSeconds = 1000*v.StepSeconds/float64(max(steps, 1)), v.RunSeconds/float64(v.Timed)
-		r.Set("train_seconds", v.StepSeconds)
-		r.Set("per_step.train_seconds", v.StepMillis/1000)
-		r.Set("per_run.train_seconds", v.RunSeconds)
-	}
+	// Wall times differ between reruns: they go to timing.csv, outside the
+	// report, and nowhere else.
 	if err := experiment.WriteTiming(filepath.Join(c.Out, "timing.csv"), res.All); err != nil {
 		return err
 	}

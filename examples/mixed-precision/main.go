@@ -14,12 +14,13 @@
 //	go run ./examples/mixed-precision            # 5 seeds: a few minutes on 2 cores*
 //	go run ./examples/mixed-precision -steps 4800
 //
-// *The report states the time of its own training steps; the speed of
+// *timing.csv has each run's wall time on this machine; the speed of
 // bfloat16 against float32 is examples/benchmark's to measure.
 //
 // It writes to -out: <setting>/seed<n>/ (the trainer's files),
-// results.csv, curves.csv, summary.json and report.md, whose prose is
-// report.md.tmpl.
+// results.csv, curves.csv, summary.json, report.md, whose prose is
+// report.md.tmpl, and timing.csv (the wall times: the one file that
+// differs between two runs of the same command).
 package main
 
 import (

@@ -6,8 +6,10 @@ package main
 import (
 	_ "embed"
 	"math"
+	"path/filepath"
 	"text/template"
 
+	"github.com/geluproject/gelu/ops/gemm"
 	"github.com/geluproject/gelu/train/experiment"
 	"github.com/geluproject/gelu/train/report"
 )
@@ -58,9 +60,7 @@ type view struct {
 	Control change // float32 from perturbed weights against float32
 	// Diverged are the runs stopped by a NaN or infinite value.
 	Diverged []*runResult
-	// StepMS is each setting's mean training step in ms, by name.
-	StepMS map[string]float64
-	experiment.Speed
+	BLAS     string // gemm.Name: the results are bit for bit the same on the same BLAS
 }
 
 func writeReport(c config, res *results) error {
@@ -69,16 +69,11 @@ func writeReport(c config, res *results) error {
 		return err
 	}
 	v := &view{C: c, D: res.Data.Vocab, Data: *res, Epochs: float64(c.Steps*c.Batch*c.T) / float64(len(res.Data.Train)), TolPct: 100 * c.Tolerance,
-		Diverged: experiment.DivergedRuns(res.Runs), StepMS: map[string]float64{}, Speed: experiment.SpeedOf(res.Runs)}
+		Diverged: experiment.DivergedRuns(res.Runs), BLAS: gemm.Name()}
 	groups := experiment.Groups(res.Runs) // in the order of settings
 	for _, g := range groups {
 		r.Set(g.Name+".final_val_bpc", experiment.Median(g.Final("val_bpc")))
 		r.Set(g.Name+".final_train_bpc", experiment.Median(g.Final("train_bpc")))
-		var sec float64
-		for _, run := range g.Runs {
-			sec += run.StepSeconds
-		}
-		v.StepMS[g.Name] = 1e3 * sec / float64(len(g.Runs)*c.Steps)
 	}
 	full := groups[0].Final("val_bpc")
 	v.BF16, v.Control = changeOf(full, groups[1].Final("val_bpc")), changeOf(full, groups[2].Final("val_bpc"))
@@ -89,7 +84,6 @@ func writeReport(c config, res *results) error {
 		r.Set(ch.key+".val_change.worst", ch.c.Worst)
 		r.Set(ch.key+".val_change.median", ch.c.Median)
 	}
-	r.Set("train_seconds", v.StepSeconds)
 	for _, claim := range []struct {
 		name string
 		ok   bool
@@ -109,6 +103,11 @@ func writeReport(c config, res *results) error {
 	}
 	if err := experiment.WriteCurves(r, "curves", res.Runs, []string{"setting", "seed", "step"},
 		func(run *runResult, step int) []any { return []any{run.Name, run.Seed, step} }); err != nil {
+		return err
+	}
+	// Wall times differ between reruns: they go to timing.csv, outside the
+	// report, and nowhere else.
+	if err := experiment.WriteTiming(filepath.Join(c.Out, "timing.csv"), res.Runs); err != nil {
 		return err
 	}
 	return r.Close()

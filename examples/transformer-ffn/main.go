@@ -34,8 +34,9 @@
 // It writes to -out: <activation>/seed<n>/ (the trainer's steps.csv,
 // evals.csv and model.safetensors per run), curves.csv (every evaluation of
 // every run), setup.csv, results.csv, comparison.csv, loss.png,
-// loss_val_late.png, summary.json and report.md. The speed of one training
-// step is measured by
+// loss_val_late.png, summary.json, report.md and timing.csv (each run's
+// wall time: the one file that differs between two runs of the same
+// command). The speed of one training step is measured by
 //
 //	go test ./examples/transformer-ffn -run '^$' -bench TrainStep -benchtime 10x
 package main

@@ -6,10 +6,12 @@ package main
 import (
 	_ "embed"
 	"github.com/geluproject/gelu/examples/internal/transformer"
+	"path/filepath"
 	"strings"
 	"text/template"
 
 	"github.com/geluproject/gelu/ops/activation"
+	"github.com/geluproject/gelu/ops/gemm"
 	"github.com/geluproject/gelu/train/experiment"
 	"github.com/geluproject/gelu/train/report"
 )
@@ -44,9 +46,8 @@ type page struct {
 	Comparison               report.TableData
 	Diffs                    []diff
 	Rises                    []experiment.Rise[activation.Activation] // runs whose training loss climbed by more than 0.2 nats
-	Tokens                   float64                                  // characters predicted in training, over all runs
-	experiment.Speed
-	HalfStep int // where the late validation plot starts
+	BLAS                     string                                   // gemm.Name: the results are bit for bit the same on the same BLAS
+	HalfStep                 int                                      // where the late validation plot starts
 	// Diverged are the runs stopped by a NaN or infinite value, of NRuns;
 	// NoLine and NoLateLine the lines left out of the plots for want of
 	// points (every run diverged before them).
@@ -55,7 +56,6 @@ type page struct {
 	NoLine, NoLateLine []string
 }
 
-func (p *page) TokensPerS() float64 { return p.Tokens / p.StepSeconds }
 func (p *page) ValPercent() float64 { return 100 * p.ValFraction }
 func (p *page) Predicted() int      { return p.Steps * p.Batch }
 
@@ -69,7 +69,7 @@ type diff struct {
 func writeReport(c config, res *results) error {
 	d, s := res.Data, res.Shape
 	pg := &page{config: c, D: d, S: s, Smooth: smooth, MinSeeds: experiment.MinPairs(0.05), Params: s.Params(),
-		Speed: experiment.SpeedOf(res.Runs), Epochs: float64(c.Steps*c.Batch) / float64(d.Train.Len()), HalfStep: (c.Steps + 1) / 2}
+		BLAS: gemm.Name(), Epochs: float64(c.Steps*c.Batch) / float64(d.Train.Len()), HalfStep: (c.Steps + 1) / 2}
 	r, err := report.NewFromTemplate(c.Out, reportTmpl, pg, report.WithCommand(c.Args...))
 	if err != nil {
 		return err
@@ -83,14 +83,13 @@ func writeReport(c config, res *results) error {
 		}
 	}
 	pg.Results = report.TableData{Header: []string{"activation", "seed", "initial val loss", "final train loss", "final val loss", "val bits/char",
-		"val accuracy", "largest rise of train loss", "at step", "train time (s)", "tokens/s"}}
+		"val accuracy", "largest rise of train loss", "at step"}}
 	for _, run := range res.Runs {
 		rise, at := experiment.MaxRise(run.Vectors["step_loss"], smooth)
 		last := run.Curve.Last
-		tokensPerS := float64(run.Steps*c.Batch) / run.StepSeconds
 		final := func(m string) any { return run.UnlessDiverged(last(m)) }
 		pg.Results.Rows = append(pg.Results.Rows, []any{run.Setting.Name(), run.Seed, run.Curve.First("val_loss"), final("train_loss"),
-			final("val_loss"), final("val_bpc"), final("val_accuracy"), rise, at, run.StepSeconds, tokensPerS})
+			final("val_loss"), final("val_bpc"), final("val_accuracy"), rise, at})
 	}
 	pg.Diverged, pg.NRuns = experiment.DivergedRuns(res.Runs), len(res.Runs)
 	if len(pg.Diverged) > 0 {
@@ -106,9 +105,6 @@ func writeReport(c config, res *results) error {
 		rise, at := g.MaxRise("step_loss", smooth)
 		r.Set(k+".train_loss_max_rise", rise)
 		r.Set(k+".train_loss_max_rise_step", at)
-		secs, tokens := experiment.Throughput(g.Runs, c.Batch)
-		r.Set(k+".train_seconds", secs)
-		r.Set(k+".tokens_per_s", tokens/secs)
 		if len(pg.Diverged) > 0 {
 			r.Set(k+".diverged", g.Diverged())
 		}
@@ -119,9 +115,11 @@ func writeReport(c config, res *results) error {
 	if err := comparison(r, res, pg); err != nil {
 		return err
 	}
-	_, pg.Tokens = experiment.Throughput(res.Runs, c.Batch)
-	r.Set("tokens_per_s", pg.TokensPerS())
-	r.Set("train_seconds", pg.StepSeconds)
+	// Wall times differ between reruns: they go to timing.csv, outside the
+	// report, and nowhere else.
+	if err := experiment.WriteTiming(filepath.Join(c.Out, "timing.csv"), res.Runs); err != nil {
+		return err
+	}
 	if err := r.Execute(reportTmpl, pg); err != nil {
 		return err
 	}

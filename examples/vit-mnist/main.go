@@ -14,11 +14,12 @@
 //	go run ./examples/vit-mnist -full        # 4× the steps
 //	go run ./examples/vit-mnist -data fashion -mlp gelu,relu,geglu,swiglu -seeds 8
 //
-// *The report states the time of its own training steps.
+// *timing.csv has each run's wall time on this machine.
 //
 // It writes to -out: <data>-<mlp>/seed<n>/ (the trainer's files),
-// curves.csv, params.csv, results.csv, error.png, summary.json, claims.csv
-// and report.md (prose from report.md.tmpl).
+// curves.csv, params.csv, results.csv, error.png, summary.json, claims.csv,
+// report.md (prose from report.md.tmpl) and timing.csv (the wall times:
+// the one file that differs between two runs of the same command).
 //
 // This file reads top to bottom: the configuration, data, model,
 // optimizer and training loop (transformer.TrainAdamW), the final test

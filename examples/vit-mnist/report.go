@@ -6,8 +6,10 @@ package main
 import (
 	_ "embed"
 	"github.com/geluproject/gelu/examples/internal/transformer"
+	"path/filepath"
 	"text/template"
 
+	"github.com/geluproject/gelu/ops/gemm"
 	"github.com/geluproject/gelu/train"
 	"github.com/geluproject/gelu/train/experiment"
 	"github.com/geluproject/gelu/train/report"
@@ -29,7 +31,7 @@ type view struct {
 	Groups   []*group
 	MinSeeds int
 	Epochs   float64
-	experiment.Speed
+	BLAS     string // gemm.Name: the results are bit for bit the same on the same BLAS
 	// Diverged are the runs stopped by a NaN or infinite value, of NRuns;
 	// NoLine the settings without a line in the plot (every run diverged
 	// before its first evaluation after step 0).
@@ -43,12 +45,11 @@ func writeReport(c config, res *results) error {
 	if err != nil {
 		return err
 	}
-	v := view{C: c, Groups: experiment.Groups(res.Runs), MinSeeds: experiment.MinPairs(alpha), Speed: experiment.SpeedOf(res.Runs)}
+	v := view{C: c, Groups: experiment.Groups(res.Runs), MinSeeds: experiment.MinPairs(alpha), BLAS: gemm.Name()}
 	for _, name := range c.Data {
 		v.Data = append(v.Data, res.Data[name])
 	}
 	v.Epochs = float64(c.Steps*c.Batch) / float64(v.Data[0].Train.Len())
-	r.Set("train_seconds", v.StepSeconds)
 	v.Diverged, v.NRuns = experiment.DivergedRuns(res.Runs), len(res.Runs)
 	if len(v.Diverged) > 0 {
 		r.Describe("*.diverged", "runs of this data set and MLP stopped by a NaN or infinite loss, gradient or weight (written when some run diverged); the medians are over the others")
@@ -57,6 +58,11 @@ func writeReport(c config, res *results) error {
 		if len(g.Steps()) < 2 {
 			v.NoLine = append(v.NoLine, g.Name)
 		}
+	}
+	// Wall times differ between reruns: they go to timing.csv, outside the
+	// report, and nowhere else.
+	if err := experiment.WriteTiming(filepath.Join(c.Out, "timing.csv"), res.Runs); err != nil {
+		return err
 	}
 	if err := claims(r, v); err != nil {
 		return err

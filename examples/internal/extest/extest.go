@@ -20,20 +20,6 @@ import (
 // it compared, so a caller can check that the run wrote what it should.
 func SameFiles(t testing.TB, a, b string, skip ...string) int {
 	t.Helper()
-	return compareFiles(t, a, b, nil, skip)
-}
-
-// SameFilesMasked is SameFiles for outputs with wall times inside files
-// (report.md, summary.json): mask(rel, data) returns a file's bytes with
-// those times replaced, for both runs, before comparing. It also fails for
-// an empty file.
-func SameFilesMasked(t testing.TB, a, b string, mask func(rel string, data []byte) []byte, skip ...string) int {
-	t.Helper()
-	return compareFiles(t, a, b, mask, skip)
-}
-
-func compareFiles(t testing.TB, a, b string, mask func(string, []byte) []byte, skip []string) int {
-	t.Helper()
 	n := 0
 	err := filepath.WalkDir(a, func(p string, e fs.DirEntry, err error) error {
 		if err != nil || e.IsDir() || slices.Contains(skip, e.Name()) {
@@ -45,12 +31,6 @@ func compareFiles(t testing.TB, a, b string, mask func(string, []byte) []byte, s
 			return err
 		}
 		y, err := os.ReadFile(filepath.Join(b, rel))
-		if mask != nil {
-			if len(x) == 0 {
-				t.Errorf("%s is empty", rel)
-			}
-			x, y = mask(rel, x), mask(rel, y)
-		}
 		if err != nil || !bytes.Equal(x, y) {
 			t.Errorf("%s differs between two runs of the same configuration (%v)", rel, err)
 		}
@@ -73,9 +53,23 @@ func compareFiles(t testing.TB, a, b string, mask func(string, []byte) []byte, s
 // returns the first run's result and folder.
 func RunTwice[R any](t testing.TB, run func(dir string, first bool) (R, error), skip ...string) (R, string) {
 	t.Helper()
-	res, dir, dir2 := runBoth(t, run)
-	SameFiles(t, dir, dir2, skip...)
+	res, dir, _ := RunTwiceCount(t, run, skip...)
 	return res, dir
+}
+
+// RunTwiceCount is RunTwice that also returns how many files it compared,
+// so that a caller can check that the runs wrote what they should.
+func RunTwiceCount[R any](t testing.TB, run func(dir string, first bool) (R, error), skip ...string) (R, string, int) {
+	t.Helper()
+	dir, dir2 := t.TempDir(), t.TempDir()
+	res, err := run(dir, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(dir2, false); err != nil {
+		t.Fatal(err)
+	}
+	return res, dir, SameFiles(t, dir, dir2, skip...)
 }
 
 // CheckOutput checks an example's output folder: each of files (paths

@@ -107,6 +107,10 @@ func TestRunTwice(t *testing.T) {
 	if RunTwice(rec, run); len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "timing.csv differs") {
 		t.Errorf("without skip: %q, want timing.csv reported", rec.errs)
 	}
+	rec = &recorder{TB: t}
+	if _, _, n := RunTwiceCount(rec, run, "timing.csv"); n != 1 || len(rec.errs) > 0 {
+		t.Errorf("RunTwiceCount compared %d files (failures %q), want 1: same.csv", n, rec.errs)
+	}
 }
 
 // BenchSteps runs one untimed step and b.N timed real steps: with loss

@@ -4,52 +4,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"regexp"
 	"testing"
 
 	"github.com/geluproject/gelu/train/report"
 )
-
-// RunTwiceMasked is RunTwice for examples whose report.md and
-// summary.json hold wall times and the -workers value (MaskTimes): it
-// compares the folders with SameFilesMasked and also returns how many
-// files it compared.
-func RunTwiceMasked[R any](t testing.TB, run func(dir string, first bool) (R, error), skip ...string) (R, string, int) {
-	t.Helper()
-	res, dir, dir2 := runBoth(t, run)
-	return res, dir, SameFilesMasked(t, dir, dir2, MaskTimes, skip...)
-}
-
-// runBoth runs run(dir, true) and run(dir2, false) in two new temporary
-// folders, failing t if either fails.
-func runBoth[R any](t testing.TB, run func(dir string, first bool) (R, error)) (res R, dir, dir2 string) {
-	t.Helper()
-	dir, dir2 = t.TempDir(), t.TempDir()
-	res, err := run(dir, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := run(dir2, false); err != nil {
-		t.Fatal(err)
-	}
-	return res, dir, dir2
-}
-
-var (
-	wallTime = regexp.MustCompile(`("[a-z_.]*train_seconds": |took )[0-9.e+-]+`)
-	workers  = regexp.MustCompile(`(-workers\s+)[0-9]+`)
-)
-
-// MaskTimes is a mask for SameFilesMasked: in report.md and summary.json
-// it replaces the wall times (the values of the keys ending in
-// train_seconds, "took 1.23 s") and the number after -workers, which two
-// runs of one configuration with different -workers do not share.
-func MaskTimes(rel string, b []byte) []byte {
-	if rel != "report.md" && rel != "summary.json" {
-		return b
-	}
-	return workers.ReplaceAll(wallTime.ReplaceAll(b, []byte("${1}T")), []byte("${1}W"))
-}
 
 // UnclearClaims fails t unless dir's summary.json lists n claims, all
 // with the verdict unclear (a run with too few seeds for a sign test to
