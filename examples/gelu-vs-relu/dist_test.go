@@ -62,6 +62,10 @@ func child(t *testing.T, np int, args []string, env ...string) (string, error) {
 			pre = append(pre, "-x", e)
 		}
 		cmdline = append(pre, cmdline...)
+	} else if emu := strings.Fields(os.Getenv("GELU_TEST_EXEC")); len(emu) > 0 {
+		// Under an emulator (the arm64 run under qemu-user) the test
+		// binary runs through the command GELU_TEST_EXEC names.
+		cmdline = append(emu, cmdline...)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

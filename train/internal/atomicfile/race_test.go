@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -74,7 +75,10 @@ func helper(t *testing.T, kind, path, text string, n int) *exec.Cmd {
 	if err != nil {
 		t.Skipf("cannot start the test binary again: %v", err)
 	}
-	cmd := exec.Command(exe)
+	// Under an emulator (the arm64 run under qemu-user) the test binary
+	// runs through the command GELU_TEST_EXEC names.
+	argv := append(strings.Fields(os.Getenv("GELU_TEST_EXEC")), exe)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), helperEnv+"="+kind, "HELPER_PATH="+path, "HELPER_TEXT="+text, "HELPER_N="+strconv.Itoa(n))
 	cmd.Stderr = os.Stderr
 	return cmd
