@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/geluproject/gelu/ops/gemm"
 	"github.com/geluproject/gelu/train/bench"
@@ -92,6 +93,12 @@ func TestQuickReport(t *testing.T) {
 	md, err := os.ReadFile(filepath.Join(dir, "report.md"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The report says when it ran: the test's run ended today (or, at
+	// midnight UTC, yesterday).
+	now := time.Now().UTC()
+	if today, before := now.Format(time.DateOnly), now.Add(-time.Hour).Format(time.DateOnly); !strings.Contains(string(md), "run finished "+today+" (UTC)") && !strings.Contains(string(md), "run finished "+before+" (UTC)") {
+		t.Errorf("report.md does not say the run finished on %s (UTC)", today)
 	}
 	header, rows := readCSV(t, filepath.Join(dir, "settings.csv"))
 	// PyTorch ran as installed, among its settings.

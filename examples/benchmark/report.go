@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"text/template"
+	"time"
 
 	"github.com/geluproject/gelu/graph"
 	"github.com/geluproject/gelu/ops/gemm"
@@ -27,6 +28,9 @@ var reportTmpl = template.Must(report.ParseTemplateFS(reportFiles))
 // view is what report.md.tmpl sees.
 type view struct {
 	Machine bench.Machine
+	// Finished is the date the run ended, UTC: speeds belong to a day's
+	// machine and software.
+	Finished string
 	// BLAS is the default BLAS, as this project's children reported it
 	// without the thread count; Other the other BLAS's ("" when not run);
 	// Ours and OtherColumn head their columns.
@@ -64,7 +68,7 @@ func writeReport(c config, argv []string, ws []bench.Workload, t bench.Tally, to
 	r.Set("run.blas_default", d.blas)
 	r.Set("run.blas_other", d.other)
 	r.Set("run.pytorch_version", d.torch)
-	v := view{Machine: bench.ThisMachine(), BLAS: t.BLAS(bench.Ours), Other: t.BLAS(bench.Other), Ours: t.Column(bench.Ours), OtherColumn: t.Column(bench.Other),
+	v := view{Machine: bench.ThisMachine(), Finished: time.Now().UTC().Format(time.DateOnly), BLAS: t.BLAS(bench.Ours), Other: t.BLAS(bench.Other), Ours: t.Column(bench.Ours), OtherColumn: t.Column(bench.Other),
 		Threads: c.threads, Rounds: c.rounds, Reps: c.reps, Warmup: bench.Warmup, Hopeless: bench.Hopeless, Torch: torch,
 		TorchName: "PyTorch (not run)", Families: bench.FamiliesOf(ws), PeakISA: gemm.PeakISA(), Quick: c.quick, FastestReps: max(c.reps, bench.FastestReps)}
 	if d.torch != "" {
