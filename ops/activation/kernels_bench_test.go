@@ -5,7 +5,7 @@ package activation_test
 // x ~ N(0, 3²), g ~ N(0, 1)), for a side-by-side comparison with PyTorch:
 //
 //	go test ./ops/activation -run '^$' -bench GELUForwardBackward -benchtime 20x
-//	/usr/bin/python3 ops/testdata/bench_torch_activations.py
+//	/usr/bin/python3 ops/activation/testdata/bench_torch_activations.py   # PyTorch as installed
 //
 // "fwd+bwd" runs Forward then Backward, so its Melem/s is
 // 4M / (t_forward + t_backward). Every kernel path this CPU has runs

@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 """PyTorch CPU throughput of the activation workloads of
-ops/kernels_bench_test.go, in Melem/s, for a side-by-side comparison:
+ops/activation/kernels_bench_test.go, in Melem/s, for a side-by-side
+comparison (examples/benchmark makes the fair one: every thread setting of
+both sides, the best of each named):
 
-    /usr/bin/python3 ops/testdata/bench_torch_activations.py
+    /usr/bin/python3 ops/activation/testdata/bench_torch_activations.py             # as installed
+    /usr/bin/python3 ops/activation/testdata/bench_torch_activations.py --threads 2
     go test ./ops/activation -run '^$' -bench 'GELUForwardBackward' -benchtime 20x
 
 Workloads: 4M elements x ~ N(0, 3^2), upstream gradient g ~ N(0, 1);
 "forward" is y = gelu(x), "backward" is gelu_backward(g, x) (what autograd
 calls), "fwd+bwd" is one of each, so its Melem/s is 4M / (t_fwd + t_bwd).
-Each figure is the best of --repeats timings of --iters calls, on
---threads threads (default 2, the machine's cores).
+Each figure is the best of --repeats timings of --iters calls, with
+PyTorch as installed (nothing set) or on --threads intra-op threads.
 """
 import argparse
 import time
@@ -33,9 +36,10 @@ def main():
     ap.add_argument("--n", type=int, default=4 << 20)
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=0, help="intra-op threads (0: as installed)")
     args = ap.parse_args()
-    torch.set_num_threads(args.threads)
+    if args.threads > 0:
+        torch.set_num_threads(args.threads)
     gen = torch.Generator().manual_seed(1)
     x64 = 3 * torch.randn(args.n, generator=gen, dtype=torch.float64)
     g64 = torch.randn(args.n, generator=gen, dtype=torch.float64)
