@@ -5,19 +5,22 @@ package dist
 //
 //	mpirun --allow-run-as-root --oversubscribe -np N <this binary> -test.run ^TestRank…
 //
-// with GELU_DIST_WORKER=1, TestMain initializes MPI in each rank, and the
-// TestRank* tests do the collective work. Outside such a job the TestRank*
-// tests skip; without Open MPI (libmpi.so.40 and mpirun) the parent tests
-// skip, saying what to install.
+// with GELU_DIST_WORKER=1 (through train/internal/mpirun: mpitest, which
+// the packages above dist use, imports dist), TestMain initializes MPI in
+// each rank, and the TestRank* tests do the collective work. Outside such
+// a job the TestRank* tests skip; without Open MPI (libmpi.so.40 and
+// mpirun) the parent tests skip, saying what to install.
 
 import (
 	"fmt"
 	"os"
 	"testing"
+
+	"github.com/geluproject/gelu/train/internal/mpirun"
 )
 
 const (
-	workerEnv   = "GELU_DIST_WORKER"   // set in the ranks of a test job
+	workerEnv   = mpirun.WorkerEnv     // set in the ranks of a test job
 	scenarioEnv = "GELU_DIST_SCENARIO" // which failure scenario a job plays
 )
 

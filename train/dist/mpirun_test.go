@@ -3,95 +3,25 @@
 package dist
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"os/exec"
-	"regexp"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/geluproject/gelu/train/internal/mpirun"
 )
-
-// requireEnv makes the MPI tests fail instead of skipping when Open MPI
-// is missing (CI sets it after installing openmpi-bin).
-const requireEnv = "GELU_DIST_REQUIRE"
-
-// job is the outcome of one mpirun.
-type job struct {
-	out     string
-	err     error
-	elapsed time.Duration
-}
-
-// mpirun runs the tests matching run as np ranks, with extra environment
-// variables, and ends the job (mpirun and its ranks) after timeout.
-func mpirun(t *testing.T, np int, run string, timeout time.Duration, env ...string) job {
-	t.Helper()
-	if os.Getenv(workerEnv) != "" {
-		t.Skip("already a rank of a test job")
-	}
-	path, err := Launcher()
-	if err != nil {
-		if os.Getenv(requireEnv) != "" {
-			t.Fatalf("%s is set but the MPI tests cannot run: %v", requireEnv, err)
-		}
-		t.Skip(err)
-	}
-	env = append(env, workerEnv+"=1")
-	args := []string{"--allow-run-as-root", "--oversubscribe", "-np", strconv.Itoa(np)}
-	for _, e := range env {
-		args = append(args, "-x", e)
-	}
-	args = append(args, os.Args[0], "-test.run", run, "-test.v", "-test.count=1", "-test.timeout="+timeout.String())
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, path, args...)
-	cmd.Env = append(os.Environ(), env...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	// mpirun and the ranks get a process group of their own, so that a
-	// hung job is ended whole: mpirun forwards SIGTERM to its ranks, and
-	// SIGKILL to the group follows if that is not enough.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
-	cmd.WaitDelay = 10 * time.Second
-	start := time.Now()
-	err = cmd.Run()
-	j := job{out: out.String(), err: err, elapsed: time.Since(start)}
-	if ctx.Err() != nil {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		j.err = fmt.Errorf("the job was still running after %v and was ended: %w", timeout, ctx.Err())
-	}
-	return j
-}
-
-// rankTests finds the top-level tests a job ran.
-var rankTests = regexp.MustCompile(`(?m)^=== RUN   (TestRank\w*)$`)
 
 // TestMPI runs every TestRank* test as 2 and as 3 ranks (3 divides no
 // power of two: uneven shards and buckets that need padding).
 func TestMPI(t *testing.T) {
 	for _, np := range []int{2, 3} {
 		t.Run(fmt.Sprintf("np=%d", np), func(t *testing.T) {
-			j := mpirun(t, np, "^TestRank", 5*time.Minute)
-			if j.err != nil {
-				t.Fatalf("mpirun -np %d: %v\n%s", np, j.err, j.out)
-			}
-			// Every rank must have run every test, not skipped it.
-			tests := rankTests.FindAllStringSubmatch(j.out, -1)
-			if len(tests) == 0 {
-				t.Fatalf("mpirun -np %d ran no TestRank test\n%s", np, j.out)
-			}
-			for _, m := range tests {
-				if n := strings.Count(j.out, "--- PASS: "+m[1]+" "); n != np {
-					t.Fatalf("mpirun -np %d: %s passed on %d ranks, want %d\n%s", np, m[1], n, np, j.out)
-				}
-			}
-			t.Logf("mpirun -np %d: %d tests passed on each rank in %v", np, len(tests)/np, j.elapsed.Round(time.Millisecond))
+			j := mpirun.Run(t, Launcher, np, "^TestRank", 5*time.Minute)
+			mpirun.RequirePassed(t, j, np)
 		})
 	}
 }
@@ -136,22 +66,22 @@ func TestScenario(t *testing.T) {
 // failingJob runs a scenario and checks that the job ends within bound
 // (instead of hanging), with a non-zero status and the given messages.
 func failingJob(t *testing.T, scenario string, bound time.Duration, want ...string) {
-	j := mpirun(t, 2, "^TestScenario$", bound, scenarioEnv+"="+scenario)
-	if j.err == nil {
-		t.Fatalf("the job succeeded, want a failure\n%s", j.out)
+	j := mpirun.Run(t, Launcher, 2, "^TestScenario$", bound, scenarioEnv+"="+scenario)
+	if j.Err == nil {
+		t.Fatalf("the job succeeded, want a failure\n%s", j.Out)
 	}
-	if _, ok := j.err.(*exec.ExitError); !ok {
-		t.Fatalf("%v\n%s", j.err, j.out)
+	if _, ok := j.Err.(*exec.ExitError); !ok {
+		t.Fatalf("%v\n%s", j.Err, j.Out)
 	}
 	for _, w := range append(want, "rank 1: "+scenario+" at step 3") {
-		if !strings.Contains(j.out, w) {
-			t.Fatalf("the output lacks %q\n%s", w, j.out)
+		if !strings.Contains(j.Out, w) {
+			t.Fatalf("the output lacks %q\n%s", w, j.Out)
 		}
 	}
-	if strings.Contains(j.out, "completed") {
-		t.Fatalf("a rank completed all steps without its peer\n%s", j.out)
+	if strings.Contains(j.Out, "completed") {
+		t.Fatalf("a rank completed all steps without its peer\n%s", j.Out)
 	}
-	t.Logf("%s: the job ended in %v with %v", scenario, j.elapsed.Round(time.Millisecond), j.err)
+	t.Logf("%s: the job ended in %v with %v", scenario, j.Elapsed.Round(time.Millisecond), j.Err)
 }
 
 // TestDeadRank kills a rank in the middle of training: mpirun must end

@@ -1,6 +1,6 @@
 //go:build unix
 
-package mpitest
+package mpirun
 
 import (
 	"os/exec"
@@ -8,7 +8,9 @@ import (
 )
 
 // ownGroup gives mpirun and the ranks a process group of their own, so
-// that a hung job is ended whole: SIGTERM when the context ends.
+// that a hung job is ended whole: SIGTERM to the group when the context
+// ends (mpirun forwards it to its ranks), SIGKILL (killGroup) if that is
+// not enough.
 func ownGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }

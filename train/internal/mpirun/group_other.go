@@ -1,6 +1,6 @@
 //go:build !unix
 
-package mpitest
+package mpirun
 
 import "os/exec"
 
