@@ -3,7 +3,8 @@
 # collectives, the Reducer in both modes and its training equivalence
 # checks; the Trainer's (train) against one process, within the derived
 # bound and bit for bit, its ranks stopping together, a killed rank and
-# the resume after it; gelu-vs-relu's single-run mode started by mpirun.
+# the resume after it; gelu-vs-relu's single-run mode started by mpirun;
+# the test launcher's own check that a rank's skip or failure fails a job.
 # They run as 2 and as 3 ranks (mpirun --allow-run-as-root --oversubscribe
 # -np 2 / -np 3, started by the Go tests themselves), with the jobs in
 # which a rank dies, stalls or fails, which must end promptly with a
@@ -29,6 +30,7 @@ tests=(
 	'^(TestMPI|TestDeadRank|TestStalledRank|TestFailedRank)$' ./train/dist
 	'^(TestTrainMPI|TestTrainKilledRankResumes)$' ./train
 	'^TestDist' ./examples/gelu-vs-relu
+	'^(TestRun|TestRunRankNotPassed)$' ./train/internal/mpirun
 )
 for ((i = 0; i < ${#tests[@]}; i += 2)); do
 	run=${tests[i]} pkg=${tests[i + 1]}
