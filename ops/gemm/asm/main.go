@@ -25,6 +25,8 @@ import (
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
+
+	"github.com/geluproject/gelu/ops/gemm/asm/internal/avx512"
 )
 
 var unroll = flag.Int("unroll", 4, "k steps per iteration of the main loop")
@@ -86,28 +88,7 @@ func transpose16() {
 			ADDQ(lds, row)
 		}
 	}
-	// Intel's op(dst, a, b) is avo's op(b, a, dst).
-	for i := 0; i < 8; i++ {
-		VUNPCKLPS(r[2*i+1], r[2*i], t[2*i])
-		VUNPCKHPS(r[2*i+1], r[2*i], t[2*i+1])
-	}
-	for i := 0; i < 4; i++ {
-		VUNPCKLPD(t[4*i+2], t[4*i], r[4*i])
-		VUNPCKHPD(t[4*i+2], t[4*i], r[4*i+1])
-		VUNPCKLPD(t[4*i+3], t[4*i+1], r[4*i+2])
-		VUNPCKHPD(t[4*i+3], t[4*i+1], r[4*i+3])
-	}
-	for h := 0; h < 2; h++ {
-		for i := 0; i < 4; i++ {
-			a, b := r[8*h+i], r[8*h+i+4]
-			VSHUFF32X4(Imm(0x88), b, a, t[8*h+i])
-			VSHUFF32X4(Imm(0xdd), b, a, t[8*h+i+4])
-		}
-	}
-	for i := 0; i < 8; i++ {
-		VSHUFF32X4(Imm(0x88), t[i+8], t[i], r[i])
-		VSHUFF32X4(Imm(0xdd), t[i+8], t[i], r[i+8])
-	}
+	avx512.Transpose16(r, t)
 	MOVQ(dst, out)
 	for i := 0; i < 16; i++ {
 		VMOVUPS(r[i], Mem{Base: out})
@@ -305,8 +286,8 @@ func (k kernel) generate() {
 	alpha, beta := bv(0), bv(1)
 	// Broadcast straight from the argument frame: a scalar load into X16+
 	// would need an EVEX encoding Go's MOVSS does not have.
-	in.bcast(paramAddr("alpha"), alpha)
-	in.bcast(paramAddr("beta"), beta)
+	in.bcast(avx512.ParamAddr("alpha"), alpha)
+	in.bcast(avx512.ParamAddr("beta"), beta)
 	betaX, zeroX := beta.AsX(), bc(1).AsX()
 	for i := 0; i < k.mr; i++ {
 		for v := 0; v < k.nv; v++ {
@@ -341,13 +322,4 @@ func (k kernel) generate() {
 	}
 	VZEROUPPER()
 	RET()
-}
-
-// paramAddr is the frame address of a scalar argument.
-func paramAddr(name string) Mem {
-	b, err := Param(name).Resolve()
-	if err != nil {
-		panic(err)
-	}
-	return b.Addr
 }

@@ -20,6 +20,8 @@ import (
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
+
+	"github.com/geluproject/gelu/ops/gemm/asm/internal/avx512"
 )
 
 // zmm are the 512-bit registers by number, for the kernels that encode
@@ -199,7 +201,7 @@ func packColsH() {
 			}
 		}
 		Label(name + "_loaded")
-		transpose16(r, t)
+		avx512.Transpose16(r, t)
 		MOVQ(dst, out)
 		for i := 0; i < 16; i++ {
 			if pairs != nil {
@@ -295,8 +297,8 @@ func kernelAVX512() {
 
 	Label("store")
 	alpha, beta, tmp := zmm[bReg], zmm[bReg+1], zmm[bcReg]
-	VBROADCASTSS(paramAddr("alpha"), alpha)
-	VBROADCASTSS(paramAddr("beta"), beta)
+	VBROADCASTSS(avx512.ParamAddr("alpha"), alpha)
+	VBROADCASTSS(avx512.ParamAddr("beta"), beta)
 	for i := 0; i < mr*nv; i++ {
 		VMULPS(alpha, zmm[i], zmm[i])
 	}
@@ -441,7 +443,7 @@ func packCols() {
 			}
 		}
 		Label(name + "_loaded")
-		transpose16(r, t)
+		avx512.Transpose16(r, t)
 		MOVQ(dst, out)
 		for i := 0; i < 16; i++ {
 			if pairs != nil {
@@ -478,32 +480,6 @@ func packCols() {
 	Label("done")
 	VZEROUPPER()
 	RET()
-}
-
-// transpose16 transposes the 16×16 dwords in r (r[i] = row i) in place,
-// with t as scratch: the sequence of ownTrans16S (../main.go).
-func transpose16(r, t []reg.VecPhysical) {
-	for i := 0; i < 8; i++ {
-		VUNPCKLPS(r[2*i+1], r[2*i], t[2*i])
-		VUNPCKHPS(r[2*i+1], r[2*i], t[2*i+1])
-	}
-	for i := 0; i < 4; i++ {
-		VUNPCKLPD(t[4*i+2], t[4*i], r[4*i])
-		VUNPCKHPD(t[4*i+2], t[4*i], r[4*i+1])
-		VUNPCKLPD(t[4*i+3], t[4*i+1], r[4*i+2])
-		VUNPCKHPD(t[4*i+3], t[4*i+1], r[4*i+3])
-	}
-	for h := 0; h < 2; h++ {
-		for i := 0; i < 4; i++ {
-			a, b := r[8*h+i], r[8*h+i+4]
-			VSHUFF32X4(Imm(0x88), b, a, t[8*h+i])
-			VSHUFF32X4(Imm(0xdd), b, a, t[8*h+i+4])
-		}
-	}
-	for i := 0; i < 8; i++ {
-		VSHUFF32X4(Imm(0x88), t[i+8], t[i], r[i])
-		VSHUFF32X4(Imm(0xdd), t[i+8], t[i], r[i+8])
-	}
 }
 
 // fromF32 generates bf16FromF32s: dst[i] = bf16(src[i]) for n a multiple
@@ -679,8 +655,8 @@ func kernelAMX() {
 	Load(Param("ldc"), ldc)
 	SHLQ(Imm(2), ldc)
 	alpha, beta, x, y := zmm[0], zmm[1], zmm[2], zmm[3]
-	VBROADCASTSS(paramAddr("alpha"), alpha)
-	VBROADCASTSS(paramAddr("beta"), beta)
+	VBROADCASTSS(avx512.ParamAddr("alpha"), alpha)
+	VBROADCASTSS(avx512.ParamAddr("beta"), beta)
 	zeroX := zmm[4].AsX()
 	VXORPS(zeroX, zeroX, zeroX)
 	VUCOMISS(zeroX, beta.AsX())
@@ -711,13 +687,4 @@ func kernelAMX() {
 	JNZ(LabelRef("withbeta"))
 	VZEROUPPER()
 	RET()
-}
-
-// paramAddr is the frame address of a scalar argument.
-func paramAddr(name string) Mem {
-	b, err := Param(name).Resolve()
-	if err != nil {
-		panic(err)
-	}
-	return b.Addr
 }
